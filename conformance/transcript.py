@@ -1,0 +1,383 @@
+"""Transcripts: scripted hands with the outcomes the rules demand (docs/transcripts.md)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from reference_engine.cards import DECK, RANKS, SUITS
+from reference_engine.errors import JhyapError
+from reference_engine.profile import get_path, resolve
+
+from . import data, yamlsafe
+from .profiles import Problem, load_profile
+
+CARD_NAMES = [str(c) for c in DECK]
+_CANONICAL = {name: i for i, name in enumerate(CARD_NAMES)}
+ACTION_KEYS = ("call", "throw", "pick", "timeout")
+
+
+@dataclass(frozen=True)
+class Expect:
+    """What an action step must produce: an error code, or events (or just acceptance)."""
+
+    error: str | None = None
+    events: tuple[Mapping[str, Any], ...] | None = None
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step: a protocol request to send, or a state check."""
+
+    index: int
+    line: int
+    kind: str  # deal, act, reshuffle, set_option, end_game, check
+    request: Mapping[str, Any] | None  # protocol request without seq; None for check
+    check: Mapping[str, Any] | None = None
+    expect: Expect = field(default_factory=Expect)
+    starter: int | None = None  # for a deal given by hands: the starter the engine must report
+
+    def describe(self) -> str:
+        if self.kind == "check":
+            return "check " + ", ".join(self.check or {})
+        return json.dumps(self.request, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class Transcript:
+    id: str
+    title: str
+    kind: str
+    file: Path
+    line: int
+    seats: int
+    clauses: tuple[str, ...]
+    steps: tuple[Step, ...]
+    profiles: tuple[str, ...] = ()
+    where: Mapping[str, Any] | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    requires: tuple[str, ...] = ()
+    description: str = ""
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+    def location(self, step: Step | None = None) -> str:
+        return f"{self.file}:{step.line if step else self.line}"
+
+
+class TranscriptError(Exception):
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        super().__init__("\n".join(str(p) for p in problems))
+        self.problems = list(problems)
+
+
+@cache
+def _schema_validator() -> jsonschema.protocols.Validator:
+    schema = json.loads((data.schema_dir() / "transcript.schema.json").read_text("utf-8"))
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(schema)  # type: ignore[no-any-return]
+
+
+def _stringify_keys(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {yamlsafe.key_text(k): _stringify_keys(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_stringify_keys(v) for v in value]
+    return value
+
+
+def canonical(cards: Iterable[str]) -> list[str]:
+    return sorted(cards, key=lambda c: _CANONICAL.get(c, 99))
+
+
+def expand_deal(spec: Mapping[str, Any]) -> list[str]:
+    """The 52-card order of a deal step (see docs/transcripts.md)."""
+    if "order" in spec:
+        return list(spec["order"])
+    hands = {int(seat): list(cards) for seat, cards in spec["hands"].items()}
+    seats = sorted(hands)
+    total = max(seats) + 1 if seats else 0
+    starter = int(spec["starter"])
+    order_of_play = sorted(seats, key=lambda s: (s - starter) % max(total, starter + 1))
+    size = max(len(h) for h in hands.values())
+    order: list[str] = []
+    for i in range(size):
+        for seat in order_of_play:
+            if i < len(hands[seat]):
+                order.append(hands[seat][i])
+    order.append(spec["turned_up"])
+    order.extend(spec.get("deck") or [])
+    named = set(order)
+    order.extend(c for c in CARD_NAMES if c not in named)
+    return order
+
+
+def _action(act: Mapping[str, Any]) -> dict[str, Any]:
+    if "call" in act:
+        return {"type": "call"}
+    if "throw" in act:
+        return {"type": "throw", "cards": list(act["throw"])}
+    if "timeout" in act:
+        return {"type": "timeout"}
+    pick = act["pick"]
+    if pick == "deck":
+        return {"type": "pick", "from": "deck"}
+    return {"type": "pick", "from": "offer", "card": pick}
+
+
+def _build_step(index: int, raw: Mapping[str, Any], line: int) -> Step:
+    expect_raw = raw.get("expect") or {}
+    expect = Expect(
+        error=expect_raw.get("error"),
+        events=tuple(expect_raw["events"]) if "events" in expect_raw else None,
+    )
+    if "deal" in raw:
+        spec = raw["deal"]
+        return Step(index, line, "deal", {"cmd": "deal", "deck": expand_deal(spec)},
+                    expect=expect, starter=spec.get("starter"))
+    if "act" in raw:
+        act = raw["act"]
+        return Step(index, line, "act",
+                    {"cmd": "act", "seat": act["seat"], "action": _action(act)}, expect=expect)
+    if "reshuffle" in raw:
+        return Step(index, line, "reshuffle", {"cmd": "reshuffle", "order": list(raw["reshuffle"])},
+                    expect=expect)
+    if "set_option" in raw:
+        opt = raw["set_option"]
+        return Step(index, line, "set_option",
+                    {"cmd": "set_option", "name": opt["name"], "value": opt["value"]}, expect=expect)
+    if "end_game" in raw:
+        return Step(index, line, "end_game", {"cmd": "end_game"}, expect=expect)
+    return Step(index, line, "check", None, check=dict(raw["check"]))
+
+
+def _schema_problems(doc: yamlsafe.YamlDocument, value: Any) -> list[Problem]:
+    problems = []
+    for error in sorted(_schema_validator().iter_errors(value), key=lambda e: list(e.path)):
+        path = [p for p in error.path]
+        where = yamlsafe.format_path(path) or "(top)"
+        problems.append(Problem(doc.file, doc.line(path), where, _schema_message(error)))
+    return problems
+
+
+def _schema_message(error: jsonschema.ValidationError) -> str:
+    if error.validator == "additionalProperties":
+        return error.message.replace("Additional properties are not allowed", "unknown key")
+    if error.validator == "oneOf" and isinstance(error.instance, dict):
+        return "expected exactly one step kind (deal, act, reshuffle, set_option, end_game, " \
+               "check), or one deal form" if "steps" in str(error.absolute_path) or \
+               error.absolute_path else f"needs exactly one of 'profiles' or 'where': {error.message}"
+    return error.message
+
+
+def load_transcript(path: str | Path) -> Transcript:
+    """Load and validate one transcript file; TranscriptError lists every problem."""
+    problems, transcript = _load(Path(path))
+    if problems or transcript is None:
+        raise TranscriptError(problems)
+    return transcript
+
+
+def check_transcript_file(path: str | Path) -> list[Problem]:
+    return _load(Path(path))[0]
+
+
+def _load(path: Path) -> tuple[list[Problem], Transcript | None]:
+    try:
+        doc = yamlsafe.load(path)
+    except yamlsafe.YamlProblem as exc:
+        return [Problem(exc.file, exc.line, "(file)", exc.message)], None
+    value = _stringify_keys(doc.data)
+    if not isinstance(value, dict):
+        return [Problem(doc.file, 1, "(top)", "a transcript is a mapping")], None
+    problems = _schema_problems(doc, value)
+    if problems:
+        return problems, None
+    steps = tuple(_build_step(i, raw, doc.line(["steps", i]))
+                  for i, raw in enumerate(value["steps"]))
+    transcript = Transcript(
+        id=value["id"], title=value["title"], kind=value["kind"], file=path, line=doc.line(["id"]),
+        seats=value["seats"], clauses=tuple(value["clauses"]), steps=steps,
+        profiles=tuple(value.get("profiles") or ()), where=value.get("where"),
+        options=value.get("options") or {}, requires=tuple(value.get("requires") or ()),
+        description=value.get("description", ""), raw=value,
+    )
+    problems = _semantic_problems(doc, value, transcript)
+    return problems, (None if problems else transcript)
+
+
+# -- selection -------------------------------------------------------------------
+
+@cache
+def shipped_documents() -> dict[str, Mapping[str, Any]]:
+    return {p.stem: load_profile(p) for p in data.shipped_profile_paths()}
+
+
+def _matches(rules: Mapping[str, Any], where: Mapping[str, Any]) -> bool:
+    for path, wanted in where.items():
+        try:
+            actual = get_path(rules, path)
+        except KeyError:
+            return False
+        choices = wanted if isinstance(wanted, list) else [wanted]
+        if actual not in choices:
+            return False
+    return True
+
+
+def profiles_for(transcript: Transcript,
+                 documents: Mapping[str, Mapping[str, Any]] | None = None) -> list[str]:
+    """The shipped profiles the transcript runs under, in id order."""
+    documents = documents if documents is not None else shipped_documents()
+    if transcript.profiles:
+        return [p for p in transcript.profiles if p in documents]
+    selected = []
+    for pid in sorted(documents):
+        try:
+            resolved = resolve(documents[pid], transcript.options)
+        except JhyapError:
+            continue
+        if transcript.where is not None and _matches(resolved["rules"], transcript.where):
+            selected.append(pid)
+    return selected
+
+
+def all_clause_ids(documents: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, str]:
+    """Every clause ID of the shipped profiles, mapped to its profile id."""
+    documents = documents if documents is not None else shipped_documents()
+    return {c["id"]: pid for pid, doc in documents.items() for c in doc.get("clauses") or []}
+
+
+# -- semantic checks ---------------------------------------------------------------
+
+def _semantic_problems(doc: yamlsafe.YamlDocument, value: Mapping[str, Any],
+                       transcript: Transcript) -> list[Problem]:
+    problems: list[Problem] = []
+
+    def add(path: Sequence[str | int], message: str) -> None:
+        problems.append(Problem(doc.file, doc.line(path), yamlsafe.format_path(path) or "(top)",
+                                message))
+
+    if Path(doc.file).stem != transcript.id:
+        add(["id"], f"id {transcript.id!r} must match the file name {Path(doc.file).name!r}")
+    try:
+        documents = shipped_documents()
+    except Exception as exc:  # a broken shipped profile is reported by validating specs/
+        add(["profiles"], f"cannot load the shipped profiles: {exc}")
+        return problems
+    for i, pid in enumerate(transcript.profiles):
+        if pid not in documents:
+            add(["profiles", i], f"no shipped profile {pid!r}; known: {', '.join(sorted(documents))}")
+    selected = profiles_for(transcript, documents)
+    if not selected and not problems:
+        add(["where" if transcript.where else "profiles"],
+            "selects no shipped profile (check the condition and the options)")
+    for pid in selected:
+        try:
+            resolved = resolve(documents[pid], transcript.options)
+        except JhyapError as exc:
+            add(["options"], f"under {pid}: {exc.message}")
+            continue
+        seats = resolved["rules"]["seats"]
+        if not seats["min"] <= transcript.seats <= seats["max"]:
+            add(["seats"], f"{transcript.seats} seats is outside {pid}'s {seats['min']}-{seats['max']}")
+    clause_owner = all_clause_ids(documents)
+    for i, clause in enumerate(transcript.clauses):
+        owner = clause_owner.get(clause)
+        if owner is None:
+            add(["clauses", i], f"no clause {clause!r} in any shipped profile")
+        elif selected and owner not in selected:
+            add(["clauses", i], f"clause {clause!r} belongs to {owner}, which this transcript "
+                                "does not run under")
+    _check_steps(value["steps"], transcript, add)
+    return problems
+
+
+def _check_steps(steps: Sequence[Mapping[str, Any]], transcript: Transcript, add: Any) -> None:
+    in_hand = False
+    dealt = False
+    for i, raw in enumerate(steps):
+        refused = "error" in (raw.get("expect") or {})
+        if "deal" in raw:
+            spec = raw["deal"]
+            _check_deal(spec, transcript.seats, ["steps", i, "deal"], add)
+            if in_hand and not refused:
+                add(["steps", i, "deal"], "a deal in the middle of a hand (no call ended it)")
+            in_hand = in_hand or not refused
+            dealt = True
+        elif "act" in raw:
+            act = raw["act"]
+            if not dealt:
+                add(["steps", i, "act"], "an action before any deal")
+            if not 0 <= act["seat"] < transcript.seats and not refused:
+                add(["steps", i, "act", "seat"], f"no seat {act['seat']} at {transcript.seats} seats")
+            cards = list(act.get("throw") or []) + (
+                [act["pick"]] if "pick" in act and act["pick"] != "deck" else [])
+            for card in cards:
+                if card not in _CANONICAL and not refused:
+                    add(["steps", i, "act"], f"{card!r} is not a card")
+            if "call" in act and not refused:
+                in_hand = False
+        elif "reshuffle" in raw:
+            order = raw["reshuffle"]
+            if len(set(order)) != len(order):
+                add(["steps", i, "reshuffle"], "a card appears twice in the reshuffle order")
+        elif ("set_option" in raw or "end_game" in raw) and in_hand and not refused:
+            key = "set_option" if "set_option" in raw else "end_game"
+            add(["steps", i, key], f"{key} during a hand must expect an error (wrong_phase)")
+
+
+def _check_deal(spec: Mapping[str, Any], seats: int, path: list[str | int], add: Any) -> None:
+    if "order" in spec:
+        order = spec["order"]
+        if sorted(order) != sorted(CARD_NAMES):
+            twice = sorted({c for c in order if order.count(c) > 1})
+            add(path + ["order"], "must hold the 52 cards once each"
+                + (f"; twice: {' '.join(twice)}" if twice else ""))
+        return
+    hands = spec["hands"]
+    named: list[str] = [c for cards in hands.values() for c in cards]
+    named.append(spec["turned_up"])
+    named.extend(spec.get("deck") or [])
+    seen: set[str] = set()
+    for card in named:
+        if card in seen:
+            add(path, f"card {card} is dealt twice")
+        seen.add(card)
+    sizes = {len(cards) for cards in hands.values()}
+    if len(sizes) > 1:
+        add(path + ["hands"], "every hand must have the same number of cards")
+    for seat in hands:
+        if not 0 <= int(seat) < seats:
+            add(path + ["hands", seat], f"no seat {seat} at {seats} seats")
+    if str(spec["starter"]) not in {str(s) for s in hands}:
+        add(path + ["starter"], f"starter {spec['starter']} is not dealt a hand")
+
+
+def load_corpus(root: Path | None = None) -> tuple[list[Transcript], list[Problem]]:
+    """Every transcript under ``root`` (default: the shipped corpus), and the problems found."""
+    root = root or data.transcripts_dir()
+    transcripts: list[Transcript] = []
+    problems: list[Problem] = []
+    seen: dict[str, Path] = {}
+    for path in sorted(root.rglob("*.yaml")):
+        found, transcript = _load(path)
+        problems.extend(found)
+        if transcript is None:
+            continue
+        if transcript.id in seen:
+            problems.append(Problem(str(path), transcript.line, "id",
+                                    f"id {transcript.id!r} is also used by {seen[transcript.id]}"))
+            continue
+        seen[transcript.id] = path
+        transcripts.append(transcript)
+    return transcripts, problems
+
+
+__all__ = ["RANKS", "SUITS", "Expect", "Step", "Transcript", "TranscriptError", "canonical",
+           "check_transcript_file", "expand_deal", "load_corpus", "load_transcript", "profiles_for"]

@@ -1,0 +1,84 @@
+"""The actions a seat can take on its turn."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .cards import Card, names, parse_card, parse_cards
+from .errors import ErrorCode, JhyapError
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """Call Jhyap (show) at the start of the turn."""
+
+
+@dataclass(frozen=True, slots=True)
+class ThrowCards:
+    """Throw these cards, in the order placed (the last lands on top)."""
+
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PickDeck:
+    """Take the top card of the deck."""
+
+
+@dataclass(frozen=True, slots=True)
+class PickOffer:
+    """Take this card from the previous throw."""
+
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Timeout:
+    """The seat's turn timer ran out: the engine plays the turn for it."""
+
+
+Action = Call | ThrowCards | PickDeck | PickOffer | Timeout
+
+
+def action_from_json(data: object) -> Action:
+    """Parse a protocol action object; JhyapError(bad_request/invalid_card) if malformed."""
+    if not isinstance(data, Mapping):
+        raise JhyapError("action must be an object with a 'type'", ErrorCode.BAD_REQUEST)
+    kind = data.get("type")
+    if kind == "call":
+        return Call()
+    if kind == "throw":
+        if "cards" not in data:
+            raise JhyapError("throw action needs 'cards'", ErrorCode.BAD_REQUEST)
+        return ThrowCards(tuple(parse_cards(data["cards"])))
+    if kind == "pick":
+        source = data.get("from")
+        if source == "deck":
+            return PickDeck()
+        if source == "offer":
+            if "card" not in data:
+                raise JhyapError("pick from the offer needs 'card'", ErrorCode.BAD_REQUEST)
+            return PickOffer(parse_card(data["card"]))
+        raise JhyapError("pick action needs 'from': 'deck' or 'offer'", ErrorCode.BAD_REQUEST)
+    if kind == "timeout":
+        return Timeout()
+    raise JhyapError(
+        f"unknown action type {kind!r}; expected call, throw, pick or timeout", ErrorCode.BAD_REQUEST
+    )
+
+
+def action_to_json(action: Action) -> dict[str, Any]:
+    match action:
+        case Call():
+            return {"type": "call"}
+        case ThrowCards(cards):
+            return {"type": "throw", "cards": names(cards)}
+        case PickDeck():
+            return {"type": "pick", "from": "deck"}
+        case PickOffer(card):
+            return {"type": "pick", "from": "offer", "card": str(card)}
+        case Timeout():
+            return {"type": "timeout"}
+    raise AssertionError(action)

@@ -1,0 +1,18 @@
+"""When a player may call Jhyap."""
+
+from __future__ import annotations
+
+from .errors import ErrorCode
+from .rules import FirstRoundCall, Rules
+
+
+def call_refusal(hand_value: int, turns_taken: int, players: int, rules: Rules) -> ErrorCode | None:
+    """Why a call at the start of a turn is refused, or None when it is allowed.
+
+    ``turns_taken`` counts the turns completed in this hand; a profile that
+    locks the first round lets nobody call until every player has had one.
+    """
+    if rules.first_round is FirstRoundCall.AFTER_EVERY_PLAYER_HAD_A_TURN and turns_taken < players:
+        return ErrorCode.CALL_TOO_EARLY
+    within = hand_value <= rules.call_limit if rules.call_inclusive else hand_value < rules.call_limit
+    return None if within else ErrorCode.CALL_OVER_LIMIT

@@ -1,0 +1,386 @@
+"""A game of Jhyap under one resolved profile: a state machine with explicit phases.
+
+Every method that changes the game first checks the whole request and raises a
+JhyapError before touching anything, so a refused request leaves the state as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from . import calling, game_end, picking, scoring, throws
+from .actions import Action, Call, PickDeck, PickOffer, ThrowCards, Timeout
+from .cards import DECK, Card, names, sorted_cards
+from .errors import ErrorCode, JhyapError, OptionError, RuleViolation
+from .profile import option_specs, resolve
+from .rules import DealerRule, NextStarter, Rules
+from .throws import Throw, ThrowKind
+
+Event = dict[str, Any]
+
+
+class Phase(StrEnum):
+    AWAITING_DEAL = "awaiting_deal"
+    CALL_OR_THROW = "call_or_throw"
+    PICK = "pick"
+    AWAITING_RESHUFFLE = "awaiting_reshuffle"
+    ROUND_OVER = "round_over"
+    GAME_OVER = "game_over"
+
+
+_BETWEEN_HANDS = (Phase.AWAITING_DEAL, Phase.ROUND_OVER)
+_TURN = (Phase.CALL_OR_THROW, Phase.PICK)
+
+
+@dataclass(frozen=True, slots=True)
+class LegalActions:
+    """What the seat to act may do; any order of a listed throw's cards is legal too."""
+
+    seat: int
+    call: bool
+    throws: tuple[tuple[Card, ...], ...]
+    pick_deck: bool
+    pick_offer: tuple[Card, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        picks: list[dict[str, Any]] = [{"from": "deck"}] if self.pick_deck else []
+        picks += [{"from": "offer", "card": str(c)} for c in self.pick_offer]
+        return {"seat": self.seat, "call": self.call,
+                "throws": [names(t) for t in self.throws], "picks": picks}
+
+
+class Game:
+    """One table: seats, scores across hands, and the hand in progress."""
+
+    def __init__(self, profile_document: Mapping[str, Any], seats: int,
+                 options: Mapping[str, Any] | None = None) -> None:
+        self.document = profile_document
+        self.profile = resolve(profile_document, options)
+        self.rules = Rules.from_profile(self.profile)
+        if isinstance(seats, bool) or not isinstance(seats, int) or not (
+            self.rules.seats_min <= seats <= self.rules.seats_max
+        ):
+            raise JhyapError(
+                f"seats must be {self.rules.seats_min} to {self.rules.seats_max}, not {seats!r}",
+                ErrorCode.INVALID_SEATS,
+            )
+        self.seats = seats
+        self.phase = Phase.AWAITING_DEAL
+        self.round = 0
+        self.scores = [0] * seats
+        self.active: list[int] = list(range(seats))
+        self.eliminated: list[int] = []
+        self.starter = self.rules.first_starter % seats
+        self.to_act: int | None = None
+        self.hands: list[list[Card]] = [[] for _ in range(seats)]
+        self.deck: list[Card] = []  # top card last, so drawing is a pop
+        self.offer: Throw | None = None
+        self.thrown: Throw | None = None  # this turn's throw, before the pick
+        self.out_of_play: list[Card] = []
+        self.turns_taken = 0
+        self.multi_throwers: set[int] = set()
+        self.last_round: dict[str, Any] | None = None
+        self.result: dict[str, Any] | None = None
+
+    # -- seats -------------------------------------------------------------
+
+    def next_active(self, seat: int) -> int:
+        for step in range(1, self.seats + 1):
+            candidate = (seat + step) % self.seats
+            if candidate in self.active:
+                return candidate
+        raise AssertionError("no seat in play")
+
+    def turn_order_from(self, first: int) -> list[int]:
+        return sorted(self.active, key=lambda s: (s - first) % self.seats)
+
+    @property
+    def dealer(self) -> int | None:
+        if self.rules.dealer is DealerRule.NONE:
+            return None
+        order = self.turn_order_from(self.starter)
+        return order[-1]
+
+    def hand_value(self, seat: int) -> int:
+        return sum(self.rules.card_values[c.rank - 1] for c in self.hands[seat])
+
+    # -- between hands ------------------------------------------------------
+
+    def deal(self, order: Sequence[Card]) -> list[Event]:
+        """Deal a hand from ``order``, all 52 cards, the first card dealt first."""
+        if self.phase not in _BETWEEN_HANDS:
+            raise RuleViolation(f"cannot deal in phase {self.phase}", ErrorCode.WRONG_PHASE)
+        if len(order) != 52 or set(order) != set(DECK):
+            raise JhyapError("deal needs each of the 52 cards exactly once", ErrorCode.INVALID_DECK)
+        seats = self.turn_order_from(self.starter)
+        size = self.rules.hand_size
+        self.hands = [[] for _ in range(self.seats)]
+        for i, card in enumerate(order[: size * len(seats)]):
+            self.hands[seats[i % len(seats)]].append(card)
+        turned_up = order[size * len(seats)]
+        self.deck = list(reversed(order[size * len(seats) + 1:]))
+        self.offer = Throw((turned_up,), ThrowKind.SINGLE)
+        self.thrown = None
+        self.out_of_play = []
+        self.turns_taken = 0
+        self.multi_throwers = set()
+        self.round += 1
+        self.to_act = self.starter
+        self.phase = Phase.CALL_OR_THROW
+        return [
+            {"type": "round_started", "round": self.round, "dealer": self.dealer,
+             "starter": self.starter, "turn_order": seats},
+            {"type": "dealt", "hands": [names(sorted_cards(h)) for h in self.hands],
+             "turned_up": str(turned_up), "deck_size": len(self.deck)},
+        ]
+
+    def set_option(self, name: str, value: Any) -> list[Event]:
+        """Change a host option between hands; it applies from the next hand."""
+        specs = option_specs(self.document)
+        if name not in specs:
+            raise OptionError(f"unknown option {name!r}; this profile's options: "
+                              f"{', '.join(specs) or 'none'}", ErrorCode.UNKNOWN_OPTION)
+        if self.phase not in _BETWEEN_HANDS:
+            raise RuleViolation("options change only between hands", ErrorCode.WRONG_PHASE)
+        if specs[name].locked_when_open:
+            raise OptionError(f"option {name} is locked once the table is open",
+                              ErrorCode.OPTION_LOCKED)
+        values = dict(self.profile["option_values"])
+        values[name] = value
+        profile = resolve(self.document, values)
+        self.rules = Rules.from_profile(profile)
+        self.profile = profile
+        return [{"type": "option_changed", "name": name, "value": profile["option_values"][name]}]
+
+    def end_game(self) -> list[Event]:
+        """The host ends an open table between hands."""
+        if self.rules.game_end is not game_end.GameEndKind.HOST_ENDS:
+            raise RuleViolation("this profile's game ends by its own rules, not by the host",
+                                ErrorCode.GAME_NOT_ENDABLE)
+        if self.phase not in _BETWEEN_HANDS:
+            raise RuleViolation("the table can be ended only between hands", ErrorCode.WRONG_PHASE)
+        return self._finish_game()
+
+    # -- turns --------------------------------------------------------------
+
+    def act(self, seat: int, action: Action) -> list[Event]:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.seats:
+            raise JhyapError(f"no seat {seat!r} at this table", ErrorCode.INVALID_SEAT)
+        if self.phase not in _TURN:
+            raise RuleViolation(f"no turn is in progress (phase {self.phase})",
+                                ErrorCode.WRONG_PHASE)
+        if seat != self.to_act:
+            raise RuleViolation(f"it is seat {self.to_act}'s turn, not seat {seat}'s",
+                                ErrorCode.NOT_YOUR_TURN)
+        match action:
+            case Call():
+                return self._call(seat)
+            case ThrowCards(cards):
+                return self._throw(seat, cards)
+            case PickDeck():
+                self._require_phase(Phase.PICK, "pick")
+                return self._pick(seat, None)
+            case PickOffer(card):
+                self._require_phase(Phase.PICK, "pick")
+                self._check_offer_pick(seat, card)
+                return self._pick(seat, card)
+            case Timeout():
+                return self._timeout(seat)
+        raise JhyapError(f"unknown action {action!r}", ErrorCode.BAD_REQUEST)
+
+    def _require_phase(self, phase: Phase, what: str) -> None:
+        if self.phase is not phase:
+            raise RuleViolation(f"cannot {what} in phase {self.phase}", ErrorCode.WRONG_PHASE)
+
+    def _call(self, seat: int) -> list[Event]:
+        self._require_phase(Phase.CALL_OR_THROW, "call (calls come before the throw)")
+        value = self.hand_value(seat)
+        refusal = calling.call_refusal(value, self.turns_taken, len(self.active), self.rules)
+        if refusal is ErrorCode.CALL_TOO_EARLY:
+            raise RuleViolation("no call until every player has had a turn this hand", refusal)
+        if refusal is not None:
+            raise RuleViolation(f"hand worth {value} is over the call limit "
+                                f"{self.rules.call_limit}", refusal)
+        return [{"type": "called", "seat": seat, "value": value}, *self._end_round(seat)]
+
+    def _throw(self, seat: int, cards: Sequence[Card]) -> list[Event]:
+        self._require_phase(Phase.CALL_OR_THROW, "throw (one throw a turn)")
+        hand = self.hands[seat]
+        missing = [c for c in cards if c not in hand]
+        if missing:
+            raise RuleViolation(f"seat {seat} does not hold {', '.join(names(missing))}",
+                                ErrorCode.CARD_NOT_IN_HAND)
+        kind = throws.classify(cards, self.rules)
+        if kind is None:
+            raise RuleViolation(f"{' '.join(names(cards)) or 'nothing'} is not a single, "
+                                "a set of one rank or a run in one suit", ErrorCode.ILLEGAL_THROW)
+        for card in cards:
+            hand.remove(card)
+        self.thrown = Throw(tuple(cards), kind)
+        if len(cards) >= 2:
+            self.multi_throwers.add(seat)
+        self.phase = Phase.PICK
+        return [{"type": "thrown", "seat": seat, "cards": names(cards), "kind": kind.value}]
+
+    def _check_offer_pick(self, seat: int, card: Card) -> None:
+        assert self.offer is not None
+        if card not in self.offer.cards:
+            raise RuleViolation(f"{card} is not on offer", ErrorCode.CARD_NOT_ON_OFFER)
+        if not picking.offer_open_to(seat, self.multi_throwers, self.rules):
+            raise RuleViolation("thrown cards may be picked only after throwing two or more "
+                                "cards together this round", ErrorCode.PICK_NOT_ALLOWED)
+        if card not in picking.pickable_cards(self.offer, self.rules):
+            allowed = names(picking.pickable_cards(self.offer, self.rules))
+            raise RuleViolation(f"{card} may not be picked from this throw; allowed: "
+                                f"{', '.join(allowed)}", ErrorCode.PICK_NOT_ALLOWED)
+
+    def _pick(self, seat: int, card: Card | None) -> list[Event]:
+        assert self.offer is not None and self.thrown is not None
+        if card is None:
+            card = self.deck.pop()
+            events: list[Event] = [{"type": "picked", "seat": seat, "from": "deck",
+                                    "card": str(card)}]
+        else:
+            events = [{"type": "picked", "seat": seat, "from": "offer", "card": str(card)}]
+        self.hands[seat].append(card)
+        rest = [c for c in self.offer.cards if c != card]
+        self.out_of_play.extend(rest)
+        if rest:
+            events.append({"type": "out_of_play", "cards": names(sorted_cards(rest))})
+        self.offer, self.thrown = self.thrown, None
+        self.turns_taken += 1
+        self.to_act = self.next_active(seat)
+        if self.deck:
+            self.phase = Phase.CALL_OR_THROW
+        else:
+            self.phase = Phase.AWAITING_RESHUFFLE
+            events.append({"type": "reshuffle_needed",
+                           "cards": names(sorted_cards(self.out_of_play))})
+        return events
+
+    def _timeout(self, seat: int) -> list[Event]:
+        if self.rules.timer_seconds <= 0:
+            raise RuleViolation("the turn timer is off at this table", ErrorCode.TIMER_OFF)
+        events: list[Event] = [{"type": "timed_out", "seat": seat}]
+        if self.phase is Phase.CALL_OR_THROW:
+            values = self.rules.card_values
+            highest = max(self.hands[seat], key=lambda c: (values[c.rank - 1], c.rank, c.sort_key))
+            events += self._throw(seat, (highest,))
+        return events + self._pick(seat, None)
+
+    def reshuffle(self, order: Sequence[Card]) -> list[Event]:
+        """Make the new deck from the cards out of play, ``order[0]`` on top."""
+        if self.phase is not Phase.AWAITING_RESHUFFLE:
+            raise RuleViolation(f"no reshuffle is due (phase {self.phase})", ErrorCode.WRONG_PHASE)
+        if len(order) != len(self.out_of_play) or set(order) != set(self.out_of_play):
+            raise JhyapError("reshuffle order must hold exactly the cards out of play: "
+                             f"{' '.join(names(sorted_cards(self.out_of_play)))}",
+                             ErrorCode.INVALID_RESHUFFLE)
+        self.deck = list(reversed(order))
+        self.out_of_play = []
+        self.phase = Phase.CALL_OR_THROW
+        return [{"type": "reshuffled", "deck_size": len(self.deck)}]
+
+    # -- the end of a hand and of the game -----------------------------------
+
+    def _end_round(self, caller: int) -> list[Event]:
+        order = self.turn_order_from(self.next_active(caller))
+        values = {s: self.hand_value(s) for s in self.active}
+        result = scoring.showdown(values, order, caller, self.rules)
+        for seat, delta in result.deltas.items():
+            self.scores[seat] += delta
+        out = game_end.eliminated_after(self.scores, self.active, self.rules)
+        self.last_round = {
+            "round": self.round, "outcome": result.outcome.value, "caller": caller,
+            "winner": result.winner,
+            "hand_values": [values.get(s) for s in range(self.seats)],
+            "deltas": [result.deltas.get(s, 0) for s in range(self.seats)],
+            "scores": list(self.scores), "eliminated": out,
+        }
+        events: list[Event] = [{"type": "round_ended", **self.last_round}]
+        if self.rules.next_starter is NextStarter.ROUND_WINNER and result.winner not in out:
+            next_starter = result.winner
+        else:
+            next_starter = self.next_active(self.starter)
+        for seat in out:
+            self.active.remove(seat)
+            self.eliminated.append(seat)
+        if next_starter not in self.active:
+            next_starter = self.next_active(next_starter)
+        self.starter = next_starter
+        self.to_act = None
+        self.phase = Phase.ROUND_OVER
+        if game_end.game_over_after_round(self.round, self.active, self.rules):
+            events += self._finish_game()
+        return events
+
+    def _finish_game(self) -> list[Event]:
+        rules = self.rules
+        payments = (game_end.settlement(self.scores, rules.dollars_per_point)
+                    if rules.dollars_per_point is not None else None)
+        self.result = {
+            "winners": game_end.winners(self.scores, self.active, rules),
+            "standings": game_end.standings(self.scores, self.eliminated, rules),
+            "scores": list(self.scores),
+            "eliminated": list(self.eliminated),
+            "settlement": [p.to_json() for p in payments] if payments is not None else None,
+        }
+        self.phase = Phase.GAME_OVER
+        self.to_act = None
+        return [{"type": "game_ended", **self.result}]
+
+    # -- views -------------------------------------------------------------
+
+    def legal_actions(self) -> LegalActions | None:
+        """The actions of the seat to act, or None outside a turn."""
+        if self.phase not in _TURN or self.to_act is None:
+            return None
+        seat = self.to_act
+        if self.phase is Phase.CALL_OR_THROW:
+            can_call = calling.call_refusal(self.hand_value(seat), self.turns_taken,
+                                            len(self.active), self.rules) is None
+            return LegalActions(seat, can_call, tuple(throws.legal_throws(self.hands[seat],
+                                                                           self.rules)), False, ())
+        assert self.offer is not None
+        offer_cards: tuple[Card, ...] = ()
+        if picking.offer_open_to(seat, self.multi_throwers, self.rules):
+            offer_cards = picking.pickable_cards(self.offer, self.rules)
+        return LegalActions(seat, False, (), True, offer_cards)
+
+    def state(self) -> dict[str, Any]:
+        """The whole state as protocol JSON (see docs/protocol.md, "state")."""
+        offer = self.offer
+        return {
+            "phase": self.phase.value,
+            "round": self.round,
+            "seats": self.seats,
+            "active": list(self.active),
+            "eliminated": list(self.eliminated),
+            "dealer": self.dealer,
+            "starter": self.starter,
+            "to_act": self.to_act,
+            "hands": [names(sorted_cards(h)) for h in self.hands],
+            "hand_values": [self.hand_value(s) for s in range(self.seats)],
+            "offer": names(offer.cards) if offer else [],
+            "offer_kind": offer.kind.value if offer else None,
+            "pickable": names(picking.pickable_cards(offer, self.rules)) if offer else [],
+            "thrown": names(self.thrown.cards) if self.thrown else [],
+            "multi_throwers": sorted(self.multi_throwers),
+            "deck": names(reversed(self.deck)),
+            "deck_size": len(self.deck),
+            "out_of_play": names(sorted_cards(self.out_of_play)),
+            "turns_taken": self.turns_taken,
+            "scores": list(self.scores),
+            "options": dict(self.profile["option_values"]),
+            "last_round": self.last_round,
+            "result": self.result,
+        }
+
+
+def apply_json_action(game: Game, seat: Any, action: Any) -> list[Event]:
+    from .actions import action_from_json
+
+    return game.act(seat, action_from_json(action))

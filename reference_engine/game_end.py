@@ -1,0 +1,68 @@
+"""When a game ends, who wins, the standings, and the settlement in money."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from .rules import GameEndKind, Rules, ScoringKind
+
+
+@dataclass(frozen=True, slots=True)
+class Payment:
+    payer: int
+    payee: int
+    points: int
+    dollars: Decimal
+
+    def to_json(self) -> dict[str, object]:
+        return {"from": self.payer, "to": self.payee, "points": self.points,
+                "dollars": f"{self.dollars:.2f}"}
+
+
+def eliminated_after(scores: Sequence[int], active: Sequence[int], rules: Rules) -> list[int]:
+    """Seats in play whose score now puts them out (strictly above the threshold)."""
+    if rules.game_end is not GameEndKind.ELIMINATION or rules.out_above is None:
+        return []
+    return [s for s in sorted(active) if scores[s] > rules.out_above]
+
+
+def game_over_after_round(round_number: int, active: Sequence[int], rules: Rules) -> bool:
+    if rules.game_end is GameEndKind.ELIMINATION:
+        return len(active) <= 1
+    if rules.game_end is GameEndKind.FIXED_ROUNDS:
+        return rules.rounds is not None and round_number >= rules.rounds
+    return False
+
+
+def winners(scores: Sequence[int], active: Sequence[int], rules: Rules) -> list[int]:
+    if rules.game_end is GameEndKind.ELIMINATION:
+        return sorted(active)
+    if rules.game_end is GameEndKind.FIXED_ROUNDS:
+        best = max(scores)
+        return [s for s, score in enumerate(scores) if score == best]
+    return []  # an open table declares no winner; the settlement is its result
+
+
+def standings(scores: Sequence[int], eliminated: Sequence[int], rules: Rules) -> list[int]:
+    """Seats from best to worst: those still in, then the eliminated, last out first."""
+    sign = -1 if rules.scoring is ScoringKind.TRANSFER else 1
+    still_in = [s for s in range(len(scores)) if s not in eliminated]
+    ranked = sorted(still_in, key=lambda s: (sign * scores[s], s))
+    return ranked + list(reversed(eliminated))
+
+
+def settlement(scores: Sequence[int], rate: Decimal) -> list[Payment]:
+    """Who pays whom: the seat owing most pays the seat owed most, until all are square."""
+    balance = list(scores)
+    payments: list[Payment] = []
+    while True:
+        debtor = min(range(len(balance)), key=lambda s: (balance[s], s))
+        creditor = min(range(len(balance)), key=lambda s: (-balance[s], s))
+        if balance[debtor] >= 0 or balance[creditor] <= 0:
+            return payments
+        points = min(-balance[debtor], balance[creditor])
+        balance[debtor] += points
+        balance[creditor] -= points
+        payments.append(Payment(debtor, creditor, points, (rate * points).quantize(Decimal("0.01"))))

@@ -1,0 +1,181 @@
+"""Profiles: the rule parameters of a house ruleset, and their host options.
+
+A *profile document* is the YAML data of ``specs/*.yaml``. Resolving it against
+option values gives the *resolved profile*: the same document with every option
+applied to the rule parameter it sets and an ``options`` mapping of the values.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from enum import StrEnum
+from typing import Any
+
+from .errors import ErrorCode, OptionError, ProfileError
+
+Json = Any
+
+
+class OptionType(StrEnum):
+    INTEGER = "integer"
+    DECIMAL = "decimal"
+    BOOLEAN = "boolean"
+    CHOICE = "choice"
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """A host option: its allowed values and the rule parameter it sets."""
+
+    name: str
+    type: OptionType
+    default: Json
+    sets: str
+    locked_when_open: bool
+    values: tuple[Json, ...] | None = None
+    range: Mapping[str, Json] | None = None
+    map: Mapping[str, Json] | None = None
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Json]) -> OptionSpec:
+        values = data.get("values")
+        return cls(
+            name=data["name"],
+            type=OptionType(data["type"]),
+            default=data["default"],
+            sets=data["sets"],
+            locked_when_open=bool(data["locked_when_open"]),
+            values=tuple(values) if values is not None else None,
+            range=data.get("range"),
+            map={str(k).lower(): v for k, v in data["map"].items()} if data.get("map") else None,
+        )
+
+    def allowed_text(self) -> str:
+        if self.values is not None:
+            return ", ".join(_show(v) for v in self.values)
+        assert self.range is not None
+        return f"{self.range['min']} to {self.range['max']} in steps of {self.range['step']}"
+
+    def normalize(self, value: Json) -> Json:
+        """The canonical form of ``value``, or OptionError naming the allowed values."""
+        bad = OptionError(
+            f"option {self.name}: {_show(value)} is not allowed; allowed: {self.allowed_text()}"
+        )
+        if self.type is OptionType.BOOLEAN:
+            if not isinstance(value, bool):
+                raise bad
+        elif self.type is OptionType.INTEGER:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise bad
+        elif self.type is OptionType.DECIMAL:
+            if isinstance(value, bool) or not isinstance(value, str | int | float):
+                raise bad
+            try:
+                number = Decimal(str(value))
+            except InvalidOperation:
+                raise bad from None
+            if not number.is_finite():
+                raise bad
+            value = _decimal_text(number)
+        elif not isinstance(value, str):
+            raise bad
+        if self.values is not None:
+            if value not in self.values:
+                raise bad
+            return value
+        assert self.range is not None
+        low, high, step = (Decimal(str(self.range[k])) for k in ("min", "max", "step"))
+        number = Decimal(str(value))
+        if number < low or number > high or (number - low) % step != 0:
+            raise bad
+        return value
+
+    def parameter_value(self, value: Json) -> Json:
+        """The rule parameter value that option value ``value`` stands for."""
+        if self.map is None:
+            return value
+        return self.map[str(value).lower()]
+
+
+def _decimal_text(number: Decimal) -> str:
+    text = format(number.normalize(), "f")
+    if "." not in text:
+        text += ".00"
+    whole, frac = text.split(".")
+    return f"{whole}.{frac.ljust(2, '0')}"
+
+
+def _show(value: Json) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def option_specs(document: Mapping[str, Json]) -> dict[str, OptionSpec]:
+    return {o["name"]: OptionSpec.from_dict(o) for o in document.get("options") or []}
+
+
+def get_path(data: Mapping[str, Json], path: str) -> Json:
+    node: Json = data
+    for key in path.split("."):
+        if not isinstance(node, Mapping) or key not in node:
+            raise KeyError(path)
+        node = node[key]
+    return node
+
+
+def set_path(data: dict[str, Json], path: str, value: Json) -> None:
+    keys = path.split(".")
+    node = data
+    for key in keys[:-1]:
+        node = node[key]
+    node[keys[-1]] = value
+
+
+def parse_option_value(spec: OptionSpec, text: str) -> Json:
+    """An option value given as command-line text, in the option's type."""
+    if spec.type is OptionType.BOOLEAN:
+        lowered = text.strip().lower()
+        if lowered in ("true", "yes", "on", "1"):
+            return True
+        if lowered in ("false", "no", "off", "0"):
+            return False
+        return text
+    if spec.type is OptionType.INTEGER:
+        try:
+            return int(text)
+        except ValueError:
+            return text
+    return text
+
+
+def resolve(document: Mapping[str, Json], options: Mapping[str, Json] | None = None) -> dict[str, Json]:
+    """The resolved profile: ``document`` with option values applied to its rules.
+
+    Unknown option names raise OptionError with code ``unknown_option``; values
+    outside the allowed set raise OptionError naming the allowed values.
+    """
+    specs = option_specs(document)
+    chosen: dict[str, Json] = {}
+    for name, value in (options or {}).items():
+        if name not in specs:
+            known = ", ".join(specs) or "none"
+            raise OptionError(
+                f"unknown option {name!r}; this profile's options: {known}", ErrorCode.UNKNOWN_OPTION
+            )
+        chosen[name] = specs[name].normalize(value)
+    resolved = copy.deepcopy(dict(document))
+    values: dict[str, Json] = {}
+    for name, spec in specs.items():
+        value = chosen.get(name, spec.normalize(spec.default))
+        values[name] = value
+        try:
+            set_path(resolved["rules"], spec.sets, spec.parameter_value(value))
+        except (KeyError, TypeError):
+            raise ProfileError(f"option {name} sets unknown rule parameter {spec.sets}") from None
+    resolved["options"] = [dict(o) for o in document.get("options") or []]
+    resolved["option_values"] = values
+    return resolved

@@ -1,0 +1,175 @@
+"""The JSON-lines protocol server: a thin shell over :class:`Game` (docs/protocol.md)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import IO, Any
+
+from .actions import action_from_json
+from .cards import parse_cards
+from .errors import ErrorCode, JhyapError
+from .game import Game
+
+PROTOCOL_VERSION = "1.0"
+ENGINE_VERSION = "0.1.0"
+MAX_LINE_BYTES = 1 << 20
+COMMANDS = ("hello", "start", "deal", "act", "reshuffle", "set_option", "end_game",
+            "state", "legal", "stop")
+
+Response = dict[str, Any]
+
+
+class Session:
+    """One engine process: the handshake and at most one game at a time."""
+
+    def __init__(self) -> None:
+        self.game: Game | None = None
+        self.greeted = False
+        self.stopped = False
+
+    def handle(self, request: Any) -> Response:
+        seq = request.get("seq") if isinstance(request, dict) else None
+        try:
+            if not isinstance(request, dict):
+                raise JhyapError("a request must be a JSON object", ErrorCode.BAD_REQUEST)
+            if isinstance(seq, bool) or not isinstance(seq, int):
+                raise JhyapError("'seq' must be an integer", ErrorCode.BAD_REQUEST)
+            command = request.get("cmd")
+            handler: Callable[[dict[str, Any]], Response] | None = getattr(
+                self, f"_cmd_{command}", None) if command in COMMANDS else None
+            if handler is None:
+                raise JhyapError(f"unknown command {command!r}", ErrorCode.UNKNOWN_COMMAND)
+            body = handler(request)
+        except JhyapError as exc:
+            return {"seq": seq, "ok": False, "error": {"code": exc.code.value,
+                                                       "message": exc.message}}
+        except Exception as exc:  # the server keeps serving whatever a request does
+            return {"seq": seq, "ok": False,
+                    "error": {"code": ErrorCode.INTERNAL_ERROR.value, "message": repr(exc)}}
+        return {"seq": seq, "ok": True, **body}
+
+    def _game(self) -> Game:
+        if self.game is None:
+            raise JhyapError("no game: send 'start' first", ErrorCode.WRONG_PHASE)
+        return self.game
+
+    def _cmd_hello(self, request: dict[str, Any]) -> Response:
+        wanted = request.get("protocol")
+        if not isinstance(wanted, str):
+            raise JhyapError("hello needs 'protocol', e.g. \"1.0\"", ErrorCode.BAD_REQUEST)
+        if wanted.split(".")[0] != PROTOCOL_VERSION.split(".")[0]:
+            raise JhyapError(f"this engine speaks protocol {PROTOCOL_VERSION}, not {wanted}",
+                             ErrorCode.UNSUPPORTED_PROTOCOL)
+        self.greeted = True
+        return {"engine": {"name": "jhyap-reference", "version": ENGINE_VERSION,
+                           "language": "python"},
+                "protocol": PROTOCOL_VERSION,
+                "supports": {"commands": list(COMMANDS), "actions": ["call", "throw", "pick",
+                                                                      "timeout"]}}
+
+    def _cmd_start(self, request: dict[str, Any]) -> Response:
+        profile, seats = _field(request, "profile", dict), _field(request, "seats", int)
+        options = request.get("options") or {}
+        if not isinstance(options, dict):
+            raise JhyapError("'options' must be an object", ErrorCode.BAD_REQUEST)
+        self.game = Game(profile, seats, options)
+        return {"events": []}
+
+    def _cmd_deal(self, request: dict[str, Any]) -> Response:
+        order = parse_cards(_field(request, "deck", list))
+        return {"events": self._game().deal(order)}
+
+    def _cmd_act(self, request: dict[str, Any]) -> Response:
+        game = self._game()
+        seat = _field(request, "seat", int)
+        return {"events": game.act(seat, action_from_json(_field(request, "action", dict)))}
+
+    def _cmd_reshuffle(self, request: dict[str, Any]) -> Response:
+        order = parse_cards(_field(request, "order", list))
+        return {"events": self._game().reshuffle(order)}
+
+    def _cmd_set_option(self, request: dict[str, Any]) -> Response:
+        name = _field(request, "name", str)
+        if "value" not in request:
+            raise JhyapError("set_option needs 'value'", ErrorCode.BAD_REQUEST)
+        return {"events": self._game().set_option(name, request["value"])}
+
+    def _cmd_end_game(self, request: dict[str, Any]) -> Response:
+        return {"events": self._game().end_game()}
+
+    def _cmd_state(self, request: dict[str, Any]) -> Response:
+        return {"state": self._game().state()}
+
+    def _cmd_legal(self, request: dict[str, Any]) -> Response:
+        legal = self._game().legal_actions()
+        return {"legal": legal.to_json() if legal else None}
+
+    def _cmd_stop(self, request: dict[str, Any]) -> Response:
+        self.stopped = True
+        return {}
+
+
+def _field(request: dict[str, Any], name: str, kind: type) -> Any:
+    value = request.get(name)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise JhyapError(f"'{name}' must be {'an' if kind is int else 'a'} {kind.__name__}"
+                         .replace("dict", "object").replace("str", "string"),
+                         ErrorCode.BAD_REQUEST)
+    return value
+
+
+def _read_line(stream: IO[bytes]) -> bytes | None:
+    """One line of at most MAX_LINE_BYTES; a longer one is drained and returned as b''."""
+    line = stream.readline(MAX_LINE_BYTES + 1)
+    if not line:
+        return None
+    if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+        while chunk := stream.readline(MAX_LINE_BYTES):
+            if chunk.endswith(b"\n"):
+                break
+        return b""
+    return line
+
+
+def decode_request(line: bytes) -> Any:
+    """The request on ``line``, or a JhyapError(bad_request) explaining why it is none."""
+    if line == b"":
+        raise JhyapError(f"request line longer than {MAX_LINE_BYTES} bytes", ErrorCode.BAD_REQUEST)
+    try:
+        return json.loads(line)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise JhyapError(f"not JSON: {exc}", ErrorCode.BAD_REQUEST) from None
+
+
+def serve(stdin: IO[bytes] | None = None, stdout: IO[str] | None = None) -> int:
+    """Answer requests until 'stop' or end of input; stdout carries responses only."""
+    source = stdin if stdin is not None else sys.stdin.buffer
+    sink = stdout if stdout is not None else sys.stdout
+    session = Session()
+    while not session.stopped:
+        line = _read_line(source)
+        if line is None:
+            break
+        if not line.strip():
+            continue
+        try:
+            response = session.handle(decode_request(line))
+        except JhyapError as exc:
+            response = {"seq": None, "ok": False,
+                        "error": {"code": exc.code.value, "message": exc.message}}
+        sink.write(json.dumps(response, separators=(",", ":")) + "\n")
+        sink.flush()
+    return 0
+
+
+def main() -> int:
+    try:
+        return serve()
+    except (BrokenPipeError, KeyboardInterrupt):
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
