@@ -1,0 +1,53 @@
+"""Shared fixtures: the shipped profile documents and a table dealt from named hands."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from reference_engine import Game, parse_cards
+
+ROOT = Path(__file__).resolve().parent.parent
+PROFILE_IDS = ("dashain", "everestbuzz", "dhumbal")
+
+
+def profile_document(name: str) -> dict[str, Any]:
+    with open(ROOT / "specs" / f"{name}.yaml", encoding="utf-8") as handle:
+        data: dict[str, Any] = yaml.safe_load(handle)
+    return data
+
+
+def deck_from_hands(hands: Sequence[str], turned_up: str, starter: int = 0,
+                    deck_top: str = "") -> list[str]:
+    """The 52-card order that deals ``hands`` (space-separated, per seat) from ``starter``."""
+    from conformance.transcript import expand_deal
+
+    return expand_deal({"starter": starter, "turned_up": turned_up,
+                        "hands": {i: h.split() for i, h in enumerate(hands)},
+                        "deck": deck_top.split()})
+
+
+def dealt_game(name: str, hands: Sequence[str], turned_up: str = "Kh", starter: int = 0,
+               deck_top: str = "", options: Mapping[str, Any] | None = None) -> Game:
+    """A table after its first deal. Hands shorter than a full deal are set after dealing
+    (for tests of scoring, where only the hands' values matter)."""
+    game = Game(profile_document(name), len(hands), options)
+    game.starter = starter
+    full = all(len(h.split()) == game.rules.hand_size for h in hands)
+    if full:
+        game.deal(parse_cards(deck_from_hands(hands, turned_up, starter, deck_top)))
+    else:
+        from reference_engine import DECK
+
+        game.deal(list(DECK))
+        game.hands = [parse_cards(h.split()) for h in hands]
+    return game
+
+
+@pytest.fixture(params=PROFILE_IDS)
+def profile_id(request: pytest.FixtureRequest) -> str:
+    return str(request.param)

@@ -1,0 +1,162 @@
+"""Properties of random legal play, for every profile and every option value."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import Phase as Phase_
+from hypothesis import strategies as st
+
+from reference_engine import (
+    DECK, Call, ErrorCode, Game, JhyapError, Phase, PickDeck, PickOffer, ThrowCards, parse_card,
+)
+from reference_engine.profile import option_specs
+from reference_engine.rules import ScoringKind
+from tests.conftest import PROFILE_IDS, profile_document
+
+MAX_ROUNDS = 12
+MAX_TURNS = 4000
+
+
+def _option_choices(name: str) -> st.SearchStrategy[dict[str, Any]]:
+    specs = option_specs(profile_document(name))
+    fields: dict[str, st.SearchStrategy[Any]] = {}
+    for option in specs.values():
+        if option.values is not None:
+            fields[option.name] = st.sampled_from(option.values)
+        else:
+            assert option.range is not None
+            low, high = option.range["min"], option.range["max"]
+            if option.type.value == "integer":
+                fields[option.name] = st.integers(int(low), int(high))
+            else:
+                fields[option.name] = st.sampled_from([low, high, option.default])
+    return st.fixed_dictionaries({}, optional=fields)
+
+
+tables = st.sampled_from(PROFILE_IDS).flatmap(
+    lambda name: st.tuples(
+        st.just(name),
+        st.integers(profile_document(name)["rules"]["seats"]["min"],
+                    profile_document(name)["rules"]["seats"]["max"]),
+        _option_choices(name),
+        st.integers(0, 2**32 - 1).map(random.Random),
+    )
+)
+
+
+def _accounted(game: Game) -> Counter[str]:
+    state = game.state()
+    cards = [c for hand in state["hands"] for c in hand]
+    cards += state["offer"] + state["thrown"] + state["deck"] + state["out_of_play"]
+    return Counter(cards)
+
+
+def _illegal_candidates(game: Game, rng: random.Random) -> list[Any]:
+    """Actions drawn from everything a seat could send, legal or not."""
+    seat = rng.randrange(game.seats)
+    hand = game.hands[seat] or list(DECK[:1])
+    some = rng.sample(list(DECK), 3)
+    offer = list(game.offer.cards) if game.offer else []
+    actions = [Call(), PickDeck(), ThrowCards(tuple(rng.sample(hand, min(len(hand), 2)))),
+               ThrowCards(tuple(some)), PickOffer(rng.choice(offer or some)), PickOffer(some[0])]
+    return [(seat, a) for a in actions]
+
+
+def _is_listed(game: Game, seat: int, action: Any) -> bool:
+    legal = game.legal_actions()
+    if legal is None or seat != legal.seat:
+        return False
+    match action:
+        case Call():
+            return legal.call
+        case ThrowCards(cards):
+            return any(set(t) == set(cards) and len(t) == len(cards) for t in legal.throws)
+        case PickDeck():
+            return legal.pick_deck
+        case PickOffer(card):
+            return card in legal.pick_offer
+    return False
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+          database=None, phases=[Phase_.explicit, Phase_.generate])
+@given(tables)
+def test_random_play_keeps_every_invariant(table: tuple[str, int, dict[str, Any], random.Random]
+                                           ) -> None:
+    name, seats, options, rng = table
+    game = Game(profile_document(name), seats, options)
+    turns = 0
+    while game.phase is not Phase.GAME_OVER:
+        turns += 1
+        assert turns < MAX_TURNS, "the game did not end"
+        if game.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
+            if game.round >= MAX_ROUNDS and game.rules.game_end.value == "host_ends":
+                game.end_game()
+                break
+            deck = list(DECK)
+            rng.shuffle(deck)
+            game.deal(deck)
+        elif game.phase is Phase.AWAITING_RESHUFFLE:
+            pile = list(game.out_of_play)
+            rng.shuffle(pile)
+            game.reshuffle(pile)
+        else:
+            # Unlisted actions are refused and change nothing.
+            for seat, action in _illegal_candidates(game, rng):
+                if _is_listed(game, seat, action):
+                    continue
+                before = game.state()
+                try:
+                    game.act(seat, action)
+                except JhyapError as refused:
+                    assert isinstance(refused.code, ErrorCode)
+                else:
+                    raise AssertionError(f"unlisted {action} by seat {seat} was accepted")
+                assert game.state() == before
+            legal = game.legal_actions()
+            assert legal is not None
+            # Every listed action is accepted; choose one, in a random card order.
+            if legal.call and (rng.random() < 0.6 or turns > MAX_TURNS // 2):
+                game.act(legal.seat, Call())
+            elif legal.throws:
+                throw = max(rng.sample(legal.throws, min(3, len(legal.throws))), key=len)
+                game.act(legal.seat, ThrowCards(tuple(rng.sample(throw, len(throw)))))
+            elif legal.pick_offer and rng.random() < 0.7:
+                game.act(legal.seat, PickOffer(rng.choice(legal.pick_offer)))
+            else:
+                game.act(legal.seat, PickDeck())
+        if game.phase is not Phase.GAME_OVER and game.round:
+            counts = _accounted(game)
+            assert sum(counts.values()) == 52 and len(counts) == 52
+        if game.rules.scoring is ScoringKind.TRANSFER:
+            assert sum(game.scores) == 0
+        else:
+            assert min(game.scores) >= 0
+    assert game.result is not None
+
+
+@settings(max_examples=40, deadline=None, database=None)
+@given(st.sampled_from(PROFILE_IDS), st.integers(0, 2**32 - 1).map(random.Random))
+def test_every_legal_throw_and_pick_is_accepted(name: str, rng: random.Random) -> None:
+    doc = profile_document(name)
+    game = Game(doc, doc["rules"]["seats"]["min"])
+    deck = list(DECK)
+    rng.shuffle(deck)
+    game.deal(deck)
+    legal = game.legal_actions()
+    assert legal is not None
+    for throw in legal.throws:
+        trial = Game(doc, game.seats)
+        trial.deal(deck)
+        trial.act(legal.seat, ThrowCards(throw))
+        after = trial.legal_actions()
+        assert after is not None and after.pick_deck
+        for card in after.pick_offer:
+            again = Game(doc, game.seats)
+            again.deal(deck)
+            again.act(legal.seat, ThrowCards(throw))
+            again.act(legal.seat, PickOffer(parse_card(str(card))))
