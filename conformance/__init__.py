@@ -1,0 +1,1 @@
+"""Conformance suite for Jhyap (Dhumbal): profile checking, transcripts and the ``jhyap`` CLI."""

@@ -1,0 +1,42 @@
+"""``jhyap profiles``: list the shipped profiles."""
+
+from __future__ import annotations
+
+import argparse
+
+from conformance import data
+from conformance.profiles import ProfileFileError, load_profile
+
+from . import Subparsers
+
+
+def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
+    """Add the ``profiles`` subcommand."""
+    parser = subparsers.add_parser(
+        "profiles",
+        help="list the shipped profiles",
+        description="One line per shipped profile: id, name, seats and summary.",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print ``id  name  seats min-max  summary`` for each shipped profile."""
+    rows: list[tuple[str, str, str, str]] = []
+    status = 0
+    for path in data.shipped_profile_paths():
+        try:
+            document = load_profile(path)
+        except ProfileFileError as exc:
+            count = len(exc.problems)
+            rows.append((path.stem, "(invalid)", "", f"{count} problems; run jhyap validate"))
+            status = 1
+            continue
+        seats = document["rules"]["seats"]
+        seat_text = f"seats {seats['min']}-{seats['max']}"
+        rows.append((document["id"], document["name"], seat_text, document["summary"]))
+    widths = [max((len(row[i]) for row in rows), default=0) for i in range(3)]
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+        print("  ".join([*cells, row[3]]))
+    return status

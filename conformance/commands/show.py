@@ -1,0 +1,78 @@
+"""``jhyap show PROFILE``: print a profile resolved against option values."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+import yaml
+
+from conformance.data import ProfileNotFound
+from conformance.profiles import ProfileFileError, load_profile, option_parser
+from reference_engine.errors import OptionError
+from reference_engine.profile import resolve
+
+from . import Subparsers
+
+
+def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
+    """Add the ``show`` subcommand."""
+    parser = subparsers.add_parser(
+        "show",
+        help="print a resolved profile",
+        description="Print the profile with its option values applied to the rules, plus "
+        "option_values: the value of every option.",
+    )
+    parser.add_argument("profile", metavar="PROFILE", help="a shipped profile id or a YAML file")
+    parser.add_argument(
+        "--option",
+        "-o",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an option value (repeatable)",
+    )
+    parser.add_argument("--format", choices=("yaml", "json"), default="yaml")
+    parser.set_defaults(run=run)
+
+
+def _fail(message: str) -> int:
+    print(f"jhyap show: {message}", file=sys.stderr)
+    return 1
+
+
+def render(resolved: dict[str, Any], form: str) -> str:
+    """The resolved profile as YAML or JSON text."""
+    if form == "json":
+        return json.dumps(resolved, indent=2, ensure_ascii=False) + "\n"
+    return yaml.safe_dump(resolved, sort_keys=False, allow_unicode=True, width=100)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the resolved profile; exit 1 for a bad profile or option."""
+    try:
+        document = load_profile(args.profile)
+    except ProfileNotFound as exc:
+        return _fail(str(exc))
+    except ProfileFileError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        return 1
+    parse = option_parser(document)
+    options: dict[str, Any] = {}
+    for item in args.option:
+        name, equals, text = item.partition("=")
+        name = name.strip()
+        if not equals or not name:
+            return _fail(f"--option expects NAME=VALUE, not {item!r}")
+        if name in options:
+            return _fail(f"option {name} given twice")
+        options[name] = parse(name, text.strip())
+    try:
+        resolved = resolve(document, options)
+    except OptionError as exc:
+        return _fail(exc.message)
+    sys.stdout.write(render(resolved, args.format))
+    return 0

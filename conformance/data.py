@@ -1,0 +1,85 @@
+"""Where the shipped data lives, from a source checkout or from an installed wheel.
+
+A wheel force-includes ``specs/`` and ``schema/`` as ``conformance/_data/specs``
+and ``conformance/_data/schema``; a checkout has them beside the package.
+Transcripts live inside the package in both cases.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+PROFILE_SUFFIXES = (".yaml", ".yml")
+
+
+class DataNotFound(FileNotFoundError):
+    """A shipped data directory is missing from both the wheel and the checkout."""
+
+
+class ProfileNotFound(LookupError):
+    """A profile name that is neither a shipped id nor an existing file."""
+
+
+def _data_dir(name: str) -> Path:
+    installed = PACKAGE_DIR / "_data" / name
+    if installed.is_dir():
+        return installed
+    checkout = PACKAGE_DIR.parent / name
+    if checkout.is_dir():
+        return checkout
+    raise DataNotFound(f"data directory {name!r} not found in {installed} or {checkout}")
+
+
+def specs_dir() -> Path:
+    """The directory of the shipped profiles."""
+    return _data_dir("specs")
+
+
+def schema_dir() -> Path:
+    """The directory of the shipped JSON Schemas."""
+    return _data_dir("schema")
+
+
+def transcripts_dir() -> Path:
+    """The directory of the shipped transcripts (inside the package)."""
+    return PACKAGE_DIR / "transcripts"
+
+
+def shipped_profile_paths() -> list[Path]:
+    """Every shipped profile file, sorted by name."""
+    folder = specs_dir()
+    return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix in PROFILE_SUFFIXES)
+
+
+def shipped_profile_ids() -> list[str]:
+    """The ids of the shipped profiles (their file stems)."""
+    return [p.stem for p in shipped_profile_paths()]
+
+
+def _looks_like_path(text: str) -> bool:
+    return (
+        os.sep in text
+        or (os.altsep is not None and os.altsep in text)
+        or text.endswith(PROFILE_SUFFIXES)
+        or text.startswith(".")
+    )
+
+
+def find_profile(name_or_path: str | os.PathLike[str]) -> Path:
+    """The file of a shipped profile id such as ``dhumbal``, or the given path to a YAML file.
+
+    Raises ProfileNotFound naming the shipped ids when neither matches.
+    """
+    text = os.fspath(name_or_path)
+    candidate = Path(text)
+    if candidate.is_file():
+        return candidate
+    if not isinstance(name_or_path, str) or _looks_like_path(text):
+        raise ProfileNotFound(f"no such profile file: {text}")
+    for path in shipped_profile_paths():
+        if path.stem == text:
+            return path
+    known = ", ".join(shipped_profile_ids()) or "none"
+    raise ProfileNotFound(f"unknown profile {text!r}; shipped profiles: {known}")

@@ -1,0 +1,344 @@
+"""A strict YAML loader that remembers where every value came from.
+
+Built on PyYAML's parser events (libyaml's when present) and SafeLoader's
+scalar types. It refuses, always as a ``YamlProblem``: duplicate mapping keys,
+anchors and aliases (all of them, which also rules out alias bombs and merge
+keys), every tag outside the JSON-like core (``str``, ``int``, ``float``,
+``bool``, ``null``, ``seq``, ``map``), mapping keys that are not strings,
+integers or booleans, nesting deeper than ``MAX_DEPTH``, files over
+``MAX_BYTES``, text that is not UTF-8, and syntax errors (with their line).
+
+Dates are not special: an unquoted ``2024-01-01`` loads as a string.
+
+Paths into the data are tuples of keys and indices, or dotted text such as
+``rules.call.limit`` or ``clauses[3].id``. Mapping keys in paths are the key's
+source text (``false`` for the boolean key ``false``), which is also how
+:func:`key_text` renders a loaded key.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from yaml.constructor import SafeConstructor
+from yaml.events import (
+    AliasEvent,
+    Event,
+    MappingEndEvent,
+    MappingStartEvent,
+    NodeEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.resolver import Resolver
+
+MAX_BYTES = 5 * 1024 * 1024
+MAX_DEPTH = 64
+
+PathPart = str | int
+DataPath = tuple[PathPart, ...]
+
+_CORE = "tag:yaml.org,2002:"
+_ALLOWED_TAGS = frozenset(_CORE + name for name in ("str", "int", "float", "bool", "null"))
+_SEQ_TAG = _CORE + "seq"
+_MAP_TAG = _CORE + "map"
+_PATH_TOKEN = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
+
+
+class YamlProblem(Exception):
+    """Input the strict loader refuses: the file, a 1-based line and a message."""
+
+    def __init__(self, file: str, line: int, message: str, path: DataPath | None = None) -> None:
+        super().__init__(f"{file}:{line}: {message}")
+        self.file = file
+        self.line = line
+        self.message = message
+        self.path = path
+
+
+class _Refusal(Exception):
+    """Raised inside the builder; turned into a YamlProblem with the file name."""
+
+    def __init__(self, line: int, message: str, path: DataPath | None) -> None:
+        super().__init__(message)
+        self.line = line
+        self.message = message
+        self.path = path
+
+
+def key_text(key: object) -> str:
+    """A mapping key as it appears in paths: booleans as ``true``/``false``."""
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    return str(key)
+
+
+def parse_path(path: str | Iterable[PathPart]) -> DataPath:
+    """``"clauses[3].id"`` → ``("clauses", 3, "id")``; tuples pass through."""
+    if not isinstance(path, str):
+        return tuple(path)
+    parts: list[PathPart] = []
+    for match in _PATH_TOKEN.finditer(path):
+        index, key = match.groups()
+        parts.append(int(index) if index is not None else key)
+    return tuple(parts)
+
+
+def format_path(path: Iterable[PathPart]) -> str:
+    """``("clauses", 3, "id")`` → ``"clauses[3].id"``; the empty path → ``""``."""
+    text = ""
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else part
+    return text
+
+
+@dataclass
+class _Loc:
+    """The source line of one value, and the locations of its children."""
+
+    line: int
+    children: dict[PathPart, _Loc] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class YamlDocument:
+    """Loaded data and the source line of each part of it."""
+
+    file: str
+    data: Any
+    _root: _Loc
+
+    def line(self, path: str | Iterable[PathPart] = ()) -> int:
+        """The line of the value at ``path`` (the line of its key for mapping entries).
+
+        Where the path leaves the data, the line of the deepest existing part:
+        for a missing key, the line of its parent mapping.
+        """
+        loc = self._root
+        for part in parse_path(path):
+            child = loc.children.get(part)
+            if child is None and isinstance(part, int):
+                child = loc.children.get(str(part))
+            if child is None:
+                break
+            loc = child
+        return loc.line
+
+
+class _Resolver(Resolver):
+    """The YAML 1.1 implicit types less dates and ``=`` values."""
+
+
+_Resolver.yaml_implicit_resolvers = {
+    first: [
+        (tag, regexp)
+        for tag, regexp in resolvers
+        if tag not in (_CORE + "timestamp", _CORE + "value")
+    ]
+    for first, resolvers in Resolver.yaml_implicit_resolvers.items()
+}
+
+_Parser: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _show_tag(tag: str) -> str:
+    return "!!" + tag[len(_CORE) :] if tag.startswith(_CORE) else tag
+
+
+def _line(event: Event) -> int:
+    mark = event.start_mark
+    return mark.line + 1 if mark is not None else 1
+
+
+class _Builder:
+    """Builds Python data and a location tree straight from parser events."""
+
+    def __init__(self, text: str) -> None:
+        self._parser = _Parser(text)
+        self._resolver = _Resolver()
+        self._constructor = SafeConstructor()
+
+    def close(self) -> None:
+        self._parser.dispose()
+
+    def _next(self) -> Event:
+        event: Event = self._parser.get_event()
+        return event
+
+    def document(self) -> tuple[Any, _Loc]:
+        self._next()  # StreamStartEvent
+        event = self._next()
+        if isinstance(event, StreamEndEvent):
+            return None, _Loc(1)
+        value, loc = self._node((), None)
+        self._next()  # DocumentEndEvent
+        event = self._next()
+        if not isinstance(event, StreamEndEvent):
+            raise _Refusal(_line(event), "expected a single YAML document", None)
+        return value, loc
+
+    def _tag(
+        self, event: NodeEvent, kind: type[Node], allowed: Iterable[str], path: DataPath
+    ) -> str:
+        tag: str | None = getattr(event, "tag", None)
+        if tag is None or tag == "!":
+            value = event.value if isinstance(event, ScalarEvent) else None
+            implicit = getattr(event, "implicit", None)
+            tag = self._resolver.resolve(kind, value, implicit)  # type: ignore[no-untyped-call]
+        assert tag is not None
+        if tag not in allowed:
+            if tag == _CORE + "merge":
+                message = "merge keys (<<) are not allowed"
+            else:
+                message = f"tag {_show_tag(tag)} is not allowed"
+            raise _Refusal(_line(event), message, path)
+        return tag
+
+    def _node(self, path: DataPath, key_line: int | None) -> tuple[Any, _Loc]:
+        event = self._next()
+        line = key_line if key_line is not None else _line(event)
+        if isinstance(event, AliasEvent):
+            raise _Refusal(
+                _line(event), f"alias *{event.anchor} is not allowed (no anchors or aliases)", path
+            )
+        if not isinstance(event, NodeEvent):
+            raise _Refusal(_line(event), "unexpected YAML event", path)
+        if event.anchor is not None:
+            raise _Refusal(
+                _line(event), f"anchor &{event.anchor} is not allowed (no anchors or aliases)", path
+            )
+        if len(path) > MAX_DEPTH:
+            raise _Refusal(_line(event), f"nesting deeper than {MAX_DEPTH} levels", path)
+        if isinstance(event, ScalarEvent):
+            return self._scalar(event, path), _Loc(line)
+        if isinstance(event, SequenceStartEvent):
+            self._tag(event, SequenceNode, (_SEQ_TAG,), path)
+            return self._sequence(path, line)
+        if isinstance(event, MappingStartEvent):
+            self._tag(event, MappingNode, (_MAP_TAG,), path)
+            return self._mapping(path, line)
+        raise _Refusal(_line(event), "unexpected YAML event", path)
+
+    def _scalar(self, event: ScalarEvent, path: DataPath) -> Any:
+        tag = self._tag(event, ScalarNode, _ALLOWED_TAGS, path)
+        node = ScalarNode(tag, event.value, None, None, event.style)
+        try:
+            return self._constructor.construct_object(node, deep=True)
+        except Exception as exc:  # a bad int/float literal, too many digits, ...
+            raise _Refusal(_line(event), f"bad {_show_tag(tag)} value: {exc}", path) from None
+
+    def _sequence(self, path: DataPath, line: int) -> tuple[Any, _Loc]:
+        items: list[Any] = []
+        loc = _Loc(line)
+        while not self._parser.check_event(SequenceEndEvent):
+            index = len(items)
+            value, child = self._node((*path, index), None)
+            items.append(value)
+            loc.children[index] = child
+        self._next()
+        return items, loc
+
+    def _mapping(self, path: DataPath, line: int) -> tuple[Any, _Loc]:
+        result: dict[Any, Any] = {}
+        loc = _Loc(line)
+        seen: dict[str, int] = {}
+        while not self._parser.check_event(MappingEndEvent):
+            event = self._parser.peek_event()
+            key_line = _line(event)
+            if not isinstance(event, ScalarEvent):
+                if isinstance(event, AliasEvent | NodeEvent):
+                    self._node((*path, "<key>"), None)  # refuses aliases and anchors first
+                raise _Refusal(key_line, "mapping keys must be plain scalars", path)
+            key_path: DataPath = (*path, str(event.value))
+            key, _ = self._node(key_path, None)
+            if not isinstance(key, str | int):
+                raise _Refusal(
+                    key_line,
+                    f"mapping key {event.value!r} must be a string, integer or boolean",
+                    key_path,
+                )
+            text = key_text(key)
+            key_path = (*path, text)
+            if text in seen or key in result:
+                first = seen.get(text, loc.line)
+                raise _Refusal(
+                    key_line, f"duplicate key {text!r} (first on line {first})", key_path
+                )
+            seen[text] = key_line
+            value, child = self._node(key_path, key_line)
+            result[key] = value
+            loc.children[text] = child
+        self._next()
+        return result, loc
+
+
+def _line_at(text: str, position: int) -> int:
+    return text.count("\n", 0, max(position, 0)) + 1
+
+
+def loads(text: str, file: str = "<string>") -> YamlDocument:
+    """Load YAML text strictly; raises YamlProblem for anything refused."""
+    try:
+        builder = _Builder(text)
+        try:
+            data, root = builder.document()
+        finally:
+            builder.close()
+    except _Refusal as refusal:
+        raise YamlProblem(file, refusal.line, refusal.message, refusal.path) from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else 1
+        context = exc.context
+        if context and exc.context_mark is not None and exc.context_mark.line + 1 != line:
+            context += f" (from line {exc.context_mark.line + 1})"
+        detail = "; ".join(part for part in (context, exc.problem) if part)
+        raise YamlProblem(file, line, f"YAML syntax error: {detail or exc}") from None
+    except yaml.reader.ReaderError as exc:
+        position = exc.position if isinstance(exc.position, int) else 0
+        raise YamlProblem(
+            file, _line_at(text, position), f"unreadable character: {exc.reason}"
+        ) from None
+    except yaml.YAMLError as exc:
+        raise YamlProblem(file, 1, f"YAML error: {exc}") from None
+    except RecursionError:
+        raise YamlProblem(file, 1, "YAML nested too deeply") from None
+    return YamlDocument(file, data, root)
+
+
+def load_bytes(raw: bytes, file: str = "<bytes>") -> YamlDocument:
+    """Load UTF-8 YAML bytes strictly (a UTF-8 byte-order mark is allowed)."""
+    if len(raw) > MAX_BYTES:
+        raise YamlProblem(file, 1, f"file is larger than {MAX_BYTES} bytes")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise YamlProblem(
+            file, line, f"not UTF-8: byte 0x{raw[exc.start]:02x} at offset {exc.start}"
+        ) from None
+    return loads(text, file)
+
+
+def load(path: str | os.PathLike[str]) -> YamlDocument:
+    """Load a YAML file strictly; raises YamlProblem (also for unreadable or huge files)."""
+    file = os.fspath(path)
+    try:
+        with open(file, "rb") as handle:
+            if os.fstat(handle.fileno()).st_size > MAX_BYTES:
+                raise YamlProblem(file, 1, f"file is larger than {MAX_BYTES} bytes")
+            raw = handle.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise YamlProblem(file, 1, f"cannot read file: {exc.strerror or exc}") from None
+    return load_bytes(raw, file)
