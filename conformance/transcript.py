@@ -80,7 +80,7 @@ class TranscriptError(Exception):
 def _schema_validator() -> jsonschema.protocols.Validator:
     schema = json.loads((data.schema_dir() / "transcript.schema.json").read_text("utf-8"))
     cls = jsonschema.validators.validator_for(schema)
-    return cls(schema)  # type: ignore[no-any-return]
+    return cls(schema)
 
 
 def _stringify_keys(value: Any) -> Any:
@@ -138,19 +138,40 @@ def _build_step(index: int, raw: Mapping[str, Any], line: int) -> Step:
     )
     if "deal" in raw:
         spec = raw["deal"]
-        return Step(index, line, "deal", {"cmd": "deal", "deck": expand_deal(spec)},
-                    expect=expect, starter=spec.get("starter"))
+        return Step(
+            index,
+            line,
+            "deal",
+            {"cmd": "deal", "deck": expand_deal(spec)},
+            expect=expect,
+            starter=spec.get("starter"),
+        )
     if "act" in raw:
         act = raw["act"]
-        return Step(index, line, "act",
-                    {"cmd": "act", "seat": act["seat"], "action": _action(act)}, expect=expect)
+        return Step(
+            index,
+            line,
+            "act",
+            {"cmd": "act", "seat": act["seat"], "action": _action(act)},
+            expect=expect,
+        )
     if "reshuffle" in raw:
-        return Step(index, line, "reshuffle", {"cmd": "reshuffle", "order": list(raw["reshuffle"])},
-                    expect=expect)
+        return Step(
+            index,
+            line,
+            "reshuffle",
+            {"cmd": "reshuffle", "order": list(raw["reshuffle"])},
+            expect=expect,
+        )
     if "set_option" in raw:
         opt = raw["set_option"]
-        return Step(index, line, "set_option",
-                    {"cmd": "set_option", "name": opt["name"], "value": opt["value"]}, expect=expect)
+        return Step(
+            index,
+            line,
+            "set_option",
+            {"cmd": "set_option", "name": opt["name"], "value": opt["value"]},
+            expect=expect,
+        )
     if "end_game" in raw:
         return Step(index, line, "end_game", {"cmd": "end_game"}, expect=expect)
     return Step(index, line, "check", None, check=dict(raw["check"]))
@@ -169,9 +190,12 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
     if error.validator == "additionalProperties":
         return error.message.replace("Additional properties are not allowed", "unknown key")
     if error.validator == "oneOf" and isinstance(error.instance, dict):
-        return "expected exactly one step kind (deal, act, reshuffle, set_option, end_game, " \
-               "check), or one deal form" if "steps" in str(error.absolute_path) or \
-               error.absolute_path else f"needs exactly one of 'profiles' or 'where': {error.message}"
+        return (
+            "expected exactly one step kind (deal, act, reshuffle, set_option, end_game, "
+            "check), or one deal form"
+            if "steps" in str(error.absolute_path) or error.absolute_path
+            else f"needs exactly one of 'profiles' or 'where': {error.message}"
+        )
     return error.message
 
 
@@ -198,20 +222,31 @@ def _load(path: Path) -> tuple[list[Problem], Transcript | None]:
     problems = _schema_problems(doc, value)
     if problems:
         return problems, None
-    steps = tuple(_build_step(i, raw, doc.line(["steps", i]))
-                  for i, raw in enumerate(value["steps"]))
+    steps = tuple(
+        _build_step(i, raw, doc.line(["steps", i])) for i, raw in enumerate(value["steps"])
+    )
     transcript = Transcript(
-        id=value["id"], title=value["title"], kind=value["kind"], file=path, line=doc.line(["id"]),
-        seats=value["seats"], clauses=tuple(value["clauses"]), steps=steps,
-        profiles=tuple(value.get("profiles") or ()), where=value.get("where"),
-        options=value.get("options") or {}, requires=tuple(value.get("requires") or ()),
-        description=value.get("description", ""), raw=value,
+        id=value["id"],
+        title=value["title"],
+        kind=value["kind"],
+        file=path,
+        line=doc.line(["id"]),
+        seats=value["seats"],
+        clauses=tuple(value["clauses"]),
+        steps=steps,
+        profiles=tuple(value.get("profiles") or ()),
+        where=value.get("where"),
+        options=value.get("options") or {},
+        requires=tuple(value.get("requires") or ()),
+        description=value.get("description", ""),
+        raw=value,
     )
     problems = _semantic_problems(doc, value, transcript)
     return problems, (None if problems else transcript)
 
 
 # -- selection -------------------------------------------------------------------
+
 
 @cache
 def shipped_documents() -> dict[str, Mapping[str, Any]]:
@@ -230,8 +265,9 @@ def _matches(rules: Mapping[str, Any], where: Mapping[str, Any]) -> bool:
     return True
 
 
-def profiles_for(transcript: Transcript,
-                 documents: Mapping[str, Mapping[str, Any]] | None = None) -> list[str]:
+def profiles_for(
+    transcript: Transcript, documents: Mapping[str, Mapping[str, Any]] | None = None
+) -> list[str]:
     """The shipped profiles the transcript runs under, in id order."""
     documents = documents if documents is not None else shipped_documents()
     if transcript.profiles:
@@ -255,13 +291,16 @@ def all_clause_ids(documents: Mapping[str, Mapping[str, Any]] | None = None) -> 
 
 # -- semantic checks ---------------------------------------------------------------
 
-def _semantic_problems(doc: yamlsafe.YamlDocument, value: Mapping[str, Any],
-                       transcript: Transcript) -> list[Problem]:
+
+def _semantic_problems(
+    doc: yamlsafe.YamlDocument, value: Mapping[str, Any], transcript: Transcript
+) -> list[Problem]:
     problems: list[Problem] = []
 
     def add(path: Sequence[str | int], message: str) -> None:
-        problems.append(Problem(doc.file, doc.line(path), yamlsafe.format_path(path) or "(top)",
-                                message))
+        problems.append(
+            Problem(doc.file, doc.line(path), yamlsafe.format_path(path) or "(top)", message)
+        )
 
     if Path(doc.file).stem != transcript.id:
         add(["id"], f"id {transcript.id!r} must match the file name {Path(doc.file).name!r}")
@@ -272,11 +311,16 @@ def _semantic_problems(doc: yamlsafe.YamlDocument, value: Mapping[str, Any],
         return problems
     for i, pid in enumerate(transcript.profiles):
         if pid not in documents:
-            add(["profiles", i], f"no shipped profile {pid!r}; known: {', '.join(sorted(documents))}")
+            add(
+                ["profiles", i],
+                f"no shipped profile {pid!r}; known: {', '.join(sorted(documents))}",
+            )
     selected = profiles_for(transcript, documents)
     if not selected and not problems:
-        add(["where" if transcript.where else "profiles"],
-            "selects no shipped profile (check the condition and the options)")
+        add(
+            ["where" if transcript.where else "profiles"],
+            "selects no shipped profile (check the condition and the options)",
+        )
     for pid in selected:
         try:
             resolved = resolve(documents[pid], transcript.options)
@@ -285,15 +329,20 @@ def _semantic_problems(doc: yamlsafe.YamlDocument, value: Mapping[str, Any],
             continue
         seats = resolved["rules"]["seats"]
         if not seats["min"] <= transcript.seats <= seats["max"]:
-            add(["seats"], f"{transcript.seats} seats is outside {pid}'s {seats['min']}-{seats['max']}")
+            add(
+                ["seats"],
+                f"{transcript.seats} seats is outside {pid}'s {seats['min']}-{seats['max']}",
+            )
     clause_owner = all_clause_ids(documents)
     for i, clause in enumerate(transcript.clauses):
         owner = clause_owner.get(clause)
         if owner is None:
             add(["clauses", i], f"no clause {clause!r} in any shipped profile")
         elif selected and owner not in selected:
-            add(["clauses", i], f"clause {clause!r} belongs to {owner}, which this transcript "
-                                "does not run under")
+            add(
+                ["clauses", i],
+                f"clause {clause!r} belongs to {owner}, which this transcript does not run under",
+            )
     _check_steps(value["steps"], transcript, add)
     return problems
 
@@ -315,9 +364,13 @@ def _check_steps(steps: Sequence[Mapping[str, Any]], transcript: Transcript, add
             if not dealt:
                 add(["steps", i, "act"], "an action before any deal")
             if not 0 <= act["seat"] < transcript.seats and not refused:
-                add(["steps", i, "act", "seat"], f"no seat {act['seat']} at {transcript.seats} seats")
+                add(
+                    ["steps", i, "act", "seat"],
+                    f"no seat {act['seat']} at {transcript.seats} seats",
+                )
             cards = list(act.get("throw") or []) + (
-                [act["pick"]] if "pick" in act and act["pick"] != "deck" else [])
+                [act["pick"]] if "pick" in act and act["pick"] != "deck" else []
+            )
             for card in cards:
                 if card not in _CANONICAL and not refused:
                     add(["steps", i, "act"], f"{card!r} is not a card")
@@ -337,8 +390,11 @@ def _check_deal(spec: Mapping[str, Any], seats: int, path: list[str | int], add:
         order = spec["order"]
         if sorted(order) != sorted(CARD_NAMES):
             twice = sorted({c for c in order if order.count(c) > 1})
-            add(path + ["order"], "must hold the 52 cards once each"
-                + (f"; twice: {' '.join(twice)}" if twice else ""))
+            add(
+                [*path, "order"],
+                "must hold the 52 cards once each"
+                + (f"; twice: {' '.join(twice)}" if twice else ""),
+            )
         return
     hands = spec["hands"]
     named: list[str] = [c for cards in hands.values() for c in cards]
@@ -351,12 +407,12 @@ def _check_deal(spec: Mapping[str, Any], seats: int, path: list[str | int], add:
         seen.add(card)
     sizes = {len(cards) for cards in hands.values()}
     if len(sizes) > 1:
-        add(path + ["hands"], "every hand must have the same number of cards")
+        add([*path, "hands"], "every hand must have the same number of cards")
     for seat in hands:
         if not 0 <= int(seat) < seats:
-            add(path + ["hands", seat], f"no seat {seat} at {seats} seats")
+            add([*path, "hands", seat], f"no seat {seat} at {seats} seats")
     if str(spec["starter"]) not in {str(s) for s in hands}:
-        add(path + ["starter"], f"starter {spec['starter']} is not dealt a hand")
+        add([*path, "starter"], f"starter {spec['starter']} is not dealt a hand")
 
 
 def load_corpus(root: Path | None = None) -> tuple[list[Transcript], list[Problem]]:
@@ -371,13 +427,31 @@ def load_corpus(root: Path | None = None) -> tuple[list[Transcript], list[Proble
         if transcript is None:
             continue
         if transcript.id in seen:
-            problems.append(Problem(str(path), transcript.line, "id",
-                                    f"id {transcript.id!r} is also used by {seen[transcript.id]}"))
+            problems.append(
+                Problem(
+                    str(path),
+                    transcript.line,
+                    "id",
+                    f"id {transcript.id!r} is also used by {seen[transcript.id]}",
+                )
+            )
             continue
         seen[transcript.id] = path
         transcripts.append(transcript)
     return transcripts, problems
 
 
-__all__ = ["RANKS", "SUITS", "Expect", "Step", "Transcript", "TranscriptError", "canonical",
-           "check_transcript_file", "expand_deal", "load_corpus", "load_transcript", "profiles_for"]
+__all__ = [
+    "RANKS",
+    "SUITS",
+    "Expect",
+    "Step",
+    "Transcript",
+    "TranscriptError",
+    "canonical",
+    "check_transcript_file",
+    "expand_deal",
+    "load_corpus",
+    "load_transcript",
+    "profiles_for",
+]

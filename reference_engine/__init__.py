@@ -7,7 +7,24 @@ from .game import Game, LegalActions, Phase
 from .rules import Rules
 
 __all__ = [
-    "DECK", "Action", "Call", "Card", "ErrorCode", "Game", "JhyapError", "LegalActions",
-    "OptionError", "Phase", "PickDeck", "PickOffer", "ProfileError", "Rules", "RuleViolation",
-    "Suit", "ThrowCards", "Timeout", "parse_card", "parse_cards",
+    "DECK",
+    "Action",
+    "Call",
+    "Card",
+    "ErrorCode",
+    "Game",
+    "JhyapError",
+    "LegalActions",
+    "OptionError",
+    "Phase",
+    "PickDeck",
+    "PickOffer",
+    "ProfileError",
+    "RuleViolation",
+    "Rules",
+    "Suit",
+    "ThrowCards",
+    "Timeout",
+    "parse_card",
+    "parse_cards",
 ]

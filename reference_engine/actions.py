@@ -65,7 +65,8 @@ def action_from_json(data: object) -> Action:
     if kind == "timeout":
         return Timeout()
     raise JhyapError(
-        f"unknown action type {kind!r}; expected call, throw, pick or timeout", ErrorCode.BAD_REQUEST
+        f"unknown action type {kind!r}; expected call, throw, pick or timeout",
+        ErrorCode.BAD_REQUEST,
     )
 
 

@@ -14,5 +14,7 @@ def call_refusal(hand_value: int, turns_taken: int, players: int, rules: Rules) 
     """
     if rules.first_round is FirstRoundCall.AFTER_EVERY_PLAYER_HAD_A_TURN and turns_taken < players:
         return ErrorCode.CALL_TOO_EARLY
-    within = hand_value <= rules.call_limit if rules.call_inclusive else hand_value < rules.call_limit
+    within = (
+        hand_value <= rules.call_limit if rules.call_inclusive else hand_value < rules.call_limit
+    )
     return None if within else ErrorCode.CALL_OVER_LIMIT

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from .errors import ErrorCode, JhyapError
@@ -28,18 +28,24 @@ class Card:
 
     rank: int
     suit: Suit
+    # Derived once, because cards are compared, hashed and named on every action.
+    sort_key: int = field(init=False, compare=False, repr=False)
+    name: str = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # Canonical order: by rank, then clubs < diamonds < hearts < spades.
+        object.__setattr__(self, "sort_key", self.rank * 4 + _SUIT_ORDER[self.suit])
+        object.__setattr__(self, "name", RANKS[self.rank - 1] + self.suit.value)
 
     @property
     def rank_symbol(self) -> str:
         return RANKS[self.rank - 1]
 
-    @property
-    def sort_key(self) -> int:
-        """Canonical order: by rank, then clubs < diamonds < hearts < spades."""
-        return self.rank * 4 + _SUIT_ORDER[self.suit]
+    def __hash__(self) -> int:
+        return self.sort_key
 
     def __str__(self) -> str:
-        return RANKS[self.rank - 1] + self.suit.value
+        return self.name
 
     def __repr__(self) -> str:
         return f"Card({self})"
@@ -67,9 +73,13 @@ def parse_cards(items: object) -> list[Card]:
     return [parse_card(item) for item in items]
 
 
+def _key(card: Card) -> int:
+    return card.sort_key
+
+
 def sorted_cards(cards: Iterable[Card]) -> list[Card]:
-    return sorted(cards, key=lambda c: c.sort_key)
+    return sorted(cards, key=_key)
 
 
 def names(cards: Iterable[Card]) -> list[str]:
-    return [str(c) for c in cards]
+    return [c.name for c in cards]

@@ -16,7 +16,7 @@ from .actions import Action, Call, PickDeck, PickOffer, ThrowCards, Timeout
 from .cards import DECK, Card, names, sorted_cards
 from .errors import ErrorCode, JhyapError, OptionError, RuleViolation
 from .profile import option_specs, resolve
-from .rules import DealerRule, NextStarter, Rules
+from .rules import DealerRule, GameEndKind, NextStarter, Rules
 from .throws import Throw, ThrowKind
 
 Event = dict[str, Any]
@@ -48,20 +48,30 @@ class LegalActions:
     def to_json(self) -> dict[str, Any]:
         picks: list[dict[str, Any]] = [{"from": "deck"}] if self.pick_deck else []
         picks += [{"from": "offer", "card": str(c)} for c in self.pick_offer]
-        return {"seat": self.seat, "call": self.call,
-                "throws": [names(t) for t in self.throws], "picks": picks}
+        return {
+            "seat": self.seat,
+            "call": self.call,
+            "throws": [names(t) for t in self.throws],
+            "picks": picks,
+        }
 
 
 class Game:
     """One table: seats, scores across hands, and the hand in progress."""
 
-    def __init__(self, profile_document: Mapping[str, Any], seats: int,
-                 options: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        profile_document: Mapping[str, Any],
+        seats: int,
+        options: Mapping[str, Any] | None = None,
+    ) -> None:
         self.document = profile_document
         self.profile = resolve(profile_document, options)
         self.rules = Rules.from_profile(self.profile)
-        if isinstance(seats, bool) or not isinstance(seats, int) or not (
-            self.rules.seats_min <= seats <= self.rules.seats_max
+        if (
+            isinstance(seats, bool)
+            or not isinstance(seats, int)
+            or not (self.rules.seats_min <= seats <= self.rules.seats_max)
         ):
             raise JhyapError(
                 f"seats must be {self.rules.seats_min} to {self.rules.seats_max}, not {seats!r}",
@@ -121,7 +131,7 @@ class Game:
         for i, card in enumerate(order[: size * len(seats)]):
             self.hands[seats[i % len(seats)]].append(card)
         turned_up = order[size * len(seats)]
-        self.deck = list(reversed(order[size * len(seats) + 1:]))
+        self.deck = list(reversed(order[size * len(seats) + 1 :]))
         self.offer = Throw((turned_up,), ThrowKind.SINGLE)
         self.thrown = None
         self.out_of_play = []
@@ -131,23 +141,35 @@ class Game:
         self.to_act = self.starter
         self.phase = Phase.CALL_OR_THROW
         return [
-            {"type": "round_started", "round": self.round, "dealer": self.dealer,
-             "starter": self.starter, "turn_order": seats},
-            {"type": "dealt", "hands": [names(sorted_cards(h)) for h in self.hands],
-             "turned_up": str(turned_up), "deck_size": len(self.deck)},
+            {
+                "type": "round_started",
+                "round": self.round,
+                "dealer": self.dealer,
+                "starter": self.starter,
+                "turn_order": seats,
+            },
+            {
+                "type": "dealt",
+                "hands": [names(sorted_cards(h)) for h in self.hands],
+                "turned_up": str(turned_up),
+                "deck_size": len(self.deck),
+            },
         ]
 
     def set_option(self, name: str, value: Any) -> list[Event]:
         """Change a host option between hands; it applies from the next hand."""
         specs = option_specs(self.document)
         if name not in specs:
-            raise OptionError(f"unknown option {name!r}; this profile's options: "
-                              f"{', '.join(specs) or 'none'}", ErrorCode.UNKNOWN_OPTION)
+            raise OptionError(
+                f"unknown option {name!r}; this profile's options: {', '.join(specs) or 'none'}",
+                ErrorCode.UNKNOWN_OPTION,
+            )
         if self.phase not in _BETWEEN_HANDS:
             raise RuleViolation("options change only between hands", ErrorCode.WRONG_PHASE)
         if specs[name].locked_when_open:
-            raise OptionError(f"option {name} is locked once the table is open",
-                              ErrorCode.OPTION_LOCKED)
+            raise OptionError(
+                f"option {name} is locked once the table is open", ErrorCode.OPTION_LOCKED
+            )
         values = dict(self.profile["option_values"])
         values[name] = value
         profile = resolve(self.document, values)
@@ -157,9 +179,11 @@ class Game:
 
     def end_game(self) -> list[Event]:
         """The host ends an open table between hands."""
-        if self.rules.game_end is not game_end.GameEndKind.HOST_ENDS:
-            raise RuleViolation("this profile's game ends by its own rules, not by the host",
-                                ErrorCode.GAME_NOT_ENDABLE)
+        if self.rules.game_end is not GameEndKind.HOST_ENDS:
+            raise RuleViolation(
+                "this profile's game ends by its own rules, not by the host",
+                ErrorCode.GAME_NOT_ENDABLE,
+            )
         if self.phase not in _BETWEEN_HANDS:
             raise RuleViolation("the table can be ended only between hands", ErrorCode.WRONG_PHASE)
         return self._finish_game()
@@ -170,11 +194,13 @@ class Game:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.seats:
             raise JhyapError(f"no seat {seat!r} at this table", ErrorCode.INVALID_SEAT)
         if self.phase not in _TURN:
-            raise RuleViolation(f"no turn is in progress (phase {self.phase})",
-                                ErrorCode.WRONG_PHASE)
+            raise RuleViolation(
+                f"no turn is in progress (phase {self.phase})", ErrorCode.WRONG_PHASE
+            )
         if seat != self.to_act:
-            raise RuleViolation(f"it is seat {self.to_act}'s turn, not seat {seat}'s",
-                                ErrorCode.NOT_YOUR_TURN)
+            raise RuleViolation(
+                f"it is seat {self.to_act}'s turn, not seat {seat}'s", ErrorCode.NOT_YOUR_TURN
+            )
         match action:
             case Call():
                 return self._call(seat)
@@ -202,8 +228,9 @@ class Game:
         if refusal is ErrorCode.CALL_TOO_EARLY:
             raise RuleViolation("no call until every player has had a turn this hand", refusal)
         if refusal is not None:
-            raise RuleViolation(f"hand worth {value} is over the call limit "
-                                f"{self.rules.call_limit}", refusal)
+            raise RuleViolation(
+                f"hand worth {value} is over the call limit {self.rules.call_limit}", refusal
+            )
         return [{"type": "called", "seat": seat, "value": value}, *self._end_round(seat)]
 
     def _throw(self, seat: int, cards: Sequence[Card]) -> list[Event]:
@@ -211,12 +238,16 @@ class Game:
         hand = self.hands[seat]
         missing = [c for c in cards if c not in hand]
         if missing:
-            raise RuleViolation(f"seat {seat} does not hold {', '.join(names(missing))}",
-                                ErrorCode.CARD_NOT_IN_HAND)
+            raise RuleViolation(
+                f"seat {seat} does not hold {', '.join(names(missing))}", ErrorCode.CARD_NOT_IN_HAND
+            )
         kind = throws.classify(cards, self.rules)
         if kind is None:
-            raise RuleViolation(f"{' '.join(names(cards)) or 'nothing'} is not a single, "
-                                "a set of one rank or a run in one suit", ErrorCode.ILLEGAL_THROW)
+            raise RuleViolation(
+                f"{' '.join(names(cards)) or 'nothing'} is not a single, "
+                "a set of one rank or a run in one suit",
+                ErrorCode.ILLEGAL_THROW,
+            )
         for card in cards:
             hand.remove(card)
         self.thrown = Throw(tuple(cards), kind)
@@ -230,19 +261,25 @@ class Game:
         if card not in self.offer.cards:
             raise RuleViolation(f"{card} is not on offer", ErrorCode.CARD_NOT_ON_OFFER)
         if not picking.offer_open_to(seat, self.multi_throwers, self.rules):
-            raise RuleViolation("thrown cards may be picked only after throwing two or more "
-                                "cards together this round", ErrorCode.PICK_NOT_ALLOWED)
+            raise RuleViolation(
+                "thrown cards may be picked only after throwing two or more "
+                "cards together this round",
+                ErrorCode.PICK_NOT_ALLOWED,
+            )
         if card not in picking.pickable_cards(self.offer, self.rules):
             allowed = names(picking.pickable_cards(self.offer, self.rules))
-            raise RuleViolation(f"{card} may not be picked from this throw; allowed: "
-                                f"{', '.join(allowed)}", ErrorCode.PICK_NOT_ALLOWED)
+            raise RuleViolation(
+                f"{card} may not be picked from this throw; allowed: {', '.join(allowed)}",
+                ErrorCode.PICK_NOT_ALLOWED,
+            )
 
     def _pick(self, seat: int, card: Card | None) -> list[Event]:
         assert self.offer is not None and self.thrown is not None
         if card is None:
             card = self.deck.pop()
-            events: list[Event] = [{"type": "picked", "seat": seat, "from": "deck",
-                                    "card": str(card)}]
+            events: list[Event] = [
+                {"type": "picked", "seat": seat, "from": "deck", "card": str(card)}
+            ]
         else:
             events = [{"type": "picked", "seat": seat, "from": "offer", "card": str(card)}]
         self.hands[seat].append(card)
@@ -257,8 +294,9 @@ class Game:
             self.phase = Phase.CALL_OR_THROW
         else:
             self.phase = Phase.AWAITING_RESHUFFLE
-            events.append({"type": "reshuffle_needed",
-                           "cards": names(sorted_cards(self.out_of_play))})
+            events.append(
+                {"type": "reshuffle_needed", "cards": names(sorted_cards(self.out_of_play))}
+            )
         return events
 
     def _timeout(self, seat: int) -> list[Event]:
@@ -276,9 +314,11 @@ class Game:
         if self.phase is not Phase.AWAITING_RESHUFFLE:
             raise RuleViolation(f"no reshuffle is due (phase {self.phase})", ErrorCode.WRONG_PHASE)
         if len(order) != len(self.out_of_play) or set(order) != set(self.out_of_play):
-            raise JhyapError("reshuffle order must hold exactly the cards out of play: "
-                             f"{' '.join(names(sorted_cards(self.out_of_play)))}",
-                             ErrorCode.INVALID_RESHUFFLE)
+            raise JhyapError(
+                "reshuffle order must hold exactly the cards out of play: "
+                f"{' '.join(names(sorted_cards(self.out_of_play)))}",
+                ErrorCode.INVALID_RESHUFFLE,
+            )
         self.deck = list(reversed(order))
         self.out_of_play = []
         self.phase = Phase.CALL_OR_THROW
@@ -294,11 +334,14 @@ class Game:
             self.scores[seat] += delta
         out = game_end.eliminated_after(self.scores, self.active, self.rules)
         self.last_round = {
-            "round": self.round, "outcome": result.outcome.value, "caller": caller,
+            "round": self.round,
+            "outcome": result.outcome.value,
+            "caller": caller,
             "winner": result.winner,
             "hand_values": [values.get(s) for s in range(self.seats)],
             "deltas": [result.deltas.get(s, 0) for s in range(self.seats)],
-            "scores": list(self.scores), "eliminated": out,
+            "scores": list(self.scores),
+            "eliminated": out,
         }
         events: list[Event] = [{"type": "round_ended", **self.last_round}]
         if self.rules.next_starter is NextStarter.ROUND_WINNER and result.winner not in out:
@@ -319,8 +362,11 @@ class Game:
 
     def _finish_game(self) -> list[Event]:
         rules = self.rules
-        payments = (game_end.settlement(self.scores, rules.dollars_per_point)
-                    if rules.dollars_per_point is not None else None)
+        payments = (
+            game_end.settlement(self.scores, rules.dollars_per_point)
+            if rules.dollars_per_point is not None
+            else None
+        )
         self.result = {
             "winners": game_end.winners(self.scores, self.active, rules),
             "standings": game_end.standings(self.scores, self.eliminated, rules),
@@ -340,10 +386,15 @@ class Game:
             return None
         seat = self.to_act
         if self.phase is Phase.CALL_OR_THROW:
-            can_call = calling.call_refusal(self.hand_value(seat), self.turns_taken,
-                                            len(self.active), self.rules) is None
-            return LegalActions(seat, can_call, tuple(throws.legal_throws(self.hands[seat],
-                                                                           self.rules)), False, ())
+            can_call = (
+                calling.call_refusal(
+                    self.hand_value(seat), self.turns_taken, len(self.active), self.rules
+                )
+                is None
+            )
+            return LegalActions(
+                seat, can_call, tuple(throws.legal_throws(self.hands[seat], self.rules)), False, ()
+            )
         assert self.offer is not None
         offer_cards: tuple[Card, ...] = ()
         if picking.offer_open_to(seat, self.multi_throwers, self.rules):

@@ -17,8 +17,12 @@ class Payment:
     dollars: Decimal
 
     def to_json(self) -> dict[str, object]:
-        return {"from": self.payer, "to": self.payee, "points": self.points,
-                "dollars": f"{self.dollars:.2f}"}
+        return {
+            "from": self.payer,
+            "to": self.payee,
+            "points": self.points,
+            "dollars": f"{self.dollars:.2f}",
+        }
 
 
 def eliminated_after(scores: Sequence[int], active: Sequence[int], rules: Rules) -> list[int]:
@@ -65,4 +69,6 @@ def settlement(scores: Sequence[int], rate: Decimal) -> list[Payment]:
         points = min(-balance[debtor], balance[creditor])
         balance[debtor] += points
         balance[creditor] -= points
-        payments.append(Payment(debtor, creditor, points, (rate * points).quantize(Decimal("0.01"))))
+        payments.append(
+            Payment(debtor, creditor, points, (rate * points).quantize(Decimal("0.01")))
+        )

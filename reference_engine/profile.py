@@ -152,7 +152,9 @@ def parse_option_value(spec: OptionSpec, text: str) -> Json:
     return text
 
 
-def resolve(document: Mapping[str, Json], options: Mapping[str, Json] | None = None) -> dict[str, Json]:
+def resolve(
+    document: Mapping[str, Json], options: Mapping[str, Json] | None = None
+) -> dict[str, Json]:
     """The resolved profile: ``document`` with option values applied to its rules.
 
     Unknown option names raise OptionError with code ``unknown_option``; values
@@ -164,7 +166,8 @@ def resolve(document: Mapping[str, Json], options: Mapping[str, Json] | None = N
         if name not in specs:
             known = ", ".join(specs) or "none"
             raise OptionError(
-                f"unknown option {name!r}; this profile's options: {known}", ErrorCode.UNKNOWN_OPTION
+                f"unknown option {name!r}; this profile's options: {known}",
+                ErrorCode.UNKNOWN_OPTION,
             )
         chosen[name] = specs[name].normalize(value)
     resolved = copy.deepcopy(dict(document))

@@ -9,11 +9,17 @@ from typing import Any
 from .actions import Call, PickDeck, PickOffer, ThrowCards
 from .cards import DECK
 from .game import Game, Phase
+from .rules import GameEndKind
 
 
-def play_random_game(document: Mapping[str, Any], seats: int, rng: random.Random,
-                     options: Mapping[str, Any] | None = None, max_rounds: int = 50,
-                     call_chance: float = 0.5) -> tuple[Game, int]:
+def play_random_game(
+    document: Mapping[str, Any],
+    seats: int,
+    rng: random.Random,
+    options: Mapping[str, Any] | None = None,
+    max_rounds: int = 50,
+    call_chance: float = 0.5,
+) -> tuple[Game, int]:
     """Play one game with a random policy; returns the game and the turns taken.
 
     An open table (ended by the host) is ended after ``max_rounds`` hands.
@@ -22,7 +28,7 @@ def play_random_game(document: Mapping[str, Any], seats: int, rng: random.Random
     turns = 0
     while game.phase is not Phase.GAME_OVER:
         if game.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
-            if game.round >= max_rounds:
+            if game.round >= max_rounds and game.rules.game_end is GameEndKind.HOST_ENDS:
                 game.end_game()
                 break
             deck = list(DECK)
@@ -38,9 +44,11 @@ def play_random_game(document: Mapping[str, Any], seats: int, rng: random.Random
             if legal.call and rng.random() < call_chance:
                 game.act(legal.seat, Call())
             elif legal.throws:
-                # Lean towards big throws so that hands shrink and rounds end.
-                cards = max(rng.sample(legal.throws, min(3, len(legal.throws))), key=len)
-                game.act(legal.seat, ThrowCards(tuple(rng.sample(cards, len(cards)))))
+                # Lean towards big throws (the longer of two picks) so that rounds end.
+                one, two = rng.choice(legal.throws), rng.choice(legal.throws)
+                cards = list(one if len(one) >= len(two) else two)
+                rng.shuffle(cards)
+                game.act(legal.seat, ThrowCards(tuple(cards)))
             elif legal.pick_offer and rng.random() < 0.5:
                 low = min(legal.pick_offer, key=lambda c: c.rank)
                 game.act(legal.seat, PickOffer(low))

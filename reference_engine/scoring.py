@@ -22,7 +22,9 @@ class Showdown:
     deltas: Mapping[int, int]
 
 
-def showdown(values: Mapping[int, int], turn_order: Sequence[int], caller: int, rules: Rules) -> Showdown:
+def showdown(
+    values: Mapping[int, int], turn_order: Sequence[int], caller: int, rules: Rules
+) -> Showdown:
     """Settle a call. ``turn_order`` lists the seats in play, starting after the caller."""
     others = [s for s in turn_order if s != caller]
     lowest = min(values[s] for s in others)

@@ -15,8 +15,18 @@ from .game import Game
 PROTOCOL_VERSION = "1.0"
 ENGINE_VERSION = "0.1.0"
 MAX_LINE_BYTES = 1 << 20
-COMMANDS = ("hello", "start", "deal", "act", "reshuffle", "set_option", "end_game",
-            "state", "legal", "stop")
+COMMANDS = (
+    "hello",
+    "start",
+    "deal",
+    "act",
+    "reshuffle",
+    "set_option",
+    "end_game",
+    "state",
+    "legal",
+    "stop",
+)
 
 Response = dict[str, Any]
 
@@ -37,17 +47,24 @@ class Session:
             if isinstance(seq, bool) or not isinstance(seq, int):
                 raise JhyapError("'seq' must be an integer", ErrorCode.BAD_REQUEST)
             command = request.get("cmd")
-            handler: Callable[[dict[str, Any]], Response] | None = getattr(
-                self, f"_cmd_{command}", None) if command in COMMANDS else None
+            handler: Callable[[dict[str, Any]], Response] | None = (
+                getattr(self, f"_cmd_{command}", None) if command in COMMANDS else None
+            )
             if handler is None:
                 raise JhyapError(f"unknown command {command!r}", ErrorCode.UNKNOWN_COMMAND)
             body = handler(request)
         except JhyapError as exc:
-            return {"seq": seq, "ok": False, "error": {"code": exc.code.value,
-                                                       "message": exc.message}}
+            return {
+                "seq": seq,
+                "ok": False,
+                "error": {"code": exc.code.value, "message": exc.message},
+            }
         except Exception as exc:  # the server keeps serving whatever a request does
-            return {"seq": seq, "ok": False,
-                    "error": {"code": ErrorCode.INTERNAL_ERROR.value, "message": repr(exc)}}
+            return {
+                "seq": seq,
+                "ok": False,
+                "error": {"code": ErrorCode.INTERNAL_ERROR.value, "message": repr(exc)},
+            }
         return {"seq": seq, "ok": True, **body}
 
     def _game(self) -> Game:
@@ -60,14 +77,19 @@ class Session:
         if not isinstance(wanted, str):
             raise JhyapError("hello needs 'protocol', e.g. \"1.0\"", ErrorCode.BAD_REQUEST)
         if wanted.split(".")[0] != PROTOCOL_VERSION.split(".")[0]:
-            raise JhyapError(f"this engine speaks protocol {PROTOCOL_VERSION}, not {wanted}",
-                             ErrorCode.UNSUPPORTED_PROTOCOL)
+            raise JhyapError(
+                f"this engine speaks protocol {PROTOCOL_VERSION}, not {wanted}",
+                ErrorCode.UNSUPPORTED_PROTOCOL,
+            )
         self.greeted = True
-        return {"engine": {"name": "jhyap-reference", "version": ENGINE_VERSION,
-                           "language": "python"},
-                "protocol": PROTOCOL_VERSION,
-                "supports": {"commands": list(COMMANDS), "actions": ["call", "throw", "pick",
-                                                                      "timeout"]}}
+        return {
+            "engine": {"name": "jhyap-reference", "version": ENGINE_VERSION, "language": "python"},
+            "protocol": PROTOCOL_VERSION,
+            "supports": {
+                "commands": list(COMMANDS),
+                "actions": ["call", "throw", "pick", "timeout"],
+            },
+        }
 
     def _cmd_start(self, request: dict[str, Any]) -> Response:
         profile, seats = _field(request, "profile", dict), _field(request, "seats", int)
@@ -114,9 +136,12 @@ class Session:
 def _field(request: dict[str, Any], name: str, kind: type) -> Any:
     value = request.get(name)
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise JhyapError(f"'{name}' must be {'an' if kind is int else 'a'} {kind.__name__}"
-                         .replace("dict", "object").replace("str", "string"),
-                         ErrorCode.BAD_REQUEST)
+        raise JhyapError(
+            f"'{name}' must be {'an' if kind is int else 'a'} {kind.__name__}".replace(
+                "dict", "object"
+            ).replace("str", "string"),
+            ErrorCode.BAD_REQUEST,
+        )
     return value
 
 
@@ -157,8 +182,11 @@ def serve(stdin: IO[bytes] | None = None, stdout: IO[str] | None = None) -> int:
         try:
             response = session.handle(decode_request(line))
         except JhyapError as exc:
-            response = {"seq": None, "ok": False,
-                        "error": {"code": exc.code.value, "message": exc.message}}
+            response = {
+                "seq": None,
+                "ok": False,
+                "error": {"code": exc.code.value, "message": exc.message},
+            }
         sink.write(json.dumps(response, separators=(",", ":")) + "\n")
         sink.flush()
     return 0

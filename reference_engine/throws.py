@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from itertools import combinations
+from itertools import combinations, pairwise
 
 from .cards import Card
 from .rules import Rules
@@ -38,17 +38,29 @@ def classify(cards: Sequence[Card], rules: Rules) -> ThrowKind | None:
     if count >= rules.run_min and all(c.suit == first.suit for c in cards):
         # Ace counts 1 only (rules.run_ace is "low"), so a run is consecutive ranks 1..13.
         ranks = sorted(c.rank for c in cards)
-        if all(b - a == 1 for a, b in zip(ranks, ranks[1:], strict=False)):
+        if all(b - a == 1 for a, b in pairwise(ranks)):
             return ThrowKind.RUN
     return None
 
 
 def legal_throws(hand: Sequence[Card], rules: Rules) -> list[tuple[Card, ...]]:
-    """Every legal throw from ``hand``, each in canonical card order."""
+    """Every legal throw from ``hand``, each in canonical card order: singles, sets, runs."""
     ordered = sorted(hand, key=lambda c: c.sort_key)
-    found: list[tuple[Card, ...]] = []
-    for size in range(1, len(ordered) + 1):
-        for combo in combinations(ordered, size):
-            if classify(combo, rules) is not None:
-                found.append(combo)
+    found: list[tuple[Card, ...]] = [(c,) for c in ordered]
+    by_rank: dict[int, list[Card]] = {}
+    by_suit: dict[str, list[Card]] = {}
+    for card in ordered:
+        by_rank.setdefault(card.rank, []).append(card)
+        by_suit.setdefault(card.suit, []).append(card)
+    for group in by_rank.values():
+        for size in range(max(2, rules.set_min), min(rules.set_max, len(group)) + 1):
+            found.extend(combinations(group, size))
+    for suited in by_suit.values():
+        # Within one suit ranks are distinct; every consecutive stretch long enough is a run.
+        for start in range(len(suited)):
+            end = start
+            while end + 1 < len(suited) and suited[end + 1].rank == suited[end].rank + 1:
+                end += 1
+                if end - start + 1 >= rules.run_min:
+                    found.append(tuple(suited[start : end + 1]))
     return found

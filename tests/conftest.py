@@ -21,18 +21,30 @@ def profile_document(name: str) -> dict[str, Any]:
     return data
 
 
-def deck_from_hands(hands: Sequence[str], turned_up: str, starter: int = 0,
-                    deck_top: str = "") -> list[str]:
+def deck_from_hands(
+    hands: Sequence[str], turned_up: str, starter: int = 0, deck_top: str = ""
+) -> list[str]:
     """The 52-card order that deals ``hands`` (space-separated, per seat) from ``starter``."""
     from conformance.transcript import expand_deal
 
-    return expand_deal({"starter": starter, "turned_up": turned_up,
-                        "hands": {i: h.split() for i, h in enumerate(hands)},
-                        "deck": deck_top.split()})
+    return expand_deal(
+        {
+            "starter": starter,
+            "turned_up": turned_up,
+            "hands": {i: h.split() for i, h in enumerate(hands)},
+            "deck": deck_top.split(),
+        }
+    )
 
 
-def dealt_game(name: str, hands: Sequence[str], turned_up: str = "Kh", starter: int = 0,
-               deck_top: str = "", options: Mapping[str, Any] | None = None) -> Game:
+def dealt_game(
+    name: str,
+    hands: Sequence[str],
+    turned_up: str = "Kh",
+    starter: int = 0,
+    deck_top: str = "",
+    options: Mapping[str, Any] | None = None,
+) -> Game:
     """A table after its first deal. Hands shorter than a full deal are set after dealing
     (for tests of scoring, where only the hands' values matter)."""
     game = Game(profile_document(name), len(hands), options)

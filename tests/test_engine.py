@@ -7,7 +7,15 @@ from decimal import Decimal
 import pytest
 
 from reference_engine import (
-    Call, ErrorCode, Game, JhyapError, Phase, PickDeck, PickOffer, ThrowCards, parse_card,
+    Call,
+    ErrorCode,
+    Game,
+    JhyapError,
+    Phase,
+    PickDeck,
+    PickOffer,
+    ThrowCards,
+    parse_card,
     parse_cards,
 )
 from reference_engine.game_end import settlement
@@ -22,25 +30,29 @@ def cards(text: str) -> tuple:
 
 def rules(name: str = "dashain") -> Rules:
     from reference_engine.profile import resolve
+
     return Rules.from_profile(resolve(profile_document(name)))
 
 
-@pytest.mark.parametrize(("throw", "kind"), [
-    ("9c", ThrowKind.SINGLE),
-    ("9s 9d", ThrowKind.SET),
-    ("9s 9d 9c 9h", ThrowKind.SET),
-    ("4h 5h 6h", ThrowKind.RUN),
-    ("6h 4h 5h", ThrowKind.RUN),
-    ("As 2s 3s", ThrowKind.RUN),
-    ("9h Th Jh Qh Kh", ThrowKind.RUN),
-    ("Qs Ks As", None),
-    ("Ks As 2s", None),
-    ("5s 6s", None),
-    ("4h 5d 6h", None),
-    ("4h 4h", None),
-    ("9c 9s 8c", None),
-    ("", None),
-])
+@pytest.mark.parametrize(
+    ("throw", "kind"),
+    [
+        ("9c", ThrowKind.SINGLE),
+        ("9s 9d", ThrowKind.SET),
+        ("9s 9d 9c 9h", ThrowKind.SET),
+        ("4h 5h 6h", ThrowKind.RUN),
+        ("6h 4h 5h", ThrowKind.RUN),
+        ("As 2s 3s", ThrowKind.RUN),
+        ("9h Th Jh Qh Kh", ThrowKind.RUN),
+        ("Qs Ks As", None),
+        ("Ks As 2s", None),
+        ("5s 6s", None),
+        ("4h 5d 6h", None),
+        ("4h 4h", None),
+        ("9c 9s 8c", None),
+        ("", None),
+    ],
+)
 def test_throw_kinds(throw: str, kind: ThrowKind | None) -> None:
     assert classify(cards(throw), rules()) == kind
 
@@ -53,29 +65,59 @@ def test_hand_values_from_the_dashain_examples() -> None:
 
 def test_deal_goes_one_card_at_a_time_from_the_starter() -> None:
     game = Game(profile_document("everestbuzz"), 3)
-    order = parse_cards("Ac Ad Ah 2c 2d 2h 3c 3d 3h 4c 4d 4h 5c 5d 5h Kc".split()
-                        + [str(c) for c in __import__("reference_engine").DECK
-                           if str(c) not in "Ac Ad Ah 2c 2d 2h 3c 3d 3h 4c 4d 4h 5c 5d 5h Kc"])
+    order = parse_cards(
+        [
+            "Ac",
+            "Ad",
+            "Ah",
+            "2c",
+            "2d",
+            "2h",
+            "3c",
+            "3d",
+            "3h",
+            "4c",
+            "4d",
+            "4h",
+            "5c",
+            "5d",
+            "5h",
+            "Kc",
+        ]
+        + [
+            str(c)
+            for c in __import__("reference_engine").DECK
+            if str(c) not in "Ac Ad Ah 2c 2d 2h 3c 3d 3h 4c 4d 4h 5c 5d 5h Kc"
+        ]
+    )
     events = game.deal(order)
-    assert events[0] == {"type": "round_started", "round": 1, "dealer": 2, "starter": 0,
-                         "turn_order": [0, 1, 2]}
+    assert events[0] == {
+        "type": "round_started",
+        "round": 1,
+        "dealer": 2,
+        "starter": 0,
+        "turn_order": [0, 1, 2],
+    }
     assert events[1]["hands"][0] == ["Ac", "2c", "3c", "4c", "5c"]
     assert events[1]["turned_up"] == "Kc"
     assert game.state()["deck"][0] == "As"
 
 
-@pytest.mark.parametrize(("profile", "offer_pick", "code"), [
-    ("dashain", "5h", ErrorCode.PICK_NOT_ALLOWED),
-    ("dashain", "4h", None),
-    ("dashain", "6h", None),
-    ("dhumbal", "5h", None),
-    ("everestbuzz", "5h", ErrorCode.PICK_NOT_ALLOWED),
-    ("everestbuzz", "4h", ErrorCode.PICK_NOT_ALLOWED),
-    ("everestbuzz", "6h", None),  # placed last, so on top
-])
+@pytest.mark.parametrize(
+    ("profile", "offer_pick", "code"),
+    [
+        ("dashain", "5h", ErrorCode.PICK_NOT_ALLOWED),
+        ("dashain", "4h", None),
+        ("dashain", "6h", None),
+        ("dhumbal", "5h", None),
+        ("everestbuzz", "5h", ErrorCode.PICK_NOT_ALLOWED),
+        ("everestbuzz", "4h", ErrorCode.PICK_NOT_ALLOWED),
+        ("everestbuzz", "6h", None),  # placed last, so on top
+    ],
+)
 def test_pick_from_a_run(profile: str, offer_pick: str, code: ErrorCode | None) -> None:
     game = dealt_game(profile, ["4h 6h 5h Kc Qd", "9c 9s 2d 3d Jh"])
-    game.act(0, ThrowCards(cards("4h 5h 6h") if profile != "everestbuzz" else cards("4h 5h 6h")))
+    game.act(0, ThrowCards(cards("4h 5h 6h")))  # placed low to high: 6h lands on top
     game.act(0, PickDeck())
     game.act(1, ThrowCards(cards("9c 9s")))
     before = game.state()
@@ -176,7 +218,8 @@ def test_next_seat_starts_the_next_dashain_hand() -> None:
 def test_settlement_in_exact_dollars() -> None:
     payments = settlement([44, 0, -44, 0], Decimal("0.05"))
     assert [p.to_json() for p in payments] == [
-        {"from": 2, "to": 0, "points": 44, "dollars": "2.20"}]
+        {"from": 2, "to": 0, "points": 44, "dollars": "2.20"}
+    ]
 
 
 def test_refused_deal_and_option_change_leave_state_unchanged() -> None:

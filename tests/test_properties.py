@@ -11,7 +11,16 @@ from hypothesis import Phase as Phase_
 from hypothesis import strategies as st
 
 from reference_engine import (
-    DECK, Call, ErrorCode, Game, JhyapError, Phase, PickDeck, PickOffer, ThrowCards, parse_card,
+    DECK,
+    Call,
+    ErrorCode,
+    Game,
+    JhyapError,
+    Phase,
+    PickDeck,
+    PickOffer,
+    ThrowCards,
+    parse_card,
 )
 from reference_engine.profile import option_specs
 from reference_engine.rules import ScoringKind
@@ -40,8 +49,10 @@ def _option_choices(name: str) -> st.SearchStrategy[dict[str, Any]]:
 tables = st.sampled_from(PROFILE_IDS).flatmap(
     lambda name: st.tuples(
         st.just(name),
-        st.integers(profile_document(name)["rules"]["seats"]["min"],
-                    profile_document(name)["rules"]["seats"]["max"]),
+        st.integers(
+            profile_document(name)["rules"]["seats"]["min"],
+            profile_document(name)["rules"]["seats"]["max"],
+        ),
         _option_choices(name),
         st.integers(0, 2**32 - 1).map(random.Random),
     )
@@ -61,8 +72,14 @@ def _illegal_candidates(game: Game, rng: random.Random) -> list[Any]:
     hand = game.hands[seat] or list(DECK[:1])
     some = rng.sample(list(DECK), 3)
     offer = list(game.offer.cards) if game.offer else []
-    actions = [Call(), PickDeck(), ThrowCards(tuple(rng.sample(hand, min(len(hand), 2)))),
-               ThrowCards(tuple(some)), PickOffer(rng.choice(offer or some)), PickOffer(some[0])]
+    actions = [
+        Call(),
+        PickDeck(),
+        ThrowCards(tuple(rng.sample(hand, min(len(hand), 2)))),
+        ThrowCards(tuple(some)),
+        PickOffer(rng.choice(offer or some)),
+        PickOffer(some[0]),
+    ]
     return [(seat, a) for a in actions]
 
 
@@ -82,11 +99,17 @@ def _is_listed(game: Game, seat: int, action: Any) -> bool:
     return False
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow],
-          database=None, phases=[Phase_.explicit, Phase_.generate])
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    database=None,
+    phases=[Phase_.explicit, Phase_.generate],
+)
 @given(tables)
-def test_random_play_keeps_every_invariant(table: tuple[str, int, dict[str, Any], random.Random]
-                                           ) -> None:
+def test_random_play_keeps_every_invariant(
+    table: tuple[str, int, dict[str, Any], random.Random],
+) -> None:
     name, seats, options, rng = table
     game = Game(profile_document(name), seats, options)
     turns = 0

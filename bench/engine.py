@@ -1,0 +1,135 @@
+"""Random-policy play through the reference engine: turns and rounds per second.
+
+Run: python bench/engine.py [--games N] [--repeats R]
+
+Prints, per profile, the median over R runs of turns/s and rounds/s through the
+Python API, then the same through `jhyap engine` over the JSON-lines protocol.
+A turn is one call or one throw-and-pick; the policy's own work is included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from conformance.profiles import resolved_profile  # noqa: E402
+from reference_engine.randomplay import play_random_game  # noqa: E402
+
+PROFILES = ("dashain", "everestbuzz", "dhumbal")
+
+
+def api_run(profile: dict[str, Any], games: int, seed: int) -> tuple[float, int, int]:
+    rng = random.Random(seed)
+    turns = rounds = 0
+    start = time.perf_counter()
+    for _ in range(games):
+        seats = rng.randint(profile["rules"]["seats"]["min"], profile["rules"]["seats"]["max"])
+        game, played = play_random_game(profile, seats, rng, max_rounds=10)
+        turns += played
+        rounds += game.round
+    return time.perf_counter() - start, turns, rounds
+
+
+class Pipe:
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "reference_engine.server"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            bufsize=1,
+        )
+        self.seq = 0
+
+    def ask(self, cmd: str, **args: Any) -> dict[str, Any]:
+        assert self.proc.stdin and self.proc.stdout
+        self.seq += 1
+        self.proc.stdin.write(json.dumps({"seq": self.seq, "cmd": cmd, **args}) + "\n")
+        self.proc.stdin.flush()
+        reply: dict[str, Any] = json.loads(self.proc.stdout.readline())
+        assert reply["ok"], reply
+        return reply
+
+    def close(self) -> None:
+        self.ask("stop")
+        self.proc.wait(5)
+
+
+def protocol_run(profile: dict[str, Any], games: int, seed: int) -> tuple[float, int, int]:
+    rng = random.Random(seed)
+    pipe = Pipe()
+    pipe.ask("hello", protocol="1.0")
+    turns = rounds = 0
+    start = time.perf_counter()
+    for _ in range(games):
+        seats = rng.randint(profile["rules"]["seats"]["min"], profile["rules"]["seats"]["max"])
+        pipe.ask("start", profile=profile, options=profile["option_values"], seats=seats)
+        while True:
+            state = pipe.ask("state")["state"]
+            phase = state["phase"]
+            if phase == "game_over":
+                break
+            if phase in ("awaiting_deal", "round_over"):
+                if state["round"] >= 10 and profile["rules"]["game_end"]["kind"] == "host_ends":
+                    pipe.ask("end_game")
+                    break
+                deck = [f"{r}{s}" for r in "A23456789TJQK" for s in "cdhs"]
+                rng.shuffle(deck)
+                pipe.ask("deal", deck=deck)
+                rounds += 1
+                continue
+            if phase == "awaiting_reshuffle":
+                pile = list(state["out_of_play"])
+                rng.shuffle(pile)
+                pipe.ask("reshuffle", order=pile)
+                continue
+            legal = pipe.ask("legal")["legal"]
+            seat = legal["seat"]
+            if legal["call"] and rng.random() < 0.5:
+                pipe.ask("act", seat=seat, action={"type": "call"})
+                turns += 1
+            elif legal["throws"]:
+                cards = max(rng.sample(legal["throws"], min(3, len(legal["throws"]))), key=len)
+                pipe.ask("act", seat=seat, action={"type": "throw", "cards": cards})
+            else:
+                pipe.ask("act", seat=seat, action=rng.choice(legal["picks"]) | {"type": "pick"})
+                turns += 1
+    elapsed = time.perf_counter() - start
+    pipe.close()
+    return elapsed, turns, rounds
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=200, help="games per run (API)")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    print(f"python {sys.version.split()[0]}; median of {args.repeats} runs")
+    print(f"{'profile':<12} {'path':<9} {'games':>6} {'turns':>8} {'turns/s':>10} {'rounds/s':>9}")
+    for name in PROFILES:
+        profile = resolved_profile(name, {})
+        for path, runner, games in (
+            ("api", api_run, args.games),
+            ("protocol", protocol_run, max(1, args.games // 10)),
+        ):
+            samples = [runner(profile, games, seed) for seed in range(args.repeats)]
+            tps = statistics.median(t / e for e, t, _ in samples)
+            rps = statistics.median(r / e for e, _, r in samples)
+            turns = samples[0][1]
+            print(f"{name:<12} {path:<9} {games:>6} {turns:>8} {tps:>10,.0f} {rps:>9,.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,342 @@
+"""The reference engine with one rule deliberately broken, served over the protocol.
+
+Usage: python tests/mutants/engine.py MUTANT. The conformance corpus must catch
+every mutant: each breaks one rule family the way a real port might.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import itertools
+
+from reference_engine import calling, game_end, picking, scoring, server, throws
+from reference_engine.cards import Card
+from reference_engine.errors import ErrorCode
+from reference_engine.game import Game, Phase
+from reference_engine.rules import BeatenCall, NextStarter, PickFromOffer, Rules
+from reference_engine.throws import Throw, ThrowKind
+
+_classify = throws.classify
+_showdown = scoring.showdown
+_pickable = picking.pickable_cards
+_refusal = calling.call_refusal
+_end_round = Game._end_round
+
+
+def _with_rules(**changes: Any) -> Callable[[Rules], Rules]:
+    def change(rules: Rules) -> Rules:
+        from dataclasses import replace
+
+        return replace(rules, **changes)
+
+    return change
+
+
+def tie_to_caller() -> None:
+    def showdown(
+        values: Mapping[int, int], order: Sequence[int], caller: int, rules: Rules
+    ) -> scoring.Showdown:
+        others = [s for s in order if s != caller]
+        if min(values[s] for s in others) == values[caller]:
+            # Wrongly lets the caller win a tie: scored as a won call.
+            return scoring.Showdown(
+                scoring.Outcome.WON_CALL,
+                caller,
+                caller,
+                _won_call_deltas(values, order, caller, rules),
+            )
+        return _showdown(values, order, caller, rules)
+
+    scoring.showdown = showdown
+
+
+def _won_call_deltas(
+    values: Mapping[int, int], order: Sequence[int], caller: int, rules: Rules
+) -> dict[int, int]:
+    others = [s for s in order if s != caller]
+    deltas = dict.fromkeys(order, 0)
+    sign = -1 if rules.scoring.value == "transfer" else 1
+    for s in others:
+        deltas[s] = sign * values[s]
+    if sign < 0:
+        deltas[caller] = sum(values[s] for s in others)
+    return deltas
+
+
+def ace_high_runs() -> None:
+    def classify(cards: Sequence[Card], rules: Rules) -> ThrowKind | None:
+        kind = _classify(cards, rules)
+        if kind is None and len(cards) >= 3 and len({c.suit for c in cards}) == 1:
+            ranks = sorted(14 if c.rank == 1 else c.rank for c in cards)
+            if all(b - a == 1 for a, b in itertools.pairwise(ranks)):
+                return ThrowKind.RUN
+        return kind
+
+    throws.classify = classify
+
+
+def two_card_runs() -> None:
+    def classify(cards: Sequence[Card], rules: Rules) -> ThrowKind | None:
+        if (
+            len(cards) == 2
+            and cards[0].suit == cards[1].suit
+            and abs(cards[0].rank - cards[1].rank) == 1
+        ):
+            return ThrowKind.RUN
+        return _classify(cards, rules)
+
+    throws.classify = classify
+
+
+def mixed_suit_runs() -> None:
+    def classify(cards: Sequence[Card], rules: Rules) -> ThrowKind | None:
+        kind = _classify(cards, rules)
+        ranks = sorted(c.rank for c in cards)
+        if (
+            kind is None
+            and len(cards) >= 3
+            and all(b - a == 1 for a, b in itertools.pairwise(ranks))
+        ):
+            return ThrowKind.RUN
+        return kind
+
+    throws.classify = classify
+
+
+def _pick_rule(rule: PickFromOffer, only_for: PickFromOffer) -> None:
+    def pickable(offer: Throw, rules: Rules) -> tuple[Card, ...]:
+        if rules.pick_from_offer is only_for:
+            from dataclasses import replace
+
+            return _pickable(offer, replace(rules, pick_from_offer=rule))
+        return _pickable(offer, rules)
+
+    picking.pickable_cards = pickable
+
+
+def dashain_run_middle() -> None:
+    _pick_rule(PickFromOffer.ANY, PickFromOffer.RUN_ENDS)
+
+
+def everestbuzz_any_card() -> None:
+    _pick_rule(PickFromOffer.ANY, PickFromOffer.LAST_PLACED)
+
+
+def dhumbal_run_ends() -> None:
+    _pick_rule(PickFromOffer.RUN_ENDS, PickFromOffer.ANY)
+
+
+def everestbuzz_first_placed() -> None:
+    def pickable(offer: Throw, rules: Rules) -> tuple[Card, ...]:
+        if rules.pick_from_offer is PickFromOffer.LAST_PLACED:
+            return offer.cards[:1]
+        return _pickable(offer, rules)
+
+    picking.pickable_cards = pickable
+
+
+def limit_exclusive() -> None:
+    def refusal(value: int, turns: int, players: int, rules: Rules) -> ErrorCode | None:
+        if value == rules.call_limit:
+            return ErrorCode.CALL_OVER_LIMIT
+        return _refusal(value, turns, players, rules)
+
+    calling.call_refusal = refusal
+
+
+def no_first_round_lock() -> None:
+    def refusal(value: int, turns: int, players: int, rules: Rules) -> ErrorCode | None:
+        return _refusal(value, players, players, rules)
+
+    calling.call_refusal = refusal
+
+
+def first_round_lock_everywhere() -> None:
+    def refusal(value: int, turns: int, players: int, rules: Rules) -> ErrorCode | None:
+        if turns < players:
+            return ErrorCode.CALL_TOO_EARLY
+        return _refusal(value, turns, players, rules)
+
+    calling.call_refusal = refusal
+
+
+def _beaten_model(model: BeatenCall, only_for: BeatenCall) -> None:
+    def showdown(
+        values: Mapping[int, int], order: Sequence[int], caller: int, rules: Rules
+    ) -> scoring.Showdown:
+        if rules.beaten_call is only_for:
+            from dataclasses import replace
+
+            rules = replace(rules, beaten_call=model)
+        return _showdown(values, order, caller, rules)
+
+    scoring.showdown = showdown
+
+
+def dashain_beaten_pays_all_hands() -> None:
+    _beaten_model(BeatenCall.ALL_HANDS, BeatenCall.HANDS_EXCEPT_WINNER)
+
+
+def everestbuzz_busted_pays_except_winner() -> None:
+    _beaten_model(BeatenCall.HANDS_EXCEPT_WINNER, BeatenCall.ALL_HANDS)
+
+
+def penalty_30() -> None:
+    def showdown(
+        values: Mapping[int, int], order: Sequence[int], caller: int, rules: Rules
+    ) -> scoring.Showdown:
+        if rules.beaten_penalty:
+            from dataclasses import replace
+
+            rules = replace(rules, beaten_penalty=30)
+        return _showdown(values, order, caller, rules)
+
+    scoring.showdown = showdown
+
+
+def out_at_100() -> None:
+    def eliminated(scores: Sequence[int], active: Sequence[int], rules: Rules) -> list[int]:
+        if rules.out_above is None:
+            return []
+        return [s for s in sorted(active) if scores[s] >= rules.out_above]
+
+    game_end.eliminated_after = eliminated
+
+
+def dealer_stays() -> None:
+    def end_round(self: Game, caller: int) -> list[dict[str, Any]]:
+        starter = self.starter
+        events = _end_round(self, caller)
+        if self.rules.next_starter is NextStarter.NEXT_SEAT and starter in self.active:
+            self.starter = starter
+        return events
+
+    Game._end_round = end_round  # type: ignore[method-assign]
+
+
+def winner_does_not_start() -> None:
+    def end_round(self: Game, caller: int) -> list[dict[str, Any]]:
+        starter = self.starter
+        events = _end_round(self, caller)
+        if self.rules.next_starter is NextStarter.ROUND_WINNER and self.active:
+            self.starter = self.next_active(starter) if starter in self.active else self.starter
+        return events
+
+    Game._end_round = end_round  # type: ignore[method-assign]
+
+
+def tie_break_by_seat_number() -> None:
+    def showdown(
+        values: Mapping[int, int], order: Sequence[int], caller: int, rules: Rules
+    ) -> scoring.Showdown:
+        return _showdown(values, sorted(order), caller, rules)
+
+    scoring.showdown = showdown
+
+
+def call_after_throwing() -> None:
+    original = Game._call
+
+    def call(self: Game, seat: int) -> list[dict[str, Any]]:
+        if self.phase is Phase.PICK:
+            assert self.thrown is not None
+            self.hands[seat].extend(self.thrown.cards)
+            self.thrown = None
+            self.phase = Phase.CALL_OR_THROW
+        return original(self, seat)
+
+    Game._call = call  # type: ignore[method-assign]
+
+
+def reshuffle_keeps_nothing_aside() -> None:
+    original = Game._pick
+
+    def pick(self: Game, seat: int, card: Card | None) -> list[dict[str, Any]]:
+        events = original(self, seat, card)
+        if self.phase is Phase.AWAITING_RESHUFFLE and self.offer is not None:
+            # Wrongly shuffles the throw just made into the new deck as well.
+            self.out_of_play.extend(self.offer.cards)
+            self.offer = Throw((), ThrowKind.SINGLE)
+            events[-1]["cards"] = sorted(
+                (c.name for c in self.out_of_play),
+                key=lambda n: "A23456789TJQK".index(n[0]) * 4 + "cdhs".index(n[1]),
+            )
+        return events
+
+    Game._pick = pick  # type: ignore[method-assign]
+
+
+def house_rule_ignored() -> None:
+    picking.offer_open_to = lambda seat, throwers, rules: True
+
+
+def deal_in_blocks() -> None:
+    original = Game.deal
+
+    def deal(self: Game, order: Sequence[Card]) -> list[dict[str, Any]]:
+        seats = self.turn_order_from(self.starter)
+        size = self.rules.hand_size
+        n = len(seats)
+        head = list(order[: size * n])
+        # Deals five to each seat in turn instead of one card at a time.
+        dealt = [head[(i % n) * size + i // n] for i in range(size * n)]
+        return original(self, dealt + list(order[size * n :]))
+
+    Game.deal = deal  # type: ignore[method-assign]
+
+
+def refusal_changes_state() -> None:
+    original = Game._throw
+
+    def throw(self: Game, seat: int, cards: Sequence[Card]) -> list[dict[str, Any]]:
+        try:
+            return original(self, seat, cards)
+        except Exception:
+            self.turns_taken += 1
+            raise
+
+    Game._throw = throw  # type: ignore[method-assign]
+
+
+MUTANTS: dict[str, Callable[[], None]] = {
+    f.__name__: f
+    for f in (
+        tie_to_caller,
+        ace_high_runs,
+        two_card_runs,
+        mixed_suit_runs,
+        dashain_run_middle,
+        everestbuzz_any_card,
+        everestbuzz_first_placed,
+        dhumbal_run_ends,
+        limit_exclusive,
+        no_first_round_lock,
+        first_round_lock_everywhere,
+        dashain_beaten_pays_all_hands,
+        everestbuzz_busted_pays_except_winner,
+        penalty_30,
+        out_at_100,
+        dealer_stays,
+        winner_does_not_start,
+        tie_break_by_seat_number,
+        call_after_throwing,
+        reshuffle_keeps_nothing_aside,
+        house_rule_ignored,
+        deal_in_blocks,
+        refusal_changes_state,
+    )
+}
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2 or sys.argv[1] not in MUTANTS:
+        print(f"usage: engine.py MUTANT; mutants: {', '.join(MUTANTS)}", file=sys.stderr)
+        raise SystemExit(2)
+    MUTANTS[sys.argv[1]]()
+    raise SystemExit(server.main())
