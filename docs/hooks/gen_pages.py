@@ -1,0 +1,36 @@
+"""mkdocs-gen-files script: the rule pages, generated at build time (see conformance/docsgen.py).
+
+Nothing is written into docs/: the pages exist only inside the build. The generated profile
+and transcript pages are also added to the nav here, so a new profile in specs/ or a new
+transcript needs no edit to mkdocs.yml.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+
+import mkdocs_gen_files
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # building from a checkout without installing the package
+    sys.path.insert(0, str(ROOT))
+
+from conformance import docsgen  # noqa: E402
+
+# JHYAP_DOCS_TRANSCRIPTS: build from another transcript folder (tests, drafts); default: the corpus
+corpus = os.environ.get("JHYAP_DOCS_TRANSCRIPTS")
+site = docsgen.load_site(transcripts=Path(corpus) if corpus else None)
+if site.skipped:  # `jhyap validate` reports them; the site shows the transcripts that load
+    logging.getLogger("mkdocs.plugins.jhyap").info(
+        "docs: %d transcript problem(s) left some transcripts out; run jhyap validate",
+        site.skipped,
+    )
+for path, text in docsgen.generate(site).items():
+    with mkdocs_gen_files.open(path, "w") as handle:
+        handle.write(text)
+
+config = mkdocs_gen_files.config
+config["nav"] = docsgen.extend_nav(config["nav"], site)
