@@ -145,8 +145,12 @@ def _field(request: dict[str, Any], name: str, kind: type) -> Any:
     return value
 
 
+class _LineTooLong(Exception):
+    """A request line over MAX_LINE_BYTES; it has been read to its end and dropped."""
+
+
 def _read_line(stream: IO[bytes]) -> bytes | None:
-    """One line of at most MAX_LINE_BYTES; a longer one is drained and returned as b''."""
+    """One line of at most MAX_LINE_BYTES, or None at end of input."""
     line = stream.readline(MAX_LINE_BYTES + 1)
     if not line:
         return None
@@ -154,14 +158,12 @@ def _read_line(stream: IO[bytes]) -> bytes | None:
         while chunk := stream.readline(MAX_LINE_BYTES):
             if chunk.endswith(b"\n"):
                 break
-        return b""
+        raise _LineTooLong
     return line
 
 
 def decode_request(line: bytes) -> Any:
     """The request on ``line``, or a JhyapError(bad_request) explaining why it is none."""
-    if line == b"":
-        raise JhyapError(f"request line longer than {MAX_LINE_BYTES} bytes", ErrorCode.BAD_REQUEST)
     try:
         return json.loads(line)
     except (UnicodeDecodeError, ValueError) as exc:
@@ -174,13 +176,22 @@ def serve(stdin: IO[bytes] | None = None, stdout: IO[str] | None = None) -> int:
     sink = stdout if stdout is not None else sys.stdout
     session = Session()
     while not session.stopped:
-        line = _read_line(source)
-        if line is None:
-            break
-        if not line.strip():
-            continue
         try:
+            line = _read_line(source)
+            if line is None:
+                break
+            if not line.strip():
+                continue
             response = session.handle(decode_request(line))
+        except _LineTooLong:
+            response = {
+                "seq": None,
+                "ok": False,
+                "error": {
+                    "code": ErrorCode.BAD_REQUEST.value,
+                    "message": f"request line longer than {MAX_LINE_BYTES} bytes",
+                },
+            }
         except JhyapError as exc:
             response = {
                 "seq": None,

@@ -1,0 +1,51 @@
+"""The corpus has teeth: every deliberately broken engine fails it, the correct one passes.
+
+Each mutant in tests/mutants/engine.py breaks one rule family; it runs as a real
+subprocess over the protocol, exactly as a third-party engine would.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.mutants.engine import MUTANTS
+
+MUTANT_ENGINE = ROOT / "tests" / "mutants" / "engine.py"
+
+
+def run_corpus(engine: str, report: Path) -> tuple[int, dict[str, object]]:
+    result = subprocess.run(
+        [sys.executable, "-m", "conformance", "run", "--engine", engine, "--jobs", "2",
+         "--timeout", "20", "--json", str(report)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )
+    assert report.exists(), result.stdout[-2000:] + result.stderr[-2000:]
+    data: dict[str, object] = json.loads(report.read_text("utf-8"))
+    return result.returncode, data
+
+
+def test_the_reference_engine_passes_the_whole_corpus(tmp_path: Path) -> None:
+    engine = f"{shlex.quote(sys.executable)} -m reference_engine.server"
+    status, report = run_corpus(engine, tmp_path / "report.json")
+    summary = report["summary"]
+    assert isinstance(summary, dict)
+    assert status == 0, summary
+    assert summary["passed"] == summary["total"] > 0
+
+
+@pytest.mark.parametrize("mutant", sorted(MUTANTS))
+def test_every_broken_engine_is_caught(mutant: str, tmp_path: Path) -> None:
+    engine = f"{shlex.quote(sys.executable)} {shlex.quote(str(MUTANT_ENGINE))} {mutant}"
+    status, report = run_corpus(engine, tmp_path / "report.json")
+    results = report["results"]
+    assert isinstance(results, list)
+    caught = [r["id"] for r in results if r["outcome"] == "failed"]
+    assert status == 1
+    assert caught, f"no transcript catches the {mutant} mutant"
