@@ -83,6 +83,7 @@ class Game:
         self.scores = [0] * seats
         self.active: list[int] = list(range(seats))
         self.eliminated: list[int] = []
+        self.out_in_round: dict[int, int] = {}
         self.starter = self.rules.first_starter % seats
         self.to_act: int | None = None
         self.hands: list[list[Card]] = [[] for _ in range(seats)]
@@ -351,6 +352,7 @@ class Game:
         for seat in out:
             self.active.remove(seat)
             self.eliminated.append(seat)
+            self.out_in_round[seat] = self.round
         if next_starter not in self.active:
             next_starter = self.next_active(next_starter)
         self.starter = next_starter
@@ -369,7 +371,7 @@ class Game:
         )
         self.result = {
             "winners": game_end.winners(self.scores, self.active, rules),
-            "standings": game_end.standings(self.scores, self.eliminated, rules),
+            "standings": game_end.standings(self.scores, self.out_in_round, rules),
             "scores": list(self.scores),
             "eliminated": list(self.eliminated),
             "settlement": [p.to_json() for p in payments] if payments is not None else None,

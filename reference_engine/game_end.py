@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -49,12 +49,17 @@ def winners(scores: Sequence[int], active: Sequence[int], rules: Rules) -> list[
     return []  # an open table declares no winner; the settlement is its result
 
 
-def standings(scores: Sequence[int], eliminated: Sequence[int], rules: Rules) -> list[int]:
-    """Seats from best to worst: those still in, then the eliminated, last out first."""
+def standings(scores: Sequence[int], out_in_round: Mapping[int, int], rules: Rules) -> list[int]:
+    """Seats from best to worst (docs/protocol.md, "Game result").
+
+    Seats still in come first, by score (higher first under transfer scoring, lower
+    first under penalty scoring); then the seats that are out, the later round first,
+    then by score the same way. Equal places go to the lower seat number.
+    """
     sign = -1 if rules.scoring is ScoringKind.TRANSFER else 1
-    still_in = [s for s in range(len(scores)) if s not in eliminated]
-    ranked = sorted(still_in, key=lambda s: (sign * scores[s], s))
-    return ranked + list(reversed(eliminated))
+    return sorted(
+        range(len(scores)), key=lambda s: (-out_in_round.get(s, 1 << 30), sign * scores[s], s)
+    )
 
 
 def settlement(scores: Sequence[int], rate: Decimal) -> list[Payment]:

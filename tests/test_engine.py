@@ -234,3 +234,13 @@ def test_refused_deal_and_option_change_leave_state_unchanged() -> None:
     assert game.state() == before
     game.set_option("call_limit", 7)
     assert game.rules.call_limit == 7
+
+
+def test_standings_order_still_in_then_later_out_then_score_then_seat() -> None:
+    from reference_engine.game_end import standings
+
+    penalty = rules("dhumbal")
+    # Seat 2 still in; seats 0 and 3 out in round 4 (0 with the lower score); seat 1 out in 2.
+    assert standings([104, 120, 60, 110], {0: 4, 3: 4, 1: 2}, penalty) == [2, 0, 3, 1]
+    transfer = rules("everestbuzz")
+    assert standings([50, -100, 50], {}, transfer) == [0, 2, 1]
