@@ -1,0 +1,45 @@
+"""The shipped corpus: valid, oracle-labelled, and covering every clause of every profile."""
+
+from __future__ import annotations
+
+import copy
+
+from conformance.commands.coverage import coverage
+from conformance.transcript import load_corpus, profiles_for, shipped_documents
+
+
+def test_every_transcript_is_valid_and_an_oracle() -> None:
+    transcripts, problems = load_corpus()
+    assert [str(p) for p in problems] == []
+    assert len(transcripts) >= 40
+    assert {t.kind for t in transcripts if "regression" not in str(t.file)} == {"oracle"}
+    for transcript in transcripts:
+        assert profiles_for(transcript), transcript.id
+
+
+def test_every_clause_of_every_profile_is_covered() -> None:
+    transcripts, _ = load_corpus()
+    table = coverage(shipped_documents(), transcripts)
+    uncovered = sorted(cid for cid, entry in table.items() if not entry["transcripts"])
+    assert uncovered == []
+    assert len(table) == sum(len(d["clauses"]) for d in shipped_documents().values())
+
+
+def test_a_new_clause_without_a_transcript_is_reported_uncovered() -> None:
+    transcripts, _ = load_corpus()
+    documents = copy.deepcopy(dict(shipped_documents()))
+    documents["dhumbal"]["clauses"].append({"id": "dhumbal.calling.brand-new"})
+    table = coverage(documents, transcripts)
+    assert table["dhumbal.calling.brand-new"] == {"profile": "dhumbal", "transcripts": []}
+
+
+def test_each_profile_difference_is_tested_both_ways() -> None:
+    """A run's middle card: refused at the Dashain table, accepted at the Dhumbal table."""
+    transcripts, _ = load_corpus()
+    by_clause: dict[str, list[str]] = {}
+    for transcript in transcripts:
+        for clause in transcript.clauses:
+            by_clause.setdefault(clause, []).append(transcript.id)
+    assert by_clause["dashain.pick.run-ends"]
+    assert by_clause["dhumbal.pick.any-card"]
+    assert by_clause["everestbuzz.pick.last-placed"]
