@@ -12,7 +12,7 @@ from conformance.profiles import Problem, check_profile_document
 
 from . import Subparsers
 
-TRANSCRIPT_MODULES = ("conformance.transcripts", "conformance.transcript")
+TRANSCRIPT_MODULES = ("conformance.transcript",)  # check_transcript_file lives there
 Checker = Callable[[Path], Iterable[object]]
 
 

@@ -1,0 +1,643 @@
+"""The transport to an engine under test: a subprocess speaking JSON lines (docs/protocol.md).
+
+An engine is given as a command string, split into arguments with :func:`shlex.split`
+(POSIX rules: quote arguments that hold spaces, e.g. ``"'/opt/my engine/run' --fast"``).
+It runs in its own process group so that :meth:`EngineClient.close` can end it together
+with any helper processes it started; no child outlives the client, also when the harness
+itself fails (``close`` runs from ``finally`` blocks and from an ``atexit`` hook).
+
+Threads: one reads standard output line by line into a queue; one drains standard error
+into a bounded tail, so an engine that floods its standard error never blocks on a full
+pipe. Requests are written from the calling thread with a deadline.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import queue
+import select
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import IO, Any, Final, NoReturn
+
+PROTOCOL_VERSION: Final = "1.0"
+MAX_RESPONSE_BYTES: Final = 16 * 1024 * 1024
+STDERR_TAIL_LINES: Final = 200
+STDERR_TAIL_BYTES: Final = 64 * 1024
+DEFAULT_TIMEOUT: Final = 10.0
+_READ_CHUNK: Final = 64 * 1024
+
+# What the stdout reader thread puts on the queue besides complete lines.
+_TOO_LONG: Final = object()
+_EOF: Final = object()
+
+
+class EngineError(Exception):
+    """Something went wrong with the engine process or its answers."""
+
+
+class EngineUnusable(EngineError):
+    """The engine cannot be run at all: not found, not executable, or no handshake."""
+
+
+class EngineCrashed(EngineError):
+    """The engine exited (or closed its standard output) while an answer was due."""
+
+    def __init__(self, message: str, returncode: int | None, stderr_tail: Sequence[str]) -> None:
+        super().__init__(message)
+        self.returncode = returncode
+        self.stderr_tail = list(stderr_tail)
+
+
+class EngineTimeout(EngineError):
+    """The engine did not answer a request within the timeout."""
+
+    def __init__(self, message: str, timeout: float) -> None:
+        super().__init__(message)
+        self.timeout = timeout
+
+
+class ProtocolViolation(EngineError):
+    """The engine answered something that is not a protocol response to the request."""
+
+    def __init__(self, reason: str, line: str | None = None) -> None:
+        super().__init__(reason if line is None else f"{reason}: {line}")
+        self.reason = reason
+        self.line = line
+
+
+@dataclass(frozen=True)
+class EngineInfo:
+    """What the engine said about itself in its ``hello`` answer."""
+
+    engine: Mapping[str, Any]
+    protocol: str
+    supports: Mapping[str, Any]
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+    def supports_command(self, name: str) -> bool:
+        commands = self.supports.get("commands")
+        return isinstance(commands, list) and name in commands
+
+    def supports_action(self, name: str) -> bool:
+        actions = self.supports.get("actions")
+        return isinstance(actions, list) and name in actions
+
+    def describe(self) -> str:
+        name = self.engine.get("name", "?")
+        version = self.engine.get("version", "?")
+        return f"{name} {version} (protocol {self.protocol})"
+
+
+def split_command(command: str) -> list[str]:
+    """The argument list of an engine command string (POSIX shell quoting, no expansion)."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise EngineUnusable(f"cannot parse the engine command {command!r}: {exc}") from None
+    if not argv:
+        raise EngineUnusable("the engine command is empty")
+    return argv
+
+
+def _shorten(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
+class _StderrTail:
+    """The last lines an engine wrote to standard error, bounded in lines and bytes."""
+
+    def __init__(self) -> None:
+        self._lines: deque[str] = deque()
+        self._bytes = 0
+        self._partial = b""
+        self._lock = threading.Lock()
+
+    def feed(self, chunk: bytes) -> None:
+        with self._lock:
+            data = self._partial + chunk
+            *complete, partial = data.split(b"\n")
+            # A line without end is cut: keep its start, never more than the byte budget.
+            self._partial = partial[:STDERR_TAIL_BYTES]
+            for raw in complete[-STDERR_TAIL_LINES:]:
+                self._push(raw)
+
+    def finish(self) -> None:
+        with self._lock:
+            if self._partial:
+                self._push(self._partial)
+                self._partial = b""
+
+    def _push(self, raw: bytes) -> None:
+        line = raw[:STDERR_TAIL_BYTES].decode("utf-8", "replace").rstrip("\r")
+        self._lines.append(line)
+        self._bytes += len(line)
+        while len(self._lines) > STDERR_TAIL_LINES or (
+            self._bytes > STDERR_TAIL_BYTES and len(self._lines) > 1
+        ):
+            self._bytes -= len(self._lines.popleft())
+
+    def lines(self) -> list[str]:
+        with self._lock:
+            extra = [self._partial.decode("utf-8", "replace")] if self._partial else []
+            return list(self._lines) + extra
+
+
+# Strong references: an engine whose client was dropped unclosed must still be found.
+_LIVE: set[EngineClient] = set()
+_LIVE_LOCK = threading.Lock()
+
+
+@atexit.register
+def _close_all() -> None:
+    """Kill every engine still running when the harness exits, however it exits."""
+    with _LIVE_LOCK:
+        clients = list(_LIVE)
+    for client in clients:
+        with contextlib.suppress(Exception):
+            client.close(graceful=False)
+
+
+class EngineClient:
+    """One engine process: send requests, receive their responses, and always clean up.
+
+    ``command`` is a string split with :func:`shlex.split` (see the module docstring).
+    ``timeout`` is the default time in seconds to wait for each response.
+    """
+
+    def __init__(
+        self,
+        command: str,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+    ) -> None:
+        self.command = command
+        self.argv = split_command(command)
+        self.timeout = timeout
+        self._seq = 0
+        self._broken: str | None = None
+        self._closed = False
+        self._close_lock = threading.Lock()
+        self._lines: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._stderr = _StderrTail()
+        try:
+            self._proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                bufsize=0,
+                start_new_session=True,
+                close_fds=True,
+                env=dict(env) if env is not None else None,
+                cwd=cwd,
+            )
+        except FileNotFoundError:
+            raise EngineUnusable(
+                f"engine command not found: {self.argv[0]} (from --engine {command!r})"
+            ) from None
+        except PermissionError:
+            raise EngineUnusable(
+                f"engine command is not executable: {self.argv[0]} (from --engine {command!r})"
+            ) from None
+        except OSError as exc:
+            raise EngineUnusable(f"cannot start the engine {command!r}: {exc}") from None
+        self.pid = self._proc.pid
+        with _LIVE_LOCK:
+            _LIVE.add(self)
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        assert self._proc.stderr is not None
+        self._stdin_fd = self._proc.stdin.fileno()
+        # Non-blocking writes let a request give up at its deadline on an engine
+        # that stopped reading (a full pipe would otherwise block us forever).
+        os.set_blocking(self._stdin_fd, False)
+        self._stdout_thread = threading.Thread(
+            target=self._read_stdout,
+            args=(self._proc.stdout,),
+            daemon=True,
+            name=f"engine-{self.pid}-stdout",
+        )
+        self._stderr_thread = threading.Thread(
+            target=self._read_stderr,
+            args=(self._proc.stderr,),
+            daemon=True,
+            name=f"engine-{self.pid}-stderr",
+        )
+        self._stdout_thread.start()
+        self._stderr_thread.start()
+
+    # -- context manager ------------------------------------------------------------
+
+    def __enter__(self) -> EngineClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- reader threads -------------------------------------------------------------
+
+    def _read_stdout(self, stream: IO[bytes]) -> None:
+        """Put each stdout line (bytes, without its end) on the queue, then _EOF."""
+        put = self._lines.put
+        fd = stream.fileno()
+        buffer = bytearray()
+        discarding = False  # inside a line already reported as too long
+        try:
+            while True:
+                chunk = os.read(fd, _READ_CHUNK)
+                if not chunk:
+                    break
+                start = 0
+                while True:
+                    end = chunk.find(b"\n", start)
+                    if end < 0:
+                        if not discarding:
+                            buffer += chunk[start:]
+                            if len(buffer) > MAX_RESPONSE_BYTES:
+                                buffer.clear()
+                                discarding = True
+                                put(_TOO_LONG)
+                        break
+                    if discarding:
+                        discarding = False
+                    elif buffer:
+                        buffer += chunk[start:end]
+                        put(bytes(buffer))
+                        buffer.clear()
+                    else:
+                        put(chunk[start:end])
+                    start = end + 1
+                    if start == len(chunk):
+                        break
+        except (OSError, ValueError):
+            pass  # the pipe was closed under us by close()
+        if buffer and not discarding:
+            put(bytes(buffer))  # a last line without its newline
+        put(_EOF)
+
+    def _read_stderr(self, stream: IO[bytes]) -> None:
+        fd = stream.fileno()
+        try:
+            while chunk := os.read(fd, _READ_CHUNK):
+                self._stderr.feed(chunk)
+        except (OSError, ValueError):
+            pass
+        self._stderr.finish()
+
+    # -- state ---------------------------------------------------------------------
+
+    @property
+    def alive(self) -> bool:
+        """The process is running."""
+        return self._proc.poll() is None
+
+    @property
+    def broken(self) -> str | None:
+        """Why the client can no longer be trusted (crash, timeout, violation), or None."""
+        return self._broken
+
+    @property
+    def next_seq(self) -> int:
+        """The seq the next request will carry."""
+        return self._seq
+
+    @property
+    def returncode(self) -> int | None:
+        return self._proc.poll()
+
+    def stderr_tail(self, lines: int | None = None) -> list[str]:
+        """The last lines of the engine's standard error (all kept lines by default)."""
+        tail = self._stderr.lines()
+        return tail if lines is None else tail[-lines:]
+
+    # -- requests ------------------------------------------------------------------
+
+    def request(self, cmd: str, *, timeout: float | None = None, **args: Any) -> dict[str, Any]:
+        """Send ``{"seq": n, "cmd": cmd, ...args}`` and return the engine's response object.
+
+        Raises EngineCrashed, EngineTimeout or ProtocolViolation; after any of them the
+        client is ``broken`` and should be closed.
+        """
+        return self.send({"cmd": cmd, **args}, timeout=timeout)
+
+    def send(self, message: Mapping[str, Any], *, timeout: float | None = None) -> dict[str, Any]:
+        """Like :meth:`request` for a prepared message (without ``seq``)."""
+        if self._broken is not None:
+            raise EngineError(f"the engine connection is unusable: {self._broken}")
+        if self._closed:
+            raise EngineError("the engine connection is closed")
+        limit = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + limit
+        seq = self._seq
+        self._seq += 1
+        self._check_no_extra_line(seq)
+        line = json.dumps({"seq": seq, **message}, separators=(",", ":"), ensure_ascii=False) + "\n"
+        self._write(line.encode("utf-8"), deadline, limit, message.get("cmd"), seq)
+        return self._receive(seq, deadline, limit, message.get("cmd"))
+
+    def _check_no_extra_line(self, seq: int) -> None:
+        """Fail if the engine wrote a line nobody asked for since its last response."""
+        while True:
+            try:
+                item = self._lines.get_nowait()
+            except queue.Empty:
+                return
+            if item is _EOF:
+                self._lines.put(_EOF)  # let _receive report the exit with its status
+                return
+            if not (isinstance(item, bytes) and not item.strip()):
+                break  # blank lines carry nothing and are ignored
+        text = (
+            _shorten(item.decode("utf-8", "replace"))
+            if isinstance(item, bytes)
+            else "(a line over 16 MiB)"
+        )
+        when = "before the first request" if seq == 0 else "after the previous response"
+        self._fail(ProtocolViolation(f"unrequested extra line {when}", text))
+
+    def _write(self, data: bytes, deadline: float, limit: float, cmd: object, seq: int) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                written = os.write(self._stdin_fd, view)
+            except BlockingIOError:
+                written = 0
+            except (BrokenPipeError, OSError):
+                self._crashed(f"while sending {cmd} (seq {seq})")
+            view = view[written:]
+            if view:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    self._fail(
+                        EngineTimeout(
+                            f"the engine stopped reading its input: {cmd} (seq {seq}) not sent "
+                            f"within {limit:g} s",
+                            limit,
+                        )
+                    )
+                select.select([], [self._stdin_fd], [], remaining)
+
+    def _receive(self, seq: int, deadline: float, limit: float, cmd: object) -> dict[str, Any]:
+        while True:
+            remaining = deadline - time.monotonic()
+            try:
+                if remaining <= 0:
+                    raise queue.Empty
+                item = self._lines.get(timeout=remaining)
+            except queue.Empty:
+                self._fail(
+                    EngineTimeout(f"no response to {cmd} (seq {seq}) within {limit:g} s", limit)
+                )
+            if item is _EOF:
+                self._crashed(f"while answering {cmd} (seq {seq})")
+            if item is _TOO_LONG:
+                self._fail(
+                    ProtocolViolation(
+                        f"response line longer than {MAX_RESPONSE_BYTES // (1024 * 1024)} MiB"
+                    )
+                )
+            assert isinstance(item, bytes)
+            if item.strip():
+                return self._decode(item, seq)
+            # Blank lines carry nothing; the protocol ignores them in both directions.
+
+    def _decode(self, raw: bytes, seq: int) -> dict[str, Any]:
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            self._fail(
+                ProtocolViolation(
+                    f"response is not UTF-8 ({exc.reason})",
+                    _shorten(raw.decode("utf-8", "replace")),
+                )
+            )
+        try:
+            response: object = json.loads(text)
+        except ValueError:
+            self._fail(ProtocolViolation("response is not JSON", _shorten(text)))
+        if not isinstance(response, dict):
+            self._fail(ProtocolViolation("response is not a JSON object", _shorten(text)))
+        got = response.get("seq")
+        if isinstance(got, int) and not isinstance(got, bool) and 0 <= got < seq:
+            # An earlier request was answered already: this line is one too many.
+            self._fail(
+                ProtocolViolation(
+                    f"unrequested extra line: a second answer to seq {got} (waiting for seq {seq})",
+                    _shorten(text),
+                )
+            )
+        if got != seq or isinstance(got, bool):
+            self._fail(
+                ProtocolViolation(
+                    f"wrong seq: expected {seq}, got {json.dumps(got)}", _shorten(text)
+                )
+            )
+        ok = response.get("ok")
+        if ok is True:
+            return response
+        error = response.get("error")
+        if (
+            ok is False
+            and isinstance(error, dict)
+            and isinstance(error.get("code"), str)
+            and isinstance(error.get("message"), str)
+        ):
+            return response
+        self._fail(
+            ProtocolViolation(
+                'missing ok/error structure (need "ok": true, or "ok": false with '
+                '"error": {"code", "message"})',
+                _shorten(text),
+            )
+        )
+
+    def _fail(self, exc: EngineError) -> NoReturn:
+        self._broken = str(exc)
+        raise exc
+
+    def _crashed(self, during: str) -> NoReturn:
+        # Standard output closed: give the process a moment to finish exiting, so the
+        # report can show its status and the whole of its last words on stderr.
+        try:
+            status: int | None = self._proc.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            status = None
+        if status is not None:
+            self._stderr_thread.join(timeout=1.0)
+        if status is None:
+            message = f"the engine closed its standard output {during}"
+        elif status < 0:
+            name = _signal_name(-status)
+            message = f"the engine was killed by {name} {during}"
+        else:
+            message = f"the engine exited with status {status} {during}"
+        self._fail(EngineCrashed(message, status, self.stderr_tail()))
+
+    # -- handshake and shutdown ----------------------------------------------------
+
+    def handshake(self, protocol: str = PROTOCOL_VERSION) -> EngineInfo:
+        """Send ``hello``; return the engine's info, or raise EngineUnusable saying why not."""
+        try:
+            response = self.request("hello", protocol=protocol)
+        except EngineCrashed as exc:
+            tail = "".join(f"\n  {line}" for line in exc.stderr_tail[-20:])
+            raise EngineUnusable(
+                f"{exc} (the handshake failed)"
+                + (f"; its last standard error lines:{tail}" if tail else "")
+            ) from None
+        except EngineError as exc:
+            raise EngineUnusable(f"the handshake failed: {exc}") from None
+        wanted_major = protocol.split(".")[0]
+        if not response["ok"]:
+            error = response["error"]
+            if error["code"] == "unsupported_protocol":
+                raise EngineUnusable(
+                    f"the engine does not speak protocol {protocol} (the harness speaks "
+                    f"{protocol}): {error['message']}"
+                )
+            raise EngineUnusable(f"the engine refused hello: {error['code']}: {error['message']}")
+        version = response.get("protocol")
+        if not isinstance(version, str) or version.split(".")[0] != wanted_major:
+            raise EngineUnusable(
+                f"the engine speaks protocol {version}, the harness speaks {protocol}: "
+                f"the major versions must match"
+            )
+        engine = response.get("engine")
+        supports = response.get("supports")
+        return EngineInfo(
+            engine=engine if isinstance(engine, dict) else {},
+            protocol=version,
+            supports=supports if isinstance(supports, dict) else {},
+            raw=response,
+        )
+
+    def close(
+        self, *, graceful: bool = True, stop_timeout: float = 1.0, term_timeout: float = 1.0
+    ) -> int | None:
+        """End the engine and reap it; return its exit status.
+
+        Sends ``stop`` to a healthy engine, then closes its input and waits for it to exit;
+        whatever is still running in its process group gets SIGTERM, then SIGKILL. A
+        ``broken`` engine, or any with ``graceful=False``, goes straight to SIGTERM.
+        """
+        with self._close_lock:  # Ctrl-C may close from another thread than the worker's
+            if self._closed:
+                return self._proc.returncode
+            return self._close(graceful, stop_timeout, term_timeout)
+
+    def _close(self, graceful: bool, stop_timeout: float, term_timeout: float) -> int | None:
+        try:
+            if graceful and self._broken is None and self.alive:
+                with contextlib.suppress(EngineError):
+                    self.request("stop", timeout=stop_timeout)
+            self._closed = True
+            with contextlib.suppress(OSError):
+                os.close(self._stdin_fd)
+                self._proc.stdin = None  # already closed; keep Popen from closing it twice
+            if graceful and self._broken is None:
+                # A broken engine (hung, crashed, babbling) gets no time to exit by itself.
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self._proc.wait(timeout=stop_timeout)
+            if self._group_running():
+                self._signal_group(signal.SIGTERM)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self._proc.wait(timeout=term_timeout)
+                # Helpers of the engine may take a moment longer to act on SIGTERM.
+                self._wait_group_gone(term_timeout / 4)
+        finally:
+            self._closed = True
+            if self._group_running():
+                self._signal_group(signal.SIGKILL)  # also when the harness fails in between
+            self._proc.wait()  # SIGKILL cannot be ignored: this always returns
+            # Helpers are not our children, so there is nothing to wait on: watch them go.
+            self._wait_group_gone(1.0)
+            self._stdout_thread.join(timeout=1.0)
+            self._stderr_thread.join(timeout=1.0)
+            for stream in (self._proc.stdout, self._proc.stderr):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
+            with _LIVE_LOCK:
+                _LIVE.discard(self)
+        return self._proc.returncode
+
+    def _signal_group(self, signum: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signum)
+
+    def _group_running(self) -> bool:
+        """Some process of the engine's group still runs (zombies do not count)."""
+        if self._proc.poll() is None:
+            return True
+        if _HAVE_PROC:
+            return _group_has_live_member(self.pid)
+        try:
+            os.killpg(self.pid, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+
+    def _wait_group_gone(self, timeout: float) -> None:
+        end = time.monotonic() + timeout
+        while self._group_running() and time.monotonic() < end:
+            time.sleep(0.01)
+
+
+_HAVE_PROC = os.path.exists("/proc/self/stat")
+
+
+def _group_has_live_member(pgid: int) -> bool:
+    """Whether /proc lists a process of group ``pgid`` that is not a zombie.
+
+    A zombie whose parent never reaps it (an orphan under a PID 1 that does not reap)
+    would keep ``killpg(pgid, 0)`` succeeding forever, so /proc is asked instead.
+    """
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return False
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] != b"Z":
+            return True
+    return False
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "MAX_RESPONSE_BYTES",
+    "PROTOCOL_VERSION",
+    "EngineClient",
+    "EngineCrashed",
+    "EngineError",
+    "EngineInfo",
+    "EngineTimeout",
+    "EngineUnusable",
+    "ProtocolViolation",
+    "split_command",
+]

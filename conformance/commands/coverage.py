@@ -1,0 +1,82 @@
+"""``jhyap coverage``: which clauses of the shipped profiles the transcripts test."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from conformance.data import DataNotFound
+from conformance.profiles import ProfileFileError
+from conformance.report import write_atomic
+from conformance.transcript import Transcript, load_corpus, shipped_documents
+
+from . import Subparsers
+
+
+def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
+    """Add the ``coverage`` subcommand."""
+    parser = subparsers.add_parser(
+        "coverage",
+        help="list the transcripts that test each clause",
+        description="Every clause of every shipped profile with the ids of the transcripts "
+        "that list it. Exit status 1 when a clause is uncovered, 2 for invalid input.",
+    )
+    parser.add_argument("--json", metavar="FILE", help="also write the coverage as JSON")
+    parser.add_argument(
+        "--uncovered", action="store_true", help="list only the clauses no transcript tests"
+    )
+    parser.add_argument(
+        "--transcripts",
+        metavar="DIR",
+        help="the transcripts to count (default: the shipped corpus)",
+    )
+    parser.set_defaults(run=run)
+
+
+def coverage(
+    documents: Mapping[str, Mapping[str, Any]], transcripts: Sequence[Transcript]
+) -> dict[str, dict[str, Any]]:
+    """Each clause id (profile order, then file order) with its profile and transcript ids."""
+    listing: dict[str, list[str]] = {}
+    for transcript in sorted(transcripts, key=lambda t: t.id):
+        for clause in transcript.clauses:
+            listing.setdefault(clause, []).append(transcript.id)
+    table: dict[str, dict[str, Any]] = {}
+    for pid in sorted(documents):
+        for clause in documents[pid].get("clauses") or []:
+            cid = clause["id"]
+            table[cid] = {"profile": pid, "transcripts": listing.get(cid, [])}
+    return table
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the coverage; exit 1 if a clause is uncovered."""
+    try:
+        documents = shipped_documents()
+    except (ProfileFileError, DataNotFound) as exc:
+        print(f"jhyap coverage: the shipped profiles cannot be loaded: {exc}", file=sys.stderr)
+        return 2
+    root = Path(args.transcripts) if args.transcripts else None
+    transcripts, problems = load_corpus(root)
+    if problems:
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        print(f"jhyap coverage: {len(problems)} problems in the transcripts", file=sys.stderr)
+        return 2
+    table = coverage(documents, transcripts)
+    covered = sum(1 for entry in table.values() if entry["transcripts"])
+    width = max((len(c) for c in table), default=0)
+    for cid, entry in table.items():
+        ids = entry["transcripts"]
+        if args.uncovered and ids:
+            continue
+        print(f"{cid:<{width}}  {', '.join(ids) if ids else '(uncovered)'}")
+    print(f"{covered}/{len(table)} clauses covered")
+    if args.json:
+        report = {"covered": covered, "total": len(table), "clauses": table}
+        write_atomic(args.json, json.dumps(report, indent=2) + "\n")
+    return 0 if covered == len(table) else 1

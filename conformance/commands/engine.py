@@ -1,0 +1,25 @@
+"""``jhyap engine``: serve the reference engine over the protocol on stdin/stdout."""
+
+from __future__ import annotations
+
+import argparse
+
+from . import Subparsers
+
+
+def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
+    """Add the ``engine`` subcommand."""
+    parser = subparsers.add_parser(
+        "engine",
+        help="serve the reference engine on stdin/stdout",
+        description="Serve the bundled reference engine over the JSON-lines protocol "
+        "(docs/protocol.md): requests on standard input, responses on standard output.",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until ``stop`` or end of input."""
+    from reference_engine.server import main
+
+    return main()

@@ -1,0 +1,193 @@
+"""``jhyap run``: replay the transcripts against an engine and report."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+
+from conformance.client import EngineUnusable
+from conformance.data import DataNotFound
+from conformance.profiles import ProfileFileError
+from conformance.report import (
+    Progress,
+    RerunInfo,
+    console_report,
+    json_report,
+    junit_report,
+    print_lines,
+    write_atomic,
+)
+from conformance.runner import (
+    InputError,
+    RunConfig,
+    build_cases,
+    exit_status,
+    known_failure_warnings,
+    load_known_failures,
+    run_cases,
+    select_transcripts,
+)
+from conformance.transcript import load_corpus, shipped_documents
+
+from . import Subparsers
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
+DEFAULT_ENGINE_ARGV = (sys.executable, "-m", "reference_engine.server")
+
+
+def default_engine() -> str:
+    """The bundled reference engine, as a command string (quoted for shlex)."""
+    return shlex.join(DEFAULT_ENGINE_ARGV)
+
+
+def default_engine_env() -> dict[str, str]:
+    """The environment of the default engine: this checkout importable, whatever the cwd."""
+    env = dict(os.environ)
+    paths = [str(PROJECT_ROOT), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    return env
+
+
+def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
+    """Add the ``run`` subcommand."""
+    parser = subparsers.add_parser(
+        "run",
+        help="replay the transcripts against an engine",
+        description="Replay the conformance transcripts against an engine over the JSON-lines "
+        "protocol (docs/protocol.md). Exit status: 0 when every case passed, was skipped or "
+        "is a known failure; 1 when any failed, errored, crashed, timed out or passed "
+        "unexpectedly; 2 when the engine is unusable or the input is invalid.",
+    )
+    parser.add_argument(
+        "--engine",
+        metavar="CMD",
+        help="the engine command, split like a shell would (no expansion); "
+        f"default: the bundled reference engine ({default_engine()})",
+    )
+    parser.add_argument(
+        "--profile",
+        action="append",
+        default=[],
+        metavar="P",
+        help="run only under this profile (repeatable, or comma-separated)",
+    )
+    parser.add_argument(
+        "--clause",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="only transcripts testing a matching clause (fnmatch pattern, "
+        "or a substring when it has no wildcard; repeatable)",
+    )
+    parser.add_argument(
+        "-k",
+        dest="ids",
+        action="append",
+        default=[],
+        metavar="ID-PATTERN",
+        help="only transcripts whose id matches (an exact id selects only that id; repeatable)",
+    )
+    parser.add_argument("--json", metavar="FILE", help="write a JSON report")
+    parser.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="the time to wait for each response (default 10)",
+    )
+    parser.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run N engines in parallel (default 1)",
+    )
+    parser.add_argument(
+        "--known-failures",
+        metavar="FILE",
+        help="YAML or JSON list of {id, profile (optional), reason}",
+    )
+    parser.add_argument(
+        "--transcripts", metavar="DIR", help="the transcripts to run (default: the shipped corpus)"
+    )
+    parser.add_argument(
+        "--validate-protocol",
+        action="store_true",
+        help="check every response against schema/protocol/",
+    )
+    parser.set_defaults(run=run)
+
+
+def _fail(message: str) -> int:
+    print(f"jhyap run: {message}", file=sys.stderr)
+    return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the selected cases; see the exit statuses in the parser's description."""
+    if args.timeout <= 0:
+        return _fail("--timeout must be positive")
+    if args.jobs < 1:
+        return _fail("--jobs must be at least 1")
+    root = Path(args.transcripts) if args.transcripts else None
+    if root is not None and not root.is_dir():
+        return _fail(f"no such directory: {root}")
+    try:
+        documents = shipped_documents()
+    except (ProfileFileError, DataNotFound) as exc:
+        return _fail(f"the shipped profiles cannot be loaded: {exc}")
+    transcripts, problems = load_corpus(root)
+    if problems:
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        return _fail(f"{len(problems)} problems in the transcripts; nothing was run")
+    profiles = [p.strip() for text in args.profile for p in text.split(",") if p.strip()]
+    try:
+        known = load_known_failures(args.known_failures) if args.known_failures else []
+        selected = select_transcripts(transcripts, args.ids, args.clause)
+        cases = build_cases(selected, documents, profiles)
+    except InputError as exc:
+        for text in exc.problems:
+            print(text, file=sys.stderr)
+        return 2
+    if not cases:
+        return _fail(
+            f"no case matches the selection ({len(transcripts)} transcripts in "
+            f"{root or 'the shipped corpus'})"
+        )
+    engine = args.engine if args.engine is not None else default_engine()
+    config = RunConfig(
+        engine=engine,
+        timeout=args.timeout,
+        jobs=args.jobs,
+        validate_protocol=args.validate_protocol,
+        env=None if args.engine is not None else default_engine_env(),
+        known_failures=tuple(known),
+    )
+    progress = Progress(len(cases))
+    try:
+        result = run_cases(cases, config, progress)
+    except EngineUnusable as exc:
+        progress.finish()
+        return _fail(f"the engine is unusable: {exc}")
+    progress.finish()
+    result.warnings[:0] = known_failure_warnings(known, transcripts, documents)
+    rerun = RerunInfo(engine=args.engine, transcripts=args.transcripts)
+    print_lines(console_report(result, rerun))
+    try:
+        if args.json:
+            write_atomic(
+                args.json,
+                json.dumps(json_report(result, engine), indent=2, ensure_ascii=False) + "\n",
+            )
+        if args.junit:
+            write_atomic(args.junit, junit_report(result, rerun))
+    except OSError as exc:
+        return _fail(f"cannot write a report: {exc}")
+    return exit_status(result.outcomes)

@@ -1,0 +1,472 @@
+"""Replaying one transcript under one profile on a connected engine (docs/transcripts.md).
+
+:func:`replay` sends ``start``, then each step, compares the answers with the transcript,
+and stops at the first step that fails. The result is an :class:`Outcome`; engine
+failures (crash, timeout, protocol violation) become outcomes too, never exceptions.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from functools import cache
+from typing import Any, Final
+
+import jsonschema
+import referencing
+import referencing.jsonschema
+
+from . import data
+from .client import (
+    EngineClient,
+    EngineCrashed,
+    EngineError,
+    EngineInfo,
+    EngineTimeout,
+    ProtocolViolation,
+)
+from .compare import checked_fields, compare_check, compare_events, compare_states, show
+from .transcript import Step, Transcript
+
+PASSED: Final = "passed"
+FAILED: Final = "failed"
+ERRORED: Final = "errored"
+CRASHED: Final = "crashed"
+TIMED_OUT: Final = "timed_out"
+SKIPPED: Final = "skipped"
+XFAIL: Final = "xfail"
+XPASS: Final = "xpass"
+STATUSES: Final = (PASSED, FAILED, ERRORED, CRASHED, TIMED_OUT, SKIPPED, XFAIL, XPASS)
+OK_STATUSES: Final = frozenset({PASSED, SKIPPED, XFAIL})
+NOT_PASSED: Final = frozenset({FAILED, ERRORED, CRASHED, TIMED_OUT})
+
+# Answers that mean "this engine does not play that", not "this engine is wrong".
+SKIP_CODES: Final = frozenset({"unsupported_profile", "unsupported_option", "unsupported_command"})
+STDERR_LINES: Final = 20
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to one (transcript, profile) case.
+
+    ``step`` counts from 1 (0 is the ``start`` request); ``line`` is that step's line
+    in ``file``. ``expected``/``actual`` are JSON-like values for the report.
+    """
+
+    status: str
+    transcript_id: str
+    profile: str
+    clauses: tuple[str, ...] = ()
+    file: str = ""
+    line: int = 0
+    step: int | None = None
+    step_description: str = ""
+    request: Mapping[str, Any] | None = None
+    expected: Any = None
+    actual: Any = None
+    differences: tuple[str, ...] = ()
+    reason: str = ""
+    stderr_tail: tuple[str, ...] = ()
+    state_diff: bool = False  # differences compare the state before and after a refusal
+    duration: float = 0.0
+    known_failure: str | None = None  # the known-failures entry's reason, for xfail/xpass
+
+    @property
+    def ok(self) -> bool:
+        return self.status in OK_STATUSES
+
+
+def describe_step(step: Step) -> str:
+    """A step in words, for reports."""
+    req = step.request or {}
+    text: str
+    if step.kind == "check":
+        text = "check " + ", ".join(step.check or {})
+    elif step.kind == "deal":
+        text = "deal" + (
+            f" (starter {step.starter})" if step.starter is not None else " (52-card order)"
+        )
+    elif step.kind == "act":
+        action = req.get("action") or {}
+        seat = req.get("seat")
+        kind = action.get("type")
+        if kind == "throw":
+            text = f"seat {seat} throws {' '.join(map(str, action.get('cards', [])))}"
+        elif kind == "pick" and action.get("from") == "deck":
+            text = f"seat {seat} picks from the deck"
+        elif kind == "pick":
+            text = f"seat {seat} picks {action.get('card')} from the offer"
+        elif kind == "call":
+            text = f"seat {seat} calls"
+        else:
+            text = f"seat {seat} times out"
+    elif step.kind == "reshuffle":
+        text = f"reshuffle ({len(req.get('order', []))} cards)"
+    elif step.kind == "set_option":
+        text = f"set_option {req.get('name')} = {show(req.get('value'))}"
+    else:
+        text = step.kind
+    if step.expect.error:
+        text += f" (expects {step.expect.error})"
+    return text
+
+
+# -- protocol schemas (--validate-protocol) ------------------------------------------
+
+SCHEMA_BASE: Final = "https://jhyap-conformance.org/schema/protocol/"
+
+
+@cache
+def _schema_registry() -> referencing.Registry[Any]:
+    resources = []
+    for path in sorted((data.schema_dir() / "protocol").glob("*.schema.json")):
+        contents = json.loads(path.read_text("utf-8"))
+        _index_locations(contents, path.name, "")
+        resources.append(
+            (contents["$id"], referencing.jsonschema.DRAFT202012.create_resource(contents))
+        )
+    return referencing.Registry().with_resources(resources)
+
+
+# Every subschema object of the loaded schemas, by identity, to its file and JSON pointer:
+# validation errors carry the subschema itself, and this names where it is written.
+_LOCATIONS: dict[int, str] = {}
+_KEEP_ALIVE: list[Any] = []
+
+
+def _index_locations(node: Any, file: str, pointer: str) -> None:
+    if isinstance(node, dict):
+        _LOCATIONS[id(node)] = f"{file}#{pointer}"
+        _KEEP_ALIVE.append(node)
+        for key, value in node.items():
+            escaped = str(key).replace("~", "~0").replace("/", "~1")
+            _index_locations(value, file, f"{pointer}/{escaped}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            _index_locations(value, file, f"{pointer}/{i}")
+
+
+@cache
+def _validator(ref: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator({"$ref": SCHEMA_BASE + ref}, registry=_schema_registry())
+
+
+def _location(error: jsonschema.ValidationError, ref: str) -> str:
+    """The failing keyword as ``file#/pointer``: ``event.schema.json#/$defs/dealt/required``."""
+    where = _LOCATIONS.get(id(error.schema))
+    if where is not None:
+        return f"{where}/{error.validator}"
+    return f"{ref.split('#')[0]}#/" + "/".join(str(p) for p in error.absolute_schema_path)
+
+
+def _leaves(error: jsonschema.ValidationError) -> list[jsonschema.ValidationError]:
+    """The errors that explain ``error``: inside a oneOf, those of the branch it meant."""
+    if not error.context:
+        return [error]
+    branches: dict[int, list[jsonschema.ValidationError]] = {}
+    for sub in error.context:
+        branches.setdefault(int(sub.relative_schema_path[0]), []).append(sub)
+    # The branch whose "type" discriminator matched is the one the engine meant.
+    meant = [
+        errs
+        for errs in branches.values()
+        if not any(e.validator == "const" and list(e.relative_path) == ["type"] for e in errs)
+    ]
+    if len(meant) == 1:
+        return [leaf for sub in meant[0] for leaf in _leaves(sub)]
+    return [error]
+
+
+def _message(error: jsonschema.ValidationError) -> str:
+    wanted = error.schema.get("contains") if isinstance(error.schema, dict) else None
+    if error.validator == "contains" and isinstance(wanted, dict) and "const" in wanted:
+        # jsonschema's own message does not say which item is missing.
+        return f"{error.instance!r} does not list {wanted['const']!r}"
+    return error.message
+
+
+def schema_problems(cmd: str, response: Mapping[str, Any]) -> list[str]:
+    """Where ``response`` (to ``cmd``) breaks schema/protocol/: ``schema path: message (at
+    instance path)`` for each violation, the schema path naming the file and keyword."""
+    if response.get("ok") is True:
+        ref = f"response-ok.schema.json#/$defs/{cmd}"
+    else:
+        ref = "response-error.schema.json"
+    problems = []
+    for error in _validator(ref).iter_errors(response):
+        for leaf in _leaves(error):
+            problems.append(f"{_location(leaf, ref)}: {_message(leaf)} (at {leaf.json_path})")
+    return sorted(set(problems))
+
+
+# -- replay ----------------------------------------------------------------------------
+
+
+class _StepFailure(Exception):
+    """Ends a replay early with an outcome (raised inside :func:`replay` only)."""
+
+    def __init__(self, status: str, reason: str, **details: Any) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+        self.details = details
+
+
+@dataclass
+class _Context:
+    client: EngineClient
+    validate: bool
+    step: Step | None = None
+    request: dict[str, Any] | None = None
+    sent: list[str] = field(default_factory=list)
+
+
+def _send(ctx: _Context, message: Mapping[str, Any], *, record: bool = True) -> dict[str, Any]:
+    """Send a request, checking its answer's schema when asked to."""
+    if record:
+        ctx.request = {"seq": ctx.client.next_seq, **message}
+    response = ctx.client.send(message)
+    if ctx.validate:
+        problems = schema_problems(str(message["cmd"]), response)
+        if problems:
+            raise _StepFailure(
+                FAILED,
+                f"the answer to {message['cmd']} breaks the protocol schema",
+                differences=tuple(problems),
+                actual=response,
+            )
+    return response
+
+
+def _refusal(response: Mapping[str, Any], doing: str) -> _StepFailure:
+    """The outcome of an unexpected refusal: skipped, errored or failed by its code."""
+    code = response["error"]["code"]
+    message = response["error"]["message"]
+    if code in SKIP_CODES:
+        return _StepFailure(SKIPPED, f"the engine answered {code}: {message}")
+    if code == "internal_error":
+        return _StepFailure(
+            ERRORED,
+            f"the engine answered internal_error to {doing}: {message}",
+            actual={"error": response["error"]},
+        )
+    return _StepFailure(
+        FAILED,
+        f"expected {doing} to be accepted, the engine refused it: {code}: {message}",
+        expected="accepted",
+        actual={"error": response["error"]},
+    )
+
+
+def _state(ctx: _Context, why: str) -> Any:
+    response = _send(ctx, {"cmd": "state"}, record=False)
+    if not response["ok"]:
+        raise _refusal(response, f"state ({why})")
+    return response.get("state")
+
+
+def _run_check(ctx: _Context, step: Step) -> None:
+    response = _send(ctx, {"cmd": "state"})
+    if not response["ok"]:
+        raise _refusal(response, "state")
+    check = step.check or {}
+    state = response.get("state")
+    differences = compare_check(check, state)
+    if differences:
+        actual = checked_fields(check, state)
+        raise _StepFailure(
+            FAILED,
+            "the state differs from the check",
+            expected=dict(check),
+            actual=actual,
+            differences=tuple(differences),
+        )
+
+
+def _run_action(ctx: _Context, step: Step) -> None:
+    assert step.request is not None
+    expect = step.expect
+    if expect.error is not None:
+        before = _state(ctx, "before the refused request")
+        response = _send(ctx, step.request)
+        if response["ok"]:
+            raise _StepFailure(
+                FAILED,
+                f"expected the error {expect.error}, the engine accepted the request",
+                expected={"error": expect.error},
+                actual={"events": response.get("events")},
+                differences=(f"error: expected {show(expect.error)}, got accepted",),
+            )
+        code = response["error"]["code"]
+        if code != expect.error:
+            if code == "internal_error" or code in SKIP_CODES:
+                raise _refusal(response, describe_step(step))
+            raise _StepFailure(
+                FAILED,
+                f"expected the error {expect.error}, got {code}",
+                expected={"error": expect.error},
+                actual={"error": response["error"]},
+                differences=(f"error: expected {show(expect.error)}, got {show(code)}",),
+            )
+        after = _state(ctx, "after the refused request")
+        changed = compare_states(before, after)
+        if changed:
+            raise _StepFailure(
+                FAILED,
+                f"the refused request ({code}) changed the state",
+                differences=tuple(changed),
+                state_diff=True,
+                expected={"error": expect.error},
+                actual={"error": response["error"]},
+            )
+        return
+    response = _send(ctx, step.request)
+    if not response["ok"]:
+        raise _refusal(response, describe_step(step))
+    events = response.get("events")
+    differences: list[str] = []
+    if not isinstance(events, list):
+        differences.append(f"events: expected a list, got {show(events)}")
+    else:
+        if expect.events is not None:
+            differences.extend(compare_events(expect.events, events))
+        if step.starter is not None:
+            started = [
+                e for e in events if isinstance(e, dict) and e.get("type") == "round_started"
+            ]
+            if not started:
+                differences.append(
+                    f"round_started.starter: expected {step.starter}, got no round_started event"
+                )
+            elif started[0].get("starter") != step.starter:
+                differences.append(
+                    f"round_started.starter: expected {step.starter}, got "
+                    f"{show(started[0].get('starter'))}"
+                )
+    if differences:
+        expected: Any = list(expect.events) if expect.events is not None else None
+        if step.starter is not None and expected is None:
+            expected = [{"type": "round_started", "starter": step.starter}]
+        raise _StepFailure(
+            FAILED,
+            "the events differ from the transcript",
+            expected=expected,
+            actual=events,
+            differences=tuple(differences),
+        )
+
+
+def check_requirements(transcript: Transcript, info: EngineInfo) -> str | None:
+    """Why the engine cannot run the transcript (a feature it does not list), or None."""
+    for feature in transcript.requires:
+        if feature == "legal" and not info.supports_command("legal"):
+            return "needs the optional legal command, which the engine does not list"
+        if feature == "timeout" and not info.supports_action("timeout"):
+            return "needs the optional timeout action, which the engine does not list"
+    return None
+
+
+def start_message(transcript: Transcript, resolved: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``start`` request (without seq) for a transcript under a resolved profile."""
+    return {
+        "cmd": "start",
+        "profile": resolved,
+        "options": resolved["option_values"],
+        "seats": transcript.seats,
+    }
+
+
+def replay(
+    client: EngineClient,
+    info: EngineInfo,
+    transcript: Transcript,
+    profile: str,
+    resolved: Mapping[str, Any],
+    *,
+    validate_protocol: bool = False,
+    clock: Callable[[], float] = time.monotonic,
+) -> Outcome:
+    """Replay ``transcript`` under the resolved profile ``resolved`` (id ``profile``)."""
+    began = clock()
+    base = Outcome(
+        PASSED,
+        transcript.id,
+        profile,
+        clauses=transcript.clauses,
+        file=str(transcript.file),
+        line=transcript.line,
+    )
+    missing = check_requirements(transcript, info)
+    if missing:
+        return replace(base, status=SKIPPED, reason=missing, duration=clock() - began)
+    ctx = _Context(client, validate_protocol)
+    index = 0
+    details: dict[str, Any] = {}
+    try:
+        response = _send(ctx, start_message(transcript, resolved))
+        if not response["ok"]:
+            raise _refusal(response, "start")
+        for number, step in enumerate(transcript.steps, start=1):
+            index = number
+            ctx.step = step
+            # Until the step's own request goes out, a failure shows what it was to send.
+            ctx.request = dict(step.request) if step.request is not None else None
+            if step.kind == "check":
+                _run_check(ctx, step)
+            else:
+                _run_action(ctx, step)
+    except _StepFailure as failure:
+        status, reason, details = failure.status, failure.reason, failure.details
+    except EngineCrashed as exc:
+        status, reason = CRASHED, str(exc)
+    except EngineTimeout as exc:
+        status, reason = TIMED_OUT, str(exc)
+    except ProtocolViolation as exc:
+        status, reason = ERRORED, f"protocol violation: {exc}"
+    except EngineError as exc:
+        status, reason = ERRORED, str(exc)
+    else:
+        return replace(base, duration=clock() - began)
+    outcome = replace(
+        base,
+        status=status,
+        reason=reason,
+        step=0,
+        step_description="start",
+        request=ctx.request,
+        stderr_tail=tuple(client.stderr_tail(STDERR_LINES)),
+        **details,
+    )
+    if index and ctx.step is not None:
+        outcome = replace(
+            outcome, step=index, step_description=describe_step(ctx.step), line=ctx.step.line
+        )
+    elif outcome.request is not None and outcome.request.get("cmd") == "start":
+        # The whole resolved profile would drown the report; its id says it all.
+        outcome = replace(
+            outcome, request={**outcome.request, "profile": f"<resolved profile {profile}>"}
+        )
+    return replace(outcome, duration=clock() - began)
+
+
+__all__ = [
+    "CRASHED",
+    "ERRORED",
+    "FAILED",
+    "NOT_PASSED",
+    "OK_STATUSES",
+    "PASSED",
+    "SKIPPED",
+    "STATUSES",
+    "TIMED_OUT",
+    "XFAIL",
+    "XPASS",
+    "Outcome",
+    "check_requirements",
+    "describe_step",
+    "replay",
+    "schema_problems",
+    "start_message",
+]

@@ -1,0 +1,383 @@
+"""Reporting a run: progress while it runs, failure blocks and a summary, JSON and JUnit XML."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shlex
+import sys
+import tempfile
+import threading
+import xml.etree.ElementTree as ET
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from .compare import show
+from .replay import (
+    CRASHED,
+    ERRORED,
+    FAILED,
+    NOT_PASSED,
+    SKIPPED,
+    STATUSES,
+    TIMED_OUT,
+    XFAIL,
+    XPASS,
+    Outcome,
+)
+from .runner import RunResult
+
+SYMBOLS = {
+    "passed": ".",
+    FAILED: "F",
+    ERRORED: "E",
+    CRASHED: "C",
+    TIMED_OUT: "T",
+    SKIPPED: "s",
+    XFAIL: "x",
+    XPASS: "X",
+}
+HEADINGS = {
+    FAILED: "FAILED",
+    ERRORED: "ERRORED",
+    CRASHED: "CRASHED",
+    TIMED_OUT: "TIMED OUT",
+    XPASS: "UNEXPECTED PASS",
+}
+BAD = NOT_PASSED | {XPASS}
+STDERR_LINES = 20
+DOTS_PER_LINE = 80
+MAX_VALUE_CHARS = 2000
+
+
+class Progress:
+    """Progress on stderr: a bar on a terminal, else a line of one symbol per case."""
+
+    def __init__(self, total: int, stream: IO[str] | None = None, tty: bool | None = None) -> None:
+        self.total = total
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = self.stream.isatty() if tty is None else tty
+        self.done = 0
+        self.bad = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, outcome: Outcome) -> None:
+        with self._lock:
+            self.done += 1
+            self.bad += outcome.status in BAD
+            if self.tty:
+                width = 30
+                filled = width * self.done // max(self.total, 1)
+                bar = "#" * filled + "." * (width - filled)
+                failed = f"  {self.bad} failed" if self.bad else ""
+                self.stream.write(f"\r[{bar}] {self.done}/{self.total}{failed}")
+            else:
+                self.stream.write(SYMBOLS.get(outcome.status, "?"))
+                if self.done % DOTS_PER_LINE == 0 and self.done < self.total:
+                    self.stream.write("\n")
+            self.stream.flush()
+
+    def finish(self) -> None:
+        with self._lock:
+            if self.tty:
+                self.stream.write("\r" + " " * 60 + "\r")
+            elif self.done:
+                self.stream.write("\n")
+            self.stream.flush()
+
+
+@dataclass(frozen=True)
+class RerunInfo:
+    """What a rerun command must repeat: the engine and transcripts, when not the defaults."""
+
+    engine: str | None = None  # None: the default engine
+    transcripts: str | None = None  # None: the shipped corpus
+
+    def command(self, outcome: Outcome) -> str:
+        words = ["jhyap", "run", "-k", outcome.transcript_id, "--profile", outcome.profile]
+        if self.engine is not None:
+            words += ["--engine", self.engine]
+        if self.transcripts is not None:
+            words += ["--transcripts", self.transcripts]
+        return shlex.join(words)
+
+
+def _clip(text: str) -> str:
+    if len(text) <= MAX_VALUE_CHARS:
+        return text
+    return text[:MAX_VALUE_CHARS] + f" ... ({len(text)} characters)"
+
+
+def _compact(value: Any) -> str:
+    return _clip(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
+
+
+def _value_lines(label: str, value: Any) -> list[str]:
+    """``label`` and a value: a list of events one per line, anything else on one line."""
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        return [f"  {label}:"] + [f"    {_clip(show(v))}" for v in value]
+    return [f"  {label}: {_clip(show(value))}"]
+
+
+def failure_block(outcome: Outcome, rerun: RerunInfo) -> list[str]:
+    """The explanation of one case that did not pass, line by line."""
+    heading = HEADINGS.get(outcome.status, outcome.status.upper())
+    lines = [f"{heading} {outcome.transcript_id} [{outcome.profile}]"]
+    where = f"  {outcome.file}:{outcome.line}"
+    if outcome.step is not None:
+        where += f"  step {outcome.step}: {outcome.step_description}"
+    lines.append(where)
+    if outcome.reason:
+        lines.append(f"  {outcome.reason}")
+    if outcome.known_failure:
+        lines.append(f"  listed as a known failure: {outcome.known_failure}")
+    lines.append(f"  clauses: {', '.join(outcome.clauses) or '(none)'}")
+    if outcome.status == XPASS:
+        lines.append(f"  rerun: {rerun.command(outcome)}")
+        return lines
+    if outcome.request is not None:
+        lines.append(f"  request: {_compact(outcome.request)}")
+    if outcome.state_diff:
+        lines += _value_lines("expected", outcome.expected)
+        lines += _value_lines("actual", outcome.actual)
+        lines.append("  state before and after the refusal:")
+        lines += [f"    {d}" for d in outcome.differences]
+    else:
+        if outcome.expected is not None or outcome.actual is not None:
+            lines += _value_lines("expected", outcome.expected)
+            lines += _value_lines("actual", outcome.actual)
+        if outcome.differences:
+            lines.append("  differences:")
+            lines += [f"    {d}" for d in outcome.differences]
+    tail = outcome.stderr_tail[-STDERR_LINES:]
+    if tail:
+        lines.append(f"  engine stderr (last {len(tail)} line{'s' if len(tail) > 1 else ''}):")
+        lines += [f"    | {_clip(line)}" for line in tail]
+    else:
+        lines.append("  engine stderr: (nothing)")
+    lines.append(f"  rerun: {rerun.command(outcome)}")
+    return lines
+
+
+def _family(clause: str) -> str:
+    return ".".join(clause.split(".")[:2])
+
+
+def _table(title: str, rows: Sequence[tuple[str, Counter[str]]]) -> list[str]:
+    width = max([len(title)] + [len(name) for name, _ in rows])
+    lines = [f"{title:<{width}}  passed  failed  other"]
+    for name, counts in rows:
+        lines.append(
+            f"{name:<{width}}  {counts['passed']:>6}  {counts['failed']:>6}  {counts['other']:>5}"
+        )
+    return lines
+
+
+def _bucket(outcome: Outcome) -> str:
+    if outcome.status == "passed":
+        return "passed"
+    return "failed" if outcome.status in BAD else "other"
+
+
+def counts_line(outcomes: Sequence[Outcome]) -> str:
+    """``3 passed, 1 failed`` in the order of STATUSES."""
+    counts = Counter(o.status for o in outcomes)
+    parts = [f"{counts[s]} {s}" for s in STATUSES if counts[s]]
+    return ", ".join(parts) or "no cases"
+
+
+def summary_lines(result: RunResult, top: int = 10) -> list[str]:
+    """Counts per outcome, tables by profile and by clause family, the wall time."""
+    outcomes = result.outcomes
+    lines = [f"== {counts_line(outcomes)} ({len(outcomes)} cases) in {result.wall_time:.2f} s =="]
+    by_profile: dict[str, Counter[str]] = {}
+    by_family: dict[str, Counter[str]] = {}
+    failing_clauses: Counter[str] = Counter()
+    for o in outcomes:
+        bucket = _bucket(o)
+        by_profile.setdefault(o.profile, Counter())[bucket] += 1
+        for family in dict.fromkeys(_family(c) for c in o.clauses):
+            by_family.setdefault(family, Counter())[bucket] += 1
+        if bucket == "failed":
+            failing_clauses.update(o.clauses)
+    lines.append("")
+    lines += _table("profile", sorted(by_profile.items()))
+    if by_family:
+        lines.append("")
+        families = sorted(by_family.items(), key=lambda kv: (-kv[1]["failed"], kv[0]))
+        lines += _table("clause family", families[:top])
+        if len(families) > top:
+            lines.append(f"... and {len(families) - top} more families")
+    if failing_clauses:
+        lines.append("")
+        lines.append("top failing clauses:")
+        ranked = sorted(failing_clauses.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+        width = max(len(c) for c, _ in ranked)
+        lines += [f"  {c:<{width}}  {n}" for c, n in ranked]
+    skipped = Counter(o.reason for o in outcomes if o.status == SKIPPED)
+    if skipped:
+        lines.append("")
+        lines.append("skipped:")
+        lines += [f"  {n} x {reason}" for reason, n in sorted(skipped.items())]
+    xfails = [o for o in outcomes if o.status == XFAIL]
+    if xfails:
+        lines.append("")
+        lines.append("known failures (xfail):")
+        lines += [f"  {o.transcript_id} [{o.profile}]: {o.known_failure}" for o in xfails]
+    lines.append("")
+    lines.append(f"engine: {result.info.describe()}")
+    lines.append(f"wall time: {result.wall_time:.2f} s")
+    return lines
+
+
+def console_report(result: RunResult, rerun: RerunInfo) -> list[str]:
+    """The whole console report: a block per case that did not pass, then the summary."""
+    lines: list[str] = []
+    for outcome in result.outcomes:
+        if outcome.status in BAD:
+            lines += failure_block(outcome, rerun)
+            lines.append("")
+    for warning in result.warnings:
+        lines.append(f"warning: {warning}")
+    if result.warnings:
+        lines.append("")
+    return lines + summary_lines(result)
+
+
+# -- files -------------------------------------------------------------------------
+
+
+def write_atomic(path: str | Path, text: str) -> None:
+    """Write ``text`` so that readers see the old file or the new one, never a part."""
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
+def engine_json(result: RunResult, command: str) -> dict[str, Any]:
+    info = result.info
+    return {
+        **dict(info.engine),
+        "protocol": info.protocol,
+        "supports": dict(info.supports),
+        "command": command,
+    }
+
+
+def json_report(result: RunResult, command: str) -> dict[str, Any]:
+    """The JSON report: summary counts, the engine's hello, and one entry per case."""
+    counts = Counter(o.status for o in result.outcomes)
+    summary: dict[str, Any] = {s: counts[s] for s in STATUSES}
+    summary["total"] = len(result.outcomes)
+    summary["wall_time"] = round(result.wall_time, 3)
+    return {
+        "summary": summary,
+        "engine": engine_json(result, command),
+        "warnings": list(result.warnings),
+        "results": [
+            {
+                "id": o.transcript_id,
+                "profile": o.profile,
+                "clauses": list(o.clauses),
+                "outcome": o.status,
+                "file": o.file,
+                "line": o.line,
+                "step": o.step,
+                "reason": o.reason,
+                "differences": list(o.differences),
+                "known_failure": o.known_failure,
+                "duration": round(o.duration, 4),
+            }
+            for o in result.outcomes
+        ],
+    }
+
+
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _xml_text(text: str) -> str:
+    # XML 1.0 cannot carry most control characters, which engine stderr may hold.
+    return _XML_INVALID.sub("\N{REPLACEMENT CHARACTER}", text)
+
+
+def junit_report(result: RunResult, rerun: RerunInfo) -> str:
+    """JUnit XML: one testcase per case, classname ``jhyap.<profile>``, name the id."""
+    counts = Counter(o.status for o in result.outcomes)
+    failures = counts[FAILED] + counts[XPASS]
+    errors = counts[ERRORED] + counts[CRASHED] + counts[TIMED_OUT]
+    skipped = counts[SKIPPED] + counts[XFAIL]
+    attrs = {
+        "name": "jhyap",
+        "tests": str(len(result.outcomes)),
+        "failures": str(failures),
+        "errors": str(errors),
+        "skipped": str(skipped),
+        "time": f"{result.wall_time:.3f}",
+    }
+    suites = ET.Element("testsuites", attrs)
+    suite = ET.SubElement(suites, "testsuite", attrs)
+    for o in result.outcomes:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            {
+                "classname": f"jhyap.{o.profile}",
+                "name": o.transcript_id,
+                "file": o.file,
+                "line": str(o.line),
+                "time": f"{o.duration:.4f}",
+            },
+        )
+        if o.status == "passed":
+            continue
+        if o.status in (SKIPPED, XFAIL):
+            message = o.reason if o.status == SKIPPED else f"known failure: {o.known_failure}"
+            ET.SubElement(case, "skipped", {"message": _xml_text(message)})
+            continue
+        tag = "failure" if o.status in (FAILED, XPASS) else "error"
+        child = ET.SubElement(case, tag, {"message": _xml_text(o.reason), "type": o.status})
+        child.text = _xml_text("\n".join(failure_block(o, rerun)))
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, "unicode") + "\n"
+
+
+def print_lines(lines: Iterable[str], stream: IO[str] | None = None) -> None:
+    out = stream if stream is not None else sys.stdout
+    for line in lines:
+        out.write(line + "\n")
+    out.flush()
+
+
+def counts_by_status(outcomes: Iterable[Outcome]) -> Mapping[str, int]:
+    counts = Counter(o.status for o in outcomes)
+    return {s: counts[s] for s in STATUSES}
+
+
+__all__ = [
+    "Progress",
+    "RerunInfo",
+    "console_report",
+    "counts_line",
+    "failure_block",
+    "json_report",
+    "junit_report",
+    "print_lines",
+    "summary_lines",
+    "write_atomic",
+]

@@ -1,0 +1,391 @@
+"""Running a selection of (transcript, profile) cases against an engine.
+
+``--jobs N`` runs N worker threads, each with its own engine process, taking the next
+case from a shared list; results come back in the selection's order whatever the
+timing. One engine process serves case after case (a new ``start`` each); after a
+crash, a timeout or a protocol violation it is killed and a fresh one started.
+An engine that cannot complete the handshake ends the whole run (:class:`EngineUnusable`).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from reference_engine.errors import JhyapError
+from reference_engine.profile import resolve
+
+from . import yamlsafe
+from .client import EngineClient, EngineInfo, EngineUnusable
+from .replay import (
+    ERRORED,
+    FAILED,
+    NOT_PASSED,
+    PASSED,
+    XFAIL,
+    XPASS,
+    Outcome,
+    replay,
+    schema_problems,
+)
+from .transcript import Transcript, profiles_for
+
+Progress = Callable[[Outcome], None]
+XPASS_REASON = "unexpected pass: remove it from the known failures"
+
+
+class InputError(Exception):
+    """Input the run cannot use (a bad known-failures file, an unknown profile)."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = list(problems)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One transcript under one profile, with the profile resolved once for it."""
+
+    transcript: Transcript
+    profile: str
+    resolved: Mapping[str, Any] | None
+    problem: str | None = None  # why the profile could not be resolved
+
+
+@dataclass(frozen=True)
+class KnownFailure:
+    """An entry of the known-failures file."""
+
+    id: str
+    reason: str
+    profile: str | None = None
+
+    def matches(self, transcript_id: str, profile: str) -> bool:
+        return self.id == transcript_id and self.profile in (None, profile)
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """How to run: the engine command, its environment, and the run's options."""
+
+    engine: str
+    timeout: float = 10.0
+    jobs: int = 1
+    validate_protocol: bool = False
+    env: Mapping[str, str] | None = None
+    known_failures: tuple[KnownFailure, ...] = ()
+
+
+@dataclass
+class RunResult:
+    """Every outcome, in the selection's order, and what the run learned on the way."""
+
+    outcomes: list[Outcome]
+    info: EngineInfo
+    wall_time: float
+    warnings: list[str] = field(default_factory=list)
+
+
+# -- selection ---------------------------------------------------------------------
+
+
+def matches(pattern: str, text: str) -> bool:
+    """fnmatch when ``pattern`` has a wildcard (``*?[``), else a plain substring test."""
+    if any(c in pattern for c in "*?["):
+        return fnmatch.fnmatchcase(text, pattern)
+    return pattern in text
+
+
+def select_transcripts(
+    transcripts: Iterable[Transcript],
+    id_patterns: Sequence[str] = (),
+    clause_patterns: Sequence[str] = (),
+) -> list[Transcript]:
+    """The transcripts whose id matches one of ``id_patterns`` (all when none) and one of
+    whose clauses matches one of ``clause_patterns`` (all when none).
+
+    A pattern that is exactly some transcript's id selects that id alone, so that
+    ``-k foo`` reruns ``foo`` without ``foo-bar``.
+    """
+    items = list(transcripts)
+    ids = {t.id for t in items}
+
+    def id_ok(transcript_id: str) -> bool:
+        return any(
+            transcript_id == p if p in ids else matches(p, transcript_id) for p in id_patterns
+        )
+
+    chosen = []
+    for t in items:
+        if id_patterns and not id_ok(t.id):
+            continue
+        if clause_patterns and not any(matches(p, c) for p in clause_patterns for c in t.clauses):
+            continue
+        chosen.append(t)
+    return chosen
+
+
+def build_cases(
+    transcripts: Iterable[Transcript],
+    documents: Mapping[str, Mapping[str, Any]],
+    profiles: Sequence[str] = (),
+) -> list[Case]:
+    """Every (transcript, profile) case, the profile resolved once per case."""
+    unknown = [p for p in profiles if p not in documents]
+    if unknown:
+        raise InputError(
+            [
+                f"unknown profile {p!r}; shipped profiles: {', '.join(sorted(documents))}"
+                for p in unknown
+            ]
+        )
+    cache: dict[tuple[str, str], tuple[Mapping[str, Any] | None, str | None]] = {}
+    cases = []
+    for transcript in transcripts:
+        for pid in profiles_for(transcript, documents):
+            if profiles and pid not in profiles:
+                continue
+            key = (pid, json.dumps(transcript.options, sort_keys=True))
+            if key not in cache:
+                try:
+                    cache[key] = (resolve(documents[pid], transcript.options), None)
+                except JhyapError as exc:
+                    cache[key] = (
+                        None,
+                        f"cannot resolve {pid} with the transcript's options: {exc.message}",
+                    )
+            resolved, problem = cache[key]
+            cases.append(Case(transcript, pid, resolved, problem))
+    return cases
+
+
+# -- known failures -------------------------------------------------------------------
+
+
+def load_known_failures(path: str | Path) -> list[KnownFailure]:
+    """The entries of a known-failures file (YAML, or JSON for ``*.json``)."""
+    path = Path(path)
+    where = str(path)
+    try:
+        if path.suffix == ".json":
+            content: Any = json.loads(path.read_text("utf-8"))
+        else:
+            content = yamlsafe.load(path).data
+    except OSError as exc:
+        raise InputError([f"{where}: cannot read the known failures: {exc.strerror}"]) from None
+    except (ValueError, yamlsafe.YamlProblem) as exc:
+        raise InputError(
+            [f"{where}: not valid {path.suffix.lstrip('.') or 'YAML'}: {exc}"]
+        ) from None
+    if content is None:
+        return []
+    if not isinstance(content, list):
+        raise InputError([f"{where}: expected a list of {{id, profile, reason}} entries"])
+    entries: list[KnownFailure] = []
+    problems: list[str] = []
+    for i, item in enumerate(content):
+        if not isinstance(item, dict):
+            problems.append(f"{where}: entry {i + 1}: expected a mapping with id and reason")
+            continue
+        extra = sorted(str(k) for k in item if k not in ("id", "profile", "reason"))
+        if extra:
+            problems.append(f"{where}: entry {i + 1}: unknown key {', '.join(extra)}")
+        ident, reason, profile = item.get("id"), item.get("reason"), item.get("profile")
+        if not isinstance(ident, str) or not ident:
+            problems.append(f"{where}: entry {i + 1}: id must be a transcript id")
+        if not isinstance(reason, str) or not reason.strip():
+            problems.append(f"{where}: entry {i + 1}: reason must say why it fails")
+        if profile is not None and not isinstance(profile, str):
+            problems.append(f"{where}: entry {i + 1}: profile must be a profile id")
+        if (
+            isinstance(ident, str)
+            and isinstance(reason, str)
+            and (profile is None or isinstance(profile, str))
+        ):
+            entries.append(KnownFailure(ident, reason, profile))
+    if problems:
+        raise InputError(problems)
+    return entries
+
+
+def known_failure_warnings(
+    known: Iterable[KnownFailure], transcripts: Iterable[Transcript], profile_ids: Iterable[str]
+) -> list[str]:
+    """Entries naming a transcript (or profile) that does not exist."""
+    ids = {t.id for t in transcripts}
+    profiles = set(profile_ids)
+    warnings = []
+    for entry in known:
+        if entry.id not in ids:
+            warnings.append(f"known failures: no transcript {entry.id!r}")
+        elif entry.profile is not None and entry.profile not in profiles:
+            warnings.append(f"known failures: {entry.id}: no profile {entry.profile!r}")
+    return warnings
+
+
+def apply_known_failure(outcome: Outcome, known: Sequence[KnownFailure]) -> Outcome:
+    """A listed case that fails is xfail; one that passes is xpass."""
+    entry = next((k for k in known if k.matches(outcome.transcript_id, outcome.profile)), None)
+    if entry is None:
+        return outcome
+    if outcome.status in NOT_PASSED:
+        return replace(outcome, status=XFAIL, known_failure=entry.reason)
+    if outcome.status == PASSED:
+        return replace(outcome, status=XPASS, known_failure=entry.reason, reason=XPASS_REASON)
+    return outcome
+
+
+# -- running ------------------------------------------------------------------------
+
+
+class _Worker:
+    """One engine process, restarted when it can no longer be trusted."""
+
+    def __init__(self, config: RunConfig) -> None:
+        self.config = config
+        self.client: EngineClient | None = None
+        self.info: EngineInfo | None = None
+
+    def connect(self) -> tuple[EngineClient, EngineInfo]:
+        if self.client is None or self.info is None:
+            client = EngineClient(
+                self.config.engine, timeout=self.config.timeout, env=self.config.env
+            )
+            try:
+                self.info = client.handshake()
+            except BaseException:
+                client.close(graceful=False)
+                raise
+            self.client = client
+        return self.client, self.info
+
+    def run(self, case: Case) -> Outcome:
+        t = case.transcript
+        if case.resolved is None:
+            return Outcome(
+                FAILED,
+                t.id,
+                case.profile,
+                clauses=t.clauses,
+                file=str(t.file),
+                line=t.line,
+                step=0,
+                step_description="start",
+                reason=case.problem or "the profile cannot be resolved",
+            )
+        client, info = self.connect()
+        outcome = replay(
+            client,
+            info,
+            t,
+            case.profile,
+            case.resolved,
+            validate_protocol=self.config.validate_protocol,
+        )
+        if client.broken is not None or not client.alive:
+            self.close()
+        return apply_known_failure(outcome, self.config.known_failures)
+
+    def close(self, *, graceful: bool = True) -> None:
+        if self.client is not None:
+            client, self.client = self.client, None
+            client.close(graceful=graceful and client.broken is None)
+
+
+def run_cases(
+    cases: Sequence[Case], config: RunConfig, progress: Progress | None = None
+) -> RunResult:
+    """Run every case; raise EngineUnusable when the engine cannot even be greeted."""
+    began = time.monotonic()
+    jobs = max(1, min(config.jobs, len(cases) or 1))
+    workers = [_Worker(config) for _ in range(jobs)]
+    results: list[Outcome | None] = [None] * len(cases)
+    lock = threading.Lock()
+    position = iter(range(len(cases)))
+    stop = threading.Event()
+    failures: list[BaseException] = []
+
+    def work(worker: _Worker) -> None:
+        try:
+            while not stop.is_set():
+                with lock:
+                    index = next(position, None)
+                if index is None:
+                    return
+                outcome = worker.run(cases[index])
+                with lock:
+                    results[index] = outcome
+                    if progress is not None:
+                        progress(outcome)
+        except BaseException as exc:  # EngineUnusable, or a harness bug: end the run
+            with lock:
+                failures.append(exc)
+            stop.set()
+        finally:
+            worker.close()
+
+    warnings: list[str] = []
+    try:
+        # Greet the first engine here, so an unusable engine stops the run at once.
+        _, info = workers[0].connect()
+        if config.validate_protocol:
+            warnings += [
+                f"the hello answer breaks the protocol schema: {p}"
+                for p in schema_problems("hello", info.raw)
+            ]
+        if jobs == 1:
+            work(workers[0])
+        else:
+            threads = [
+                threading.Thread(target=work, args=(w,), name=f"jhyap-worker-{i}", daemon=True)
+                for i, w in enumerate(workers)
+            ]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+    finally:
+        # Normally each worker has closed its engine already. When we get here through
+        # an exception (Ctrl-C), a worker thread may be mid-request: just kill engines.
+        stop.set()
+        for worker in workers:
+            worker.close(graceful=False)
+    if failures:
+        unusable = [f for f in failures if isinstance(f, EngineUnusable)]
+        raise (unusable or failures)[0]
+    outcomes = [o for o in results if o is not None]
+    if len(outcomes) != len(cases):  # only if a worker died without saying why
+        raise RuntimeError("some cases were not run")
+    return RunResult(outcomes, info, time.monotonic() - began, warnings)
+
+
+def exit_status(outcomes: Iterable[Outcome]) -> int:
+    """0 when every case passed, was skipped or is a known failure; else 1."""
+    return 0 if all(o.ok for o in outcomes) else 1
+
+
+__all__ = [
+    "ERRORED",
+    "XFAIL",
+    "XPASS",
+    "XPASS_REASON",
+    "Case",
+    "InputError",
+    "KnownFailure",
+    "RunConfig",
+    "RunResult",
+    "apply_known_failure",
+    "build_cases",
+    "exit_status",
+    "known_failure_warnings",
+    "load_known_failures",
+    "matches",
+    "run_cases",
+    "select_transcripts",
+]

@@ -1,0 +1,15 @@
+"""Refuses what the reference refuses, but a refused pick still counts as a turn taken."""
+
+from _common import respond, serve
+
+
+def hook(request, session):
+    if request.get("cmd") == "act" and request.get("action", {}).get("type") == "pick":
+        response = session.handle(request)
+        if not response["ok"] and session.game is not None:
+            session.game.turns_taken += 1
+        return respond(response)
+    return None
+
+
+raise SystemExit(serve(hook))

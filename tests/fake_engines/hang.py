@@ -1,0 +1,17 @@
+"""Never answers the first act (but would end on SIGTERM)."""
+
+import sys
+import time
+
+from _common import serve
+
+
+def hook(request, session):
+    if request.get("cmd") == "act":
+        sys.stderr.write("fake engine: thinking very hard\n")
+        sys.stderr.flush()
+        time.sleep(3600)
+    return None
+
+
+raise SystemExit(serve(hook))

@@ -1,0 +1,24 @@
+"""A correct engine that adds x- vendor fields to every object it answers."""
+
+from _common import respond, serve, write
+
+
+def decorate(value):
+    if isinstance(value, dict):
+        return {**{k: decorate(v) for k, v in value.items()}, "x-debug": {"n": 1}}
+    if isinstance(value, list):
+        return [decorate(v) for v in value]
+    return value
+
+
+def hook(request, session):
+    response = session.handle(request)
+    if response.get("ok") and request.get("cmd") in ("deal", "act", "state"):
+        response = decorate(response)
+    if session.stopped:
+        write(respond(response))
+        raise SystemExit(0)
+    return respond(response)
+
+
+raise SystemExit(serve(hook))
