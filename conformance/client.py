@@ -6,7 +6,8 @@ It runs in its own process group so that :meth:`EngineClient.close` can end it t
 with any helper processes it started; no child outlives the client, also when the harness
 itself fails (``close`` runs from ``finally`` blocks and from an ``atexit`` hook).
 
-Threads: one reads standard output line by line into a queue; one drains standard error
+Standard output is read in the calling thread, waiting with select() up to the request's
+deadline: a response costs no hand-over between threads. One thread drains standard error
 into a bounded tail, so an engine that floods its standard error never blocks on a full
 pipe. Requests are written from the calling thread with a deadline.
 """
@@ -17,7 +18,6 @@ import atexit
 import contextlib
 import json
 import os
-import queue
 import select
 import shlex
 import signal
@@ -189,7 +189,10 @@ class EngineClient:
         self._broken: str | None = None
         self._closed = False
         self._close_lock = threading.Lock()
-        self._lines: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._lines: deque[object] = deque()  # complete stdout lines, _TOO_LONG, _EOF
+        self._partial = bytearray()
+        self._discarding = False  # inside a stdout line already reported as too long
+        self._eof = False
         self._stderr = _StderrTail()
         try:
             self._proc = subprocess.Popen(
@@ -222,19 +225,12 @@ class EngineClient:
         # Non-blocking writes let a request give up at its deadline on an engine
         # that stopped reading (a full pipe would otherwise block us forever).
         os.set_blocking(self._stdin_fd, False)
-        self._stdout_thread = threading.Thread(
-            target=self._read_stdout,
-            args=(self._proc.stdout,),
-            daemon=True,
-            name=f"engine-{self.pid}-stdout",
-        )
         self._stderr_thread = threading.Thread(
             target=self._read_stderr,
             args=(self._proc.stderr,),
             daemon=True,
             name=f"engine-{self.pid}-stderr",
         )
-        self._stdout_thread.start()
         self._stderr_thread.start()
 
     # -- context manager ------------------------------------------------------------
@@ -247,44 +243,48 @@ class EngineClient:
 
     # -- reader threads -------------------------------------------------------------
 
-    def _read_stdout(self, stream: IO[bytes]) -> None:
-        """Put each stdout line (bytes, without its end) on the queue, then _EOF."""
-        put = self._lines.put
-        fd = stream.fileno()
-        buffer = bytearray()
-        discarding = False  # inside a line already reported as too long
+    def _pump(self, wait: float) -> None:
+        """Read what stdout has within ``wait`` seconds into whole lines on ``_lines``."""
+        if self._eof:
+            return
+        assert self._proc.stdout is not None
+        fd = self._proc.stdout.fileno()
         try:
-            while True:
-                chunk = os.read(fd, _READ_CHUNK)
-                if not chunk:
-                    break
-                start = 0
-                while True:
-                    end = chunk.find(b"\n", start)
-                    if end < 0:
-                        if not discarding:
-                            buffer += chunk[start:]
-                            if len(buffer) > MAX_RESPONSE_BYTES:
-                                buffer.clear()
-                                discarding = True
-                                put(_TOO_LONG)
-                        break
-                    if discarding:
-                        discarding = False
-                    elif buffer:
-                        buffer += chunk[start:end]
-                        put(bytes(buffer))
-                        buffer.clear()
-                    else:
-                        put(chunk[start:end])
-                    start = end + 1
-                    if start == len(chunk):
-                        break
+            ready, _, _ = select.select([fd], [], [], max(wait, 0.0))
+            if not ready:
+                return
+            chunk = os.read(fd, _READ_CHUNK)
         except (OSError, ValueError):
-            pass  # the pipe was closed under us by close()
-        if buffer and not discarding:
-            put(bytes(buffer))  # a last line without its newline
-        put(_EOF)
+            chunk = b""  # the pipe was closed under us by close()
+        if not chunk:
+            if self._partial and not self._discarding:
+                self._lines.append(bytes(self._partial))  # a last line without its newline
+            self._partial.clear()
+            self._eof = True
+            self._lines.append(_EOF)
+            return
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            if end < 0:
+                if not self._discarding:
+                    self._partial += chunk[start:]
+                    if len(self._partial) > MAX_RESPONSE_BYTES:
+                        self._partial.clear()
+                        self._discarding = True
+                        self._lines.append(_TOO_LONG)
+                return
+            if self._discarding:
+                self._discarding = False
+            elif self._partial:
+                self._partial += chunk[start:end]
+                self._lines.append(bytes(self._partial))
+                self._partial.clear()
+            else:
+                self._lines.append(chunk[start:end])
+            start = end + 1
+            if start == len(chunk):
+                return
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
         fd = stream.fileno()
@@ -348,13 +348,13 @@ class EngineClient:
 
     def _check_no_extra_line(self, seq: int) -> None:
         """Fail if the engine wrote a line nobody asked for since its last response."""
+        self._pump(0.0)
         while True:
-            try:
-                item = self._lines.get_nowait()
-            except queue.Empty:
+            if not self._lines:
                 return
+            item = self._lines.popleft()
             if item is _EOF:
-                self._lines.put(_EOF)  # let _receive report the exit with its status
+                self._lines.appendleft(_EOF)  # let _receive report the exit with its status
                 return
             if not (isinstance(item, bytes) and not item.strip()):
                 break  # blank lines carry nothing and are ignored
@@ -390,16 +390,18 @@ class EngineClient:
 
     def _receive(self, seq: int, deadline: float, limit: float, cmd: object) -> dict[str, Any]:
         while True:
-            remaining = deadline - time.monotonic()
-            try:
+            while not self._lines:
+                remaining = deadline - time.monotonic()
                 if remaining <= 0:
-                    raise queue.Empty
-                item = self._lines.get(timeout=remaining)
-            except queue.Empty:
+                    break
+                self._pump(remaining)
+            if not self._lines:
                 self._fail(
                     EngineTimeout(f"no response to {cmd} (seq {seq}) within {limit:g} s", limit)
                 )
+            item = self._lines.popleft()
             if item is _EOF:
+                self._lines.appendleft(_EOF)  # every later request sees the same end
                 self._crashed(f"while answering {cmd} (seq {seq})")
             if item is _TOO_LONG:
                 self._fail(
@@ -562,7 +564,6 @@ class EngineClient:
             self._proc.wait()  # SIGKILL cannot be ignored: this always returns
             # Helpers are not our children, so there is nothing to wait on: watch them go.
             self._wait_group_gone(1.0)
-            self._stdout_thread.join(timeout=1.0)
             self._stderr_thread.join(timeout=1.0)
             for stream in (self._proc.stdout, self._proc.stderr):
                 if stream is not None:

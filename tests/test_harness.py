@@ -235,12 +235,10 @@ def test_whole_corpus_passes_against_the_reference_engine(
 ) -> None:
     transcripts, problems = load_corpus()
     assert problems == []
-    if not transcripts:
-        pytest.skip("the shipped corpus has no transcripts yet")
-    began = time.monotonic()
+    assert len(transcripts) >= 40
     code, out, _ = jhyap(capsys, "run")
     assert code == 0, out
-    assert time.monotonic() - began < 5.0
+    # Its speed is measured by bench/harness.py, not here.
 
 
 # -- fake engines: each misbehaviour ends as the right outcome, in bounded time -----------
@@ -623,46 +621,6 @@ def test_stderr_tail_keeps_at_most_64_kib() -> None:
     assert sum(map(len, lines)) == 64 * 1023
     tail.feed(b"no end yet " + b"z" * 100_000)
     assert tail.lines()[-1] == "no end yet " + "z" * (64 * 1024 - 11)
-
-
-def test_client_round_trip_is_within_twice_a_bare_loop() -> None:
-    """The harness's request() against a minimal echo engine, against a bare write/readline
-    loop over the same kind of pipes (best of three, to ride out a busy machine)."""
-    echo = (
-        "import sys\nw = sys.stdout.buffer\nfor line in sys.stdin.buffer:\n"
-        "    w.write(line[:-2] + b',\"ok\":true}\\n'); w.flush()\n"
-    )
-    count = 2000
-
-    def harness() -> float:
-        with EngineClient(shlex.join([sys.executable, "-c", echo])) as client:
-            client.request("ping")
-            began = time.perf_counter()
-            for _ in range(count):
-                client.request("ping", n=1)
-            return time.perf_counter() - began
-
-    def bare() -> float:
-        proc = subprocess.Popen(
-            [sys.executable, "-c", echo], stdin=subprocess.PIPE, stdout=subprocess.PIPE
-        )
-        assert proc.stdin is not None and proc.stdout is not None
-        try:
-            began = time.perf_counter()
-            for seq in range(count):
-                proc.stdin.write(
-                    json.dumps({"seq": seq, "cmd": "ping", "n": 1}, separators=(",", ":")).encode()
-                    + b"\n"
-                )
-                proc.stdin.flush()
-                assert json.loads(proc.stdout.readline())["seq"] == seq
-            return time.perf_counter() - began
-        finally:
-            proc.stdin.close()
-            proc.wait()
-
-    ratio = min(harness() / bare() for _ in range(3))
-    assert ratio < 2.0
 
 
 # -- runner options ------------------------------------------------------------------------
