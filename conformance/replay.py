@@ -240,6 +240,27 @@ def _send(ctx: _Context, message: Mapping[str, Any], *, record: bool = True) -> 
     return response
 
 
+def _expect_start_refused(response: Mapping[str, Any], code: str) -> None:
+    """A transcript about a table the rules refuse: start must fail with ``code``."""
+    if response["ok"]:
+        raise _StepFailure(
+            FAILED,
+            f"expected start to be refused with {code}, the engine accepted it",
+            expected={"error": code},
+            actual="accepted",
+        )
+    got = response["error"]["code"]
+    if got in SKIP_CODES and got != code:
+        raise _StepFailure(SKIPPED, f"the engine answered {got}: {response['error']['message']}")
+    if got != code:
+        raise _StepFailure(
+            FAILED,
+            f"expected start to be refused with {code}, the engine answered {got}",
+            expected={"error": code},
+            actual={"error": response["error"]},
+        )
+
+
 def _refusal(response: Mapping[str, Any], doing: str) -> _StepFailure:
     """The outcome of an unexpected refusal: skipped, errored or failed by its code."""
     code = response["error"]["code"]
@@ -406,7 +427,9 @@ def replay(
     details: dict[str, Any] = {}
     try:
         response = _send(ctx, start_message(transcript, resolved))
-        if not response["ok"]:
+        if transcript.start_error is not None:
+            _expect_start_refused(response, transcript.start_error)
+        elif not response["ok"]:
             raise _refusal(response, "start")
         for number, step in enumerate(transcript.steps, start=1):
             index = number

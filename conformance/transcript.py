@@ -64,6 +64,7 @@ class Transcript:
     options: Mapping[str, Any] = field(default_factory=dict)
     requires: tuple[str, ...] = ()
     description: str = ""
+    start_error: str | None = None  # the table itself must be refused with this code
     raw: Mapping[str, Any] = field(default_factory=dict)
 
     def location(self, step: Step | None = None) -> str:
@@ -223,7 +224,8 @@ def _load(path: Path) -> tuple[list[Problem], Transcript | None]:
     if problems:
         return problems, None
     steps = tuple(
-        _build_step(i, raw, doc.line(["steps", i])) for i, raw in enumerate(value["steps"])
+        _build_step(i, raw, doc.line(["steps", i]))
+        for i, raw in enumerate(value.get("steps") or [])
     )
     transcript = Transcript(
         id=value["id"],
@@ -239,6 +241,7 @@ def _load(path: Path) -> tuple[list[Problem], Transcript | None]:
         options=value.get("options") or {},
         requires=tuple(value.get("requires") or ()),
         description=value.get("description", ""),
+        start_error=value.get("start_error"),
         raw=value,
     )
     problems = _semantic_problems(doc, value, transcript)
@@ -328,11 +331,15 @@ def _semantic_problems(
             add(["options"], f"under {pid}: {exc.message}")
             continue
         seats = resolved["rules"]["seats"]
-        if not seats["min"] <= transcript.seats <= seats["max"]:
+        inside = seats["min"] <= transcript.seats <= seats["max"]
+        if not inside and transcript.start_error is None:
             add(
                 ["seats"],
-                f"{transcript.seats} seats is outside {pid}'s {seats['min']}-{seats['max']}",
+                f"{transcript.seats} seats is outside {pid}'s {seats['min']}-{seats['max']}"
+                " (a transcript about a refused table says so with start_error)",
             )
+    if transcript.start_error is not None and transcript.steps:
+        add(["steps"], "a transcript whose table is refused (start_error) has no steps")
     clause_owner = all_clause_ids(documents)
     for i, clause in enumerate(transcript.clauses):
         owner = clause_owner.get(clause)
@@ -343,7 +350,7 @@ def _semantic_problems(
                 ["clauses", i],
                 f"clause {clause!r} belongs to {owner}, which this transcript does not run under",
             )
-    _check_steps(value["steps"], transcript, add)
+    _check_steps(value.get("steps") or [], transcript, add)
     return problems
 
 

@@ -766,7 +766,8 @@ def test_broken_transcript_stops_the_run_before_any_engine(
     )
     assert (code, out) == (2, "")
     assert err.splitlines() == [
-        f"{folder}/broken-one.yaml:5: seats: 9 seats is outside dashain's 2-6",
+        f"{folder}/broken-one.yaml:5: seats: 9 seats is outside dashain's 2-6"
+        " (a transcript about a refused table says so with start_error)",
         "jhyap run: 1 problems in the transcripts; nothing was run",
     ]
 

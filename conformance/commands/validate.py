@@ -77,7 +77,7 @@ def check_file(path: Path) -> list[object]:
     content = doc.data
     if isinstance(content, dict) and "profile_format" in content:
         return list(check_profile_document(doc))
-    if isinstance(content, dict) and "steps" in content:
+    if isinstance(content, dict) and ("steps" in content or "start_error" in content):
         checker = transcript_checker()
         if checker is None:
             return [Problem(str(path), 1, "(file)", "transcript checking not available")]
@@ -87,7 +87,8 @@ def check_file(path: Path) -> list[object]:
             str(path),
             doc.line(),
             "(top)",
-            "neither a profile (no profile_format key) nor a transcript (no steps key)",
+            "neither a profile (no profile_format key) nor a transcript "
+            "(no steps or start_error key)",
         )
     ]
 

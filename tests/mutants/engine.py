@@ -304,6 +304,24 @@ def refusal_changes_state() -> None:
     Game._throw = throw  # type: ignore[method-assign]
 
 
+def one_seat_too_many() -> None:
+    original = Game.__init__
+
+    def init(
+        self: Game,
+        document: Mapping[str, Any],
+        seats: int,
+        options: Mapping[str, Any] | None = None,
+    ) -> None:
+        from copy import deepcopy
+
+        widened = deepcopy(dict(document))
+        widened["rules"]["seats"]["max"] += 1  # lets one player too many sit down
+        original(self, widened, seats, options)
+
+    Game.__init__ = init  # type: ignore[method-assign]
+
+
 MUTANTS: dict[str, Callable[[], None]] = {
     f.__name__: f
     for f in (
@@ -330,6 +348,7 @@ MUTANTS: dict[str, Callable[[], None]] = {
         house_rule_ignored,
         deal_in_blocks,
         refusal_changes_state,
+        one_seat_too_many,
     )
 }
 
