@@ -200,19 +200,25 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
     return error.message
 
 
-def load_transcript(path: str | Path) -> Transcript:
+Documents = Mapping[str, Mapping[str, Any]]
+
+
+def load_transcript(path: str | Path, documents: Documents | None = None) -> Transcript:
     """Load and validate one transcript file; TranscriptError lists every problem."""
-    problems, transcript = _load(Path(path))
+    problems, transcript = _load(Path(path), documents)
     if problems or transcript is None:
         raise TranscriptError(problems)
     return transcript
 
 
-def check_transcript_file(path: str | Path) -> list[Problem]:
-    return _load(Path(path))[0]
+def check_transcript_file(path: str | Path, documents: Documents | None = None) -> list[Problem]:
+    """Every problem of one transcript file; ``documents`` default to the shipped profiles."""
+    return _load(Path(path), documents)[0]
 
 
-def _load(path: Path) -> tuple[list[Problem], Transcript | None]:
+def _load(
+    path: Path, documents: Documents | None = None
+) -> tuple[list[Problem], Transcript | None]:
     try:
         doc = yamlsafe.load(path)
     except yamlsafe.YamlProblem as exc:
@@ -244,7 +250,7 @@ def _load(path: Path) -> tuple[list[Problem], Transcript | None]:
         start_error=value.get("start_error"),
         raw=value,
     )
-    problems = _semantic_problems(doc, value, transcript)
+    problems = _semantic_problems(doc, value, transcript, documents)
     return problems, (None if problems else transcript)
 
 
@@ -286,6 +292,26 @@ def profiles_for(
     return selected
 
 
+def with_profile_files(
+    documents: Documents, names: Sequence[str]
+) -> tuple[dict[str, Mapping[str, Any]], list[str]]:
+    """``documents`` plus the profile files among ``names``; and ``names`` as profile ids.
+
+    A name that is an existing file (or ends in .yaml/.yml) is loaded as a profile, so a
+    variant's own transcripts can name it by its id. ProfileFileError if it is invalid.
+    """
+    merged = dict(documents)
+    ids = []
+    for name in names:
+        if Path(name).is_file() or name.endswith((".yaml", ".yml")):
+            document = load_profile(name)
+            merged[document["id"]] = document
+            ids.append(str(document["id"]))
+        else:
+            ids.append(name)
+    return merged, ids
+
+
 def all_clause_ids(documents: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, str]:
     """Every clause ID of the shipped profiles, mapped to its profile id."""
     documents = documents if documents is not None else shipped_documents()
@@ -296,7 +322,10 @@ def all_clause_ids(documents: Mapping[str, Mapping[str, Any]] | None = None) -> 
 
 
 def _semantic_problems(
-    doc: yamlsafe.YamlDocument, value: Mapping[str, Any], transcript: Transcript
+    doc: yamlsafe.YamlDocument,
+    value: Mapping[str, Any],
+    transcript: Transcript,
+    given: Documents | None = None,
 ) -> list[Problem]:
     problems: list[Problem] = []
 
@@ -308,7 +337,7 @@ def _semantic_problems(
     if Path(doc.file).stem != transcript.id:
         add(["id"], f"id {transcript.id!r} must match the file name {Path(doc.file).name!r}")
     try:
-        documents = shipped_documents()
+        documents = given if given is not None else shipped_documents()
     except Exception as exc:  # a broken shipped profile is reported by validating specs/
         add(["profiles"], f"cannot load the shipped profiles: {exc}")
         return problems
@@ -316,13 +345,13 @@ def _semantic_problems(
         if pid not in documents:
             add(
                 ["profiles", i],
-                f"no shipped profile {pid!r}; known: {', '.join(sorted(documents))}",
+                f"no profile {pid!r}; known: {', '.join(sorted(documents))}",
             )
     selected = profiles_for(transcript, documents)
     if not selected and not problems:
         add(
             ["where" if transcript.where else "profiles"],
-            "selects no shipped profile (check the condition and the options)",
+            "selects no profile (check the condition and the options)",
         )
     for pid in selected:
         try:
@@ -422,14 +451,16 @@ def _check_deal(spec: Mapping[str, Any], seats: int, path: list[str | int], add:
         add([*path, "starter"], f"starter {spec['starter']} is not dealt a hand")
 
 
-def load_corpus(root: Path | None = None) -> tuple[list[Transcript], list[Problem]]:
+def load_corpus(
+    root: Path | None = None, documents: Documents | None = None
+) -> tuple[list[Transcript], list[Problem]]:
     """Every transcript under ``root`` (default: the shipped corpus), and the problems found."""
     root = root or data.transcripts_dir()
     transcripts: list[Transcript] = []
     problems: list[Problem] = []
     seen: dict[str, Path] = {}
     for path in sorted(root.rglob("*.yaml")):
-        found, transcript = _load(path)
+        found, transcript = _load(path, documents)
         problems.extend(found)
         if transcript is None:
             continue

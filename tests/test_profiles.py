@@ -553,35 +553,49 @@ def test_nonexistent_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 # -- transcripts and internal errors -------------------------------------------
 
 
-def test_transcript_without_checker(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+def test_a_transcript_is_checked_as_a_transcript(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(validate, "transcript_checker", lambda: None)
     path = write_text(tmp_path, "id: t\nsteps: []\n")
     problems = validate_output(path, capsys)
-    assert problems[0]["message"] == "transcript checking not available"
+    assert {
+        "file": str(path),
+        "line": "1",
+        "field": "(top)",
+        "message": "'title' is a required property",
+    } in problems
 
 
-def test_transcript_uses_checker(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+def test_a_variant_and_its_transcript_validate_together(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def checker(path: Path) -> list[Problem]:
-        return [Problem(str(path), 2, "steps", "fake problem")]
-
-    monkeypatch.setattr(validate, "transcript_checker", lambda: checker)
-    path = write_text(tmp_path, "id: t\nsteps: []\n")
-    assert validate_output(path, capsys) == [
-        {"file": str(path), "line": "2", "field": "steps", "message": "fake problem"}
-    ]
+    variant = shipped("dhumbal")
+    variant["id"] = "kathmandu"
+    for clause in variant["clauses"]:
+        clause["id"] = clause["id"].replace("dhumbal.", "kathmandu.", 1)
+    profile = tmp_path / "kathmandu.yaml"
+    profile.write_text(yaml.safe_dump(variant, allow_unicode=True), encoding="utf-8")
+    transcript = tmp_path / "kathmandu-table-of-one.yaml"
+    transcript.write_text(
+        "id: kathmandu-table-of-one\ntitle: one seat\nkind: oracle\n"
+        "profiles: [kathmandu]\nseats: 1\nstart_error: invalid_seats\n"
+        "clauses: [kathmandu.players.count]\n",
+        encoding="utf-8",
+    )
+    assert main(["validate", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == "OK: 2 files valid\n"
+    # Without its profile the transcript names a profile nobody knows.
+    assert main(["validate", str(transcript)]) == 1
+    assert "profiles[0]: no profile 'kathmandu'" in capsys.readouterr().out
 
 
 def test_internal_error_is_one_line(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def boom(path: Path) -> list[object]:
+    def boom(files: object) -> list[object]:
         raise RuntimeError("kaboom\nsecond line")
 
-    monkeypatch.setattr(validate, "check_file", boom)
+    monkeypatch.setattr(validate, "check_files", boom)
     assert main(["validate"]) == 2
     _out, err = capsys.readouterr()
     assert err == "jhyap: internal error: RuntimeError: kaboom second line\n"

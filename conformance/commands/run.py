@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from conformance.client import EngineUnusable
-from conformance.data import DataNotFound
+from conformance.data import DataNotFound, ProfileNotFound
 from conformance.profiles import ProfileFileError
 from conformance.report import (
     Progress,
@@ -31,7 +31,7 @@ from conformance.runner import (
     run_cases,
     select_transcripts,
 )
-from conformance.transcript import load_corpus, shipped_documents
+from conformance.transcript import load_corpus, shipped_documents, with_profile_files
 
 from . import Subparsers
 
@@ -73,7 +73,8 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         action="append",
         default=[],
         metavar="P",
-        help="run only under this profile (repeatable, or comma-separated)",
+        help="run only under this profile (repeatable, or comma-separated): a shipped id, "
+        "or the path of your own profile file, which transcripts then select by its id",
     )
     parser.add_argument(
         "--clause",
@@ -138,16 +139,16 @@ def run(args: argparse.Namespace) -> int:
     root = Path(args.transcripts) if args.transcripts else None
     if root is not None and not root.is_dir():
         return _fail(f"no such directory: {root}")
+    named = [p.strip() for text in args.profile for p in text.split(",") if p.strip()]
     try:
-        documents = shipped_documents()
-    except (ProfileFileError, DataNotFound) as exc:
-        return _fail(f"the shipped profiles cannot be loaded: {exc}")
-    transcripts, problems = load_corpus(root)
+        documents, profiles = with_profile_files(shipped_documents(), named)
+    except (ProfileFileError, DataNotFound, ProfileNotFound) as exc:
+        return _fail(f"the profiles cannot be loaded:\n{exc}")
+    transcripts, problems = load_corpus(root, documents)
     if problems:
         for problem in problems:
             print(problem, file=sys.stderr)
         return _fail(f"{len(problems)} problems in the transcripts; nothing was run")
-    profiles = [p.strip() for text in args.profile for p in text.split(",") if p.strip()]
     try:
         known = load_known_failures(args.known_failures) if args.known_failures else []
         selected = select_transcripts(transcripts, args.ids, args.clause)

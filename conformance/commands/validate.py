@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import importlib
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from conformance import data, yamlsafe
-from conformance.profiles import Problem, check_profile_document
+from conformance.profiles import Problem, check_profile_document, load_profile
+from conformance.transcript import check_transcript_file, shipped_documents
 
 from . import Subparsers
-
-TRANSCRIPT_MODULES = ("conformance.transcript",)  # check_transcript_file lives there
-Checker = Callable[[Path], Iterable[object]]
 
 
 def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
@@ -52,54 +50,50 @@ def collect(paths: Iterable[str]) -> tuple[list[Path], list[Problem]]:
     return unique, problems
 
 
-def transcript_checker() -> Checker | None:
-    """``check_transcript_file`` of the transcript module, if one is installed."""
-    for name in TRANSCRIPT_MODULES:
+def check_files(files: Iterable[Path]) -> list[Problem]:
+    """The problems of every file. Transcripts are checked against the shipped profiles
+    and every valid profile among ``files``, so a variant and its transcripts validate
+    together."""
+    problems: list[Problem] = []
+    transcripts: list[Path] = []
+    documents: dict[str, Any] | None = None
+    for path in files:
         try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
+            doc = yamlsafe.load(path)
+        except yamlsafe.YamlProblem as exc:
+            field = yamlsafe.format_path(exc.path or ()) or "(file)"
+            problems.append(Problem(exc.file, exc.line, field, exc.message))
             continue
-        checker = getattr(module, "check_transcript_file", None)
-        if callable(checker):
-            return checker  # type: ignore[no-any-return]
-    return None
-
-
-def check_file(path: Path) -> list[object]:
-    """The problems of one file, a profile or a transcript by its content."""
-    try:
-        doc = yamlsafe.load(path)
-    except yamlsafe.YamlProblem as exc:
-        field = yamlsafe.format_path(exc.path or ()) or "(file)"
-        return [Problem(exc.file, exc.line, field, exc.message)]
-    content = doc.data
-    if isinstance(content, dict) and "profile_format" in content:
-        return list(check_profile_document(doc))
-    if isinstance(content, dict) and ("steps" in content or "start_error" in content):
-        checker = transcript_checker()
-        if checker is None:
-            return [Problem(str(path), 1, "(file)", "transcript checking not available")]
-        return list(checker(path))
-    return [
-        Problem(
-            str(path),
-            doc.line(),
-            "(top)",
-            "neither a profile (no profile_format key) nor a transcript "
-            "(no steps or start_error key)",
-        )
-    ]
+        content = doc.data
+        if isinstance(content, dict) and "profile_format" in content:
+            found = list(check_profile_document(doc))
+            problems.extend(found)
+            if not found and isinstance(content.get("id"), str):
+                if documents is None:
+                    documents = dict(shipped_documents())
+                documents[content["id"]] = load_profile(path)
+        elif isinstance(content, dict) and ("steps" in content or "start_error" in content):
+            transcripts.append(path)
+        else:
+            problems.append(
+                Problem(
+                    str(path),
+                    doc.line(),
+                    "(top)",
+                    "neither a profile (no profile_format key) nor a transcript "
+                    "(no steps or start_error key)",
+                )
+            )
+    for path in transcripts:
+        problems.extend(check_transcript_file(path, documents))
+    return problems
 
 
 def run(args: argparse.Namespace) -> int:
     """Print every problem, one per line; exit 1 if any."""
     paths: list[str] = args.paths or [str(data.specs_dir())]
     files, problems = collect(paths)
-    found: list[object] = list(problems)
-    for path in files:
-        found.extend(check_file(path))
+    found: list[Problem] = [*problems, *check_files(files)]
     for problem in found:
         print(problem)
     if found:

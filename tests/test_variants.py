@@ -1,0 +1,109 @@
+"""A user's own variant: a profile file, its transcripts, `jhyap validate` and `jhyap run`."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from conformance.cli import main
+from tests.conftest import profile_document
+
+# A failed show in a two-seat hand: seat 0 shows on 9 (A A 2 2 3), seat 1 holds the same.
+FAILED_SHOW = """\
+id: kathmandu-failed-show-costs-30
+title: "Kathmandu: a failed show costs the caller its hand plus 30"
+kind: oracle
+profiles: [kathmandu]
+seats: 2
+clauses: [kathmandu.scoring.failed-show-30]
+steps:
+  - deal:
+      starter: 0
+      hands:
+        0: [Ac, Ad, 2c, 2d, 3c]
+        1: [Ah, As, 2h, 2s, 3d]
+      turned_up: Kh
+  - act: {seat: 0, call: true}
+    expect:
+      events:
+        - {type: called, seat: 0, value: 9}
+        - {type: round_ended, outcome: beaten_call, winner: 1, deltas: [39, 0]}
+"""
+
+
+def kathmandu() -> dict[str, Any]:
+    """The Dhumbal table with Yaniv's 30-point penalty: a variant as a user would write it."""
+    variant = copy.deepcopy(profile_document("dhumbal"))
+    variant["id"] = "kathmandu"
+    variant["name"] = "Kathmandu house rules"
+    variant["rules"]["scoring"]["beaten_penalty"] = 30
+    for clause in variant["clauses"]:
+        clause["id"] = clause["id"].replace("dhumbal.", "kathmandu.", 1)
+    variant["clauses"].append(
+        {
+            "id": "kathmandu.scoring.failed-show-30",
+            "family": "scoring",
+            "statement": "A failed show costs the caller its own points plus 30.",
+            "source": {"document": "house", "section": "Penalty"},
+            "status": "normative",
+            "params": ["scoring.beaten_penalty"],
+        }
+    )
+    return variant
+
+
+@pytest.fixture
+def variant_dir(tmp_path: Path) -> Path:
+    (tmp_path / "kathmandu.yaml").write_text(
+        yaml.safe_dump(kathmandu(), allow_unicode=True, sort_keys=False), encoding="utf-8"
+    )
+    transcripts = tmp_path / "transcripts"
+    transcripts.mkdir()
+    (transcripts / "kathmandu-failed-show-costs-30.yaml").write_text(FAILED_SHOW, "utf-8")
+    return tmp_path
+
+
+def test_a_variant_runs_with_its_own_transcripts(
+    variant_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["validate", str(variant_dir)]) == 0
+    assert capsys.readouterr().out == "OK: 2 files valid\n"
+    status = main(
+        [
+            "run",
+            "--profile",
+            str(variant_dir / "kathmandu.yaml"),
+            "--transcripts",
+            str(variant_dir / "transcripts"),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "== 1 passed (1 cases)" in out
+
+
+def test_the_variant_transcript_fails_under_the_shipped_penalty(
+    variant_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same transcript aimed at a profile with penalty 25 fails: the check has teeth."""
+    variant = kathmandu()
+    variant["rules"]["scoring"]["beaten_penalty"] = 25
+    (variant_dir / "kathmandu.yaml").write_text(
+        yaml.safe_dump(variant, allow_unicode=True, sort_keys=False), encoding="utf-8"
+    )
+    status = main(
+        [
+            "run",
+            "--profile",
+            str(variant_dir / "kathmandu.yaml"),
+            "--transcripts",
+            str(variant_dir / "transcripts"),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "round_ended" in out and "39" in out and "34" in out
