@@ -16,7 +16,9 @@ COMMANDS: tuple[str, ...] = (
     "profiles",
     "show",
     "run",
+    "smoke",
     "coverage",
+    "export",
     "engine",
 )
 

@@ -1,0 +1,287 @@
+"""``jhyap export``: the corpus as plain JSON files, for a port's own test runner.
+
+One file per transcript, ``<id>.json``: its header and, for each profile it runs under,
+the case fully expanded into protocol requests with their expectations. ``index.json``
+lists the files, maps clauses to transcripts and states the comparison rules, so that a
+runner needs nothing else. The output is deterministic: sorted keys, the corpus order.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from conformance.client import PROTOCOL_VERSION
+from conformance.compare import PER_SEAT_FIELDS, PER_SEAT_SET_FIELDS, SET_FIELDS, SUBSET_FIELDS
+from conformance.data import DataNotFound, ProfileNotFound, transcripts_dir
+from conformance.profiles import ProfileFileError
+from conformance.replay import SKIP_CODES, start_message
+from conformance.report import write_atomic
+from conformance.runner import Case, InputError, build_cases
+from conformance.transcript import Transcript, load_corpus, shipped_documents, with_profile_files
+
+from . import Subparsers
+from .coverage import coverage
+
+FORMAT: Final = "jhyap-conformance-export"
+FORMAT_VERSION: Final = 1
+INDEX: Final = "index.json"
+
+DESCRIPTION: Final = (
+    "The Jhyap conformance corpus as plain JSON, for engines tested by their own test "
+    "runner. Each <id>.json holds one transcript: its header, and under cases one entry "
+    "per profile it runs under. A case is replayed on a connected engine (after hello) by "
+    "sending its steps' requests in order, each with an integer seq, and comparing each "
+    "answer with the step's expectation as the rules under compare say. The first request "
+    "of every case is start; its profile field is the resolved profile. A case passes when "
+    "every step meets its expectation; it stops at the first that does not. "
+    "See docs/protocol.md for the messages and docs/transcripts.md for the transcripts."
+)
+
+
+def compare_rules() -> dict[str, Any]:
+    """How a runner compares answers with expectations (docs/transcripts.md), as data."""
+    return {
+        "hello": 'Before the first case, send {"cmd": "hello", "protocol": "'
+        + PROTOCOL_VERSION
+        + '"}; one engine process may play case after case, as start replaces any game.',
+        "seq": "Number the requests yourself: every request carries an integer seq that its "
+        "answer echoes.",
+        "expect.accepted": "true: the answer has ok true.",
+        "expect.events": "The answer's events has exactly as many events as listed, in the "
+        "same order, each with the listed fields (see values); an expected event lists only "
+        "the fields it checks.",
+        "expect.starter": "The answer's round_started event has this starter.",
+        "expect.error": "The answer has ok false and error.code equal to this code. For every "
+        'step but start, also send {"cmd": "state"} just before and just after the request: '
+        "the two states must be equal (fields whose names start with x- aside).",
+        "check": 'Send the step\'s request, {"cmd": "state"}, and compare only the fields the '
+        "check names with the answer's state, by the rules under check_fields and values.",
+        "check_fields": {
+            "per_seat": sorted(PER_SEAT_FIELDS),
+            "per_seat_rule": "A list gives every seat's value, an object only the seats it "
+            'names (keys are seat numbers as strings: {"1": 63} checks seat 1).',
+            "sets": sorted(SET_FIELDS),
+            "per_seat_sets": sorted(PER_SEAT_SET_FIELDS),
+            "sets_rule": "Compared as sets: the same elements, in any order. For per_seat_sets, "
+            "each seat's value is such a set.",
+            "subsets": sorted(SUBSET_FIELDS),
+            "subsets_rule": "Objects: only the keys given are compared (see values).",
+            "settlement": "Not a state field: compared with state.result.settlement.",
+        },
+        "values": "An expected object lists only the keys it checks, at every depth; a list is "
+        "compared whole, element by element in order; numbers compare by value (2 equals "
+        "2.0); true and false equal only themselves, never 1 or 0; fields of the engine's "
+        "objects whose names start with x- are ignored.",
+        "outcomes": {
+            "skipped": "The case is skipped, not failed, when the engine does not list a "
+            "feature of requires in hello's supports (legal in supports.commands, timeout in "
+            "supports.actions), or answers a request with one of "
+            + ", ".join(sorted(SKIP_CODES))
+            + " (unless that is the expected error).",
+            "errored": "An answer of internal_error, an engine that exits or stops answering, "
+            "or a line on standard output that is not the answer.",
+        },
+    }
+
+
+def _source(transcript: Transcript, root: Path, line: int) -> str:
+    try:
+        name = transcript.file.relative_to(root).as_posix()
+    except ValueError:
+        name = transcript.file.name
+    return f"{name}:{line}"
+
+
+def case_json(case: Case, root: Path) -> dict[str, Any]:
+    """One case: its profile and every request with its expectation and source line."""
+    transcript = case.transcript
+    assert case.resolved is not None
+    start: dict[str, Any] = {
+        "source": _source(transcript, root, transcript.line),
+        "request": start_message(transcript, case.resolved),
+        "expect": (
+            {"error": transcript.start_error}
+            if transcript.start_error is not None
+            else {"accepted": True}
+        ),
+    }
+    steps = [start]
+    raw_steps = transcript.raw.get("steps") or []
+    for step in transcript.steps:
+        entry: dict[str, Any] = {"source": _source(transcript, root, step.line)}
+        if step.kind == "check":
+            entry["request"] = {"cmd": "state"}
+            entry["check"] = dict(step.check or {})
+        else:
+            assert step.request is not None
+            entry["request"] = dict(step.request)
+            expect: dict[str, Any]
+            if step.expect.error is not None:
+                expect = {"error": step.expect.error}
+            else:
+                expect = {"accepted": True}
+                if step.expect.events is not None:
+                    expect["events"] = list(step.expect.events)
+                if step.starter is not None:
+                    expect["starter"] = step.starter
+            entry["expect"] = expect
+        note = raw_steps[step.index].get("note") if step.index < len(raw_steps) else None
+        if note:
+            entry["note"] = note
+        steps.append(entry)
+    return {"profile": case.profile, "steps": steps}
+
+
+def transcript_json(transcript: Transcript, cases: Sequence[Case], root: Path) -> dict[str, Any]:
+    """The file of one transcript: its header and its cases."""
+    return {
+        "id": transcript.id,
+        "title": transcript.title,
+        "description": transcript.description,
+        "kind": transcript.kind,
+        "clauses": list(transcript.clauses),
+        "seats": transcript.seats,
+        "options": dict(transcript.options),
+        "requires": list(transcript.requires),
+        "start_error": transcript.start_error,
+        "source": _source(transcript, root, transcript.line),
+        "cases": [case_json(case, root) for case in cases],
+    }
+
+
+def index_json(
+    transcripts: Sequence[Transcript],
+    by_id: Mapping[str, Sequence[Case]],
+    documents: Mapping[str, Mapping[str, Any]],
+    corpus: str,
+) -> dict[str, Any]:
+    """index.json: the files, the clause map, the protocol version and the rules."""
+    clauses = {cid: entry["transcripts"] for cid, entry in coverage(documents, transcripts).items()}
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "protocol": PROTOCOL_VERSION,
+        "description": DESCRIPTION,
+        "corpus": corpus,
+        "files": [
+            {
+                "file": f"{t.id}.json",
+                "id": t.id,
+                "title": t.title,
+                "profiles": [c.profile for c in by_id[t.id]],
+            }
+            for t in transcripts
+        ],
+        "clauses": clauses,
+        "compare": compare_rules(),
+    }
+
+
+def dumps(value: Any) -> str:
+    """The one JSON text of ``value``: sorted keys, two-space indent, UTF-8, final newline."""
+    return json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+
+def _stale_files(folder: Path, keep: set[str]) -> list[Path]:
+    """Files a previous export wrote into ``folder`` that this one does not."""
+    try:
+        previous = json.loads((folder / INDEX).read_text("utf-8"))
+    except (OSError, ValueError):
+        return []
+    if not isinstance(previous, dict) or previous.get("format") != FORMAT:
+        return []
+    stale = []
+    for entry in previous.get("files") or []:
+        name = entry.get("file") if isinstance(entry, dict) else None
+        if isinstance(name, str) and name not in keep and Path(name).name == name:
+            stale.append(folder / name)
+    return stale
+
+
+def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
+    """Add the ``export`` subcommand."""
+    parser = subparsers.add_parser(
+        "export",
+        help="write the corpus as plain JSON files",
+        description="Write every transcript as <id>.json, fully expanded into protocol "
+        "requests with their expectations per profile, and index.json with the file list, "
+        "the clause map and the comparison rules, for engines tested by their own test "
+        "runner. Exit status 2 for invalid input.",
+    )
+    parser.add_argument("directory", metavar="DIR", help="where to write (created if missing)")
+    parser.add_argument("--format", choices=("json",), default="json", help="json (the default)")
+    parser.add_argument(
+        "--transcripts",
+        metavar="DIR",
+        help="the transcripts to export (default: the shipped corpus)",
+    )
+    parser.add_argument(
+        "--profile",
+        action="append",
+        default=[],
+        metavar="P",
+        help="only cases under this profile (repeatable, or comma-separated): a shipped id, "
+        "or the path of your own profile file",
+    )
+    parser.set_defaults(run=run)
+
+
+def _fail(message: str) -> int:
+    print(f"jhyap export: {message}", file=sys.stderr)
+    return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the export; 0 on success, 2 for invalid input or an unwritable directory."""
+    root = Path(args.transcripts) if args.transcripts else None
+    if root is not None and not root.is_dir():
+        return _fail(f"no such directory: {root}")
+    named = [p.strip() for text in args.profile for p in text.split(",") if p.strip()]
+    try:
+        documents, profiles = with_profile_files(shipped_documents(), named)
+    except (ProfileFileError, DataNotFound, ProfileNotFound) as exc:
+        return _fail(f"the profiles cannot be loaded:\n{exc}")
+    transcripts, problems = load_corpus(root, documents)
+    if problems:
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        return _fail(f"{len(problems)} problems in the transcripts; nothing was written")
+    try:
+        cases = build_cases(transcripts, documents, profiles)
+    except InputError as exc:
+        for text in exc.problems:
+            print(text, file=sys.stderr)
+        return 2
+    unresolved = [c for c in cases if c.resolved is None]
+    if unresolved:
+        for case in unresolved:
+            print(f"{case.transcript.location()}: {case.problem}", file=sys.stderr)
+        return _fail("some cases cannot be resolved; nothing was written")
+    by_id: dict[str, list[Case]] = {}
+    for case in cases:
+        by_id.setdefault(case.transcript.id, []).append(case)
+    chosen = [t for t in transcripts if t.id in by_id]
+    base = root if root is not None else transcripts_dir()
+    corpus = args.transcripts if args.transcripts else "the shipped corpus"
+    folder = Path(args.directory)
+    files = {f"{t.id}.json": dumps(transcript_json(t, by_id[t.id], base)) for t in chosen}
+    files[INDEX] = dumps(index_json(chosen, by_id, documents, corpus))
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        stale = _stale_files(folder, set(files))
+        for name, text in files.items():
+            write_atomic(folder / name, text)
+        for path in stale:
+            path.unlink(missing_ok=True)
+    except OSError as exc:
+        return _fail(f"cannot write to {folder}: {exc}")
+    print(
+        f"wrote {len(chosen)} transcripts ({len(cases)} cases) and {INDEX} to {folder}"
+        + (f"; removed {len(stale)} stale files" if stale else "")
+    )
+    return 0

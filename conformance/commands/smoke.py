@@ -1,0 +1,69 @@
+"""``jhyap smoke``: check an engine's plumbing (start, handshake, one hand, shutdown)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from conformance.smoke import Check, smoke
+
+from . import Subparsers
+from .run import default_engine, default_engine_env
+
+
+def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
+    """Add the ``smoke`` subcommand."""
+    parser = subparsers.add_parser(
+        "smoke",
+        help="check an engine's plumbing before its rules",
+        description="Start the engine, check its hello answer, play one short two-seat hand, "
+        "check every response against schema/protocol/ and standard output for stray lines, "
+        "then stop the engine and watch it exit. One line per check: ok, FAIL (with the fix) "
+        "or skip. Exit status: 0 when no check failed, 1 when one did, 2 when the engine "
+        "cannot be started.",
+    )
+    parser.add_argument(
+        "--engine",
+        metavar="CMD",
+        help="the engine command, split like a shell would (no expansion); "
+        f"default: the bundled reference engine ({default_engine()})",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="the time to wait for each response (default 10)",
+    )
+    parser.set_defaults(run=run)
+
+
+def _print(check: Check) -> None:
+    for line in check.lines():
+        print(line)
+    sys.stdout.flush()
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the checks, printing each as it ends; the exit status of the result."""
+    if args.timeout <= 0:
+        print("jhyap smoke: --timeout must be positive", file=sys.stderr)
+        return 2
+    engine = args.engine if args.engine is not None else default_engine()
+    env = None if args.engine is not None else default_engine_env()
+    print(f"engine: {engine}")
+    result = smoke(engine, timeout=args.timeout, env=env, report=_print)
+    if not result.launched:
+        print("smoke: the engine could not be started")
+        return result.exit_status()
+    if result.failed:
+        tail = result.stderr_tail[-10:]
+        if tail:
+            print(f"engine stderr (last {len(tail)} line{'s' if len(tail) > 1 else ''}):")
+            for line in tail:
+                print(f"  | {line}")
+        else:
+            print("engine stderr: (nothing)")
+    verdict = "fix the failures before jhyap run" if result.failed else "ready for jhyap run"
+    print(f"smoke: {result.summary()}; {verdict}")
+    return result.exit_status()

@@ -1,0 +1,670 @@
+"""``jhyap smoke``: check an engine's plumbing before its rules (docs/port.md).
+
+:func:`smoke` starts the engine, greets it, plays one short two-seat hand (a deal, a
+refused call, two turns, ``state``, ``legal`` when listed, a call), checks every response
+against schema/protocol/ and standard output for stray lines, then stops the engine and
+watches it exit. Each check is a :class:`Check`: ok, failed with the fix, or skipped.
+Only a failed launch ends the smoke test early.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, NoReturn
+
+from reference_engine.profile import resolve
+
+from .client import (
+    PROTOCOL_VERSION,
+    EngineClient,
+    EngineCrashed,
+    EngineError,
+    EngineTimeout,
+    EngineUnusable,
+    ProtocolViolation,
+)
+from .replay import SKIP_CODES, schema_problems
+from .transcript import expand_deal, shipped_documents
+
+OK: Final = "ok"
+FAIL: Final = "FAIL"
+SKIP: Final = "skip"
+
+# Every check, in the order they run and are printed.
+CHECK_NAMES: Final = (
+    "launch",
+    "hello",
+    "protocol",
+    "engine",
+    "start",
+    "deal",
+    "refusal",
+    "throw",
+    "pick",
+    "state",
+    "legal",
+    "turn",
+    "call",
+    "stop",
+    "exit",
+    "schema",
+    "stdout",
+)
+GAME_CHECKS: Final = CHECK_NAMES[CHECK_NAMES.index("start") : CHECK_NAMES.index("stop")]
+PROFILES: Final = ("dhumbal", "everestbuzz", "dashain")  # tried in turn until one is accepted
+SEATS: Final = 2
+EXIT_WAIT: Final = 5.0  # seconds an engine has to exit after answering stop
+STDERR_LINES: Final = 10
+MAX_SCHEMA_LINES: Final = 10
+PROTOCOL_DOC: Final = "docs/protocol.md"
+
+# The hand: seat 0 throws its king and draws 3c (9 points), seat 1 throws a king and
+# draws, and seat 0 calls. Every shipped profile allows that call (every seat has had a
+# turn, 9 is within the call limit of 10), and every pick is from the deck.
+DEAL: Final = {
+    "starter": 0,
+    "hands": {"0": ["Ac", "As", "2c", "2d", "Kh"], "1": ["Js", "Qc", "Qs", "Kc", "Kd"]},
+    "turned_up": "9h",
+    "deck": ["3c", "4c"],
+}
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check's result: ``status`` is OK, FAIL or SKIP; ``text`` says why (and the fix)."""
+
+    name: str
+    status: str
+    text: str
+    details: tuple[str, ...] = ()
+
+    def lines(self) -> list[str]:
+        """The check as printed: one line, then any details indented below it."""
+        return [
+            f"{self.status:<4} {self.name}: {self.text}",
+            *(f"       {d}" for d in self.details),
+        ]
+
+
+@dataclass
+class SmokeResult:
+    """Every check run, and whether the engine could be started at all."""
+
+    checks: list[Check] = field(default_factory=list)
+    launched: bool = True
+    stderr_tail: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[Check]:
+        return [c for c in self.checks if c.status == FAIL]
+
+    def exit_status(self) -> int:
+        """0 when no check failed, 1 when one did, 2 when the engine could not be started."""
+        if not self.launched:
+            return 2
+        return 1 if self.failed else 0
+
+    def summary(self) -> str:
+        """``15 ok, 1 failed, 1 skipped``."""
+        counts = {s: sum(c.status == s for c in self.checks) for s in (OK, FAIL, SKIP)}
+        return f"{counts[OK]} ok, {counts[FAIL]} failed, {counts[SKIP]} skipped"
+
+
+class _Broken(Exception):
+    """The connection to the engine can no longer be used (raised by _Smoke.send)."""
+
+    def __init__(self, text: str, details: Sequence[str] = ()) -> None:
+        super().__init__(text)
+        self.text = text
+        self.details = tuple(details)
+
+
+class _Stop(Exception):
+    """The game cannot go on after a failed check."""
+
+
+def _response_like(line: str) -> bool:
+    """Whether a stray stdout line looks like an attempt at a response, not a log line."""
+    try:
+        value = json.loads(line)
+    except ValueError:
+        text = line.lstrip()
+        return text.startswith("{") and ('"seq"' in text or '"ok"' in text)
+    return isinstance(value, dict) and ("seq" in value or "ok" in value)
+
+
+def stdout_problem(exc: ProtocolViolation) -> str:
+    """What a protocol violation says about the engine's standard output, with the fix."""
+    if exc.line is not None and not _response_like(exc.line):
+        return (
+            f"the engine wrote a line that is not a protocol response to stdout: "
+            f"'{exc.line}'; write logs to stderr"
+        )
+    return (
+        f"{exc}; answer each request with exactly one line, "
+        '{"seq": <its seq>, "ok": true, ...} or {"seq": <its seq>, "ok": false, '
+        f'"error": {{"code": ..., "message": ...}}}} ({PROTOCOL_DOC}#messages)'
+    )
+
+
+def _stderr_details(lines: Sequence[str]) -> tuple[str, ...]:
+    tail = list(lines)[-STDERR_LINES:]
+    if not tail:
+        return ("its standard error was empty",)
+    return ("its last standard error lines:", *(f"| {line}" for line in tail))
+
+
+def _group_leftovers(pgid: int) -> list[int]:
+    """Processes still running in the engine's process group (zombies do not count)."""
+    if os.path.isdir("/proc"):
+        found = []
+        for name in os.listdir("/proc"):
+            if not name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{name}/stat", "rb") as handle:
+                    stat = handle.read()
+            except OSError:
+                continue
+            fields = stat[stat.rfind(b")") + 2 :].split()
+            if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] != b"Z":
+                found.append(int(name))
+        return sorted(found)
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return []
+    return [pgid]
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+class _Smoke:
+    """One smoke test: the engine connections, the responses seen, the checks made."""
+
+    def __init__(
+        self,
+        command: str,
+        timeout: float,
+        env: Mapping[str, str] | None,
+        report: Callable[[Check], None] | None,
+    ) -> None:
+        self.command = command
+        self.timeout = timeout
+        self.env = env
+        self.report = report
+        self.result = SmokeResult()
+        self.responses: list[tuple[str, int, dict[str, Any]]] = []  # (cmd, seq, response)
+        self.stdout_trouble: str | None = None
+        self.broken_at: str | None = None  # the check whose request broke the connection
+
+    # -- recording ---------------------------------------------------------------------
+
+    def add(self, name: str, status: str, text: str, details: Sequence[str] = ()) -> None:
+        check = Check(name, status, text, tuple(details))
+        self.result.checks.append(check)
+        if self.report is not None:
+            self.report(check)
+
+    def skip_rest(self, names: Sequence[str], why: str) -> None:
+        done = {c.name for c in self.result.checks}
+        for name in names:
+            if name not in done:
+                self.add(name, SKIP, f"not run: {why}")
+
+    # -- requests ----------------------------------------------------------------------
+
+    def send(self, client: EngineClient, check: str, message: Mapping[str, Any]) -> dict[str, Any]:
+        """Send a request and record its answer; raise _Broken when none can be read."""
+        cmd = str(message["cmd"])
+        args = {k: v for k, v in message.items() if k != "cmd"}
+        seq = client.next_seq
+        try:
+            response = client.request(cmd, **args)
+        except ProtocolViolation as exc:
+            self.stdout_trouble = self.stdout_trouble or stdout_problem(exc)
+            self.broken_at = check
+            raise _Broken(f"no usable answer to {cmd} (see the stdout check)") from None
+        except EngineTimeout as exc:
+            self.broken_at = check
+            raise _Broken(
+                f"{exc}; answer every request with one line on standard output, and flush it"
+            ) from None
+        except EngineCrashed as exc:
+            self.broken_at = check
+            raise _Broken(
+                f"{exc}; run the command by hand and send it the same line to see why",
+                _stderr_details(exc.stderr_tail),
+            ) from None
+        except EngineError as exc:
+            self.broken_at = check
+            raise _Broken(str(exc)) from None
+        self.responses.append((cmd, seq, response))
+        return response
+
+    # -- the checks --------------------------------------------------------------------
+
+    def launch(self) -> EngineClient | None:
+        try:
+            client = EngineClient(self.command, timeout=self.timeout, env=self.env)
+        except EngineUnusable as exc:
+            self.result.launched = False
+            self.add(
+                "launch",
+                FAIL,
+                f"{exc}; check the command: it must start your engine from this directory",
+            )
+            return None
+        self.add("launch", OK, "the engine started")
+        return client
+
+    def handshake(self, client: EngineClient) -> dict[str, Any] | None:
+        """hello, protocol, engine; the hello answer when the game can go on."""
+        try:
+            hello = self.send(client, "hello", {"cmd": "hello", "protocol": PROTOCOL_VERSION})
+        except _Broken as broken:
+            self.add("hello", FAIL, broken.text, broken.details)
+            return None
+        if not hello["ok"]:
+            error = hello["error"]
+            if error["code"] == "unsupported_protocol":
+                self.add("hello", OK, "answered hello (with unsupported_protocol)")
+                self.add(
+                    "protocol",
+                    FAIL,
+                    f"the engine does not speak protocol {PROTOCOL_VERSION}: "
+                    f"{error['message']}; the harness speaks {PROTOCOL_VERSION} "
+                    "and needs an engine that speaks major version 1",
+                )
+            else:
+                self.add(
+                    "hello",
+                    FAIL,
+                    f"the engine refused hello: {error['code']}: {error['message']}; "
+                    "answer hello with ok true, engine, protocol and supports",
+                )
+            return None
+        self.add("hello", OK, "answered hello")
+        version = hello.get("protocol")
+        major = PROTOCOL_VERSION.split(".")[0]
+        if not isinstance(version, str) or version.split(".")[0] != major:
+            self.add(
+                "protocol",
+                FAIL,
+                f"the engine speaks protocol {json.dumps(version)}, the harness speaks "
+                f"{PROTOCOL_VERSION}: answer with a {major}.x version (or refuse hello with "
+                "unsupported_protocol)",
+            )
+            ok = False
+        else:
+            self.add(
+                "protocol", OK, f"speaks protocol {version} (the harness speaks {PROTOCOL_VERSION})"
+            )
+            ok = True
+        engine = hello.get("engine")
+        engine = engine if isinstance(engine, dict) else {}
+        missing = [
+            key
+            for key in ("name", "version", "language")
+            if not (isinstance(engine.get(key), str) and engine[key])
+        ]
+        if missing:
+            self.add(
+                "engine",
+                FAIL,
+                f"hello's engine object lacks {', '.join(missing)}; answer "
+                '"engine": {"name": ..., "version": ..., "language": ...} (non-empty strings)',
+            )
+        else:
+            self.add(
+                "engine",
+                OK,
+                f"{engine['name']} {engine['version']}, written in {engine['language']}",
+            )
+        return hello if ok else None
+
+    def refused_badly(self, check: str, doing: str, response: Mapping[str, Any]) -> NoReturn:
+        error = response["error"]
+        self.add(
+            check,
+            FAIL,
+            f"the engine refused {doing}: {error['code']}: {error['message']}; this request "
+            "is valid, and jhyap run will show the rules involved",
+        )
+        raise _Stop
+
+    def accepted(
+        self,
+        client: EngineClient,
+        check: str,
+        doing: str,
+        message: Mapping[str, Any],
+        wanted: Sequence[str],
+    ) -> list[str]:
+        """Send a request that must be accepted with events of the ``wanted`` types."""
+        response = self.send(client, check, message)
+        if not response["ok"]:
+            self.refused_badly(check, doing, response)
+        events = response.get("events")
+        if not isinstance(events, list):
+            self.add(
+                check,
+                FAIL,
+                f"the answer to {doing} has no events list; answer "
+                f'{{"seq": n, "ok": true, "events": [...]}} ({PROTOCOL_DOC}#events)',
+            )
+            raise _Stop
+        types = [str(e.get("type")) if isinstance(e, dict) else json.dumps(e) for e in events]
+        missing = [t for t in wanted if t not in types]
+        if missing:
+            self.add(
+                check,
+                FAIL,
+                f"the answer to {doing} lists the events [{', '.join(types)}], without "
+                f"{', '.join(missing)}; list the events each request causes "
+                f"({PROTOCOL_DOC}#events)",
+            )
+            raise _Stop
+        return types
+
+    def game(self, client: EngineClient, hello: Mapping[str, Any]) -> None:
+        try:
+            self.start(client)
+            deck = expand_deal(DEAL)
+            types = self.accepted(
+                client,
+                "deal",
+                "the deal",
+                {"cmd": "deal", "deck": deck},
+                ("round_started", "dealt"),
+            )
+            self.add("deal", OK, f"accepted the deal: {', '.join(types)}")
+            self.refusal(client)
+            throw = {"cmd": "act", "seat": 0, "action": {"type": "throw", "cards": ["Kh"]}}
+            types = self.accepted(client, "throw", "seat 0's throw of Kh", throw, ("thrown",))
+            self.add("throw", OK, f"accepted seat 0's throw of Kh: {', '.join(types)}")
+            pick = {"cmd": "act", "seat": 0, "action": {"type": "pick", "from": "deck"}}
+            types = self.accepted(client, "pick", "seat 0's pick from the deck", pick, ("picked",))
+            self.add("pick", OK, f"accepted seat 0's pick from the deck: {', '.join(types)}")
+            self.state(client)
+            self.legal(client, hello)
+            throw = {"cmd": "act", "seat": 1, "action": {"type": "throw", "cards": ["Kc"]}}
+            self.accepted(client, "turn", "seat 1's throw of Kc", throw, ("thrown",))
+            pick = {**pick, "seat": 1}
+            self.accepted(client, "turn", "seat 1's pick from the deck", pick, ("picked",))
+            self.add("turn", OK, "accepted seat 1's turn: a throw of Kc, a pick from the deck")
+            call = {"cmd": "act", "seat": 0, "action": {"type": "call"}}
+            types = self.accepted(client, "call", "seat 0's call", call, ("called", "round_ended"))
+            self.add("call", OK, f"accepted seat 0's call: {', '.join(types)}")
+        except _Broken as broken:
+            assert self.broken_at is not None
+            self.add(self.broken_at, FAIL, broken.text, broken.details)
+            self.skip_rest(GAME_CHECKS, f"the engine could not be used after {self.broken_at}")
+        except _Stop:
+            failed = self.result.checks[-1].name
+            self.skip_rest(GAME_CHECKS, f"the hand cannot go on after {failed}")
+
+    def start(self, client: EngineClient) -> None:
+        documents = shipped_documents()
+        declined: list[str] = []
+        for pid in PROFILES:
+            resolved = resolve(documents[pid])
+            message = {
+                "cmd": "start",
+                "profile": resolved,
+                "options": resolved["option_values"],
+                "seats": SEATS,
+            }
+            response = self.send(client, "start", message)
+            if response["ok"]:
+                note = f" (declined: {'; '.join(declined)})" if declined else ""
+                self.add("start", OK, f"accepted a {SEATS}-seat {pid} table{note}")
+                return
+            error = response["error"]
+            if error["code"] not in SKIP_CODES:
+                self.refused_badly("start", f"a {SEATS}-seat {pid} table", response)
+            declined.append(f"{pid}: {error['code']}")
+        self.add(
+            "start",
+            FAIL,
+            f"the engine declined every shipped profile ({'; '.join(declined)}); "
+            "smoke needs one it plays",
+        )
+        raise _Stop
+
+    def refusal(self, client: EngineClient) -> None:
+        doing = "seat 1's call on seat 0's turn"
+        message = {"cmd": "act", "seat": 1, "action": {"type": "call"}}
+        response = self.send(client, "refusal", message)
+        if response["ok"]:
+            self.add(
+                "refusal",
+                FAIL,
+                f"the engine accepted {doing}; refuse it with "
+                '{"ok": false, "error": {"code": "not_your_turn", "message": ...}}',
+            )
+            raise _Stop
+        code = response["error"]["code"]
+        note = "" if code == "not_your_turn" else " (the rules want not_your_turn: see jhyap run)"
+        self.add("refusal", OK, f"refused {doing}: {code}{note}")
+
+    def state(self, client: EngineClient) -> None:
+        response = self.send(client, "state", {"cmd": "state"})
+        if not response["ok"]:
+            self.refused_badly("state", "state", response)
+        state = response.get("state")
+        if not isinstance(state, dict):
+            self.add(
+                "state",
+                FAIL,
+                f'the answer to state has no state object; answer {{"seq": n, "ok": true, '
+                f'"state": {{...}}}} ({PROTOCOL_DOC}#state)',
+            )
+            raise _Stop
+        to_act = state.get("to_act")
+        seat = f"seat {to_act} to act" if to_act is not None else "nobody to act"
+        self.add("state", OK, f"answered state: phase {state.get('phase')}, {seat}")
+
+    def legal(self, client: EngineClient, hello: Mapping[str, Any]) -> None:
+        supports = hello.get("supports")
+        commands = supports.get("commands") if isinstance(supports, dict) else None
+        if not isinstance(commands, list) or "legal" not in commands:
+            self.add("legal", SKIP, "the engine does not list the optional legal command")
+            return
+        response = self.send(client, "legal", {"cmd": "legal"})
+        if not response["ok"]:
+            error = response["error"]
+            self.add(
+                "legal",
+                FAIL,
+                f"the engine lists legal in supports.commands but refused it: {error['code']}: "
+                f"{error['message']}; list legal only once it is implemented",
+            )
+            return
+        legal = response.get("legal")
+        seat = legal.get("seat") if isinstance(legal, dict) else None
+        self.add(
+            "legal", OK, f"answered legal for seat {seat}" if seat is not None else "answered legal"
+        )
+
+    def schema(self) -> None:
+        if not self.responses:
+            self.add("schema", SKIP, "no response to check")
+            return
+        problems = [
+            f"{cmd} (seq {seq}): {problem}"
+            for cmd, seq, response in self.responses
+            for problem in schema_problems(cmd, response)
+        ]
+        total = len(self.responses)
+        if not problems:
+            self.add("schema", OK, f"all {total} responses match schema/protocol/")
+            return
+        bad = len({line.split(":")[0] for line in problems})
+        shown = problems[:MAX_SCHEMA_LINES]
+        if len(problems) > len(shown):
+            shown.append(f"... and {len(problems) - len(shown)} more")
+        self.add(
+            "schema",
+            FAIL,
+            f"{bad} of {total} responses break schema/protocol/; make them match the JSON "
+            "Schemas (docs/schemas.md):",
+            shown,
+        )
+
+    def stdout(self) -> None:
+        if self.stdout_trouble is not None:
+            self.add("stdout", FAIL, self.stdout_trouble)
+        elif not self.responses:
+            self.add("stdout", SKIP, "no response was read")
+        else:
+            self.add(
+                "stdout",
+                OK,
+                f"standard output carried only responses, one per request ({len(self.responses)})",
+            )
+
+    def shutdown(self, client: EngineClient, note: str = "") -> None:
+        """stop, then exit: status 0 within EXIT_WAIT seconds, and no process left."""
+        try:
+            response = self.send(client, "stop", {"cmd": "stop"})
+        except _Broken as broken:
+            self.add("stop", FAIL, broken.text, broken.details)
+            self.add("exit", SKIP, "not run: stop was not answered")
+            return
+        if not response["ok"]:
+            error = response["error"]
+            self.add(
+                "stop",
+                FAIL,
+                f"the engine refused stop: {error['code']}: {error['message']}; answer stop "
+                "with ok true, then exit with status 0",
+            )
+            self.add("exit", SKIP, "not run: stop was refused")
+            return
+        self.add("stop", OK, "answered stop" + note)
+        deadline = time.monotonic() + EXIT_WAIT
+        while client.returncode is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        status = client.returncode
+        if status is None:
+            self.add(
+                "exit",
+                FAIL,
+                f"the engine was still running {EXIT_WAIT:g} s after answering stop; "
+                "exit once stop is answered",
+            )
+            return
+        if status != 0:
+            how = (
+                f"was killed by {_signal_name(-status)}"
+                if status < 0
+                else f"exited with status {status}"
+            )
+            self.add(
+                "exit",
+                FAIL,
+                f"the engine {how} after stop; exit with status 0 after answering stop",
+            )
+            return
+        leftovers = _group_leftovers(client.pid)
+        end = time.monotonic() + 1.0
+        while leftovers and time.monotonic() < end:
+            time.sleep(0.02)
+            leftovers = _group_leftovers(client.pid)
+        if leftovers:
+            count = len(leftovers)
+            self.add(
+                "exit",
+                FAIL,
+                f"the engine exited but left {count} process{'es' if count > 1 else ''} running "
+                f"(pid {', '.join(map(str, leftovers))}); end the processes it started "
+                "before it exits",
+            )
+            return
+        self.add("exit", OK, "exited with status 0, no process left" + note)
+
+    def fresh_shutdown(self) -> None:
+        """stop and exit on a new engine process, when the first can no longer be used."""
+        note = f" (by a fresh engine: the first could not be used after {self.broken_at})"
+        try:
+            client = EngineClient(self.command, timeout=self.timeout, env=self.env)
+        except EngineUnusable as exc:
+            self.add("stop", FAIL, f"a fresh engine could not be started: {exc}")
+            self.add("exit", SKIP, "not run: stop was not answered")
+            return
+        try:
+            hello = self.send(client, "stop", {"cmd": "hello", "protocol": PROTOCOL_VERSION})
+            if not hello["ok"]:
+                raise _Broken(f"a fresh engine refused hello: {hello['error']['code']}")
+        except _Broken as broken:
+            self.add("stop", FAIL, broken.text, broken.details)
+            self.add("exit", SKIP, "not run: stop was not answered")
+            client.close(graceful=False)
+            return
+        try:
+            self.shutdown(client, note)
+        finally:
+            client.close(graceful=False)
+
+    # -- the whole test ----------------------------------------------------------------
+
+    def run(self) -> SmokeResult:
+        client = self.launch()
+        if client is None:
+            return self.result
+        try:
+            hello = self.handshake(client)
+            if hello is not None:
+                self.game(client, hello)
+            else:
+                self.skip_rest(("protocol", "engine"), "no hello answer")
+                self.skip_rest(GAME_CHECKS, "the handshake failed")
+            if self.broken_at is None:
+                self.shutdown(client)
+            elif self.broken_at != "hello":
+                self.result.stderr_tail = client.stderr_tail()
+                client.close(graceful=False)
+                self.fresh_shutdown()
+            else:
+                self.skip_rest(("stop", "exit"), "the engine did not complete the handshake")
+            self.schema()
+            self.stdout()
+        finally:
+            if not self.result.stderr_tail:
+                self.result.stderr_tail = client.stderr_tail()
+            client.close(graceful=False)
+        return self.result
+
+
+def smoke(
+    command: str,
+    *,
+    timeout: float = 10.0,
+    env: Mapping[str, str] | None = None,
+    report: Callable[[Check], None] | None = None,
+) -> SmokeResult:
+    """Smoke-test the engine started by ``command``; ``report`` sees each check as it ends."""
+    return _Smoke(command, timeout, env, report).run()
+
+
+__all__ = [
+    "CHECK_NAMES",
+    "FAIL",
+    "OK",
+    "SKIP",
+    "Check",
+    "SmokeResult",
+    "smoke",
+    "stdout_problem",
+]

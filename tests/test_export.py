@@ -1,0 +1,266 @@
+"""``jhyap export --format json``: the corpus as plain JSON files that need nothing else.
+
+The proof of that is a small replayer written here with subprocess and json only (not
+conformance.replay): it drives the reference engine through the exported cases, following
+only the rules that index.json states.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+
+from conformance import cli
+from conformance.transcript import expand_deal, load_corpus
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data" / "transcripts"
+
+
+def export(capsys: pytest.CaptureFixture[str], folder: Path, *args: str) -> str:
+    code = cli.main(["export", "--format", "json", str(folder), *args])
+    out, err = capsys.readouterr()
+    assert (code, err) == (0, ""), err
+    return out
+
+
+def contents(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("export")
+    assert cli.main(["export", "--format", "json", str(folder)]) == 0
+    return folder
+
+
+def test_every_file_is_json_and_the_count_is_the_corpus(exported: Path) -> None:
+    corpus, problems = load_corpus()
+    assert problems == []
+    files = contents(exported)
+    assert sorted(files) == sorted([f"{t.id}.json" for t in corpus] + ["index.json"])
+    documents = {name: json.loads(text) for name, text in files.items()}
+    index = documents.pop("index.json")
+    assert index["format"] == "jhyap-conformance-export"
+    assert index["protocol"] == "1.0"
+    assert [entry["file"] for entry in index["files"]] == [f"{t.id}.json" for t in corpus]
+    for transcript in corpus:
+        document = documents[f"{transcript.id}.json"]
+        assert document["id"] == transcript.id
+        assert set(document) >= {
+            "id",
+            "title",
+            "description",
+            "kind",
+            "clauses",
+            "seats",
+            "options",
+            "requires",
+        }
+        assert document["cases"], transcript.id
+        for case in document["cases"]:
+            start = case["steps"][0]["request"]
+            assert start["cmd"] == "start"
+            assert start["profile"]["id"] == case["profile"]  # the resolved profile
+            assert len(case["steps"]) == len(transcript.steps) + 1
+            assert all(":" in step["source"] for step in case["steps"])
+    # The clause map: every transcript listed under each clause it tests.
+    for transcript in corpus:
+        for clause in transcript.clauses:
+            assert transcript.id in index["clauses"][clause]
+
+
+def test_a_deal_is_expanded_to_the_52_cards(exported: Path) -> None:
+    corpus, _ = load_corpus()
+    transcript = next(t for t in corpus if t.id == "shared-throws-refused")
+    document = json.loads((exported / "shared-throws-refused.json").read_text())
+    raw_deal = transcript.raw["steps"][0]["deal"]
+    for case in document["cases"]:
+        deal = case["steps"][1]
+        assert deal["request"] == {"cmd": "deal", "deck": expand_deal(raw_deal)}
+        assert len(deal["request"]["deck"]) == len(set(deal["request"]["deck"])) == 52
+        assert deal["expect"] == {"accepted": True, "starter": 0}
+        assert deal["source"] == f"shared-throws-refused.yaml:{transcript.steps[0].line}"
+
+
+def test_reexport_is_byte_identical(
+    capsys: pytest.CaptureFixture[str], exported: Path, tmp_path: Path
+) -> None:
+    before = contents(exported)
+    assert export(capsys, tmp_path / "again").startswith("wrote ")
+    assert contents(tmp_path / "again") == before
+    export(capsys, tmp_path / "again")  # over itself
+    assert contents(tmp_path / "again") == before
+
+
+def test_a_smaller_export_removes_the_files_of_the_previous_one(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    folder = tmp_path / "out"
+    export(capsys, folder)
+    (folder / "notes.txt").write_text("mine")
+    out = export(capsys, folder, "--transcripts", str(DATA))
+    assert out.startswith("wrote 5 transcripts (5 cases) and index.json to ")
+    assert sorted(contents(folder)) == sorted(
+        [f"{p.stem}.json" for p in DATA.glob("*.yaml")] + ["index.json", "notes.txt"]
+    )
+
+
+# -- an independent replayer: subprocess and json, and the rules index.json states ----------
+
+
+class Engine:
+    """The reference engine on a pipe."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "reference_engine.server"],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self.seq = 0
+
+    def send(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        stdin: IO[str] | None = self.proc.stdin
+        stdout: IO[str] | None = self.proc.stdout
+        assert stdin is not None and stdout is not None
+        stdin.write(json.dumps({**request, "seq": self.seq}) + "\n")
+        stdin.flush()
+        answer: dict[str, Any] = json.loads(stdout.readline())
+        assert answer["seq"] == self.seq
+        self.seq += 1
+        return answer
+
+    def close(self) -> None:
+        self.send({"cmd": "stop"})
+        assert self.proc.wait(timeout=10) == 0
+
+
+@pytest.fixture
+def engine() -> Iterator[Engine]:
+    running = Engine()
+    hello = running.send({"cmd": "hello", "protocol": "1.0"})
+    assert hello["ok"] and hello["protocol"].startswith("1.")
+    yield running
+    running.close()
+
+
+def same(expected: Any, actual: Any) -> bool:
+    """index.json's "values" rule."""
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and all(
+            key in actual and same(value, actual[key]) for key, value in expected.items()
+        )
+    if isinstance(expected, list):
+        return (
+            isinstance(actual, list)
+            and len(expected) == len(actual)
+            and all(same(e, a) for e, a in zip(expected, actual, strict=True))
+        )
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return type(expected) is type(actual) and expected == actual
+    return bool(expected == actual)
+
+
+def same_set(expected: Any, actual: Any) -> bool:
+    return sorted(map(json.dumps, expected)) == sorted(map(json.dumps, actual))
+
+
+def check_holds(check: Mapping[str, Any], state: Mapping[str, Any], fields: Any) -> bool:
+    """index.json's "check" and "check_fields" rules."""
+    for name, want in check.items():
+        got = state["result"]["settlement"] if name == "settlement" else state[name]
+        if name in fields["per_seat"]:
+            compare = same_set if name in fields["per_seat_sets"] else same
+            if isinstance(want, list) and len(want) != len(got):
+                return False
+            seats = want.items() if isinstance(want, dict) else enumerate(want)
+            if not all(compare(value, got[int(seat)]) for seat, value in seats):
+                return False
+        elif name in fields["sets"]:
+            if not same_set(want, got):
+                return False
+        elif not same(want, got):
+            return False
+    return True
+
+
+def without_vendor_fields(state: Any) -> Any:
+    if isinstance(state, dict):
+        return {k: without_vendor_fields(v) for k, v in state.items() if not k.startswith("x-")}
+    if isinstance(state, list):
+        return [without_vendor_fields(v) for v in state]
+    return state
+
+
+def replay(engine: Engine, case: Mapping[str, Any], rules: Mapping[str, Any]) -> list[str]:
+    """Play one exported case; the error codes of its refusals. AssertionError names the
+    step's source line when an answer does not meet its expectation."""
+    codes = []
+    for number, step in enumerate(case["steps"]):
+        where = f"{step['source']} [{case['profile']}]"
+        if "check" in step:
+            answer = engine.send(step["request"])
+            assert answer["ok"], where
+            assert check_holds(step["check"], answer["state"], rules["check_fields"]), where
+            continue
+        expect = step["expect"]
+        if "error" in expect:
+            before = engine.send({"cmd": "state"}) if number else None
+            answer = engine.send(step["request"])
+            assert not answer["ok"], where
+            assert answer["error"]["code"] == expect["error"], where
+            codes.append(answer["error"]["code"])
+            if before is not None:
+                after = engine.send({"cmd": "state"})
+                assert without_vendor_fields(after["state"]) == without_vendor_fields(
+                    before["state"]
+                ), where
+            continue
+        answer = engine.send(step["request"])
+        assert answer["ok"] is expect["accepted"] is True, where
+        if "events" in expect:
+            assert same(expect["events"], answer["events"]), where
+        if "starter" in expect:
+            started = [e for e in answer["events"] if e["type"] == "round_started"]
+            assert started[0]["starter"] == expect["starter"], where
+    return codes
+
+
+def test_an_independent_replayer_plays_an_exported_case(exported: Path, engine: Engine) -> None:
+    rules = json.loads((exported / "index.json").read_text())["compare"]
+    document = json.loads((exported / "shared-throws-refused.json").read_text())
+    corpus, _ = load_corpus()
+    raw = next(t for t in corpus if t.id == "shared-throws-refused").raw["steps"]
+    expected = [step["expect"]["error"] for step in raw if "error" in (step.get("expect") or {})]
+    assert len(expected) == 15
+    assert [case["profile"] for case in document["cases"]] == ["dashain", "everestbuzz", "dhumbal"]
+    for case in document["cases"]:
+        assert replay(engine, case, rules) == expected
+
+
+def test_the_independent_replayer_passes_the_whole_export(exported: Path, engine: Engine) -> None:
+    index = json.loads((exported / "index.json").read_text())
+    played = 0
+    for entry in index["files"]:
+        for case in json.loads((exported / entry["file"]).read_text())["cases"]:
+            replay(engine, case, index["compare"])
+            played += 1
+    assert played == sum(len(entry["profiles"]) for entry in index["files"])
+
+
+def test_the_replayer_sees_a_wrong_expectation(tmp_path: Path, engine: Engine) -> None:
+    assert cli.main(["export", str(tmp_path), "--transcripts", str(DATA)]) == 0
+    rules = json.loads((tmp_path / "index.json").read_text())["compare"]
+    case = json.loads((tmp_path / "harness-wrong-expectation.json").read_text())["cases"][0]
+    with pytest.raises(AssertionError, match=r"harness-wrong-expectation\.yaml:17 \[dashain\]"):
+        replay(engine, case, rules)

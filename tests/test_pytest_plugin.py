@@ -1,0 +1,254 @@
+"""The pytest plugin: the corpus as pytest items, run by pytester sessions.
+
+The plugin is the ``pytest11`` entry point ``jhyap``; where the package is not installed
+(a plain checkout) the sessions load it with ``-p conformance.pytest_plugin``.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from collections.abc import Iterator
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import pytest
+
+from conformance import cli
+
+pytest_plugins = ["pytester"]
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data" / "transcripts"
+FAKES = ROOT / "tests" / "fake_engines"
+REFERENCE = shlex.join([sys.executable, "-m", "reference_engine.server"])
+WRONG = "harness-wrong-expectation"
+PASSING = "harness-pass-run-ends"
+
+
+def plugin_args() -> list[str]:
+    """What loads the plugin into a pytester session: nothing when pytest loads it itself."""
+    installed = any(
+        ep.value == "conformance.pytest_plugin" for ep in entry_points(group="pytest11")
+    )
+    if installed and not os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+        return []
+    return ["-p", "jhyap" if installed else "conformance.pytest_plugin"]
+
+
+def fake(name: str) -> str:
+    return shlex.join([sys.executable, str(FAKES / f"{name}.py")])
+
+
+def _alive(pid: int) -> bool:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return text[text.rindex(")") + 2 :].split()[0] != "Z"
+
+
+@pytest.fixture(autouse=True)
+def _importable(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The reference engine runs as `python -m reference_engine.server` from pytester's
+    # temporary directory: make this checkout importable there.
+    paths = [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(paths))
+
+
+@pytest.fixture
+def pids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A directory where fake engines record their pids; checked for survivors after."""
+    folder = tmp_path / "pids"
+    folder.mkdir()
+    monkeypatch.setenv("FAKE_ENGINE_PIDS", str(folder))
+    yield folder
+    survivors = [int(p.read_text()) for p in folder.iterdir() if _alive(int(p.read_text()))]
+    assert survivors == [], f"engine processes survived: {survivors}"
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest(*plugin_args(), "-p", "no:cacheprovider", *args)
+
+
+def jhyap(pytester: pytest.Pytester, engine: str, *args: str) -> pytest.RunResult:
+    # "--opt=value": pytest finds its rootdir before it knows the plugin's options, and
+    # would take a separate value that names a directory for a path to test.
+    return run(pytester, f"--jhyap-engine={engine}", f"--jhyap-transcripts={DATA}", *args)
+
+
+def failure_blocks(report: str) -> list[list[str]]:
+    """The failure blocks of a ``jhyap run`` console report: a heading, then indented lines."""
+    headings = ("FAILED ", "CRASHED ", "ERRORED ", "TIMED OUT ", "UNEXPECTED PASS ")
+    blocks: list[list[str]] = []
+    current: list[str] | None = None
+    for line in report.splitlines():
+        if line.startswith(headings):
+            current = [line]
+            blocks.append(current)
+        elif current is not None and line.startswith("  "):
+            current.append(line)
+        else:
+            current = None
+    return blocks
+
+
+def test_reference_engine(pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str]) -> None:
+    result = jhyap(pytester, REFERENCE, "-v")
+    result.assert_outcomes(passed=3, failed=2)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            f"jhyap: engine {REFERENCE}; 5 cases from {DATA}",
+            "*collected 5 items",
+            "jhyap::dhumbal::harness-check-fails FAILED*",
+            "jhyap::dashain::harness-game-end PASSED*",
+            f"jhyap::dashain::{PASSING} PASSED*",
+            "jhyap::dashain::harness-timeout PASSED*",
+            f"jhyap::dashain::{WRONG} FAILED*",
+        ]
+    )
+    out = result.stdout.str()
+    assert f"  {DATA}/{WRONG}.yaml:17  step 3: seat 0 picks from the deck\n" in out
+    assert (
+        f"  rerun: jhyap run -k {WRONG} --profile dashain --engine {shlex.quote(REFERENCE)} "
+        f"--transcripts {DATA}\n" in out
+    )
+    assert "engine: jhyap-reference 0.1.0 (protocol 1.0)" in out
+    # Exactly the explanations `jhyap run` prints for the same cases, line for line.
+    capsys.readouterr()  # the in-process session wrote there too
+    code = cli.main(["run", "--engine", REFERENCE, "--transcripts", str(DATA)])
+    report = capsys.readouterr().out
+    assert code == 1
+    blocks = failure_blocks(report)
+    assert len(blocks) == 2
+    for block in blocks:
+        assert "\n".join(block) + "\n" in out
+
+
+def test_selection_by_profile_and_keyword(pytester: pytest.Pytester) -> None:
+    jhyap(pytester, REFERENCE, "--jhyap-profile", "dhumbal").assert_outcomes(failed=1)
+    result = jhyap(pytester, REFERENCE, "-k", "pass-run")
+    result.assert_outcomes(passed=1, deselected=4)
+    # The items come on top of the session's own tests; -m jhyap keeps only the corpus.
+    pytester.makepyfile(test_own="def test_own():\n    pass\n")
+    jhyap(pytester, REFERENCE, "--strict-markers").assert_outcomes(passed=4, failed=2)
+    jhyap(pytester, REFERENCE, "-m", "jhyap").assert_outcomes(passed=3, failed=2, deselected=1)
+
+
+def test_known_failures_are_strict_xfails(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    known = tmp_path / "known.yaml"
+    known.write_text(
+        f"- {{id: {WRONG}, profile: dashain, reason: the transcript is wrong on purpose}}\n"
+        f"- {{id: {PASSING}, reason: listed although it passes}}\n"
+        "- {id: no-such-transcript, reason: gone}\n"
+    )
+    result = jhyap(pytester, REFERENCE, f"--jhyap-known-failures={known}", "-rx")
+    result.assert_outcomes(passed=2, failed=2, xfailed=1)
+    out = result.stdout.str()
+    assert f"XFAIL jhyap::dashain::{WRONG} - known failure: the transcript is wrong" in out
+    assert f"UNEXPECTED PASS {PASSING} [dashain]\n" in out
+    assert "  unexpected pass: remove it from the known failures\n" in out
+    assert "warning: known failures: no transcript 'no-such-transcript'" in out
+
+
+def test_declined_profiles_are_skipped(pytester: pytest.Pytester, pids: Path) -> None:
+    result = jhyap(pytester, fake("unsupported"), "-rs")
+    result.assert_outcomes(skipped=5)
+    out = result.stdout.str()
+    assert (
+        "the engine answered unsupported_profile: pick.from_offer=run_ends is not implemented"
+        in out
+    )
+    assert "needs the optional timeout action, which the engine does not list" in out
+
+
+def test_crashing_engine_is_restarted_for_each_case(pytester: pytest.Pytester, pids: Path) -> None:
+    result = jhyap(pytester, fake("crash_mid_game"))
+    result.assert_outcomes(failed=5)
+    out = result.stdout.str()
+    assert f"CRASHED {PASSING} [dashain]\n" in out
+    assert "  the engine exited with status 3 while answering act (seq " in out
+    assert (
+        "  engine stderr (last 2 lines):\n    | fake engine: about to fall over\n"
+        "    | Traceback (most recent call last): boom\n" in out
+    )
+    # harness-check-fails needs no act: the first engine serves it and then crashes; each
+    # of the four cases that act crashes its own engine.
+    assert len(list(pids.iterdir())) == 4
+
+
+def test_hanging_engine_times_out(pytester: pytest.Pytester, pids: Path) -> None:
+    result = jhyap(pytester, fake("hang"), "--jhyap-timeout=1", "-k", PASSING)
+    result.assert_outcomes(failed=1, deselected=4)
+    out = result.stdout.str()
+    assert f"TIMED OUT {PASSING} [dashain]\n" in out
+    assert "  no response to act (seq 3) within 1 s\n" in out
+    assert "    | fake engine: thinking very hard\n" in out
+
+
+def test_unusable_engine_fails_every_item(pytester: pytest.Pytester) -> None:
+    result = jhyap(pytester, "/nonexistent/engine")
+    result.assert_outcomes(failed=5)
+    assert (
+        result.stdout.str().count(
+            "the engine is unusable: engine command not found: /nonexistent/engine"
+        )
+        >= 5
+    )
+
+
+def test_bad_input_is_a_usage_error(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    result = run(pytester, f"--jhyap-engine={REFERENCE}", f"--jhyap-transcripts={tmp_path}/x")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: --jhyap-transcripts: no such directory: {tmp_path}/x"])
+    result = jhyap(pytester, REFERENCE, "--jhyap-profile", "nope")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: jhyap: unknown profile 'nope'; shipped profiles: *"])
+
+
+def test_without_the_engine_option_the_plugin_changes_nothing(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_one="def test_a():\n    pass\n")
+    without = pytester.runpytest(
+        "-p",
+        "no:jhyap",
+        "-p",
+        "no:conformance.pytest_plugin",
+        "-p",
+        "no:cacheprovider",
+        "--collect-only",
+        "-q",
+    )
+    with_plugin = run(pytester, "--collect-only", "-q")
+    assert with_plugin.stdout.lines[:-1] == without.stdout.lines[:-1]  # the last has a time
+    assert with_plugin.stdout.lines[-1].startswith("1 test collected in ")
+    assert with_plugin.ret == without.ret == pytest.ExitCode.OK
+    # Its other options alone do nothing either, not even check their values.
+    result = run(pytester, "--jhyap-profile", "nope", "--jhyap-transcripts", "/nonexistent", "-v")
+    result.assert_outcomes(passed=1)
+    assert "jhyap" not in result.stdout.str()
+    help_text = run(pytester, "--help").stdout.str()
+    for option in (
+        "--jhyap-engine",
+        "--jhyap-profile",
+        "--jhyap-timeout",
+        "--jhyap-transcripts",
+        "--jhyap-known-failures",
+    ):
+        assert option in help_text
+
+
+def test_importing_the_plugin_loads_none_of_the_harness() -> None:
+    code = (
+        "import sys, conformance.pytest_plugin; "
+        "print(sorted(m for m in sys.modules if m.startswith(('conformance.', 'reference_engine'))"
+        " and m != 'conformance.pytest_plugin'))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    assert done.stdout == "[]\n"

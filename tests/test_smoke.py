@@ -1,0 +1,258 @@
+"""``jhyap smoke``: the plumbing checks, against the reference engine and broken fakes.
+
+Each fake engine records its pid in $FAKE_ENGINE_PIDS; the ``pids`` fixture checks
+afterwards that no engine process (nor a helper in its process group) survived.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conformance import cli, smoke
+from conformance.commands.run import default_engine, default_engine_env
+
+ROOT = Path(__file__).resolve().parent.parent
+FAKES = ROOT / "tests" / "fake_engines"
+
+ALL_CHECKS = [
+    "launch",
+    "hello",
+    "protocol",
+    "engine",
+    "start",
+    "deal",
+    "refusal",
+    "throw",
+    "pick",
+    "state",
+    "legal",
+    "turn",
+    "call",
+    "stop",
+    "exit",
+    "schema",
+    "stdout",
+]
+
+
+def fake(name: str, *args: str) -> str:
+    """The command string of a fake engine."""
+    return shlex.join([sys.executable, str(FAKES / f"{name}.py"), *args])
+
+
+def hooked_engine(folder: Path, hook_body: str) -> str:
+    """A fake engine whose hook(request, session) has ``hook_body`` (answers via respond)."""
+    script = folder / "engine.py"
+    script.write_text(
+        f"import sys\nsys.path.insert(0, {str(FAKES)!r})\n"
+        "from _common import respond, serve\n"
+        "def hook(request, session):\n"
+        "    response = session.handle(request)\n"
+        f"{hook_body}"
+        "    return None if session.stopped else respond(response)\n"
+        "raise SystemExit(serve(hook))\n"
+    )
+    return shlex.join([sys.executable, str(script)])
+
+
+def _alive(pid: int) -> bool:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return text[text.rindex(")") + 2 :].split()[0] != "Z"
+
+
+@pytest.fixture
+def pids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A directory where fake engines record their pids; checked for survivors after."""
+    folder = tmp_path / "pids"
+    folder.mkdir()
+    monkeypatch.setenv("FAKE_ENGINE_PIDS", str(folder))
+    yield folder
+    survivors = [int(p.read_text()) for p in folder.iterdir() if _alive(int(p.read_text()))]
+    assert survivors == [], f"engine processes survived: {survivors}"
+
+
+def run_smoke(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str], str]:
+    code = cli.main(["smoke", "--timeout", "5", *args])
+    out, err = capsys.readouterr()
+    return code, out.splitlines(), err
+
+
+def checks(lines: list[str]) -> list[tuple[str, str]]:
+    """(status, name) of each check line."""
+    found = []
+    for line in lines:
+        status, _, rest = line.partition(" ")
+        if status in ("ok", "FAIL", "skip"):
+            found.append((status, rest.strip().split(":")[0]))
+    return found
+
+
+def line_of(lines: list[str], name: str) -> str:
+    return next(line for line in lines if line[5:].startswith(f"{name}:"))
+
+
+def test_check_names_are_the_documented_list() -> None:
+    assert list(smoke.CHECK_NAMES) == ALL_CHECKS
+
+
+def test_reference_engine_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    code, lines, err = run_smoke(capsys)
+    assert (code, err) == (0, "")
+    assert lines[0] == f"engine: {default_engine()}"
+    assert checks(lines) == [("ok", name) for name in ALL_CHECKS]
+    assert lines[1:] == [
+        "ok   launch: the engine started",
+        "ok   hello: answered hello",
+        "ok   protocol: speaks protocol 1.0 (the harness speaks 1.0)",
+        "ok   engine: jhyap-reference 0.1.0, written in python",
+        "ok   start: accepted a 2-seat dhumbal table",
+        "ok   deal: accepted the deal: round_started, dealt",
+        "ok   refusal: refused seat 1's call on seat 0's turn: not_your_turn",
+        "ok   throw: accepted seat 0's throw of Kh: thrown",
+        "ok   pick: accepted seat 0's pick from the deck: picked, out_of_play",
+        "ok   state: answered state: phase call_or_throw, seat 1 to act",
+        "ok   legal: answered legal for seat 1",
+        "ok   turn: accepted seat 1's turn: a throw of Kc, a pick from the deck",
+        "ok   call: accepted seat 0's call: called, round_ended",
+        "ok   stop: answered stop",
+        "ok   exit: exited with status 0, no process left",
+        "ok   schema: all 12 responses match schema/protocol/",
+        "ok   stdout: standard output carried only responses, one per request (12)",
+        "smoke: 17 ok, 0 failed, 0 skipped; ready for jhyap run",
+    ]
+
+
+@pytest.mark.parametrize("profile", smoke.PROFILES)
+def test_the_smoke_hand_plays_under_every_shipped_profile(
+    monkeypatch: pytest.MonkeyPatch, profile: str
+) -> None:
+    monkeypatch.setattr(smoke, "PROFILES", (profile,))
+    result = smoke.smoke(default_engine(), env=default_engine_env())
+    assert [(c.name, c.status) for c in result.checks] == [(n, "ok") for n in ALL_CHECKS]
+    assert result.checks[4].text == f"accepted a 2-seat {profile} table"
+
+
+def test_debug_output_on_stdout_is_named(capsys: pytest.CaptureFixture[str], pids: Path) -> None:
+    code, lines, _ = run_smoke(capsys, "--engine", fake("debug_line"))
+    assert code == 1
+    assert line_of(lines, "stdout") == (
+        "FAIL stdout: the engine wrote a line that is not a protocol response to stdout: "
+        "'DEBUG dealing 52 cards'; write logs to stderr"
+    )
+    assert line_of(lines, "deal") == "FAIL deal: no usable answer to deal (see the stdout check)"
+    assert checks(lines) == [
+        *[("ok", n) for n in ALL_CHECKS[:5]],
+        ("FAIL", "deal"),
+        *[("skip", n) for n in ALL_CHECKS[6:13]],
+        ("ok", "stop"),
+        ("ok", "exit"),
+        ("ok", "schema"),
+        ("FAIL", "stdout"),
+    ]
+    # stop and exit are checked on a fresh engine: two engines ran, none survived.
+    assert line_of(lines, "stop") == (
+        "ok   stop: answered stop (by a fresh engine: the first could not be used after deal)"
+    )
+    assert len(list(pids.iterdir())) == 2
+    assert lines[-1] == "smoke: 8 ok, 2 failed, 7 skipped; fix the failures before jhyap run"
+
+
+def test_engine_exiting_during_hello(capsys: pytest.CaptureFixture[str], pids: Path) -> None:
+    code, lines, _ = run_smoke(capsys, "--engine", fake("exit_during_hello"))
+    assert code == 1
+    hello = lines.index(line_of(lines, "hello"))
+    assert lines[hello].startswith("FAIL hello: the engine exited with status 1 while answering ")
+    assert lines[hello].endswith("; run the command by hand and send it the same line to see why")
+    assert lines[hello + 1 : hello + 3] == [
+        "       its last standard error lines:",
+        "       | fake engine: cannot find my configuration file",
+    ]
+    assert checks(lines) == [("ok", "launch"), ("FAIL", "hello")] + [
+        ("skip", n) for n in ALL_CHECKS[2:]
+    ]
+    assert line_of(lines, "start") == "skip start: not run: the handshake failed"
+    assert lines[-3:] == [
+        "engine stderr (last 1 line):",
+        "  | fake engine: cannot find my configuration file",
+        "smoke: 1 ok, 1 failed, 15 skipped; fix the failures before jhyap run",
+    ]
+
+
+def test_engine_that_cannot_be_started(capsys: pytest.CaptureFixture[str]) -> None:
+    code, lines, err = run_smoke(capsys, "--engine", "/nonexistent/engine --fast")
+    assert (code, err) == (2, "")
+    assert lines == [
+        "engine: /nonexistent/engine --fast",
+        "FAIL launch: engine command not found: /nonexistent/engine (from --engine "
+        "'/nonexistent/engine --fast'); check the command: it must start your engine from "
+        "this directory",
+        "smoke: the engine could not be started",
+    ]
+
+
+def test_responses_that_break_the_schema(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, pids: Path
+) -> None:
+    engine = hooked_engine(
+        tmp_path,
+        "    if request['cmd'] == 'deal':\n        response['events'][1]['deck_size'] = 'many'\n",
+    )
+    code, lines, _ = run_smoke(capsys, "--engine", engine)
+    assert code == 1
+    assert checks(lines) == [("ok", n) for n in ALL_CHECKS[:-2]] + [
+        ("FAIL", "schema"),
+        ("ok", "stdout"),
+    ]
+    schema = lines.index(line_of(lines, "schema"))
+    assert lines[schema : schema + 2] == [
+        "FAIL schema: 1 of 12 responses break schema/protocol/; make them match the JSON "
+        "Schemas (docs/schemas.md):",
+        "       deal (seq 2): event.schema.json#/$defs/dealt/properties/deck_size/type: 'many' "
+        "is not of type 'integer' (at $.events[1].deck_size)",
+    ]
+
+
+def test_hello_without_the_engine_language(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, pids: Path
+) -> None:
+    engine = hooked_engine(
+        tmp_path, "    if request['cmd'] == 'hello':\n        del response['engine']['language']\n"
+    )
+    code, lines, _ = run_smoke(capsys, "--engine", engine)
+    assert code == 1
+    assert line_of(lines, "engine") == (
+        "FAIL engine: hello's engine object lacks language; answer "
+        '"engine": {"name": ..., "version": ..., "language": ...} (non-empty strings)'
+    )
+    assert [n for s, n in checks(lines) if s != "ok"] == ["engine"]
+
+
+def test_protocol_major_version_mismatch(capsys: pytest.CaptureFixture[str], pids: Path) -> None:
+    code, lines, _ = run_smoke(capsys, "--engine", fake("protocol2", "--refuse"))
+    assert code == 1
+    assert line_of(lines, "protocol") == (
+        "FAIL protocol: the engine does not speak protocol 1.0: this engine speaks protocol "
+        "2.0, not 1.0; the harness speaks 1.0 and needs an engine that speaks major version 1"
+    )
+    assert line_of(lines, "deal") == "skip deal: not run: the handshake failed"
+    assert line_of(lines, "exit") == "ok   exit: exited with status 0, no process left"
+
+
+def test_engine_leaving_a_helper_behind(capsys: pytest.CaptureFixture[str], pids: Path) -> None:
+    code, lines, _ = run_smoke(capsys, "--engine", fake("ignore_sigterm"), "--timeout", "1")
+    assert code == 1
+    assert line_of(lines, "refusal").startswith("FAIL refusal: no response to act (seq 3) within")
+    assert line_of(lines, "refusal").endswith(
+        "; answer every request with one line on standard output, and flush it"
+    )
+    exit_line = line_of(lines, "exit")
+    assert exit_line.startswith("FAIL exit: the engine exited but left 1 process running (pid ")
+    assert exit_line.endswith("); end the processes it started before it exits")
