@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from .replay import Outcome
     from .report import RerunInfo
-    from .runner import Case, RunConfig, _Worker
+    from .runner import Case, EngineWorker, RunConfig
 
 PLUGIN_NAME = "jhyap-conformance-session"
 ROOT_NAME = "jhyap"
@@ -102,66 +102,44 @@ class JhyapSession:
         warnings: Sequence[str],
         source: str,
     ) -> None:
-        from .runner import _Worker
+        from .runner import EngineWorker
 
         self.cases = list(cases)
         self.run_config = config
         self.rerun = rerun
         self.warnings = list(warnings)
         self.source = source
-        self.worker: _Worker = _Worker(config)
+        self.worker: EngineWorker = EngineWorker(config)
         self.unusable: str | None = None
         self.engine_description: str | None = None
 
     @classmethod
     def from_config(cls, config: pytest.Config, engine: str) -> JhyapSession:
         """Everything ``jhyap run`` checks before it starts an engine; UsageError if bad."""
-        from .data import DataNotFound, ProfileNotFound
-        from .profiles import ProfileFileError
         from .report import RerunInfo
-        from .runner import (
-            InputError,
-            RunConfig,
-            build_cases,
-            known_failure_warnings,
-            load_known_failures,
-        )
-        from .transcript import load_corpus, shipped_documents, with_profile_files
+        from .runner import InputError, RunConfig, known_failure_warnings, load_selection
 
         timeout = float(config.getoption("jhyap_timeout"))
         if timeout <= 0:
             raise pytest.UsageError("--jhyap-timeout must be positive")
         transcripts: str | None = config.getoption("jhyap_transcripts")
-        root = Path(transcripts) if transcripts else None
-        if root is not None and not root.is_dir():
-            raise pytest.UsageError(f"--jhyap-transcripts: no such directory: {root}")
-        named = [
-            p.strip()
-            for text in config.getoption("jhyap_profile")
-            for p in text.split(",")
-            if p.strip()
-        ]
+        if transcripts and not Path(transcripts).is_dir():
+            raise pytest.UsageError(f"--jhyap-transcripts: no such directory: {transcripts}")
         try:
-            documents, profiles = with_profile_files(shipped_documents(), named)
-        except (ProfileFileError, DataNotFound, ProfileNotFound) as exc:
-            raise pytest.UsageError(f"jhyap: the profiles cannot be loaded:\n{exc}") from None
-        corpus, problems = load_corpus(root, documents)
-        if problems:
-            raise pytest.UsageError(
-                f"jhyap: {len(problems)} problems in the transcripts; nothing was run:\n"
-                + "\n".join(str(p) for p in problems)
+            selection = load_selection(
+                transcripts,
+                config.getoption("jhyap_profile"),
+                known_failures=config.getoption("jhyap_known_failures"),
             )
-        known_path: str | None = config.getoption("jhyap_known_failures")
-        try:
-            known = load_known_failures(known_path) if known_path else []
-            cases = build_cases(corpus, documents, profiles)
         except InputError as exc:
-            raise pytest.UsageError("jhyap: " + "\n".join(exc.problems)) from None
-        source = str(root) if root is not None else "the shipped corpus"
-        if not cases:
-            raise pytest.UsageError(
-                f"jhyap: no case matches the selection ({len(corpus)} transcripts in {source})"
-            )
+            raise pytest.UsageError(f"jhyap: {exc}") from None
+        cases, known, corpus, source = (
+            selection.cases,
+            selection.known,
+            selection.transcripts,
+            selection.source,
+        )
+        documents = selection.documents
         run_config = RunConfig(engine=engine, timeout=timeout, known_failures=tuple(known))
         return cls(
             cases,

@@ -34,18 +34,30 @@ from .replay import (
     replay,
     schema_problems,
 )
-from .transcript import Transcript, profiles_for
+from .transcript import (
+    Transcript,
+    load_corpus,
+    profiles_for,
+    shipped_documents,
+    with_profile_files,
+)
 
 Progress = Callable[[Outcome], None]
 XPASS_REASON = "unexpected pass: remove it from the known failures"
 
 
 class InputError(Exception):
-    """Input the run cannot use (a bad known-failures file, an unknown profile)."""
+    """Input the run cannot use: ``problems`` are printed as they are (``file:line: ...``
+    lines), then ``summary``, if any, after the command's name."""
 
-    def __init__(self, problems: Sequence[str]) -> None:
-        super().__init__("\n".join(problems))
+    def __init__(self, problems: Sequence[str], summary: str | None = None) -> None:
+        super().__init__("\n".join([*problems, *([summary] if summary else [])]))
         self.problems = list(problems)
+        self.summary = summary
+
+    def lines(self, command: str) -> list[str]:
+        """What to print on standard error, one item a line."""
+        return [*self.problems, *([f"{command}: {self.summary}"] if self.summary else [])]
 
 
 @dataclass(frozen=True)
@@ -168,6 +180,54 @@ def build_cases(
 # -- known failures -------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Selection:
+    """What a run, the pytest plugin or an export works on, checked before any engine starts."""
+
+    documents: Mapping[str, Mapping[str, Any]]
+    transcripts: list[Transcript]  # the whole corpus that was loaded
+    cases: list[Case]
+    known: list[KnownFailure]
+    source: str  # the transcripts directory, or "the shipped corpus"
+
+
+def load_selection(
+    transcripts_dir: str | None = None,
+    profiles: Sequence[str] = (),
+    ids: Sequence[str] = (),
+    clauses: Sequence[str] = (),
+    known_failures: str | None = None,
+) -> Selection:
+    """Load the profiles, the corpus and the known failures and select the cases.
+
+    ``profiles`` are shipped ids or profile files, each possibly comma-separated.
+    Raises InputError listing every problem, one line each.
+    """
+    from .data import DataNotFound, ProfileNotFound
+    from .profiles import ProfileFileError
+
+    root = Path(transcripts_dir) if transcripts_dir else None
+    if root is not None and not root.is_dir():
+        raise InputError([], f"no such directory: {root}")
+    named = [p.strip() for text in profiles for p in text.split(",") if p.strip()]
+    try:
+        documents, chosen = with_profile_files(shipped_documents(), named)
+    except (ProfileFileError, DataNotFound, ProfileNotFound) as exc:
+        raise InputError([], f"the profiles cannot be loaded:\n{exc}") from None
+    transcripts, problems = load_corpus(root, documents)
+    if problems:
+        summary = f"{len(problems)} problems in the transcripts; nothing was run"
+        raise InputError([str(p) for p in problems], summary)
+    known = load_known_failures(known_failures) if known_failures else []
+    cases = build_cases(select_transcripts(transcripts, ids, clauses), documents, chosen)
+    source = str(root) if root is not None else "the shipped corpus"
+    if not cases:
+        raise InputError(
+            [], f"no case matches the selection ({len(transcripts)} transcripts in {source})"
+        )
+    return Selection(documents, transcripts, cases, known, source)
+
+
 def load_known_failures(path: str | Path) -> list[KnownFailure]:
     """The entries of a known-failures file (YAML, or JSON for ``*.json``)."""
     path = Path(path)
@@ -244,7 +304,7 @@ def apply_known_failure(outcome: Outcome, known: Sequence[KnownFailure]) -> Outc
 # -- running ------------------------------------------------------------------------
 
 
-class _Worker:
+class EngineWorker:
     """One engine process, restarted when it can no longer be trusted."""
 
     def __init__(self, config: RunConfig) -> None:
@@ -304,14 +364,14 @@ def run_cases(
     """Run every case; raise EngineUnusable when the engine cannot even be greeted."""
     began = time.monotonic()
     jobs = max(1, min(config.jobs, len(cases) or 1))
-    workers = [_Worker(config) for _ in range(jobs)]
+    workers = [EngineWorker(config) for _ in range(jobs)]
     results: list[Outcome | None] = [None] * len(cases)
     lock = threading.Lock()
     position = iter(range(len(cases)))
     stop = threading.Event()
     failures: list[BaseException] = []
 
-    def work(worker: _Worker) -> None:
+    def work(worker: EngineWorker) -> None:
         try:
             while not stop.is_set():
                 with lock:

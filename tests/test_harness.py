@@ -945,7 +945,7 @@ def test_schema_problems_name_the_schema_path() -> None:
     hello = {
         "seq": 0,
         "ok": True,
-        "engine": {"name": "e", "version": "1"},
+        "engine": {"name": "e", "version": "1", "language": "c"},
         "protocol": "1.0",
         "supports": {
             "commands": [

@@ -17,12 +17,11 @@ from typing import Any, Final
 
 from conformance.client import PROTOCOL_VERSION
 from conformance.compare import PER_SEAT_FIELDS, PER_SEAT_SET_FIELDS, SET_FIELDS, SUBSET_FIELDS
-from conformance.data import DataNotFound, ProfileNotFound, transcripts_dir
-from conformance.profiles import ProfileFileError
+from conformance.data import transcripts_dir
 from conformance.replay import SKIP_CODES, start_message
 from conformance.report import write_atomic
-from conformance.runner import Case, InputError, build_cases
-from conformance.transcript import Transcript, load_corpus, shipped_documents, with_profile_files
+from conformance.runner import Case, InputError, load_selection
+from conformance.transcript import Transcript
 
 from . import Subparsers
 from .coverage import coverage
@@ -238,25 +237,14 @@ def _fail(message: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Write the export; 0 on success, 2 for invalid input or an unwritable directory."""
-    root = Path(args.transcripts) if args.transcripts else None
-    if root is not None and not root.is_dir():
-        return _fail(f"no such directory: {root}")
-    named = [p.strip() for text in args.profile for p in text.split(",") if p.strip()]
     try:
-        documents, profiles = with_profile_files(shipped_documents(), named)
-    except (ProfileFileError, DataNotFound, ProfileNotFound) as exc:
-        return _fail(f"the profiles cannot be loaded:\n{exc}")
-    transcripts, problems = load_corpus(root, documents)
-    if problems:
-        for problem in problems:
-            print(problem, file=sys.stderr)
-        return _fail(f"{len(problems)} problems in the transcripts; nothing was written")
-    try:
-        cases = build_cases(transcripts, documents, profiles)
+        selection = load_selection(args.transcripts, args.profile)
     except InputError as exc:
-        for text in exc.problems:
-            print(text, file=sys.stderr)
+        for line in exc.lines("jhyap export"):
+            print(line, file=sys.stderr)
         return 2
+    cases, transcripts, documents = selection.cases, selection.transcripts, selection.documents
+    root = Path(args.transcripts) if args.transcripts else None
     unresolved = [c for c in cases if c.resolved is None]
     if unresolved:
         for case in unresolved:

@@ -10,8 +10,6 @@ import sys
 from pathlib import Path
 
 from conformance.client import EngineUnusable
-from conformance.data import DataNotFound, ProfileNotFound
-from conformance.profiles import ProfileFileError
 from conformance.report import (
     Progress,
     RerunInfo,
@@ -24,14 +22,11 @@ from conformance.report import (
 from conformance.runner import (
     InputError,
     RunConfig,
-    build_cases,
     exit_status,
     known_failure_warnings,
-    load_known_failures,
+    load_selection,
     run_cases,
-    select_transcripts,
 )
-from conformance.transcript import load_corpus, shipped_documents, with_profile_files
 
 from . import Subparsers
 
@@ -136,32 +131,15 @@ def run(args: argparse.Namespace) -> int:
         return _fail("--timeout must be positive")
     if args.jobs < 1:
         return _fail("--jobs must be at least 1")
-    root = Path(args.transcripts) if args.transcripts else None
-    if root is not None and not root.is_dir():
-        return _fail(f"no such directory: {root}")
-    named = [p.strip() for text in args.profile for p in text.split(",") if p.strip()]
     try:
-        documents, profiles = with_profile_files(shipped_documents(), named)
-    except (ProfileFileError, DataNotFound, ProfileNotFound) as exc:
-        return _fail(f"the profiles cannot be loaded:\n{exc}")
-    transcripts, problems = load_corpus(root, documents)
-    if problems:
-        for problem in problems:
-            print(problem, file=sys.stderr)
-        return _fail(f"{len(problems)} problems in the transcripts; nothing was run")
-    try:
-        known = load_known_failures(args.known_failures) if args.known_failures else []
-        selected = select_transcripts(transcripts, args.ids, args.clause)
-        cases = build_cases(selected, documents, profiles)
-    except InputError as exc:
-        for text in exc.problems:
-            print(text, file=sys.stderr)
-        return 2
-    if not cases:
-        return _fail(
-            f"no case matches the selection ({len(transcripts)} transcripts in "
-            f"{root or 'the shipped corpus'})"
+        selection = load_selection(
+            args.transcripts, args.profile, args.ids, args.clause, args.known_failures
         )
+    except InputError as exc:
+        for line in exc.lines("jhyap run"):
+            print(line, file=sys.stderr)
+        return 2
+    cases, known = selection.cases, selection.known
     engine = args.engine if args.engine is not None else default_engine()
     config = RunConfig(
         engine=engine,
@@ -178,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
         progress.finish()
         return _fail(f"the engine is unusable: {exc}")
     progress.finish()
-    result.warnings[:0] = known_failure_warnings(known, transcripts, documents)
+    result.warnings[:0] = known_failure_warnings(known, selection.transcripts, selection.documents)
     rerun = RerunInfo(engine=args.engine, transcripts=args.transcripts)
     print_lines(console_report(result, rerun))
     try:
