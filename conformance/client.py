@@ -480,7 +480,7 @@ class EngineClient:
         if status is None:
             message = f"the engine closed its standard output {during}"
         elif status < 0:
-            name = _signal_name(-status)
+            name = signal_name(-status)
             message = f"the engine was killed by {name} {during}"
         else:
             message = f"the engine exited with status {status} {during}"
@@ -579,15 +579,7 @@ class EngineClient:
 
     def _group_running(self) -> bool:
         """Some process of the engine's group still runs (zombies do not count)."""
-        if self._proc.poll() is None:
-            return True
-        if _HAVE_PROC:
-            return _group_has_live_member(self.pid)
-        try:
-            os.killpg(self.pid, 0)
-        except (ProcessLookupError, PermissionError):
-            return False
-        return True
+        return self._proc.poll() is None or bool(live_group_members(self.pid))
 
     def _wait_group_gone(self, timeout: float) -> None:
         end = time.monotonic() + timeout
@@ -598,16 +590,23 @@ class EngineClient:
 _HAVE_PROC = os.path.exists("/proc/self/stat")
 
 
-def _group_has_live_member(pgid: int) -> bool:
-    """Whether /proc lists a process of group ``pgid`` that is not a zombie.
+def live_group_members(pgid: int) -> list[int]:
+    """The processes of group ``pgid`` still running, zombies not counted.
 
     A zombie whose parent never reaps it (an orphan under a PID 1 that does not reap)
-    would keep ``killpg(pgid, 0)`` succeeding forever, so /proc is asked instead.
+    would keep ``killpg(pgid, 0)`` succeeding forever, so /proc is asked where it exists.
     """
+    if not _HAVE_PROC:
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return []
+        return [pgid]
     try:
         entries = os.listdir("/proc")
     except OSError:
-        return False
+        return []
+    found = []
     for name in entries:
         if not name.isdigit():
             continue
@@ -618,11 +617,11 @@ def _group_has_live_member(pgid: int) -> bool:
             continue
         fields = stat[stat.rfind(b")") + 2 :].split()
         if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] != b"Z":
-            return True
-    return False
+            found.append(int(name))
+    return sorted(found)
 
 
-def _signal_name(number: int) -> str:
+def signal_name(number: int) -> str:
     try:
         return signal.Signals(number).name
     except ValueError:

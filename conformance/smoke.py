@@ -10,8 +10,6 @@ Only a failed launch ends the smoke test early.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +25,8 @@ from .client import (
     EngineTimeout,
     EngineUnusable,
     ProtocolViolation,
+    live_group_members,
+    signal_name,
 )
 from .replay import SKIP_CODES, schema_problems
 from .transcript import expand_deal, shipped_documents
@@ -157,36 +157,6 @@ def _stderr_details(lines: Sequence[str]) -> tuple[str, ...]:
     if not tail:
         return ("its standard error was empty",)
     return ("its last standard error lines:", *(f"| {line}" for line in tail))
-
-
-def _group_leftovers(pgid: int) -> list[int]:
-    """Processes still running in the engine's process group (zombies do not count)."""
-    if os.path.isdir("/proc"):
-        found = []
-        for name in os.listdir("/proc"):
-            if not name.isdigit():
-                continue
-            try:
-                with open(f"/proc/{name}/stat", "rb") as handle:
-                    stat = handle.read()
-            except OSError:
-                continue
-            fields = stat[stat.rfind(b")") + 2 :].split()
-            if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] != b"Z":
-                found.append(int(name))
-        return sorted(found)
-    try:
-        os.killpg(pgid, 0)
-    except (ProcessLookupError, PermissionError):
-        return []
-    return [pgid]
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
 
 
 class _Smoke:
@@ -567,7 +537,7 @@ class _Smoke:
             return
         if status != 0:
             how = (
-                f"was killed by {_signal_name(-status)}"
+                f"was killed by {signal_name(-status)}"
                 if status < 0
                 else f"exited with status {status}"
             )
@@ -577,11 +547,11 @@ class _Smoke:
                 f"the engine {how} after stop; exit with status 0 after answering stop",
             )
             return
-        leftovers = _group_leftovers(client.pid)
+        leftovers = live_group_members(client.pid)
         end = time.monotonic() + 1.0
         while leftovers and time.monotonic() < end:
             time.sleep(0.02)
-            leftovers = _group_leftovers(client.pid)
+            leftovers = live_group_members(client.pid)
         if leftovers:
             count = len(leftovers)
             self.add(
