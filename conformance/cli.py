@@ -19,6 +19,7 @@ COMMANDS: tuple[str, ...] = (
     "smoke",
     "coverage",
     "export",
+    "record",
     "engine",
 )
 

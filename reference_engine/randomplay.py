@@ -1,4 +1,4 @@
-"""Random play through the Python API, for property tests and benchmarks."""
+"""Random play through the Python API, for property tests, benchmarks and recordings."""
 
 from __future__ import annotations
 
@@ -6,50 +6,55 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from .actions import Call, PickDeck, PickOffer, ThrowCards
-from .cards import DECK
-from .game import Game, Phase
+from .actions import Action, Call, PickDeck, PickOffer, ThrowCards, action_to_json
+from .cards import DECK, names
+from .game import Event, Game, Phase
 from .rules import GameEndKind
+
+Request = dict[str, Any]
 
 
 def random_step(
     game: Game, rng: random.Random, max_rounds: int = 50, call_chance: float = 0.5
-) -> bool:
+) -> tuple[Request, list[Event]]:
     """Advance ``game`` by one request chosen at random among the legal ones.
 
     Deals and reshuffles use random orders; an open table (ended by the host) is ended
-    after ``max_rounds`` hands. Returns True when the step completed a turn.
+    after ``max_rounds`` hands. Returns the request as the protocol would carry it
+    (without ``seq``) and the events it produced.
     """
     if game.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
         if game.round >= max_rounds and game.rules.game_end is GameEndKind.HOST_ENDS:
-            game.end_game()
-            return False
+            return {"cmd": "end_game"}, game.end_game()
         deck = list(DECK)
         rng.shuffle(deck)
-        game.deal(deck)
-        return False
+        return {"cmd": "deal", "deck": names(deck)}, game.deal(deck)
     if game.phase is Phase.AWAITING_RESHUFFLE:
         pile = list(game.out_of_play)
         rng.shuffle(pile)
-        game.reshuffle(pile)
-        return False
+        return {"cmd": "reshuffle", "order": names(pile)}, game.reshuffle(pile)
     legal = game.legal_actions()
     assert legal is not None
+    action: Action
     if legal.call and rng.random() < call_chance:
-        game.act(legal.seat, Call())
-        return True
-    if legal.throws:
+        action = Call()
+    elif legal.throws:
         # Lean towards big throws (the longer of two picks) so that rounds end.
         one, two = rng.choice(legal.throws), rng.choice(legal.throws)
         cards = list(one if len(one) >= len(two) else two)
         rng.shuffle(cards)
-        game.act(legal.seat, ThrowCards(tuple(cards)))
-        return False
-    if legal.pick_offer and rng.random() < 0.5:
-        game.act(legal.seat, PickOffer(rng.choice(legal.pick_offer)))
+        action = ThrowCards(tuple(cards))
+    elif legal.pick_offer and rng.random() < 0.5:
+        action = PickOffer(rng.choice(legal.pick_offer))
     else:
-        game.act(legal.seat, PickDeck())
-    return True
+        action = PickDeck()
+    request = {"cmd": "act", "seat": legal.seat, "action": action_to_json(action)}
+    return request, game.act(legal.seat, action)
+
+
+def ends_turn(request: Request) -> bool:
+    """Whether a request made by random_step completed a turn (a call, or a pick)."""
+    return request["cmd"] == "act" and request["action"]["type"] in ("call", "pick")
 
 
 def play_random_game(
@@ -64,5 +69,6 @@ def play_random_game(
     game = Game(document, seats, options)
     turns = 0
     while game.phase is not Phase.GAME_OVER:
-        turns += random_step(game, rng, max_rounds, call_chance)
+        request, _ = random_step(game, rng, max_rounds, call_chance)
+        turns += ends_turn(request)
     return game, turns

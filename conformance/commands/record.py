@@ -1,0 +1,97 @@
+"""``jhyap record``: a seeded random game of the reference engine, as a regression transcript."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from conformance.data import ProfileNotFound
+from conformance.profiles import ProfileFileError, load_profile, option_parser
+from conformance.record import record_game
+from conformance.report import write_atomic
+from reference_engine.errors import JhyapError
+
+from . import Subparsers
+
+
+class _FlowMap(dict[str, Any]):
+    """A mapping written on one line: each expected event reads as one line of the file."""
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Dumper.add_representer(
+    _FlowMap, lambda dumper, data: dumper.represent_mapping("tag:yaml.org,2002:map", data, True)
+)
+
+
+def dump(data: dict[str, Any]) -> str:
+    """The transcript as YAML, its events one a line."""
+    for step in data["steps"]:
+        events = step.get("expect", {}).get("events")
+        if events is not None:
+            step["expect"]["events"] = [_FlowMap(event) for event in events]
+    return yaml.dump(
+        data,
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        width=100,
+        default_flow_style=None,
+    )
+
+
+def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
+    """Add the ``record`` subcommand."""
+    parser = subparsers.add_parser(
+        "record",
+        help="record a random reference-engine game as a regression transcript",
+        description="Play a seeded random game with the reference engine and write it as a "
+        "transcript of kind regression, every event expected. A recording is not an oracle: "
+        "keep it under a regression/ folder.",
+    )
+    parser.add_argument("profile", metavar="PROFILE", help="a shipped profile id or a YAML file")
+    parser.add_argument("directory", metavar="DIR", help="where to write <id>.yaml")
+    parser.add_argument("--seats", type=int, required=True)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--max-rounds",
+        type=int,
+        default=4,
+        help="hands before the host ends an open table (default 4)",
+    )
+    parser.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the recording; exit 2 for a bad profile, option or seat count."""
+    try:
+        document = load_profile(args.profile)
+    except (ProfileNotFound, ProfileFileError) as exc:
+        print(f"jhyap record: {exc}", file=sys.stderr)
+        return 2
+    parse = option_parser(document)
+    options: dict[str, Any] = {}
+    for item in args.option:
+        name, _, text = item.partition("=")
+        options[name.strip()] = parse(name.strip(), text.strip())
+    try:
+        data = record_game(
+            str(document["id"]), document, args.seats, args.seed, options, args.max_rounds
+        )
+    except JhyapError as exc:
+        print(f"jhyap record: {exc.message}", file=sys.stderr)
+        return 2
+    path = Path(args.directory) / f"{data['id']}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    header = "# Recorded by jhyap record: a regression set, not an oracle.\n"
+    write_atomic(str(path), header + dump(data))
+    print(path)
+    return 0
