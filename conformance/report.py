@@ -216,7 +216,9 @@ def summary_lines(result: RunResult, top: int = 10) -> list[str]:
     if failing_clauses:
         lines.append("")
         lines.append("top failing clauses:")
-        ranked = sorted(failing_clauses.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+        # A stable sort: among equal counts, the order transcripts list their clauses in,
+        # which puts the rule a transcript is about (listed first) before its incidentals.
+        ranked = sorted(failing_clauses.items(), key=lambda kv: -kv[1])[:top]
         width = max(len(c) for c, _ in ranked)
         lines += [f"  {c:<{width}}  {n}" for c, n in ranked]
     skipped = Counter(o.reason for o in outcomes if o.status == SKIPPED)
