@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
@@ -585,12 +585,21 @@ def resolved_profile(
     return resolve(load_profile(name_or_path), options)
 
 
-def option_parser(document: Mapping[str, Json]) -> Callable[[str, str], Json]:
-    """A parser of ``NAME=VALUE`` command-line text into the option's type."""
+def option_arguments(document: Mapping[str, Json], items: Sequence[str]) -> dict[str, Json]:
+    """Option values from ``NAME=VALUE`` command-line items, each in its option's type.
+
+    Raises ValueError for an item that is not NAME=VALUE or a name given twice; the
+    values themselves are checked when the profile is resolved.
+    """
     specs = option_specs(document)
-
-    def parse(name: str, text: str) -> Json:
+    options: dict[str, Json] = {}
+    for item in items:
+        name, equals, text = item.partition("=")
+        name = name.strip()
+        if not equals or not name:
+            raise ValueError(f"--option expects NAME=VALUE, not {item!r}")
+        if name in options:
+            raise ValueError(f"option {name} given twice")
         spec = specs.get(name)
-        return text if spec is None else parse_option_value(spec, text)
-
-    return parse
+        options[name] = text.strip() if spec is None else parse_option_value(spec, text.strip())
+    return options

@@ -11,12 +11,12 @@ from typing import Any
 
 import jsonschema
 
-from reference_engine.cards import DECK, RANKS, SUITS
+from reference_engine.cards import DECK
 from reference_engine.errors import JhyapError
 from reference_engine.profile import get_path, resolve
 
 from . import data, yamlsafe
-from .profiles import Problem, load_profile
+from .profiles import Problem, load_profile, stringify_keys
 
 CARD_NAMES = [str(c) for c in DECK]
 _CANONICAL = {name: i for i, name in enumerate(CARD_NAMES)}
@@ -82,14 +82,6 @@ def _schema_validator() -> jsonschema.protocols.Validator:
     schema = json.loads((data.schema_dir() / "transcript.schema.json").read_text("utf-8"))
     cls = jsonschema.validators.validator_for(schema)
     return cls(schema)
-
-
-def _stringify_keys(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {yamlsafe.key_text(k): _stringify_keys(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_stringify_keys(v) for v in value]
-    return value
 
 
 def canonical(cards: Iterable[str]) -> list[str]:
@@ -223,7 +215,7 @@ def _load(
         doc = yamlsafe.load(path)
     except yamlsafe.YamlProblem as exc:
         return [Problem(exc.file, exc.line, "(file)", exc.message)], None
-    value = _stringify_keys(doc.data)
+    value = stringify_keys(doc.data)
     if not isinstance(value, dict):
         return [Problem(doc.file, 1, "(top)", "a transcript is a mapping")], None
     problems = _schema_problems(doc, value)
@@ -480,8 +472,6 @@ def load_corpus(
 
 
 __all__ = [
-    "RANKS",
-    "SUITS",
     "Expect",
     "Step",
     "Transcript",

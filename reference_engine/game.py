@@ -431,9 +431,3 @@ class Game:
             "last_round": self.last_round,
             "result": self.result,
         }
-
-
-def apply_json_action(game: Game, seat: Any, action: Any) -> list[Event]:
-    from .actions import action_from_json
-
-    return game.act(seat, action_from_json(action))

@@ -32,3 +32,8 @@ def test_a_recording_is_deterministic_labelled_and_replays(
 def test_a_bad_seat_count_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["record", "everestbuzz", str(tmp_path), "--seats", "6"]) == 2
     assert capsys.readouterr().err == "jhyap record: seats must be 2 to 5, not 6\n"
+
+
+def test_a_malformed_option_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["record", "everestbuzz", str(tmp_path), "--seats", "3", "-o", "table"]) == 2
+    assert capsys.readouterr().err == "jhyap record: --option expects NAME=VALUE, not 'table'\n"

@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 
 from conformance.data import ProfileNotFound
-from conformance.profiles import ProfileFileError, load_profile, option_parser
+from conformance.profiles import ProfileFileError, load_profile, option_arguments
 from conformance.record import record_game
 from conformance.report import write_atomic
 from reference_engine.errors import JhyapError
@@ -77,15 +77,14 @@ def run(args: argparse.Namespace) -> int:
     except (ProfileNotFound, ProfileFileError) as exc:
         print(f"jhyap record: {exc}", file=sys.stderr)
         return 2
-    parse = option_parser(document)
-    options: dict[str, Any] = {}
-    for item in args.option:
-        name, _, text = item.partition("=")
-        options[name.strip()] = parse(name.strip(), text.strip())
     try:
+        options = option_arguments(document, args.option)
         data = record_game(
             str(document["id"]), document, args.seats, args.seed, options, args.max_rounds
         )
+    except ValueError as exc:
+        print(f"jhyap record: {exc}", file=sys.stderr)
+        return 2
     except JhyapError as exc:
         print(f"jhyap record: {exc.message}", file=sys.stderr)
         return 2

@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 
 from conformance.data import ProfileNotFound
-from conformance.profiles import ProfileFileError, load_profile, option_parser
+from conformance.profiles import ProfileFileError, load_profile, option_arguments
 from reference_engine.errors import OptionError
 from reference_engine.profile import resolve
 
@@ -60,16 +60,10 @@ def run(args: argparse.Namespace) -> int:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
         return 1
-    parse = option_parser(document)
-    options: dict[str, Any] = {}
-    for item in args.option:
-        name, equals, text = item.partition("=")
-        name = name.strip()
-        if not equals or not name:
-            return _fail(f"--option expects NAME=VALUE, not {item!r}")
-        if name in options:
-            return _fail(f"option {name} given twice")
-        options[name] = parse(name, text.strip())
+    try:
+        options = option_arguments(document, args.option)
+    except ValueError as exc:
+        return _fail(str(exc))
     try:
         resolved = resolve(document, options)
     except OptionError as exc:
