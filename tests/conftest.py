@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -63,3 +63,44 @@ def dealt_game(
 @pytest.fixture(params=PROFILE_IDS)
 def profile_id(request: pytest.FixtureRequest) -> str:
     return str(request.param)
+
+
+# -- engine processes ---------------------------------------------------------------
+
+
+@pytest.fixture
+def pids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A directory where fake engines record their pids; checked for survivors after."""
+    folder = tmp_path / "pids"
+    folder.mkdir()
+    monkeypatch.setenv("FAKE_ENGINE_PIDS", str(folder))
+    yield folder
+    assert_no_survivors(folder)
+
+
+def _proc_stat(pid: int) -> tuple[str, int] | None:
+    """(state, process group) of a process, or None when it is gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    fields = text[text.rindex(")") + 2 :].split()
+    return fields[0], int(fields[2])
+
+
+def _running(pid: int) -> bool:
+    # A zombie has ended; only a parent that never reaps (here PID 1) keeps it listed.
+    stat = _proc_stat(pid)
+    return stat is not None and stat[0] != "Z"
+
+
+def assert_no_survivors(folder: Path) -> None:
+    recorded = [int(p.read_text()) for p in folder.iterdir()]
+    survivors = [pid for pid in recorded if _running(pid)]
+    groups = set(recorded)
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            stat = _proc_stat(int(entry.name))
+            if stat and stat[0] != "Z" and stat[1] in groups:
+                survivors.append(int(entry.name))
+    assert survivors == [], f"engine processes survived: {survivors}"

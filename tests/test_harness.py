@@ -14,7 +14,6 @@ import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +30,7 @@ from conformance.replay import schema_problems, start_message
 from conformance.transcript import load_corpus, load_transcript, shipped_documents
 from reference_engine.errors import ErrorCode
 from reference_engine.profile import resolve
+from tests.conftest import assert_no_survivors
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKES = ROOT / "tests" / "fake_engines"
@@ -50,44 +50,6 @@ def fake(name: str, *args: str) -> str:
 def _in_root(monkeypatch: pytest.MonkeyPatch) -> None:
     # Reports name files relative to the working directory; keep them predictable.
     monkeypatch.chdir(ROOT)
-
-
-@pytest.fixture
-def pids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A directory where fake engines record their pids; checked for survivors after."""
-    folder = tmp_path / "pids"
-    folder.mkdir()
-    monkeypatch.setenv("FAKE_ENGINE_PIDS", str(folder))
-    yield folder
-    assert_no_survivors(folder)
-
-
-def _proc_stat(pid: int) -> tuple[str, int] | None:
-    """(state, process group) of a process, or None when it is gone."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return None
-    fields = text[text.rindex(")") + 2 :].split()
-    return fields[0], int(fields[2])
-
-
-def _running(pid: int) -> bool:
-    # A zombie has ended; only a parent that never reaps (here PID 1) keeps it listed.
-    stat = _proc_stat(pid)
-    return stat is not None and stat[0] != "Z"
-
-
-def assert_no_survivors(folder: Path) -> None:
-    recorded = [int(p.read_text()) for p in folder.iterdir()]
-    survivors = [pid for pid in recorded if _running(pid)]
-    groups = set(recorded)
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            stat = _proc_stat(int(entry.name))
-            if stat and stat[0] != "Z" and stat[1] in groups:
-                survivors.append(int(entry.name))
-    assert survivors == [], f"engine processes survived: {survivors}"
 
 
 def own_children_reaped(folder: Path) -> None:

@@ -10,7 +10,6 @@ import os
 import shlex
 import subprocess
 import sys
-from collections.abc import Iterator
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -42,31 +41,12 @@ def fake(name: str) -> str:
     return shlex.join([sys.executable, str(FAKES / f"{name}.py")])
 
 
-def _alive(pid: int) -> bool:
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return text[text.rindex(")") + 2 :].split()[0] != "Z"
-
-
 @pytest.fixture(autouse=True)
 def _importable(monkeypatch: pytest.MonkeyPatch) -> None:
     # The reference engine runs as `python -m reference_engine.server` from pytester's
     # temporary directory: make this checkout importable there.
     paths = [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(paths))
-
-
-@pytest.fixture
-def pids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A directory where fake engines record their pids; checked for survivors after."""
-    folder = tmp_path / "pids"
-    folder.mkdir()
-    monkeypatch.setenv("FAKE_ENGINE_PIDS", str(folder))
-    yield folder
-    survivors = [int(p.read_text()) for p in folder.iterdir() if _alive(int(p.read_text()))]
-    assert survivors == [], f"engine processes survived: {survivors}"
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
@@ -232,7 +212,7 @@ def test_without_the_engine_option_the_plugin_changes_nothing(
     result.assert_outcomes(passed=1)
     # pytest's own header names the installed distribution and the interpreter's path;
     # below it, the plugin must add no item and no line.
-    body = result.stdout.lines[result.stdout.lines.index("collecting ... collected 1 item"):]
+    body = result.stdout.lines[result.stdout.lines.index("collecting ... collected 1 item") :]
     assert [line for line in body if "jhyap" in line] == []
     help_text = run(pytester, "--help").stdout.str()
     for option in (

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import shlex
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -58,25 +57,6 @@ def hooked_engine(folder: Path, hook_body: str) -> str:
         "raise SystemExit(serve(hook))\n"
     )
     return shlex.join([sys.executable, str(script)])
-
-
-def _alive(pid: int) -> bool:
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return text[text.rindex(")") + 2 :].split()[0] != "Z"
-
-
-@pytest.fixture
-def pids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A directory where fake engines record their pids; checked for survivors after."""
-    folder = tmp_path / "pids"
-    folder.mkdir()
-    monkeypatch.setenv("FAKE_ENGINE_PIDS", str(folder))
-    yield folder
-    survivors = [int(p.read_text()) for p in folder.iterdir() if _alive(int(p.read_text()))]
-    assert survivors == [], f"engine processes survived: {survivors}"
 
 
 def run_smoke(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str], str]:

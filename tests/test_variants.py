@@ -56,11 +56,15 @@ def kathmandu() -> dict[str, Any]:
     return variant
 
 
+def write_profile(folder: Path, variant: dict[str, Any]) -> Path:
+    path = folder / "kathmandu.yaml"
+    path.write_text(yaml.safe_dump(variant, allow_unicode=True, sort_keys=False), "utf-8")
+    return path
+
+
 @pytest.fixture
 def variant_dir(tmp_path: Path) -> Path:
-    (tmp_path / "kathmandu.yaml").write_text(
-        yaml.safe_dump(kathmandu(), allow_unicode=True, sort_keys=False), encoding="utf-8"
-    )
+    write_profile(tmp_path, kathmandu())
     transcripts = tmp_path / "transcripts"
     transcripts.mkdir()
     (transcripts / "kathmandu-failed-show-costs-30.yaml").write_text(FAILED_SHOW, "utf-8")
@@ -92,9 +96,7 @@ def test_the_variant_transcript_fails_under_the_shipped_penalty(
     """The same transcript aimed at a profile with penalty 25 fails: the check has teeth."""
     variant = kathmandu()
     variant["rules"]["scoring"]["beaten_penalty"] = 25
-    (variant_dir / "kathmandu.yaml").write_text(
-        yaml.safe_dump(variant, allow_unicode=True, sort_keys=False), encoding="utf-8"
-    )
+    write_profile(variant_dir, variant)
     status = main(
         [
             "run",
