@@ -82,8 +82,7 @@ class Game:
         self.round = 0
         self.scores = [0] * seats
         self.active: list[int] = list(range(seats))
-        self.eliminated: list[int] = []
-        self.out_in_round: dict[int, int] = {}
+        self.out_in_round: dict[int, int] = {}  # seat -> round it went out, in that order
         self.starter = self.rules.first_starter % seats
         self.to_act: int | None = None
         self.hands: list[list[Card]] = [[] for _ in range(seats)]
@@ -107,6 +106,11 @@ class Game:
 
     def turn_order_from(self, first: int) -> list[int]:
         return sorted(self.active, key=lambda s: (s - first) % self.seats)
+
+    @property
+    def eliminated(self) -> list[int]:
+        """Seats that are out, in the order they went out."""
+        return list(self.out_in_round)
 
     @property
     def dealer(self) -> int | None:
@@ -351,7 +355,6 @@ class Game:
             next_starter = self.next_active(self.starter)
         for seat in out:
             self.active.remove(seat)
-            self.eliminated.append(seat)
             self.out_in_round[seat] = self.round
         if next_starter not in self.active:
             next_starter = self.next_active(next_starter)
@@ -373,7 +376,7 @@ class Game:
             "winners": game_end.winners(self.scores, self.active, rules),
             "standings": game_end.standings(self.scores, self.out_in_round, rules),
             "scores": list(self.scores),
-            "eliminated": list(self.eliminated),
+            "eliminated": self.eliminated,
             "settlement": [p.to_json() for p in payments] if payments is not None else None,
         }
         self.phase = Phase.GAME_OVER
@@ -411,7 +414,7 @@ class Game:
             "round": self.round,
             "seats": self.seats,
             "active": list(self.active),
-            "eliminated": list(self.eliminated),
+            "eliminated": self.eliminated,
             "dealer": self.dealer,
             "starter": self.starter,
             "to_act": self.to_act,
