@@ -22,7 +22,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from conformance.profiles import resolved_profile  # noqa: E402
+from conformance.spec.profiles import resolved_profile  # noqa: E402
 from reference_engine.randomplay import play_random_game  # noqa: E402
 
 PROFILES = ("dashain", "everestbuzz", "dhumbal")

@@ -27,10 +27,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from conformance.client import EngineClient  # noqa: E402
-from conformance.profiles import resolved_profile  # noqa: E402
-from conformance.runner import RunConfig, build_cases, run_cases  # noqa: E402
-from conformance.transcript import load_corpus, shipped_documents  # noqa: E402
+from conformance.harness.client import EngineClient  # noqa: E402
+from conformance.harness.runner import RunConfig, build_cases, run_cases  # noqa: E402
+from conformance.spec.profiles import resolved_profile  # noqa: E402
+from conformance.spec.transcript import load_corpus, shipped_documents  # noqa: E402
 
 ECHO = f"{shlex.quote(sys.executable)} {shlex.quote(str(ROOT / 'bench' / 'echo_engine.py'))}"
 REFERENCE = f"{shlex.quote(sys.executable)} -m reference_engine.server"

@@ -24,9 +24,9 @@ import pytest
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
-    from .replay import Outcome
-    from .report import RerunInfo
-    from .runner import Case, EngineWorker, RunConfig
+    from .harness.replay import Outcome
+    from .harness.runner import Case, EngineWorker, RunConfig
+    from .reporting.report import RerunInfo
 
 PLUGIN_NAME = "jhyap-conformance-session"
 ROOT_NAME = "jhyap"
@@ -102,7 +102,7 @@ class JhyapSession:
         warnings: Sequence[str],
         source: str,
     ) -> None:
-        from .runner import EngineWorker
+        from .harness.runner import EngineWorker
 
         self.cases = list(cases)
         self.run_config = config
@@ -116,8 +116,8 @@ class JhyapSession:
     @classmethod
     def from_config(cls, config: pytest.Config, engine: str) -> JhyapSession:
         """Everything ``jhyap run`` checks before it starts an engine; UsageError if bad."""
-        from .report import RerunInfo
-        from .runner import InputError, RunConfig, known_failure_warnings, load_selection
+        from .harness.runner import InputError, RunConfig, known_failure_warnings, load_selection
+        from .reporting.report import RerunInfo
 
         timeout = float(config.getoption("jhyap_timeout"))
         if timeout <= 0:
@@ -186,7 +186,7 @@ class JhyapSession:
 
     def run(self, case: Case) -> Outcome:
         """Replay one case on the shared engine (raises CaseFailed when it is unusable)."""
-        from .client import EngineUnusable
+        from .harness.client import EngineUnusable
 
         if self.unusable is not None:
             raise CaseFailed(f"the engine is unusable: {self.unusable}")
@@ -227,8 +227,8 @@ class JhyapItem(pytest.Item):
         self.add_marker(MARKER)
 
     def runtest(self) -> None:
-        from .replay import PASSED, SKIPPED, XFAIL
-        from .report import failure_block
+        from .harness.replay import PASSED, SKIPPED, XFAIL
+        from .reporting.report import failure_block
 
         outcome = self.jhyap.run(self.case)
         if outcome.status == PASSED:

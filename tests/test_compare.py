@@ -1,8 +1,8 @@
-"""conformance.compare: expected against actual, with the exact difference lines."""
+"""conformance.harness.compare: expected against actual, with the exact difference lines."""
 
 from __future__ import annotations
 
-from conformance.compare import (
+from conformance.harness.compare import (
     checked_fields,
     compare_check,
     compare_events,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 from conformance.commands.coverage import coverage
-from conformance.transcript import load_corpus, profiles_for, shipped_documents
+from conformance.spec.transcript import load_corpus, profiles_for, shipped_documents
 
 
 def test_every_transcript_is_valid_and_an_oracle() -> None:

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance import docsgen
-from conformance.transcript import Transcript, load_corpus, load_transcript
+from conformance.site import docsgen
+from conformance.spec.transcript import Transcript, load_corpus, load_transcript
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_ID = "docs-sample-dashain-run-ends"

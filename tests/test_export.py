@@ -1,7 +1,7 @@
 """``jhyap export --format json``: the corpus as plain JSON files that need nothing else.
 
 The proof of that is a small replayer written here with subprocess and json only (not
-conformance.replay): it drives the reference engine through the exported cases, following
+conformance.harness.replay): it drives the reference engine through the exported cases, following
 only the rules that index.json states.
 """
 
@@ -17,7 +17,7 @@ from typing import IO, Any
 import pytest
 
 from conformance import cli
-from conformance.transcript import expand_deal, load_corpus
+from conformance.spec.transcript import expand_deal, load_corpus
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "transcripts"

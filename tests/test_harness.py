@@ -20,14 +20,14 @@ from typing import Any
 import pytest
 
 from conformance import cli
-from conformance.client import (
+from conformance.harness.client import (
     EngineClient,
     EngineCrashed,
     EngineTimeout,
     ProtocolViolation,
 )
-from conformance.replay import schema_problems, start_message
-from conformance.transcript import load_corpus, load_transcript, shipped_documents
+from conformance.harness.replay import schema_problems, start_message
+from conformance.spec.transcript import load_corpus, load_transcript, shipped_documents
 from reference_engine.errors import ErrorCode
 from reference_engine.profile import resolve
 from tests.conftest import assert_no_survivors
@@ -561,7 +561,7 @@ def test_client_atexit_kills_engines_left_running(tmp_path: Path) -> None:
     folder.mkdir()
     program = (
         f"import sys; sys.path.insert(0, {str(ROOT)!r});"
-        "from conformance.client import EngineClient;"
+        "from conformance.harness.client import EngineClient;"
         f"c = EngineClient({fake('ignore_sigterm')!r}); c.handshake();"
         "raise SystemExit(0)"
     )
@@ -573,7 +573,7 @@ def test_client_atexit_kills_engines_left_running(tmp_path: Path) -> None:
 
 
 def test_stderr_tail_keeps_at_most_64_kib() -> None:
-    from conformance.client import _StderrTail
+    from conformance.harness.client import _StderrTail
 
     tail = _StderrTail()
     for i in range(1000):
@@ -821,8 +821,8 @@ def test_junit_survives_control_characters_in_engine_stderr(
 def test_progress_bar_on_a_terminal() -> None:
     import io
 
-    from conformance.replay import Outcome
-    from conformance.report import Progress
+    from conformance.harness.replay import Outcome
+    from conformance.reporting.report import Progress
 
     stream = io.StringIO()
     progress = Progress(2, stream, tty=True)
@@ -858,7 +858,7 @@ def test_harness_requests_match_the_request_schema() -> None:
     import jsonschema
     import referencing
 
-    from conformance.replay import _schema_registry
+    from conformance.harness.replay import _schema_registry
 
     registry: referencing.Registry[Any] = _schema_registry()
     validator = jsonschema.Draft202012Validator(

@@ -15,10 +15,10 @@ import jsonschema
 import pytest
 import yaml
 
-from conformance import data, yamlsafe
 from conformance.cli import main
 from conformance.commands import validate
-from conformance.profiles import (
+from conformance.spec import data, yamlsafe
+from conformance.spec.profiles import (
     Problem,
     ProfileFileError,
     check_profile_file,

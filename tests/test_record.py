@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import main
-from conformance.transcript import load_transcript
+from conformance.spec.transcript import load_transcript
 
 
 def test_a_recording_is_deterministic_labelled_and_replays(

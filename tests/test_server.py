@@ -7,7 +7,7 @@ import subprocess
 import sys
 from typing import Any
 
-from conformance.profiles import resolved_profile
+from conformance.spec.profiles import resolved_profile
 from tests.conftest import ROOT, deck_from_hands
 
 BAD_LINES: list[tuple[bytes, str]] = [

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance import cli, smoke
+from conformance import cli
 from conformance.commands.run import default_engine, default_engine_env
+from conformance.harness import smoke
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKES = ROOT / "tests" / "fake_engines"

@@ -9,10 +9,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from conformance.data import DataNotFound
-from conformance.profiles import ProfileFileError
-from conformance.report import write_atomic
-from conformance.transcript import Transcript, load_corpus, shipped_documents
+from conformance.reporting.report import write_atomic
+from conformance.spec.data import DataNotFound
+from conformance.spec.profiles import ProfileFileError
+from conformance.spec.transcript import Transcript, load_corpus, shipped_documents
 
 from . import Subparsers
 

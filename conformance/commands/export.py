@@ -15,13 +15,18 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from conformance.client import PROTOCOL_VERSION
-from conformance.compare import PER_SEAT_FIELDS, PER_SEAT_SET_FIELDS, SET_FIELDS, SUBSET_FIELDS
-from conformance.data import transcripts_dir
-from conformance.replay import SKIP_CODES, start_message
-from conformance.report import write_atomic
-from conformance.runner import Case, InputError, load_selection
-from conformance.transcript import Transcript
+from conformance.harness.client import PROTOCOL_VERSION
+from conformance.harness.compare import (
+    PER_SEAT_FIELDS,
+    PER_SEAT_SET_FIELDS,
+    SET_FIELDS,
+    SUBSET_FIELDS,
+)
+from conformance.harness.replay import SKIP_CODES, start_message
+from conformance.harness.runner import Case, InputError, load_selection
+from conformance.reporting.report import write_atomic
+from conformance.spec.data import transcripts_dir
+from conformance.spec.transcript import Transcript
 
 from . import Subparsers
 from .coverage import coverage

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from conformance import data
-from conformance.profiles import ProfileFileError, load_profile
+from conformance.spec import data
+from conformance.spec.profiles import ProfileFileError, load_profile
 
 from . import Subparsers
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import yaml
 
-from conformance.data import ProfileNotFound
-from conformance.profiles import ProfileFileError, load_profile, option_arguments
-from conformance.record import record_game
-from conformance.report import write_atomic
+from conformance.harness.record import record_game
+from conformance.reporting.report import write_atomic
+from conformance.spec.data import ProfileNotFound
+from conformance.spec.profiles import ProfileFileError, load_profile, option_arguments
 from reference_engine.errors import JhyapError
 
 from . import Subparsers

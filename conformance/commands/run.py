@@ -9,8 +9,16 @@ import shlex
 import sys
 from pathlib import Path
 
-from conformance.client import EngineUnusable
-from conformance.report import (
+from conformance.harness.client import EngineUnusable
+from conformance.harness.runner import (
+    InputError,
+    RunConfig,
+    exit_status,
+    known_failure_warnings,
+    load_selection,
+    run_cases,
+)
+from conformance.reporting.report import (
     Progress,
     RerunInfo,
     console_report,
@@ -18,14 +26,6 @@ from conformance.report import (
     junit_report,
     print_lines,
     write_atomic,
-)
-from conformance.runner import (
-    InputError,
-    RunConfig,
-    exit_status,
-    known_failure_warnings,
-    load_selection,
-    run_cases,
 )
 
 from . import Subparsers

@@ -9,8 +9,8 @@ from typing import Any
 
 import yaml
 
-from conformance.data import ProfileNotFound
-from conformance.profiles import ProfileFileError, load_profile, option_arguments
+from conformance.spec.data import ProfileNotFound
+from conformance.spec.profiles import ProfileFileError, load_profile, option_arguments
 from reference_engine.errors import OptionError
 from reference_engine.profile import resolve
 

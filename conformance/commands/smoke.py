@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from conformance.smoke import Check, smoke
+from conformance.harness.smoke import Check, smoke
 
 from . import Subparsers
 from .run import default_engine, default_engine_env

@@ -7,9 +7,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from conformance import data, yamlsafe
-from conformance.profiles import Problem, check_profile_document, load_profile
-from conformance.transcript import check_transcript_file, shipped_documents
+from conformance.spec import data, yamlsafe
+from conformance.spec.profiles import Problem, check_profile_document, load_profile
+from conformance.spec.transcript import check_transcript_file, shipped_documents
 
 from . import Subparsers
 

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # building from a checkout without installing the package
     sys.path.insert(0, str(ROOT))
 
-from conformance import docsgen  # noqa: E402
+from conformance.site import docsgen  # noqa: E402
 
 # JHYAP_DOCS_TRANSCRIPTS: build from another transcript folder (tests, drafts); default: the corpus
 corpus = os.environ.get("JHYAP_DOCS_TRANSCRIPTS")

@@ -1,7 +1,7 @@
 """Checking and loading profile files (``specs/*.yaml``).
 
 A profile is checked in three passes, each only if the previous one passed:
-the strict YAML load (:mod:`conformance.yamlsafe`), the JSON Schema
+the strict YAML load (:mod:`conformance.spec.yamlsafe`), the JSON Schema
 (``schema/profile.schema.json``), then the semantic rules below, which a schema
 cannot say: consistent rule parameters, options that fit the rules they set,
 and clauses that cite every rule parameter and option.

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from .compare import show
-from .replay import (
+from ..harness.compare import show
+from ..harness.replay import (
     CRASHED,
     ERRORED,
     FAILED,
@@ -30,7 +30,7 @@ from .replay import (
     XPASS,
     Outcome,
 )
-from .runner import RunResult
+from ..harness.runner import RunResult
 
 SYMBOLS = {
     "passed": ".",

@@ -32,8 +32,8 @@ import yaml
 
 from reference_engine.profile import resolve
 
-from . import data
-from .transcript import Step, Transcript, load_corpus, profiles_for
+from ..spec import data
+from ..spec.transcript import Step, Transcript, load_corpus, profiles_for
 
 Json = Any
 Document = Mapping[str, Json]

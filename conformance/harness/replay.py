@@ -18,7 +18,8 @@ import jsonschema
 import referencing
 import referencing.jsonschema
 
-from . import data
+from ..spec import data
+from ..spec.transcript import Step, Transcript
 from .client import (
     EngineClient,
     EngineCrashed,
@@ -28,7 +29,6 @@ from .client import (
     ProtocolViolation,
 )
 from .compare import checked_fields, compare_check, compare_events, compare_states, show
-from .transcript import Step, Transcript
 
 PASSED: Final = "passed"
 FAILED: Final = "failed"

@@ -17,6 +17,7 @@ from typing import Any, Final, NoReturn
 
 from reference_engine.profile import resolve
 
+from ..spec.transcript import expand_deal, shipped_documents
 from .client import (
     PROTOCOL_VERSION,
     EngineClient,
@@ -29,7 +30,6 @@ from .client import (
     signal_name,
 )
 from .replay import SKIP_CODES, schema_problems
-from .transcript import expand_deal, shipped_documents
 
 OK: Final = "ok"
 FAIL: Final = "FAIL"

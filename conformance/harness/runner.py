@@ -21,7 +21,14 @@ from typing import Any
 from reference_engine.errors import JhyapError
 from reference_engine.profile import resolve
 
-from . import yamlsafe
+from ..spec import yamlsafe
+from ..spec.transcript import (
+    Transcript,
+    load_corpus,
+    profiles_for,
+    shipped_documents,
+    with_profile_files,
+)
 from .client import EngineClient, EngineInfo, EngineUnusable
 from .replay import (
     ERRORED,
@@ -33,13 +40,6 @@ from .replay import (
     Outcome,
     replay,
     schema_problems,
-)
-from .transcript import (
-    Transcript,
-    load_corpus,
-    profiles_for,
-    shipped_documents,
-    with_profile_files,
 )
 
 Progress = Callable[[Outcome], None]
@@ -203,8 +203,8 @@ def load_selection(
     ``profiles`` are shipped ids or profile files, each possibly comma-separated.
     Raises InputError listing every problem, one line each.
     """
-    from .data import DataNotFound, ProfileNotFound
-    from .profiles import ProfileFileError
+    from ..spec.data import DataNotFound, ProfileNotFound
+    from ..spec.profiles import ProfileFileError
 
     root = Path(transcripts_dir) if transcripts_dir else None
     if root is not None and not root.is_dir():

@@ -1,0 +1,1 @@
+"""Driving engines: the protocol client, replay, comparison, the runner, smoke checks, recording."""

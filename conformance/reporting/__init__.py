@@ -1,0 +1,1 @@
+"""What a run prints and writes: console summaries, JSON and JUnit reports."""
