@@ -15,8 +15,16 @@ from . import calling, game_end, picking, scoring, throws
 from .actions import Action, Call, PickDeck, PickOffer, ThrowCards, Timeout
 from .cards import DECK, Card, names, sorted_cards
 from .errors import ErrorCode, JhyapError, OptionError, RuleViolation
-from .profile import option_specs, resolve
-from .rules import DealerRule, GameEndKind, NextStarter, Rules
+from .profile import OptionChanges, option_specs, resolve
+from .rules import (
+    DealerRule,
+    GameEndKind,
+    KeptAside,
+    NextStarter,
+    ReshuffleMoment,
+    Rules,
+    TimerExpiry,
+)
 from .throws import Throw, ThrowKind
 
 Event = dict[str, Any]
@@ -90,6 +98,7 @@ class Game:
         self.offer: Throw | None = None
         self.thrown: Throw | None = None  # this turn's throw, before the pick
         self.out_of_play: list[Card] = []
+        self.draw_waiting: int | None = None  # the seat whose draw waits for a new deck
         self.turns_taken = 0
         self.multi_throwers: set[int] = set()
         self.last_round: dict[str, Any] | None = None
@@ -140,6 +149,7 @@ class Game:
         self.offer = Throw((turned_up,), ThrowKind.SINGLE)
         self.thrown = None
         self.out_of_play = []
+        self.draw_waiting = None
         self.turns_taken = 0
         self.multi_throwers = set()
         self.round += 1
@@ -171,9 +181,14 @@ class Game:
             )
         if self.phase not in _BETWEEN_HANDS:
             raise RuleViolation("options change only between hands", ErrorCode.WRONG_PHASE)
-        if specs[name].locked_when_open:
+        changes = specs[name].changes
+        if changes is OptionChanges.AT_START_ONLY:
             raise OptionError(
                 f"option {name} is locked once the table is open", ErrorCode.OPTION_LOCKED
+            )
+        if changes is OptionChanges.BEFORE_FIRST_DEAL and self.round > 0:
+            raise OptionError(
+                f"option {name} is locked once the first hand is dealt", ErrorCode.OPTION_LOCKED
             )
         values = dict(self.profile["option_values"])
         values[name] = value
@@ -280,6 +295,8 @@ class Game:
 
     def _pick(self, seat: int, card: Card | None) -> list[Event]:
         assert self.offer is not None and self.thrown is not None
+        if card is None and not self.deck:
+            return self._await_new_deck(seat)
         if card is None:
             card = self.deck.pop()
             events: list[Event] = [
@@ -295,7 +312,8 @@ class Game:
         self.offer, self.thrown = self.thrown, None
         self.turns_taken += 1
         self.to_act = self.next_active(seat)
-        if self.deck:
+        at_next_draw = self.rules.reshuffle_moment is ReshuffleMoment.WHEN_DRAW_FINDS_DECK_EMPTY
+        if self.deck or at_next_draw:
             self.phase = Phase.CALL_OR_THROW
         else:
             self.phase = Phase.AWAITING_RESHUFFLE
@@ -303,6 +321,22 @@ class Game:
                 {"type": "reshuffle_needed", "cards": names(sorted_cards(self.out_of_play))}
             )
         return events
+
+    def _await_new_deck(self, seat: int) -> list[Event]:
+        """A draw finds the deck empty: the out-of-play cards must become a new deck first.
+
+        Only under reshuffle.moment when_draw_finds_deck_empty; with kept_aside
+        pickable_and_throw the offer's cards that cannot be taken join the new deck too.
+        """
+        assert self.offer is not None
+        if self.rules.kept_aside is KeptAside.PICKABLE_AND_THROW:
+            pickable = picking.pickable_cards(self.offer, self.rules)
+            self.out_of_play.extend(c for c in self.offer.cards if c not in pickable)
+            kept = tuple(c for c in self.offer.cards if c in pickable)
+            self.offer = Throw(kept, self.offer.kind)
+        self.draw_waiting = seat
+        self.phase = Phase.AWAITING_RESHUFFLE
+        return [{"type": "reshuffle_needed", "cards": names(sorted_cards(self.out_of_play))}]
 
     def _timeout(self, seat: int) -> list[Event]:
         if self.rules.timer_seconds <= 0:
@@ -312,7 +346,14 @@ class Game:
             values = self.rules.card_values
             highest = max(self.hands[seat], key=lambda c: (values[c.rank - 1], c.rank, c.sort_key))
             events += self._throw(seat, (highest,))
-        return events + self._pick(seat, None)
+        take: Card | None = None
+        if self.rules.timer_expiry is TimerExpiry.THROW_HIGHEST_SINGLE_THEN_TAKE_LOWEST:
+            assert self.offer is not None
+            if picking.offer_open_to(seat, self.multi_throwers, self.rules):
+                values = self.rules.card_values
+                pickable = picking.pickable_cards(self.offer, self.rules)
+                take = min(pickable, key=lambda c: (values[c.rank - 1], c.rank, c.sort_key))
+        return events + self._pick(seat, take)
 
     def reshuffle(self, order: Sequence[Card]) -> list[Event]:
         """Make the new deck from the cards out of play, ``order[0]`` on top."""
@@ -327,7 +368,12 @@ class Game:
         self.deck = list(reversed(order))
         self.out_of_play = []
         self.phase = Phase.CALL_OR_THROW
-        return [{"type": "reshuffled", "deck_size": len(self.deck)}]
+        events: list[Event] = [{"type": "reshuffled", "deck_size": len(self.deck)}]
+        if self.draw_waiting is not None:
+            seat, self.draw_waiting = self.draw_waiting, None
+            self.phase = Phase.PICK
+            events += self._pick(seat, None)
+        return events
 
     # -- the end of a hand and of the game -----------------------------------
 

@@ -19,6 +19,14 @@ from .errors import ErrorCode, OptionError, ProfileError
 Json = Any
 
 
+class OptionChanges(StrEnum):
+    """When the host may change an option once the table is open."""
+
+    BETWEEN_HANDS = "between_hands"
+    BEFORE_FIRST_DEAL = "before_first_deal"
+    AT_START_ONLY = "at_start_only"
+
+
 class OptionType(StrEnum):
     INTEGER = "integer"
     DECIMAL = "decimal"
@@ -38,6 +46,7 @@ class OptionSpec:
     values: tuple[Json, ...] | None = None
     range: Mapping[str, Json] | None = None
     map: Mapping[str, Json] | None = None
+    changes: OptionChanges = OptionChanges.BETWEEN_HANDS
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Json]) -> OptionSpec:
@@ -51,12 +60,18 @@ class OptionSpec:
             values=tuple(values) if values is not None else None,
             range=data.get("range"),
             map={str(k).lower(): v for k, v in data["map"].items()} if data.get("map") else None,
+            changes=OptionChanges(
+                data.get("changes")
+                or ("at_start_only" if data["locked_when_open"] else "between_hands")
+            ),
         )
 
     def allowed_text(self) -> str:
         if self.values is not None:
             return ", ".join(_show(v) for v in self.values)
         assert self.range is not None
+        if self.range.get("max") is None:
+            return f"{self.range['min']} or more in steps of {self.range['step']}"
         return f"{self.range['min']} to {self.range['max']} in steps of {self.range['step']}"
 
     def normalize(self, value: Json) -> Json:
@@ -87,9 +102,12 @@ class OptionSpec:
                 raise bad
             return value
         assert self.range is not None
-        low, high, step = (Decimal(str(self.range[k])) for k in ("min", "max", "step"))
+        low, step = Decimal(str(self.range["min"])), Decimal(str(self.range["step"]))
+        high = self.range.get("max")
         number = Decimal(str(value))
-        if number < low or number > high or (number - low) % step != 0:
+        if number < low or (high is not None and number > Decimal(str(high))):
+            raise bad
+        if (number - low) % step != 0:
             raise bad
         return value
 

@@ -45,6 +45,22 @@ class BeatenCall(StrEnum):
     CALLER_HAND_PLUS_PENALTY = "caller_hand_plus_penalty"
 
 
+class ReshuffleMoment(StrEnum):
+    WHEN_DECK_EMPTIED = "when_deck_emptied"
+    WHEN_DRAW_FINDS_DECK_EMPTY = "when_draw_finds_deck_empty"
+
+
+class KeptAside(StrEnum):
+    CURRENT_OFFER = "current_offer"
+    OFFER_AND_THROW = "offer_and_throw"
+    PICKABLE_AND_THROW = "pickable_and_throw"
+
+
+class TimerExpiry(StrEnum):
+    THROW_HIGHEST_SINGLE_THEN_DRAW = "throw_highest_single_then_draw"
+    THROW_HIGHEST_SINGLE_THEN_TAKE_LOWEST = "throw_highest_single_then_take_lowest"
+
+
 class GameEndKind(StrEnum):
     HOST_ENDS = "host_ends"
     FIXED_ROUNDS = "fixed_rounds"
@@ -57,9 +73,7 @@ _SINGLE_VALUED = {
     "deal.order": "one_at_a_time_from_starter",
     "deal.first_offer": "turned_up_card",
     "throws.run.ace": "low",
-    "reshuffle.moment": "when_deck_emptied",
     "reshuffle.new_deck": "out_of_play",
-    "reshuffle.kept_aside": "current_offer",
     "call.timing": "start_of_turn",
     "showdown.tie": "beats_caller",
     "showdown.winner_among_lowest": "first_after_caller",
@@ -90,11 +104,14 @@ class Rules:
     scoring: ScoringKind
     beaten_call: BeatenCall
     beaten_penalty: int
+    reshuffle_moment: ReshuffleMoment
+    kept_aside: KeptAside
     game_end: GameEndKind
     rounds: int | None
     out_above: int | None
     dollars_per_point: Decimal | None
     timer_seconds: int
+    timer_expiry: TimerExpiry
 
     def card_value(self, rank: int) -> int:
         return self.card_values[rank - 1]
@@ -141,12 +158,23 @@ class Rules:
             scoring=ScoringKind(r["scoring"]["kind"]),
             beaten_call=BeatenCall(r["scoring"]["beaten_call"]),
             beaten_penalty=int(r["scoring"]["beaten_penalty"]),
+            reshuffle_moment=ReshuffleMoment(r["reshuffle"]["moment"]),
+            kept_aside=KeptAside(r["reshuffle"]["kept_aside"]),
             game_end=GameEndKind(r["game_end"]["kind"]),
             rounds=r["game_end"].get("rounds"),
             out_above=r["game_end"].get("out_above"),
             dollars_per_point=Decimal(str(money["dollars_per_point"])) if money else None,
             timer_seconds=int(timer["seconds"]) if timer else 0,
+            timer_expiry=TimerExpiry(
+                timer["on_expiry"] if timer else TimerExpiry.THROW_HIGHEST_SINGLE_THEN_DRAW
+            ),
         )
+        at_turn_end = rules.reshuffle_moment is ReshuffleMoment.WHEN_DECK_EMPTIED
+        if at_turn_end != (rules.kept_aside is KeptAside.CURRENT_OFFER):
+            raise ProfileError(
+                "rules.reshuffle: kept_aside current_offer goes with moment when_deck_emptied, "
+                "and only with it"
+            )
         if not 2 <= rules.seats_min <= rules.seats_max or rules.seats_max * rules.hand_size >= 52:
             raise ProfileError("rules.seats: seat range does not fit one 52-card deck")
         if rules.game_end is GameEndKind.FIXED_ROUNDS and not rules.rounds:

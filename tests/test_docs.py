@@ -128,7 +128,7 @@ def test_profile_page_lists_host_options(site: docsgen.SiteData) -> None:
     for option in site.profiles["dashain"]["options"]:
         assert f"| `{option['name']}` |" in section
     assert "locked once the table opens" in section
-    assert "0.01 to 10.00 in steps of 0.01" in section
+    assert "0.01 or more in steps of 0.01" in section
 
 
 def test_comparison_lists_differences_first(site: docsgen.SiteData) -> None:

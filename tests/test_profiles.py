@@ -573,6 +573,8 @@ def test_a_variant_and_its_transcript_validate_together(
     variant["id"] = "kathmandu"
     for clause in variant["clauses"]:
         clause["id"] = clause["id"].replace("dhumbal.", "kathmandu.", 1)
+    for reading in variant["readings"]:
+        reading["clauses"] = [c.replace("dhumbal.", "kathmandu.", 1) for c in reading["clauses"]]
     profile = tmp_path / "kathmandu.yaml"
     profile.write_text(yaml.safe_dump(variant, allow_unicode=True), encoding="utf-8")
     transcript = tmp_path / "kathmandu-table-of-one.yaml"
@@ -690,6 +692,8 @@ def test_show_user_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     doc["id"] = "mine"
     for clause in doc["clauses"]:
         clause["id"] = "mine." + clause["id"].split(".", 1)[1]
+    for reading in doc["readings"]:
+        reading["clauses"] = ["mine." + c.split(".", 1)[1] for c in reading["clauses"]]
     path = write_doc(tmp_path, doc, "mine.yaml")
     status, out, _ = show(capsys, str(path), "-o", "call_limit=5")
     assert status == 0

@@ -43,6 +43,8 @@ def kathmandu() -> dict[str, Any]:
     variant["rules"]["scoring"]["beaten_penalty"] = 30
     for clause in variant["clauses"]:
         clause["id"] = clause["id"].replace("dhumbal.", "kathmandu.", 1)
+    for reading in variant["readings"]:
+        reading["clauses"] = [c.replace("dhumbal.", "kathmandu.", 1) for c in reading["clauses"]]
     variant["clauses"].append(
         {
             "id": "kathmandu.scoring.failed-show-30",

@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from conformance.reporting.report import write_atomic
+from conformance.spec import readings
 from conformance.spec.data import DataNotFound
 from conformance.spec.profiles import ProfileFileError
-from conformance.spec.transcript import Transcript, load_corpus, shipped_documents
+from conformance.spec.transcript import Transcript, load_corpus, profiles_for, shipped_documents
 
 from . import Subparsers
 
@@ -23,7 +24,9 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         "coverage",
         help="list the transcripts that test each clause",
         description="Every clause of every shipped profile with the ids of the transcripts "
-        "that list it. Exit status 1 when a clause is uncovered, 2 for invalid input.",
+        "that list it, then every value of every reading (docs/readings.md) with the "
+        "transcripts that test it. Exit status 1 when a clause or a reading value is "
+        "untested, 2 for invalid input.",
     )
     parser.add_argument("--json", metavar="FILE", help="also write the coverage as JSON")
     parser.add_argument(
@@ -53,6 +56,46 @@ def coverage(
     return table
 
 
+def reading_coverage(
+    documents: Mapping[str, Mapping[str, Any]], transcripts: Sequence[Transcript]
+) -> list[dict[str, Any]]:
+    """Each reading value of each profile with the transcripts that test it: those that run
+    under a profile playing that value, cite one of the reading's clauses and select on one
+    of its parameters with ``where:``."""
+    every = readings.with_alternatives(documents)
+    rows = []
+    for pid in sorted(documents):
+        document = documents[pid]
+        if document.get("derived_from"):
+            continue
+        own = readings.readings_in_force(document)
+        for entry in readings.readings_of(document):
+            name = entry["name"]
+            for choice, params in entry["choices"].items():
+                played = (
+                    pid if own[name] == choice else readings.declared(document, name, choice)["id"]
+                )
+                ids = [
+                    t.id
+                    for t in sorted(transcripts, key=lambda t: t.id)
+                    if t.where
+                    and any(p in t.where for p in params)
+                    and set(t.clauses) & set(entry["clauses"])
+                    and played in profiles_for(t, every)
+                ]
+                rows.append(
+                    {
+                        "profile": pid,
+                        "reading": name,
+                        "choice": choice,
+                        "own": own[name] == choice,
+                        "clauses": list(entry["clauses"]),
+                        "transcripts": ids,
+                    }
+                )
+    return rows
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the coverage; exit 1 if a clause is uncovered."""
     try:
@@ -76,7 +119,22 @@ def run(args: argparse.Namespace) -> int:
             continue
         print(f"{cid:<{width}}  {', '.join(ids) if ids else '(uncovered)'}")
     print(f"{covered}/{len(table)} clauses covered")
+    rows = reading_coverage(documents, transcripts)
+    tested = sum(1 for row in rows if row["transcripts"])
+    width = max((len(f"{r['profile']} {r['reading']} = {r['choice']}") for r in rows), default=0)
+    for row in rows:
+        if args.uncovered and row["transcripts"]:
+            continue
+        label = f"{row['profile']} {row['reading']} = {row['choice']}"
+        ids = ", ".join(row["transcripts"]) or "(untested)"
+        print(f"{label:<{width}}  {ids}{'  [own reading]' if row['own'] else ''}")
+    print(f"{tested}/{len(rows)} reading values tested")
     if args.json:
-        report = {"covered": covered, "total": len(table), "clauses": table}
+        report = {
+            "covered": covered,
+            "total": len(table),
+            "clauses": table,
+            "readings": rows,
+        }
         write_atomic(args.json, json.dumps(report, indent=2) + "\n")
-    return 0 if covered == len(table) else 1
+    return 0 if covered == len(table) and tested == len(rows) else 1

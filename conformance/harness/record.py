@@ -14,6 +14,8 @@ from typing import Any
 from reference_engine.game import Game, Phase
 from reference_engine.randomplay import random_step
 
+from ..spec import readings
+
 # Each recording cites the clauses of these families: what a whole game exercises.
 CITED_FAMILIES = ("turn", "scoring", "game-end")
 
@@ -76,6 +78,7 @@ def record_game(
         f"{game.round} hands, {len(steps)} steps.",
         "kind": "regression",
         "profiles": [profile_id],
+        **({"where": pins} if (pins := readings.pinned(document)) else {}),
         "options": dict(options or {}),
         "seats": seats,
         "clauses": clauses,

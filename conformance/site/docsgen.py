@@ -492,12 +492,16 @@ def allowed_text(option: Mapping[str, Json]) -> str:
             shown = [f"{s} (→ {scalar_text(lowered.get(s.lower()))})" for s in shown]
         return ", ".join(shown)
     rng = option.get("range") or {}
+    if rng.get("max") is None:
+        return f"{rng.get('min')} or more in steps of {rng.get('step')}"
     return f"{rng.get('min')} to {rng.get('max')} in steps of {rng.get('step')}"
 
 
 def option_summary(option: Mapping[str, Json]) -> str:
     lock = (
-        "locked once the table opens"
+        "can change until the first deal"
+        if option.get("changes") == "before_first_deal"
+        else "locked once the table opens"
         if option.get("locked_when_open")
         else "can change between hands"
     )

@@ -13,6 +13,7 @@ such as ``card_values`` cites every parameter inside it.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import re
@@ -20,6 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -35,7 +37,7 @@ from reference_engine.profile import (
     resolve,
 )
 
-from . import data, yamlsafe
+from . import data, readings, yamlsafe
 from .yamlsafe import DataPath, PathPart
 
 Json = Any
@@ -235,6 +237,8 @@ def check_profile_file(
     except yamlsafe.YamlProblem as exc:
         field = yamlsafe.format_path(exc.path or ()) or "(file)"
         return [Problem(exc.file, exc.line, field, exc.message)]
+    if isinstance(doc.data, dict) and "extends" in doc.data:
+        return _resolve_declared(doc)[1]
     return check_profile_document(doc, require_coverage=require_coverage)
 
 
@@ -352,8 +356,10 @@ def _same(a: Json, b: Json, decimal: bool) -> bool:
 
 
 def _grid(spec: OptionSpec) -> list[Json] | None:
-    """Every value of a range option, or None when there are too many."""
+    """Every value of a range option, or None when there are too many (or no upper bound)."""
     assert spec.range is not None
+    if spec.range.get("max") is None:
+        return None
     low, high, step = (Decimal(str(spec.range[k])) for k in ("min", "max", "step"))
     count = int((high - low) / step) + 1
     if count > MAX_MAPPED_RANGE:
@@ -366,6 +372,11 @@ def _grid(spec: OptionSpec) -> list[Json] | None:
 
 def _check_range(spec: OptionSpec, base: DataPath, report: _Report) -> bool:
     assert spec.range is not None
+    if spec.range.get("max") is None:
+        if Decimal(str(spec.range["step"])) <= 0:
+            report.add((*base, "range", "step"), "must be above 0")
+            return False
+        return True
     low, high, step = (Decimal(str(spec.range[k])) for k in ("min", "max", "step"))
     ok = True
     if step <= 0:
@@ -393,6 +404,12 @@ def _check_option(
     spec = OptionSpec.from_dict(raw)
     rules = document["rules"]
     ok = True
+    if "changes" in raw and raw["locked_when_open"] != (raw["changes"] != "between_hands"):
+        report.add(
+            (*base, "locked_when_open"),
+            f"changes {raw['changes']} needs locked_when_open "
+            f"{'false' if raw['changes'] == 'between_hands' else 'true'}",
+        )
     if spec.range is not None:
         ok = _check_range(spec, base, report)
     if spec.type is OptionType.DECIMAL and spec.values is not None:
@@ -454,7 +471,11 @@ def _check_option(
         )
         return None
     if spec.range is not None and (choices is None or len(choices) > _GRID_CHECK_LIMIT):
-        choices = [spec.normalize(spec.range["min"]), spec.normalize(spec.range["max"])]
+        top = spec.range.get("max")
+        if top is None:  # unbounded: try the minimum and a value far above it
+            top = Decimal(str(spec.range["min"])) + 100 * Decimal(str(spec.range["step"]))
+            top = int(top) if spec.type is OptionType.INTEGER else str(top)
+        choices = [spec.normalize(spec.range["min"]), spec.normalize(top)]
     return choices
 
 
@@ -514,7 +535,7 @@ def _check_semantics(value: dict[str, Json], report: _Report, require_coverage: 
     clauses: list[dict[str, Json]] = value["clauses"]
     ids: dict[str, int] = {}
     cited: set[str] = set()
-    prefix = f"{value['id']}."
+    prefix = f"{readings.base_id(value)}."
     for i, clause in enumerate(clauses):
         clause_id = clause["id"]
         if clause_id in ids:
@@ -540,6 +561,8 @@ def _check_semantics(value: dict[str, Json], report: _Report, require_coverage: 
             elif not found:
                 report.add(where, f"no rule parameter {param} in rules")
 
+    if not report.problems:
+        _check_readings(value, report)
     if not require_coverage:
         return
     for leaf, leaf_value in _leaf_paths(rules):
@@ -550,6 +573,127 @@ def _check_semantics(value: dict[str, Json], report: _Report, require_coverage: 
     for name, i in names.items():
         if f"options.{name}" not in cited:
             report.add(("options", i, "name"), f"not cited by any clause (cite as options.{name})")
+
+
+def _check_readings(value: dict[str, Json], report: _Report) -> None:
+    """Each reading: known interpretation clauses, parameters that exist, the profile's own
+    values one of its choices, and every choice a playable profile."""
+    from reference_engine.rules import Rules
+
+    statuses = {c["id"]: c["status"] for c in value["clauses"]}
+    owner: dict[str, str] = {}
+    for i, reading in enumerate(value.get("readings") or []):
+        at: DataPath = ("readings", i)
+        for j, clause in enumerate(reading["clauses"]):
+            if clause not in statuses:
+                report.add((*at, "clauses", j), f"no clause {clause} in this profile")
+            elif statuses[clause] != "interpretation":
+                report.add(
+                    (*at, "clauses", j),
+                    f"{clause} is normative; a reading settles an interpretation clause",
+                )
+        params: set[str] | None = None
+        for choice, values in reading["choices"].items():
+            keys = set(values)
+            if params is not None and keys != params:
+                report.add((*at, "choices", choice), "every choice must set the same parameters")
+            params = keys if params is None else params
+            for param in values:
+                try:
+                    readings.param_value(value, param)
+                except KeyError:
+                    report.add((*at, "choices", choice, param), f"no reading parameter {param}")
+                    return
+        for param in params or ():
+            if param in owner and owner[param] != reading["name"]:
+                report.add((*at, "name"), f"{param} is also read by reading {owner[param]}")
+            owner[param] = reading["name"]
+        if readings.choice_in_force(value, reading) is None:
+            report.add(
+                (*at, "choices"),
+                "the profile's own rules and options match none of the choices",
+            )
+            continue
+        for choice in reading["choices"]:
+            played = readings.with_choice(value, reading["name"], str(choice))
+            problems = [m for _, m in _rule_problems(played["rules"])]
+            try:
+                Rules.from_profile(resolve(played, {}))
+            except JhyapError as exc:
+                problems.append(exc.message)
+            for message in problems:
+                report.add((*at, "choices", choice), f"this choice makes {message}")
+
+
+# -- declared readings --------------------------------------------------------------
+
+
+@cache
+def _declared_validator() -> Validator:
+    schema = {"$defs": profile_schema()["$defs"], "$ref": "#/$defs/declared"}
+    cls = jsonschema.validators.validator_for(profile_schema())
+    validator: Validator = cls(schema)
+    return validator
+
+
+def _merge(into: dict[str, Json], override: Mapping[str, Json], prefix: str) -> list[str]:
+    """Deep-merge ``override`` into ``into``; the leaf paths whose value changed."""
+    changed: list[str] = []
+    for key, new in override.items():
+        path = f"{prefix}{key}"
+        old = into.get(key)
+        if isinstance(new, dict) and isinstance(old, dict):
+            changed += _merge(old, new, path + ".")
+        else:
+            if old != new:
+                changed.append(path)
+            into[key] = copy.deepcopy(new)
+    return changed
+
+
+def _resolve_declared(doc: yamlsafe.YamlDocument) -> tuple[dict[str, Json] | None, list[Problem]]:
+    """The whole profile a declared-readings file stands for, or its problems."""
+    report = _Report(doc)
+    value = stringify_keys(doc.data)
+    for error in _declared_validator().iter_errors(value):
+        for path, message in _explain(error):
+            report.add(path, message)
+    if report.problems:
+        return None, report.problems
+    base_name = value["extends"]
+    try:
+        is_file = base_name.endswith((".yaml", ".yml"))
+        base_path = data.find_profile(Path(doc.file).parent / base_name if is_file else base_name)
+        base_doc = yamlsafe.load(base_path)
+    except (data.ProfileNotFound, yamlsafe.YamlProblem) as exc:
+        report.add(("extends",), str(exc))
+        return None, report.problems
+    base = stringify_keys(base_doc.data)
+    if isinstance(base, dict) and "extends" in base:
+        report.add(("extends",), f"{base_name} itself extends a profile; extend a whole profile")
+        return None, report.problems
+    if check_profile_document(base_doc, require_coverage=False):
+        report.add(("extends",), f"{base_name} is not a valid profile (jhyap validate it)")
+        return None, report.problems
+    merged: dict[str, Json] = copy.deepcopy(base)
+    chosen = value.get("readings") or {}
+    for name, choice in chosen.items():
+        try:
+            merged = readings.with_choice(merged, name, choice)
+        except KeyError as exc:
+            known = ", ".join(
+                f"{r['name']} ({' | '.join(r['choices'])})" for r in readings.readings_of(base)
+            )
+            report.add(("readings", name), f"{exc.args[0]}; {base['id']} offers: {known or 'none'}")
+    variant = _merge(merged["rules"], value.get("rules") or {}, "")
+    if report.problems:
+        return None, report.problems
+    merged["id"] = value["id"]
+    merged["name"] = value.get("name") or f"{base['name']}, declared readings"
+    merged["summary"] = value.get("summary") or base["summary"]
+    merged["derived_from"] = {"profile": base["id"], "readings": dict(chosen), "variant": variant}
+    merged_doc = yamlsafe.YamlDocument(doc.file, merged, doc._root)
+    return merged, check_profile_document(merged_doc, require_coverage=False)
 
 
 # -- loading ----------------------------------------------------------------------
@@ -568,6 +712,11 @@ def load_profile(name_or_path: str | os.PathLike[str]) -> dict[str, Json]:
     except yamlsafe.YamlProblem as exc:
         field = yamlsafe.format_path(exc.path or ()) or "(file)"
         raise ProfileFileError([Problem(exc.file, exc.line, field, exc.message)]) from None
+    if isinstance(doc.data, dict) and "extends" in doc.data:
+        merged, problems = _resolve_declared(doc)
+        if problems or merged is None:
+            raise ProfileFileError(problems)
+        return merged
     problems = check_profile_document(doc, require_coverage=False)
     if problems:
         raise ProfileFileError(problems)

@@ -13,9 +13,9 @@ import jsonschema
 
 from reference_engine.cards import DECK
 from reference_engine.errors import JhyapError
-from reference_engine.profile import get_path, resolve
+from reference_engine.profile import resolve
 
-from . import data, yamlsafe
+from . import data, readings, yamlsafe
 from .profiles import Problem, load_profile, stringify_keys
 
 CARD_NAMES = [str(c) for c in DECK]
@@ -182,6 +182,8 @@ def _schema_problems(doc: yamlsafe.YamlDocument, value: Any) -> list[Problem]:
 def _schema_message(error: jsonschema.ValidationError) -> str:
     if error.validator == "additionalProperties":
         return error.message.replace("Additional properties are not allowed", "unknown key")
+    if error.validator == "anyOf" and not error.absolute_path:
+        return "needs 'profiles', 'where' or both (profiles narrowed by where)"
     if error.validator == "oneOf" and isinstance(error.instance, dict):
         return (
             "expected exactly one step kind (deal, act, reshuffle, set_option, end_game, "
@@ -254,10 +256,10 @@ def shipped_documents() -> dict[str, Mapping[str, Any]]:
     return {p.stem: load_profile(p) for p in data.shipped_profile_paths()}
 
 
-def _matches(rules: Mapping[str, Any], where: Mapping[str, Any]) -> bool:
+def _matches(resolved: Mapping[str, Any], where: Mapping[str, Any]) -> bool:
     for path, wanted in where.items():
         try:
-            actual = get_path(rules, path)
+            actual = readings.param_value(resolved, path)
         except KeyError:
             return False
         choices = wanted if isinstance(wanted, list) else [wanted]
@@ -269,17 +271,28 @@ def _matches(rules: Mapping[str, Any], where: Mapping[str, Any]) -> bool:
 def profiles_for(
     transcript: Transcript, documents: Mapping[str, Mapping[str, Any]] | None = None
 ) -> list[str]:
-    """The shipped profiles the transcript runs under, in id order."""
+    """The profiles the transcript runs under: those it names (and the declared-readings
+    profiles extending them), in its order, or every profile in id order; then only those
+    whose resolved rules match ``where``."""
     documents = documents if documents is not None else shipped_documents()
     if transcript.profiles:
-        return [p for p in transcript.profiles if p in documents]
+        named = [p for p in transcript.profiles if p in documents]
+        named += [
+            pid
+            for pid in sorted(documents)
+            if pid not in named and readings.base_id(documents[pid]) in transcript.profiles
+        ]
+    else:
+        named = sorted(documents)
+    if transcript.where is None:
+        return named
     selected = []
-    for pid in sorted(documents):
+    for pid in named:
         try:
             resolved = resolve(documents[pid], transcript.options)
         except JhyapError:
             continue
-        if transcript.where is not None and _matches(resolved["rules"], transcript.where):
+        if _matches(resolved, transcript.where):
             selected.append(pid)
     return selected
 
@@ -305,9 +318,14 @@ def with_profile_files(
 
 
 def all_clause_ids(documents: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, str]:
-    """Every clause ID of the shipped profiles, mapped to its profile id."""
+    """Every clause ID of the shipped profiles, mapped to its profile id (the base
+    profile's, for a declared-readings profile)."""
     documents = documents if documents is not None else shipped_documents()
-    return {c["id"]: pid for pid, doc in documents.items() for c in doc.get("clauses") or []}
+    return {
+        c["id"]: readings.base_id(doc)
+        for doc in documents.values()
+        for c in doc.get("clauses") or []
+    }
 
 
 # -- semantic checks ---------------------------------------------------------------
@@ -339,11 +357,13 @@ def _semantic_problems(
                 ["profiles", i],
                 f"no profile {pid!r}; known: {', '.join(sorted(documents))}",
             )
+    # A transcript may test only an alternative reading, and is checked under every reading.
+    documents = readings.with_alternatives(documents)
     selected = profiles_for(transcript, documents)
     if not selected and not problems:
         add(
             ["where" if transcript.where else "profiles"],
-            "selects no profile (check the condition and the options)",
+            "selects no profile, under any reading (check the condition and the options)",
         )
     for pid in selected:
         try:
@@ -362,11 +382,12 @@ def _semantic_problems(
     if transcript.start_error is not None and transcript.steps:
         add(["steps"], "a transcript whose table is refused (start_error) has no steps")
     clause_owner = all_clause_ids(documents)
+    families = {readings.base_id(documents[pid]) for pid in selected}
     for i, clause in enumerate(transcript.clauses):
         owner = clause_owner.get(clause)
         if owner is None:
             add(["clauses", i], f"no clause {clause!r} in any shipped profile")
-        elif selected and owner not in selected:
+        elif selected and owner not in families:
             add(
                 ["clauses", i],
                 f"clause {clause!r} belongs to {owner}, which this transcript does not run under",

@@ -1,0 +1,177 @@
+"""Readings: the points a profile's source leaves open, and the claims they make.
+
+A profile lists under ``readings`` each open point with its named alternative
+readings (``choices``), each the parameter values it stands for: rule paths
+relative to ``rules``, or ``options.<name>.changes``. The values under ``rules``
+are the profile's own reading. A declared-readings file (``extends``) picks other
+choices; a resolved one carries ``derived_from`` (docs/readings.md).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from reference_engine.profile import OptionSpec, get_path, set_path
+
+Json = Any
+OPTION_FIELDS = ("changes",)
+
+
+def _option(document: Mapping[str, Json], param: str) -> tuple[Mapping[str, Json], str] | None:
+    parts = param.split(".")
+    if len(parts) != 3 or parts[0] != "options" or parts[2] not in OPTION_FIELDS:
+        return None
+    for option in document.get("options") or []:
+        if option.get("name") == parts[1]:
+            return option, parts[2]
+    raise KeyError(param)
+
+
+def param_value(document: Mapping[str, Json], param: str) -> Json:
+    """The value of a reading parameter; KeyError when there is none."""
+    found = _option(document, param)
+    if found is None:
+        return get_path(document["rules"], param)
+    option, _ = found
+    return OptionSpec.from_dict(option).changes.value
+
+
+def set_param(document: dict[str, Json], param: str, value: Json) -> None:
+    """Set a reading parameter in a (copied) document; KeyError when there is none."""
+    found = _option(document, param)
+    if found is None:
+        get_path(document["rules"], param)
+        set_path(document["rules"], param, value)
+        return
+    option, field = found
+    assert isinstance(option, dict)
+    option[field] = value
+    option["locked_when_open"] = value != "between_hands"
+
+
+def readings_of(document: Mapping[str, Json]) -> list[Mapping[str, Json]]:
+    """The profile's readings (of its base, for a declared-readings profile)."""
+    return list(document.get("readings") or [])
+
+
+def choice_in_force(document: Mapping[str, Json], reading: Mapping[str, Json]) -> str | None:
+    """The name of the reading's choice the document plays, or None if it plays none."""
+    for name, params in reading["choices"].items():
+        try:
+            if all(param_value(document, p) == v for p, v in params.items()):
+                return str(name)
+        except KeyError:
+            return None
+    return None
+
+
+def readings_in_force(document: Mapping[str, Json]) -> dict[str, str | None]:
+    return {r["name"]: choice_in_force(document, r) for r in readings_of(document)}
+
+
+def pinned(document: Mapping[str, Json]) -> dict[str, Json]:
+    """Every reading parameter with the value the document plays: a ``where:`` that keeps a
+    recorded game to the readings it was recorded under."""
+    return {
+        param: param_value(document, param)
+        for r in readings_of(document)
+        for param in next(iter(r["choices"].values()))
+    }
+
+
+def with_choice(document: Mapping[str, Json], reading: str, choice: str) -> dict[str, Json]:
+    """A copy of ``document`` playing ``choice`` of ``reading``; KeyError names what is unknown."""
+    entry = next((r for r in readings_of(document) if r["name"] == reading), None)
+    if entry is None:
+        raise KeyError(f"no reading {reading!r}")
+    if choice not in entry["choices"]:
+        raise KeyError(f"reading {reading} has no choice {choice!r}")
+    result = copy.deepcopy(dict(document))
+    for param, value in entry["choices"][choice].items():
+        set_param(result, param, value)
+    return result
+
+
+def alternatives(document: Mapping[str, Json]) -> list[tuple[str, str]]:
+    """Every (reading, choice) the document does not play itself."""
+    in_force = readings_in_force(document)
+    return [
+        (r["name"], str(c))
+        for r in readings_of(document)
+        for c in r["choices"]
+        if c != in_force[r["name"]]
+    ]
+
+
+def declared(document: Mapping[str, Json], reading: str, choice: str) -> dict[str, Json]:
+    """The resolved declared-readings profile of one alternative, as ``extends`` would make it."""
+    result = with_choice(document, reading, choice)
+    result["id"] = f"{document['id']}-{reading}-{choice}".replace("_", "-")
+    result["derived_from"] = {
+        "profile": document["id"],
+        "readings": {reading: choice},
+        "variant": [],
+    }
+    return result
+
+
+def with_alternatives(documents: Mapping[str, Mapping[str, Json]]) -> dict[str, Mapping[str, Json]]:
+    """``documents`` plus, for each profile that is not itself derived, one declared-readings
+    profile per alternative reading (ids ``<profile>-<reading>-<choice>``)."""
+    result = dict(documents)
+    for document in documents.values():
+        if document.get("derived_from"):
+            continue
+        for reading, choice in alternatives(document):
+            alt = declared(document, reading, choice)
+            result.setdefault(alt["id"], alt)
+    return result
+
+
+def base_id(document: Mapping[str, Json]) -> str:
+    """The profile a declared-readings profile extends; its own id otherwise."""
+    derived = document.get("derived_from")
+    return str(derived["profile"] if derived else document["id"])
+
+
+def claim(document: Mapping[str, Json]) -> dict[str, Json]:
+    """What a run under this profile checks: the base, the declared readings, any variant."""
+    derived = document.get("derived_from") or {}
+    declared_names = derived.get("readings") or {}
+    entries = {r["name"]: r for r in readings_of(document)}
+    readings = [
+        {
+            "reading": name,
+            "choice": choice,
+            "clauses": list(entries[name]["clauses"]) if name in entries else [],
+        }
+        for name, choice in declared_names.items()
+    ]
+    return {
+        "profile": document["id"],
+        "base": base_id(document),
+        "readings": readings,
+        "variant": list(derived.get("variant") or []),
+    }
+
+
+def claim_text(document: Mapping[str, Json]) -> str:
+    """One line: "conformance to <base> with declared readings: ..." or the variant said as such."""
+    c = claim(document)
+    named = "; ".join(
+        f"{r['reading']} = {r['choice']} ({', '.join(r['clauses'])})" for r in c["readings"]
+    )
+    if c["variant"]:
+        text = (
+            f"{c['profile']}: checked against a variant of {c['base']} "
+            f"(normative parameters overridden: {', '.join(c['variant'])})"
+        )
+        if named:
+            text += f" with declared readings: {named}"
+        return text + f", never conformance to {c['base']} itself"
+    if c["profile"] == c["base"]:
+        return f"{c['profile']}: conformance to {c['base']} with its own readings"
+    text = f"{c['profile']}: conformance to {c['base']}"
+    return text + (f" with declared readings: {named}" if named else " with its own readings")

@@ -1,0 +1,221 @@
+"""Readings: where the rule texts are silent, each alternative is data the reference engine plays.
+
+Every alternative reading of every shipped profile is run as its own declared-readings
+profile (``<profile>-<reading>-<choice>``) against the whole corpus; the transcripts that
+test an interpretation select on the reading with ``where:``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conformance.commands.coverage import reading_coverage
+from conformance.commands.run import default_engine, default_engine_env
+from conformance.harness.runner import RunConfig, build_cases, run_cases
+from conformance.spec import readings
+from conformance.spec.profiles import ProfileFileError, check_profile_document, load_profile
+from conformance.spec.transcript import load_corpus, shipped_documents
+from conformance.spec.yamlsafe import load as load_yaml
+
+ALTERNATIVES = sorted(
+    (pid, reading, choice)
+    for pid, document in shipped_documents().items()
+    for reading, choice in readings.alternatives(document)
+)
+
+
+def test_each_profile_declares_the_open_points_of_its_document() -> None:
+    offered = {
+        pid: {r["name"]: sorted(r["choices"]) for r in readings.readings_of(doc)}
+        for pid, doc in shipped_documents().items()
+    }
+    assert offered == {
+        "dashain": {
+            "reshuffle": ["end_of_turn", "next_draw"],
+            "timer_expiry": ["draw", "take_lowest"],
+        },
+        "dhumbal": {
+            "call_limit_lock": ["first_deal", "table_open"],
+            "dealer": ["none", "seat_before_starter"],
+            "house_rule_lock": ["between_rounds", "first_deal", "table_open"],
+            "reshuffle": ["end_of_turn", "next_draw"],
+        },
+        "everestbuzz": {"reshuffle": ["end_of_turn", "next_draw"]},
+    }
+    assert len(ALTERNATIVES) == 8
+
+
+@pytest.mark.parametrize(("pid", "reading", "choice"), ALTERNATIVES)
+def test_reference_engine_passes_the_corpus_under_each_alternative_reading(
+    pid: str, reading: str, choice: str
+) -> None:
+    declared = readings.declared(shipped_documents()[pid], reading, choice)
+    documents = {**shipped_documents(), declared["id"]: declared}
+    transcripts, problems = load_corpus(None, documents)
+    assert problems == []
+    cases = build_cases(transcripts, documents, [declared["id"]])
+    # The reading's own transcripts are among them: it is tested, not merely tolerated.
+    entry = next(r for r in readings.readings_of(declared) if r["name"] == reading)
+    assert any(set(c.transcript.clauses) & set(entry["clauses"]) for c in cases)
+    config = RunConfig(engine=default_engine(), env=default_engine_env(), jobs=2, timeout=30)
+    outcomes = run_cases(cases, config).outcomes
+    failed = [(o.transcript_id, o.reason) for o in outcomes if o.status != "passed"]
+    assert failed == []
+    assert len(outcomes) >= 20
+
+
+def test_every_reading_value_is_tested_by_a_transcript() -> None:
+    transcripts, _ = load_corpus()
+    rows = reading_coverage(shipped_documents(), transcripts)
+    assert len(rows) == 8 + 7  # the alternatives and each reading the profiles play
+    assert [(r["profile"], r["reading"], r["choice"]) for r in rows if not r["transcripts"]] == []
+    row = next(r for r in rows if (r["profile"], r["choice"]) == ("everestbuzz", "next_draw"))
+    assert row["transcripts"] == ["everestbuzz-reshuffle-next-draw"]
+
+
+def test_coverage_reports_an_untested_reading_value() -> None:
+    transcripts, _ = load_corpus()
+    kept = [t for t in transcripts if t.id != "everestbuzz-reshuffle-next-draw"]
+    rows = reading_coverage(shipped_documents(), kept)
+    untested = [(r["profile"], r["reading"], r["choice"]) for r in rows if not r["transcripts"]]
+    assert untested == [("everestbuzz", "reshuffle", "next_draw")]
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_declared_readings_file_resolves_to_the_base_with_its_readings(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "mybuzz.yaml",
+        "profile_format: 1\nid: mybuzz\nextends: everestbuzz\nreadings: {reshuffle: next_draw}\n",
+    )
+    document = load_profile(path)
+    base = load_profile("everestbuzz")
+    assert document["id"] == "mybuzz"
+    assert document["derived_from"] == {
+        "profile": "everestbuzz",
+        "readings": {"reshuffle": "next_draw"},
+        "variant": [],
+    }
+    assert document["rules"]["reshuffle"] == {
+        "moment": "when_draw_finds_deck_empty",
+        "new_deck": "out_of_play",
+        "kept_aside": "pickable_and_throw",
+    }
+    expected = copy.deepcopy(base["rules"])
+    expected["reshuffle"] = document["rules"]["reshuffle"]
+    assert document["rules"] == expected
+    assert document["clauses"] == base["clauses"]
+    assert readings.claim_text(document) == (
+        "mybuzz: conformance to everestbuzz with declared readings: reshuffle = next_draw "
+        "(everestbuzz.reshuffle.moment, everestbuzz.reshuffle.kept-aside)"
+    )
+
+
+def test_overriding_a_normative_parameter_makes_a_variant(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "mine.yaml",
+        "profile_format: 1\nid: mine\nextends: dhumbal\nrules: {scoring: {beaten_penalty: 30}}\n",
+    )
+    document = load_profile(path)
+    assert document["derived_from"]["variant"] == ["scoring.beaten_penalty"]
+    assert readings.claim_text(document) == (
+        "mine: checked against a variant of dhumbal (normative parameters overridden: "
+        "scoring.beaten_penalty), never conformance to dhumbal itself"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "readings: {reshuffle: sometimes}",
+            "mybuzz.yaml:4: readings.reshuffle: reading reshuffle has no choice 'sometimes'; "
+            "everestbuzz offers: reshuffle (end_of_turn | next_draw)",
+        ),
+        (
+            "readings: {dealer: none}",
+            "mybuzz.yaml:4: readings.dealer: no reading 'dealer'; "
+            "everestbuzz offers: reshuffle (end_of_turn | next_draw)",
+        ),
+        (
+            "readings: {reshuffle: 3}",
+            "mybuzz.yaml:4: readings.reshuffle: must be a string, not an integer (3)",
+        ),
+    ],
+)
+def test_bad_declared_readings_name_file_line_and_field(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    path = write(
+        tmp_path / "mybuzz.yaml", f"profile_format: 1\nid: mybuzz\nextends: everestbuzz\n{text}\n"
+    )
+    with pytest.raises(ProfileFileError) as caught:
+        load_profile(path)
+    assert str(caught.value.problems[0]).endswith(message)
+
+
+def test_extending_an_unknown_profile_is_refused(tmp_path: Path) -> None:
+    path = write(tmp_path / "x.yaml", "profile_format: 1\nid: x\nextends: nosuch\n")
+    with pytest.raises(ProfileFileError) as caught:
+        load_profile(path)
+    assert "x.yaml:3: extends: unknown profile 'nosuch'" in str(caught.value)
+
+
+OWN = "end_of_turn: {reshuffle.moment: when_deck_emptied, reshuffle.kept_aside: current_offer}"
+OTHER = (
+    "next_draw: {reshuffle.moment: when_draw_finds_deck_empty, "
+    "reshuffle.kept_aside: pickable_and_throw}"
+)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (
+            OWN,
+            OWN.replace("current_offer", "offer_and_throw"),
+            "readings[0].choices: the profile's own rules and options match none of the choices",
+        ),
+        (
+            OTHER,
+            OTHER.replace("pickable_and_throw", "current_offer"),
+            "readings[0].choices.next_draw: this choice makes rules.reshuffle: kept_aside "
+            "current_offer goes with moment when_deck_emptied, and only with it",
+        ),
+        (
+            OTHER,
+            OTHER.replace("reshuffle.moment", "reshuffle.when"),
+            "readings[0].choices.next_draw: every choice must set the same parameters\n"
+            "readings[0].choices.next_draw.reshuffle.when: no reading parameter reshuffle.when",
+        ),
+    ],
+)
+def test_a_broken_reading_is_refused(tmp_path: Path, old: str, new: str, message: str) -> None:
+    source = Path(__file__).resolve().parents[1] / "specs" / "everestbuzz.yaml"
+    text = source.read_text("utf-8")
+    assert old in text
+    path = write(tmp_path / "everestbuzz.yaml", text.replace(old, new))
+    problems = [str(p) for p in check_profile_document(load_yaml(path))]
+    assert [p.split(": ", 1)[1] for p in problems] == message.split("\n")
+
+
+def test_every_reading_settles_an_interpretation_clause() -> None:
+    for document in shipped_documents().values():
+        status = {c["id"]: c["status"] for c in document["clauses"]}
+        for entry in readings.readings_of(document):
+            assert {status[c] for c in entry["clauses"]} == {"interpretation"}
+
+
+def test_alternatives_counted_per_profile() -> None:
+    assert Counter(pid for pid, _, _ in ALTERNATIVES) == {
+        "dashain": 2,
+        "dhumbal": 5,
+        "everestbuzz": 1,
+    }
