@@ -8,11 +8,17 @@ test an interpretation select on the reading with ``where:``.
 from __future__ import annotations
 
 import copy
+import json
+import shlex
+import sys
+import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
 
 import pytest
+import yaml
 
+from conformance.cli import main
 from conformance.commands.coverage import reading_coverage
 from conformance.commands.run import default_engine, default_engine_env
 from conformance.harness.runner import RunConfig, build_cases, run_cases
@@ -219,3 +225,104 @@ def test_alternatives_counted_per_profile() -> None:
         "dhumbal": 5,
         "everestbuzz": 1,
     }
+
+
+# -- an engine of the other reading ------------------------------------------------------
+
+MUTANT = Path(__file__).resolve().parent / "mutants" / "engine.py"
+NEXT_DRAW_READING = (
+    "profile_format: 1\n"
+    "id: mybuzz\n"
+    "extends: everestbuzz\n"
+    "name: My engine's EverestBuzz\n"
+    "readings:\n"
+    "  reshuffle: next_draw\n"
+)
+CLAIM = (
+    "mybuzz: conformance to everestbuzz with declared readings: reshuffle = next_draw "
+    "(everestbuzz.reshuffle.moment, everestbuzz.reshuffle.kept-aside)"
+)
+
+
+def test_an_engine_of_the_other_reshuffle_reading_fails_then_declares_it_and_passes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    engine = f"{shlex.quote(sys.executable)} {shlex.quote(str(MUTANT))} "
+    engine += "everestbuzz_reshuffle_at_next_draw"
+    before = tmp_path / "before.json"
+    status = main(["run", "--engine", engine, "--profile", "everestbuzz", "--json", str(before)])
+    capsys.readouterr()
+    assert status == 1
+    failed = {
+        r["id"] for r in json.loads(before.read_text())["results"] if r["outcome"] == "failed"
+    }
+    assert "shared-reshuffle" in failed
+
+    profile = write(tmp_path / "mybuzz.yaml", NEXT_DRAW_READING)
+    assert len(NEXT_DRAW_READING.splitlines()) <= 15
+    after, junit = tmp_path / "after.json", tmp_path / "after.xml"
+    reports = ["--json", str(after), "--junit", str(junit)]
+    status = main(["run", "--engine", engine, "--profile", str(profile), *reports])
+    out = capsys.readouterr().out
+    report = json.loads(after.read_text())
+    assert status == 0, out
+    assert f"claim: {CLAIM}" in out.splitlines()
+    assert report["summary"]["failed"] == 0
+    ran = {r["id"] for r in report["results"]}
+    assert "everestbuzz-reshuffle-next-draw" in ran and "shared-reshuffle" not in ran
+    assert report["claims"] == [
+        {
+            "profile": "mybuzz",
+            "base": "everestbuzz",
+            "readings": [
+                {
+                    "reading": "reshuffle",
+                    "choice": "next_draw",
+                    "clauses": ["everestbuzz.reshuffle.moment", "everestbuzz.reshuffle.kept-aside"],
+                }
+            ],
+            "variant": [],
+            "text": CLAIM,
+        }
+    ]
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None
+    claims = [(p.get("name"), p.get("value")) for p in suite.iter("property")]
+    assert claims == [("claim", CLAIM)]
+
+
+def test_the_reference_engine_under_a_declared_reading_prints_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = write(
+        tmp_path / "mydhumbal.yaml",
+        NEXT_DRAW_READING.replace("everestbuzz", "dhumbal")
+        .replace("mybuzz", "mydhumbal")
+        .replace("reshuffle: next_draw", "dealer: seat_before_starter"),
+    )
+    status = main(["run", "--profile", str(profile), "-k", "dhumbal-dealer"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert out.splitlines()[0] == (
+        "claim: mydhumbal: conformance to dhumbal with declared readings: "
+        "dealer = seat_before_starter (dhumbal.deal.no-dealer)"
+    )
+    assert "== 1 passed (1 cases)" in out
+
+
+def test_show_prints_a_declared_profile_resolved_with_its_differences(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = write(tmp_path / "mybuzz.yaml", NEXT_DRAW_READING)
+    assert main(["show", str(profile)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[:4] == [
+        f"# {CLAIM}",
+        "# differs from everestbuzz in:",
+        "#   rules.reshuffle.moment: 'when_deck_emptied' -> 'when_draw_finds_deck_empty'",
+        "#   rules.reshuffle.kept_aside: 'current_offer' -> 'pickable_and_throw'",
+    ]
+    shown = yaml.safe_load(out)
+    assert shown["id"] == "mybuzz" and shown["rules"]["reshuffle"]["moment"] == (
+        "when_draw_finds_deck_empty"
+    )

@@ -27,6 +27,7 @@ from conformance.reporting.report import (
     print_lines,
     write_atomic,
 )
+from conformance.spec import readings
 
 from . import Subparsers
 
@@ -157,6 +158,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"the engine is unusable: {exc}")
     progress.finish()
     result.warnings[:0] = known_failure_warnings(known, selection.transcripts, selection.documents)
+    result.claims = readings.claims(selection.documents, (o.profile for o in result.outcomes))
     rerun = RerunInfo(engine=args.engine, transcripts=args.transcripts)
     print_lines(console_report(result, rerun))
     try:

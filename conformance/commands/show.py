@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 
+from conformance.spec import readings
 from conformance.spec.data import ProfileNotFound
 from conformance.spec.profiles import ProfileFileError, load_profile, option_arguments
 from reference_engine.errors import OptionError
@@ -68,5 +69,19 @@ def run(args: argparse.Namespace) -> int:
         resolved = resolve(document, options)
     except OptionError as exc:
         return _fail(exc.message)
-    sys.stdout.write(render(resolved, args.format))
+    text = render(resolved, args.format)
+    if args.format == "yaml" and document.get("derived_from"):
+        text = "".join(f"# {line}\n" for line in _derivation(document)) + text
+    sys.stdout.write(text)
     return 0
+
+
+def _derivation(document: dict[str, Any]) -> list[str]:
+    """What a declared-readings profile claims and how it differs from the profile it extends."""
+    base = load_profile(document["derived_from"]["profile"])
+    changed = readings.differences(document, base)
+    return [
+        readings.claim_text(document),
+        f"differs from {base['id']} in:" if changed else f"no parameter differs from {base['id']}",
+        *(f"  {line}" for line in changed),
+    ]

@@ -102,6 +102,8 @@ class RunResult:
     info: EngineInfo
     wall_time: float
     warnings: list[str] = field(default_factory=list)
+    # What the run checked, per profile (conformance.spec.readings.claim, plus "text").
+    claims: list[dict[str, Any]] = field(default_factory=list)
 
 
 # -- selection ---------------------------------------------------------------------

@@ -248,7 +248,14 @@ def console_report(result: RunResult, rerun: RerunInfo) -> list[str]:
         lines.append(f"warning: {warning}")
     if result.warnings:
         lines.append("")
+    claimed = declared_claims(result)
+    lines += [f"claim: {c['text']}" for c in claimed] + ([""] if claimed else [])
     return lines + summary_lines(result)
+
+
+def declared_claims(result: RunResult) -> list[dict[str, Any]]:
+    """The claims of profiles that declare readings or are variants (not shipped as they are)."""
+    return [c for c in result.claims if c["profile"] != c["base"] or c["variant"]]
 
 
 # -- files -------------------------------------------------------------------------
@@ -291,6 +298,7 @@ def json_report(result: RunResult, command: str) -> dict[str, Any]:
         "summary": summary,
         "engine": engine_json(result, command),
         "warnings": list(result.warnings),
+        "claims": [dict(c) for c in result.claims],
         "results": [
             {
                 "id": o.transcript_id,
@@ -334,6 +342,11 @@ def junit_report(result: RunResult, rerun: RerunInfo) -> str:
     }
     suites = ET.Element("testsuites", attrs)
     suite = ET.SubElement(suites, "testsuite", attrs)
+    claimed = declared_claims(result)
+    if claimed:
+        properties = ET.SubElement(suite, "properties")
+        for claim in claimed:
+            ET.SubElement(properties, "property", {"name": "claim", "value": claim["text"]})
     for o in result.outcomes:
         case = ET.SubElement(
             suite,

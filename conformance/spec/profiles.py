@@ -689,7 +689,9 @@ def _resolve_declared(doc: yamlsafe.YamlDocument) -> tuple[dict[str, Json] | Non
     if report.problems:
         return None, report.problems
     merged["id"] = value["id"]
-    merged["name"] = value.get("name") or f"{base['name']}, declared readings"
+    merged["name"] = value.get("name") or f"{base['name']}, " + (
+        "variant" if variant else "declared readings"
+    )
     merged["summary"] = value.get("summary") or base["summary"]
     merged["derived_from"] = {"profile": base["id"], "readings": dict(chosen), "variant": variant}
     merged_doc = yamlsafe.YamlDocument(doc.file, merged, doc._root)

@@ -10,7 +10,7 @@ choices; a resolved one carries ``derived_from`` (docs/readings.md).
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from reference_engine.profile import OptionSpec, get_path, set_path
@@ -175,3 +175,38 @@ def claim_text(document: Mapping[str, Json]) -> str:
         return f"{c['profile']}: conformance to {c['base']} with its own readings"
     text = f"{c['profile']}: conformance to {c['base']}"
     return text + (f" with declared readings: {named}" if named else " with its own readings")
+
+
+def claims(
+    documents: Mapping[str, Mapping[str, Json]], ids: Iterable[str]
+) -> list[dict[str, Json]]:
+    """The claim of each profile among ``ids`` (once each, in order), with its ``text``."""
+    return [
+        {**claim(documents[pid]), "text": claim_text(documents[pid])} for pid in dict.fromkeys(ids)
+    ]
+
+
+def _leaves(node: Json, prefix: str) -> dict[str, Json]:
+    if isinstance(node, dict) and node:
+        found: dict[str, Json] = {}
+        for key, value in node.items():
+            found.update(_leaves(value, f"{prefix}{key}."))
+        return found
+    return {prefix.rstrip("."): node}
+
+
+def differences(document: Mapping[str, Json], base: Mapping[str, Json]) -> list[str]:
+    """Each rule parameter and option field that differs from ``base``: "path: old -> new"."""
+
+    def flat(doc: Mapping[str, Json]) -> dict[str, Json]:
+        found = _leaves(doc["rules"], "rules.")
+        for option in doc.get("options") or []:
+            found.update(_leaves(dict(option), f"options.{option['name']}."))
+        return found
+
+    old, new = flat(base), flat(document)
+    return [
+        f"{path}: {old.get(path)!r} -> {new.get(path)!r}"
+        for path in dict.fromkeys([*old, *new])
+        if old.get(path) != new.get(path)
+    ]

@@ -272,6 +272,25 @@ def reshuffle_keeps_nothing_aside() -> None:
     Game._pick = pick  # type: ignore[method-assign]
 
 
+def everestbuzz_reshuffle_at_next_draw() -> None:
+    """An engine written from the EverestBuzz document that reads its reshuffle the other way:
+    when a draw finds the deck empty, keeping aside this throw and the previous top card."""
+    from dataclasses import replace
+
+    from reference_engine.rules import KeptAside, ReshuffleMoment
+
+    original = Rules.from_profile
+
+    def from_profile(profile: Mapping[str, Any]) -> Rules:
+        return replace(
+            original(profile),
+            reshuffle_moment=ReshuffleMoment.WHEN_DRAW_FINDS_DECK_EMPTY,
+            kept_aside=KeptAside.PICKABLE_AND_THROW,
+        )
+
+    Rules.from_profile = from_profile  # type: ignore[method-assign]
+
+
 def house_rule_ignored() -> None:
     picking.offer_open_to = lambda seat, throwers, rules: True
 
@@ -345,6 +364,7 @@ MUTANTS: dict[str, Callable[[], None]] = {
         tie_break_by_seat_number,
         call_after_throwing,
         reshuffle_keeps_nothing_aside,
+        everestbuzz_reshuffle_at_next_draw,
         house_rule_ignored,
         deal_in_blocks,
         refusal_changes_state,
