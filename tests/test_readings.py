@@ -24,7 +24,7 @@ from conformance.commands.run import default_engine, default_engine_env
 from conformance.harness.runner import RunConfig, build_cases, run_cases
 from conformance.spec import readings
 from conformance.spec.profiles import ProfileFileError, check_profile_document, load_profile
-from conformance.spec.transcript import load_corpus, shipped_documents
+from conformance.spec.transcript import check_transcript_file, load_corpus, shipped_documents
 from conformance.spec.yamlsafe import load as load_yaml
 
 ALTERNATIVES = sorted(
@@ -326,3 +326,17 @@ def test_show_prints_a_declared_profile_resolved_with_its_differences(
     assert shown["id"] == "mybuzz" and shown["rules"]["reshuffle"]["moment"] == (
         "when_draw_finds_deck_empty"
     )
+
+
+def test_a_transcript_may_not_check_starter_or_dealer_once_the_game_is_over(
+    tmp_path: Path,
+) -> None:
+    source = Path(__file__).resolve().parents[1] / "conformance" / "transcripts"
+    text = (source / "dashain-end-game-before-first-hand.yaml").read_text("utf-8")
+    text += "  - check: {phase: game_over, starter: 1, dealer: 0}\n"
+    path = write(tmp_path / "dashain-end-game-before-first-hand.yaml", text)
+    problems = [f"{p.field}: {p.message}" for p in check_transcript_file(path)]
+    assert problems == [
+        "steps[4].check.starter: starter means nothing once the game is over; do not check it",
+        "steps[4].check.dealer: dealer means nothing once the game is over; do not check it",
+    ]

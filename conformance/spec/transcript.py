@@ -396,11 +396,27 @@ def _semantic_problems(
     return problems
 
 
+# State fields no rule gives a meaning once the game is over; engines report them differently.
+UNCHECKABLE_AFTER_GAME = ("starter", "dealer")
+
+
 def _check_steps(steps: Sequence[Mapping[str, Any]], transcript: Transcript, add: Any) -> None:
     in_hand = False
     dealt = False
+    game_over = False
     for i, raw in enumerate(steps):
         refused = "error" in (raw.get("expect") or {})
+        events = (raw.get("expect") or {}).get("events") or []
+        if "check" in raw and game_over:
+            for name in UNCHECKABLE_AFTER_GAME:
+                if name in raw["check"]:
+                    add(
+                        ["steps", i, "check", name],
+                        f"{name} means nothing once the game is over; do not check it",
+                    )
+        game_over = game_over or any(
+            isinstance(e, Mapping) and e.get("type") == "game_ended" for e in events
+        )
         if "deal" in raw:
             spec = raw["deal"]
             _check_deal(spec, transcript.seats, ["steps", i, "deal"], add)
