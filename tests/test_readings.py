@@ -340,3 +340,17 @@ def test_a_transcript_may_not_check_starter_or_dealer_once_the_game_is_over(
         "steps[4].check.starter: starter means nothing once the game is over; do not check it",
         "steps[4].check.dealer: dealer means nothing once the game is over; do not check it",
     ]
+
+
+def test_validate_checks_a_declared_readings_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = write(tmp_path / "mybuzz.yaml", NEXT_DRAW_READING)
+    assert main(["validate", str(good)]) == 0
+    bad = write(tmp_path / "bad.yaml", NEXT_DRAW_READING.replace("next_draw", "later"))
+    capsys.readouterr()
+    assert main(["validate", str(bad)]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        f"{bad}:6: readings.reshuffle: reading reshuffle has no choice 'later'; "
+        "everestbuzz offers: reshuffle (end_of_turn | next_draw)"
+    ]

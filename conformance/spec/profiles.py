@@ -237,15 +237,15 @@ def check_profile_file(
     except yamlsafe.YamlProblem as exc:
         field = yamlsafe.format_path(exc.path or ()) or "(file)"
         return [Problem(exc.file, exc.line, field, exc.message)]
-    if isinstance(doc.data, dict) and "extends" in doc.data:
-        return _resolve_declared(doc)[1]
     return check_profile_document(doc, require_coverage=require_coverage)
 
 
 def check_profile_document(
     doc: yamlsafe.YamlDocument, *, require_coverage: bool = True
 ) -> list[Problem]:
-    """Every problem of an already loaded profile document."""
+    """Every problem of an already loaded profile document (or declared-readings file)."""
+    if isinstance(doc.data, dict) and "extends" in doc.data:
+        return _resolve_declared(doc)[1]
     report = _Report(doc)
     value = stringify_keys(doc.data)
     if not isinstance(value, dict):
