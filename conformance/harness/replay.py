@@ -115,6 +115,7 @@ def describe_step(step: Step) -> str:
         text = "legal"
     elif step.kind == "start":
         text = "start" + (f" with options {show(step.start_options)}" if step.start_options else "")
+        text += f" at {step.start_seats} seats" if step.start_seats is not None else ""
     elif step.kind == "deal":
         text = "deal" + (
             f" (starter {step.starter})" if step.starter is not None else " (52-card order)"
@@ -417,6 +418,8 @@ def _run_start(ctx: _Context, step: Step) -> None:
     message = start_message(ctx.transcript, ctx.resolved)
     if step.start_options is not None:
         message["options"] = dict(step.start_options)
+    if step.start_seats is not None:
+        message["seats"] = step.start_seats
     _run_action(ctx, step, lambda: _send(ctx, message))
     if step.expect.error is None:
         ctx.started = True
@@ -622,7 +625,7 @@ def replay(
         outcome = replace(
             outcome, step=index, step_description=describe_step(ctx.step), line=ctx.step.line
         )
-    elif outcome.request is not None and outcome.request.get("cmd") == "start":
+    if outcome.request is not None and outcome.request.get("cmd") == "start":
         # The whole resolved profile would drown the report; its id says it all.
         outcome = replace(
             outcome, request={**outcome.request, "profile": f"<resolved profile {profile}>"}

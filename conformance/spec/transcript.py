@@ -48,6 +48,7 @@ class Step:
     raw: Mapping[str, Any] | None = None  # a raw step: text, json (+ add_seq) or oversize
     legal: Any = None  # a legal step: the expected answer (null outside a turn)
     start_options: Mapping[str, Any] | None = None  # a start step's replacement options
+    start_seats: int | None = None  # a start step's replacement seat count
 
     def describe(self) -> str:
         if self.kind == "check":
@@ -164,8 +165,16 @@ def _build_step_kind(index: int, raw: Mapping[str, Any], line: int) -> Step:
     if "legal" in raw:
         return Step(index, line, "legal", {"cmd": "legal"}, legal=raw["legal"])
     if "start" in raw:
-        options = (raw["start"] or {}).get("options")
-        return Step(index, line, "start", {"cmd": "start"}, expect=expect, start_options=options)
+        spec = raw["start"] or {}
+        return Step(
+            index,
+            line,
+            "start",
+            {"cmd": "start"},
+            expect=expect,
+            start_options=spec.get("options"),
+            start_seats=spec.get("seats"),
+        )
     if "deal" in raw:
         spec = raw["deal"]
         return Step(
