@@ -120,7 +120,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         action=argparse.BooleanOptionalAction,
         default=True,
         help="check every response against schema/protocol/ (on by default; a field that is "
-        "neither defined nor x- fails the case under protocol.messages.closed); "
+        "neither defined nor x- fails the case under protocol.messages.schema); "
         "--no-validate-protocol switches it off",
     )
     parser.set_defaults(run=run)

@@ -52,7 +52,7 @@ NOT_PASSED: Final = frozenset({FAILED, ERRORED, CRASHED, TIMED_OUT})
 
 # The protocol clauses a failure is credited to when the answer itself is malformed,
 # whatever the step was checking.
-SCHEMA_CLAUSE: Final = "protocol.messages.closed"
+SCHEMA_CLAUSE: Final = "protocol.messages.schema"
 SEQ_CLAUSE: Final = "protocol.seq.echo"
 LINE_CLAUSE: Final = "protocol.transport.one-answer"
 COMMANDS: Final = frozenset(
@@ -518,6 +518,29 @@ _RUNNERS: Final[Mapping[str, Callable[[_Context, Step], None]]] = {
 }
 
 
+# The rule family a step of this kind checks, when the step names no clauses itself.
+_STEP_FAMILIES: Final = {"deal": "deal", "reshuffle": "reshuffle", "set_option": "options"}
+
+
+def _step_credit(
+    transcript: Transcript, step: Step | None, owned: Collection[str] | None
+) -> tuple[str, ...]:
+    """The clauses a failure at ``step`` is credited to: those it names; for a deal, a
+    reshuffle or an option change, the clauses of that family (the transcript's, else the
+    profile's); otherwise the transcript's."""
+    if step is None:
+        return transcript.clauses
+    if step.clauses:
+        return step.clauses
+    family = _STEP_FAMILIES.get(step.kind)
+    if family is not None:
+        for pool in (transcript.clauses, sorted(owned or ())):
+            found = tuple(c for c in pool if c.split(".")[1:2] == [family])
+            if found:
+                return found
+    return transcript.clauses
+
+
 def credited_clauses(clauses: Sequence[str], owned: Collection[str] | None) -> tuple[str, ...]:
     """Those of ``clauses`` a profile owning ``owned`` answers for: its own and the protocol's."""
     return tuple(c for c in clauses if owned is None or c in owned or is_protocol_clause(c))
@@ -608,8 +631,7 @@ def replay(
     else:
         return replace(base, duration=clock() - began)
     if credited is None:
-        step_clauses = ctx.step.clauses if index and ctx.step is not None else ()
-        credited = step_clauses or transcript.clauses
+        credited = _step_credit(transcript, ctx.step if index else None, owned)
     outcome = replace(
         base,
         status=status,
