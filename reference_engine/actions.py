@@ -58,7 +58,7 @@ def action_from_json(data: object) -> Action:
         if source == "deck":
             return PickDeck()
         if source == "offer":
-            if "card" not in data:
+            if not isinstance(data.get("card"), str):
                 raise JhyapError("pick from the offer needs 'card'", ErrorCode.BAD_REQUEST)
             return PickOffer(parse_card(data["card"]))
         raise JhyapError("pick action needs 'from': 'deck' or 'offer'", ErrorCode.BAD_REQUEST)

@@ -68,7 +68,8 @@ def parse_card(text: object) -> Card:
 
 
 def parse_cards(items: object) -> list[Card]:
-    if not isinstance(items, list):
+    """The cards named in ``items``: bad_request unless a list of strings, then invalid_card."""
+    if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
         raise JhyapError("cards must be a list of card names", ErrorCode.BAD_REQUEST)
     return [parse_card(item) for item in items]
 

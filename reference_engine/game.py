@@ -73,6 +73,9 @@ class Game:
         seats: int,
         options: Mapping[str, Any] | None = None,
     ) -> None:
+        # The order of checks for start (docs/protocol.md): the profile itself, then the
+        # option names, then their values, then the seat count.
+        Rules.from_profile(profile_document)
         self.document = profile_document
         self.profile = resolve(profile_document, options)
         self.rules = Rules.from_profile(self.profile)
@@ -99,6 +102,7 @@ class Game:
         self.thrown: Throw | None = None  # this turn's throw, before the pick
         self.out_of_play: list[Card] = []
         self.draw_waiting: int | None = None  # the seat whose draw waits for a new deck
+        self.set_aside: list[Card] = []  # the last hands of seats put out, until the next deal
         self.turns_taken = 0
         self.multi_throwers: set[int] = set()
         self.last_round: dict[str, Any] | None = None
@@ -150,6 +154,7 @@ class Game:
         self.thrown = None
         self.out_of_play = []
         self.draw_waiting = None
+        self.set_aside = []
         self.turns_taken = 0
         self.multi_throwers = set()
         self.round += 1
@@ -402,6 +407,10 @@ class Game:
         for seat in out:
             self.active.remove(seat)
             self.out_in_round[seat] = self.round
+            # A seat that is out holds no cards (protocol.state.seat-out); its last hand
+            # is set aside until the next deal.
+            self.set_aside.extend(self.hands[seat])
+            self.hands[seat] = []
         if next_starter not in self.active:
             next_starter = self.next_active(next_starter)
         self.starter = next_starter

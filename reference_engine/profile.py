@@ -8,6 +8,7 @@ applied to the rule parameter it sets and an ``options`` mapping of the values.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -86,7 +87,8 @@ class OptionSpec:
             if isinstance(value, bool) or not isinstance(value, int):
                 raise bad
         elif self.type is OptionType.DECIMAL:
-            if isinstance(value, bool) or not isinstance(value, str | int | float):
+            # A decimal travels as a JSON string in plain notation ("0.05"), never a number.
+            if not isinstance(value, str) or not _PLAIN_DECIMAL.fullmatch(value):
                 raise bad
             try:
                 number = Decimal(str(value))
@@ -116,6 +118,9 @@ class OptionSpec:
         if self.map is None:
             return value
         return self.map[str(value).lower()]
+
+
+_PLAIN_DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?")
 
 
 def _decimal_text(number: Decimal) -> str:
@@ -178,16 +183,19 @@ def resolve(
     Unknown option names raise OptionError with code ``unknown_option``; values
     outside the allowed set raise OptionError naming the allowed values.
     """
-    specs = option_specs(document)
-    chosen: dict[str, Json] = {}
-    for name, value in (options or {}).items():
+    try:
+        specs = option_specs(document)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ProfileError(f"profile options are malformed: {exc!r}") from None
+    # Every name is checked before any value: a value means nothing without its option.
+    for name in options or {}:
         if name not in specs:
             known = ", ".join(specs) or "none"
             raise OptionError(
                 f"unknown option {name!r}; this profile's options: {known}",
                 ErrorCode.UNKNOWN_OPTION,
             )
-        chosen[name] = specs[name].normalize(value)
+    chosen = {name: specs[name].normalize(value) for name, value in (options or {}).items()}
     resolved = copy.deepcopy(dict(document))
     values: dict[str, Json] = {}
     for name, spec in specs.items():

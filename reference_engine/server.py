@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable
 from typing import IO, Any
@@ -15,6 +16,7 @@ from .game import Game
 PROTOCOL_VERSION = "1.0"
 ENGINE_VERSION = "0.1.0"
 MAX_LINE_BYTES = 1 << 20
+MAX_SEQ = (1 << 53) - 1  # the largest integer every JSON implementation holds exactly
 COMMANDS = (
     "hello",
     "start",
@@ -40,13 +42,17 @@ class Session:
         self.stopped = False
 
     def handle(self, request: Any) -> Response:
-        seq = request.get("seq") if isinstance(request, dict) else None
+        seq = request_seq(request)
         try:
             if not isinstance(request, dict):
                 raise JhyapError("a request must be a JSON object", ErrorCode.BAD_REQUEST)
-            if isinstance(seq, bool) or not isinstance(seq, int):
-                raise JhyapError("'seq' must be an integer", ErrorCode.BAD_REQUEST)
+            if seq is None:
+                raise JhyapError(
+                    f"'seq' must be an integer from 0 to {MAX_SEQ}", ErrorCode.BAD_REQUEST
+                )
             command = request.get("cmd")
+            if not isinstance(command, str):
+                raise JhyapError("'cmd' must be a command name", ErrorCode.BAD_REQUEST)
             handler: Callable[[dict[str, Any]], Response] | None = (
                 getattr(self, f"_cmd_{command}", None) if command in COMMANDS else None
             )
@@ -74,7 +80,7 @@ class Session:
 
     def _cmd_hello(self, request: dict[str, Any]) -> Response:
         wanted = request.get("protocol")
-        if not isinstance(wanted, str):
+        if not isinstance(wanted, str) or not _VERSION.fullmatch(wanted):
             raise JhyapError("hello needs 'protocol', e.g. \"1.0\"", ErrorCode.BAD_REQUEST)
         if wanted.split(".")[0] != PROTOCOL_VERSION.split(".")[0]:
             raise JhyapError(
@@ -93,9 +99,11 @@ class Session:
 
     def _cmd_start(self, request: dict[str, Any]) -> Response:
         profile, seats = _field(request, "profile", dict), _field(request, "seats", int)
-        options = request.get("options") or {}
-        if not isinstance(options, dict):
-            raise JhyapError("'options' must be an object", ErrorCode.BAD_REQUEST)
+        options = request.get("options", {})
+        if not isinstance(options, dict) or not all(map(_is_scalar, options.values())):
+            raise JhyapError(
+                "'options' must be an object of option values", ErrorCode.BAD_REQUEST
+            )
         self.game = Game(profile, seats, options)
         return {"events": []}
 
@@ -104,9 +112,11 @@ class Session:
         return {"events": self._game().deal(order)}
 
     def _cmd_act(self, request: dict[str, Any]) -> Response:
-        game = self._game()
+        # The arguments are checked before asking for a game (docs/protocol.md, the order
+        # of checks: step 2 comes before step 3).
         seat = _field(request, "seat", int)
-        return {"events": game.act(seat, action_from_json(_field(request, "action", dict)))}
+        action = action_from_json(_field(request, "action", dict))
+        return {"events": self._game().act(seat, action)}
 
     def _cmd_reshuffle(self, request: dict[str, Any]) -> Response:
         order = parse_cards(_field(request, "order", list))
@@ -114,8 +124,11 @@ class Session:
 
     def _cmd_set_option(self, request: dict[str, Any]) -> Response:
         name = _field(request, "name", str)
-        if "value" not in request:
-            raise JhyapError("set_option needs 'value'", ErrorCode.BAD_REQUEST)
+        if "value" not in request or not _is_scalar(request["value"]):
+            raise JhyapError(
+                "set_option needs a 'value': a string, number, boolean or null",
+                ErrorCode.BAD_REQUEST,
+            )
         return {"events": self._game().set_option(name, request["value"])}
 
     def _cmd_end_game(self, request: dict[str, Any]) -> Response:
@@ -131,6 +144,21 @@ class Session:
     def _cmd_stop(self, request: dict[str, Any]) -> Response:
         self.stopped = True
         return {}
+
+
+_VERSION = re.compile(r"[0-9]+\.[0-9]+")
+
+
+def request_seq(request: Any) -> int | None:
+    """The ``seq`` a response echoes: the request's integer seq in 0..MAX_SEQ, else None."""
+    seq = request.get("seq") if isinstance(request, dict) else None
+    if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= MAX_SEQ:
+        return None
+    return seq
+
+
+def _is_scalar(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
 
 
 def _field(request: dict[str, Any], name: str, kind: type) -> Any:

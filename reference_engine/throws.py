@@ -44,7 +44,8 @@ def classify(cards: Sequence[Card], rules: Rules) -> ThrowKind | None:
 
 
 def legal_throws(hand: Sequence[Card], rules: Rules) -> list[tuple[Card, ...]]:
-    """Every legal throw from ``hand``, each in canonical card order: singles, sets, runs."""
+    """Every legal throw from ``hand``, each in canonical card order; shorter throws first,
+    then by their cards' canonical positions (docs/protocol.md, "Legal actions")."""
     ordered = sorted(hand, key=lambda c: c.sort_key)
     found: list[tuple[Card, ...]] = [(c,) for c in ordered]
     by_rank: dict[int, list[Card]] = {}
@@ -63,4 +64,4 @@ def legal_throws(hand: Sequence[Card], rules: Rules) -> list[tuple[Card, ...]]:
                 end += 1
                 if end - start + 1 >= rules.run_min:
                     found.append(tuple(suited[start : end + 1]))
-    return found
+    return sorted(found, key=lambda cards: (len(cards), [c.sort_key for c in cards]))

@@ -64,6 +64,7 @@ def _accounted(game: Game) -> Counter[str]:
     state = game.state()
     cards = [c for hand in state["hands"] for c in hand]
     cards += state["offer"] + state["thrown"] + state["deck"] + state["out_of_play"]
+    cards += [str(c) for c in game.set_aside]  # the last hands of seats put out
     return Counter(cards)
 
 

@@ -17,7 +17,7 @@ BAD_LINES: list[tuple[bytes, str]] = [
     (b'{"cmd": "hello", "protocol": "1.0"}', "bad_request"),  # no seq
     (b'{"seq": "7", "cmd": "state"}', "bad_request"),
     (b'{"seq": 1, "cmd": "shuffle"}', "unknown_command"),
-    (b'{"seq": 2}', "unknown_command"),
+    (b'{"seq": 2}', "bad_request"),  # no cmd: a missing field, not an unknown command
     (b'{"seq": 3, "cmd": "state"}', "wrong_phase"),  # no game yet
     (b'{"seq": 4, "cmd": "hello"}', "bad_request"),
     (b'{"seq": 5, "cmd": "hello", "protocol": "2.0"}', "unsupported_protocol"),

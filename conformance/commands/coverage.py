@@ -13,6 +13,8 @@ from conformance.reporting.report import write_atomic
 from conformance.spec import readings
 from conformance.spec.data import DataNotFound
 from conformance.spec.profiles import ProfileFileError
+from conformance.spec.protocol import OWNER as PROTOCOL
+from conformance.spec.protocol import ProtocolClausesError, protocol_clause_ids
 from conformance.spec.transcript import Transcript, load_corpus, profiles_for, shipped_documents
 
 from . import Subparsers
@@ -23,10 +25,10 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "coverage",
         help="list the transcripts that test each clause",
-        description="Every clause of every shipped profile with the ids of the transcripts "
-        "that list it, then every value of every reading (docs/readings.md) with the "
-        "transcripts that test it. Exit status 1 when a clause or a reading value is "
-        "untested, 2 for invalid input.",
+        description="Every clause of every shipped profile, and every protocol clause "
+        "(specs/protocol/clauses.yaml), with the ids of the transcripts that list it, then "
+        "every value of every reading (docs/readings.md) with the transcripts that test it. "
+        "Exit status 1 when a clause or a reading value is untested, 2 for invalid input.",
     )
     parser.add_argument("--json", metavar="FILE", help="also write the coverage as JSON")
     parser.add_argument(
@@ -43,7 +45,8 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
 def coverage(
     documents: Mapping[str, Mapping[str, Any]], transcripts: Sequence[Transcript]
 ) -> dict[str, dict[str, Any]]:
-    """Each clause id (profile order, then file order) with its profile and transcript ids."""
+    """Each clause id (profile order, then file order; the protocol clauses last, with the
+    profile ``protocol``) with its profile and transcript ids."""
     listing: dict[str, list[str]] = {}
     for transcript in sorted(transcripts, key=lambda t: t.id):
         for clause in transcript.clauses:
@@ -53,6 +56,8 @@ def coverage(
         for clause in documents[pid].get("clauses") or []:
             cid = clause["id"]
             table[cid] = {"profile": pid, "transcripts": listing.get(cid, [])}
+    for cid in protocol_clause_ids():
+        table[cid] = {"profile": PROTOCOL, "transcripts": listing.get(cid, [])}
     return table
 
 
@@ -100,8 +105,9 @@ def run(args: argparse.Namespace) -> int:
     """Print the coverage; exit 1 if a clause is uncovered."""
     try:
         documents = shipped_documents()
-    except (ProfileFileError, DataNotFound) as exc:
-        print(f"jhyap coverage: the shipped profiles cannot be loaded: {exc}", file=sys.stderr)
+        protocol_clause_ids()
+    except (ProfileFileError, DataNotFound, ProtocolClausesError) as exc:
+        print(f"jhyap coverage: the shipped clauses cannot be loaded: {exc}", file=sys.stderr)
         return 2
     root = Path(args.transcripts) if args.transcripts else None
     transcripts, problems = load_corpus(root)

@@ -7,9 +7,10 @@ import json
 import os
 import shlex
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
-from conformance.harness.client import EngineUnusable
+from conformance.harness.client import DEFAULT_TIMEOUT, EngineUnusable
 from conformance.harness.runner import (
     InputError,
     RunConfig,
@@ -28,6 +29,8 @@ from conformance.reporting.report import (
     write_atomic,
 )
 from conformance.spec import readings
+from conformance.spec.profiles import ProfileFileError
+from conformance.spec.transcript import with_profile_files
 
 from . import Subparsers
 
@@ -93,7 +96,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     parser.add_argument(
         "--timeout",
         type=float,
-        default=10.0,
+        default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
         help="the time to wait for each response (default 10)",
     )
@@ -115,10 +118,25 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument(
         "--validate-protocol",
-        action="store_true",
-        help="check every response against schema/protocol/",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="check every response against schema/protocol/ (on by default; a field that is "
+        "neither defined nor x- fails the case under protocol.messages.schema); "
+        "--no-validate-protocol switches it off",
     )
     parser.set_defaults(run=run)
+
+
+def profile_files(arguments: Sequence[str]) -> dict[str, str]:
+    """Profile id -> the file named on the command line, for the --profile values that are
+    files (a rerun must name the file again, not the id)."""
+    names = [p.strip() for text in arguments for p in text.split(",") if p.strip()]
+    files = [n for n in names if Path(n).is_file()]
+    try:
+        _, ids = with_profile_files({}, files)
+    except ProfileFileError:  # already reported by load_selection, which ran first
+        return {}
+    return dict(zip(ids, files, strict=True))
 
 
 def _fail(message: str) -> int:
@@ -159,7 +177,14 @@ def run(args: argparse.Namespace) -> int:
     progress.finish()
     result.warnings[:0] = known_failure_warnings(known, selection.transcripts, selection.documents)
     result.claims = readings.claims(selection.documents, (o.profile for o in result.outcomes))
-    rerun = RerunInfo(engine=args.engine, transcripts=args.transcripts)
+    rerun = RerunInfo(
+        engine=args.engine,
+        transcripts=args.transcripts,
+        timeout=args.timeout if args.timeout != DEFAULT_TIMEOUT else None,
+        profile_files=profile_files(args.profile),
+        validate_protocol=args.validate_protocol,
+        known_failures=args.known_failures,
+    )
     print_lines(console_report(result, rerun))
     try:
         if args.json:

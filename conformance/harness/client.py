@@ -346,6 +346,24 @@ class EngineClient:
         self._write(line.encode("utf-8"), deadline, limit, message.get("cmd"), seq)
         return self._receive(seq, deadline, limit, message.get("cmd"))
 
+    def send_raw(self, line: bytes, *, timeout: float | None = None) -> dict[str, Any]:
+        """Send ``line`` as it is (plus a newline) and return the answer, whatever its seq.
+
+        For transcripts' raw steps: the line may be anything. It uses up :attr:`next_seq`
+        (which a raw JSON line usually carries); the caller judges the answer's seq.
+        """
+        if self._broken is not None:
+            raise EngineError(f"the engine connection is unusable: {self._broken}")
+        if self._closed:
+            raise EngineError("the engine connection is closed")
+        limit = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + limit
+        seq = self._seq
+        self._seq += 1
+        self._check_no_extra_line(seq)
+        self._write(line + b"\n", deadline, limit, "a raw line", seq)
+        return self._receive(seq, deadline, limit, "a raw line", check_seq=False)
+
     def _check_no_extra_line(self, seq: int) -> None:
         """Fail if the engine wrote a line nobody asked for since its last response."""
         self._pump(0.0)
@@ -388,7 +406,9 @@ class EngineClient:
                     )
                 select.select([], [self._stdin_fd], [], remaining)
 
-    def _receive(self, seq: int, deadline: float, limit: float, cmd: object) -> dict[str, Any]:
+    def _receive(
+        self, seq: int, deadline: float, limit: float, cmd: object, *, check_seq: bool = True
+    ) -> dict[str, Any]:
         while True:
             while not self._lines:
                 remaining = deadline - time.monotonic()
@@ -411,10 +431,10 @@ class EngineClient:
                 )
             assert isinstance(item, bytes)
             if item.strip():
-                return self._decode(item, seq)
+                return self._decode(item, seq, check_seq=check_seq)
             # Blank lines carry nothing; the protocol ignores them in both directions.
 
-    def _decode(self, raw: bytes, seq: int) -> dict[str, Any]:
+    def _decode(self, raw: bytes, seq: int, *, check_seq: bool = True) -> dict[str, Any]:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -430,21 +450,8 @@ class EngineClient:
             self._fail(ProtocolViolation("response is not JSON", _shorten(text)))
         if not isinstance(response, dict):
             self._fail(ProtocolViolation("response is not a JSON object", _shorten(text)))
-        got = response.get("seq")
-        if isinstance(got, int) and not isinstance(got, bool) and 0 <= got < seq:
-            # An earlier request was answered already: this line is one too many.
-            self._fail(
-                ProtocolViolation(
-                    f"unrequested extra line: a second answer to seq {got} (waiting for seq {seq})",
-                    _shorten(text),
-                )
-            )
-        if got != seq or isinstance(got, bool):
-            self._fail(
-                ProtocolViolation(
-                    f"wrong seq: expected {seq}, got {json.dumps(got)}", _shorten(text)
-                )
-            )
+        if check_seq:
+            self._check_seq(response.get("seq"), seq, text)
         ok = response.get("ok")
         if ok is True:
             return response
@@ -463,6 +470,22 @@ class EngineClient:
                 _shorten(text),
             )
         )
+
+    def _check_seq(self, got: object, seq: int, text: str) -> None:
+        if isinstance(got, int) and not isinstance(got, bool) and 0 <= got < seq:
+            # An earlier request was answered already: this line is one too many.
+            self._fail(
+                ProtocolViolation(
+                    f"unrequested extra line: a second answer to seq {got} (waiting for seq {seq})",
+                    _shorten(text),
+                )
+            )
+        if got != seq or isinstance(got, bool):
+            self._fail(
+                ProtocolViolation(
+                    f"wrong seq: expected {seq}, got {json.dumps(got)}", _shorten(text)
+                )
+            )
 
     def _fail(self, exc: EngineError) -> NoReturn:
         self._broken = str(exc)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any, Final
@@ -19,7 +19,8 @@ import referencing
 import referencing.jsonschema
 
 from ..spec import data
-from ..spec.transcript import Step, Transcript
+from ..spec.protocol import is_protocol_clause
+from ..spec.transcript import Step, Transcript, raw_line
 from .client import (
     EngineClient,
     EngineCrashed,
@@ -28,7 +29,14 @@ from .client import (
     EngineTimeout,
     ProtocolViolation,
 )
-from .compare import checked_fields, compare_check, compare_events, compare_states, show
+from .compare import (
+    checked_fields,
+    compare_check,
+    compare_events,
+    compare_states,
+    show,
+    strip_vendor,
+)
 
 PASSED: Final = "passed"
 FAILED: Final = "failed"
@@ -42,6 +50,16 @@ STATUSES: Final = (PASSED, FAILED, ERRORED, CRASHED, TIMED_OUT, SKIPPED, XFAIL, 
 OK_STATUSES: Final = frozenset({PASSED, SKIPPED, XFAIL})
 NOT_PASSED: Final = frozenset({FAILED, ERRORED, CRASHED, TIMED_OUT})
 
+# The protocol clauses a failure is credited to when the answer itself is malformed,
+# whatever the step was checking.
+SCHEMA_CLAUSE: Final = "protocol.messages.schema"
+SEQ_CLAUSE: Final = "protocol.seq.echo"
+LINE_CLAUSE: Final = "protocol.transport.one-answer"
+COMMANDS: Final = frozenset(
+    {"hello", "start", "deal", "act", "reshuffle", "set_option", "end_game", "state"}
+    | {"legal", "stop"}
+)
+
 # Answers that mean "this engine does not play that", not "this engine is wrong".
 SKIP_CODES: Final = frozenset({"unsupported_profile", "unsupported_option", "unsupported_command"})
 STDERR_LINES: Final = 20
@@ -53,6 +71,8 @@ class Outcome:
 
     ``step`` counts from 1 (0 is the ``start`` request); ``line`` is that step's line
     in ``file``. ``expected``/``actual`` are JSON-like values for the report.
+    ``clauses`` are the clauses the outcome is credited to under ``profile``: a pass, the
+    transcript's; a failure, the failing step's (or the protocol clause the answer broke).
     """
 
     status: str
@@ -84,6 +104,18 @@ def describe_step(step: Step) -> str:
     text: str
     if step.kind == "check":
         text = "check " + ", ".join(step.check or {})
+    elif step.kind == "raw":
+        spec = step.raw or {}
+        if "oversize" in spec:
+            text = f"a line of {spec['oversize']} bytes"
+        else:
+            shown = spec["text"] if "text" in spec else show(spec.get("json"))
+            text = f"the raw line {_short(str(shown))}"
+    elif step.kind == "legal":
+        text = "legal"
+    elif step.kind == "start":
+        text = "start" + (f" with options {show(step.start_options)}" if step.start_options else "")
+        text += f" at {step.start_seats} seats" if step.start_seats is not None else ""
     elif step.kind == "deal":
         text = "deal" + (
             f" (starter {step.starter})" if step.starter is not None else " (52-card order)"
@@ -113,7 +145,11 @@ def describe_step(step: Step) -> str:
     return text
 
 
-# -- protocol schemas (--validate-protocol) ------------------------------------------
+def _short(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
+# -- protocol schemas (on unless --no-validate-protocol) --------------------------------
 
 SCHEMA_BASE: Final = "https://jhyap-conformance.org/schema/protocol/"
 
@@ -218,9 +254,26 @@ class _StepFailure(Exception):
 class _Context:
     client: EngineClient
     validate: bool
+    transcript: Transcript
+    resolved: Mapping[str, Any]
+    started: bool = False  # a start was accepted: there is a table to ask the state of
     step: Step | None = None
     request: dict[str, Any] | None = None
     sent: list[str] = field(default_factory=list)
+
+
+def _check_schema(ctx: _Context, cmd: str | None, response: Mapping[str, Any]) -> None:
+    if not ctx.validate or (cmd is None and response.get("ok") is True):
+        return  # an accepted line that names no command has no schema to meet
+    problems = schema_problems(cmd or "state", response)
+    if problems:
+        raise _StepFailure(
+            FAILED,
+            f"the answer to {cmd or 'the line'} breaks the protocol schema",
+            differences=tuple(problems),
+            actual=response,
+            credit=(SCHEMA_CLAUSE,),
+        )
 
 
 def _send(ctx: _Context, message: Mapping[str, Any], *, record: bool = True) -> dict[str, Any]:
@@ -228,15 +281,33 @@ def _send(ctx: _Context, message: Mapping[str, Any], *, record: bool = True) -> 
     if record:
         ctx.request = {"seq": ctx.client.next_seq, **message}
     response = ctx.client.send(message)
-    if ctx.validate:
-        problems = schema_problems(str(message["cmd"]), response)
-        if problems:
-            raise _StepFailure(
-                FAILED,
-                f"the answer to {message['cmd']} breaks the protocol schema",
-                differences=tuple(problems),
-                actual=response,
-            )
+    _check_schema(ctx, str(message["cmd"]), response)
+    return response
+
+
+def _send_raw(ctx: _Context, step: Step) -> dict[str, Any]:
+    """Send a raw step's line; check the answer's seq, then its schema."""
+    spec = step.raw or {}
+    line, put = raw_line(spec, ctx.client.next_seq)
+    text = line.decode("utf-8", "replace")
+    shown = _short(text, 300) if len(line) < 4096 else f"({len(line)} bytes)"
+    ctx.request = {"raw": shown}
+    response = ctx.client.send_raw(line)
+    wanted = step.expect.seq if step.expect.seq_given else put
+    got = response.get("seq")
+    if got != wanted or isinstance(got, bool | float):
+        raise _StepFailure(
+            FAILED,
+            f"the answer carries seq {show(got)}, expected {show(wanted)}",
+            expected={"seq": wanted},
+            actual=response,
+            differences=(f"seq: expected {show(wanted)}, got {show(got)}",),
+        )
+    value = spec.get("json")
+    cmd = value.get("cmd") if isinstance(value, dict) else None
+    if "oversize" in spec:
+        cmd = "state"
+    _check_schema(ctx, cmd if cmd in COMMANDS else None, response)
     return response
 
 
@@ -283,6 +354,9 @@ def _refusal(response: Mapping[str, Any], doing: str) -> _StepFailure:
 
 def _state(ctx: _Context, why: str) -> Any:
     response = _send(ctx, {"cmd": "state"}, record=False)
+    if not ctx.started:
+        # No table yet: what must not change is the refusal itself.
+        return {"state": response.get("error", {}).get("code") if not response["ok"] else "ok"}
     if not response["ok"]:
         raise _refusal(response, f"state ({why})")
     return response.get("state")
@@ -306,12 +380,63 @@ def _run_check(ctx: _Context, step: Step) -> None:
         )
 
 
-def _run_action(ctx: _Context, step: Step) -> None:
-    assert step.request is not None
+def _run_legal(ctx: _Context, step: Step) -> None:
+    response = _send(ctx, {"cmd": "legal"})
+    if not response["ok"]:
+        raise _refusal(response, "legal")
+    got = response.get("legal")
+    if strip_vendor(got) != step.legal:
+        raise _StepFailure(
+            FAILED,
+            "the legal actions differ from the transcript (content and order count)",
+            expected=step.legal,
+            actual=got,
+            differences=tuple(_legal_differences(step.legal, got)),
+        )
+
+
+def _legal_differences(expected: Any, got: Any) -> list[str]:
+    if not isinstance(expected, dict) or not isinstance(got, dict):
+        return [f"legal: expected {show(expected)}, got {show(got)}"]
+    found = []
+    for key in ("seat", "call", "throws", "picks"):
+        want, have = expected.get(key), strip_vendor(got.get(key))
+        if want == have:
+            continue
+        if isinstance(want, list) and isinstance(have, list):
+            at = next((i for i, (a, b) in enumerate(zip(want, have, strict=False)) if a != b), None)
+            if at is None:
+                found.append(f"{key}: expected {len(want)} items, got {len(have)}")
+            else:
+                found.append(f"{key}[{at}]: expected {show(want[at])}, got {show(have[at])}")
+        else:
+            found.append(f"{key}: expected {show(want)}, got {show(have)}")
+    return found
+
+
+def _run_start(ctx: _Context, step: Step) -> None:
+    message = start_message(ctx.transcript, ctx.resolved)
+    if step.start_options is not None:
+        message["options"] = dict(step.start_options)
+    if step.start_seats is not None:
+        message["seats"] = step.start_seats
+    _run_action(ctx, step, lambda: _send(ctx, message))
+    if step.expect.error is None:
+        ctx.started = True
+
+
+def _run_action(
+    ctx: _Context, step: Step, send: Callable[[], dict[str, Any]] | None = None
+) -> None:
+    """Send the step's request (or what ``send`` sends) and judge the answer."""
+    request = step.request
+    if send is None:
+        assert request is not None
+        send = lambda: _send(ctx, request)  # noqa: E731
     expect = step.expect
     if expect.error is not None:
         before = _state(ctx, "before the refused request")
-        response = _send(ctx, step.request)
+        response = send()
         if response["ok"]:
             raise _StepFailure(
                 FAILED,
@@ -343,9 +468,11 @@ def _run_action(ctx: _Context, step: Step) -> None:
                 actual={"error": response["error"]},
             )
         return
-    response = _send(ctx, step.request)
+    response = send()
     if not response["ok"]:
         raise _refusal(response, describe_step(step))
+    if step.kind in ("raw", "start") and expect.events is None:
+        return  # accepted is all that is asked
     events = response.get("events")
     differences: list[str] = []
     if not isinstance(events, list):
@@ -379,6 +506,46 @@ def _run_action(ctx: _Context, step: Step) -> None:
         )
 
 
+def _run_raw(ctx: _Context, step: Step) -> None:
+    _run_action(ctx, step, lambda: _send_raw(ctx, step))
+
+
+_RUNNERS: Final[Mapping[str, Callable[[_Context, Step], None]]] = {
+    "check": _run_check,
+    "raw": _run_raw,
+    "legal": _run_legal,
+    "start": _run_start,
+}
+
+
+# The rule family a step of this kind checks, when the step names no clauses itself.
+_STEP_FAMILIES: Final = {"deal": "deal", "reshuffle": "reshuffle", "set_option": "options"}
+
+
+def _step_credit(
+    transcript: Transcript, step: Step | None, owned: Collection[str] | None
+) -> tuple[str, ...]:
+    """The clauses a failure at ``step`` is credited to: those it names; for a deal, a
+    reshuffle or an option change, the clauses of that family (the transcript's, else the
+    profile's); otherwise the transcript's."""
+    if step is None:
+        return transcript.clauses
+    if step.clauses:
+        return step.clauses
+    family = _STEP_FAMILIES.get(step.kind)
+    if family is not None:
+        for pool in (transcript.clauses, sorted(owned or ())):
+            found = tuple(c for c in pool if c.split(".")[1:2] == [family])
+            if found:
+                return found
+    return transcript.clauses
+
+
+def credited_clauses(clauses: Sequence[str], owned: Collection[str] | None) -> tuple[str, ...]:
+    """Those of ``clauses`` a profile owning ``owned`` answers for: its own and the protocol's."""
+    return tuple(c for c in clauses if owned is None or c in owned or is_protocol_clause(c))
+
+
 def check_requirements(transcript: Transcript, info: EngineInfo) -> str | None:
     """Why the engine cannot run the transcript (a feature it does not list), or None."""
     for feature in transcript.requires:
@@ -406,56 +573,70 @@ def replay(
     profile: str,
     resolved: Mapping[str, Any],
     *,
-    validate_protocol: bool = False,
+    validate_protocol: bool = True,
+    owned: Collection[str] | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> Outcome:
-    """Replay ``transcript`` under the resolved profile ``resolved`` (id ``profile``)."""
+    """Replay ``transcript`` under the resolved profile ``resolved`` (id ``profile``).
+
+    ``owned`` are the clause ids of that profile: the outcome is credited only to those
+    and to protocol clauses (None: to every clause listed).
+    """
     began = clock()
+
+    def credit(clauses: Sequence[str]) -> tuple[str, ...]:
+        return credited_clauses(clauses, owned)
+
     base = Outcome(
         PASSED,
         transcript.id,
         profile,
-        clauses=transcript.clauses,
+        clauses=credit(transcript.clauses),
         file=str(transcript.file),
         line=transcript.line,
     )
     missing = check_requirements(transcript, info)
     if missing:
         return replace(base, status=SKIPPED, reason=missing, duration=clock() - began)
-    ctx = _Context(client, validate_protocol)
+    ctx = _Context(client, validate_protocol, transcript, resolved)
     index = 0
     details: dict[str, Any] = {}
+    credited: tuple[str, ...] | None = None
     try:
-        response = _send(ctx, start_message(transcript, resolved))
-        if transcript.start_error is not None:
-            _expect_start_refused(response, transcript.start_error)
-        elif not response["ok"]:
-            raise _refusal(response, "start")
+        if not transcript.fresh_engine:
+            response = _send(ctx, start_message(transcript, resolved))
+            if transcript.start_error is not None:
+                _expect_start_refused(response, transcript.start_error)
+            elif not response["ok"]:
+                raise _refusal(response, "start")
+            ctx.started = True
         for number, step in enumerate(transcript.steps, start=1):
             index = number
             ctx.step = step
             # Until the step's own request goes out, a failure shows what it was to send.
             ctx.request = dict(step.request) if step.request is not None else None
-            if step.kind == "check":
-                _run_check(ctx, step)
-            else:
-                _run_action(ctx, step)
+            _RUNNERS.get(step.kind, _run_action)(ctx, step)
     except _StepFailure as failure:
-        status, reason, details = failure.status, failure.reason, failure.details
+        status, reason, details = failure.status, failure.reason, dict(failure.details)
+        credited = details.pop("credit", None)
     except EngineCrashed as exc:
         status, reason = CRASHED, str(exc)
     except EngineTimeout as exc:
         status, reason = TIMED_OUT, str(exc)
     except ProtocolViolation as exc:
         status, reason = ERRORED, f"protocol violation: {exc}"
+        credited = (SEQ_CLAUSE,) if exc.reason.startswith("wrong seq") else (LINE_CLAUSE,)
     except EngineError as exc:
         status, reason = ERRORED, str(exc)
     else:
         return replace(base, duration=clock() - began)
+    if credited is None:
+        credited = _step_credit(transcript, ctx.step if index else None, owned)
     outcome = replace(
         base,
         status=status,
         reason=reason,
+        clauses=credit(credited),
         step=0,
         step_description="start",
         request=ctx.request,
@@ -466,7 +647,7 @@ def replay(
         outcome = replace(
             outcome, step=index, step_description=describe_step(ctx.step), line=ctx.step.line
         )
-    elif outcome.request is not None and outcome.request.get("cmd") == "start":
+    if outcome.request is not None and outcome.request.get("cmd") == "start":
         # The whole resolved profile would drown the report; its id says it all.
         outcome = replace(
             outcome, request={**outcome.request, "profile": f"<resolved profile {profile}>"}
@@ -488,6 +669,7 @@ __all__ = [
     "XPASS",
     "Outcome",
     "check_requirements",
+    "credited_clauses",
     "describe_step",
     "replay",
     "schema_problems",

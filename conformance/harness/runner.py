@@ -38,6 +38,7 @@ from .replay import (
     XFAIL,
     XPASS,
     Outcome,
+    credited_clauses,
     replay,
     schema_problems,
 )
@@ -68,6 +69,7 @@ class Case:
     profile: str
     resolved: Mapping[str, Any] | None
     problem: str | None = None  # why the profile could not be resolved
+    owned: frozenset[str] | None = None  # the profile's clause ids (outcomes credit only these)
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,7 @@ class RunConfig:
     engine: str
     timeout: float = 10.0
     jobs: int = 1
-    validate_protocol: bool = False
+    validate_protocol: bool = True  # check every response against schema/protocol/
     env: Mapping[str, str] | None = None
     known_failures: tuple[KnownFailure, ...] = ()
 
@@ -160,6 +162,10 @@ def build_cases(
             ]
         )
     cache: dict[tuple[str, str], tuple[Mapping[str, Any] | None, str | None]] = {}
+    owned = {
+        pid: frozenset(str(c["id"]) for c in doc.get("clauses") or [])
+        for pid, doc in documents.items()
+    }
     cases = []
     for transcript in transcripts:
         for pid in profiles_for(transcript, documents):
@@ -175,7 +181,7 @@ def build_cases(
                         f"cannot resolve {pid} with the transcript's options: {exc.message}",
                     )
             resolved, problem = cache[key]
-            cases.append(Case(transcript, pid, resolved, problem))
+            cases.append(Case(transcript, pid, resolved, problem, owned[pid]))
     return cases
 
 
@@ -334,13 +340,15 @@ class EngineWorker:
                 FAILED,
                 t.id,
                 case.profile,
-                clauses=t.clauses,
+                clauses=credited_clauses(t.clauses, case.owned),
                 file=str(t.file),
                 line=t.line,
                 step=0,
                 step_description="start",
                 reason=case.problem or "the profile cannot be resolved",
             )
+        if t.fresh_engine:
+            self.close()  # the transcript is about an engine that has seen no start yet
         client, info = self.connect()
         outcome = replay(
             client,
@@ -349,6 +357,7 @@ class EngineWorker:
             case.profile,
             case.resolved,
             validate_protocol=self.config.validate_protocol,
+            owned=case.owned,
         )
         if client.broken is not None or not client.alive:
             self.close()

@@ -13,7 +13,7 @@ import threading
 import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -93,17 +93,28 @@ class Progress:
 
 @dataclass(frozen=True)
 class RerunInfo:
-    """What a rerun command must repeat: the engine and transcripts, when not the defaults."""
+    """What a rerun command must repeat: every option of the run that is not its default."""
 
     engine: str | None = None  # None: the default engine
     transcripts: str | None = None  # None: the shipped corpus
+    timeout: float | None = None  # None: the default timeout
+    profile_files: Mapping[str, str] = field(default_factory=dict)  # profile id -> file given
+    validate_protocol: bool = True
+    known_failures: str | None = None
 
     def command(self, outcome: Outcome) -> str:
-        words = ["jhyap", "run", "-k", outcome.transcript_id, "--profile", outcome.profile]
+        profile = self.profile_files.get(outcome.profile, outcome.profile)
+        words = ["jhyap", "run", "-k", outcome.transcript_id, "--profile", profile]
         if self.engine is not None:
             words += ["--engine", self.engine]
         if self.transcripts is not None:
             words += ["--transcripts", self.transcripts]
+        if self.timeout is not None:
+            words += ["--timeout", f"{self.timeout:g}"]
+        if not self.validate_protocol:
+            words.append("--no-validate-protocol")
+        if self.known_failures is not None:
+            words += ["--known-failures", self.known_failures]
         return shlex.join(words)
 
 
@@ -136,10 +147,13 @@ def failure_block(outcome: Outcome, rerun: RerunInfo) -> list[str]:
         lines.append(f"  {outcome.reason}")
     if outcome.known_failure:
         lines.append(f"  listed as a known failure: {outcome.known_failure}")
-    lines.append(f"  clauses: {', '.join(outcome.clauses) or '(none)'}")
     if outcome.status == XPASS:
+        # A pass: no clause failed. It is listed so that the stale entry gets removed.
         lines.append(f"  rerun: {rerun.command(outcome)}")
         return lines
+    lines.append(
+        f"  clauses: {', '.join(outcome.clauses) or f'(none of {outcome.profile} or the protocol)'}"
+    )
     if outcome.request is not None:
         lines.append(f"  request: {_compact(outcome.request)}")
     if outcome.state_diff:
@@ -179,9 +193,11 @@ def _table(title: str, rows: Sequence[tuple[str, Counter[str]]]) -> list[str]:
 
 
 def _bucket(outcome: Outcome) -> str:
+    """passed, failed (a clause broken) or other: skipped, a known failure, an unexpected
+    pass; those two are listed apart, never as failing clauses."""
     if outcome.status == "passed":
         return "passed"
-    return "failed" if outcome.status in BAD else "other"
+    return "failed" if outcome.status in NOT_PASSED else "other"
 
 
 def counts_line(outcomes: Sequence[Outcome]) -> str:
@@ -231,6 +247,11 @@ def summary_lines(result: RunResult, top: int = 10) -> list[str]:
         lines.append("")
         lines.append("known failures (xfail):")
         lines += [f"  {o.transcript_id} [{o.profile}]: {o.known_failure}" for o in xfails]
+    xpasses = [o for o in outcomes if o.status == XPASS]
+    if xpasses:
+        lines.append("")
+        lines.append("unexpected passes (listed as known failures; remove the entries):")
+        lines += [f"  {o.transcript_id} [{o.profile}]: {o.known_failure}" for o in xpasses]
     lines.append("")
     lines.append(f"engine: {result.info.describe()}")
     lines.append(f"wall time: {result.wall_time:.2f} s")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -15,7 +15,7 @@ from reference_engine.cards import DECK
 from reference_engine.errors import JhyapError
 from reference_engine.profile import resolve
 
-from . import data, readings, yamlsafe
+from . import data, protocol, readings, yamlsafe
 from .profiles import Problem, load_profile, stringify_keys
 
 CARD_NAMES = [str(c) for c in DECK]
@@ -29,6 +29,8 @@ class Expect:
 
     error: str | None = None
     events: tuple[Mapping[str, Any], ...] | None = None
+    seq_given: bool = False  # whether the transcript states the answer's seq
+    seq: int | None = None
 
 
 @dataclass(frozen=True)
@@ -37,11 +39,16 @@ class Step:
 
     index: int
     line: int
-    kind: str  # deal, act, reshuffle, set_option, end_game, check
-    request: Mapping[str, Any] | None  # protocol request without seq; None for check
+    kind: str  # deal, act, reshuffle, set_option, end_game, check, raw, legal, start
+    request: Mapping[str, Any] | None  # protocol request without seq; None for check, raw
     check: Mapping[str, Any] | None = None
     expect: Expect = field(default_factory=Expect)
     starter: int | None = None  # for a deal given by hands: the starter the engine must report
+    clauses: tuple[str, ...] = ()  # the clauses this step checks; () means the transcript's
+    raw: Mapping[str, Any] | None = None  # a raw step: text, json (+ add_seq) or oversize
+    legal: Any = None  # a legal step: the expected answer (null outside a turn)
+    start_options: Mapping[str, Any] | None = None  # a start step's replacement options
+    start_seats: int | None = None  # a start step's replacement seat count
 
     def describe(self) -> str:
         if self.kind == "check":
@@ -66,6 +73,7 @@ class Transcript:
     description: str = ""
     start_error: str | None = None  # the table itself must be refused with this code
     raw: Mapping[str, Any] = field(default_factory=dict)
+    fresh_engine: bool = False  # a new engine process, and no start before the steps
 
     def location(self, step: Step | None = None) -> str:
         return f"{self.file}:{step.line if step else self.line}"
@@ -123,12 +131,50 @@ def _action(act: Mapping[str, Any]) -> dict[str, Any]:
     return {"type": "pick", "from": "offer", "card": pick}
 
 
+def raw_line(spec: Mapping[str, Any], seq: int) -> tuple[bytes, int | None]:
+    """The bytes of a raw step's line (without newline), and the seq the harness put in it."""
+    if "text" in spec:
+        return str(spec["text"]).encode("utf-8"), None
+    if "oversize" in spec:
+        head = json.dumps({"seq": seq, "cmd": "state"}, separators=(",", ":"))
+        return (head[:-1] + " " * (int(spec["oversize"]) - len(head)) + "}").encode(), seq
+    value = spec["json"]
+    if isinstance(value, dict) and "seq" not in value and spec.get("add_seq", True):
+        value = {"seq": seq, **value}
+        put: int | None = seq
+    else:
+        put = None
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8"), put
+
+
 def _build_step(index: int, raw: Mapping[str, Any], line: int) -> Step:
+    step = _build_step_kind(index, raw, line)
+    return replace(step, clauses=tuple(raw.get("clauses") or ()))
+
+
+def _build_step_kind(index: int, raw: Mapping[str, Any], line: int) -> Step:
     expect_raw = raw.get("expect") or {}
     expect = Expect(
         error=expect_raw.get("error"),
         events=tuple(expect_raw["events"]) if "events" in expect_raw else None,
+        seq_given="seq" in expect_raw,
+        seq=expect_raw.get("seq"),
     )
+    if "raw" in raw:
+        return Step(index, line, "raw", None, expect=expect, raw=dict(raw["raw"]))
+    if "legal" in raw:
+        return Step(index, line, "legal", {"cmd": "legal"}, legal=raw["legal"])
+    if "start" in raw:
+        spec = raw["start"] or {}
+        return Step(
+            index,
+            line,
+            "start",
+            {"cmd": "start"},
+            expect=expect,
+            start_options=spec.get("options"),
+            start_seats=spec.get("seats"),
+        )
     if "deal" in raw:
         spec = raw["deal"]
         return Step(
@@ -187,7 +233,7 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
     if error.validator == "oneOf" and isinstance(error.instance, dict):
         return (
             "expected exactly one step kind (deal, act, reshuffle, set_option, end_game, "
-            "check), or one deal form"
+            "check, raw, legal, start), or one form of it"
             if "steps" in str(error.absolute_path) or error.absolute_path
             else f"needs exactly one of 'profiles' or 'where': {error.message}"
         )
@@ -243,6 +289,7 @@ def _load(
         description=value.get("description", ""),
         start_error=value.get("start_error"),
         raw=value,
+        fresh_engine=bool(value.get("fresh_engine", False)),
     )
     problems = _semantic_problems(doc, value, transcript, documents)
     return problems, (None if problems else transcript)
@@ -319,13 +366,15 @@ def with_profile_files(
 
 def all_clause_ids(documents: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, str]:
     """Every clause ID of the shipped profiles, mapped to its profile id (the base
-    profile's, for a declared-readings profile)."""
+    profile's, for a declared-readings profile), and every protocol clause, mapped to
+    ``protocol``."""
     documents = documents if documents is not None else shipped_documents()
-    return {
+    owners = {
         c["id"]: readings.base_id(doc)
         for doc in documents.values()
         for c in doc.get("clauses") or []
     }
+    return {**owners, **dict.fromkeys(protocol.protocol_clause_ids(), protocol.OWNER)}
 
 
 # -- semantic checks ---------------------------------------------------------------
@@ -386,12 +435,19 @@ def _semantic_problems(
     for i, clause in enumerate(transcript.clauses):
         owner = clause_owner.get(clause)
         if owner is None:
-            add(["clauses", i], f"no clause {clause!r} in any shipped profile")
-        elif selected and owner not in families:
+            add(["clauses", i], f"no clause {clause!r} in any shipped profile or the protocol")
+        elif selected and owner not in families and owner != protocol.OWNER:
             add(
                 ["clauses", i],
                 f"clause {clause!r} belongs to {owner}, which this transcript does not run under",
             )
+    for step in transcript.steps:
+        for j, clause in enumerate(step.clauses):
+            if clause not in transcript.clauses:
+                add(
+                    ["steps", step.index, "clauses", j],
+                    f"clause {clause!r} is not among the transcript's clauses",
+                )
     _check_steps(value.get("steps") or [], transcript, add)
     return problems
 
@@ -404,6 +460,7 @@ def _check_steps(steps: Sequence[Mapping[str, Any]], transcript: Transcript, add
     in_hand = False
     dealt = False
     game_over = False
+    started = not transcript.fresh_engine
     for i, raw in enumerate(steps):
         refused = "error" in (raw.get("expect") or {})
         events = (raw.get("expect") or {}).get("events") or []
@@ -417,6 +474,15 @@ def _check_steps(steps: Sequence[Mapping[str, Any]], transcript: Transcript, add
         game_over = game_over or any(
             isinstance(e, Mapping) and e.get("type") == "game_ended" for e in events
         )
+        if "start" in raw:
+            if not refused:
+                started, in_hand, dealt, game_over = True, False, False, False
+            continue
+        if not started and ("check" in raw or "legal" in raw or (not refused and "raw" not in raw)):
+            kind = next(k for k in raw if k not in ("expect", "note", "clauses"))
+            add(["steps", i, kind], "before the table is started a step must expect an error")
+        if "seq" in (raw.get("expect") or {}) and "raw" not in raw:
+            add(["steps", i, "expect", "seq"], "only a raw step may state the answer's seq")
         if "deal" in raw:
             spec = raw["deal"]
             _check_deal(spec, transcript.seats, ["steps", i, "deal"], add)

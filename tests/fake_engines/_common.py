@@ -1,5 +1,8 @@
 """Shared by the fake engines: the reference engine's session behind a hook.
 
+Lines that are no JSON object are answered as the reference answers them, unhooked
+(crash_on_non_json.py is the engine that does not).
+
 A fake engine is a script run as ``sys.executable tests/fake_engines/<name>.py``. When
 ``FAKE_ENGINE_PIDS`` names a directory, each writes its pid there, so that tests can
 check afterwards that no engine process survived.
@@ -17,7 +20,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from reference_engine.server import Session  # noqa: E402
+from reference_engine.errors import ErrorCode, JhyapError  # noqa: E402
+from reference_engine.server import MAX_LINE_BYTES, Session, decode_request  # noqa: E402
 
 # A hook sees each request first: None lets the reference session answer; a string is
 # written as the raw response line instead.
@@ -45,7 +49,17 @@ def serve(hook: Hook | None = None) -> int:
     for line in sys.stdin.buffer:
         if not line.strip():
             continue
-        request = json.loads(line)
+        try:
+            if len(line.rstrip(b"\r\n")) > MAX_LINE_BYTES:
+                raise JhyapError("line over 1 MiB", ErrorCode.BAD_REQUEST)
+            request = decode_request(line)
+        except JhyapError as exc:
+            write(respond({"seq": None, "ok": False, "error": {"code": exc.code.value,
+                                                                "message": exc.message}}))
+            continue
+        if not isinstance(request, dict):  # hooks see request objects only
+            write(respond(session.handle(request)))
+            continue
         raw = hook(request, session) if hook is not None else None
         if raw is not None:
             write(raw)
