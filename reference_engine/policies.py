@@ -21,6 +21,7 @@ from . import picking
 from .actions import Action, Call, PickDeck, PickOffer, ThrowCards
 from .cards import DECK, Card, parse_card
 from .game import Event, Game, LegalActions, Phase
+from .randomplay import deal_order, random_action, reshuffle_order
 from .rules import GameEndKind, Rules
 
 
@@ -119,19 +120,9 @@ class TableMemory:
 # -- the random policy -------------------------------------------------------
 
 
-def random_policy(view: PublicView, rng: random.Random, call_chance: float = 0.5) -> Action:
+def random_policy(view: PublicView, rng: random.Random) -> Action:
     """Any legal action, leaning towards long throws so that hands end."""
-    legal = view.legal
-    if legal.call and rng.random() < call_chance:
-        return Call()
-    if legal.throws:
-        one, two = rng.choice(legal.throws), rng.choice(legal.throws)
-        cards = list(one if len(one) >= len(two) else two)
-        rng.shuffle(cards)
-        return ThrowCards(tuple(cards))
-    if legal.pick_offer and rng.random() < 0.5:
-        return PickOffer(rng.choice(legal.pick_offer))
-    return PickDeck()
+    return random_action(view.legal, rng)
 
 
 # -- the heuristic policy ------------------------------------------------------
@@ -243,20 +234,6 @@ POLICIES: Mapping[str, Policy] = {"random": random_policy, "heuristic": heuristi
 
 
 # -- playing whole games ----------------------------------------------------------
-
-
-def deal_order(game: Game, rng: random.Random) -> list[Card]:
-    """A shuffled deck for the next deal."""
-    deck = list(DECK)
-    rng.shuffle(deck)
-    return deck
-
-
-def reshuffle_order(game: Game, rng: random.Random) -> list[Card]:
-    """A shuffled order of the cards the reshuffle makes into the new deck."""
-    pile = list(game.out_of_play)
-    rng.shuffle(pile)
-    return pile
 
 
 def step(
