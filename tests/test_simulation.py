@@ -203,3 +203,74 @@ def test_simulate_command_refuses_bad_input(capsys: pytest.CaptureFixture[str]) 
     )
     assert cli.main(["simulate", "dhumbal", "--seats", "9", "--games", "1"]) == 2
     assert "seats must be 2 to 6, not 9" in capsys.readouterr().err
+
+
+# -- the "How the variants play" page ----------------------------------------------------
+
+
+def _estimate(value: float, half: float, n: int = 300) -> dict[str, float]:
+    return {"value": value, "low": value - half, "high": value + half, "n": n}
+
+
+def _limit_study(five: dict[str, float], fifteen: dict[str, float]) -> dict[str, object]:
+    points = []
+    for policy in ("heuristic", "random"):
+        for limit, turns in ((5, five), (15, fifteen)):
+            points.append(
+                {
+                    "profile": "dhumbal",
+                    "kind": "limit",
+                    "policy": policy,
+                    "options": {"call_limit": limit},
+                    "seats": 4,
+                    "summary": {"turns_per_hand": turns},
+                }
+            )
+    return {"points": points}
+
+
+def test_a_claim_holds_only_beyond_both_intervals() -> None:
+    from conformance.site.variants_play import _limit_lengthens
+
+    test = _limit_lengthens("dhumbal")
+    verdict, numbers = test(_limit_study(_estimate(25.0, 1.0), _estimate(11.0, 1.0)))
+    assert verdict == "holds"
+    assert numbers.startswith("heuristic play: 25.0 (24.0 to 26.0) turns a hand at a limit of 5")
+    assert test(_limit_study(_estimate(12.0, 1.5), _estimate(11.0, 1.5)))[0] == "does not hold"
+    assert test({"points": []})[0] == "not measurable"
+
+
+def test_the_page_and_its_figures(site_study: dict[str, str]) -> None:
+    page = site_study["play.md"]
+    assert page.startswith("# How the variants play\n")
+    for pid in PROFILES:
+        assert f"play/{pid}-positions.svg" in site_study
+    # Every claim of the rule texts is on the page with a verdict.
+    from conformance.site.variants_play import CLAIMS
+
+    for claim in CLAIMS:
+        assert f"| {claim.claim} | {claim.source} " in page
+    assert all(
+        svg.lstrip().startswith("<?xml") for p, svg in site_study.items() if p.endswith(".svg")
+    )
+
+
+def test_the_committed_study_is_current() -> None:
+    """docs/data/variant-study.json must match the profiles and the engine, or builds redo it.
+
+    Refresh it with: python -m conformance.simulation.study
+    """
+    from conformance.simulation import study
+
+    documents = {pid: load_profile(pid) for pid in PROFILES}
+    committed = json.loads(study.SNAPSHOT.read_text(encoding="utf-8"))
+    assert committed["key"] == study.study_key(documents), (
+        "the variant study is stale: run python -m conformance.simulation.study"
+    )
+
+
+@pytest.fixture(scope="module")
+def site_study() -> dict[str, str]:
+    from conformance.site import variants_play
+
+    return variants_play.generate({pid: load_profile(pid) for pid in PROFILES})

@@ -19,8 +19,10 @@ FIGURES: tuple[tuple[str, str, bool], ...] = (
     ("call_success", "calls that win", True),
     ("value_at_call", "hand value at a call", False),
     ("value_at_beaten_call", "hand value at a beaten call", False),
-    ("won_call_swing", "points a won call gains", False),
-    ("beaten_call_swing", "points a beaten call costs", False),
+    ("won_call_tally", "a won call: caller's score", False),
+    ("beaten_call_tally", "a beaten call: caller's loss", False),
+    ("won_call_swing", "a won call: caller vs the rest", False),
+    ("beaten_call_swing", "a beaten call: loss vs the rest", False),
 )
 
 

@@ -26,6 +26,7 @@ class HandRecord:
     called_value: int
     won: bool
     swing: float  # the caller's gain against the average other player, in points
+    tally: int  # the change in the caller's own score, counted so that more is better
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +103,7 @@ def play_one(spec: SimulationSpec, seed: int | str, index: int) -> GameRecord:
                         called_value=called,
                         won=event["outcome"] == "won_call",
                         swing=swing,
+                        tally=sign * deltas[caller],
                     )
                 )
     finished = game.phase is Phase.GAME_OVER and game.rules.game_end is not GameEndKind.HOST_ENDS

@@ -78,6 +78,8 @@ class Summary:
     value_at_beaten_call: Estimate
     won_call_swing: Estimate
     beaten_call_swing: Estimate
+    won_call_tally: Estimate  # the caller's own score change, more is better
+    beaten_call_tally: Estimate  # what the caller's own score loses
     turns_per_game: Estimate  # games that ended by their own rules only
     win_by_position: tuple[Estimate, ...]  # hands won, by position from the hand's starter
     unfinished_games: int
@@ -93,6 +95,8 @@ class Summary:
             "value_at_beaten_call",
             "won_call_swing",
             "beaten_call_swing",
+            "won_call_tally",
+            "beaten_call_tally",
             "turns_per_game",
         ):
             out[name] = getattr(self, name).to_json()
@@ -119,6 +123,8 @@ def summarise(records: Sequence[GameRecord]) -> Summary:
         value_at_beaten_call=mean(h.called_value for h in beaten),
         won_call_swing=mean(h.swing for h in won),
         beaten_call_swing=mean(-h.swing for h in beaten),
+        won_call_tally=mean(h.tally for h in won),
+        beaten_call_tally=mean(-h.tally for h in beaten),
         turns_per_game=mean(g.turns for g in finished),
         win_by_position=tuple(
             share(sum(1 for h in full if h.winner_position == p), len(full)) for p in range(table)
