@@ -249,7 +249,7 @@ def test_the_page_and_its_figures(site_study: dict[str, str]) -> None:
     from conformance.site.variants_play import CLAIMS
 
     for claim in CLAIMS:
-        assert f"| {claim.claim} | {claim.source} " in page
+        assert f': {claim.claim}"\n    Source: {claim.source} ([' in page
     assert all(
         svg.lstrip().startswith("<?xml") for p, svg in site_study.items() if p.endswith(".svg")
     )
