@@ -167,7 +167,7 @@ def _table(header: dict[str, Any], summary: Any) -> str:
     ]
     for attr, label, percent in FIGURES:
         estimate = getattr(summary, attr)
-        lines.append(f"  {label:<30} {estimate.text(1 if percent else 2, percent)}")
+        lines.append(f"  {label:<32} {estimate.text(1 if percent else 2, percent)}")
     if header["host_ends"]:
         lines.append(
             f"  (the table is ended by the host: per-game figures do not apply; each "
