@@ -20,6 +20,7 @@ COMMANDS: tuple[str, ...] = (
     "coverage",
     "export",
     "record",
+    "simulate",
     "engine",
 )
 

@@ -7,11 +7,25 @@ from collections.abc import Mapping
 from typing import Any
 
 from .actions import Action, Call, PickDeck, PickOffer, ThrowCards, action_to_json
-from .cards import DECK, names
-from .game import Event, Game, Phase
+from .cards import DECK, Card, names
+from .game import Event, Game, LegalActions, Phase
 from .rules import GameEndKind
 
 Request = dict[str, Any]
+
+
+def deal_order(game: Game, rng: random.Random) -> list[Card]:
+    """A shuffled deck for the next deal."""
+    deck = list(DECK)
+    rng.shuffle(deck)
+    return deck
+
+
+def reshuffle_order(game: Game, rng: random.Random) -> list[Card]:
+    """A shuffled order of the cards the reshuffle makes into the new deck."""
+    pile = list(game.out_of_play)
+    rng.shuffle(pile)
+    return pile
 
 
 def random_step(
@@ -26,30 +40,30 @@ def random_step(
     if game.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
         if game.round >= max_rounds and game.rules.game_end is GameEndKind.HOST_ENDS:
             return {"cmd": "end_game"}, game.end_game()
-        deck = list(DECK)
-        rng.shuffle(deck)
+        deck = deal_order(game, rng)
         return {"cmd": "deal", "deck": names(deck)}, game.deal(deck)
     if game.phase is Phase.AWAITING_RESHUFFLE:
-        pile = list(game.out_of_play)
-        rng.shuffle(pile)
+        pile = reshuffle_order(game, rng)
         return {"cmd": "reshuffle", "order": names(pile)}, game.reshuffle(pile)
     legal = game.legal_actions()
     assert legal is not None
-    action: Action
+    action = random_action(legal, rng, call_chance)
+    request = {"cmd": "act", "seat": legal.seat, "action": action_to_json(action)}
+    return request, game.act(legal.seat, action)
+
+
+def random_action(legal: LegalActions, rng: random.Random, call_chance: float = 0.5) -> Action:
+    """Any legal action, leaning towards long throws (the longer of two picks) so hands end."""
     if legal.call and rng.random() < call_chance:
-        action = Call()
-    elif legal.throws:
-        # Lean towards big throws (the longer of two picks) so that rounds end.
+        return Call()
+    if legal.throws:
         one, two = rng.choice(legal.throws), rng.choice(legal.throws)
         cards = list(one if len(one) >= len(two) else two)
         rng.shuffle(cards)
-        action = ThrowCards(tuple(cards))
-    elif legal.pick_offer and rng.random() < 0.5:
-        action = PickOffer(rng.choice(legal.pick_offer))
-    else:
-        action = PickDeck()
-    request = {"cmd": "act", "seat": legal.seat, "action": action_to_json(action)}
-    return request, game.act(legal.seat, action)
+        return ThrowCards(tuple(cards))
+    if legal.pick_offer and rng.random() < 0.5:
+        return PickOffer(rng.choice(legal.pick_offer))
+    return PickDeck()
 
 
 def ends_turn(request: Request) -> bool:

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # building from a checkout without installing the package
     sys.path.insert(0, str(ROOT))
 
-from conformance.site import docsgen  # noqa: E402
+from conformance.site import docsgen, variants_play  # noqa: E402
 
 # JHYAP_DOCS_TRANSCRIPTS: build from another transcript folder (tests, drafts); default: the corpus
 corpus = os.environ.get("JHYAP_DOCS_TRANSCRIPTS")
@@ -29,6 +29,10 @@ if site.skipped:  # `jhyap validate` reports them; the site shows the transcript
         site.skipped,
     )
 for path, text in docsgen.generate(site).items():
+    with mkdocs_gen_files.open(path, "w") as handle:
+        handle.write(text)
+
+for path, text in variants_play.generate(site.profiles).items():
     with mkdocs_gen_files.open(path, "w") as handle:
         handle.write(text)
 

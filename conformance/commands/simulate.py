@@ -1,0 +1,185 @@
+"""``jhyap simulate PROFILE``: play seeded games and print how the ruleset plays."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from . import Subparsers
+
+FIGURES: tuple[tuple[str, str, bool], ...] = (
+    # attribute, label, shown as a percentage
+    ("turns_per_hand", "turns per hand", False),
+    ("hands_per_game", "hands per game", False),
+    ("turns_per_game", "turns per game", False),
+    ("reshuffles_per_hand", "reshuffles per hand", False),
+    ("call_success", "calls that win", True),
+    ("value_at_call", "hand value at a call", False),
+    ("value_at_beaten_call", "hand value at a beaten call", False),
+    ("won_call_tally", "a won call: caller's score", False),
+    ("beaten_call_tally", "a beaten call: caller's loss", False),
+    ("won_call_swing", "a won call: caller vs the rest", False),
+    ("beaten_call_swing", "a beaten call: loss vs the rest", False),
+)
+
+
+def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
+    """Add the ``simulate`` subcommand."""
+    parser = subparsers.add_parser(
+        "simulate",
+        help="play seeded games and print how a ruleset plays",
+        description="Play seeded games through the reference engine and print, with 95%% "
+        "confidence intervals, how long hands and games run, how often calls win and what "
+        "they gain or cost, and how often each position in the turn order wins a hand. The "
+        "same seed gives the same figures, whatever --jobs is.",
+    )
+    parser.add_argument("profile", metavar="PROFILE", help="a shipped profile id or a YAML file")
+    parser.add_argument(
+        "--option",
+        "-o",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a host option value (repeatable)",
+    )
+    parser.add_argument(
+        "--seats",
+        type=int,
+        help="players at the table (default: 4, or the nearest count the profile allows)",
+    )
+    parser.add_argument("--games", type=int, default=1000, help="games to play (default: 1000)")
+    parser.add_argument(
+        "--policy",
+        default="heuristic",
+        metavar="NAME[,NAME...]",
+        help="the policy of every seat, or a comma-separated list given to seats 0, 1, ... "
+        "in turn (policies: random, heuristic; default: heuristic)",
+    )
+    parser.add_argument("--seed", default="0", help="the seed (default: 0)")
+    parser.add_argument(
+        "--max-rounds",
+        type=int,
+        default=50,
+        metavar="N",
+        help="end a host-ended table after N hands, and leave a game unfinished after N "
+        "(default: 50)",
+    )
+    parser.add_argument("--jobs", "-j", type=int, default=1, help="processes to play in")
+    parser.add_argument(
+        "--json",
+        metavar="FILE",
+        help="also write the figures as JSON ('-': standard output, instead of the table)",
+    )
+    parser.set_defaults(run=run)
+
+
+def _fail(message: str) -> int:
+    print(f"jhyap simulate: {message}", file=sys.stderr)
+    return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    from conformance.simulation.play import SimulationSpec, default_seats, play_games
+    from conformance.simulation.stats import summarise
+    from conformance.spec.data import ProfileNotFound
+    from conformance.spec.profiles import ProfileFileError, load_profile, option_arguments
+    from reference_engine.errors import JhyapError
+    from reference_engine.game import Game
+    from reference_engine.policies import POLICIES
+
+    try:
+        document = load_profile(args.profile)
+    except ProfileNotFound as exc:
+        return _fail(str(exc))
+    except ProfileFileError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        return 2
+    try:
+        options = option_arguments(document, args.option)
+    except ValueError as exc:
+        return _fail(str(exc))
+    policies = tuple(name.strip() for name in args.policy.split(","))
+    unknown = [name for name in policies if name not in POLICIES]
+    if unknown or not all(policies):
+        return _fail(
+            f"unknown policy {unknown[0] if unknown else ''!r}; policies: {', '.join(POLICIES)}"
+        )
+    if args.games < 1 or args.jobs < 1 or args.max_rounds < 1:
+        return _fail("--games, --jobs and --max-rounds must be at least 1")
+    seats = args.seats if args.seats is not None else default_seats(document)
+    try:
+        Game(document, seats, options)
+    except JhyapError as exc:
+        return _fail(exc.message)
+    spec = SimulationSpec(document, seats, policies, options, args.max_rounds)
+    progress = _progress(args.games) if sys.stderr.isatty() else None
+    records = play_games(spec, args.games, args.seed, jobs=args.jobs, progress=progress)
+    if progress is not None:
+        sys.stderr.write("\r" + " " * 40 + "\r")
+    summary = summarise(records)
+    header = {
+        "profile": document["id"],
+        "options": options,
+        "seats": seats,
+        "policies": list(spec.seat_policies()),
+        "games": args.games,
+        "seed": args.seed,
+        "max_rounds": args.max_rounds,
+        "host_ends": document["rules"]["game_end"]["kind"] == "host_ends",
+    }
+    if args.json:
+        text = json.dumps({**header, **summary.to_json()}, indent=2) + "\n"
+        if args.json == "-":
+            sys.stdout.write(text)
+            return 0
+        _write(args.json, text)
+    print(_table(header, summary))
+    return 0
+
+
+def _progress(total: int) -> Any:
+    def show(done: int) -> None:
+        sys.stderr.write(f"\rplayed {done}/{total} games")
+        sys.stderr.flush()
+
+    return show
+
+
+def _write(path: str, text: str) -> None:
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(tmp, path)
+
+
+def _table(header: dict[str, Any], summary: Any) -> str:
+    options = ", ".join(f"{k}={v}" for k, v in header["options"].items()) or "defaults"
+    policies = sorted(set(header["policies"]))
+    lines = [
+        f"{header['profile']} ({options}), {header['seats']} seats, "
+        f"{'/'.join(policies)} play, {header['games']} games, seed {header['seed']}",
+        f"{summary.hands} hands; 95 % confidence intervals in brackets",
+        "",
+    ]
+    for attr, label, percent in FIGURES:
+        estimate = getattr(summary, attr)
+        lines.append(f"  {label:<32} {estimate.text(1 if percent else 2, percent)}")
+    if header["host_ends"]:
+        lines.append(
+            f"  (the table is ended by the host: per-game figures do not apply; each "
+            f"game was ended after {header['max_rounds']} hands)"
+        )
+    elif summary.unfinished_games:
+        lines.append(
+            f"  ({summary.unfinished_games} games unfinished after "
+            f"{header['max_rounds']} hands are left out of the per-game figures)"
+        )
+    lines.append("")
+    lines.append("  hands won by position in the turn order (0 = the hand's starter):")
+    for position, estimate in enumerate(summary.win_by_position):
+        lines.append(f"    {position}: {estimate.text(1, percent=True)}")
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""How the variants play: seeded simulations of whole games under chosen policies."""

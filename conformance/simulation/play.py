@@ -1,0 +1,158 @@
+"""Seeded games through the Python API, reduced to one record per hand and per game."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from reference_engine.game import Game, Phase
+from reference_engine.policies import POLICIES, Policy, TableMemory, left_unfinished, step
+from reference_engine.rules import GameEndKind, ScoringKind
+
+
+@dataclass(frozen=True, slots=True)
+class HandRecord:
+    """One hand that ended with a call."""
+
+    seats: int  # players in the hand
+    turns: int
+    reshuffles: int
+    caller_position: int  # 0 = the hand's starter, 1 = the next player, ...
+    winner_position: int
+    winner_policy: str
+    called_value: int
+    won: bool
+    swing: float  # the caller's gain against the average other player, in points
+    tally: int  # the change in the caller's own score, counted so that more is better
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """One game: its hands, and whether it ended by its own rules within the cap."""
+
+    hands: tuple[HandRecord, ...]
+    finished: bool
+    turns: int
+    policy_of_winners: tuple[str, ...]  # the policy names of the winning seats
+
+
+@dataclass(frozen=True, slots=True)
+class SimulationSpec:
+    """Everything that decides the games: the same spec and seed give the same records."""
+
+    document: Mapping[str, Any]
+    seats: int
+    policies: tuple[str, ...]  # by seat, cycled when shorter than the table
+    options: Mapping[str, Any]
+    max_rounds: int = 50
+    max_turns: int = 20_000  # a game still going after this many turns is left unfinished
+
+    def seat_policies(self) -> list[str]:
+        return [self.policies[i % len(self.policies)] for i in range(self.seats)]
+
+
+def game_rng(seed: int | str, index: int) -> random.Random:
+    """The generator of game ``index``: independent of how games are split over processes."""
+    return random.Random(f"jhyap-simulate:{seed}:{index}")
+
+
+def play_one(spec: SimulationSpec, seed: int | str, index: int) -> GameRecord:
+    """Play game ``index`` of a seeded simulation and record it."""
+    rng = game_rng(seed, index)
+    names = spec.seat_policies()
+    policies: list[Policy] = [POLICIES[name] for name in names]
+    game = Game(spec.document, spec.seats, spec.options)
+    memory = TableMemory(spec.seats)
+    sign = 1 if game.rules.scoring is ScoringKind.TRANSFER else -1
+    hands: list[HandRecord] = []
+    turns = hand_turns = reshuffles = 0
+    order: list[int] = []
+    called = 0
+    while game.phase is not Phase.GAME_OVER and turns < spec.max_turns:
+        if left_unfinished(game, spec.max_rounds):
+            break
+        _, _, events = step(game, memory, policies, rng, spec.max_rounds)
+        for event in events:
+            etype = event["type"]
+            if etype == "round_started":
+                order = list(event["turn_order"])
+                hand_turns = reshuffles = 0
+            elif etype == "reshuffled":
+                reshuffles += 1
+            elif etype in ("called", "picked"):
+                hand_turns += 1
+                turns += 1
+                if etype == "called":
+                    called = int(event["value"])
+            elif etype == "round_ended":
+                caller, winner = event["caller"], event["winner"]
+                deltas = event["deltas"]
+                others = [deltas[s] for s in order if s != caller]
+                swing = sign * (deltas[caller] - sum(others) / len(others))
+                hands.append(
+                    HandRecord(
+                        seats=len(order),
+                        turns=hand_turns,
+                        reshuffles=reshuffles,
+                        caller_position=order.index(caller),
+                        winner_position=order.index(winner),
+                        winner_policy=names[winner],
+                        called_value=called,
+                        won=event["outcome"] == "won_call",
+                        swing=swing,
+                        tally=sign * deltas[caller],
+                    )
+                )
+    finished = game.phase is Phase.GAME_OVER and game.rules.game_end is not GameEndKind.HOST_ENDS
+    winners: tuple[str, ...] = ()
+    if game.result is not None:
+        winners = tuple(names[s] for s in game.result["winners"])
+    return GameRecord(tuple(hands), finished, turns, winners)
+
+
+def _play_range(args: tuple[SimulationSpec, int | str, int, int]) -> list[GameRecord]:
+    spec, seed, start, stop = args
+    return [play_one(spec, seed, i) for i in range(start, stop)]
+
+
+def play_games(
+    spec: SimulationSpec,
+    games: int,
+    seed: int | str,
+    jobs: int = 1,
+    progress: Callable[[int], None] | None = None,
+    chunk: int = 25,
+) -> list[GameRecord]:
+    """Play ``games`` seeded games, in game order whatever ``jobs`` is."""
+    ranges = [(start, min(start + chunk, games)) for start in range(0, games, chunk)]
+    records: list[GameRecord] = []
+    done = 0
+
+    def collect(batches: Iterator[list[GameRecord]]) -> None:
+        nonlocal done
+        for batch in batches:
+            records.extend(batch)
+            done += len(batch)
+            if progress is not None:
+                progress(done)
+
+    tasks = [(spec, seed, a, b) for a, b in ranges]
+    if jobs <= 1 or len(tasks) <= 1:
+        collect(_play_range(task) for task in tasks)
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            collect(pool.map(_play_range, tasks))
+    return records
+
+
+def default_seats(document: Mapping[str, Any]) -> int:
+    """Four seats, or the nearest count the profile allows."""
+    seats = document["rules"]["seats"]
+    return max(int(seats["min"]), min(4, int(seats["max"])))
+
+
+def known_policies() -> Sequence[str]:
+    return tuple(POLICIES)
