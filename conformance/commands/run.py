@@ -156,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
         progress.finish()
         return _fail(f"the engine is unusable: {exc}")
     progress.finish()
-    result.warnings[:0] = known_failure_warnings(known, selection.transcripts, selection.documents)
+    result.warnings[:0] = known_failure_warnings(known, selection.corpus_ids, selection.documents)
     rerun = RerunInfo(engine=args.engine, transcripts=args.transcripts)
     print_lines(console_report(result, rerun))
     try:

@@ -35,7 +35,7 @@ from reference_engine.profile import (
     resolve,
 )
 
-from . import data, yamlsafe
+from . import data, filecache, yamlsafe
 from .yamlsafe import DataPath, PathPart
 
 Json = Any
@@ -563,6 +563,12 @@ def load_profile(name_or_path: str | os.PathLike[str]) -> dict[str, Json]:
     text, so the document is JSON data.
     """
     path = data.find_profile(name_or_path)
+    content = filecache.read_file(path)
+    entry = filecache.key("profile", content) if content is not None else None
+    if entry is not None:
+        hit = filecache.get(entry)
+        if isinstance(hit, dict):
+            return hit
     try:
         doc = yamlsafe.load(path)
     except yamlsafe.YamlProblem as exc:
@@ -572,6 +578,8 @@ def load_profile(name_or_path: str | os.PathLike[str]) -> dict[str, Json]:
     if problems:
         raise ProfileFileError(problems)
     document: dict[str, Json] = stringify_keys(doc.data)
+    if entry is not None:
+        filecache.put(entry, document)
     return document
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -15,7 +15,7 @@ from reference_engine.cards import DECK
 from reference_engine.errors import JhyapError
 from reference_engine.profile import get_path, resolve
 
-from . import data, yamlsafe
+from . import data, filecache, yamlsafe
 from .profiles import Problem, load_profile, stringify_keys
 
 CARD_NAMES = [str(c) for c in DECK]
@@ -208,9 +208,39 @@ def check_transcript_file(path: str | Path, documents: Documents | None = None) 
     return _load(Path(path), documents)[0]
 
 
+def _documents_fingerprint(documents: Documents | None) -> str:
+    if documents is None:
+        return _shipped_fingerprint()
+    return filecache.fingerprint(documents)
+
+
+@cache
+def _shipped_fingerprint() -> str:
+    return filecache.fingerprint(shipped_documents())
+
+
 def _load(
     path: Path, documents: Documents | None = None
 ) -> tuple[list[Problem], Transcript | None]:
+    """The problems of one transcript file and, when there are none, the transcript.
+
+    A file that checked clean before, with the same bytes, path and profiles, comes
+    from the cache (:mod:`conformance.spec.filecache`) without being parsed again."""
+    entry = None
+    content = filecache.read_file(path)
+    if content is not None:
+        try:
+            context = _documents_fingerprint(documents)
+        except Exception:  # broken shipped profiles: the check below reports them
+            context = None
+        if context is not None:
+            entry = filecache.key("transcript", content, str(path), context)
+            hit = filecache.get(entry)
+            if isinstance(hit, dict):
+                try:
+                    return [], _transcript(path, hit["value"], hit["line"], hit["steps"])
+                except (KeyError, TypeError, ValueError, IndexError):
+                    pass  # an entry this code does not understand: check afresh
     try:
         doc = yamlsafe.load(path)
     except yamlsafe.YamlProblem as exc:
@@ -221,16 +251,27 @@ def _load(
     problems = _schema_problems(doc, value)
     if problems:
         return problems, None
+    step_lines = [doc.line(["steps", i]) for i in range(len(value.get("steps") or []))]
+    transcript = _transcript(path, value, doc.line(["id"]), step_lines)
+    problems = _semantic_problems(doc, value, transcript, documents)
+    if not problems and entry is not None:
+        filecache.put(entry, {"value": value, "line": transcript.line, "steps": step_lines})
+    return problems, (None if problems else transcript)
+
+
+def _transcript(
+    path: Path, value: dict[str, Any], line: int, step_lines: Sequence[int]
+) -> Transcript:
+    """The transcript of schema-valid data, with the lines of its id and of each step."""
     steps = tuple(
-        _build_step(i, raw, doc.line(["steps", i]))
-        for i, raw in enumerate(value.get("steps") or [])
+        _build_step(i, raw, step_lines[i]) for i, raw in enumerate(value.get("steps") or [])
     )
-    transcript = Transcript(
+    return Transcript(
         id=value["id"],
         title=value["title"],
         kind=value["kind"],
         file=path,
-        line=doc.line(["id"]),
+        line=line,
         seats=value["seats"],
         clauses=tuple(value["clauses"]),
         steps=steps,
@@ -242,8 +283,6 @@ def _load(
         start_error=value.get("start_error"),
         raw=value,
     )
-    problems = _semantic_problems(doc, value, transcript, documents)
-    return problems, (None if problems else transcript)
 
 
 # -- selection -------------------------------------------------------------------
@@ -443,15 +482,26 @@ def _check_deal(spec: Mapping[str, Any], seats: int, path: list[str | int], add:
         add([*path, "starter"], f"starter {spec['starter']} is not dealt a hand")
 
 
+def corpus_files(root: Path | None = None) -> list[Path]:
+    """The transcript files under ``root`` (default: the shipped corpus), sorted."""
+    return sorted((root or data.transcripts_dir()).rglob("*.yaml"))
+
+
 def load_corpus(
-    root: Path | None = None, documents: Documents | None = None
+    root: Path | None = None,
+    documents: Documents | None = None,
+    only: Callable[[str], bool] | None = None,
 ) -> tuple[list[Transcript], list[Problem]]:
-    """Every transcript under ``root`` (default: the shipped corpus), and the problems found."""
-    root = root or data.transcripts_dir()
+    """Every transcript under ``root`` (default: the shipped corpus), and the problems found.
+
+    With ``only``, just the files whose name (less ``.yaml``) it accepts are read: a
+    transcript's id is its file name, so this selects transcripts by id unread."""
     transcripts: list[Transcript] = []
     problems: list[Problem] = []
     seen: dict[str, Path] = {}
-    for path in sorted(root.rglob("*.yaml")):
+    for path in corpus_files(root):
+        if only is not None and not only(path.stem):
+            continue
         found, transcript = _load(path, documents)
         problems.extend(found)
         if transcript is None:
@@ -478,6 +528,7 @@ __all__ = [
     "TranscriptError",
     "canonical",
     "check_transcript_file",
+    "corpus_files",
     "expand_deal",
     "load_corpus",
     "load_transcript",
