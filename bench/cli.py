@@ -109,9 +109,7 @@ def commands(corpus: Path | None) -> list[tuple[str, list[str]]]:
             ("jhyap validate specs/", [*JHYAP, "validate", "specs/"]),
         ]
     else:
-        listed.append(
-            (f"jhyap validate <corpus>{suffix}", [*JHYAP, "validate", str(corpus)])
-        )
+        listed.append((f"jhyap validate <corpus>{suffix}", [*JHYAP, "validate", str(corpus)]))
     listed += [
         (f"jhyap run -k {one}{suffix}", [*JHYAP, "run", *where, "-k", one]),
         (f"jhyap run, unchecked{suffix}", [*JHYAP, "run", *where, *off]),

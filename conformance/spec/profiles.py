@@ -20,11 +20,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
-from typing import Any
-
-import jsonschema
-from jsonschema import ValidationError
-from jsonschema.protocols import Validator
+from typing import TYPE_CHECKING, Any
 
 from reference_engine.errors import JhyapError, OptionError
 from reference_engine.profile import (
@@ -37,6 +33,10 @@ from reference_engine.profile import (
 
 from . import data, filecache, yamlsafe
 from .yamlsafe import DataPath, PathPart
+
+if TYPE_CHECKING:  # jsonschema is imported when a profile is checked, not to read a cached one
+    from jsonschema import ValidationError
+    from jsonschema.protocols import Validator
 
 Json = Any
 SCHEMA_FILE = "profile.schema.json"
@@ -96,6 +96,8 @@ def _anchored_pattern(
     validator: Validator, pattern: str, instance: object, schema: Mapping[str, Json]
 ) -> Iterator[ValidationError]:
     # Python's "$" also matches before a final newline; JSON Schema's does not.
+    from jsonschema import ValidationError
+
     if not isinstance(instance, str):
         return
     if re.search(pattern, instance) is None or (pattern.endswith("$") and instance.endswith("\n")):
@@ -104,6 +106,8 @@ def _anchored_pattern(
 
 @cache
 def _validator() -> Validator:
+    import jsonschema
+
     base = jsonschema.validators.validator_for(profile_schema())
     checker = base.TYPE_CHECKER.redefine("integer", _strict_integer)
     cls = jsonschema.validators.extend(  # type: ignore[no-untyped-call]

@@ -7,9 +7,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from reference_engine.cards import DECK
 from reference_engine.errors import JhyapError
@@ -17,6 +15,9 @@ from reference_engine.profile import get_path, resolve
 
 from . import data, filecache, yamlsafe
 from .profiles import Problem, load_profile, stringify_keys
+
+if TYPE_CHECKING:  # imported when a transcript is checked, not to read a cached one
+    import jsonschema
 
 CARD_NAMES = [str(c) for c in DECK]
 _CANONICAL = {name: i for i, name in enumerate(CARD_NAMES)}
@@ -79,6 +80,8 @@ class TranscriptError(Exception):
 
 @cache
 def _schema_validator() -> jsonschema.protocols.Validator:
+    import jsonschema
+
     schema = json.loads((data.schema_dir() / "transcript.schema.json").read_text("utf-8"))
     cls = jsonschema.validators.validator_for(schema)
     return cls(schema)
