@@ -175,3 +175,20 @@ def test_the_corpus_from_the_cache_equals_the_corpus_checked(
     again, _ = load_corpus()
     assert parsed == []
     assert again == first
+
+
+def test_validate_checks_a_clean_file_once_and_a_broken_one_every_time(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "t"
+    _copy(ONE, folder)
+    shutil.copy(ROOT / "specs" / "dhumbal.yaml", folder / "dhumbal.yaml")
+    (folder / "broken.yaml").write_text("id: broken\nsteps: [\n")
+    assert main(["validate", str(folder)]) == 1
+    first = capsys.readouterr().out
+    parsed = _count_parses(monkeypatch)  # every file parsed but the shipped profiles
+    assert main(["validate", str(folder)]) == 1
+    assert capsys.readouterr().out == first
+    assert first.startswith(f"{folder / 'broken.yaml'}:3: (file): YAML syntax error")
+    assert len(first.splitlines()) == 1
+    assert parsed == ["broken.yaml"]

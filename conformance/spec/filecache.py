@@ -55,6 +55,7 @@ def _fingerprint(schemas: Path | None) -> str:
     package = Path(__file__).resolve().parent.parent
     engine = package.parent / "reference_engine"
     files = sorted((package / "spec").glob("*.py")) + sorted(engine.glob("*.py"))
+    files.append(package / "commands" / "validate.py")
     if schemas is not None:
         files += sorted(schemas.glob("*.json"))
     for path in files:
