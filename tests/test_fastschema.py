@@ -188,6 +188,45 @@ def _registry(schema: dict[str, Any]) -> referencing.Registry[Any]:
             [[1], [1, 1], [1, 1, 1, 1], [], "x"],
         ),
         ({"oneOf": [{"minimum": 2}, {"maximum": 5}]}, [1, 3, 6, "x"]),
+        (
+            {
+                "$ref": "#/$defs/base",
+                "properties": {"b": True},
+                "unevaluatedProperties": False,
+                "$defs": {
+                    "base": {
+                        "properties": {"a": {"type": "integer"}},
+                        "patternProperties": {"^x-": True},
+                    }
+                },
+            },
+            [{"a": 1, "b": 2}, {"a": 1, "c": 1}, {"x-y": 1}, {"a": "s"}, {"y-x": 1}, []],
+        ),
+        (
+            {
+                "oneOf": [
+                    {"$ref": "#/$defs/one"},
+                    {"required": ["kind"], "properties": {"kind": {"const": "two"}}},
+                ],
+                "$defs": {
+                    "one": {
+                        "type": "object",
+                        "required": ["kind", "n"],
+                        "properties": {"kind": {"const": "one"}, "n": {"type": "integer"}},
+                    }
+                },
+            },
+            [
+                {"kind": "one", "n": 1},
+                {"kind": "one"},
+                {"kind": "two"},
+                {"kind": "three"},
+                {"kind": 1},
+                {},
+                [],
+                "two",
+            ],
+        ),
     ],
 )
 def test_keywords_agree_with_the_library(schema: dict[str, Any], instances: list[Any]) -> None:

@@ -127,26 +127,35 @@ class _Compiler:
         unknown = sorted(k for k in schema if k in _ASSERTING and k not in _COMPILED)
         if unknown:
             raise Unsupported(", ".join(unknown))
+        simple = _simple_scalar(schema)
+        if simple is not None:
+            return simple
         if "$id" in schema:  # a resource of its own: its references resolve against it
             resolver = resolver.in_subresource(DRAFT202012.create_resource(schema))
         checks: list[Check] = []
         if "$ref" in schema:
             resolved = resolver.lookup(schema["$ref"])
             checks.append(self.check(resolved.contents, resolved.resolver))
-        if "type" in schema:
-            checks.append(_type_check(schema["type"]))
+        # "type": "object" (or "array") is folded into the object (array) check below.
+        kind = schema.get("type")
+        if "type" in schema and kind not in ("object", "array"):
+            checks.append(_type_check(kind))
         if "const" in schema:
             const = schema["const"]
             checks.append(lambda value: bool(equal(value, const)))
         if "enum" in schema:
             enum = list(schema["enum"])
             checks.append(lambda value: any(equal(each, value) for each in enum))
-        obj = self._object_check(schema, resolver)
+        obj = self._object_check(schema, resolver, only=kind == "object")
         if obj is not None:
             checks.append(obj)
-        arr = self._array_check(schema, resolver)
+        elif kind == "object":
+            checks.append(_type_check(kind))
+        arr = self._array_check(schema, resolver, only=kind == "array")
         if arr is not None:
             checks.append(arr)
+        elif kind == "array":
+            checks.append(_type_check(kind))
         checks.extend(_string_checks(schema))
         checks.extend(_number_checks(schema))
         checks.extend(self._combinators(schema, resolver))
@@ -154,7 +163,10 @@ class _Compiler:
 
     # -- objects ----------------------------------------------------------------------
 
-    def _object_check(self, schema: dict[str, Any], resolver: Resolver[Any]) -> Check | None:
+    def _object_check(
+        self, schema: dict[str, Any], resolver: Resolver[Any], *, only: bool
+    ) -> Check | None:
+        """The object keywords of ``schema``; ``only``: anything but an object fails."""
         required = tuple(schema.get("required", ()))
         properties = {
             name: self.check(sub, resolver) for name, sub in schema.get("properties", {}).items()
@@ -162,6 +174,7 @@ class _Compiler:
         patterns = [
             (re.compile(p), self.check(sub, resolver))
             for p, sub in schema.get("patternProperties", {}).items()
+            if sub is not True  # {"^x-": true} checks nothing (but frees those keys below)
         ]
         additional = (
             self.check(schema["additionalProperties"], resolver)
@@ -176,6 +189,8 @@ class _Compiler:
             else None
         )
         evaluated = self.keys(schema, resolver) if unevaluated is not None else None
+        static = _static_keys(schema, resolver) if unevaluated is not None else None
+        static_names, static_patterns = static if static is not None else (frozenset(), ())
         names = self.check(schema["propertyNames"], resolver) if "propertyNames" in schema else None
         min_props = schema.get("minProperties")
         max_props = schema.get("maxProperties")
@@ -195,24 +210,25 @@ class _Compiler:
 
         def check(value: Any) -> bool:
             if not isinstance(value, dict):
-                return True
+                return not only
             for name in required:
                 if name not in value:
                     return False
-            for name, sub in properties.items():
-                if name in value and not sub(value[name]):
-                    return False
-            for pattern, sub in patterns:
-                for name, item in value.items():
-                    if pattern.search(name) and not sub(item):
+            # One pass over the instance: its own schema for each listed property, the
+            # matching patterns' for every key, additionalProperties' for the rest.
+            for name, item in value.items():
+                sub = properties.get(name)
+                if sub is not None:
+                    if not sub(item):
                         return False
-            if additional is not None:
-                for name, item in value.items():
-                    if name in properties:
-                        continue
-                    if extra_pattern is not None and extra_pattern.search(name):
-                        continue
-                    if not additional(item):
+                elif (
+                    additional is not None
+                    and (extra_pattern is None or extra_pattern.search(name) is None)
+                    and not additional(item)
+                ):
+                    return False
+                for pattern, matching in patterns:
+                    if pattern.search(name) and not matching(item):
                         return False
             if names is not None and not all(names(name) for name in value):
                 return False
@@ -223,7 +239,14 @@ class _Compiler:
             for name, needs in dependent.items():
                 if name in value and any(each not in value for each in needs):
                     return False
-            if unevaluated is not None and evaluated is not None:
+            if unevaluated is not None and static is not None:
+                # The evaluated keys are fixed names and patterns: no sets to build.
+                for name, item in value.items():
+                    if name in static_names or any(p.search(name) for p in static_patterns):
+                        continue
+                    if not unevaluated(item):
+                        return False
+            elif unevaluated is not None and evaluated is not None:
                 seen = evaluated(value)
                 for name, item in value.items():
                     if name not in seen and not unevaluated(item):
@@ -302,7 +325,10 @@ class _Compiler:
 
     # -- arrays -----------------------------------------------------------------------
 
-    def _array_check(self, schema: dict[str, Any], resolver: Resolver[Any]) -> Check | None:
+    def _array_check(
+        self, schema: dict[str, Any], resolver: Resolver[Any], *, only: bool
+    ) -> Check | None:
+        """The array keywords of ``schema``; ``only``: anything but an array fails."""
         prefix = [self.check(sub, resolver) for sub in schema.get("prefixItems", [])]
         items = self.check(schema["items"], resolver) if "items" in schema else None
         contains = self.check(schema["contains"], resolver) if "contains" in schema else None
@@ -323,12 +349,12 @@ class _Compiler:
 
         def check(value: Any) -> bool:
             if not isinstance(value, list):
-                return True
+                return not only
             for sub, item in zip(prefix, value, strict=False):
                 if not sub(item):
                     return False
             if items is not None:
-                for item in value[start:]:
+                for item in value[start:] if start else value:
                     if not items(item):
                         return False
             if contains is not None:
@@ -353,10 +379,16 @@ class _Compiler:
             checks.extend(self.check(sub, resolver) for sub in schema["allOf"])
         if "anyOf" in schema:
             any_of = tuple(self.check(sub, resolver) for sub in schema["anyOf"])
-            checks.append(lambda value: any(sub(value) for sub in any_of))
+            checks.append(
+                self._discriminated(schema["anyOf"], any_of, resolver, one=False)
+                or (lambda value: any(sub(value) for sub in any_of))
+            )
         if "oneOf" in schema:
             one_of = tuple(self.check(sub, resolver) for sub in schema["oneOf"])
-            checks.append(lambda value: sum(1 for sub in one_of if sub(value)) == 1)
+            checks.append(
+                self._discriminated(schema["oneOf"], one_of, resolver, one=True)
+                or (lambda value: sum(1 for sub in one_of if sub(value)) == 1)
+            )
         if "not" in schema:
             negated = self.check(schema["not"], resolver)
             checks.append(lambda value: not negated(value))
@@ -367,6 +399,122 @@ class _Compiler:
             checks.append(lambda value: then(value) if condition(value) else else_(value))
         return checks
 
+    def _discriminated(
+        self, branches: list[Any], checks: tuple[Check, ...], resolver: Resolver[Any], *, one: bool
+    ) -> Check | None:
+        """For branches told apart by a tag (each requires one same property, each with
+        its own ``const`` string there, like an event's ``type``): a check that tries
+        only the branch an object's tag names. Exact for both ``oneOf`` and ``anyOf``:
+        every other branch fails on the tag, and at most one can pass."""
+        tags: list[tuple[str, str]] = []
+        for branch in branches:
+            target, where = branch, resolver
+            while isinstance(target, dict) and set(target) == {"$ref"}:
+                resolved = where.lookup(target["$ref"])
+                target, where = resolved.contents, resolved.resolver
+            tag = _tag_of(target)
+            if tag is None:
+                return None
+            tags.append(tag)
+        names = {name for name, _ in tags}
+        values = [value for _, value in tags]
+        if len(names) != 1 or len(set(values)) != len(values):
+            return None
+        (name,) = names
+        by_value = dict(zip(values, checks, strict=True))
+        generic = checks
+
+        def check(value: Any) -> bool:
+            if not isinstance(value, dict):  # not tagged: every branch decides as it would
+                passing = sum(1 for sub in generic if sub(value))
+                return passing == 1 if one else passing > 0
+            tag = value.get(name)
+            if not isinstance(tag, str):
+                return False  # missing, or no string: every branch's const refuses it
+            branch = by_value.get(tag)
+            return branch is not None and branch(value)
+
+        return check
+
+
+def _static_keys(
+    schema: Any, resolver: Resolver[Any], depth: int = 0
+) -> tuple[frozenset[str], tuple[re.Pattern[str], ...]] | None:
+    """The names and patterns whose keys ``schema`` evaluates whatever the instance, when
+    only ``properties``, ``patternProperties`` and ``$ref`` decide that (and
+    ``additionalProperties``/``unevaluatedProperties`` are false, evaluating nothing);
+    None when it depends on the instance (``allOf``, ``anyOf``, ``if``, ...)."""
+    if not isinstance(schema, dict) or depth > 50:
+        return None
+    if any(k in schema for k in ("allOf", "anyOf", "oneOf", "if", "dependentSchemas")):
+        return None
+    if "$dynamicRef" in schema:
+        return None
+    for keyword in ("additionalProperties", "unevaluatedProperties"):
+        if schema.get(keyword) not in (None, False):
+            return None
+    names: set[str] = set()
+    patterns: list[re.Pattern[str]] = []
+    if "$ref" in schema:
+        resolved = resolver.lookup(schema["$ref"])
+        inner = _static_keys(resolved.contents, resolved.resolver, depth + 1)
+        if inner is None:
+            return None
+        names |= inner[0]
+        patterns += inner[1]
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        names |= set(properties)
+    patterns += [re.compile(p) for p in schema.get("patternProperties", {})]
+    return frozenset(names), tuple(patterns)
+
+
+def _simple_scalar(schema: Mapping[str, Any]) -> Check | None:
+    """One function for the commonest leaves, ``{"type": "integer", "minimum": 0}`` and
+    ``{"type": "string", "pattern": ...}``: the same verdicts, fewer calls."""
+    asserting = {k for k in schema if k in _ASSERTING}
+    if asserting == {"type", "minimum"} and schema["type"] == "integer":
+        low = schema["minimum"]
+        if not _is_number(low):
+            return None
+
+        def integer_at_least(value: Any) -> bool:
+            if value.__class__ is int:
+                return not value < low
+            return _is_integer(value) and not value < low
+
+        return integer_at_least
+    if asserting == {"type", "pattern"} and schema["type"] == "string":
+        pattern = re.compile(schema["pattern"])
+        memo: dict[str, bool] = {}
+
+        def string_matching(value: Any) -> bool:
+            found = memo.get(value) if value.__class__ is str else None
+            if found is None:
+                if not isinstance(value, str):
+                    return False
+                found = pattern.search(value) is not None
+                if len(memo) < _MEMO_SIZE:
+                    memo[value] = found
+            return found
+
+        return string_matching
+    return None
+
+
+def _tag_of(schema: Any) -> tuple[str, str] | None:
+    """(property, value) when ``schema`` requires a property that must be a const string."""
+    if not isinstance(schema, dict):
+        return None
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return None
+    for name in schema.get("required", ()):
+        sub = properties.get(name)
+        if isinstance(sub, dict) and isinstance(sub.get("const"), str):
+            return name, sub["const"]
+    return None
+
 
 def _type_check(types: Any) -> Check:
     names = types if isinstance(types, list) else [types]
@@ -374,16 +522,30 @@ def _type_check(types: Any) -> Check:
         tests = tuple(_TYPES[name] for name in names)
     except (KeyError, TypeError):
         raise Unsupported(f"type {types!r}") from None
-    if len(tests) == 1:
-        return tests[0]
+    # The exact classes JSON decoding yields pass at once; anything else (1.0 for an
+    # integer, a subclass) takes the library's tests.
+    exact = frozenset(cls for name in names for cls in _EXACT_CLASSES[name])
 
     def check(value: Any) -> bool:
+        if value.__class__ in exact:
+            return True
         for test in tests:  # noqa: SIM110 (a plain loop: this is the hot path)
             if test(value):
                 return True
         return False
 
     return check
+
+
+_EXACT_CLASSES: dict[str, tuple[type, ...]] = {
+    "object": (dict,),
+    "array": (list,),
+    "string": (str,),
+    "boolean": (bool,),
+    "null": (type(None),),
+    "integer": (int,),
+    "number": (int, float),
+}
 
 
 def _string_checks(schema: Mapping[str, Any]) -> list[Check]:

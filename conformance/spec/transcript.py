@@ -211,10 +211,15 @@ def check_transcript_file(path: str | Path, documents: Documents | None = None) 
     return _load(Path(path), documents)[0]
 
 
-def _documents_fingerprint(documents: Documents | None) -> str:
-    if documents is None:
-        return _shipped_fingerprint()
-    return filecache.fingerprint(documents)
+def _documents_context(documents: Documents | None) -> str | None:
+    """What a transcript's check depends on besides its file: the profiles (None when
+    they cannot be loaded: the check reports that, and nothing is cached)."""
+    try:
+        if documents is None:
+            return _shipped_fingerprint()
+        return filecache.fingerprint(documents)
+    except Exception:
+        return None
 
 
 @cache
@@ -223,7 +228,7 @@ def _shipped_fingerprint() -> str:
 
 
 def _load(
-    path: Path, documents: Documents | None = None
+    path: Path, documents: Documents | None = None, context: str | None = None
 ) -> tuple[list[Problem], Transcript | None]:
     """The problems of one transcript file and, when there are none, the transcript.
 
@@ -232,10 +237,8 @@ def _load(
     entry = None
     content = filecache.read_file(path)
     if content is not None:
-        try:
-            context = _documents_fingerprint(documents)
-        except Exception:  # broken shipped profiles: the check below reports them
-            context = None
+        if context is None:
+            context = _documents_context(documents)
         if context is not None:
             entry = filecache.key("transcript", content, str(path), context)
             hit = filecache.get(entry)
@@ -317,8 +320,11 @@ def profiles_for(
         return [p for p in transcript.profiles if p in documents]
     selected = []
     for pid in sorted(documents):
+        # Only the rules are matched: resolving without the clauses copies far less.
+        document = documents[pid]
+        rules_only = {"rules": document.get("rules"), "options": document.get("options")}
         try:
-            resolved = resolve(documents[pid], transcript.options)
+            resolved = resolve(rules_only, transcript.options)
         except JhyapError:
             continue
         if transcript.where is not None and _matches(resolved["rules"], transcript.where):
@@ -502,10 +508,11 @@ def load_corpus(
     transcripts: list[Transcript] = []
     problems: list[Problem] = []
     seen: dict[str, Path] = {}
+    context = _documents_context(documents)
     for path in corpus_files(root):
         if only is not None and not only(path.stem):
             continue
-        found, transcript = _load(path, documents)
+        found, transcript = _load(path, documents, context)
         problems.extend(found)
         if transcript is None:
             continue
