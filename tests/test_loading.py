@@ -57,7 +57,8 @@ def test_a_clean_transcript_is_parsed_once(
     assert parsed == [f"{ONE}.yaml"]
     assert second == first
     kinds = sorted(p.name.split("-")[0] for p in cache.iterdir())
-    assert kinds == ["profile"] * len(PROFILE_IDS) + ["transcript"]
+    # The shipped profiles are kept too, unless this process had loaded them already.
+    assert kinds in (["transcript"], ["profile"] * len(PROFILE_IDS) + ["transcript"])
 
 
 def test_a_changed_file_is_checked_again(
