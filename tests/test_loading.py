@@ -193,3 +193,15 @@ def test_validate_checks_a_clean_file_once_and_a_broken_one_every_time(
     assert first.startswith(f"{folder / 'broken.yaml'}:3: (file): YAML syntax error")
     assert len(first.splitlines()) == 1
     assert parsed == ["broken.yaml"]
+
+
+def test_the_cache_stays_bounded(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(filecache, "MAX_ENTRIES", 4)
+    for n in range(5):
+        filecache.put(f"entry-{n}", n)
+        os.utime(cache / f"entry-{n}.json", ns=(n * 10**9, n * 10**9))
+    # The fifth write found five entries: the two oldest went.
+    assert sorted(p.name for p in cache.iterdir()) == [f"entry-{n}.json" for n in (2, 3, 4)]
+    filecache.put("entry-5", 5)
+    assert filecache.get("entry-5") == 5
+    assert filecache.get("entry-0") is None

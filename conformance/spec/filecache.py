@@ -10,11 +10,13 @@ kept, so every problem is found and reported afresh, word for word.
 Entries live in ``$JHYAP_CACHE_DIR``, else ``$XDG_CACHE_HOME/jhyap``, else
 ``~/.cache/jhyap``; ``JHYAP_CACHE_DIR=off`` turns the cache off. Writes are
 atomic (a temporary file renamed into place), so runs sharing the cache never
-read half an entry; an unwritable or unreadable cache is silently skipped.
+read half an entry; an unwritable or unreadable cache is silently skipped. Past
+MAX_ENTRIES entries the older half is dropped.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -27,6 +29,7 @@ from typing import Any
 from . import data, yamlsafe
 
 _OFF = "off"
+MAX_ENTRIES = 5000  # past this, a write drops the older half (entries of old code, mostly)
 
 
 def cache_dir() -> Path | None:
@@ -125,5 +128,17 @@ def put(name: str, value: Any) -> None:
         except BaseException:
             os.unlink(temporary)
             raise
+        _prune(folder)
     except (OSError, ValueError, TypeError):
         return
+
+
+def _prune(folder: Path) -> None:
+    """Keep the cache bounded: over MAX_ENTRIES entries, remove the older half."""
+    entries = [e for e in os.scandir(folder) if e.name.endswith(".json")]
+    if len(entries) <= MAX_ENTRIES:
+        return
+    entries.sort(key=lambda e: e.stat().st_mtime_ns)
+    for entry in entries[: len(entries) // 2]:
+        with contextlib.suppress(OSError):  # another run may have removed it first
+            os.unlink(entry.path)
