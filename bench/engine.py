@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import statistics
 import subprocess
@@ -28,6 +27,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from harness import bare_round_trips  # noqa: E402  (bench/harness.py)
 
 from conformance.spec.profiles import resolved_profile  # noqa: E402
 from reference_engine.randomplay import play_random_game  # noqa: E402
@@ -75,21 +76,7 @@ class Pipe:
 
 def echo_round_trips(count: int) -> float:
     """Round trips per second to bench/echo_engine.py over bare pipes."""
-    proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "bench" / "echo_engine.py")],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-    )
-    assert proc.stdin is not None and proc.stdout is not None
-    readline, stdin = proc.stdout.readline, proc.stdin.fileno()
-    start = time.perf_counter()
-    for seq in range(count):
-        os.write(stdin, b'{"seq":%d,"cmd":"state"}\n' % seq)
-        json.loads(readline())
-    elapsed = time.perf_counter() - start
-    proc.stdin.close()
-    proc.wait(10)
-    return count / elapsed
+    return 1 / bare_round_trips(count)
 
 
 def protocol_run(profile: dict[str, Any], games: int, seed: int) -> tuple[float, int, int]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from jsonschema._utils import equal, uniq  # the library's own comparisons
 from jsonschema.validators import Draft202012Validator
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 Check = Callable[[Any], bool]
 KeysOf = Callable[[dict[str, Any]], set[str]]
+F = TypeVar("F", Check, KeysOf)
 
 
 class Unsupported(Exception):
@@ -110,18 +111,22 @@ class _Compiler:
             return _never
         if not isinstance(schema, dict):
             raise Unsupported(f"schema {schema!r}")
+        return self._once(self._checks, schema, lambda: self._compile(schema, resolver))
+
+    def _once(self, table: dict[int, Any], schema: dict[str, Any], build: Callable[[], F]) -> F:
+        """What ``build`` makes of ``schema``, made once; while it is being made, a
+        placeholder that calls it stands in, so that recursive references terminate."""
         key = id(schema)
-        found = self._checks.get(key)
+        found: F | None = table.get(key)
         if found is not None:
             return found
-        cell: list[Check] = []
-        # A placeholder while compiling, so that recursive references terminate.
-        self._checks[key] = lambda value: cell[0](value)
+        cell: list[Any] = []
+        table[key] = lambda value: cell[0](value)
         self._keep.append(schema)
-        compiled = self._compile(schema, resolver)
-        cell.append(compiled)
-        self._checks[key] = compiled
-        return compiled
+        made = build()
+        cell.append(made)
+        table[key] = made
+        return made
 
     def _compile(self, schema: dict[str, Any], resolver: Resolver[Any]) -> Check:
         unknown = sorted(k for k in schema if k in _ASSERTING and k not in _COMPILED)
@@ -260,17 +265,7 @@ class _Compiler:
         for ``unevaluatedProperties`` (jsonschema's find_evaluated_property_keys_by_schema)."""
         if not isinstance(schema, dict):
             return lambda value: set()
-        key = id(schema)
-        found = self._keys.get(key)
-        if found is not None:
-            return found
-        cell: list[KeysOf] = []
-        self._keys[key] = lambda value: cell[0](value)
-        self._keep.append(schema)
-        compiled = self._compile_keys(schema, resolver)
-        cell.append(compiled)
-        self._keys[key] = compiled
-        return compiled
+        return self._once(self._keys, schema, lambda: self._compile_keys(schema, resolver))
 
     def _compile_keys(self, schema: dict[str, Any], resolver: Resolver[Any]) -> KeysOf:
         if "$dynamicRef" in schema or "dependentSchemas" in schema:
