@@ -5,6 +5,12 @@ Run: python bench/engine.py [--games N] [--repeats R]
 Prints, per profile, the median over R runs of turns/s and rounds/s through the
 Python API, then the same through `jhyap engine` over the JSON-lines protocol.
 A turn is one call or one throw-and-pick; the policy's own work is included.
+
+Then the echo bound, in the same run: round trips/s over bare pipes to an engine
+that answers at once (bench/echo_engine.py), divided by the requests a turn takes
+over the protocol (state, legal and act for each action, as counted in the run),
+is the most turns/s any engine could reach here; and the share of it the reference
+engine reaches.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from harness import bare_round_trips  # noqa: E402  (bench/harness.py)
 
 from conformance.spec.profiles import resolved_profile  # noqa: E402
 from reference_engine.randomplay import play_random_game  # noqa: E402
@@ -66,11 +74,23 @@ class Pipe:
         self.proc.wait(5)
 
 
+def echo_round_trips(count: int) -> float:
+    """Round trips per second to bench/echo_engine.py over bare pipes."""
+    return 1 / bare_round_trips(count)
+
+
 def protocol_run(profile: dict[str, Any], games: int, seed: int) -> tuple[float, int, int]:
+    elapsed, turns, rounds, _ = protocol_play(profile, games, seed)
+    return elapsed, turns, rounds
+
+
+def protocol_play(profile: dict[str, Any], games: int, seed: int) -> tuple[float, int, int, int]:
+    """(seconds, turns, rounds, requests) of random games over the protocol."""
     rng = random.Random(seed)
     pipe = Pipe()
     pipe.ask("hello", protocol="1.0")
     turns = rounds = 0
+    first_seq = pipe.seq
     start = time.perf_counter()
     for _ in range(games):
         seats = rng.randint(profile["rules"]["seats"]["min"], profile["rules"]["seats"]["max"])
@@ -106,28 +126,60 @@ def protocol_run(profile: dict[str, Any], games: int, seed: int) -> tuple[float,
                 pipe.ask("act", seat=seat, action=rng.choice(legal["picks"]) | {"type": "pick"})
                 turns += 1
     elapsed = time.perf_counter() - start
+    requests = pipe.seq - first_seq
     pipe.close()
-    return elapsed, turns, rounds
+    return elapsed, turns, rounds, requests
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200, help="games per run (API)")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--round-trips", type=int, default=5000, help="echo round trips a run")
     args = parser.parse_args()
     print(f"python {sys.version.split()[0]}; median of {args.repeats} runs")
     print(f"{'profile':<12} {'path':<9} {'games':>6} {'turns':>8} {'turns/s':>10} {'rounds/s':>9}")
+    protocol: dict[str, tuple[float, float]] = {}  # turns/s, requests a turn
+    echo_rates: dict[str, tuple[float, float]] = {}  # echo round trips/s, share of the bound
     for name in PROFILES:
         profile = resolved_profile(name, {})
         for path, runner, games in (
             ("api", api_run, args.games),
             ("protocol", protocol_run, max(1, args.games // 10)),
         ):
-            samples = [runner(profile, games, seed) for seed in range(args.repeats)]
+            if path == "protocol":
+                # Each protocol run is paired with an echo run just before it, so that
+                # both see the same load on a shared machine.
+                echoes, played = [], []
+                for seed in range(args.repeats):
+                    echoes.append(echo_round_trips(args.round_trips))
+                    played.append(protocol_play(profile, games, seed))
+                samples = [(e, t, r) for e, t, r, _ in played]
+                per_turn = sum(q for *_, q in played) / sum(t for _, t, _, _ in played)
+                shares = [
+                    (t / e) / (echo / per_turn)
+                    for (e, t, _), echo in zip(samples, echoes, strict=True)
+                ]
+                echo_rates[name] = (statistics.median(echoes), statistics.median(shares))
+            else:
+                samples = [runner(profile, games, seed) for seed in range(args.repeats)]
             tps = statistics.median(t / e for e, t, _ in samples)
             rps = statistics.median(r / e for e, _, r in samples)
             turns = samples[0][1]
             print(f"{name:<12} {path:<9} {games:>6} {turns:>8} {tps:>10,.0f} {rps:>9,.0f}")
+            if path == "protocol":
+                protocol[name] = (tps, per_turn)
+    print("echo bound: echo round trips/s over bare pipes / requests a turn takes (medians)")
+    print(
+        f"{'profile':<12} {'echo rt/s':>10} {'req/turn':>9} {'bound':>7} {'protocol':>9} "
+        f"{'share':>6}"
+    )
+    for name, (tps, per_turn) in protocol.items():
+        echo, share = echo_rates[name]
+        print(
+            f"{name:<12} {echo:>10,.0f} {per_turn:>9.2f} {echo / per_turn:>7,.0f} {tps:>9,.0f} "
+            f"{share:>6.0%}"
+        )
     return 0
 
 

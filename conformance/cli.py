@@ -29,13 +29,21 @@ class _Command(Protocol):
     def register(self, subparsers: Subparsers[argparse.ArgumentParser]) -> None: ...
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand in ``COMMANDS`` registered."""
+def _named_command(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names, if its first word that is not an option is one."""
+    first = next((word for word in argv if not word.startswith("-")), None)
+    return first if first in COMMANDS else None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser with every subcommand in ``COMMANDS`` registered, or only the
+    one ``argv`` names: each command imports what it needs, so starting one is quick."""
     parser = argparse.ArgumentParser(
         prog="jhyap", description="Jhyap (Dhumbal) rules profiles and conformance suite."
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMANDS:
+    named = _named_command(argv) if argv is not None else None
+    for name in COMMANDS if named is None else (named,):
         module = cast(_Command, importlib.import_module(f"{__package__}.commands.{name}"))
         module.register(subparsers)
     return parser
@@ -53,9 +61,10 @@ def _exit_status(exit_: SystemExit) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``jhyap`` with ``argv`` (default: the process arguments); the exit status."""
     try:
-        parser = build_parser()
+        words = list(sys.argv[1:] if argv is None else argv)
+        parser = build_parser(words)
         try:
-            args = parser.parse_args(argv)
+            args = parser.parse_args(words)
         except SystemExit as exit_:
             return _exit_status(exit_)
         return int(args.run(args))

@@ -175,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
         progress.finish()
         return _fail(f"the engine is unusable: {exc}")
     progress.finish()
-    result.warnings[:0] = known_failure_warnings(known, selection.transcripts, selection.documents)
+    result.warnings[:0] = known_failure_warnings(known, selection.corpus_ids, selection.documents)
     result.claims = readings.claims(selection.documents, (o.profile for o in result.outcomes))
     rerun = RerunInfo(
         engine=args.engine,

@@ -24,6 +24,7 @@ from reference_engine.profile import resolve
 from ..spec import yamlsafe
 from ..spec.transcript import (
     Transcript,
+    corpus_files,
     load_corpus,
     profiles_for,
     shipped_documents,
@@ -118,6 +119,19 @@ def matches(pattern: str, text: str) -> bool:
     return pattern in text
 
 
+def id_selector(ids: Iterable[str], id_patterns: Sequence[str]) -> Callable[[str], bool]:
+    """Whether an id matches one of ``id_patterns``, a pattern that is exactly one of
+    ``ids`` matching that id alone."""
+    known = set(ids)
+
+    def id_ok(transcript_id: str) -> bool:
+        return any(
+            transcript_id == p if p in known else matches(p, transcript_id) for p in id_patterns
+        )
+
+    return id_ok
+
+
 def select_transcripts(
     transcripts: Iterable[Transcript],
     id_patterns: Sequence[str] = (),
@@ -130,13 +144,7 @@ def select_transcripts(
     ``-k foo`` reruns ``foo`` without ``foo-bar``.
     """
     items = list(transcripts)
-    ids = {t.id for t in items}
-
-    def id_ok(transcript_id: str) -> bool:
-        return any(
-            transcript_id == p if p in ids else matches(p, transcript_id) for p in id_patterns
-        )
-
+    id_ok = id_selector([t.id for t in items], id_patterns)
     chosen = []
     for t in items:
         if id_patterns and not id_ok(t.id):
@@ -193,10 +201,11 @@ class Selection:
     """What a run, the pytest plugin or an export works on, checked before any engine starts."""
 
     documents: Mapping[str, Mapping[str, Any]]
-    transcripts: list[Transcript]  # the whole corpus that was loaded
+    transcripts: list[Transcript]  # what was loaded: the corpus, or what -k names in it
     cases: list[Case]
     known: list[KnownFailure]
     source: str  # the transcripts directory, or "the shipped corpus"
+    corpus_ids: tuple[str, ...] = ()  # the id (file name) of every transcript file
 
 
 def load_selection(
@@ -222,7 +231,11 @@ def load_selection(
         documents, chosen = with_profile_files(shipped_documents(), named)
     except (ProfileFileError, DataNotFound, ProfileNotFound) as exc:
         raise InputError([], f"the profiles cannot be loaded:\n{exc}") from None
-    transcripts, problems = load_corpus(root, documents)
+    files = corpus_files(root)
+    corpus_ids = tuple(dict.fromkeys(path.stem for path in files))
+    # A transcript's id is its file name: -k reads and checks only the files it names.
+    only = id_selector(corpus_ids, ids) if ids else None
+    transcripts, problems = load_corpus(root, documents, only)
     if problems:
         summary = f"{len(problems)} problems in the transcripts; nothing was run"
         raise InputError([str(p) for p in problems], summary)
@@ -231,9 +244,9 @@ def load_selection(
     source = str(root) if root is not None else "the shipped corpus"
     if not cases:
         raise InputError(
-            [], f"no case matches the selection ({len(transcripts)} transcripts in {source})"
+            [], f"no case matches the selection ({len(corpus_ids)} transcripts in {source})"
         )
-    return Selection(documents, transcripts, cases, known, source)
+    return Selection(documents, transcripts, cases, known, source, corpus_ids)
 
 
 def load_known_failures(path: str | Path) -> list[KnownFailure]:
@@ -283,10 +296,12 @@ def load_known_failures(path: str | Path) -> list[KnownFailure]:
 
 
 def known_failure_warnings(
-    known: Iterable[KnownFailure], transcripts: Iterable[Transcript], profile_ids: Iterable[str]
+    known: Iterable[KnownFailure],
+    transcripts: Iterable[Transcript | str],
+    profile_ids: Iterable[str],
 ) -> list[str]:
-    """Entries naming a transcript (or profile) that does not exist."""
-    ids = {t.id for t in transcripts}
+    """Entries naming a transcript (given, or its id) or profile that does not exist."""
+    ids = {t if isinstance(t, str) else t.id for t in transcripts}
     profiles = set(profile_ids)
     warnings = []
     for entry in known:
@@ -454,6 +469,7 @@ __all__ = [
     "apply_known_failure",
     "build_cases",
     "exit_status",
+    "id_selector",
     "known_failure_warnings",
     "load_known_failures",
     "matches",

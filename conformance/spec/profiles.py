@@ -22,11 +22,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-import jsonschema
-from jsonschema import ValidationError
-from jsonschema.protocols import Validator
+from typing import TYPE_CHECKING, Any
 
 from reference_engine.errors import JhyapError, OptionError
 from reference_engine.profile import (
@@ -37,8 +33,12 @@ from reference_engine.profile import (
     resolve,
 )
 
-from . import data, readings, yamlsafe
+from . import data, filecache, readings, yamlsafe
 from .yamlsafe import DataPath, PathPart
+
+if TYPE_CHECKING:  # jsonschema is imported when a profile is checked, not to read a cached one
+    from jsonschema import ValidationError
+    from jsonschema.protocols import Validator
 
 Json = Any
 SCHEMA_FILE = "profile.schema.json"
@@ -98,6 +98,8 @@ def _anchored_pattern(
     validator: Validator, pattern: str, instance: object, schema: Mapping[str, Json]
 ) -> Iterator[ValidationError]:
     # Python's "$" also matches before a final newline; JSON Schema's does not.
+    from jsonschema import ValidationError
+
     if not isinstance(instance, str):
         return
     if re.search(pattern, instance) is None or (pattern.endswith("$") and instance.endswith("\n")):
@@ -106,6 +108,8 @@ def _anchored_pattern(
 
 @cache
 def _validator() -> Validator:
+    import jsonschema
+
     base = jsonschema.validators.validator_for(profile_schema())
     checker = base.TYPE_CHECKER.redefine("integer", _strict_integer)
     cls = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
@@ -630,6 +634,8 @@ def _check_readings(value: dict[str, Json], report: _Report) -> None:
 
 @cache
 def _declared_validator() -> Validator:
+    import jsonschema
+
     schema = {"$defs": profile_schema()["$defs"], "$ref": "#/$defs/declared"}
     cls = jsonschema.validators.validator_for(profile_schema())
     validator: Validator = cls(schema)
@@ -709,6 +715,12 @@ def load_profile(name_or_path: str | os.PathLike[str]) -> dict[str, Json]:
     text, so the document is JSON data.
     """
     path = data.find_profile(name_or_path)
+    content = filecache.read_file(path)
+    entry = filecache.key("profile", content) if content is not None else None
+    if entry is not None:
+        hit = filecache.get(entry)
+        if isinstance(hit, dict):
+            return hit
     try:
         doc = yamlsafe.load(path)
     except yamlsafe.YamlProblem as exc:
@@ -723,6 +735,8 @@ def load_profile(name_or_path: str | os.PathLike[str]) -> dict[str, Json]:
     if problems:
         raise ProfileFileError(problems)
     document: dict[str, Json] = stringify_keys(doc.data)
+    if entry is not None:
+        filecache.put(entry, document)
     return document
 
 

@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from reference_engine.cards import DECK
 from reference_engine.errors import JhyapError
 from reference_engine.profile import resolve
 
-from . import data, protocol, readings, yamlsafe
+from . import data, filecache, protocol, readings, yamlsafe
 from .profiles import Problem, load_profile, stringify_keys
+
+if TYPE_CHECKING:  # imported when a transcript is checked, not to read a cached one
+    import jsonschema
 
 CARD_NAMES = [str(c) for c in DECK]
 _CANONICAL = {name: i for i, name in enumerate(CARD_NAMES)}
@@ -87,6 +88,8 @@ class TranscriptError(Exception):
 
 @cache
 def _schema_validator() -> jsonschema.protocols.Validator:
+    import jsonschema
+
     schema = json.loads((data.schema_dir() / "transcript.schema.json").read_text("utf-8"))
     cls = jsonschema.validators.validator_for(schema)
     return cls(schema)
@@ -256,9 +259,42 @@ def check_transcript_file(path: str | Path, documents: Documents | None = None) 
     return _load(Path(path), documents)[0]
 
 
+def _documents_context(documents: Documents | None) -> str | None:
+    """What a transcript's check depends on besides its file: the profiles and the protocol
+    clauses (None when they cannot be loaded: the check reports that, and nothing is
+    cached)."""
+    try:
+        profiles = _shipped_fingerprint() if documents is None else filecache.fingerprint(documents)
+        return f"{profiles}:{filecache.fingerprint(list(protocol.protocol_clause_ids()))}"
+    except Exception:
+        return None
+
+
+@cache
+def _shipped_fingerprint() -> str:
+    return filecache.fingerprint(shipped_documents())
+
+
 def _load(
-    path: Path, documents: Documents | None = None
+    path: Path, documents: Documents | None = None, context: str | None = None
 ) -> tuple[list[Problem], Transcript | None]:
+    """The problems of one transcript file and, when there are none, the transcript.
+
+    A file that checked clean before, with the same bytes, path and profiles, comes
+    from the cache (:mod:`conformance.spec.filecache`) without being parsed again."""
+    entry = None
+    content = filecache.read_file(path)
+    if content is not None:
+        if context is None:
+            context = _documents_context(documents)
+        if context is not None:
+            entry = filecache.key("transcript", content, str(path), context)
+            hit = filecache.get(entry)
+            if isinstance(hit, dict):
+                try:
+                    return [], _transcript(path, hit["value"], hit["line"], hit["steps"])
+                except (KeyError, TypeError, ValueError, IndexError):
+                    pass  # an entry this code does not understand: check afresh
     try:
         doc = yamlsafe.load(path)
     except yamlsafe.YamlProblem as exc:
@@ -269,16 +305,27 @@ def _load(
     problems = _schema_problems(doc, value)
     if problems:
         return problems, None
+    step_lines = [doc.line(["steps", i]) for i in range(len(value.get("steps") or []))]
+    transcript = _transcript(path, value, doc.line(["id"]), step_lines)
+    problems = _semantic_problems(doc, value, transcript, documents)
+    if not problems and entry is not None:
+        filecache.put(entry, {"value": value, "line": transcript.line, "steps": step_lines})
+    return problems, (None if problems else transcript)
+
+
+def _transcript(
+    path: Path, value: dict[str, Any], line: int, step_lines: Sequence[int]
+) -> Transcript:
+    """The transcript of schema-valid data, with the lines of its id and of each step."""
     steps = tuple(
-        _build_step(i, raw, doc.line(["steps", i]))
-        for i, raw in enumerate(value.get("steps") or [])
+        _build_step(i, raw, step_lines[i]) for i, raw in enumerate(value.get("steps") or [])
     )
-    transcript = Transcript(
+    return Transcript(
         id=value["id"],
         title=value["title"],
         kind=value["kind"],
         file=path,
-        line=doc.line(["id"]),
+        line=line,
         seats=value["seats"],
         clauses=tuple(value["clauses"]),
         steps=steps,
@@ -291,8 +338,6 @@ def _load(
         raw=value,
         fresh_engine=bool(value.get("fresh_engine", False)),
     )
-    problems = _semantic_problems(doc, value, transcript, documents)
-    return problems, (None if problems else transcript)
 
 
 # -- selection -------------------------------------------------------------------
@@ -335,8 +380,11 @@ def profiles_for(
         return named
     selected = []
     for pid in named:
+        # Only the rules are matched: resolving without the clauses copies far less.
+        document = documents[pid]
+        rules_only = {"rules": document.get("rules"), "options": document.get("options")}
         try:
-            resolved = resolve(documents[pid], transcript.options)
+            resolved = resolve(rules_only, transcript.options)
         except JhyapError:
             continue
         if _matches(resolved, transcript.where):
@@ -546,16 +594,28 @@ def _check_deal(spec: Mapping[str, Any], seats: int, path: list[str | int], add:
         add([*path, "starter"], f"starter {spec['starter']} is not dealt a hand")
 
 
+def corpus_files(root: Path | None = None) -> list[Path]:
+    """The transcript files under ``root`` (default: the shipped corpus), sorted."""
+    return sorted((root or data.transcripts_dir()).rglob("*.yaml"))
+
+
 def load_corpus(
-    root: Path | None = None, documents: Documents | None = None
+    root: Path | None = None,
+    documents: Documents | None = None,
+    only: Callable[[str], bool] | None = None,
 ) -> tuple[list[Transcript], list[Problem]]:
-    """Every transcript under ``root`` (default: the shipped corpus), and the problems found."""
-    root = root or data.transcripts_dir()
+    """Every transcript under ``root`` (default: the shipped corpus), and the problems found.
+
+    With ``only``, just the files whose name (less ``.yaml``) it accepts are read: a
+    transcript's id is its file name, so this selects transcripts by id unread."""
     transcripts: list[Transcript] = []
     problems: list[Problem] = []
     seen: dict[str, Path] = {}
-    for path in sorted(root.rglob("*.yaml")):
-        found, transcript = _load(path, documents)
+    context = _documents_context(documents)
+    for path in corpus_files(root):
+        if only is not None and not only(path.stem):
+            continue
+        found, transcript = _load(path, documents, context)
         problems.extend(found)
         if transcript is None:
             continue
@@ -581,6 +641,7 @@ __all__ = [
     "TranscriptError",
     "canonical",
     "check_transcript_file",
+    "corpus_files",
     "expand_deal",
     "load_corpus",
     "load_transcript",

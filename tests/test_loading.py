@@ -1,0 +1,207 @@
+"""Loading only what is asked for, once: the content-keyed cache and -k selection."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conformance.cli import main
+from conformance.harness.runner import load_selection
+from conformance.spec import filecache
+from conformance.spec import transcript as transcript_module
+from conformance.spec.profiles import ProfileFileError, load_profile
+from conformance.spec.transcript import check_transcript_file, load_corpus, load_transcript
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "conformance" / "transcripts"
+ONE = "shared-deal-order"
+PROFILE_IDS = sorted(p.stem for p in (ROOT / "specs").glob("*.yaml"))
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("JHYAP_CACHE_DIR", str(folder))
+    return folder
+
+
+def _copy(name: str, folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    return Path(shutil.copy(CORPUS / f"{name}.yaml", folder / f"{name}.yaml"))
+
+
+def _count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the transcript files parsed from now on, in order."""
+    parsed: list[str] = []
+    real = transcript_module.yamlsafe.load
+
+    def spy(path: str | os.PathLike[str]) -> object:
+        if Path(path).resolve().parent != ROOT / "specs":  # the transcripts, not the profiles
+            parsed.append(Path(path).name)
+        return real(path)
+
+    monkeypatch.setattr(transcript_module.yamlsafe, "load", spy)
+    return parsed
+
+
+def test_a_clean_transcript_is_parsed_once(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _copy(ONE, tmp_path / "t")
+    parsed = _count_parses(monkeypatch)
+    first = load_transcript(path)
+    second = load_transcript(path)
+    assert parsed == [f"{ONE}.yaml"]
+    assert second == first
+    kinds = sorted(p.name.split("-")[0] for p in cache.iterdir())
+    # The shipped profiles are kept too, unless this process had loaded them already.
+    assert kinds in (["transcript"], ["profile"] * len(PROFILE_IDS) + ["transcript"])
+
+
+def test_a_changed_file_is_checked_again(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _copy(ONE, tmp_path / "t")
+    load_transcript(path)
+    text = path.read_text("utf-8")
+    path.write_text(text.replace(f"id: {ONE}", f"id: {ONE}x", 1), "utf-8")
+    parsed = _count_parses(monkeypatch)
+    problems = [str(p) for p in check_transcript_file(path)]
+    assert parsed == [f"{ONE}.yaml"]
+    assert problems == [f"{path}:1: id: id '{ONE}x' must match the file name '{ONE}.yaml'"]
+    # A file with problems is never kept: the same problems, found afresh, every time.
+    assert [str(p) for p in check_transcript_file(path)] == problems
+    assert parsed == [f"{ONE}.yaml", f"{ONE}.yaml"]
+
+
+def test_the_same_bytes_under_other_profiles_are_checked_again(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _copy(ONE, tmp_path / "t")
+    load_transcript(path)
+    parsed = _count_parses(monkeypatch)
+    problems = check_transcript_file(path, {"dhumbal": load_profile("dhumbal")})
+    assert parsed == [f"{ONE}.yaml"]
+    assert str(problems[0]) == f"{path}:12: profiles[0]: no profile 'dashain'; known: dhumbal"
+
+
+def test_a_cached_profile_is_the_checked_document(cache: Path, tmp_path: Path) -> None:
+    first = load_profile("dhumbal")
+    assert load_profile("dhumbal") == first
+    broken = tmp_path / "broken.yaml"
+    broken.write_text((ROOT / "specs" / "dhumbal.yaml").read_text("utf-8") + "extra: 1\n")
+    line = len(broken.read_text("utf-8").splitlines())
+    for _ in range(2):
+        with pytest.raises(ProfileFileError) as info:
+            load_profile(broken)
+        assert [str(p) for p in info.value.problems] == [
+            f"{broken}:{line}: extra: unknown key; expected one of: "
+            "profile_format, id, name, summary, source, rules, options, clauses"
+        ]
+
+
+def test_an_unwritable_cache_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("JHYAP_CACHE_DIR", str(blocker / "cache"))
+    path = _copy(ONE, tmp_path / "t")
+    assert load_transcript(path).id == ONE
+    assert load_transcript(path).id == ONE
+
+
+def test_a_corrupt_entry_is_a_miss(cache: Path, tmp_path: Path) -> None:
+    path = _copy(ONE, tmp_path / "t")
+    first = load_transcript(path)
+    for entry in cache.iterdir():
+        entry.write_text('{"value": 3}')
+    assert load_transcript(path) == first
+    for entry in cache.iterdir():
+        entry.write_text("{half")
+    assert load_transcript(path) == first
+
+
+def test_the_cache_can_be_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JHYAP_CACHE_DIR", "off")
+    assert filecache.cache_dir() is None
+    path = _copy(ONE, tmp_path / "t")
+    parsed = _count_parses(monkeypatch)
+    load_transcript(path)
+    load_transcript(path)
+    assert parsed == [f"{ONE}.yaml", f"{ONE}.yaml"]
+
+
+def test_the_cache_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("JHYAP_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert filecache.cache_dir() == tmp_path / "jhyap"
+
+
+def test_k_reads_only_the_transcript_it_names(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "t"
+    _copy(ONE, folder)
+    _copy("shared-not-your-turn", folder)
+    (folder / "broken.yaml").write_text("id: broken\nsteps: [\n")
+    parsed = _count_parses(monkeypatch)
+    selection = load_selection(str(folder), ids=[ONE])
+    assert parsed == [f"{ONE}.yaml"]
+    assert [t.id for t in selection.transcripts] == [ONE]
+    assert selection.corpus_ids == ("broken", ONE, "shared-not-your-turn")
+    assert {c.transcript.id for c in selection.cases} == {ONE}
+
+
+def test_the_whole_corpus_still_reports_every_broken_file(
+    cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "t"
+    _copy(ONE, folder)
+    (folder / "broken.yaml").write_text("id: broken\nsteps: [\n")
+    for _ in range(2):
+        assert main(["run", "--transcripts", str(folder)]) == 2
+        err = capsys.readouterr().err.splitlines()
+        assert err[-1] == "jhyap run: 1 problems in the transcripts; nothing was run"
+        assert err[0].startswith(f"{folder / 'broken.yaml'}:3: (file): YAML syntax error")
+
+
+def test_the_corpus_from_the_cache_equals_the_corpus_checked(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, problems = load_corpus()
+    assert problems == []
+    parsed = _count_parses(monkeypatch)
+    again, _ = load_corpus()
+    assert parsed == []
+    assert again == first
+
+
+def test_validate_checks_a_clean_file_once_and_a_broken_one_every_time(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "t"
+    _copy(ONE, folder)
+    shutil.copy(ROOT / "specs" / "dhumbal.yaml", folder / "dhumbal.yaml")
+    (folder / "broken.yaml").write_text("id: broken\nsteps: [\n")
+    assert main(["validate", str(folder)]) == 1
+    first = capsys.readouterr().out
+    parsed = _count_parses(monkeypatch)  # every file parsed but the shipped profiles
+    assert main(["validate", str(folder)]) == 1
+    assert capsys.readouterr().out == first
+    assert first.startswith(f"{folder / 'broken.yaml'}:3: (file): YAML syntax error")
+    assert len(first.splitlines()) == 1
+    assert parsed == ["broken.yaml"]
+
+
+def test_the_cache_stays_bounded(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(filecache, "MAX_ENTRIES", 4)
+    for n in range(5):
+        filecache.put(f"entry-{n}", n)
+        os.utime(cache / f"entry-{n}.json", ns=(n * 10**9, n * 10**9))
+    # The fifth write found five entries: the two oldest went.
+    assert sorted(p.name for p in cache.iterdir()) == [f"entry-{n}.json" for n in (2, 3, 4)]
+    filecache.put("entry-5", 5)
+    assert filecache.get("entry-5") == 5
+    assert filecache.get("entry-0") is None
