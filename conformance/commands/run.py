@@ -13,10 +13,12 @@ from conformance.harness.client import EngineUnusable
 from conformance.harness.runner import (
     InputError,
     RunConfig,
+    RunResult,
     exit_status,
     known_failure_warnings,
     load_selection,
     run_cases,
+    unusable_result,
 )
 from conformance.reporting.report import (
     Progress,
@@ -154,11 +156,21 @@ def run(args: argparse.Namespace) -> int:
         result = run_cases(cases, config, progress)
     except EngineUnusable as exc:
         progress.finish()
-        return _fail(f"the engine is unusable: {exc}")
+        # The reports still say what happened, so that a CI job keeps its artefacts.
+        failed = _write_reports(args, unusable_result(cases, str(exc)), engine)
+        return _fail(f"the engine is unusable: {exc}" + (f"; {failed}" if failed else ""))
     progress.finish()
     result.warnings[:0] = known_failure_warnings(known, selection.transcripts, selection.documents)
+    print_lines(console_report(result, RerunInfo(engine=args.engine, transcripts=args.transcripts)))
+    failed = _write_reports(args, result, engine)
+    if failed:
+        return _fail(failed)
+    return exit_status(result.outcomes)
+
+
+def _write_reports(args: argparse.Namespace, result: RunResult, engine: str) -> str | None:
+    """Write the --json and --junit reports; None, or why one could not be written."""
     rerun = RerunInfo(engine=args.engine, transcripts=args.transcripts)
-    print_lines(console_report(result, rerun))
     try:
         if args.json:
             write_atomic(
@@ -168,5 +180,5 @@ def run(args: argparse.Namespace) -> int:
         if args.junit:
             write_atomic(args.junit, junit_report(result, rerun))
     except OSError as exc:
-        return _fail(f"cannot write a report: {exc}")
-    return exit_status(result.outcomes)
+        return f"cannot write a report: {exc}"
+    return None

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -18,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from reference_engine import bounded_json
 from reference_engine.errors import JhyapError
 from reference_engine.profile import resolve
 
@@ -234,12 +237,14 @@ def load_known_failures(path: str | Path) -> list[KnownFailure]:
     where = str(path)
     try:
         if path.suffix == ".json":
-            content: Any = json.loads(path.read_text("utf-8"))
+            content: Any = bounded_json.loads(_read_bounded(path))
         else:
             content = yamlsafe.load(path).data
     except OSError as exc:
         raise InputError([f"{where}: cannot read the known failures: {exc.strerror}"]) from None
-    except (ValueError, yamlsafe.YamlProblem) as exc:
+    except yamlsafe.YamlProblem as exc:
+        raise InputError([f"{exc}"]) from None
+    except ValueError as exc:
         raise InputError(
             [f"{where}: not valid {path.suffix.lstrip('.') or 'YAML'}: {exc}"]
         ) from None
@@ -269,9 +274,25 @@ def load_known_failures(path: str | Path) -> list[KnownFailure]:
             and (profile is None or isinstance(profile, str))
         ):
             entries.append(KnownFailure(ident, reason, profile))
+    if len(problems) > _MAX_PROBLEMS:
+        problems[_MAX_PROBLEMS:] = [f"{where}: ... and {len(problems) - _MAX_PROBLEMS} more"]
     if problems:
         raise InputError(problems)
     return entries
+
+
+_MAX_PROBLEMS = 20
+
+
+def _read_bounded(path: Path) -> str:
+    """The text of a regular file of at most ``yamlsafe.MAX_BYTES`` (ValueError if not)."""
+    with open(path, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise ValueError("not a regular file")
+        raw = handle.read(yamlsafe.MAX_BYTES + 1)
+    if len(raw) > yamlsafe.MAX_BYTES:
+        raise ValueError(f"file is larger than {yamlsafe.MAX_BYTES} bytes")
+    return raw.decode("utf-8")
 
 
 def known_failure_warnings(
@@ -425,6 +446,25 @@ def run_cases(
     return RunResult(outcomes, info, time.monotonic() - began, warnings)
 
 
+def unusable_result(cases: Sequence[Case], reason: str) -> RunResult:
+    """The result of a run whose engine could not be greeted: every case errored."""
+    outcomes = [
+        Outcome(
+            ERRORED,
+            case.transcript.id,
+            case.profile,
+            clauses=case.transcript.clauses,
+            file=str(case.transcript.file),
+            line=case.transcript.line,
+            step=0,
+            step_description="hello",
+            reason=f"the engine is unusable: {reason}",
+        )
+        for case in cases
+    ]
+    return RunResult(outcomes, EngineInfo(engine={}, protocol="", supports={}), 0.0)
+
+
 def exit_status(outcomes: Iterable[Outcome]) -> int:
     """0 when every case passed, was skipped or is a known failure; else 1."""
     return 0 if all(o.ok for o in outcomes) else 1
@@ -448,4 +488,5 @@ __all__ = [
     "matches",
     "run_cases",
     "select_transcripts",
+    "unusable_result",
 ]

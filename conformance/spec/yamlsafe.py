@@ -5,8 +5,8 @@ scalar types. It refuses, always as a ``YamlProblem``: duplicate mapping keys,
 anchors and aliases (all of them, which also rules out alias bombs and merge
 keys), every tag outside the JSON-like core (``str``, ``int``, ``float``,
 ``bool``, ``null``, ``seq``, ``map``), mapping keys that are not strings,
-integers or booleans, nesting deeper than ``MAX_DEPTH``, files over
-``MAX_BYTES``, text that is not UTF-8, and syntax errors (with their line).
+integers or booleans, nesting deeper than ``MAX_DEPTH``, more than ``MAX_NODES``
+keys and values, files over ``MAX_BYTES``, text that is not UTF-8, and syntax errors (with their line).
 
 Dates are not special: an unquoted ``2024-01-01`` loads as a string.
 
@@ -42,6 +42,9 @@ from yaml.resolver import Resolver
 
 MAX_BYTES = 5 * 1024 * 1024
 MAX_DEPTH = 64
+# Keys and values in one file. The longest recorded game has about 37,000; a bound keeps
+# a file of a million one-character items (still under MAX_BYTES) from taking gigabytes.
+MAX_NODES = 200_000
 
 PathPart = str | int
 DataPath = tuple[PathPart, ...]
@@ -168,6 +171,7 @@ class _Builder:
         self._parser = _Parser(text)
         self._resolver = _Resolver()
         self._constructor = SafeConstructor()
+        self._nodes = 0
 
     def close(self) -> None:
         self._parser.dispose()
@@ -220,6 +224,9 @@ class _Builder:
             )
         if len(path) > MAX_DEPTH:
             raise _Refusal(_line(event), f"nesting deeper than {MAX_DEPTH} levels", path)
+        self._nodes += 1
+        if self._nodes > MAX_NODES:
+            raise _Refusal(_line(event), f"more than {MAX_NODES} YAML nodes in one file", None)
         if isinstance(event, ScalarEvent):
             return self._scalar(event, path), _Loc(line)
         if isinstance(event, SequenceStartEvent):
