@@ -8,6 +8,7 @@ import io
 import json
 import os
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -73,7 +74,7 @@ def test_engine_with_deep_hello_is_a_protocol_failure_with_a_report(
     finally:
         client.close()
     report = tmp_path / "r.json"
-    code, out, err = jhyap(
+    code, _, err = jhyap(
         capsys,
         "run",
         "--engine",
@@ -112,7 +113,7 @@ def test_validate_refuses_a_huge_list_in_one_line(
 ) -> None:
     items = tmp_path / "items.yaml"
     items.write_text("- 1\n" * 1_300_000)
-    code, out, err = jhyap(capsys, "validate", str(items))
+    code, out, _ = jhyap(capsys, "validate", str(items))
     assert code == 1
     assert out.splitlines() == [f"{items}:200000: (file): more than 200000 YAML nodes in one file"]
 
@@ -128,10 +129,11 @@ def test_yaml_nesting_is_bounded_with_a_line(tmp_path: Path) -> None:
     ("name", "content", "message"),
     [
         ("deep.json", "[" * 100_000 + "]" * 100_000, "nested deeper than 64 levels"),
-        ("deep.yaml", "[" * 100_000 + "]" * 100_000, "nesting deeper than 64 levels"),
+        ("deep.yaml", "[" * 1000 + "]" * 1000, "nesting deeper than 64 levels"),
+        ("deeper.yaml", "[" * 100_000 + "]" * 100_000, "exceeded maximum nesting depth"),
         ("huge.json", "[" + " " * (6 * 1024 * 1024) + "]", "larger than 5242880 bytes"),
     ],
-    ids=["deep-json", "deep-yaml", "huge-json"],
+    ids=["deep-json", "deep-yaml", "deeper-yaml", "huge-json"],
 )
 def test_known_failures_file_is_bounded(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, content: str, message: str
@@ -143,3 +145,85 @@ def test_known_failures_file_is_bounded(
     assert len(err.splitlines()) == 1, err
     assert err.startswith(f"{known}")
     assert message in err
+
+
+# -- 3. only regular files, no recursion on input depth -------------------------------
+
+
+def jhyap_process(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``jhyap`` in a child process, so that a hang fails the test instead of stalling it."""
+    return subprocess.run(
+        [sys.executable, "-m", "conformance", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        check=False,
+    )
+
+
+def corpus_with_a_fifo(tmp_path: Path) -> Path:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    source = ROOT / DATA_ARG / f"{PASSING}.yaml"
+    (corpus / source.name).write_text(source.read_text())
+    os.mkfifo(corpus / "x.yaml")
+    return corpus
+
+
+def test_fifo_in_transcripts_is_refused_not_read(tmp_path: Path) -> None:
+    corpus = corpus_with_a_fifo(tmp_path)
+    for command in (["run", "-k", PASSING], ["export", str(tmp_path / "out")]):
+        done = jhyap_process(*command, "--transcripts", str(corpus), timeout=30)
+        assert done.returncode == 2, done
+        assert f"{corpus / 'x.yaml'}:1: (file): not a regular file" in done.stderr
+        assert "internal error" not in done.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_fifo_passed_to_validate_and_known_failures_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    fifo = tmp_path / "p.yaml"
+    os.mkfifo(fifo)
+    code, out, _ = jhyap(capsys, "validate", str(fifo), str(tmp_path))
+    assert code == 1
+    assert out.splitlines() == [f"{fifo}:1: (file): not a regular file"]
+    for name in ("k.yaml", "k.json"):
+        os.mkfifo(tmp_path / name)
+        code, out, err = jhyap(
+            capsys, "run", "--transcripts", DATA_ARG, "--known-failures", str(tmp_path / name)
+        )
+        assert (code, out) == (2, "")
+        assert "not a regular file" in err
+
+
+def deep_tree(base: Path, levels: int) -> Path:
+    """``base/d/d/.../d``, ``levels`` deep."""
+    folder = base
+    folder.mkdir()
+    for _ in range(levels):
+        folder = folder / "d"
+        folder.mkdir()  # one level at a time: mkdir(parents=True) recurses
+    return folder
+
+
+def test_deep_directory_tree_is_walked_without_recursion(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    leaf = deep_tree(tmp_path / "tree", 1100)
+    source = ROOT / DATA_ARG / f"{PASSING}.yaml"
+    (leaf / source.name).write_text(source.read_text())
+    try:
+        code, out, err = jhyap(capsys, "validate", str(tmp_path / "tree"))
+        assert (code, err) == (0, "")
+        assert out == "OK: 1 files valid\n"
+        code, out, err = jhyap(capsys, "run", "--transcripts", str(tmp_path / "tree"))
+        assert code == 0, err
+        assert "1 passed" in out
+    finally:
+        # pytest's own clean-up (shutil.rmtree) recurses: take the tree down level by level.
+        (leaf / source.name).unlink()
+        while leaf != tmp_path:
+            leaf.rmdir()
+            leaf = leaf.parent

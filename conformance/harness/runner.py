@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import os
-import stat
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -237,7 +235,10 @@ def load_known_failures(path: str | Path) -> list[KnownFailure]:
     where = str(path)
     try:
         if path.suffix == ".json":
-            content: Any = bounded_json.loads(_read_bounded(path))
+            raw = yamlsafe.read_regular_file(path)
+            if len(raw) > yamlsafe.MAX_BYTES:
+                raise ValueError(f"file is larger than {yamlsafe.MAX_BYTES} bytes")
+            content: Any = bounded_json.loads(raw.decode("utf-8"))
         else:
             content = yamlsafe.load(path).data
     except OSError as exc:
@@ -282,17 +283,6 @@ def load_known_failures(path: str | Path) -> list[KnownFailure]:
 
 
 _MAX_PROBLEMS = 20
-
-
-def _read_bounded(path: Path) -> str:
-    """The text of a regular file of at most ``yamlsafe.MAX_BYTES`` (ValueError if not)."""
-    with open(path, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise ValueError("not a regular file")
-        raw = handle.read(yamlsafe.MAX_BYTES + 1)
-    if len(raw) > yamlsafe.MAX_BYTES:
-        raise ValueError(f"file is larger than {yamlsafe.MAX_BYTES} bytes")
-    return raw.decode("utf-8")
 
 
 def known_failure_warnings(

@@ -451,7 +451,7 @@ def load_corpus(
     transcripts: list[Transcript] = []
     problems: list[Problem] = []
     seen: dict[str, Path] = {}
-    for path in sorted(root.rglob("*.yaml")):
+    for path in data.files_under(root, (".yaml",)):
         found, transcript = _load(path, documents)
         problems.extend(found)
         if transcript is None:

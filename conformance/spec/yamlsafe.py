@@ -6,7 +6,8 @@ anchors and aliases (all of them, which also rules out alias bombs and merge
 keys), every tag outside the JSON-like core (``str``, ``int``, ``float``,
 ``bool``, ``null``, ``seq``, ``map``), mapping keys that are not strings,
 integers or booleans, nesting deeper than ``MAX_DEPTH``, more than ``MAX_NODES``
-keys and values, files over ``MAX_BYTES``, text that is not UTF-8, and syntax errors (with their line).
+keys and values, files over ``MAX_BYTES`` or not regular, text that is not UTF-8,
+and syntax errors (with their line).
 
 Dates are not special: an unquoted ``2024-01-01`` loads as a string.
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -338,14 +340,23 @@ def load_bytes(raw: bytes, file: str = "<bytes>") -> YamlDocument:
     return loads(text, file)
 
 
-def load(path: str | os.PathLike[str]) -> YamlDocument:
-    """Load a YAML file strictly; raises YamlProblem (also for unreadable or huge files)."""
+def read_regular_file(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a regular file of at most MAX_BYTES; YamlProblem otherwise. Anything
+    but a regular file is refused unread: a FIFO would block for ever."""
     file = os.fspath(path)
     try:
-        with open(file, "rb") as handle:
-            if os.fstat(handle.fileno()).st_size > MAX_BYTES:
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with open(fd, "rb") as handle:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise YamlProblem(file, 1, "not a regular file")
+            if info.st_size > MAX_BYTES:
                 raise YamlProblem(file, 1, f"file is larger than {MAX_BYTES} bytes")
-            raw = handle.read(MAX_BYTES + 1)
+            return handle.read(MAX_BYTES + 1)
     except OSError as exc:
         raise YamlProblem(file, 1, f"cannot read file: {exc.strerror or exc}") from None
-    return load_bytes(raw, file)
+
+
+def load(path: str | os.PathLike[str]) -> YamlDocument:
+    """Load a YAML file strictly; raises YamlProblem (also for unreadable or huge files)."""
+    return load_bytes(read_regular_file(path), os.fspath(path))

@@ -5,7 +5,8 @@ from _common import serve
 
 def hook(request, session):
     if request.get("cmd") == "hello":
-        return '{"seq":%d,"ok":true,"x":%s}' % (request["seq"], "[" * 5000 + "]" * 5000)
+        deep = "[" * 5000 + "]" * 5000
+        return f'{{"seq":{request["seq"]},"ok":true,"x":{deep}}}'
     return None
 
 
