@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any
 
+from . import bounded_json
 from .actions import action_from_json
 from .cards import parse_cards
 from .errors import ErrorCode, JhyapError
@@ -193,7 +194,9 @@ def _read_line(stream: IO[bytes]) -> bytes | None:
 def decode_request(line: bytes) -> Any:
     """The request on ``line``, or a JhyapError(bad_request) explaining why it is none."""
     try:
-        return json.loads(line)
+        return bounded_json.loads(line)
+    except bounded_json.JsonTooDeep as exc:
+        raise JhyapError(f"request {exc}", ErrorCode.BAD_REQUEST) from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise JhyapError(f"not JSON: {exc}", ErrorCode.BAD_REQUEST) from None
 

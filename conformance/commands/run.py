@@ -14,10 +14,12 @@ from conformance.harness.client import DEFAULT_TIMEOUT, EngineUnusable
 from conformance.harness.runner import (
     InputError,
     RunConfig,
+    RunResult,
     exit_status,
     known_failure_warnings,
     load_selection,
     run_cases,
+    unusable_result,
 )
 from conformance.reporting.report import (
     Progress,
@@ -173,11 +175,22 @@ def run(args: argparse.Namespace) -> int:
         result = run_cases(cases, config, progress)
     except EngineUnusable as exc:
         progress.finish()
-        return _fail(f"the engine is unusable: {exc}")
+        # The reports still say what happened, so that a CI job keeps its artefacts.
+        failed = _write_reports(args, unusable_result(cases, str(exc)), engine)
+        return _fail(f"the engine is unusable: {exc}" + (f"; {failed}" if failed else ""))
     progress.finish()
     result.warnings[:0] = known_failure_warnings(known, selection.corpus_ids, selection.documents)
     result.claims = readings.claims(selection.documents, (o.profile for o in result.outcomes))
-    rerun = RerunInfo(
+    print_lines(console_report(result, _rerun_info(args)))
+    failed = _write_reports(args, result, engine)
+    if failed:
+        return _fail(failed)
+    return exit_status(result.outcomes)
+
+
+def _rerun_info(args: argparse.Namespace) -> RerunInfo:
+    """How to rerun a transcript: every flag the run was given that is not the default."""
+    return RerunInfo(
         engine=args.engine,
         transcripts=args.transcripts,
         timeout=args.timeout if args.timeout != DEFAULT_TIMEOUT else None,
@@ -185,7 +198,11 @@ def run(args: argparse.Namespace) -> int:
         validate_protocol=args.validate_protocol,
         known_failures=args.known_failures,
     )
-    print_lines(console_report(result, rerun))
+
+
+def _write_reports(args: argparse.Namespace, result: RunResult, engine: str) -> str | None:
+    """Write the --json and --junit reports; None, or why one could not be written."""
+    rerun = _rerun_info(args)
     try:
         if args.json:
             write_atomic(
@@ -195,5 +212,5 @@ def run(args: argparse.Namespace) -> int:
         if args.junit:
             write_atomic(args.junit, junit_report(result, rerun))
     except OSError as exc:
-        return _fail(f"cannot write a report: {exc}")
-    return exit_status(result.outcomes)
+        return f"cannot write a report: {exc}"
+    return None

@@ -34,16 +34,14 @@ def collect(paths: Iterable[str]) -> tuple[list[Path], list[Problem]]:
     for text in paths:
         path = Path(text)
         if path.is_dir():
-            found = sorted(
-                p for p in path.rglob("*") if p.suffix in data.PROFILE_SUFFIXES and p.is_file()
-            )
+            found = data.files_under(path, data.PROFILE_SUFFIXES)
             if not found:
                 problems.append(
                     Problem(text, 1, "(file)", "directory has no *.yaml or *.yml files")
                 )
             files.extend(found)
-        elif path.is_file():
-            files.append(path)
+        elif path.exists():
+            files.append(path)  # the loader refuses what is not a regular file
         else:
             problems.append(Problem(text, 1, "(file)", "no such file or directory"))
     unique = list(dict.fromkeys(files))

@@ -29,6 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Final, NoReturn
 
+from reference_engine import bounded_json
+
 PROTOCOL_VERSION: Final = "1.0"
 MAX_RESPONSE_BYTES: Final = 16 * 1024 * 1024
 STDERR_TAIL_LINES: Final = 200
@@ -445,7 +447,9 @@ class EngineClient:
                 )
             )
         try:
-            response: object = json.loads(text)
+            response: object = bounded_json.loads(text)
+        except bounded_json.JsonTooDeep as exc:
+            self._fail(ProtocolViolation(f"response {exc}", _shorten(text)))
         except ValueError:
             self._fail(ProtocolViolation("response is not JSON", _shorten(text)))
         if not isinstance(response, dict):

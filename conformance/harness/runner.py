@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from reference_engine import bounded_json
 from reference_engine.errors import JhyapError
 from reference_engine.profile import resolve
 
@@ -255,12 +256,17 @@ def load_known_failures(path: str | Path) -> list[KnownFailure]:
     where = str(path)
     try:
         if path.suffix == ".json":
-            content: Any = json.loads(path.read_text("utf-8"))
+            raw = yamlsafe.read_regular_file(path)
+            if len(raw) > yamlsafe.MAX_BYTES:
+                raise ValueError(f"file is larger than {yamlsafe.MAX_BYTES} bytes")
+            content: Any = bounded_json.loads(raw.decode("utf-8"))
         else:
             content = yamlsafe.load(path).data
     except OSError as exc:
         raise InputError([f"{where}: cannot read the known failures: {exc.strerror}"]) from None
-    except (ValueError, yamlsafe.YamlProblem) as exc:
+    except yamlsafe.YamlProblem as exc:
+        raise InputError([f"{exc}"]) from None
+    except ValueError as exc:
         raise InputError(
             [f"{where}: not valid {path.suffix.lstrip('.') or 'YAML'}: {exc}"]
         ) from None
@@ -290,9 +296,14 @@ def load_known_failures(path: str | Path) -> list[KnownFailure]:
             and (profile is None or isinstance(profile, str))
         ):
             entries.append(KnownFailure(ident, reason, profile))
+    if len(problems) > _MAX_PROBLEMS:
+        problems[_MAX_PROBLEMS:] = [f"{where}: ... and {len(problems) - _MAX_PROBLEMS} more"]
     if problems:
         raise InputError(problems)
     return entries
+
+
+_MAX_PROBLEMS = 20
 
 
 def known_failure_warnings(
@@ -451,6 +462,25 @@ def run_cases(
     return RunResult(outcomes, info, time.monotonic() - began, warnings)
 
 
+def unusable_result(cases: Sequence[Case], reason: str) -> RunResult:
+    """The result of a run whose engine could not be greeted: every case errored."""
+    outcomes = [
+        Outcome(
+            ERRORED,
+            case.transcript.id,
+            case.profile,
+            clauses=case.transcript.clauses,
+            file=str(case.transcript.file),
+            line=case.transcript.line,
+            step=0,
+            step_description="hello",
+            reason=f"the engine is unusable: {reason}",
+        )
+        for case in cases
+    ]
+    return RunResult(outcomes, EngineInfo(engine={}, protocol="", supports={}), 0.0)
+
+
 def exit_status(outcomes: Iterable[Outcome]) -> int:
     """0 when every case passed, was skipped or is a known failure; else 1."""
     return 0 if all(o.ok for o in outcomes) else 1
@@ -475,4 +505,5 @@ __all__ = [
     "matches",
     "run_cases",
     "select_transcripts",
+    "unusable_result",
 ]

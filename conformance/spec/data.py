@@ -47,6 +47,37 @@ def transcripts_dir() -> Path:
     return PACKAGE_DIR / "transcripts"
 
 
+def files_under(root: Path, suffixes: tuple[str, ...]) -> list[Path]:
+    """Every entry under ``root`` whose name ends in one of ``suffixes``, directories
+    aside, sorted. The walk is iterative (a tree may be deeper than Python's recursion
+    limit) and enters each directory once (symbolic links may form loops). Entries that
+    are not regular files are listed too, for the loader to refuse with a message."""
+    found: list[Path] = []
+    seen: set[tuple[int, int]] = set()
+    pending = [root]
+    while pending:
+        folder = pending.pop()
+        try:
+            info = folder.stat()
+            if (info.st_dev, info.st_ino) in seen:
+                continue
+            seen.add((info.st_dev, info.st_ino))
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            path = folder / entry.name
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                pending.append(path)
+            elif entry.name.endswith(suffixes):
+                found.append(path)
+    return sorted(found)
+
+
 def shipped_profile_paths() -> list[Path]:
     """Every shipped profile file, sorted by name."""
     folder = specs_dir()

@@ -596,7 +596,7 @@ def _check_deal(spec: Mapping[str, Any], seats: int, path: list[str | int], add:
 
 def corpus_files(root: Path | None = None) -> list[Path]:
     """The transcript files under ``root`` (default: the shipped corpus), sorted."""
-    return sorted((root or data.transcripts_dir()).rglob("*.yaml"))
+    return data.files_under(root or data.transcripts_dir(), (".yaml",))
 
 
 def load_corpus(

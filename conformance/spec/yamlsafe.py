@@ -5,8 +5,9 @@ scalar types. It refuses, always as a ``YamlProblem``: duplicate mapping keys,
 anchors and aliases (all of them, which also rules out alias bombs and merge
 keys), every tag outside the JSON-like core (``str``, ``int``, ``float``,
 ``bool``, ``null``, ``seq``, ``map``), mapping keys that are not strings,
-integers or booleans, nesting deeper than ``MAX_DEPTH``, files over
-``MAX_BYTES``, text that is not UTF-8, and syntax errors (with their line).
+integers or booleans, nesting deeper than ``MAX_DEPTH``, more than ``MAX_NODES``
+keys and values, files over ``MAX_BYTES`` or not regular, text that is not UTF-8,
+and syntax errors (with their line).
 
 Dates are not special: an unquoted ``2024-01-01`` loads as a string.
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +44,9 @@ from yaml.resolver import Resolver
 
 MAX_BYTES = 5 * 1024 * 1024
 MAX_DEPTH = 64
+# Keys and values in one file. The longest recorded game has about 37,000; a bound keeps
+# a file of a million one-character items (still under MAX_BYTES) from taking gigabytes.
+MAX_NODES = 200_000
 
 PathPart = str | int
 DataPath = tuple[PathPart, ...]
@@ -168,6 +173,7 @@ class _Builder:
         self._parser = _Parser(text)
         self._resolver = _Resolver()
         self._constructor = SafeConstructor()
+        self._nodes = 0
 
     def close(self) -> None:
         self._parser.dispose()
@@ -220,6 +226,9 @@ class _Builder:
             )
         if len(path) > MAX_DEPTH:
             raise _Refusal(_line(event), f"nesting deeper than {MAX_DEPTH} levels", path)
+        self._nodes += 1
+        if self._nodes > MAX_NODES:
+            raise _Refusal(_line(event), f"more than {MAX_NODES} YAML nodes in one file", None)
         if isinstance(event, ScalarEvent):
             return self._scalar(event, path), _Loc(line)
         if isinstance(event, SequenceStartEvent):
@@ -331,14 +340,23 @@ def load_bytes(raw: bytes, file: str = "<bytes>") -> YamlDocument:
     return loads(text, file)
 
 
-def load(path: str | os.PathLike[str]) -> YamlDocument:
-    """Load a YAML file strictly; raises YamlProblem (also for unreadable or huge files)."""
+def read_regular_file(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a regular file of at most MAX_BYTES; YamlProblem otherwise. Anything
+    but a regular file is refused unread: a FIFO would block for ever."""
     file = os.fspath(path)
     try:
-        with open(file, "rb") as handle:
-            if os.fstat(handle.fileno()).st_size > MAX_BYTES:
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with open(fd, "rb") as handle:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise YamlProblem(file, 1, "not a regular file")
+            if info.st_size > MAX_BYTES:
                 raise YamlProblem(file, 1, f"file is larger than {MAX_BYTES} bytes")
-            raw = handle.read(MAX_BYTES + 1)
+            return handle.read(MAX_BYTES + 1)
     except OSError as exc:
         raise YamlProblem(file, 1, f"cannot read file: {exc.strerror or exc}") from None
-    return load_bytes(raw, file)
+
+
+def load(path: str | os.PathLike[str]) -> YamlDocument:
+    """Load a YAML file strictly; raises YamlProblem (also for unreadable or huge files)."""
+    return load_bytes(read_regular_file(path), os.fspath(path))
