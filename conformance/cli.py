@@ -21,6 +21,7 @@ COMMANDS: tuple[str, ...] = (
     "export",
     "record",
     "engine",
+    "fuzz",
 )
 
 
