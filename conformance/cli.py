@@ -22,6 +22,7 @@ COMMANDS: tuple[str, ...] = (
     "record",
     "simulate",
     "engine",
+    "fuzz",
 )
 
 

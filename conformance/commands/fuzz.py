@@ -1,0 +1,338 @@
+"""``jhyap fuzz``: differential play against the reference, every divergence shrunk to a
+transcript (see conformance/fuzz/)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from conformance.fuzz.campaign import Finding, FuzzConfig, FuzzResult, fuzz, never_reached
+from conformance.fuzz.driver import DEFAULT_WINDOW, ReferenceFailed, shorten
+from conformance.fuzz.generate import COUNTERS
+from conformance.fuzz.shrink import DEFAULT_BUDGET
+from conformance.fuzz.writer import KnownDivergence, KnownDivergenceError, load_known_divergences
+from conformance.harness.client import EngineUnusable
+from conformance.reporting.report import write_atomic
+
+from . import Subparsers
+from .run import default_engine, default_engine_env
+
+DEFAULT_GAMES = 300
+DEFAULT_OUT = "fuzz-findings"
+REPORT_VERSION = 1
+
+
+def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
+    """Add the ``fuzz`` subcommand."""
+    parser = subparsers.add_parser(
+        "fuzz",
+        help="play seeded random games on an engine and on the reference, compare every answer",
+        description="Differential fuzzing: seeded random games (legal moves mixed with "
+        "illegal ones) are sent to the engine and to the reference engine over the protocol, "
+        "and every answer is compared. The first divergence is shrunk and written as a "
+        "transcript of kind fuzz (the reference's answers, not an oracle). Exit status: 0 "
+        "when nothing diverged (or only known divergences), 1 when something diverged, 2 "
+        "when the engine is unusable or the input is invalid. The same seed plays the same "
+        "games.",
+    )
+    parser.add_argument(
+        "--engine",
+        metavar="CMD",
+        help="the engine command (split like a shell would, no expansion); "
+        "default: the bundled reference engine",
+    )
+    parser.add_argument(
+        "--profile",
+        action="append",
+        default=[],
+        metavar="P",
+        help="fuzz under this profile (repeatable, or comma-separated): a shipped id or a "
+        "profile file; default: every shipped profile, in turn",
+    )
+    amount = parser.add_mutually_exclusive_group()
+    amount.add_argument(
+        "--games", type=int, metavar="N", help=f"games to play (default {DEFAULT_GAMES})"
+    )
+    amount.add_argument("--time", type=float, metavar="S", help="play for S seconds instead")
+    parser.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
+    parser.add_argument(
+        "--seats", type=int, metavar="N", help="every table with N seats (default: varied)"
+    )
+    parser.add_argument(
+        "--jobs", "-j", type=int, default=1, metavar="N", help="engine pairs in parallel"
+    )
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        default=DEFAULT_OUT,
+        help=f"where to write the transcript of a divergence (default {DEFAULT_OUT}/)",
+    )
+    parser.add_argument("--json", metavar="FILE", help="write a JSON report")
+    parser.add_argument(
+        "--known-divergences",
+        metavar="FILE",
+        help="YAML or JSON list of {signature (fnmatch pattern), clause, reason}: "
+        "divergences that do not fail the run",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="the time to wait for each response (default 10)",
+    )
+    parser.add_argument(
+        "--window",
+        type=int,
+        default=DEFAULT_WINDOW,
+        metavar="N",
+        help=f"requests in flight per engine (default {DEFAULT_WINDOW}; 1: one at a time)",
+    )
+    parser.add_argument(
+        "--shrink-budget",
+        type=int,
+        default=DEFAULT_BUDGET,
+        metavar="REQUESTS",
+        help=f"requests the shrinker may send (default {DEFAULT_BUDGET})",
+    )
+    parser.add_argument("--reference", metavar="CMD", help=argparse.SUPPRESS)
+    parser.set_defaults(run=run)
+
+
+def _fail(message: str) -> int:
+    print(f"jhyap fuzz: {message}", file=sys.stderr)
+    return 2
+
+
+class _Progress:
+    """Games, requests and their rates on stderr: a live line on a terminal, else a line
+    every few seconds."""
+
+    def __init__(self, stream: IO[str] | None = None) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.tty = self.stream.isatty()
+        self.last = 0.0
+        self.lock = threading.Lock()
+
+    def __call__(self, result: FuzzResult) -> None:
+        now = time.monotonic()
+        with self.lock:
+            if now - self.last < (0.2 if self.tty else 5.0):
+                return
+            self.last = now
+            line = (
+                f"{result.games:,} games, {result.requests:,} requests, "
+                f"{result.games_per_second:,.1f} games/s, {result.requests_per_second:,.0f} "
+                "requests/s"
+            )
+            self.stream.write(f"\r{line}   " if self.tty else line + "\n")
+            self.stream.flush()
+
+    def finish(self) -> None:
+        if self.tty:
+            self.stream.write("\r" + " " * 80 + "\r")
+            self.stream.flush()
+
+
+def _config(args: argparse.Namespace) -> FuzzConfig | str:
+    from conformance.harness.runner import InputError
+    from conformance.spec.data import DataNotFound, ProfileNotFound
+    from conformance.spec.profiles import ProfileFileError
+    from conformance.spec.transcript import shipped_documents, with_profile_files
+
+    if args.games is not None and args.games < 1:
+        return "--games must be at least 1"
+    if args.time is not None and args.time <= 0:
+        return "--time must be positive"
+    if args.jobs < 1:
+        return "--jobs must be at least 1"
+    if args.timeout <= 0:
+        return "--timeout must be positive"
+    if args.window < 1:
+        return "--window must be at least 1"
+    if args.shrink_budget < 0:
+        return "--shrink-budget must not be negative"
+    named = [p.strip() for text in args.profile for p in text.split(",") if p.strip()]
+    try:
+        documents, ids = with_profile_files(shipped_documents(), named)
+    except (ProfileFileError, DataNotFound, ProfileNotFound, InputError) as exc:
+        return f"the profiles cannot be loaded:\n{exc}"
+    unknown = [p for p in ids if p not in documents]
+    if unknown:
+        return f"unknown profile {unknown[0]!r}; shipped profiles: {', '.join(sorted(documents))}"
+    profiles = tuple(dict.fromkeys(ids)) if ids else tuple(sorted(documents))
+    known: tuple[KnownDivergence, ...] = ()
+    if args.known_divergences:
+        try:
+            known = tuple(load_known_divergences(args.known_divergences))
+        except KnownDivergenceError as exc:
+            return str(exc)
+    default_env = default_engine_env()
+    return FuzzConfig(
+        engine=args.engine if args.engine is not None else default_engine(),
+        reference=args.reference if args.reference is not None else default_engine(),
+        documents=documents,
+        profiles=profiles,
+        names=dict(zip(ids, named, strict=True)),
+        engine_env=None if args.engine is not None else default_env,
+        reference_env=None if args.reference is not None else default_env,
+        games=None if args.time is not None else (args.games or DEFAULT_GAMES),
+        seconds=args.time,
+        seed=args.seed,
+        seats=args.seats,
+        jobs=args.jobs,
+        window=args.window,
+        timeout=args.timeout,
+        known=known,
+        out=Path(args.out),
+        shrink_budget=args.shrink_budget,
+    )
+
+
+def summary_lines(config: FuzzConfig, result: FuzzResult) -> list[str]:
+    """The run in words: amounts and rates, coverage per profile, what was never reached."""
+    per_profile = ", ".join(f"{p} {result.stats[p].games}" for p in config.profiles)
+    lines = [
+        f"{result.games:,} games ({per_profile}), {result.requests:,} requests in "
+        f"{result.seconds:.1f} s: {result.games_per_second:,.1f} games/s, "
+        f"{result.requests_per_second:,.0f} requests/s (seed {config.seed}, "
+        f"{config.jobs} job{'s' if config.jobs != 1 else ''})",
+        "coverage:",
+    ]
+    missing = never_reached(config, result)
+    for profile in config.profiles:
+        counts = result.stats[profile].coverage
+        shown = ", ".join(f"{name} {counts[name]}" for name in COUNTERS if counts[name])
+        lines.append(f"  {profile}: {shown or 'nothing'}")
+        if missing[profile]:
+            lines.append(f"  {profile}: never reached: {', '.join(missing[profile])}")
+    for profile, message in result.unsupported.items():
+        lines.append(f"skipped: the engine declined {profile} ({message})")
+    for signature, count in sorted(result.known_hits.items()):
+        lines.append(f"known divergence ({count} games): {signature}")
+    for problem in sorted(set(result.reference_problems)):
+        lines.append(f"REFERENCE INVARIANT BROKEN: {problem}")
+    return lines
+
+
+def finding_lines(finding: Finding) -> list[str]:
+    found, shrunk = finding.found, finding.shrunk
+    steps = len(finding.data.get("steps") or [])
+    fuzz_block = finding.data["fuzz"]
+    lines = [
+        f"DIVERGED in game {finding.game} ({finding.profile}), request {found.index} "
+        f"after {finding.find_seconds:.1f} s: {found.signature} ({found.kind})",
+        *(f"  {d}" for d in found.differences[:6]),
+        f"  expected (reference): {shorten(found.expected)}",
+        f"  actual (engine): {shorten(found.actual)}",
+        f"  clauses involved: {', '.join(finding.data['clauses'])}",
+        f"  shrunk in {finding.shrink_seconds:.1f} s ({shrunk.candidates} candidates, "
+        f"{shrunk.requests_sent:,} requests): {found.index + 1} requests -> {steps} steps, "
+        f"{shrunk.plan.spec.seats} seats",
+    ]
+    if shrunk.divergence.signature != found.signature:  # never: the shrinker keeps it
+        lines.append(f"  shrunk divergence: {shrunk.divergence.signature}")
+    if finding.transcript is not None:
+        lines.append(f"  transcript: {finding.transcript} (kind fuzz: not an oracle)")
+        lines += [f"  replayed {line}" for line in finding.verified]
+    lines += [
+        f"  replay: {fuzz_block['replay']}",
+        f"  rerun: {fuzz_block['rerun']}",
+        "  to accept it, list it in a --known-divergences file: "
+        f"- {{signature: {json.dumps(found.signature)}, clause: ..., reason: ...}}",
+    ]
+    return lines
+
+
+def json_report(config: FuzzConfig, result: FuzzResult, status: int) -> dict[str, Any]:
+    missing = never_reached(config, result)
+    finding = result.finding
+    report: dict[str, Any] = {
+        "report_version": REPORT_VERSION,
+        "engine": config.engine,
+        "seed": config.seed,
+        "games": result.games,
+        "requests": result.requests,
+        "seconds": round(result.seconds, 3),
+        "games_per_second": round(result.games_per_second, 2),
+        "requests_per_second": round(result.requests_per_second, 1),
+        "jobs": config.jobs,
+        "profiles": {
+            p: {
+                "games": result.stats[p].games,
+                "requests": result.stats[p].requests,
+                "unsupported": result.stats[p].unsupported,
+                "coverage": {c: result.stats[p].coverage[c] for c in COUNTERS},
+                "never_reached": missing[p],
+            }
+            for p in config.profiles
+        },
+        "known_divergences": dict(result.known_hits),
+        "reference_problems": sorted(set(result.reference_problems)),
+        "divergence": None,
+        "exit_status": status,
+    }
+    if finding is not None:
+        report["divergence"] = {
+            "game": finding.game,
+            "profile": finding.profile,
+            "request": finding.found.index,
+            "class": finding.found.kind,
+            "signature": finding.found.signature,
+            "differences": list(finding.found.differences),
+            "clauses": finding.data["clauses"],
+            "transcript": str(finding.transcript) if finding.transcript else None,
+            "steps": len(finding.data.get("steps") or []),
+            "verified": finding.verified_ok,
+            "find_seconds": round(finding.find_seconds, 3),
+            "shrink_seconds": round(finding.shrink_seconds, 3),
+            "replay": finding.data["fuzz"]["replay"],
+            "rerun": finding.data["fuzz"]["rerun"],
+        }
+    return report
+
+
+def run(args: argparse.Namespace) -> int:
+    """Fuzz; see the exit statuses in the parser's description."""
+    config = _config(args)
+    if isinstance(config, str):
+        return _fail(config)
+    print(
+        f"jhyap fuzz: {config.engine} against the reference; seed {config.seed}; "
+        f"profiles {', '.join(config.profiles)}"
+    )
+    progress = _Progress()
+    try:
+        result = fuzz(config, progress)
+    except EngineUnusable as exc:
+        progress.finish()
+        return _fail(f"the engine is unusable: {exc}")
+    except ReferenceFailed as exc:
+        progress.finish()
+        return _fail(str(exc))
+    progress.finish()
+    for line in summary_lines(config, result):
+        print(line)
+    played = sum(s.games for s in result.stats.values())
+    if result.finding is not None:
+        status = 1
+        for line in finding_lines(result.finding):
+            print(line)
+    elif played == 0:
+        status = 2
+        print("jhyap fuzz: the engine declined every game: nothing was fuzzed", file=sys.stderr)
+    else:
+        status = 1 if result.reference_problems else 0
+        print("no divergence" if status == 0 else "the reference broke an invariant")
+    if args.json:
+        try:
+            text = json.dumps(json_report(config, result, status), indent=2, ensure_ascii=False)
+            write_atomic(args.json, text + "\n")
+        except OSError as exc:
+            return _fail(f"cannot write the report: {exc}")
+    return status

@@ -1,0 +1,252 @@
+"""The differential driver: one plan sent to the engine under test and to the reference.
+
+Both engines are ordinary protocol subprocesses. Requests go out in windows (pipelined:
+a window of lines is written to each engine before their answers are read), so the two
+engines work at the same time and a round trip is paid per window, not per request. A
+window is small enough that its answers fit in a pipe buffer, so neither side can block
+the other. Answers are compared as a transcript replay compares them (the reference's
+answer is the expectation): accepted or refused, the error code, the events, and at each
+``state`` request the whole state as a ``check`` would.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ..harness.client import (
+    EngineClient,
+    EngineCrashed,
+    EngineError,
+    EngineTimeout,
+    ProtocolViolation,
+)
+from ..harness.compare import compare_check, compare_events
+from ..harness.replay import SKIP_CODES
+from .generate import Plan, Request
+
+Json = Any
+DEFAULT_WINDOW: Final = 16
+
+# Divergence classes.
+REFUSAL = "refusal"  # accepted by one, refused by the other, or refused with another code
+EVENTS = "events"
+STATE = "state"
+INVARIANT = "invariant"  # the engine's state breaks an invariant of every game
+CRASH = "crash"
+TIMEOUT = "timeout"
+PROTOCOL = "protocol"
+CLASSES: Final = (REFUSAL, EVENTS, STATE, INVARIANT, CRASH, TIMEOUT, PROTOCOL)
+
+
+class ReferenceFailed(Exception):
+    """The reference engine itself failed: a bug of the suite, not of the engine."""
+
+
+class PipelinedClient(EngineClient):
+    """An engine client that can have a window of requests in flight."""
+
+    def post(self, bodies: Sequence[str]) -> int:
+        """Write the requests (JSON texts without seq); the seq of the first."""
+        first = self._seq
+        lines = "".join(f'{{"seq":{first + i},{body[1:]}\n' for i, body in enumerate(bodies))
+        self._seq += len(bodies)
+        limit = self.timeout
+        self._write(lines.encode("utf-8"), time.monotonic() + limit, limit, "request", first)
+        return first
+
+    def collect(self, first: int, count: int) -> tuple[list[dict[str, Json]], EngineError | None]:
+        """The answers to ``count`` requests from seq ``first``, until the first failure."""
+        answers: list[dict[str, Json]] = []
+        limit = self.timeout
+        try:
+            for i in range(count):
+                deadline = time.monotonic() + limit
+                answers.append(self._receive(first + i, deadline, limit, "request"))
+        except EngineError as exc:
+            return answers, exc
+        return answers, None
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """The first request the two engines answered differently."""
+
+    index: int  # in plan.requests; 0 is the start
+    kind: str  # one of CLASSES
+    signature: str  # "<profile> <step>: <what differs>", stable across seeds
+    differences: tuple[str, ...]
+    expected: Json  # the reference's answer
+    actual: Json  # the engine's answer, or what happened to it
+
+    def describe(self) -> str:
+        return f"{self.signature} ({self.kind})"
+
+
+@dataclass(frozen=True)
+class Unsupported:
+    """The engine declined the profile, an option or a command: the game is skipped."""
+
+    message: str
+
+
+def step_name(message: Mapping[str, Json]) -> str:
+    """``call``, ``throw``, ``pick``, ``timeout`` for actions; ``check`` for state; else cmd."""
+    cmd = str(message.get("cmd"))
+    if cmd == "act":
+        action = message.get("action")
+        return str(action.get("type")) if isinstance(action, Mapping) else "act"
+    return "check" if cmd == "state" else cmd
+
+
+def _code(response: Mapping[str, Json]) -> str:
+    if response.get("ok") is True:
+        return "accepted"
+    error = response.get("error")
+    return str(error.get("code")) if isinstance(error, Mapping) else "?"
+
+
+_FIELD = re.compile(r"^([a-z_]+)")
+_EVENT_PATH = re.compile(r"^events\[(\d+)\]\.?([a-z_]*)")
+
+
+def state_invariants(state: Json, transfer: bool) -> list[str]:
+    """What a state breaks of the invariants every game keeps."""
+    if not isinstance(state, Mapping):
+        return []
+    problems = []
+    try:
+        if state.get("phase") in ("call_or_throw", "pick", "awaiting_reshuffle"):
+            total = sum(len(h) for h in state["hands"]) + len(state["offer"])
+            total += len(state["thrown"]) + len(state["deck"]) + len(state["out_of_play"])
+            if total != 52:
+                problems.append(f"invariant: {total} cards accounted for, not 52")
+        if transfer and sum(state["scores"]) != 0:
+            problems.append(f"invariant: transfer scores {state['scores']} do not sum to zero")
+    except (KeyError, TypeError):
+        return []
+    return problems
+
+
+def compare_answers(
+    request: Request, expected: Mapping[str, Json], actual: Mapping[str, Json]
+) -> list[str]:
+    """How ``actual`` differs from the reference's ``expected`` answer, as replay would say."""
+    want, got = _code(expected), _code(actual)
+    if want != got:
+        return [f"error: expected {want}, got {got}"]
+    if want != "accepted" or request.cmd == "start":
+        return []
+    if request.cmd == "state":
+        return compare_check(expected.get("state") or {}, actual.get("state"))
+    events = expected.get("events")
+    if not isinstance(events, list):
+        return []
+    return compare_events(events, actual.get("events"))
+
+
+def classify(
+    profile: str,
+    request: Request,
+    expected: Mapping[str, Json],
+    differences: Sequence[str],
+    transfer: bool,
+    actual: Mapping[str, Json],
+) -> tuple[str, str]:
+    """The divergence class and signature of a difference."""
+    step = step_name(request.message)
+    if differences and differences[0].startswith("error:"):
+        return REFUSAL, f"{profile} {step}: {differences[0][len('error: ') :]}"
+    if request.cmd == "state":
+        broken = state_invariants(actual.get("state"), transfer)
+        fields = sorted({m.group(1) for d in differences if (m := _FIELD.match(d))})
+        kind = INVARIANT if broken else STATE
+        return kind, f"{profile} check: state {','.join(fields)}"
+    events = expected.get("events") or []
+    parts: list[str] = []
+    for line in differences:
+        match = _EVENT_PATH.match(line)
+        if match is None:
+            parts.append("events count" if line.startswith("events:") else line.split(":")[0])
+            continue
+        index, name = int(match.group(1)), match.group(2)
+        kind = events[index].get("type") if index < len(events) else "?"
+        parts.append(f"{kind}.{name}" if name else str(kind))
+    return EVENTS, f"{profile} {step}: events {','.join(sorted(set(parts)))}"
+
+
+def _failure(profile: str, request: Request, index: int, error: EngineError) -> Divergence:
+    step = step_name(request.message)
+    if isinstance(error, EngineTimeout):
+        kind = TIMEOUT
+    elif isinstance(error, EngineCrashed):
+        kind = CRASH
+    elif isinstance(error, ProtocolViolation):
+        kind = PROTOCOL
+    else:
+        kind = CRASH
+    return Divergence(
+        index, kind, f"{profile} {step}: {kind}", (str(error),), "an answer", str(error)
+    )
+
+
+def run_plan(
+    engine: PipelinedClient,
+    reference: PipelinedClient,
+    plan: Plan,
+    *,
+    transfer: bool,
+    window: int = DEFAULT_WINDOW,
+) -> Divergence | Unsupported | None:
+    """Send the plan to both engines; the first divergence, Unsupported, or None."""
+    requests = plan.requests
+    for begin in range(0, len(requests), window):
+        chunk = requests[begin : begin + window]
+        bodies = [r.body for r in chunk]
+        try:
+            sent = engine.post(bodies)
+        except EngineError as exc:
+            return _failure(plan.profile, chunk[0], begin, exc)
+        try:
+            ref_first = reference.post(bodies)
+            expected, ref_error = reference.collect(ref_first, len(chunk))
+        except EngineError as exc:
+            raise ReferenceFailed(f"the reference engine failed: {exc}") from None
+        if ref_error is not None:
+            raise ReferenceFailed(f"the reference engine failed: {ref_error}")
+        actual, error = engine.collect(sent, len(chunk))
+        for offset, (want, got) in enumerate(zip(expected, actual, strict=False)):
+            req = chunk[offset]
+            if not got.get("ok") and _code(got) in SKIP_CODES and want.get("ok"):
+                message = got.get("error", {}).get("message", "")
+                return Unsupported(f"{_code(got)}: {message}")
+            differences = compare_answers(req, want, got)
+            if differences:
+                kind, signature = classify(plan.profile, req, want, differences, transfer, got)
+                return Divergence(begin + offset, kind, signature, tuple(differences), want, got)
+        if error is not None:
+            return _failure(plan.profile, chunk[len(actual)], begin + len(actual), error)
+    return None
+
+
+def shorten(value: Json, limit: int = 600) -> str:
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+__all__ = [
+    "CLASSES",
+    "DEFAULT_WINDOW",
+    "Divergence",
+    "PipelinedClient",
+    "ReferenceFailed",
+    "Unsupported",
+    "compare_answers",
+    "run_plan",
+    "state_invariants",
+    "step_name",
+]

@@ -1,0 +1,641 @@
+"""Seeded game plans: the requests of one random game, chosen by playing it on a model.
+
+A plan is a pure function of its :class:`GameSpec` (the seed included): the model, the
+reference engine's own :class:`~reference_engine.server.Session` in process, answers each
+request as it is chosen, so that the next one can be legal, or deliberately not. Every
+random decision comes from the spec's seeded generator, so a plan replays exactly; the
+plan is sent to both engines afterwards (see :mod:`.driver`), never built from their answers.
+
+Deals lean towards the edges (low cards, mirrored hands for ties, near-runs, sets), call
+rates are sometimes low so that decks run out and are reshuffled, and a share of the
+requests are probes the rules refuse: wrong seat, cards not held, illegal shapes, calls
+over the limit or too early, picks the pick rule forbids, options that are locked, unknown
+or of the wrong type, seat counts just outside the range.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from itertools import combinations
+from typing import Any
+
+from reference_engine import picking, throws
+from reference_engine.cards import DECK, Card, names
+from reference_engine.errors import JhyapError
+from reference_engine.game import Game, Phase
+from reference_engine.profile import OptionSpec, OptionType, option_specs, resolve
+from reference_engine.rules import GameEndKind, ScoringKind
+from reference_engine.server import Session
+
+Json = Any
+BETWEEN_HANDS = (Phase.AWAITING_DEAL, Phase.ROUND_OVER)
+DEAL_STYLES = ("uniform", "low", "mirror", "runs", "sets", "quick")
+
+# Coverage counters: the branches a run should reach, per profile.
+RESHUFFLES = "reshuffles"
+TIES_WITH_CALLER = "ties with the caller"
+SEVERAL_LOWEST = "tie-breaks among several lowest"
+ELIMINATIONS = "eliminations"
+SHARED_WINS = "shared wins"
+WON_CALLS = "won calls"
+BEATEN_CALLS = "beaten calls"
+GAMES_ENDED = "games ended"
+TIMEOUTS = "timeouts"
+REFUSED_TABLES = "refused tables"
+COUNTERS = (
+    WON_CALLS,
+    BEATEN_CALLS,
+    TIES_WITH_CALLER,
+    SEVERAL_LOWEST,
+    RESHUFFLES,
+    ELIMINATIONS,
+    SHARED_WINS,
+    GAMES_ENDED,
+    TIMEOUTS,
+    REFUSED_TABLES,
+)
+
+
+def applicable_counters(document: Mapping[str, Json]) -> tuple[str, ...]:
+    """The counters a profile can reach at all (no shared wins where one seat survives)."""
+    specs = option_specs(document)
+    resolved = resolve(document)
+    kinds = {resolved["rules"]["game_end"]["kind"]}
+    timers = {resolved["rules"].get("turn_timer") is not None}
+    for spec in specs.values():
+        if spec.sets == "game_end.kind":
+            kinds.update(str(spec.parameter_value(v)) for v in spec.values or ())
+    found = []
+    for name in COUNTERS:
+        if name == ELIMINATIONS and GameEndKind.ELIMINATION not in kinds:
+            continue
+        if name == SHARED_WINS and GameEndKind.FIXED_ROUNDS not in kinds:
+            continue
+        if name == TIMEOUTS and not any(timers):
+            continue
+        found.append(name)
+    return tuple(found)
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Everything a plan is made from; the same spec always gives the same plan."""
+
+    profile: str
+    seats: int
+    options: Mapping[str, Json]
+    seed: int
+    call_rate: float = 0.5
+    probe_rate: float = 0.1
+    timeout_rate: float = 0.0
+    check_rate: float = 0.1
+    max_rounds: int = 2  # hands before the plan ends (0: until the game is over)
+    max_requests: int = 400
+    deal_style: str = ""  # one of DEAL_STYLES for every deal; "" draws one per deal
+
+
+@dataclass(frozen=True)
+class Request:
+    """One protocol request (without seq) and its JSON text."""
+
+    message: Mapping[str, Json]
+    body: str
+    probe: bool = False  # chosen so that the rules refuse it
+
+    @property
+    def cmd(self) -> str:
+        return str(self.message["cmd"])
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A game's requests; ``requests[0]`` is the ``start``."""
+
+    spec: GameSpec
+    requests: tuple[Request, ...]
+    start_error: str | None = None
+    coverage: Counter[str] = field(default_factory=Counter)
+    invariant_problems: tuple[str, ...] = ()  # broken by the model itself: a reference bug
+
+    @property
+    def profile(self) -> str:
+        return self.spec.profile
+
+
+def encode(message: Mapping[str, Json]) -> str:
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+
+
+def request(message: Mapping[str, Json], probe: bool = False) -> Request:
+    return Request(message, encode(message), probe)
+
+
+_START_CACHE: dict[tuple[str, str, int], Request] = {}
+
+
+def start_request(profile: Mapping[str, Json], seats: int) -> Request:
+    """The ``start`` request; its long JSON text is made once per table kind."""
+    key = (str(profile.get("id")), encode(profile["option_values"]), seats)
+    cached = _START_CACHE.get(key)
+    if cached is None or cached.message["profile"] != profile:
+        cached = request(
+            {
+                "cmd": "start",
+                "profile": profile,
+                "options": profile["option_values"],
+                "seats": seats,
+            }
+        )
+        if len(_START_CACHE) > 256:
+            _START_CACHE.clear()
+        _START_CACHE[key] = cached
+    return cached
+
+
+# -- specs ---------------------------------------------------------------------------
+
+
+def option_samples(spec: OptionSpec) -> list[Json]:
+    """The allowed values of an option: all listed ones, or a range's edges and default."""
+    if spec.values is not None:
+        return list(spec.values)
+    assert spec.range is not None
+    low, high, step = (Decimal(str(spec.range[k])) for k in ("min", "max", "step"))
+    picks = {low, high, Decimal(str(spec.default)), low + step, high - step}
+    out: list[Json] = []
+    for number in sorted(picks):
+        if spec.type is OptionType.INTEGER:
+            out.append(int(number))
+        else:
+            out.append(spec.normalize(str(number)))
+    return out
+
+
+def random_option_value(spec: OptionSpec, rng: random.Random) -> Json:
+    if spec.range is not None and rng.random() < 0.3:
+        low, high, step = (Decimal(str(spec.range[k])) for k in ("min", "max", "step"))
+        count = int((high - low) / step)
+        number = low + step * rng.randint(0, count)
+        return int(number) if spec.type is OptionType.INTEGER else spec.normalize(str(number))
+    return rng.choice(option_samples(spec))
+
+
+def invalid_option_values(spec: OptionSpec) -> list[Json]:
+    """Values the option refuses: out of its set or range, and of the wrong JSON type."""
+    bad: list[Json] = [None]
+    if spec.type is OptionType.BOOLEAN:
+        bad += ["true", 1, 0]
+    elif spec.type is OptionType.INTEGER:
+        bad += ["12", True]
+        if spec.range is not None:
+            bad += [int(spec.range["min"]) - 1, int(spec.range["max"]) + 1]
+        else:
+            bad += [max(spec.values or [0]) + 1, -1]
+    elif spec.type is OptionType.DECIMAL:
+        bad += [True, "abc", "-1.00", "NaN"]
+        if spec.range is not None:
+            bad += [str(Decimal(str(spec.range["max"])) * 2)]
+    else:
+        bad += [True, 3, "no-such-choice", ""]
+    return bad
+
+
+def random_spec(
+    documents: Mapping[str, Mapping[str, Json]],
+    profile: str,
+    seed: int,
+    seats: int | None = None,
+) -> GameSpec:
+    """A random game spec for ``profile``: seats (sometimes just outside the range),
+    option values over every allowed value, and a style of play."""
+    rng = random.Random(seed)
+    document = documents[profile]
+    rules = resolve(document)["rules"]
+    low, high = int(rules["seats"]["min"]), int(rules["seats"]["max"])
+    if seats is None:
+        roll = rng.random()
+        if roll < 0.03:
+            seats = low - 1
+        elif roll < 0.06:
+            seats = high + 1
+        else:
+            seats = rng.randint(low, high)
+    options = {
+        name: random_option_value(spec, rng) for name, spec in option_specs(document).items()
+    }
+    ends = GameEndKind(rules["game_end"]["kind"])
+    max_rounds = rng.choice((1, 1, 2, 3, 0))
+    if max_rounds == 0 and ends is GameEndKind.HOST_ENDS:
+        max_rounds = 6
+    long_game = max_rounds == 0 or max_rounds >= 6
+    return GameSpec(
+        profile=profile,
+        seats=seats,
+        options=options,
+        seed=rng.randrange(1 << 30),
+        call_rate=rng.choice((0.02, 0.3, 0.9, 0.9)),
+        probe_rate=rng.choice((0.0, 0.1, 0.1, 0.3)),
+        timeout_rate=rng.choice((0.0, 0.0, 0.3, 0.95)),
+        check_rate=rng.choice((0.05, 0.2)),
+        max_rounds=max_rounds,
+        max_requests=1500 if long_game else rng.choice((150, 400)),
+        deal_style="quick" if long_game and rng.random() < 0.5 else "",
+    )
+
+
+# -- deals ---------------------------------------------------------------------------
+
+
+def _deal_hands(
+    rng: random.Random, style: str, players: int, size: int, values: Sequence[int]
+) -> list[list[Card]]:
+    """Hands for ``players`` seats in the given style, drawn without repeats."""
+    pool = list(DECK)
+    rng.shuffle(pool)
+    taken: set[Card] = set()
+
+    def take(card: Card) -> Card | None:
+        if card in taken:
+            return None
+        taken.add(card)
+        return card
+
+    def fill(hand: list[Card], wanted: Sequence[Card]) -> None:
+        for card in wanted:
+            if len(hand) < size and take(card) is not None:
+                hand.append(card)
+
+    hands: list[list[Card]] = [[] for _ in range(players)]
+    if style == "low":
+        low = [c for c in pool if c.rank <= 4]
+        for hand in hands:
+            fill(hand, [c for c in low if c not in taken][: rng.randint(2, size)])
+    elif style == "mirror":
+        # Hands of equal value (the same ranks where the deck allows): ties with the
+        # caller and several equal lowest hands.
+        target = rng.randint(size + 1, 16)
+        for hand in hands[: rng.randint(2, players)]:
+            for _ in range(60):
+                free = [c for c in pool if c not in taken and values[c.rank - 1] < target]
+                if len(free) < size:
+                    break
+                head = rng.sample(free, size - 1)
+                need = target - sum(values[c.rank - 1] for c in head)
+                last = [c for c in free if c not in head and values[c.rank - 1] == need]
+                if last:
+                    fill(hand, [*head, last[0]])
+                    break
+    elif style == "runs":
+        for hand in hands:
+            suit = rng.choice("cdhs")
+            start = rng.choice((1, 1, 11, 12, rng.randint(1, 11)))
+            wrap = [(start + k - 1) % 13 + 1 for k in range(rng.randint(2, 4))]
+            mixed = rng.random() < 0.4
+            if mixed:
+                wanted = [rng.choice([c for c in pool if c.rank == r]) for r in wrap]
+            else:
+                wanted = [c for r in wrap for c in DECK if c.rank == r and c.suit == suit]
+            fill(hand, wanted)
+    elif style == "quick":
+        # The starter can call at once and the others hold a lot: hands end fast and
+        # scores climb, so that eliminations and game ends come within a few steps.
+        fill(
+            hands[0], sorted(pool, key=lambda c: values[c.rank - 1])[: rng.randint(size, size + 3)]
+        )
+        rng.shuffle(hands[0])
+        for hand in hands[1:]:
+            fill(hand, [c for c in pool if values[c.rank - 1] >= rng.randint(1, 13)])
+    elif style == "sets":
+        for hand in hands:
+            rank = rng.randint(1, 13)
+            fill(hand, [c for c in pool if c.rank == rank][: rng.randint(2, 4)])
+    for hand in hands:
+        fill(hand, pool)
+    return hands
+
+
+def deal_order(game: Game, rng: random.Random, style: str = "") -> list[Card]:
+    """A 52-card order in ``style`` (a random one when empty), dealt from the starter."""
+    seats = game.turn_order_from(game.starter)
+    size = game.rules.hand_size
+    style = style or rng.choice(DEAL_STYLES)
+    if style == "uniform":
+        order = list(DECK)
+        rng.shuffle(order)
+        return order
+    hands = _deal_hands(rng, style, len(seats), size, game.rules.card_values)
+    used = {c for h in hands for c in h}
+    rest = [c for c in DECK if c not in used]
+    rng.shuffle(rest)
+    if rng.random() < 0.3:
+        rest.sort(key=lambda c: c.rank if rng.random() < 0.7 else 13)  # low cards on top
+    for hand in hands:
+        rng.shuffle(hand)
+    return [hands[i % len(seats)][i // len(seats)] for i in range(size * len(seats))] + rest
+
+
+# -- the plan --------------------------------------------------------------------------
+
+
+class _Builder:
+    """Chooses requests one at a time, answering each on the model."""
+
+    def __init__(self, document: Mapping[str, Json], spec: GameSpec) -> None:
+        self.document = document
+        self.spec = spec
+        self.rng = random.Random(spec.seed)
+        self.session = Session()
+        self.requests: list[Request] = []
+        self.coverage: Counter[str] = Counter()
+        self.problems: list[str] = []
+
+    @property
+    def game(self) -> Game:
+        assert self.session.game is not None
+        return self.session.game
+
+    def send(self, message: Mapping[str, Json] | Request, probe: bool = False) -> bool:
+        """Add a request and answer it on the model; whether the model accepted it."""
+        item = message if isinstance(message, Request) else request(message, probe)
+        before = self.game.state() if probe and self.session.game is not None else None
+        response = self.session.handle({"seq": 0, **item.message})
+        self.requests.append(item)
+        if response["ok"]:
+            self._count(response.get("events") or [])
+            self._check_invariants()
+        elif before is not None and self.session.game is not None and self.game.state() != before:
+            self.problems.append(f"the refused {item.cmd} changed the model's state")
+        return bool(response["ok"])
+
+    def _count(self, events: Sequence[Mapping[str, Json]]) -> None:
+        for event in events:
+            kind = event["type"]
+            if kind == "reshuffled":
+                self.coverage[RESHUFFLES] += 1
+            elif kind == "timed_out":
+                self.coverage[TIMEOUTS] += 1
+            elif kind == "round_ended":
+                values = event["hand_values"]
+                caller = event["caller"]
+                if event["outcome"] == "won_call":
+                    self.coverage[WON_CALLS] += 1
+                else:
+                    self.coverage[BEATEN_CALLS] += 1
+                    others = [v for s, v in enumerate(values) if v is not None and s != caller]
+                    lowest = min(others)
+                    if lowest == values[caller]:
+                        self.coverage[TIES_WITH_CALLER] += 1
+                    if others.count(lowest) >= 2:
+                        self.coverage[SEVERAL_LOWEST] += 1
+                if event["eliminated"]:
+                    self.coverage[ELIMINATIONS] += 1
+            elif kind == "game_ended":
+                self.coverage[GAMES_ENDED] += 1
+                if len(event["winners"]) >= 2:
+                    self.coverage[SHARED_WINS] += 1
+
+    def _check_invariants(self) -> None:
+        game = self.game
+        if game.phase not in BETWEEN_HANDS and game.phase is not Phase.GAME_OVER:
+            held = sum(len(h) for h in game.hands)
+            offer = len(game.offer.cards) if game.offer else 0
+            thrown = len(game.thrown.cards) if game.thrown else 0
+            total = held + offer + thrown + len(game.deck) + len(game.out_of_play)
+            if total != 52:
+                self.problems.append(f"{total} cards accounted for, not 52")
+        if game.rules.scoring is ScoringKind.TRANSFER and sum(game.scores) != 0:
+            self.problems.append(f"transfer scores do not sum to zero: {game.scores}")
+
+    def chance(self, rate: float) -> bool:
+        return self.rng.random() < rate
+
+    def checkpoint(self, rate: float) -> None:
+        if self.chance(rate):
+            self.send({"cmd": "state"})
+
+    # -- between hands ----------------------------------------------------------------
+
+    def between_hands(self) -> bool:
+        """Play the gap before a hand; False when the plan ends here."""
+        game, spec = self.game, self.spec
+        if self.chance(0.15):
+            self.option_probe()
+        if self.chance(spec.probe_rate):
+            self.phase_probe()
+        if spec.max_rounds and game.round >= spec.max_rounds:
+            if game.rules.game_end is GameEndKind.HOST_ENDS:
+                self.send({"cmd": "end_game"})
+                self.send({"cmd": "state"})
+            return False
+        self.send({"cmd": "deal", "deck": names(deal_order(game, self.rng, spec.deal_style))})
+        self.checkpoint(0.5)
+        return True
+
+    def option_probe(self) -> None:
+        specs = option_specs(self.document)
+        roll = self.rng.random()
+        if not specs or roll < 0.1:
+            self.send({"cmd": "set_option", "name": "no_such_option", "value": 1}, probe=True)
+            return
+        spec = specs[self.rng.choice(sorted(specs))]
+        if roll < 0.6:
+            value = random_option_value(spec, self.rng)
+            self.send(
+                {"cmd": "set_option", "name": spec.name, "value": value},
+                probe=spec.locked_when_open,
+            )
+        else:
+            value = self.rng.choice(invalid_option_values(spec))
+            self.send({"cmd": "set_option", "name": spec.name, "value": value}, probe=True)
+        self.checkpoint(0.5)
+
+    def phase_probe(self) -> None:
+        """A request the current phase refuses."""
+        game = self.game
+        choices: list[Mapping[str, Json]] = [
+            {"cmd": "act", "seat": game.to_act or 0, "action": {"type": "call"}},
+            {"cmd": "act", "seat": 0, "action": {"type": "pick", "from": "deck"}},
+            {"cmd": "reshuffle", "order": ["Ac"]},
+        ]
+        if game.phase not in BETWEEN_HANDS:
+            choices.append({"cmd": "deal", "deck": names(DECK)})
+            choices.append({"cmd": "set_option", "name": self._some_option(), "value": 0})
+            choices.append({"cmd": "end_game"})
+        elif game.rules.game_end is not GameEndKind.HOST_ENDS:
+            choices.append({"cmd": "end_game"})
+        self.send(self.rng.choice(choices), probe=True)
+        self.checkpoint(0.5)
+
+    def _some_option(self) -> str:
+        specs = option_specs(self.document)
+        return self.rng.choice(sorted(specs)) if specs else "no_such_option"
+
+    # -- turns ----------------------------------------------------------------------
+
+    def turn_step(self) -> None:
+        game, spec = self.game, self.spec
+        seat = game.to_act
+        assert seat is not None
+        if self.chance(spec.probe_rate):
+            self.turn_probe(seat)
+            return
+        timer = game.rules.timer_seconds > 0
+        if timer and self.chance(spec.timeout_rate):
+            self.send({"cmd": "act", "seat": seat, "action": {"type": "timeout"}})
+            return
+        if game.phase is Phase.CALL_OR_THROW:
+            legal = game.legal_actions()
+            assert legal is not None
+            if legal.call and self.chance(spec.call_rate):
+                self.send({"cmd": "act", "seat": seat, "action": {"type": "call"}})
+                self.checkpoint(0.7)
+                return
+            one, two = self.rng.choice(legal.throws), self.rng.choice(legal.throws)
+            cards = list(one if len(one) >= len(two) else two)
+            self.rng.shuffle(cards)
+            self.send(
+                {"cmd": "act", "seat": seat, "action": {"type": "throw", "cards": names(cards)}}
+            )
+            return
+        assert game.offer is not None
+        offer: tuple[Card, ...] = ()
+        if picking.offer_open_to(seat, game.multi_throwers, game.rules):
+            offer = picking.pickable_cards(game.offer, game.rules)
+        if offer and self.chance(0.4):
+            card = str(self.rng.choice(offer))
+            self.send(
+                {
+                    "cmd": "act",
+                    "seat": seat,
+                    "action": {"type": "pick", "from": "offer", "card": card},
+                }
+            )
+        else:
+            self.send({"cmd": "act", "seat": seat, "action": {"type": "pick", "from": "deck"}})
+
+    def turn_probe(self, seat: int) -> None:
+        """An action of the seat to act (or of another seat) that the rules refuse."""
+        game, rng = self.game, self.rng
+        hand = list(game.hands[seat])
+        others = [s for s in range(game.seats) if s != seat]
+        wrong_seats = [*others, game.seats, -1]
+        options: list[Mapping[str, Json]] = [
+            {"type": "call"},
+            {"type": "timeout"},
+            {"type": "pick", "from": "deck"},
+        ]
+        held = set(hand)
+        missing = [c for c in DECK if c not in held]
+        options.append({"type": "throw", "cards": [str(rng.choice(missing))]})
+        if game.phase is Phase.CALL_OR_THROW and hand:
+            options.append({"type": "throw", "cards": names(self._illegal_subset(hand))})
+            options.append({"type": "throw", "cards": [str(hand[0]), str(hand[0])]})
+            options.append({"type": "throw", "cards": []})
+            options.append({"type": "throw", "cards": ["1x"]})
+            options.append({"type": "pick", "from": "offer", "card": str(hand[0])})
+        if game.phase is Phase.PICK and game.offer is not None:
+            assert game.thrown is not None
+            closed = [
+                c
+                for c in game.offer.cards
+                if c not in picking.pickable_cards(game.offer, game.rules)
+            ]
+            if closed:
+                options.append({"type": "pick", "from": "offer", "card": str(rng.choice(closed))})
+                options.append({"type": "pick", "from": "offer", "card": str(rng.choice(closed))})
+            if not picking.offer_open_to(seat, game.multi_throwers, game.rules):
+                options.append({"type": "pick", "from": "offer", "card": str(game.offer.cards[-1])})
+            options.append({"type": "pick", "from": "offer", "card": str(game.thrown.cards[0])})
+            options.append({"type": "throw", "cards": [str(hand[0])]} if hand else {"type": "call"})
+        action = rng.choice(options)
+        actor = rng.choice(wrong_seats) if rng.random() < 0.15 else seat
+        self.send({"cmd": "act", "seat": actor, "action": action}, probe=True)
+        self.checkpoint(0.5)
+
+    def _illegal_subset(self, hand: Sequence[Card]) -> list[Card]:
+        """Cards of the hand that make no legal throw, when some exist (near-runs first)."""
+        candidates = [
+            list(group)
+            for size in (2, 3, 4)
+            for group in combinations(hand, size)
+            if throws.classify(group, self.game.rules) is None
+        ]
+        near = [
+            g
+            for g in candidates
+            if (
+                len({c.rank for c in g}) == len(g)
+                and max(c.rank for c in g) - min(c.rank for c in g) <= len(g)
+            )
+            or {c.rank for c in g} >= {1, 13}
+        ]
+        pool = near if near and self.rng.random() < 0.7 else candidates
+        if not pool:
+            return [hand[0], hand[0]]
+        chosen = list(self.rng.choice(pool))
+        self.rng.shuffle(chosen)
+        return chosen
+
+    def reshuffle_step(self) -> None:
+        game = self.game
+        pile = list(game.out_of_play)
+        self.rng.shuffle(pile)
+        if self.chance(self.spec.probe_rate):
+            outside = [c for c in DECK if c not in set(pile)]
+            broken = pile[1:] if len(pile) > 1 and self.chance(0.5) else [*pile, outside[0]]
+            self.send({"cmd": "reshuffle", "order": names(broken)}, probe=True)
+        self.send({"cmd": "reshuffle", "order": names(pile)})
+        self.checkpoint(0.5)
+
+    def build(self) -> Plan:
+        spec = self.spec
+        try:
+            resolved = resolve(self.document, spec.options)
+        except JhyapError as exc:
+            raise ValueError(f"the spec's options do not resolve: {exc.message}") from None
+        start = start_request(resolved, spec.seats)
+        response = self.session.handle({"seq": 0, **start.message})
+        self.requests.append(start)
+        if not response["ok"]:
+            self.coverage[REFUSED_TABLES] += 1
+            return Plan(spec, tuple(self.requests), response["error"]["code"], self.coverage)
+        while len(self.requests) < spec.max_requests:
+            phase = self.game.phase
+            if phase in BETWEEN_HANDS:
+                if not self.between_hands():
+                    break
+            elif phase is Phase.AWAITING_RESHUFFLE:
+                self.reshuffle_step()
+            elif phase is Phase.GAME_OVER:
+                if self.chance(0.5):
+                    self.phase_probe()
+                self.send({"cmd": "state"})
+                break
+            else:
+                self.turn_step()
+                if self.chance(spec.check_rate):
+                    self.send({"cmd": "state"})
+        return Plan(spec, tuple(self.requests), None, self.coverage, tuple(self.problems))
+
+
+def generate(document: Mapping[str, Json], spec: GameSpec) -> Plan:
+    """The plan of ``spec`` under the profile ``document``."""
+    return _Builder(document, spec).build()
+
+
+__all__ = [
+    "COUNTERS",
+    "GameSpec",
+    "Plan",
+    "Request",
+    "applicable_counters",
+    "encode",
+    "generate",
+    "random_spec",
+    "request",
+]

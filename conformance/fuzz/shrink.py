@@ -1,0 +1,232 @@
+"""Shrinking a diverging plan to a short one with the same divergence.
+
+Two stages, both deterministic for a seed (budgets count requests, never seconds):
+
+1. *Search nearby*: new plans from simpler specs of the same table (fewer seats first,
+   no probes, more calls, timeouts where a timer runs, every seat count) and a few seeds
+   derived from the failing one; the plan that reaches the same divergence (same
+   signature) in the fewest requests wins.
+2. *Delete*: the requests after the divergence go, then ``state`` checkpoints, then
+   chunks of requests, halving the chunk size (ddmin); a deletion is kept when the
+   divergence survives it. Deals are simplified last: only the cards the hand draws keep
+   their places, the rest of the deck goes to canonical order.
+
+Every candidate is judged by sending it to both engines again, so what survives is
+exactly what the transcript will show.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from reference_engine.cards import DECK
+from reference_engine.profile import resolve
+
+from .driver import Divergence, Unsupported
+from .generate import GameSpec, Plan, Request, generate, request
+
+Json = Any
+Evaluate = Callable[[Plan], "Divergence | Unsupported | None"]
+SEARCH_SEEDS = 8
+DEFAULT_BUDGET = 60_000  # requests sent to each engine while shrinking
+
+
+@dataclass
+class _Budget:
+    left: int
+
+    def spend(self, plan: Plan) -> bool:
+        if self.left <= 0:
+            return False
+        self.left -= len(plan.requests)
+        return True
+
+
+@dataclass(frozen=True)
+class Shrunk:
+    plan: Plan
+    divergence: Divergence
+    candidates: int  # plans tried
+    requests_sent: int
+
+
+def _cost(plan: Plan, divergence: Divergence) -> tuple[int, int, int]:
+    """Smaller is simpler: requests up to the divergence, then seats, then the plan's length."""
+    return (divergence.index + 1, plan.spec.seats, len(plan.requests))
+
+
+def truncated(plan: Plan, divergence: Divergence) -> Plan:
+    return replace(plan, requests=plan.requests[: divergence.index + 1])
+
+
+def _nearby_specs(
+    spec: GameSpec, low: int, high: int, timer: bool, defaults: Mapping[str, Json]
+) -> list[GameSpec]:
+    """Simpler specs of the same table, the cheapest first: short games, no probes; with
+    the table's options and with the defaults."""
+    quiet = {"probe_rate": 0.0, "check_rate": 0.0}
+    styles: list[dict[str, Any]] = [
+        {"max_rounds": 1, "call_rate": 1.0, **quiet},
+        {"max_rounds": 1, "call_rate": 1.0, "deal_style": "mirror", **quiet},
+        {"max_rounds": 2, "call_rate": 1.0, "deal_style": "quick", **quiet},
+        {"max_rounds": 0, "call_rate": 1.0, "deal_style": "quick", **quiet},
+        {"max_rounds": 1, "call_rate": 0.9, "probe_rate": 0.3, "check_rate": 0.3},
+        {"max_rounds": 2, "call_rate": 0.9, "probe_rate": 0.1, "check_rate": 0.2},
+        {"check_rate": 0.05},
+        {"probe_rate": 0.0, "check_rate": 0.2},
+    ]
+    if timer:
+        styles += [{"timeout_rate": 0.97, **quiet}, {"timeout_rate": 0.97, "check_rate": 0.3}]
+    seat_counts = [spec.seats] if not low <= spec.seats <= high else list(range(low, high + 1))
+    rng = random.Random(spec.seed)
+    seeds = [rng.randrange(1 << 30) for _ in range(SEARCH_SEEDS)]
+    option_sets = [spec.options] if spec.options == defaults else [spec.options, defaults]
+    return [
+        replace(spec, seats=seats, seed=seed, options=options, **style)
+        for style in styles
+        for options in option_sets
+        for seats in seat_counts
+        for seed in seeds
+    ]
+
+
+def search_nearby(
+    documents: Mapping[str, Mapping[str, Json]],
+    plan: Plan,
+    divergence: Divergence,
+    evaluate: Evaluate,
+    budget: _Budget,
+) -> tuple[Plan, Divergence, int]:
+    """The simplest plan from nearby specs that shows the same divergence."""
+    best, best_div = truncated(plan, divergence), divergence
+    if divergence.index <= 1:
+        return best, best_div, 0
+    document = documents[plan.profile]
+    rules = resolve(document, plan.spec.options)["rules"]
+    low, high = int(rules["seats"]["min"]), int(rules["seats"]["max"])
+    timer = any(o.get("sets") == "turn_timer.seconds" for o in document.get("options") or [])
+    tried = 0
+    defaults = resolve(document)["option_values"]
+    for spec in _nearby_specs(plan.spec, low, high, timer, defaults):
+        candidate = generate(document, replace(spec, max_requests=best_div.index + 1))
+        if not budget.spend(candidate):
+            break
+        tried += 1
+        found = evaluate(candidate)
+        same = isinstance(found, Divergence) and found.signature == divergence.signature
+        if (
+            same
+            and isinstance(found, Divergence)
+            and _cost(candidate, found) < _cost(best, best_div)
+        ):
+            best, best_div = truncated(candidate, found), found
+    return best, best_div, tried
+
+
+def _valid(requests: Sequence[Request]) -> bool:
+    """No action before the first deal (a transcript may not have one)."""
+    for item in requests:
+        if item.cmd == "deal":
+            return True
+        if item.cmd == "act":
+            return False
+    return True
+
+
+def delete_requests(
+    plan: Plan, divergence: Divergence, evaluate: Evaluate, budget: _Budget
+) -> tuple[Plan, Divergence, int]:
+    """ddmin over the requests after the start; the divergence must survive each deletion."""
+    tried = 0
+
+    def attempt(requests: tuple[Request, ...]) -> Divergence | None:
+        nonlocal tried
+        if not _valid(requests[1:]):
+            return None
+        candidate = replace(plan, requests=requests)
+        if not budget.spend(candidate):
+            return None
+        tried += 1
+        found = evaluate(candidate)
+        if isinstance(found, Divergence) and found.signature == divergence.signature:
+            return found
+        return None
+
+    requests = plan.requests[: divergence.index + 1]
+    checks = tuple(r for i, r in enumerate(requests) if r.cmd != "state" or i == len(requests) - 1)
+    if len(checks) < len(requests) and (found := attempt(checks)) is not None:
+        requests, divergence = checks[: found.index + 1], found
+    chunk = max(1, (len(requests) - 2) // 2)
+    while chunk >= 1 and budget.left > 0:
+        position = 1
+        while position < len(requests) - 1 and budget.left > 0:
+            end = min(position + chunk, len(requests) - 1)
+            candidate = requests[:position] + requests[end:]
+            found = attempt(candidate)
+            if found is not None:
+                requests, divergence = candidate[: found.index + 1], found
+            else:
+                position = end
+        chunk //= 2
+    return replace(plan, requests=requests), divergence, tried
+
+
+def simplify_deals(
+    plan: Plan, divergence: Divergence, evaluate: Evaluate, budget: _Budget
+) -> tuple[Plan, Divergence, int]:
+    """Put each deal's undrawn cards in canonical order, where the divergence allows."""
+    tried = 0
+    requests = list(plan.requests)
+    seats = plan.spec.seats
+    hand_size = int(plan.requests[0].message["profile"]["rules"]["hand_size"])
+    for i, item in enumerate(requests):
+        if item.cmd != "deal" or len(item.message.get("deck") or ()) != 52:
+            continue
+        order = list(item.message["deck"])
+        hand_end = next(
+            (j for j in range(i + 1, len(requests)) if requests[j].cmd == "deal"), len(requests)
+        )
+        drawn = sum(
+            1
+            for r in requests[i + 1 : hand_end]
+            if r.cmd == "act" and r.message["action"].get("type") in ("pick", "timeout")
+        )
+        keep = min(52, hand_size * seats + 1 + drawn)  # at most the cards dealt, turned, drawn
+        named = set(order[:keep])
+        simple = order[:keep] + [str(c) for c in DECK if str(c) not in named]
+        if simple == order:
+            continue
+        simpler = request({**item.message, "deck": simple})
+        candidate_requests = [*requests[:i], simpler, *requests[i + 1 :]]
+        candidate = replace(plan, requests=tuple(candidate_requests))
+        if not budget.spend(candidate):
+            break
+        tried += 1
+        found = evaluate(candidate)
+        if isinstance(found, Divergence) and found.signature == divergence.signature:
+            requests, divergence = candidate_requests[: found.index + 1], found
+    return replace(plan, requests=tuple(requests)), divergence, tried
+
+
+def shrink(
+    documents: Mapping[str, Mapping[str, Json]],
+    plan: Plan,
+    divergence: Divergence,
+    evaluate: Evaluate,
+    budget: int = DEFAULT_BUDGET,
+) -> Shrunk:
+    """A short plan with the same divergence signature (never longer than the given one)."""
+    search = _Budget(budget * 2 // 3)
+    best, best_div, tried = search_nearby(documents, plan, divergence, evaluate, search)
+    spent = _Budget(budget - (budget * 2 // 3 - search.left))
+    best, best_div, more = delete_requests(best, best_div, evaluate, spent)
+    tried += more
+    best, best_div, more = simplify_deals(best, best_div, evaluate, spent)
+    tried += more
+    return Shrunk(best, best_div, tried, budget - spent.left)
+
+
+__all__ = ["DEFAULT_BUDGET", "Shrunk", "shrink", "truncated"]

@@ -1,0 +1,334 @@
+"""A shrunk divergence as a transcript of kind ``fuzz``, and the known-divergences file.
+
+The transcript expects what the reference engine answered. It is a finding, not an
+oracle: a person checks it against the rule texts before promoting it to ``kind: oracle``
+(or fixes the reference instead). Its ``fuzz`` block keeps the seed, the game, the
+divergence signature and the commands that find it again and replay it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..spec import yamlsafe
+from ..spec.transcript import CARD_NAMES, expand_deal
+from .driver import Divergence, step_name
+from .generate import Plan, Request
+
+Json = Any
+
+# The clause families a divergence at a step (or in an event or state field) involves.
+_STEP_FAMILIES = {
+    "start": ("players", "options"),
+    "deal": ("deal",),
+    "call": ("calling",),
+    "throw": ("throws",),
+    "pick": ("picking",),
+    "timeout": ("timer",),
+    "reshuffle": ("reshuffle",),
+    "set_option": ("options",),
+    "end_game": ("game-end", "money"),
+}
+_DETAIL_FAMILIES = {
+    "round_started": ("deal", "turn"),
+    "dealt": ("deal",),
+    "called": ("calling",),
+    "thrown": ("throws",),
+    "picked": ("picking",),
+    "reshuffle_needed": ("reshuffle",),
+    "reshuffled": ("reshuffle",),
+    "timed_out": ("timer",),
+    "round_ended": ("showdown", "scoring"),
+    "round_ended.eliminated": ("game-end",),
+    "game_ended": ("game-end", "money"),
+    "option_changed": ("options",),
+    "dealer": ("deal",),
+    "starter": ("deal", "turn"),
+    "to_act": ("turn",),
+    "scores": ("scoring",),
+    "eliminated": ("game-end",),
+    "active": ("game-end",),
+    "result": ("game-end",),
+    "turns_taken": ("turn", "calling"),
+    "deck": ("reshuffle", "picking"),
+    "out_of_play": ("picking", "reshuffle"),
+    "offer": ("picking",),
+    "pickable": ("picking",),
+    "multi_throwers": ("picking",),
+    "options": ("options",),
+    "seats": ("players",),
+}
+_WORD = re.compile(r"[a-z_]+(?:\.[a-z_]+)?")
+
+
+def involved_clauses(document: Mapping[str, Json], divergence: Divergence) -> list[str]:
+    """The profile's clauses in the rule families the divergence touches."""
+    step, _, detail = divergence.signature.partition(" ")[2].partition(":")
+    families = set(_STEP_FAMILIES.get(step, ()))
+    for word in _WORD.findall(detail):
+        families.update(_DETAIL_FAMILIES.get(word, ()))
+        families.update(_DETAIL_FAMILIES.get(word.split(".")[0], ()))
+    if "expected invalid_seats" in detail or "got invalid_seats" in detail:
+        families = {"players"}
+    clauses = [str(c["id"]) for c in document.get("clauses") or [] if c["family"] in families]
+    if not clauses:
+        clauses = [str(c["id"]) for c in (document.get("clauses") or [])[:1]]
+    return clauses
+
+
+def _deal_step(order: Sequence[str], answer: Mapping[str, Json] | None) -> dict[str, Json]:
+    """A deal as hands, turned-up card and the deck cards that matter, when that says the
+    same 52-card order; else the order itself."""
+    events = (answer or {}).get("events") or []
+    started = next((e for e in events if e.get("type") == "round_started"), None)
+    dealt = next((e for e in events if e.get("type") == "dealt"), None)
+    if not (answer or {}).get("ok") or started is None or dealt is None:
+        return {"order": list(order)}
+    seats = list(started["turn_order"])
+    size = max(len(h) for h in dealt["hands"])
+    hands: dict[str, list[str]] = {str(s): [] for s in seats}
+    for i in range(size * len(seats)):
+        hands[str(seats[i % len(seats)])].append(order[i])
+    turned = order[size * len(seats)]
+    rest = list(order[size * len(seats) + 1 :])
+    named = {c for h in hands.values() for c in h} | {turned}
+    keep = len(rest)
+    while keep > 0:
+        head = set(rest[: keep - 1]) | named
+        if rest[keep - 1 :] == [c for c in CARD_NAMES if c not in head]:
+            keep -= 1
+        else:
+            break
+    spec: dict[str, Json] = {
+        "starter": started["starter"],
+        "hands": {int(s): cards for s, cards in hands.items()},
+        "turned_up": turned,
+    }
+    if keep:
+        spec["deck"] = rest[:keep]
+    if expand_deal({**spec, "hands": hands}) != list(order):
+        return {"order": list(order)}
+    return spec
+
+
+def _act(message: Mapping[str, Json]) -> dict[str, Json]:
+    action = message["action"]
+    act: dict[str, Json] = {"seat": message["seat"]}
+    kind = action.get("type")
+    if kind == "call":
+        act["call"] = True
+    elif kind == "throw":
+        act["throw"] = list(action["cards"])
+    elif kind == "timeout":
+        act["timeout"] = True
+    else:
+        act["pick"] = action.get("card", "deck") if action.get("from") == "offer" else "deck"
+    return act
+
+
+def steps_of(
+    requests: Sequence[Request],
+    answers: Sequence[Mapping[str, Json]],
+    divergence: Divergence | None = None,
+) -> list[dict[str, Json]]:
+    """Transcript steps for the requests after ``start``, expecting the reference's answers.
+
+    The diverging ``state`` request becomes a check of the differing fields only.
+    """
+    steps: list[dict[str, Json]] = []
+    for index, (item, answer) in enumerate(zip(requests, answers, strict=True)):
+        if index == 0:
+            continue
+        message = item.message
+        cmd = item.cmd
+        step: dict[str, Json]
+        if cmd == "state":
+            state = dict(answer.get("state") or {})
+            if divergence is not None and index == divergence.index:
+                fields = {re.split(r"[\[.:]", d, maxsplit=1)[0] for d in divergence.differences}
+                state = {k: v for k, v in state.items() if k in fields} or state
+            steps.append({"check": state})
+            continue
+        if cmd == "deal":
+            step = {"deal": _deal_step(message["deck"], answer)}
+        elif cmd == "act":
+            step = {"act": _act(message)}
+        elif cmd == "reshuffle":
+            step = {"reshuffle": list(message["order"])}
+        elif cmd == "set_option":
+            step = {"set_option": {"name": message["name"], "value": message["value"]}}
+        elif cmd == "end_game":
+            step = {"end_game": True}
+        else:
+            raise ValueError(f"a {cmd} request cannot be written as a transcript step")
+        if answer.get("ok"):
+            step["expect"] = {"events": list(answer.get("events") or [])}
+        else:
+            step["expect"] = {"error": answer["error"]["code"]}
+        steps.append(step)
+    return steps
+
+
+def transcript_id(profile: str, seed: int, game: int) -> str:
+    return f"fuzz-{profile}-seed-{seed}-game-{game}"
+
+
+def transcript_data(
+    document: Mapping[str, Json],
+    plan: Plan,
+    answers: Sequence[Mapping[str, Json]],
+    divergence: Divergence,
+    *,
+    seed: int,
+    game: int,
+    engine: str,
+    rerun: str,
+    replay: str,
+) -> dict[str, Json]:
+    """The transcript of a shrunk divergence (a mapping ready for YAML)."""
+    ident = transcript_id(plan.profile, seed, game)
+    data: dict[str, Json] = {
+        "id": ident,
+        "title": f"Found by jhyap fuzz: {divergence.signature} (not an oracle)",
+        "description": (
+            "Found by differential fuzzing: the engine under test answered this game "
+            "differently from the reference engine. Every expectation is the reference "
+            f"engine's answer. The divergence ({divergence.kind}) is at "
+            f"{_where(plan.requests, divergence)}: {'; '.join(divergence.differences[:3])}. "
+            "Not an oracle until a person checks it against the rule texts and promotes "
+            "it (kind: oracle), or fixes the reference instead."
+        ),
+        "kind": "fuzz",
+        "profiles": [plan.profile],
+    }
+    if plan.spec.options:
+        data["options"] = dict(plan.spec.options)
+    data["seats"] = plan.spec.seats
+    data["clauses"] = involved_clauses(document, divergence)
+    data["fuzz"] = {
+        "seed": seed,
+        "game": game,
+        "signature": divergence.signature,
+        "class": divergence.kind,
+        "engine": engine,
+        "rerun": rerun,
+        "replay": replay,
+    }
+    if plan.start_error is not None or (answers and not answers[0].get("ok")):
+        data["start_error"] = answers[0]["error"]["code"]
+    else:
+        data["steps"] = steps_of(plan.requests, answers, divergence)
+    return data
+
+
+def _where(requests: Sequence[Request], divergence: Divergence) -> str:
+    if divergence.index == 0:
+        return "the start of the table"
+    return f"step {divergence.index} ({step_name(requests[divergence.index].message)})"
+
+
+def write_transcript(directory: Path, data: Mapping[str, Json]) -> Path:
+    """Write ``<id>.yaml`` into ``directory``; an existing different file is kept, and the
+    new one gets a numbered name."""
+    from ..commands.record import dump
+    from ..reporting.report import write_atomic
+
+    directory.mkdir(parents=True, exist_ok=True)
+    header = (
+        "# Found by jhyap fuzz: the reference engine's answers, not an oracle.\n"
+        f"# Replay: {data['fuzz']['replay']}\n"
+    )
+    text = header + dump(json.loads(json.dumps(data)))
+    ident = str(data["id"])
+    path = directory / f"{ident}.yaml"
+    number = 2
+    while path.exists() and path.read_text("utf-8") != text:
+        ident = f"{data['id']}-{number}"
+        path = directory / f"{ident}.yaml"
+        number += 1
+    if ident != data["id"]:
+        text = text.replace(f"id: {data['id']}\n", f"id: {ident}\n", 1)
+    write_atomic(str(path), text)
+    return path
+
+
+# -- known divergences -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KnownDivergence:
+    """An accepted divergence: a signature pattern (fnmatch), the clause, and why."""
+
+    signature: str
+    reason: str
+    clause: str | None = None
+
+    def matches(self, signature: str) -> bool:
+        return fnmatch.fnmatchcase(signature, self.signature)
+
+
+class KnownDivergenceError(Exception):
+    """A known-divergences file that cannot be used; one problem a line."""
+
+
+def load_known_divergences(path: str | Path) -> list[KnownDivergence]:
+    """The entries of a known-divergences file (YAML, or JSON for ``*.json``)."""
+    path = Path(path)
+    where = str(path)
+    try:
+        if path.suffix == ".json":
+            content: Json = json.loads(path.read_text("utf-8"))
+        else:
+            content = yamlsafe.load(path).data
+    except OSError as exc:
+        raise KnownDivergenceError(f"{where}: cannot read it: {exc.strerror}") from None
+    except (ValueError, yamlsafe.YamlProblem) as exc:
+        kind = path.suffix.lstrip(".") or "YAML"
+        raise KnownDivergenceError(f"{where}: not valid {kind}: {exc}") from None
+    if content is None:
+        return []
+    if not isinstance(content, list):
+        raise KnownDivergenceError(f"{where}: expected a list of {{signature, clause, reason}}")
+    entries, problems = [], []
+    for i, item in enumerate(content, start=1):
+        if not isinstance(item, dict):
+            problems.append(f"{where}: entry {i}: expected a mapping with signature and reason")
+            continue
+        extra = sorted(str(k) for k in item if k not in ("signature", "clause", "reason"))
+        if extra:
+            problems.append(f"{where}: entry {i}: unknown key {', '.join(extra)}")
+        signature, reason, clause = item.get("signature"), item.get("reason"), item.get("clause")
+        if not isinstance(signature, str) or not signature.strip():
+            problems.append(f"{where}: entry {i}: signature must be a divergence signature")
+        if not isinstance(reason, str) or not reason.strip():
+            problems.append(f"{where}: entry {i}: reason must say why it is accepted")
+        if clause is not None and not isinstance(clause, str):
+            problems.append(f"{where}: entry {i}: clause must be a clause id")
+        if not problems:
+            entries.append(KnownDivergence(str(signature), str(reason), clause))
+    if problems:
+        raise KnownDivergenceError("\n".join(problems))
+    return entries
+
+
+def known_entry(known: Sequence[KnownDivergence], signature: str) -> KnownDivergence | None:
+    return next((k for k in known if k.matches(signature)), None)
+
+
+__all__ = [
+    "KnownDivergence",
+    "KnownDivergenceError",
+    "involved_clauses",
+    "known_entry",
+    "load_known_divergences",
+    "steps_of",
+    "transcript_data",
+    "transcript_id",
+    "write_transcript",
+]
