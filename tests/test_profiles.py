@@ -205,8 +205,8 @@ BROKEN: list[tuple[str, str, Mutation, str]] = [
     (
         "card-values-extra-rank",
         "dhumbal",
-        lambda d: d["rules"]["card_values"].update(X=0),
-        "rules.card_values.X",
+        lambda d: d["rules"]["card_values"].update(Z=0),
+        "rules.card_values.Z",
     ),
     (
         "default-not-allowed",
