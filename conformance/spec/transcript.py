@@ -11,7 +11,9 @@ from typing import Any
 
 import jsonschema
 
-from reference_engine.cards import DECK
+from collections import Counter
+
+from reference_engine.cards import DECK, JOKER_NAME, full_deck
 from reference_engine.errors import JhyapError
 from reference_engine.profile import get_path, resolve
 
@@ -19,7 +21,7 @@ from . import data, yamlsafe
 from .profiles import Problem, load_profile, stringify_keys
 
 CARD_NAMES = [str(c) for c in DECK]
-_CANONICAL = {name: i for i, name in enumerate(CARD_NAMES)}
+_CANONICAL = {name: i for i, name in enumerate([*CARD_NAMES, JOKER_NAME])}
 ACTION_KEYS = ("call", "throw", "pick", "timeout")
 
 
@@ -66,6 +68,7 @@ class Transcript:
     description: str = ""
     start_error: str | None = None  # the table itself must be refused with this code
     raw: Mapping[str, Any] = field(default_factory=dict)
+    deck: tuple[int, int] = (1, 0)  # (packs, jokers per pack) the deals are written for
 
     def location(self, step: Step | None = None) -> str:
         return f"{self.file}:{step.line if step else self.line}"
@@ -88,8 +91,25 @@ def canonical(cards: Iterable[str]) -> list[str]:
     return sorted(cards, key=lambda c: _CANONICAL.get(c, 99))
 
 
-def expand_deal(spec: Mapping[str, Any]) -> list[str]:
-    """The 52-card order of a deal step (see docs/transcripts.md)."""
+def deck_names(packs: int = 1, jokers: int = 0) -> list[str]:
+    """Every card name of a deck of ``packs`` packs with ``jokers`` jokers each, in order."""
+    return [str(c) for c in full_deck(packs, jokers)]
+
+
+def table_deck(rules: Mapping[str, Any], seats: int) -> tuple[int, int]:
+    """(packs, jokers per pack) a table of ``seats`` plays with under resolved ``rules``."""
+    packs = 1
+    for step in rules["deck"].get("packs_by_seats") or ():
+        if seats >= step["from_seats"]:
+            packs = step["packs"]
+    return packs, int(rules["deck"]["jokers"])
+
+
+def expand_deal(spec: Mapping[str, Any], deck: tuple[int, int] = (1, 0)) -> list[str]:
+    """The whole card order of a deal step (see docs/transcripts.md).
+
+    ``deck`` is (packs, jokers per pack): the cards not named follow in pack order.
+    """
     if "order" in spec:
         return list(spec["order"])
     hands = {int(seat): list(cards) for seat, cards in spec["hands"].items()}
@@ -105,8 +125,10 @@ def expand_deal(spec: Mapping[str, Any]) -> list[str]:
                 order.append(hands[seat][i])
     order.append(spec["turned_up"])
     order.extend(spec.get("deck") or [])
-    named = set(order)
-    order.extend(c for c in CARD_NAMES if c not in named)
+    left = Counter(deck_names(*deck))
+    left.subtract(order)
+    for name in dict.fromkeys(deck_names(*deck)):
+        order.extend([name] * max(0, left[name]))
     return order
 
 
@@ -123,7 +145,9 @@ def _action(act: Mapping[str, Any]) -> dict[str, Any]:
     return {"type": "pick", "from": "offer", "card": pick}
 
 
-def _build_step(index: int, raw: Mapping[str, Any], line: int) -> Step:
+def _build_step(
+    index: int, raw: Mapping[str, Any], line: int, deck: tuple[int, int] = (1, 0)
+) -> Step:
     expect_raw = raw.get("expect") or {}
     expect = Expect(
         error=expect_raw.get("error"),
@@ -135,7 +159,7 @@ def _build_step(index: int, raw: Mapping[str, Any], line: int) -> Step:
             index,
             line,
             "deal",
-            {"cmd": "deal", "deck": expand_deal(spec)},
+            {"cmd": "deal", "deck": expand_deal(spec, deck)},
             expect=expect,
             starter=spec.get("starter"),
         )
@@ -221,8 +245,10 @@ def _load(
     problems = _schema_problems(doc, value)
     if problems:
         return problems, None
+    deck_raw = value.get("deck") or {}
+    deck = (int(deck_raw.get("packs", 1)), int(deck_raw.get("jokers", 0)))
     steps = tuple(
-        _build_step(i, raw, doc.line(["steps", i]))
+        _build_step(i, raw, doc.line(["steps", i]), deck)
         for i, raw in enumerate(value.get("steps") or [])
     )
     transcript = Transcript(
@@ -241,6 +267,7 @@ def _load(
         description=value.get("description", ""),
         start_error=value.get("start_error"),
         raw=value,
+        deck=deck,
     )
     problems = _semantic_problems(doc, value, transcript, documents)
     return problems, (None if problems else transcript)
@@ -266,6 +293,13 @@ def _matches(rules: Mapping[str, Any], where: Mapping[str, Any]) -> bool:
     return True
 
 
+def _deck_of(rules: Mapping[str, Any], seats: int) -> tuple[int, int] | None:
+    try:
+        return table_deck(rules, seats)
+    except (KeyError, TypeError):
+        return None
+
+
 def profiles_for(
     transcript: Transcript, documents: Mapping[str, Mapping[str, Any]] | None = None
 ) -> list[str]:
@@ -279,7 +313,12 @@ def profiles_for(
             resolved = resolve(documents[pid], transcript.options)
         except JhyapError:
             continue
-        if transcript.where is not None and _matches(resolved["rules"], transcript.where):
+        # A deal is written for one deck: a condition selects only tables playing it.
+        if (
+            transcript.where is not None
+            and _matches(resolved["rules"], transcript.where)
+            and _deck_of(resolved["rules"], transcript.seats) == transcript.deck
+        ):
             selected.append(pid)
     return selected
 
@@ -353,6 +392,15 @@ def _semantic_problems(
             continue
         seats = resolved["rules"]["seats"]
         inside = seats["min"] <= transcript.seats <= seats["max"]
+        played = _deck_of(resolved["rules"], transcript.seats)
+        if inside and played != transcript.deck and transcript.steps:
+            packs, jokers = played or (1, 0)
+            add(
+                ["deck"],
+                f"{pid} plays {transcript.seats} seats with {packs} pack(s) of "
+                f"{52 + jokers} cards ({jokers} joker(s)); say so with "
+                f"deck: {{packs: {packs}, jokers: {jokers}}}",
+            )
         if not inside and transcript.start_error is None:
             add(
                 ["seats"],
@@ -382,7 +430,7 @@ def _check_steps(steps: Sequence[Mapping[str, Any]], transcript: Transcript, add
         refused = "error" in (raw.get("expect") or {})
         if "deal" in raw:
             spec = raw["deal"]
-            _check_deal(spec, transcript.seats, ["steps", i, "deal"], add)
+            _check_deal(spec, transcript.seats, ["steps", i, "deal"], add, transcript.deck)
             if in_hand and not refused:
                 add(["steps", i, "deal"], "a deal in the middle of a hand (no call ended it)")
             in_hand = in_hand or not refused
@@ -406,16 +454,27 @@ def _check_steps(steps: Sequence[Mapping[str, Any]], transcript: Transcript, add
                 in_hand = False
         elif "reshuffle" in raw:
             order = raw["reshuffle"]
-            if len(set(order)) != len(order):
+            if transcript.deck == (1, 0) and len(set(order)) != len(order):
                 add(["steps", i, "reshuffle"], "a card appears twice in the reshuffle order")
         elif ("set_option" in raw or "end_game" in raw) and in_hand and not refused:
             key = "set_option" if "set_option" in raw else "end_game"
             add(["steps", i, key], f"{key} during a hand must expect an error (wrong_phase)")
 
 
-def _check_deal(spec: Mapping[str, Any], seats: int, path: list[str | int], add: Any) -> None:
+def _check_deal(
+    spec: Mapping[str, Any],
+    seats: int,
+    path: list[str | int],
+    add: Any,
+    deck: tuple[int, int] = (1, 0),
+) -> None:
+    all_names = deck_names(*deck)
     if "order" in spec:
         order = spec["order"]
+        if deck != (1, 0):
+            if Counter(order) != Counter(all_names):
+                add([*path, "order"], f"must hold the deck's {len(all_names)} cards")
+            return
         if sorted(order) != sorted(CARD_NAMES):
             twice = sorted({c for c in order if order.count(c) > 1})
             add(
@@ -428,11 +487,12 @@ def _check_deal(spec: Mapping[str, Any], seats: int, path: list[str | int], add:
     named: list[str] = [c for cards in hands.values() for c in cards]
     named.append(spec["turned_up"])
     named.extend(spec.get("deck") or [])
-    seen: set[str] = set()
+    available = Counter(all_names)
+    seen: Counter[str] = Counter()
     for card in named:
-        if card in seen:
-            add(path, f"card {card} is dealt twice")
-        seen.add(card)
+        seen[card] += 1
+        if seen[card] > available[card]:
+            add(path, f"card {card} is dealt twice" if deck == (1, 0) else f"too many {card}")
     sizes = {len(cards) for cards in hands.values()}
     if len(sizes) > 1:
         add([*path, "hands"], "every hand must have the same number of cards")
