@@ -88,6 +88,22 @@ def profile_schema() -> dict[str, Json]:
     return schema
 
 
+@cache
+def rule_defaults() -> dict[str, Json]:
+    """The schema's default of every optional rule parameter, by path relative to rules."""
+    found: dict[str, Json] = {}
+
+    def walk(node: Mapping[str, Json], prefix: str) -> None:
+        for key, sub in (node.get("properties") or {}).items():
+            if "default" in sub:
+                found[prefix + key] = sub["default"]
+            if isinstance(sub, Mapping) and "properties" in sub:
+                walk(sub, prefix + key + ".")
+
+    walk(profile_schema()["$defs"]["rules"], "")
+    return found
+
+
 def _strict_integer(checker: Any, instance: object) -> bool:
     return isinstance(instance, int) and not isinstance(instance, bool)
 

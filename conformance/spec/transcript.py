@@ -18,7 +18,7 @@ from reference_engine.errors import JhyapError
 from reference_engine.profile import get_path, resolve
 
 from . import data, yamlsafe
-from .profiles import Problem, load_profile, stringify_keys
+from .profiles import Problem, load_profile, rule_defaults, stringify_keys
 
 CARD_NAMES = [str(c) for c in DECK]
 _CANONICAL = {name: i for i, name in enumerate([*CARD_NAMES, JOKER_NAME])}
@@ -282,11 +282,15 @@ def shipped_documents() -> dict[str, Mapping[str, Any]]:
 
 
 def _matches(rules: Mapping[str, Any], where: Mapping[str, Any]) -> bool:
+    defaults = rule_defaults()
     for path, wanted in where.items():
         try:
             actual = get_path(rules, path)
         except KeyError:
-            return False
+            # A parameter a profile leaves out has the schema's default (today's behaviour).
+            if path not in defaults:
+                return False
+            actual = defaults[path]
         choices = wanted if isinstance(wanted, list) else [wanted]
         if actual not in choices:
             return False
