@@ -297,17 +297,16 @@ class Game:
 
     def _pick(self, seat: int, card: Card | None) -> list[Event]:
         assert self.offer is not None and self.thrown is not None
+        rest = list(self.offer.cards)
         if card is None:
             card = self.deck.pop()
             events: list[Event] = [
                 {"type": "picked", "seat": seat, "from": "deck", "card": str(card)}
             ]
         else:
+            rest.remove(card)  # one copy: with several packs the offer may repeat a card
             events = [{"type": "picked", "seat": seat, "from": "offer", "card": str(card)}]
         self.hands[seat].append(card)
-        rest = list(self.offer.cards)
-        if card in rest:
-            rest.remove(card)
         self.out_of_play.extend(rest)
         if rest:
             events.append({"type": "out_of_play", "cards": names(sorted_cards(rest))})

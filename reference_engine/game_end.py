@@ -32,8 +32,14 @@ def eliminated_after(scores: Sequence[int], active: Sequence[int], rules: Rules)
         return []
     limit = rules.out_above
     if rules.reaching_is_out:
-        return [s for s in sorted(active) if scores[s] >= limit]
-    return [s for s in sorted(active) if scores[s] > limit]
+        out = [s for s in sorted(active) if scores[s] >= limit]
+    else:
+        out = [s for s in sorted(active) if scores[s] > limit]
+    if out and len(out) == len(active):
+        # Everyone still in went over together (a hand where all seats score): the lowest stay.
+        lowest = min(scores[s] for s in active)
+        out = [s for s in out if scores[s] != lowest]
+    return out
 
 
 def game_over_after_round(round_number: int, active: Sequence[int], rules: Rules) -> bool:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .actions import Action, Call, PickDeck, PickOffer, ThrowCards, action_to_json
-from .cards import DECK, names
+from .cards import names
 from .game import Event, Game, Phase
 from .rules import GameEndKind
 
@@ -26,7 +26,7 @@ def random_step(
     if game.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
         if game.round >= max_rounds and game.rules.game_end is GameEndKind.HOST_ENDS:
             return {"cmd": "end_game"}, game.end_game()
-        deck = list(DECK)
+        deck = list(game.full_deck)
         rng.shuffle(deck)
         return {"cmd": "deal", "deck": names(deck)}, game.deal(deck)
     if game.phase is Phase.AWAITING_RESHUFFLE:
