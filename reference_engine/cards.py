@@ -1,4 +1,6 @@
-"""Cards and their notation: rank ``A 2 3 4 5 6 7 8 9 T J Q K`` then suit ``c d h s``; ``X`` a joker.
+"""Cards and their notation: rank ``A 2 3 4 5 6 7 8 9 T J Q K`` then suit ``c d h s``; ``X``.
+
+``X`` is a joker.
 
 With several packs a card name can occur more than once; cards are values, so two
 copies of ``Ah`` are equal and hands, offers and decks are multisets.

@@ -8,7 +8,7 @@ from enum import StrEnum
 from itertools import combinations, pairwise
 
 from .cards import Card
-from .rules import JokersWild, RunAce, Rules
+from .rules import JokersWild, Rules, RunAce
 
 
 class ThrowKind(StrEnum):
@@ -102,12 +102,12 @@ def classify(cards: Sequence[Card], rules: Rules) -> ThrowKind | None:
         return None  # one pack holds each card once
     naturals = [c for c in cards if not c.is_joker]
     ranks = {c.rank for c in naturals}
-    if rules.set_min <= count <= rules.set_max:
-        # Jokers alone are a set of their own rank; among naturals they stand in only when wild.
-        if not naturals or (
-            len(ranks) == 1 and (len(naturals) == count or _wild_in(rules, ThrowKind.SET))
-        ):
-            return ThrowKind.SET
+    # Jokers alone are a set of their own rank; among naturals they stand in only when wild.
+    one_rank = not naturals or (
+        len(ranks) == 1 and (len(naturals) == count or _wild_in(rules, ThrowKind.SET))
+    )
+    if one_rank and rules.set_min <= count <= rules.set_max:
+        return ThrowKind.SET
     if run_positions(cards, rules) is not None:
         return ThrowKind.RUN
     return None

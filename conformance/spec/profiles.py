@@ -297,7 +297,8 @@ def _rule_problems(rules: Mapping[str, Json]) -> list[tuple[DataPath, str]]:
     if [st["from_seats"] for st in steps] != sorted({st["from_seats"] for st in steps}):
         add("deck.packs_by_seats", "steps must go up by from_seats, each seat count once")
     for count in range(seats["min"], seats["max"] + 1):
-        packs = max([1] + [st["packs"] for st in steps if count >= st["from_seats"]][-1:])
+        reached = [st["packs"] for st in steps if count >= st["from_seats"]]
+        packs = reached[-1] if reached else 1
         size = packs * (deck["cards"] + deck["jokers"])
         needed = count * rules["hand_size"] + 1
         if needed > size:
@@ -309,7 +310,7 @@ def _rule_problems(rules: Mapping[str, Json]) -> list[tuple[DataPath, str]]:
             break
     if throws["set"]["min"] > throws["set"]["max"]:
         add("throws.set.min", f"min {throws['set']['min']} is above max {throws['set']['max']}")
-    most_packs = max([1] + [st["packs"] for st in steps])
+    most_packs = max([1, *(st["packs"] for st in steps)])
     wild_sets = deck.get("jokers_wild", "none") in ("sets", "sets_and_runs")
     largest_set = most_packs * (4 + (deck["jokers"] if wild_sets else 0))
     if throws["set"]["max"] > largest_set:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -10,8 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-
-from collections import Counter
 
 from reference_engine.cards import DECK, JOKER_NAME, full_deck
 from reference_engine.errors import JhyapError
