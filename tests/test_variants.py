@@ -183,9 +183,7 @@ def test_the_variants_page_transcript_has_teeth(
     for name, content in _page_files(text).items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(content, "utf-8")
-    statuses.append(
-        main(["run", "--profile", "my-table.yaml", "--transcripts", "my-transcripts/"])
-    )
+    statuses.append(main(["run", "--profile", "my-table.yaml", "--transcripts", "my-transcripts/"]))
     out = capsys.readouterr().out
     assert statuses == [1]
     assert "events[1].deltas: expected [33, 0], got [28, 0]" in out
