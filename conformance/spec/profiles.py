@@ -198,6 +198,8 @@ def _explain(error: ValidationError) -> list[tuple[DataPath, str]]:
             return [
                 (path, f'{_show(instance)} is not an amount such as "0.05" (at most 2 decimals)')
             ]
+        if schema.get("description"):
+            return [(path, f"{_show(instance)} is not of the form: {schema['description']}")]
         return [(path, f"{_show(instance)} does not match {expected_value}")]
     if keyword == "minimum":
         return [(path, f"{_show(instance)} is below the minimum {expected_value}")]
