@@ -93,7 +93,17 @@ def test_shipped_profile_is_valid(path: Path) -> None:
 
 
 def test_shipped_profiles_are_found() -> None:
-    assert data.shipped_profile_ids() == ["dashain", "dhumbal", "everestbuzz"]
+    assert data.shipped_profile_ids() == [
+        "alankar-dhumbal",
+        "bga-yaniv",
+        "dashain",
+        "dhumbal",
+        "everestbuzz",
+        "jhyap-encyclopedia",
+        "jhyap-jacks-zero",
+        "yaniv-israel",
+        "yarsa-dhumbal",
+    ]
     assert data.specs_dir() == SPECS
     assert (data.schema_dir() / "profile.schema.json").is_file()
     assert data.transcripts_dir() == ROOT / "conformance" / "transcripts"
