@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
@@ -117,6 +117,15 @@ class PackStep:
     packs: int
 
 
+def packs_at(steps: Iterable[tuple[int, int]], seats: int) -> int:
+    """Packs at ``seats`` seats, given (from_seats, packs) steps in rising order; else one."""
+    packs = 1
+    for from_seats, step_packs in steps:
+        if seats >= from_seats:
+            packs = step_packs
+    return packs
+
+
 @dataclass(frozen=True, slots=True)
 class Rules:
     """Every rule parameter the engine reads, taken from a resolved profile."""
@@ -163,11 +172,7 @@ class Rules:
 
     def packs_for(self, seats: int) -> int:
         """How many packs a table of ``seats`` plays with."""
-        packs = 1
-        for step in self.pack_steps:
-            if seats >= step.from_seats:
-                packs = step.packs
-        return packs
+        return packs_at(((st.from_seats, st.packs) for st in self.pack_steps), seats)
 
     @property
     def max_packs(self) -> int:

@@ -34,6 +34,7 @@ from reference_engine.profile import (
     parse_option_value,
     resolve,
 )
+from reference_engine.rules import packs_at
 
 from . import data, yamlsafe
 from .yamlsafe import DataPath, PathPart
@@ -299,8 +300,7 @@ def _rule_problems(rules: Mapping[str, Json]) -> list[tuple[DataPath, str]]:
     if [st["from_seats"] for st in steps] != sorted({st["from_seats"] for st in steps}):
         add("deck.packs_by_seats", "steps must go up by from_seats, each seat count once")
     for count in range(seats["min"], seats["max"] + 1):
-        reached = [st["packs"] for st in steps if count >= st["from_seats"]]
-        packs = reached[-1] if reached else 1
+        packs = packs_at(((st["from_seats"], st["packs"]) for st in steps), count)
         size = packs * (deck["cards"] + deck["jokers"])
         needed = count * rules["hand_size"] + 1
         if needed > size:

@@ -15,6 +15,7 @@ import jsonschema
 from reference_engine.cards import DECK, JOKER_NAME, full_deck
 from reference_engine.errors import JhyapError
 from reference_engine.profile import get_path, resolve
+from reference_engine.rules import packs_at
 
 from . import data, yamlsafe
 from .profiles import Problem, load_profile, rule_defaults, stringify_keys
@@ -97,10 +98,8 @@ def deck_names(packs: int = 1, jokers: int = 0) -> list[str]:
 
 def table_deck(rules: Mapping[str, Any], seats: int) -> tuple[int, int]:
     """(packs, jokers per pack) a table of ``seats`` plays with under resolved ``rules``."""
-    packs = 1
-    for step in rules["deck"].get("packs_by_seats") or ():
-        if seats >= step["from_seats"]:
-            packs = step["packs"]
+    steps = rules["deck"].get("packs_by_seats") or ()
+    packs = packs_at(((st["from_seats"], st["packs"]) for st in steps), seats)
     return packs, int(rules["deck"]["jokers"])
 
 
