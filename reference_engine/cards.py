@@ -1,4 +1,10 @@
-"""Cards and their notation: rank ``A 2 3 4 5 6 7 8 9 T J Q K`` then suit ``c d h s``."""
+"""Cards and their notation: rank ``A 2 3 4 5 6 7 8 9 T J Q K`` then suit ``c d h s``; ``X``.
+
+``X`` is a joker.
+
+With several packs a card name can occur more than once; cards are values, so two
+copies of ``Ah`` are equal and hands, offers and decks are multisets.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,8 @@ from enum import StrEnum
 from .errors import ErrorCode, JhyapError
 
 RANKS = "A23456789TJQK"
+JOKER_RANK = 0
+JOKER_NAME = "X"
 
 
 class Suit(StrEnum):
@@ -16,15 +24,16 @@ class Suit(StrEnum):
     DIAMONDS = "d"
     HEARTS = "h"
     SPADES = "s"
+    JOKER = "x"  # a joker's own "suit": it belongs to no suit of the pack
 
 
-SUITS = tuple(Suit)
+SUITS = (Suit.CLUBS, Suit.DIAMONDS, Suit.HEARTS, Suit.SPADES)
 _SUIT_ORDER = {suit: i for i, suit in enumerate(SUITS)}
 
 
 @dataclass(frozen=True, slots=True)
 class Card:
-    """One card; ``rank`` runs from 1 (ace) to 13 (king)."""
+    """One card; ``rank`` runs from 1 (ace) to 13 (king); a joker has rank 0."""
 
     rank: int
     suit: Suit
@@ -34,12 +43,21 @@ class Card:
 
     def __post_init__(self) -> None:
         # Canonical order: by rank, then clubs < diamonds < hearts < spades.
+        # Jokers sort after every card of the pack.
+        if self.rank == JOKER_RANK:
+            object.__setattr__(self, "sort_key", 14 * 4)
+            object.__setattr__(self, "name", JOKER_NAME)
+            return
         object.__setattr__(self, "sort_key", self.rank * 4 + _SUIT_ORDER[self.suit])
         object.__setattr__(self, "name", RANKS[self.rank - 1] + self.suit.value)
 
     @property
+    def is_joker(self) -> bool:
+        return self.rank == JOKER_RANK
+
+    @property
     def rank_symbol(self) -> str:
-        return RANKS[self.rank - 1]
+        return JOKER_NAME if self.is_joker else RANKS[self.rank - 1]
 
     def __hash__(self) -> int:
         return self.sort_key
@@ -52,7 +70,13 @@ class Card:
 
 
 DECK: tuple[Card, ...] = tuple(Card(r, s) for r in range(1, 14) for s in SUITS)
-_BY_NAME = {str(card): card for card in DECK}
+JOKER = Card(JOKER_RANK, Suit.JOKER)
+_BY_NAME = {str(card): card for card in (*DECK, JOKER)}
+
+
+def full_deck(packs: int = 1, jokers_per_pack: int = 0) -> tuple[Card, ...]:
+    """Every card in play: ``packs`` 52-card packs, each with ``jokers_per_pack`` jokers."""
+    return (DECK + (JOKER,) * jokers_per_pack) * packs
 
 
 def parse_card(text: object) -> Card:
@@ -62,7 +86,8 @@ def parse_card(text: object) -> Card:
         if card is not None:
             return card
     raise JhyapError(
-        f"{text!r} is not a card: write rank (A 2-9 T J Q K) then suit (c d h s), e.g. Td",
+        f"{text!r} is not a card: write rank (A 2-9 T J Q K) then suit (c d h s), e.g. Td,"
+        " or X for a joker",
         ErrorCode.INVALID_CARD,
     )
 

@@ -6,6 +6,7 @@ JhyapError before touching anything, so a refused request leaves the state as it
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -13,11 +14,12 @@ from typing import Any
 
 from . import calling, game_end, picking, scoring, throws
 from .actions import Action, Call, PickDeck, PickOffer, ThrowCards, Timeout
-from .cards import DECK, Card, names, sorted_cards
+from .cards import Card, full_deck, names, sorted_cards
 from .errors import ErrorCode, JhyapError, OptionError, RuleViolation
 from .profile import OptionChanges, option_specs, resolve
 from .rules import (
     DealerRule,
+    DeckRunsOut,
     GameEndKind,
     KeptAside,
     NextStarter,
@@ -133,16 +135,30 @@ class Game:
         return order[-1]
 
     def hand_value(self, seat: int) -> int:
-        return sum(self.rules.card_values[c.rank - 1] for c in self.hands[seat])
+        return sum(self.rules.card_value(c.rank) for c in self.hands[seat])
+
+    @property
+    def full_deck(self) -> tuple[Card, ...]:
+        """Every card this table plays with: its packs and their jokers."""
+        return full_deck(self.rules.packs_for(self.seats), self.rules.jokers_per_pack)
 
     # -- between hands ------------------------------------------------------
 
     def deal(self, order: Sequence[Card]) -> list[Event]:
-        """Deal a hand from ``order``, all 52 cards, the first card dealt first."""
+        """Deal a hand from ``order``, every card of the table's deck, the first dealt first."""
         if self.phase not in _BETWEEN_HANDS:
             raise RuleViolation(f"cannot deal in phase {self.phase}", ErrorCode.WRONG_PHASE)
-        if len(order) != 52 or set(order) != set(DECK):
-            raise JhyapError("deal needs each of the 52 cards exactly once", ErrorCode.INVALID_DECK)
+        deck = self.full_deck
+        if len(order) != len(deck) or Counter(order) != Counter(deck):
+            if len(deck) == 52:
+                raise JhyapError(
+                    "deal needs each of the 52 cards exactly once", ErrorCode.INVALID_DECK
+                )
+            raise JhyapError(
+                f"deal needs the table's {len(deck)} cards: {self.rules.packs_for(self.seats)}"
+                f" pack(s) of 52 with {self.rules.jokers_per_pack} joker(s) each",
+                ErrorCode.INVALID_DECK,
+            )
         seats = self.turn_order_from(self.starter)
         size = self.rules.hand_size
         self.hands = [[] for _ in range(self.seats)]
@@ -266,7 +282,9 @@ class Game:
             raise RuleViolation(
                 f"seat {seat} does not hold {', '.join(names(missing))}", ErrorCode.CARD_NOT_IN_HAND
             )
-        kind = throws.classify(cards, self.rules)
+        held = Counter(hand)
+        repeated = [c for c, n in Counter(cards).items() if n > held[c]]
+        kind = None if repeated else throws.classify(cards, self.rules)
         if kind is None:
             raise RuleViolation(
                 f"{' '.join(names(cards)) or 'nothing'} is not a single, "
@@ -302,15 +320,16 @@ class Game:
         assert self.offer is not None and self.thrown is not None
         if card is None and not self.deck:
             return self._await_new_deck(seat)
+        rest = list(self.offer.cards)
         if card is None:
             card = self.deck.pop()
             events: list[Event] = [
                 {"type": "picked", "seat": seat, "from": "deck", "card": str(card)}
             ]
         else:
+            rest.remove(card)  # one copy: with several packs the offer may repeat a card
             events = [{"type": "picked", "seat": seat, "from": "offer", "card": str(card)}]
         self.hands[seat].append(card)
-        rest = [c for c in self.offer.cards if c != card]
         self.out_of_play.extend(rest)
         if rest:
             events.append({"type": "out_of_play", "cards": names(sorted_cards(rest))})
@@ -318,7 +337,11 @@ class Game:
         self.turns_taken += 1
         self.to_act = self.next_active(seat)
         at_next_draw = self.rules.reshuffle_moment is ReshuffleMoment.WHEN_DRAW_FINDS_DECK_EMPTY
-        if self.deck or at_next_draw:
+        if self.deck:
+            self.phase = Phase.CALL_OR_THROW
+        elif self.rules.deck_runs_out is not DeckRunsOut.RESHUFFLE:
+            events += self._end_round(None)
+        elif at_next_draw:
             self.phase = Phase.CALL_OR_THROW
         else:
             self.phase = Phase.AWAITING_RESHUFFLE
@@ -348,23 +371,22 @@ class Game:
             raise RuleViolation("the turn timer is off at this table", ErrorCode.TIMER_OFF)
         events: list[Event] = [{"type": "timed_out", "seat": seat}]
         if self.phase is Phase.CALL_OR_THROW:
-            values = self.rules.card_values
-            highest = max(self.hands[seat], key=lambda c: (values[c.rank - 1], c.rank, c.sort_key))
+            value = self.rules.card_value
+            highest = max(self.hands[seat], key=lambda c: (value(c.rank), c.rank, c.sort_key))
             events += self._throw(seat, (highest,))
         take: Card | None = None
         if self.rules.timer_expiry is TimerExpiry.THROW_HIGHEST_SINGLE_THEN_TAKE_LOWEST:
             assert self.offer is not None
             if picking.offer_open_to(seat, self.multi_throwers, self.rules):
-                values = self.rules.card_values
                 pickable = picking.pickable_cards(self.offer, self.rules)
-                take = min(pickable, key=lambda c: (values[c.rank - 1], c.rank, c.sort_key))
+                take = min(pickable, key=lambda c: (value(c.rank), c.rank, c.sort_key))
         return events + self._pick(seat, take)
 
     def reshuffle(self, order: Sequence[Card]) -> list[Event]:
         """Make the new deck from the cards out of play, ``order[0]`` on top."""
         if self.phase is not Phase.AWAITING_RESHUFFLE:
             raise RuleViolation(f"no reshuffle is due (phase {self.phase})", ErrorCode.WRONG_PHASE)
-        if len(order) != len(self.out_of_play) or set(order) != set(self.out_of_play):
+        if len(order) != len(self.out_of_play) or Counter(order) != Counter(self.out_of_play):
             raise JhyapError(
                 "reshuffle order must hold exactly the cards out of play: "
                 f"{' '.join(names(sorted_cards(self.out_of_play)))}",
@@ -382,28 +404,36 @@ class Game:
 
     # -- the end of a hand and of the game -----------------------------------
 
-    def _end_round(self, caller: int) -> list[Event]:
-        order = self.turn_order_from(self.next_active(caller))
+    def _end_round(self, caller: int | None) -> list[Event]:
+        """Score the hand: a showdown after a call, or (``caller`` None) a deck run out."""
         values = {s: self.hand_value(s) for s in self.active}
-        result = scoring.showdown(values, order, caller, self.rules)
-        for seat, delta in result.deltas.items():
+        if caller is not None:
+            order = self.turn_order_from(self.next_active(caller))
+            result = scoring.showdown(values, order, caller, self.rules)
+            outcome: str = result.outcome.value
+            winner: int | None = result.winner
+            deltas = dict(result.deltas)
+        else:
+            outcome, winner = "deck_ran_out", None
+            scored = self.rules.deck_runs_out is DeckRunsOut.ROUND_ENDS_HANDS_SCORE
+            deltas = {s: (values[s] if scored else 0) for s in self.active}
+        for seat, delta in deltas.items():
             self.scores[seat] += delta
+            if delta:
+                self.scores[seat] = scoring.cut_score(self.scores[seat], self.rules)
         out = game_end.eliminated_after(self.scores, self.active, self.rules)
         self.last_round = {
             "round": self.round,
-            "outcome": result.outcome.value,
+            "outcome": outcome,
             "caller": caller,
-            "winner": result.winner,
+            "winner": winner,
             "hand_values": [values.get(s) for s in range(self.seats)],
-            "deltas": [result.deltas.get(s, 0) for s in range(self.seats)],
+            "deltas": [deltas.get(s, 0) for s in range(self.seats)],
             "scores": list(self.scores),
             "eliminated": out,
         }
         events: list[Event] = [{"type": "round_ended", **self.last_round}]
-        if self.rules.next_starter is NextStarter.ROUND_WINNER and result.winner not in out:
-            next_starter = result.winner
-        else:
-            next_starter = self.next_active(self.starter)
+        next_starter = self._next_starter(caller, winner, out)
         for seat in out:
             self.active.remove(seat)
             self.out_in_round[seat] = self.round
@@ -419,6 +449,18 @@ class Game:
         if game_end.game_over_after_round(self.round, self.active, self.rules):
             events += self._finish_game()
         return events
+
+    def _next_starter(self, caller: int | None, winner: int | None, out: Sequence[int]) -> int:
+        """Who starts the next hand, before skipping seats that just went out."""
+        rule = self.rules.next_starter
+        if winner is not None and winner not in out:
+            if rule is NextStarter.ROUND_WINNER:
+                return winner
+            if rule is NextStarter.SEAT_AFTER_ROUND_WINNER:
+                return self.next_active(winner)
+        if rule is NextStarter.CALLER and caller is not None and caller not in out:
+            return caller
+        return self.next_active(self.starter)
 
     def _finish_game(self) -> list[Event]:
         rules = self.rules

@@ -26,10 +26,20 @@ class Payment:
 
 
 def eliminated_after(scores: Sequence[int], active: Sequence[int], rules: Rules) -> list[int]:
-    """Seats in play whose score now puts them out (strictly above the threshold)."""
+    """Seats in play whose score now puts them out: above the threshold, or at it too
+    where the profile says reaching it is out."""
     if rules.game_end is not GameEndKind.ELIMINATION or rules.out_above is None:
         return []
-    return [s for s in sorted(active) if scores[s] > rules.out_above]
+    limit = rules.out_above
+    if rules.reaching_is_out:
+        out = [s for s in sorted(active) if scores[s] >= limit]
+    else:
+        out = [s for s in sorted(active) if scores[s] > limit]
+    if out and len(out) == len(active):
+        # Everyone still in went over together (a hand where all seats score): the lowest stay.
+        lowest = min(scores[s] for s in active)
+        out = [s for s in out if scores[s] != lowest]
+    return out
 
 
 def game_over_after_round(round_number: int, active: Sequence[int], rules: Rules) -> bool:

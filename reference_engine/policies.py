@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import picking
 from .actions import Action, Call, PickDeck, PickOffer, ThrowCards
-from .cards import DECK, Card, parse_card
+from .cards import Card, parse_card
 from .game import Event, Game, LegalActions, Phase
 from .randomplay import deal_order, random_action, reshuffle_order
 from .rules import GameEndKind, Rules
@@ -48,14 +49,16 @@ class PublicView:
     all_cards: tuple[Card, ...]
 
     def value(self, cards: Iterable[Card]) -> int:
-        return sum(self.rules.card_values[c.rank - 1] for c in cards)
+        return sum(self.rules.card_value(c.rank) for c in cards)
 
     def unseen(self) -> list[Card]:
         """Cards this seat has not seen: in the deck or hidden in another hand."""
-        seen = set(self.hand) | set(self.offer) | set(self.thrown) | set(self.out_of_play)
+        # A multiset: with several packs a card can be both seen and unseen.
+        left = Counter(self.all_cards)
+        left.subtract([*self.hand, *self.offer, *self.thrown, *self.out_of_play])
         for cards in self.known_held:
-            seen.update(cards)
-        return [c for c in self.all_cards if c not in seen]
+            left.subtract(cards)
+        return [c for c, n in left.items() for _ in range(max(0, n))]
 
 
 Policy = Callable[[PublicView, random.Random], Action]
@@ -113,7 +116,7 @@ class TableMemory:
             multi_throwers=frozenset(game.multi_throwers),
             out_of_play=tuple(game.out_of_play),
             known_held=tuple(tuple(h) for h in self.known_held),
-            all_cards=DECK,
+            all_cards=tuple(game.full_deck),
         )
 
 
@@ -151,7 +154,7 @@ def chance_lowest(view: PublicView) -> float:
     hands as independent.
     """
     mine = view.value(view.hand)
-    pool = [view.rules.card_values[c.rank - 1] for c in view.unseen()]
+    pool = [view.rules.card_value(c.rank) for c in view.unseen()]
     if not pool:
         return 1.0
     size = len(pool)

@@ -37,12 +37,17 @@ class OptionType(StrEnum):
 
 @dataclass(frozen=True)
 class OptionSpec:
-    """A host option: its allowed values and the rule parameter it sets."""
+    """A host option: its allowed values and the rule parameter(s) it sets.
+
+    ``sets`` names one parameter, or several that the option sets together (a "face
+    cards count 10" switch); then ``map`` gives each option value a list of values,
+    one per parameter.
+    """
 
     name: str
     type: OptionType
     default: Json
-    sets: str
+    sets: str | tuple[str, ...]
     locked_when_open: bool
     values: tuple[Json, ...] | None = None
     range: Mapping[str, Json] | None = None
@@ -56,7 +61,7 @@ class OptionSpec:
             name=data["name"],
             type=OptionType(data["type"]),
             default=data["default"],
-            sets=data["sets"],
+            sets=data["sets"] if isinstance(data["sets"], str) else tuple(data["sets"]),
             locked_when_open=bool(data["locked_when_open"]),
             values=tuple(values) if values is not None else None,
             range=data.get("range"),
@@ -113,11 +118,28 @@ class OptionSpec:
             raise bad
         return value
 
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """The rule parameters the option sets."""
+        return (self.sets,) if isinstance(self.sets, str) else self.sets
+
     def parameter_value(self, value: Json) -> Json:
         """The rule parameter value that option value ``value`` stands for."""
         if self.map is None:
             return value
         return self.map[str(value).lower()]
+
+    def parameter_values(self, value: Json) -> tuple[Json, ...]:
+        """One value per parameter in ``targets`` for option value ``value``."""
+        mapped = self.parameter_value(value)
+        if isinstance(self.sets, str):
+            return (mapped,)
+        if not isinstance(mapped, list) or len(mapped) != len(self.sets):
+            raise ProfileError(
+                f"option {self.name}: the map entry for {_show(value)} must list "
+                f"{len(self.sets)} values, one per parameter it sets"
+            )
+        return tuple(mapped)
 
 
 _PLAIN_DECIMAL = re.compile(r"[0-9]+(\.[0-9]+)?")
@@ -201,10 +223,11 @@ def resolve(
     for name, spec in specs.items():
         value = chosen.get(name, spec.normalize(spec.default))
         values[name] = value
-        try:
-            set_path(resolved["rules"], spec.sets, spec.parameter_value(value))
-        except (KeyError, TypeError):
-            raise ProfileError(f"option {name} sets unknown rule parameter {spec.sets}") from None
+        for path, parameter in zip(spec.targets, spec.parameter_values(value), strict=True):
+            try:
+                set_path(resolved["rules"], path, parameter)
+            except (KeyError, TypeError):
+                raise ProfileError(f"option {name} sets unknown rule parameter {path}") from None
     resolved["options"] = [dict(o) for o in document.get("options") or []]
     resolved["option_values"] = values
     return resolved

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .actions import Action, Call, PickDeck, PickOffer, ThrowCards, action_to_json
-from .cards import DECK, Card, names
+from .cards import Card, names
 from .game import Event, Game, LegalActions, Phase
 from .rules import GameEndKind
 
@@ -16,7 +16,7 @@ Request = dict[str, Any]
 
 def deal_order(game: Game, rng: random.Random) -> list[Card]:
     """A shuffled deck for the next deal."""
-    deck = list(DECK)
+    deck = list(game.full_deck)
     rng.shuffle(deck)
     return deck
 

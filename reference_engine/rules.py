@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
@@ -21,12 +21,48 @@ class DealerRule(StrEnum):
 class NextStarter(StrEnum):
     NEXT_SEAT = "next_seat"
     ROUND_WINNER = "round_winner"
+    SEAT_AFTER_ROUND_WINNER = "seat_after_round_winner"
+    CALLER = "caller"
+
+
+class JokersWild(StrEnum):
+    """What a joker may stand for inside a set or a run."""
+
+    NONE = "none"
+    RUNS = "runs"
+    SETS = "sets"
+    SETS_AND_RUNS = "sets_and_runs"
+
+
+class RunAce(StrEnum):
+    LOW = "low"
+    HIGH = "high"
+    LOW_OR_HIGH = "low_or_high"
+
+
+class ShowdownTie(StrEnum):
+    BEATS_CALLER = "beats_caller"
+    CALLER_WINS = "caller_wins"
+
+
+class BeatenOthers(StrEnum):
+    """What the seats other than the caller and the round winner score on a beaten call."""
+
+    SCORE_NOTHING = "score_nothing"
+    SCORE_OWN_HANDS = "score_own_hands"
+
+
+class DeckRunsOut(StrEnum):
+    RESHUFFLE = "reshuffle"
+    ROUND_ENDS_NO_SCORE = "round_ends_no_score"
+    ROUND_ENDS_HANDS_SCORE = "round_ends_hands_score"
 
 
 class PickFromOffer(StrEnum):
     ANY = "any"
     RUN_ENDS = "run_ends"
     LAST_PLACED = "last_placed"
+    FIRST_OR_LAST_PLACED = "first_or_last_placed"
 
 
 class FirstRoundCall(StrEnum):
@@ -72,13 +108,36 @@ class GameEndKind(StrEnum):
 _SINGLE_VALUED = {
     "deal.order": "one_at_a_time_from_starter",
     "deal.first_offer": "turned_up_card",
-    "throws.run.ace": "low",
     "reshuffle.new_deck": "out_of_play",
     "call.timing": "start_of_turn",
-    "showdown.tie": "beats_caller",
     "showdown.winner_among_lowest": "first_after_caller",
     "scoring.won_call": "each_other_hand",
 }
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreCut:
+    """A total of exactly ``at`` after a round becomes ``to``."""
+
+    at: int
+    to: int
+
+
+@dataclass(frozen=True, slots=True)
+class PackStep:
+    """From ``from_seats`` seats up, play with ``packs`` packs."""
+
+    from_seats: int
+    packs: int
+
+
+def packs_at(steps: Iterable[tuple[int, int]], seats: int) -> int:
+    """Packs at ``seats`` seats, given (from_seats, packs) steps in rising order; else one."""
+    packs = 1
+    for from_seats, step_packs in steps:
+        if seats >= from_seats:
+            packs = step_packs
+    return packs
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,9 +171,32 @@ class Rules:
     dollars_per_point: Decimal | None
     timer_seconds: int
     timer_expiry: TimerExpiry
+    # Family dimensions; their defaults are the behaviour of the first three profiles.
+    joker_value: int = 0
+    jokers_per_pack: int = 0
+    jokers_wild: JokersWild = JokersWild.NONE
+    pack_steps: tuple[PackStep, ...] = ()
+    run_ace: RunAce = RunAce.LOW
+    tie: ShowdownTie = ShowdownTie.BEATS_CALLER
+    beaten_others: BeatenOthers = BeatenOthers.SCORE_NOTHING
+    score_cuts: tuple[ScoreCut, ...] = ()
+    halve_at_multiples_of: int | None = None
+    reaching_is_out: bool = False
+    deck_runs_out: DeckRunsOut = DeckRunsOut.RESHUFFLE
 
     def card_value(self, rank: int) -> int:
-        return self.card_values[rank - 1]
+        return self.joker_value if rank == 0 else self.card_values[rank - 1]
+
+    def packs_for(self, seats: int) -> int:
+        """How many packs a table of ``seats`` plays with."""
+        return packs_at(((st.from_seats, st.packs) for st in self.pack_steps), seats)
+
+    @property
+    def max_packs(self) -> int:
+        return max((step.packs for step in self.pack_steps), default=1)
+
+    def deck_size(self, seats: int) -> int:
+        return self.packs_for(seats) * (52 + self.jokers_per_pack)
 
     @classmethod
     def from_profile(cls, profile: Mapping[str, Any]) -> Rules:
@@ -134,10 +216,13 @@ class Rules:
                 node = node[key]
             if node != expected:
                 raise ProfileError(f"rules.{path}: {node!r} is not supported (only {expected!r})")
-        if r["deck"]["cards"] != 52 or r["deck"]["jokers"] != 0:
-            raise ProfileError("rules.deck: only the 52-card deck without jokers is supported")
+        if r["deck"]["cards"] != 52:
+            raise ProfileError("rules.deck.cards: only 52-card packs are supported")
         money = r.get("money")
         timer = r.get("turn_timer")
+        deck = r["deck"]
+        scoring = r["scoring"]
+        game_end = r["game_end"]
         rules = cls(
             seats_min=int(r["seats"]["min"]),
             seats_max=int(r["seats"]["max"]),
@@ -168,6 +253,22 @@ class Rules:
             timer_expiry=TimerExpiry(
                 timer["on_expiry"] if timer else TimerExpiry.THROW_HIGHEST_SINGLE_THEN_DRAW
             ),
+            joker_value=int(r["card_values"].get("X", 0)),
+            jokers_per_pack=int(deck["jokers"]),
+            jokers_wild=JokersWild(deck.get("jokers_wild", "none")),
+            pack_steps=tuple(
+                PackStep(int(step["from_seats"]), int(step["packs"]))
+                for step in deck.get("packs_by_seats") or ()
+            ),
+            run_ace=RunAce(r["throws"]["run"]["ace"]),
+            tie=ShowdownTie(r["showdown"]["tie"]),
+            beaten_others=BeatenOthers(scoring.get("beaten_others", "score_nothing")),
+            score_cuts=tuple(
+                ScoreCut(int(cut["at"]), int(cut["to"])) for cut in scoring.get("cuts") or ()
+            ),
+            halve_at_multiples_of=scoring.get("halve_at_multiples_of"),
+            reaching_is_out=bool(game_end.get("reaching_is_out", False)),
+            deck_runs_out=DeckRunsOut(r.get("deck_runs_out", "reshuffle")),
         )
         at_turn_end = rules.reshuffle_moment is ReshuffleMoment.WHEN_DECK_EMPTIED
         if at_turn_end != (rules.kept_aside is KeptAside.CURRENT_OFFER):
@@ -175,8 +276,16 @@ class Rules:
                 "rules.reshuffle: kept_aside current_offer goes with moment when_deck_emptied, "
                 "and only with it"
             )
-        if not 2 <= rules.seats_min <= rules.seats_max or rules.seats_max * rules.hand_size >= 52:
-            raise ProfileError("rules.seats: seat range does not fit one 52-card deck")
+        if not 2 <= rules.seats_min <= rules.seats_max:
+            raise ProfileError("rules.seats: the seat range is empty or below two")
+        if not 0 <= rules.jokers_per_pack <= 4:
+            raise ProfileError("rules.deck.jokers: a pack holds 0 to 4 jokers")
+        for seats in range(rules.seats_min, rules.seats_max + 1):
+            if seats * rules.hand_size >= rules.deck_size(seats):
+                raise ProfileError(
+                    f"rules.seats: {seats} hands of {rules.hand_size} do not fit a deck of "
+                    f"{rules.deck_size(seats)} with a card left to turn up"
+                )
         if rules.game_end is GameEndKind.FIXED_ROUNDS and not rules.rounds:
             raise ProfileError("rules.game_end.rounds: fixed_rounds needs a number of rounds")
         if rules.game_end is GameEndKind.ELIMINATION and rules.out_above is None:

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .rules import BeatenCall, Rules, ScoringKind
+from .rules import BeatenCall, BeatenOthers, Rules, ScoringKind, ShowdownTie
 
 
 class Outcome(StrEnum):
@@ -28,8 +28,11 @@ def showdown(
     """Settle a call. ``turn_order`` lists the seats in play, starting after the caller."""
     others = [s for s in turn_order if s != caller]
     lowest = min(values[s] for s in others)
-    # A tie goes against the caller; among equal lowest, the first after the caller wins.
-    beaten = lowest <= values[caller]
+    # Among equal lowest, the first after the caller wins; the profile says who wins a tie.
+    if rules.tie is ShowdownTie.BEATS_CALLER:
+        beaten = lowest <= values[caller]
+    else:
+        beaten = lowest < values[caller]
     winner = next(s for s in others if values[s] == lowest) if beaten else caller
     deltas = dict.fromkeys(turn_order, 0)
     if rules.scoring is ScoringKind.TRANSFER:
@@ -45,7 +48,22 @@ def showdown(
             deltas[caller] = sum(values[s] for s in others)
     elif beaten:
         deltas[caller] = values[caller] + rules.beaten_penalty
+        if rules.beaten_others is BeatenOthers.SCORE_OWN_HANDS:
+            for seat in others:
+                if seat != winner:
+                    deltas[seat] = values[seat]
     else:
         for seat in others:
             deltas[seat] = values[seat]
     return Showdown(Outcome.BEATEN_CALL if beaten else Outcome.WON_CALL, caller, winner, deltas)
+
+
+def cut_score(total: int, rules: Rules) -> int:
+    """A seat's total after the profile's score cuts: an exact match first, then halving."""
+    for cut in rules.score_cuts:
+        if total == cut.at:
+            return cut.to
+    step = rules.halve_at_multiples_of
+    if step and total > 0 and total % step == 0:
+        return total // 2
+    return total

@@ -8,7 +8,7 @@ from enum import StrEnum
 from itertools import combinations, pairwise
 
 from .cards import Card
-from .rules import Rules
+from .rules import JokersWild, Rules, RunAce
 
 
 class ThrowKind(StrEnum):
@@ -25,21 +25,91 @@ class Throw:
     kind: ThrowKind
 
 
+def _wild_in(rules: Rules, kind: ThrowKind) -> bool:
+    wild = rules.jokers_wild
+    if kind is ThrowKind.SET:
+        return wild in (JokersWild.SETS, JokersWild.SETS_AND_RUNS)
+    return wild in (JokersWild.RUNS, JokersWild.SETS_AND_RUNS)
+
+
+def _ace_ranks(rules: Rules) -> tuple[int, ...]:
+    """The ranks an ace may take in a run: 1 (low), 14 (above the king), or either."""
+    if rules.run_ace is RunAce.HIGH:
+        return (14,)
+    if rules.run_ace is RunAce.LOW_OR_HIGH:
+        return (1, 14)
+    return (1,)
+
+
+# The lowest and highest rank a run may reach; an ace above the king stands at 14.
+_RUN_BOUNDS = {RunAce.LOW: (1, 13), RunAce.HIGH: (2, 14), RunAce.LOW_OR_HIGH: (1, 14)}
+
+
+def run_positions(cards: Sequence[Card], rules: Rules) -> list[tuple[Card, int]] | None:
+    """Each card of a run with the rank it stands at, lowest first; None if no run.
+
+    Natural cards keep their rank (an ace 1 or 14 as the profile allows). Jokers, where
+    the profile lets them stand in runs, fill the gaps first, then extend the run
+    upwards, then downwards: one fixed reading, so the ends of a run are well defined.
+    """
+    count = len(cards)
+    if count < rules.run_min:
+        return None
+    naturals = [c for c in cards if not c.is_joker]
+    jokers = [c for c in cards if c.is_joker]
+    if jokers and not _wild_in(rules, ThrowKind.RUN):
+        return None
+    if not naturals or any(c.suit != naturals[0].suit for c in naturals):
+        return None
+    for ace in _ace_ranks(rules):
+        ranked = sorted(((ace if c.rank == 1 else c.rank, c) for c in naturals), key=_first)
+        ranks = [r for r, _ in ranked]
+        if any(b == a for a, b in pairwise(ranks)):
+            return None
+        low, high = ranks[0], ranks[-1]
+        spare = len(jokers) - (high - low + 1 - len(ranks))
+        if spare < 0:
+            continue
+        bottom, top = _RUN_BOUNDS[rules.run_ace]
+        up = min(spare, top - high)
+        down = spare - up
+        if low - down < bottom:
+            continue
+        placed: list[tuple[Card, int]] = []
+        spare_jokers = list(jokers)
+        by_rank = {r: c for r, c in ranked}
+        for rank in range(low - down, high + up + 1):
+            card = by_rank.get(rank)
+            placed.append((card, rank) if card is not None else (spare_jokers.pop(), rank))
+        return placed
+    return None
+
+
+def _first(pair: tuple[int, Card]) -> int:
+    return pair[0]
+
+
 def classify(cards: Sequence[Card], rules: Rules) -> ThrowKind | None:
     """The kind of throw ``cards`` make, or None when they are no legal throw."""
     count = len(cards)
-    if count == 0 or len(set(cards)) != count:
+    if count == 0:
         return None
     if count == 1:
         return ThrowKind.SINGLE
-    first = cards[0]
-    if all(c.rank == first.rank for c in cards) and rules.set_min <= count <= rules.set_max:
+    if rules.max_packs == 1 and len({c for c in cards if not c.is_joker}) != len(
+        [c for c in cards if not c.is_joker]
+    ):
+        return None  # one pack holds each card once
+    naturals = [c for c in cards if not c.is_joker]
+    ranks = {c.rank for c in naturals}
+    # Jokers alone are a set of their own rank; among naturals they stand in only when wild.
+    one_rank = not naturals or (
+        len(ranks) == 1 and (len(naturals) == count or _wild_in(rules, ThrowKind.SET))
+    )
+    if one_rank and rules.set_min <= count <= rules.set_max:
         return ThrowKind.SET
-    if count >= rules.run_min and all(c.suit == first.suit for c in cards):
-        # Ace counts 1 only (rules.run_ace is "low"), so a run is consecutive ranks 1..13.
-        ranks = sorted(c.rank for c in cards)
-        if all(b - a == 1 for a, b in pairwise(ranks)):
-            return ThrowKind.RUN
+    if run_positions(cards, rules) is not None:
+        return ThrowKind.RUN
     return None
 
 
@@ -47,6 +117,12 @@ def legal_throws(hand: Sequence[Card], rules: Rules) -> list[tuple[Card, ...]]:
     """Every legal throw from ``hand``, each in canonical card order; shorter throws first,
     then by their cards' canonical positions (docs/protocol.md, "Legal actions")."""
     ordered = sorted(hand, key=lambda c: c.sort_key)
+    if (
+        any(c.is_joker for c in ordered)
+        or len(set(ordered)) != len(ordered)
+        or rules.run_ace is not RunAce.LOW
+    ):
+        return _legal_throws_by_subsets(ordered, rules)
     found: list[tuple[Card, ...]] = [(c,) for c in ordered]
     by_rank: dict[int, list[Card]] = {}
     by_suit: dict[str, list[Card]] = {}
@@ -64,4 +140,19 @@ def legal_throws(hand: Sequence[Card], rules: Rules) -> list[tuple[Card, ...]]:
                 end += 1
                 if end - start + 1 >= rules.run_min:
                     found.append(tuple(suited[start : end + 1]))
-    return sorted(found, key=lambda cards: (len(cards), [c.sort_key for c in cards]))
+    return sorted(found, key=_throw_order)
+
+
+def _throw_order(cards: tuple[Card, ...]) -> tuple[int, list[int]]:
+    """Shorter throws first, then by their cards' canonical positions."""
+    return len(cards), [c.sort_key for c in cards]
+
+
+def _legal_throws_by_subsets(ordered: list[Card], rules: Rules) -> list[tuple[Card, ...]]:
+    """Every legal throw of a hand holding jokers or repeated cards, each listed once."""
+    seen: dict[tuple[Card, ...], None] = {}
+    for size in range(1, len(ordered) + 1):
+        for combo in combinations(ordered, size):
+            if combo not in seen and classify(combo, rules) is not None:
+                seen[combo] = None
+    return sorted(seen, key=_throw_order)

@@ -698,7 +698,11 @@ def test_selection_by_clause_and_profile(
     assert [r["id"] for r in json_results(report)] == ["harness-check-fails"]
     code, out, err = jhyap(capsys, "run", "--transcripts", DATA_ARG, "--profile", "nope")
     assert (code, out) == (2, "")
-    assert err == "unknown profile 'nope'; shipped profiles: dashain, dhumbal, everestbuzz\n"
+    assert err == (
+        "unknown profile 'nope'; shipped profiles: alankar-dhumbal, bga-yaniv, dashain, "
+        "dhumbal, everestbuzz, jhyap-encyclopedia, jhyap-jacks-zero, yaniv-israel, "
+        "yarsa-dhumbal\n"
+    )
     code, out, err = jhyap(capsys, "run", "--transcripts", DATA_ARG, "-k", "zzz")
     assert (code, out) == (2, "")
     assert err.startswith("jhyap run: no case matches the selection (5 transcripts in ")

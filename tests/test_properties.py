@@ -6,12 +6,12 @@ import random
 from collections import Counter
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import Phase as Phase_
 from hypothesis import strategies as st
 
 from reference_engine import (
-    DECK,
     Call,
     ErrorCode,
     Game,
@@ -47,17 +47,14 @@ def _option_choices(name: str) -> st.SearchStrategy[dict[str, Any]]:
     return st.fixed_dictionaries({}, optional=fields)
 
 
-tables = st.sampled_from(PROFILE_IDS).flatmap(
-    lambda name: st.tuples(
-        st.just(name),
-        st.integers(
-            profile_document(name)["rules"]["seats"]["min"],
-            profile_document(name)["rules"]["seats"]["max"],
-        ),
+def tables(name: str) -> st.SearchStrategy[tuple[int, dict[str, Any], random.Random]]:
+    """Seat counts, option values and random sources for one profile."""
+    seats = profile_document(name)["rules"]["seats"]
+    return st.tuples(
+        st.integers(seats["min"], seats["max"]),
         _option_choices(name),
         st.integers(0, 2**32 - 1).map(random.Random),
     )
-)
 
 
 def _accounted(game: Game) -> Counter[str]:
@@ -71,8 +68,9 @@ def _accounted(game: Game) -> Counter[str]:
 def _illegal_candidates(game: Game, rng: random.Random) -> list[Any]:
     """Actions drawn from everything a seat could send, legal or not."""
     seat = rng.randrange(game.seats)
-    hand = game.hands[seat] or list(DECK[:1])
-    some = rng.sample(list(DECK), 3)
+    deck = game.full_deck
+    hand = game.hands[seat] or list(deck[:1])
+    some = rng.sample(list(deck), 3)
     offer = list(game.offer.cards) if game.offer else []
     actions = [
         Call(),
@@ -93,7 +91,7 @@ def _is_listed(game: Game, seat: int, action: Any) -> bool:
         case Call():
             return legal.call
         case ThrowCards(cards):
-            return any(set(t) == set(cards) and len(t) == len(cards) for t in legal.throws)
+            return any(Counter(t) == Counter(cards) for t in legal.throws)
         case PickDeck():
             return legal.pick_deck
         case PickOffer(card):
@@ -101,19 +99,33 @@ def _is_listed(game: Game, seat: int, action: Any) -> bool:
     return False
 
 
-@settings(
-    max_examples=60,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-    database=None,
-    phases=[Phase_.explicit, Phase_.generate],
-)
-@given(tables)
-def test_random_play_keeps_every_invariant(
-    table: tuple[str, int, dict[str, Any], random.Random],
+# Examples per profile: kept modest, since every profile in specs/ runs them.
+INVARIANT_EXAMPLES = 12
+LEGAL_EXAMPLES = 8
+
+
+@pytest.mark.parametrize("name", PROFILE_IDS)
+def test_random_play_keeps_every_invariant(name: str) -> None:
+    @settings(
+        max_examples=INVARIANT_EXAMPLES,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+        database=None,
+        phases=[Phase_.explicit, Phase_.generate],
+    )
+    @given(tables(name))
+    def check(table: tuple[int, dict[str, Any], random.Random]) -> None:
+        play_checking_invariants(name, *table)
+
+    check()
+
+
+def play_checking_invariants(
+    name: str, seats: int, options: dict[str, Any], rng: random.Random
 ) -> None:
-    name, seats, options, rng = table
+    """Every card accounted for, refused actions change nothing, the game ends."""
     game = Game(profile_document(name), seats, options)
+    cards_in_play = Counter(str(c) for c in game.full_deck)
     steps = 0
     while game.phase is not Phase.GAME_OVER:
         steps += 1
@@ -134,8 +146,7 @@ def test_random_play_keeps_every_invariant(
         # Every listed action is accepted: the random policy picks among them only.
         random_step(game, rng, max_rounds=MAX_ROUNDS, call_chance=0.6)
         if game.phase is not Phase.GAME_OVER and game.round:
-            counts = _accounted(game)
-            assert sum(counts.values()) == 52 and len(counts) == 52
+            assert _accounted(game) == cards_in_play
         if game.rules.scoring is ScoringKind.TRANSFER:
             assert sum(game.scores) == 0
         else:
@@ -143,12 +154,20 @@ def test_random_play_keeps_every_invariant(
     assert game.result is not None
 
 
-@settings(max_examples=40, deadline=None, database=None)
-@given(st.sampled_from(PROFILE_IDS), st.integers(0, 2**32 - 1).map(random.Random))
-def test_every_legal_throw_and_pick_is_accepted(name: str, rng: random.Random) -> None:
+@pytest.mark.parametrize("name", PROFILE_IDS)
+def test_every_legal_throw_and_pick_is_accepted(name: str) -> None:
+    @settings(max_examples=LEGAL_EXAMPLES, deadline=None, database=None)
+    @given(st.integers(0, 2**32 - 1).map(random.Random))
+    def check(rng: random.Random) -> None:
+        legal_throws_and_picks_are_accepted(name, rng)
+
+    check()
+
+
+def legal_throws_and_picks_are_accepted(name: str, rng: random.Random) -> None:
     doc = profile_document(name)
     game = Game(doc, doc["rules"]["seats"]["min"])
-    deck = list(DECK)
+    deck = list(game.full_deck)
     rng.shuffle(deck)
     game.deal(deck)
     legal = game.legal_actions()

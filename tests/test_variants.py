@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import re
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -111,3 +113,79 @@ def test_the_variant_transcript_fails_under_the_shipped_penalty(
     out = capsys.readouterr().out
     assert status == 1
     assert "round_ended" in out and "39" in out and "34" in out
+
+
+# -- docs/variants.md, followed word for word ---------------------------------------
+
+VARIANTS_PAGE = Path(__file__).resolve().parent.parent / "docs" / "variants.md"
+
+
+def _page_files(text: str) -> dict[str, str]:
+    """The files the page tells the reader to save: code blocks titled with their path."""
+    return dict(re.findall(r'```yaml title="([^"]+)"\n(.*?)```', text, re.S))
+
+
+def _page_commands(text: str) -> list[tuple[str, list[str]]]:
+    """Each `$ jhyap ...` line of the page's console blocks, with the output shown under it."""
+    steps: list[tuple[str, list[str]]] = []
+    for block in re.findall(r"```console\n(.*?)```", text, re.S):
+        for line in block.splitlines():
+            if line.startswith("$ "):
+                steps.append((line[2:], []))
+            elif line.strip():
+                steps[-1][1].append(line)
+    return steps
+
+
+def _follow(text: str, folder: Path, capsys: pytest.CaptureFixture[str]) -> list[int]:
+    for name, content in _page_files(text).items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content, "utf-8")
+    statuses = []
+    for command, shown in _page_commands(text):
+        words = shlex.split(command)
+        assert words[0] == "jhyap", command
+        status = main(words[1:])
+        out = capsys.readouterr().out
+        statuses.append(status)
+        for line in shown:
+            assert any(got.startswith(line) for got in out.splitlines()), (command, line, out)
+    return statuses
+
+
+def test_the_variants_page_works_word_for_word(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = VARIANTS_PAGE.read_text("utf-8")
+    assert set(_page_files(text)) == {
+        "my-table.yaml",
+        "my-transcripts/my-table-tie-costs-30.yaml",
+    }
+    assert [c for c, _ in _page_commands(text)] == [
+        "jhyap profiles",
+        "jhyap show dhumbal",
+        "jhyap validate my-table.yaml",
+        "jhyap validate my-table.yaml my-transcripts/",
+        "jhyap run --profile my-table.yaml --transcripts my-transcripts/",
+    ]
+    monkeypatch.chdir(tmp_path)
+    assert _follow(text, tmp_path, capsys) == [0, 0, 0, 0, 0]
+    profile = yaml.safe_load((tmp_path / "my-table.yaml").read_text("utf-8"))
+    assert profile["id"] == "my-table"
+
+
+def test_the_variants_page_transcript_has_teeth(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With the page's penalty of 30 changed to 25, its transcript fails the run."""
+    text = VARIANTS_PAGE.read_text("utf-8").replace("beaten_penalty: 30", "beaten_penalty: 25")
+    monkeypatch.chdir(tmp_path)
+    statuses: list[int] = []
+    for name, content in _page_files(text).items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(content, "utf-8")
+    statuses.append(main(["run", "--profile", "my-table.yaml", "--transcripts", "my-transcripts/"]))
+    out = capsys.readouterr().out
+    assert statuses == [1]
+    assert "events[1].deltas: expected [33, 0], got [28, 0]" in out

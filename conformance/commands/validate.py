@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from conformance.spec import data, filecache, yamlsafe
+from conformance.spec import data, filecache, protocol, yamlsafe
 from conformance.spec.profiles import Problem, check_profile_document, load_profile
 from conformance.spec.transcript import check_transcript_file, shipped_documents
 
@@ -19,8 +19,9 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "validate",
         help="check profile and transcript files",
-        description="Check profiles (files with profile_format) and transcripts (files with "
-        "steps). A directory is searched for *.yaml and *.yml files. Default: the shipped "
+        description="Check profiles (files with profile_format), transcripts (files with "
+        "steps) and the protocol clause catalogue (id: protocol). A directory is searched "
+        "for *.yaml and *.yml files. Default: the shipped "
         "profiles.",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="a file or directory")
@@ -86,6 +87,8 @@ def check_files(files: Iterable[Path]) -> list[Problem]:
                 documents[content["id"]] = load_profile(path)
                 if entry is not None:
                     filecache.put(entry, "profile")
+        elif isinstance(content, dict) and content.get("id") == protocol.OWNER:
+            problems.extend(protocol.check_catalogue(path))
         elif isinstance(content, dict) and ("steps" in content or "start_error" in content):
             if entry is not None:
                 filecache.put(entry, "transcript")

@@ -415,7 +415,8 @@ def citing_clauses(document: Document, row: str) -> list[str]:
     if row.startswith("option:"):
         spec = options.get(row[len("option:") :])
         if spec is not None and spec.get("sets"):
-            targets.append(str(spec["sets"]))
+            sets = spec["sets"]
+            targets.extend(str(t) for t in (sets if isinstance(sets, list) else [sets]))
     found: list[str] = []
     for clause in clauses_of(document):
         params = clause_params(clause, options)

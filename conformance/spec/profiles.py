@@ -32,6 +32,7 @@ from reference_engine.profile import (
     parse_option_value,
     resolve,
 )
+from reference_engine.rules import packs_at
 
 from . import data, filecache, readings, yamlsafe
 from .yamlsafe import DataPath, PathPart
@@ -88,6 +89,22 @@ def profile_schema() -> dict[str, Json]:
     text = (data.schema_dir() / SCHEMA_FILE).read_text(encoding="utf-8")
     schema: dict[str, Json] = json.loads(text)
     return schema
+
+
+@cache
+def rule_defaults() -> dict[str, Json]:
+    """The schema's default of every optional rule parameter, by path relative to rules."""
+    found: dict[str, Json] = {}
+
+    def walk(node: Mapping[str, Json], prefix: str) -> None:
+        for key, sub in (node.get("properties") or {}).items():
+            if "default" in sub:
+                found[prefix + key] = sub["default"]
+            if isinstance(sub, Mapping) and "properties" in sub:
+                walk(sub, prefix + key + ".")
+
+    walk(profile_schema()["$defs"]["rules"], "")
+    return found
 
 
 def _strict_integer(checker: Any, instance: object) -> bool:
@@ -188,6 +205,8 @@ def _explain(error: ValidationError) -> list[tuple[DataPath, str]]:
             return [
                 (path, f'{_show(instance)} is not an amount such as "0.05" (at most 2 decimals)')
             ]
+        if schema.get("description"):
+            return [(path, f"{_show(instance)} is not of the form: {schema['description']}")]
         return [(path, f"{_show(instance)} does not match {expected_value}")]
     if keyword == "minimum":
         return [(path, f"{_show(instance)} is below the minimum {expected_value}")]
@@ -284,17 +303,34 @@ def _rule_problems(rules: Mapping[str, Json]) -> list[tuple[DataPath, str]]:
             f"seat {rules['deal']['first_starter']} does not exist at a {seats['min']}-seat table "
             f"(seats are numbered from 0)",
         )
-    needed = seats["max"] * rules["hand_size"] + 1
-    if needed > rules["deck"]["cards"]:
-        add(
-            "hand_size",
-            f"{seats['max']} seats x {rules['hand_size']} cards + the turned-up card = {needed}, "
-            f"more than the {rules['deck']['cards']}-card deck",
-        )
+    deck = rules["deck"]
+    steps = deck.get("packs_by_seats") or []
+    if [st["from_seats"] for st in steps] != sorted({st["from_seats"] for st in steps}):
+        add("deck.packs_by_seats", "steps must go up by from_seats, each seat count once")
+    for count in range(seats["min"], seats["max"] + 1):
+        packs = packs_at(((st["from_seats"], st["packs"]) for st in steps), count)
+        size = packs * (deck["cards"] + deck["jokers"])
+        needed = count * rules["hand_size"] + 1
+        if needed > size:
+            add(
+                "hand_size",
+                f"{count} seats x {rules['hand_size']} cards + the turned-up card = {needed}, "
+                f"more than the {size}-card deck",
+            )
+            break
     if throws["set"]["min"] > throws["set"]["max"]:
         add("throws.set.min", f"min {throws['set']['min']} is above max {throws['set']['max']}")
-    if throws["set"]["max"] > 4:
-        add("throws.set.max", "a set has at most 4 cards (one rank, four suits)")
+    most_packs = max([1, *(st["packs"] for st in steps)])
+    wild_sets = deck.get("jokers_wild", "none") in ("sets", "sets_and_runs")
+    largest_set = most_packs * (4 + (deck["jokers"] if wild_sets else 0))
+    if throws["set"]["max"] > largest_set:
+        add(
+            "throws.set.max",
+            f"a set has at most {largest_set} cards (one rank, four suits"
+            + (f", {most_packs} packs" if most_packs > 1 else "")
+            + (", with jokers" if wild_sets else "")
+            + ")",
+        )
     if throws["run"]["min"] < 2:
         add("throws.run.min", "a run needs at least 2 cards")
     elif throws["run"]["min"] > 13:
@@ -324,6 +360,14 @@ def _rule_problems(rules: Mapping[str, Json]) -> list[tuple[DataPath, str]]:
         add("scoring.beaten_call", "penalty scoring needs beaten_call caller_hand_plus_penalty")
     if scoring["beaten_penalty"] != 0 and not plus_penalty:
         add("scoring.beaten_penalty", "only caller_hand_plus_penalty uses a penalty; must be 0")
+    if scoring.get("beaten_others", "score_nothing") != "score_nothing" and not plus_penalty:
+        add("scoring.beaten_others", "other seats score only under caller_hand_plus_penalty")
+    if end.get("reaching_is_out") and end["kind"] != "elimination":
+        add("game_end.reaching_is_out", "only an elimination game has a threshold to reach")
+    if rules.get("deck_runs_out", "reshuffle") == "round_ends_hands_score" and (
+        scoring["kind"] != "penalty"
+    ):
+        add("deck_runs_out", "round_ends_hands_score needs scoring.kind penalty")
     return found
 
 
@@ -430,18 +474,25 @@ def _check_option(
         except OptionError as exc:
             report.add((*base, "default"), exc.message)
             ok = False
-    found, rule_value, null_group = _lookup(rules, spec.sets)
-    if null_group is not None:
-        report.add(
-            (*base, "sets"),
-            f"rules.{null_group} is null (not played), so no option can set {spec.sets}",
-        )
-        return None
-    if not found:
-        report.add((*base, "sets"), f"no rule parameter {spec.sets} in rules")
-        return None
-    if isinstance(rule_value, dict):
-        report.add((*base, "sets"), f"{spec.sets} is a group of parameters, not one parameter")
+    targets = spec.targets
+    rule_values: list[Json] = []
+    for path in targets:
+        found, rule_value, null_group = _lookup(rules, path)
+        if null_group is not None:
+            report.add(
+                (*base, "sets"),
+                f"rules.{null_group} is null (not played), so no option can set {path}",
+            )
+            return None
+        if not found:
+            report.add((*base, "sets"), f"no rule parameter {path} in rules")
+            return None
+        if isinstance(rule_value, dict):
+            report.add((*base, "sets"), f"{path} is a group of parameters, not one parameter")
+            return None
+        rule_values.append(rule_value)
+    if len(targets) > 1 and spec.map is None:
+        report.add((*base, "map"), "an option that sets several parameters needs a map")
         return None
     choices: list[Json] | None = None
     if spec.values is not None:
@@ -466,14 +517,27 @@ def _check_option(
                 ok = False
     if not ok:
         return None
-    wanted = spec.parameter_value(default)
-    if not _same(rule_value, wanted, spec.type is OptionType.DECIMAL and spec.map is None):
-        report.add(
-            (*base, "default"),
-            f"default {_show(default)} sets {spec.sets} to {_show(wanted)}, "
-            f"but rules.{spec.sets} is {_show(rule_value)}",
-        )
-        return None
+    if len(targets) > 1:
+        assert spec.map is not None
+        for key, entry in spec.map.items():
+            if not isinstance(entry, list) or len(entry) != len(targets):
+                report.add(
+                    (*base, "map", key),
+                    f"must list {len(targets)} values, one per parameter in sets",
+                )
+                ok = False
+        if not ok:
+            return None
+    wanted_values = spec.parameter_values(default)
+    decimal = spec.type is OptionType.DECIMAL and spec.map is None
+    for path, rule_value, wanted in zip(targets, rule_values, wanted_values, strict=True):
+        if not _same(rule_value, wanted, decimal):
+            report.add(
+                (*base, "default"),
+                f"default {_show(default)} sets {path} to {_show(wanted)}, "
+                f"but rules.{path} is {_show(rule_value)}",
+            )
+            return None
     if spec.range is not None and (choices is None or len(choices) > _GRID_CHECK_LIMIT):
         top = spec.range.get("max")
         if top is None:  # unbounded: try the minimum and a value far above it

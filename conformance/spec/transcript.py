@@ -3,24 +3,26 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reference_engine.cards import DECK
+from reference_engine.cards import DECK, JOKER_NAME, full_deck
 from reference_engine.errors import JhyapError
 from reference_engine.profile import resolve
+from reference_engine.rules import packs_at
 
 from . import data, filecache, protocol, readings, yamlsafe
-from .profiles import Problem, load_profile, stringify_keys
+from .profiles import Problem, load_profile, rule_defaults, stringify_keys
 
 if TYPE_CHECKING:  # imported when a transcript is checked, not to read a cached one
     import jsonschema
 
 CARD_NAMES = [str(c) for c in DECK]
-_CANONICAL = {name: i for i, name in enumerate(CARD_NAMES)}
+_CANONICAL = {name: i for i, name in enumerate([*CARD_NAMES, JOKER_NAME])}
 ACTION_KEYS = ("call", "throw", "pick", "timeout")
 
 
@@ -75,6 +77,7 @@ class Transcript:
     start_error: str | None = None  # the table itself must be refused with this code
     raw: Mapping[str, Any] = field(default_factory=dict)
     fresh_engine: bool = False  # a new engine process, and no start before the steps
+    deck: tuple[int, int] = (1, 0)  # (packs, jokers per pack) the deals are written for
 
     def location(self, step: Step | None = None) -> str:
         return f"{self.file}:{step.line if step else self.line}"
@@ -99,8 +102,23 @@ def canonical(cards: Iterable[str]) -> list[str]:
     return sorted(cards, key=lambda c: _CANONICAL.get(c, 99))
 
 
-def expand_deal(spec: Mapping[str, Any]) -> list[str]:
-    """The 52-card order of a deal step (see docs/transcripts.md)."""
+def deck_names(packs: int = 1, jokers: int = 0) -> list[str]:
+    """Every card name of a deck of ``packs`` packs with ``jokers`` jokers each, in order."""
+    return [str(c) for c in full_deck(packs, jokers)]
+
+
+def table_deck(rules: Mapping[str, Any], seats: int) -> tuple[int, int]:
+    """(packs, jokers per pack) a table of ``seats`` plays with under resolved ``rules``."""
+    steps = rules["deck"].get("packs_by_seats") or ()
+    packs = packs_at(((st["from_seats"], st["packs"]) for st in steps), seats)
+    return packs, int(rules["deck"]["jokers"])
+
+
+def expand_deal(spec: Mapping[str, Any], deck: tuple[int, int] = (1, 0)) -> list[str]:
+    """The whole card order of a deal step (see docs/transcripts.md).
+
+    ``deck`` is (packs, jokers per pack): the cards not named follow in pack order.
+    """
     if "order" in spec:
         return list(spec["order"])
     hands = {int(seat): list(cards) for seat, cards in spec["hands"].items()}
@@ -116,8 +134,10 @@ def expand_deal(spec: Mapping[str, Any]) -> list[str]:
                 order.append(hands[seat][i])
     order.append(spec["turned_up"])
     order.extend(spec.get("deck") or [])
-    named = set(order)
-    order.extend(c for c in CARD_NAMES if c not in named)
+    left = Counter(deck_names(*deck))
+    left.subtract(order)
+    for name in dict.fromkeys(deck_names(*deck)):
+        order.extend([name] * max(0, left[name]))
     return order
 
 
@@ -150,12 +170,16 @@ def raw_line(spec: Mapping[str, Any], seq: int) -> tuple[bytes, int | None]:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8"), put
 
 
-def _build_step(index: int, raw: Mapping[str, Any], line: int) -> Step:
-    step = _build_step_kind(index, raw, line)
+def _build_step(
+    index: int, raw: Mapping[str, Any], line: int, deck: tuple[int, int] = (1, 0)
+) -> Step:
+    step = _build_step_kind(index, raw, line, deck)
     return replace(step, clauses=tuple(raw.get("clauses") or ()))
 
 
-def _build_step_kind(index: int, raw: Mapping[str, Any], line: int) -> Step:
+def _build_step_kind(
+    index: int, raw: Mapping[str, Any], line: int, deck: tuple[int, int] = (1, 0)
+) -> Step:
     expect_raw = raw.get("expect") or {}
     expect = Expect(
         error=expect_raw.get("error"),
@@ -184,7 +208,7 @@ def _build_step_kind(index: int, raw: Mapping[str, Any], line: int) -> Step:
             index,
             line,
             "deal",
-            {"cmd": "deal", "deck": expand_deal(spec)},
+            {"cmd": "deal", "deck": expand_deal(spec, deck)},
             expect=expect,
             starter=spec.get("starter"),
         )
@@ -317,8 +341,10 @@ def _transcript(
     path: Path, value: dict[str, Any], line: int, step_lines: Sequence[int]
 ) -> Transcript:
     """The transcript of schema-valid data, with the lines of its id and of each step."""
+    deck_raw = value.get("deck") or {}
+    deck = (int(deck_raw.get("packs", 1)), int(deck_raw.get("jokers", 0)))
     steps = tuple(
-        _build_step(i, raw, step_lines[i]) for i, raw in enumerate(value.get("steps") or [])
+        _build_step(i, raw, step_lines[i], deck) for i, raw in enumerate(value.get("steps") or [])
     )
     return Transcript(
         id=value["id"],
@@ -337,6 +363,7 @@ def _transcript(
         start_error=value.get("start_error"),
         raw=value,
         fresh_engine=bool(value.get("fresh_engine", False)),
+        deck=deck,
     )
 
 
@@ -349,15 +376,26 @@ def shipped_documents() -> dict[str, Mapping[str, Any]]:
 
 
 def _matches(resolved: Mapping[str, Any], where: Mapping[str, Any]) -> bool:
+    defaults = rule_defaults()
     for path, wanted in where.items():
         try:
             actual = readings.param_value(resolved, path)
         except KeyError:
-            return False
+            # A parameter a profile leaves out has the schema's default (today's behaviour).
+            if path not in defaults:
+                return False
+            actual = defaults[path]
         choices = wanted if isinstance(wanted, list) else [wanted]
         if actual not in choices:
             return False
     return True
+
+
+def _deck_of(rules: Mapping[str, Any], seats: int) -> tuple[int, int] | None:
+    try:
+        return table_deck(rules, seats)
+    except (KeyError, TypeError):
+        return None
 
 
 def profiles_for(
@@ -387,7 +425,11 @@ def profiles_for(
             resolved = resolve(rules_only, transcript.options)
         except JhyapError:
             continue
-        if _matches(resolved, transcript.where):
+        # A deal is written for one deck: a condition selects only tables playing it.
+        if (
+            _matches(resolved, transcript.where)
+            and _deck_of(resolved["rules"], transcript.seats) == transcript.deck
+        ):
             selected.append(pid)
     return selected
 
@@ -470,6 +512,15 @@ def _semantic_problems(
             continue
         seats = resolved["rules"]["seats"]
         inside = seats["min"] <= transcript.seats <= seats["max"]
+        played = _deck_of(resolved["rules"], transcript.seats)
+        if inside and played != transcript.deck and transcript.steps:
+            packs, jokers = played or (1, 0)
+            add(
+                ["deck"],
+                f"{pid} plays {transcript.seats} seats with {packs} pack(s) of "
+                f"{52 + jokers} cards ({jokers} joker(s)); say so with "
+                f"deck: {{packs: {packs}, jokers: {jokers}}}",
+            )
         if not inside and transcript.start_error is None:
             add(
                 ["seats"],
@@ -533,7 +584,7 @@ def _check_steps(steps: Sequence[Mapping[str, Any]], transcript: Transcript, add
             add(["steps", i, "expect", "seq"], "only a raw step may state the answer's seq")
         if "deal" in raw:
             spec = raw["deal"]
-            _check_deal(spec, transcript.seats, ["steps", i, "deal"], add)
+            _check_deal(spec, transcript.seats, ["steps", i, "deal"], add, transcript.deck)
             if in_hand and not refused:
                 add(["steps", i, "deal"], "a deal in the middle of a hand (no call ended it)")
             in_hand = in_hand or not refused
@@ -557,16 +608,27 @@ def _check_steps(steps: Sequence[Mapping[str, Any]], transcript: Transcript, add
                 in_hand = False
         elif "reshuffle" in raw:
             order = raw["reshuffle"]
-            if len(set(order)) != len(order):
+            if transcript.deck == (1, 0) and len(set(order)) != len(order):
                 add(["steps", i, "reshuffle"], "a card appears twice in the reshuffle order")
         elif ("set_option" in raw or "end_game" in raw) and in_hand and not refused:
             key = "set_option" if "set_option" in raw else "end_game"
             add(["steps", i, key], f"{key} during a hand must expect an error (wrong_phase)")
 
 
-def _check_deal(spec: Mapping[str, Any], seats: int, path: list[str | int], add: Any) -> None:
+def _check_deal(
+    spec: Mapping[str, Any],
+    seats: int,
+    path: list[str | int],
+    add: Any,
+    deck: tuple[int, int] = (1, 0),
+) -> None:
+    all_names = deck_names(*deck)
     if "order" in spec:
         order = spec["order"]
+        if deck != (1, 0):
+            if Counter(order) != Counter(all_names):
+                add([*path, "order"], f"must hold the deck's {len(all_names)} cards")
+            return
         if sorted(order) != sorted(CARD_NAMES):
             twice = sorted({c for c in order if order.count(c) > 1})
             add(
@@ -579,11 +641,12 @@ def _check_deal(spec: Mapping[str, Any], seats: int, path: list[str | int], add:
     named: list[str] = [c for cards in hands.values() for c in cards]
     named.append(spec["turned_up"])
     named.extend(spec.get("deck") or [])
-    seen: set[str] = set()
+    available = Counter(all_names)
+    seen: Counter[str] = Counter()
     for card in named:
-        if card in seen:
-            add(path, f"card {card} is dealt twice")
-        seen.add(card)
+        seen[card] += 1
+        if seen[card] > available[card]:
+            add(path, f"card {card} is dealt twice" if deck == (1, 0) else f"too many {card}")
     sizes = {len(cards) for cards in hands.values()}
     if len(sizes) > 1:
         add([*path, "hands"], "every hand must have the same number of cards")
