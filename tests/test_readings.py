@@ -42,6 +42,7 @@ def test_each_profile_declares_the_open_points_of_its_document() -> None:
     assert offered == {
         "dashain": {
             "reshuffle": ["end_of_turn", "next_draw"],
+            "settlement": ["largest_first", "seat_order"],
             "timer_expiry": ["draw", "take_lowest"],
         },
         "dhumbal": {
@@ -52,7 +53,7 @@ def test_each_profile_declares_the_open_points_of_its_document() -> None:
         },
         "everestbuzz": {"reshuffle": ["end_of_turn", "next_draw"]},
     }
-    assert len(ALTERNATIVES) == 8
+    assert len(ALTERNATIVES) == 9
 
 
 @pytest.mark.parametrize(("pid", "reading", "choice"), ALTERNATIVES)
@@ -77,7 +78,7 @@ def test_reference_engine_passes_the_corpus_under_each_alternative_reading(
 def test_every_reading_value_is_tested_by_a_transcript() -> None:
     transcripts, _ = load_corpus()
     rows = reading_coverage(shipped_documents(), transcripts)
-    assert len(rows) == 8 + 7  # the alternatives and each reading the profiles play
+    assert len(rows) == 9 + 8  # the alternatives and each reading the profiles play
     assert [(r["profile"], r["reading"], r["choice"]) for r in rows if not r["transcripts"]] == []
     row = next(r for r in rows if (r["profile"], r["choice"]) == ("everestbuzz", "next_draw"))
     assert row["transcripts"] == ["everestbuzz-reshuffle-next-draw"]
@@ -221,7 +222,7 @@ def test_every_reading_settles_an_interpretation_clause() -> None:
 
 def test_alternatives_counted_per_profile() -> None:
     assert Counter(pid for pid, _, _ in ALTERNATIVES) == {
-        "dashain": 2,
+        "dashain": 3,
         "dhumbal": 5,
         "everestbuzz": 1,
     }
