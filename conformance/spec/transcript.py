@@ -289,7 +289,12 @@ def profiles_for(
     selected = []
     for pid in named:
         try:
-            resolved = resolve(documents[pid], transcript.options)
+            # Without options the document's rules are already its defaults.
+            resolved = (
+                resolve(documents[pid], transcript.options)
+                if transcript.options
+                else documents[pid]
+            )
         except JhyapError:
             continue
         if _matches(resolved, transcript.where):
@@ -367,7 +372,11 @@ def _semantic_problems(
         )
     for pid in selected:
         try:
-            resolved = resolve(documents[pid], transcript.options)
+            resolved = (
+                resolve(documents[pid], transcript.options)
+                if transcript.options
+                else documents[pid]
+            )
         except JhyapError as exc:
             add(["options"], f"under {pid}: {exc.message}")
             continue
