@@ -355,3 +355,32 @@ def test_validate_checks_a_declared_readings_file(
         f"{bad}:6: readings.reshuffle: reading reshuffle has no choice 'later'; "
         "everestbuzz offers: reshuffle (end_of_turn | next_draw)"
     ]
+
+
+def test_an_engine_offering_fewer_call_limits_has_those_transcripts_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Dashain document gives no range for the call limit, so the profile accepts 20;
+    an engine offering only 5 to 15 declines it and is not failed for that."""
+    fake = Path(__file__).resolve().parent / "fake_engines" / "narrow_options.py"
+    engine = f"{shlex.quote(sys.executable)} {shlex.quote(str(fake))}"
+    report = tmp_path / "r.json"
+    ids = ["dashain-call-limit-20", "dashain-options-host-settings", "dashain-call-limit-option"]
+    selection = [a for i in ids for a in ("-k", i)]
+    status = main(["run", "--engine", engine, "--json", str(report), *selection])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    outcomes = {
+        r["id"]: (r["outcome"], r["reason"]) for r in json.loads(report.read_text())["results"]
+    }
+    assert outcomes == {
+        "dashain-call-limit-20": (
+            "skipped",
+            "the engine answered unsupported_option: call_limit 20 is not offered (only 5 to 15)",
+        ),
+        "dashain-options-host-settings": (
+            "skipped",
+            "the engine answered unsupported_option: call_limit 1 is not offered (only 5 to 15)",
+        ),
+        "dashain-call-limit-option": ("passed", ""),
+    }
