@@ -384,3 +384,15 @@ def test_an_engine_offering_fewer_call_limits_has_those_transcripts_skipped(
         ),
         "dashain-call-limit-option": ("passed", ""),
     }
+
+
+def test_the_readings_page_lists_every_reading_and_choice() -> None:
+    page = (Path(__file__).resolve().parents[1] / "docs" / "readings.md").read_text("utf-8")
+    rows = [line for line in page.splitlines() if line.startswith("| ")]
+    for pid, document in shipped_documents().items():
+        for entry in readings.readings_of(document):
+            row = next(r for r in rows if r.startswith(f"| {pid} | `{entry['name']}` |"))
+            for choice in entry["choices"]:
+                assert f"`{choice}`" in row, (pid, entry["name"], choice)
+            for clause in entry["clauses"]:
+                assert clause in row, (pid, entry["name"], clause)
