@@ -363,6 +363,7 @@ def _semantic_problems(
                 f"no profile {pid!r}; known: {', '.join(sorted(documents))}",
             )
     # A transcript may test only an alternative reading, and is checked under every reading.
+    given_documents = documents
     documents = readings.with_alternatives(documents)
     selected = profiles_for(transcript, documents)
     if not selected and not problems:
@@ -370,7 +371,8 @@ def _semantic_problems(
             ["where" if transcript.where else "profiles"],
             "selects no profile, under any reading (check the condition and the options)",
         )
-    for pid in selected:
+    # Alternative readings share their profile's seats: check each profile once.
+    for pid in [p for p in selected if p in given_documents] or selected:
         try:
             resolved = (
                 resolve(documents[pid], transcript.options)
