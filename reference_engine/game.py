@@ -465,7 +465,7 @@ class Game:
     def _finish_game(self) -> list[Event]:
         rules = self.rules
         payments = (
-            game_end.settlement(self.scores, rules.dollars_per_point)
+            game_end.settlement(self.scores, rules.dollars_per_point, rules.settlement)
             if rules.dollars_per_point is not None
             else None
         )

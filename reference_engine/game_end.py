@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from .rules import GameEndKind, Rules, ScoringKind
+from .rules import GameEndKind, Rules, ScoringKind, Settlement
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,8 +72,15 @@ def standings(scores: Sequence[int], out_in_round: Mapping[int, int], rules: Rul
     )
 
 
-def settlement(scores: Sequence[int], rate: Decimal) -> list[Payment]:
-    """Who pays whom: the seat owing most pays the seat owed most, until all are square."""
+def settlement(
+    scores: Sequence[int],
+    rate: Decimal,
+    method: Settlement = Settlement.LARGEST_DEBTOR_PAYS_LARGEST_CREDITOR,
+) -> list[Payment]:
+    """Who pays whom, until all are square: the seat owing most pays the seat owed most
+    (lower seats first on ties), or each debtor in seat order pays the creditors in seat order."""
+    if method is Settlement.DEBTORS_PAY_CREDITORS_IN_SEAT_ORDER:
+        return _in_seat_order(list(scores), rate)
     balance = list(scores)
     payments: list[Payment] = []
     while True:
@@ -87,3 +94,20 @@ def settlement(scores: Sequence[int], rate: Decimal) -> list[Payment]:
         payments.append(
             Payment(debtor, creditor, points, (rate * points).quantize(Decimal("0.01")))
         )
+
+
+def _in_seat_order(balance: list[int], rate: Decimal) -> list[Payment]:
+    payments: list[Payment] = []
+    for debtor in range(len(balance)):
+        for creditor in range(len(balance)):
+            if balance[debtor] >= 0:
+                break
+            if balance[creditor] <= 0:
+                continue
+            points = min(-balance[debtor], balance[creditor])
+            balance[debtor] += points
+            balance[creditor] -= points
+            payments.append(
+                Payment(debtor, creditor, points, (rate * points).quantize(Decimal("0.01")))
+            )
+    return payments

@@ -97,6 +97,11 @@ class TimerExpiry(StrEnum):
     THROW_HIGHEST_SINGLE_THEN_TAKE_LOWEST = "throw_highest_single_then_take_lowest"
 
 
+class Settlement(StrEnum):
+    LARGEST_DEBTOR_PAYS_LARGEST_CREDITOR = "largest_debtor_pays_largest_creditor"
+    DEBTORS_PAY_CREDITORS_IN_SEAT_ORDER = "debtors_pay_creditors_in_seat_order"
+
+
 class GameEndKind(StrEnum):
     HOST_ENDS = "host_ends"
     FIXED_ROUNDS = "fixed_rounds"
@@ -169,6 +174,7 @@ class Rules:
     rounds: int | None
     out_above: int | None
     dollars_per_point: Decimal | None
+    settlement: Settlement
     timer_seconds: int
     timer_expiry: TimerExpiry
     # Family dimensions; their defaults are the behaviour of the first three profiles.
@@ -249,6 +255,9 @@ class Rules:
             rounds=r["game_end"].get("rounds"),
             out_above=r["game_end"].get("out_above"),
             dollars_per_point=Decimal(str(money["dollars_per_point"])) if money else None,
+            settlement=Settlement(
+                money["settlement"] if money else Settlement.LARGEST_DEBTOR_PAYS_LARGEST_CREDITOR
+            ),
             timer_seconds=int(timer["seconds"]) if timer else 0,
             timer_expiry=TimerExpiry(
                 timer["on_expiry"] if timer else TimerExpiry.THROW_HIGHEST_SINGLE_THEN_DRAW

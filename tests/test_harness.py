@@ -971,7 +971,8 @@ def test_coverage(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     total = sum(len(d.get("clauses") or []) for d in shipped_documents().values())
     assert code == 1
     lines = out.splitlines()
-    assert lines[-1] == f"8/{total} clauses covered"
+    assert f"8/{total} clauses covered" in lines
+    assert lines[-1] == "0/17 reading values tested"
     assert any(
         line.startswith("dashain.pick.run-ends ") and line.endswith(f"  {PASSING}")
         for line in lines
@@ -984,8 +985,12 @@ def test_coverage(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     }
     code, out, _ = jhyap(capsys, "coverage", "--transcripts", DATA_ARG, "--uncovered")
     assert code == 1
-    assert len(out.splitlines()) == total - 8 + 1
-    assert all(line.endswith("(uncovered)") for line in out.splitlines()[:-1])
+    clause_lines = out.split(f"8/{total} clauses covered\n")[0].splitlines()
+    assert len(clause_lines) == total - 8
+    assert all(line.endswith("(uncovered)") for line in clause_lines)
+    reading_lines = out.split(f"8/{total} clauses covered\n")[1].splitlines()
+    assert len(reading_lines) == 17 + 1
+    assert all("(untested)" in line for line in reading_lines[:-1])
 
 
 def test_validate_checks_transcripts(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

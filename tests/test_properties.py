@@ -41,9 +41,11 @@ def _option_choices(name: str) -> st.SearchStrategy[dict[str, Any]]:
             assert option.range is not None
             low, high = option.range["min"], option.range["max"]
             if option.type.value == "integer":
-                fields[option.name] = st.integers(int(low), int(high))
+                top = int(high) if high is not None else int(low) + 1000  # unbounded above
+                fields[option.name] = st.integers(int(low), top)
             else:
-                fields[option.name] = st.sampled_from([low, high, option.default])
+                top = high if high is not None else "1000.00"
+                fields[option.name] = st.sampled_from([low, top, option.default])
     return st.fixed_dictionaries({}, optional=fields)
 
 

@@ -42,6 +42,7 @@ def test_each_profile_declares_the_open_points_of_its_document() -> None:
     assert offered == {
         "dashain": {
             "reshuffle": ["end_of_turn", "next_draw"],
+            "settlement": ["largest_first", "seat_order"],
             "timer_expiry": ["draw", "take_lowest"],
         },
         "dhumbal": {
@@ -52,7 +53,7 @@ def test_each_profile_declares_the_open_points_of_its_document() -> None:
         },
         "everestbuzz": {"reshuffle": ["end_of_turn", "next_draw"]},
     }
-    assert len(ALTERNATIVES) == 8
+    assert len(ALTERNATIVES) == 9
 
 
 @pytest.mark.parametrize(("pid", "reading", "choice"), ALTERNATIVES)
@@ -77,7 +78,7 @@ def test_reference_engine_passes_the_corpus_under_each_alternative_reading(
 def test_every_reading_value_is_tested_by_a_transcript() -> None:
     transcripts, _ = load_corpus()
     rows = reading_coverage(shipped_documents(), transcripts)
-    assert len(rows) == 8 + 7  # the alternatives and each reading the profiles play
+    assert len(rows) == 9 + 8  # the alternatives and each reading the profiles play
     assert [(r["profile"], r["reading"], r["choice"]) for r in rows if not r["transcripts"]] == []
     row = next(r for r in rows if (r["profile"], r["choice"]) == ("everestbuzz", "next_draw"))
     assert row["transcripts"] == ["everestbuzz-reshuffle-next-draw"]
@@ -221,7 +222,7 @@ def test_every_reading_settles_an_interpretation_clause() -> None:
 
 def test_alternatives_counted_per_profile() -> None:
     assert Counter(pid for pid, _, _ in ALTERNATIVES) == {
-        "dashain": 2,
+        "dashain": 3,
         "dhumbal": 5,
         "everestbuzz": 1,
     }
@@ -354,3 +355,44 @@ def test_validate_checks_a_declared_readings_file(
         f"{bad}:6: readings.reshuffle: reading reshuffle has no choice 'later'; "
         "everestbuzz offers: reshuffle (end_of_turn | next_draw)"
     ]
+
+
+def test_an_engine_offering_fewer_call_limits_has_those_transcripts_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The Dashain document gives no range for the call limit, so the profile accepts 20;
+    an engine offering only 5 to 15 declines it and is not failed for that."""
+    fake = Path(__file__).resolve().parent / "fake_engines" / "narrow_options.py"
+    engine = f"{shlex.quote(sys.executable)} {shlex.quote(str(fake))}"
+    report = tmp_path / "r.json"
+    ids = ["dashain-call-limit-20", "dashain-options-host-settings", "dashain-call-limit-option"]
+    selection = [a for i in ids for a in ("-k", i)]
+    status = main(["run", "--engine", engine, "--json", str(report), *selection])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    outcomes = {
+        r["id"]: (r["outcome"], r["reason"]) for r in json.loads(report.read_text())["results"]
+    }
+    assert outcomes == {
+        "dashain-call-limit-20": (
+            "skipped",
+            "the engine answered unsupported_option: call_limit 20 is not offered (only 5 to 15)",
+        ),
+        "dashain-options-host-settings": (
+            "skipped",
+            "the engine answered unsupported_option: call_limit 1 is not offered (only 5 to 15)",
+        ),
+        "dashain-call-limit-option": ("passed", ""),
+    }
+
+
+def test_the_readings_page_lists_every_reading_and_choice() -> None:
+    page = (Path(__file__).resolve().parents[1] / "docs" / "readings.md").read_text("utf-8")
+    rows = [line for line in page.splitlines() if line.startswith("| ")]
+    for pid, document in shipped_documents().items():
+        for entry in readings.readings_of(document):
+            row = next(r for r in rows if r.startswith(f"| {pid} | `{entry['name']}` |"))
+            for choice in entry["choices"]:
+                assert f"`{choice}`" in row, (pid, entry["name"], choice)
+            for clause in entry["clauses"]:
+                assert clause in row, (pid, entry["name"], clause)

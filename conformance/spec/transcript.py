@@ -422,7 +422,10 @@ def profiles_for(
         document = documents[pid]
         rules_only = {"rules": document.get("rules"), "options": document.get("options")}
         try:
-            resolved = resolve(rules_only, transcript.options)
+            # Without options the document's rules are already its defaults.
+            resolved = (
+                resolve(rules_only, transcript.options) if transcript.options else rules_only
+            )
         except JhyapError:
             continue
         # A deal is written for one deck: a condition selects only tables playing it.
@@ -497,6 +500,7 @@ def _semantic_problems(
                 f"no profile {pid!r}; known: {', '.join(sorted(documents))}",
             )
     # A transcript may test only an alternative reading, and is checked under every reading.
+    given_documents = documents
     documents = readings.with_alternatives(documents)
     selected = profiles_for(transcript, documents)
     if not selected and not problems:
@@ -504,9 +508,14 @@ def _semantic_problems(
             ["where" if transcript.where else "profiles"],
             "selects no profile, under any reading (check the condition and the options)",
         )
-    for pid in selected:
+    # Alternative readings share their profile's seats: check each profile once.
+    for pid in [p for p in selected if p in given_documents] or selected:
         try:
-            resolved = resolve(documents[pid], transcript.options)
+            resolved = (
+                resolve(documents[pid], transcript.options)
+                if transcript.options
+                else documents[pid]
+            )
         except JhyapError as exc:
             add(["options"], f"under {pid}: {exc.message}")
             continue
