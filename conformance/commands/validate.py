@@ -9,6 +9,8 @@ from typing import Any
 
 from conformance.spec import data, yamlsafe
 from conformance.spec.profiles import Problem, check_profile_document, load_profile
+from conformance.spec.protocol import OWNER as PROTOCOL
+from conformance.spec.protocol import check_catalogue
 from conformance.spec.transcript import check_transcript_file, shipped_documents
 
 from . import Subparsers
@@ -19,9 +21,9 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "validate",
         help="check profile and transcript files",
-        description="Check profiles (files with profile_format) and transcripts (files with "
-        "steps). A directory is searched for *.yaml and *.yml files. Default: the shipped "
-        "profiles.",
+        description="Check profiles (files with profile_format), transcripts (files with "
+        "steps) and the protocol clause catalogue (id: protocol). A directory is searched for "
+        "*.yaml and *.yml files. Default: the shipped profiles and protocol clauses.",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="a file or directory")
     parser.set_defaults(run=run)
@@ -74,14 +76,16 @@ def check_files(files: Iterable[Path]) -> list[Problem]:
                 documents[content["id"]] = load_profile(path)
         elif isinstance(content, dict) and ("steps" in content or "start_error" in content):
             transcripts.append(path)
+        elif isinstance(content, dict) and content.get("id") == PROTOCOL and "clauses" in content:
+            problems.extend(check_catalogue(path))
         else:
             problems.append(
                 Problem(
                     str(path),
                     doc.line(),
                     "(top)",
-                    "neither a profile (no profile_format key) nor a transcript "
-                    "(no steps or start_error key)",
+                    "neither a profile (no profile_format key), a transcript "
+                    "(no steps or start_error key) nor the protocol clauses (id: protocol)",
                 )
             )
     for path in transcripts:
