@@ -122,7 +122,8 @@ def test_schema_is_valid_draft_2020_12() -> None:
 
 def test_validate_defaults_to_shipped_specs(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate"]) == 0
-    assert capsys.readouterr().out == "OK: 3 files valid\n"
+    # The three profiles and the protocol clause catalogue.
+    assert capsys.readouterr().out == "OK: 4 files valid\n"
 
 
 def test_validate_directory_recurses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -822,7 +823,7 @@ def test_python_m_conformance(tmp_path: Path) -> None:
         text=True,
         timeout=120,
     )
-    assert (ok.returncode, ok.stdout, ok.stderr) == (0, "OK: 3 files valid\n", "")
+    assert (ok.returncode, ok.stdout, ok.stderr) == (0, "OK: 4 files valid\n", "")
     broken = tmp_path / "broken.yaml"
     broken.write_text(
         shipped_text("dhumbal").replace("direction: right", "direction: up"), encoding="utf-8"

@@ -318,3 +318,16 @@ def test_a_broken_engine_under_one_profile_is_credited_to_that_profiles_clauses_
     assert not [w for w in words if w.startswith(("dashain.", "everestbuzz."))]
     top = result.stdout.split("top failing clauses:")[1].split("\n\n")[0].split()
     assert "dhumbal.scoring.won-show" not in top[:2]
+
+
+def test_jhyap_validate_checks_the_catalogue(tmp_path: Path) -> None:
+    text = (ROOT / "specs" / "protocol" / "clauses.yaml").read_text("utf-8")
+    broken = tmp_path / "clauses.yaml"
+    broken.write_text(text.replace("family: seq", "family: sequence", 1), "utf-8")
+    result = jhyap("validate", str(broken))
+    line = text[: text.index("family: seq")].count("\n") + 1
+    assert (result.returncode, result.stdout.splitlines()[0].split(": ")[0]) == (
+        1,
+        f"{broken}:{line}",
+    )
+    assert jhyap("validate", str(ROOT / "specs" / "protocol")).stdout == "OK: 1 files valid\n"

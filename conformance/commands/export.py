@@ -26,7 +26,7 @@ from conformance.harness.replay import SKIP_CODES, start_message
 from conformance.harness.runner import Case, InputError, load_selection
 from conformance.reporting.report import write_atomic
 from conformance.spec.data import transcripts_dir
-from conformance.spec.transcript import Transcript
+from conformance.spec.transcript import Step, Transcript, raw_line
 
 from . import Subparsers
 from .coverage import coverage
@@ -65,6 +65,17 @@ def compare_rules() -> dict[str, Any]:
         "the two states must be equal (fields whose names start with x- aside).",
         "check": 'Send the step\'s request, {"cmd": "state"}, and compare only the fields the '
         "check names with the answer's state, by the rules under check_fields and values.",
+        "line": "Instead of a request, a step may give line: write this text as it is, plus a "
+        "newline, as the request of that seq (it need not be JSON; count the seq as used).",
+        "oversize": "Instead of a request, a step may give oversize N: write the request "
+        '{"seq": S, "cmd": "state"} padded with spaces before its closing brace to exactly N '
+        "bytes, S being the seq of that step.",
+        "expect.seq": "The answer's seq must equal this (null included); without it, the "
+        "answer echoes the seq of the request.",
+        "expect.legal": "The answer's legal equals this exactly, lists in order.",
+        "fresh_engine": "A case with fresh_engine true runs on a new engine process, greeted "
+        "with hello, and its first step is not a start: before a start, the state before and "
+        "after a refusal is itself a refusal, which must carry the same code.",
         "check_fields": {
             "per_seat": sorted(PER_SEAT_FIELDS),
             "per_seat_rule": "A list gives every seat's value, an object only the seats it "
@@ -114,16 +125,18 @@ def case_json(case: Case, root: Path) -> dict[str, Any]:
             else {"accepted": True}
         ),
     }
-    steps = [start]
+    steps = [] if transcript.fresh_engine else [start]
     raw_steps = transcript.raw.get("steps") or []
     for step in transcript.steps:
         entry: dict[str, Any] = {"source": _source(transcript, root, step.line)}
         if step.kind == "check":
             entry["request"] = {"cmd": "state"}
             entry["check"] = dict(step.check or {})
+        elif step.kind == "legal":
+            entry["request"] = {"cmd": "legal"}
+            entry["expect"] = {"accepted": True, "legal": step.legal}
         else:
-            assert step.request is not None
-            entry["request"] = dict(step.request)
+            entry.update(_request(step, transcript, case.resolved))
             expect: dict[str, Any]
             if step.expect.error is not None:
                 expect = {"error": step.expect.error}
@@ -133,12 +146,39 @@ def case_json(case: Case, root: Path) -> dict[str, Any]:
                     expect["events"] = list(step.expect.events)
                 if step.starter is not None:
                     expect["starter"] = step.starter
+            if step.expect.seq_given:
+                expect["seq"] = step.expect.seq
             entry["expect"] = expect
         note = raw_steps[step.index].get("note") if step.index < len(raw_steps) else None
         if note:
             entry["note"] = note
         steps.append(entry)
-    return {"profile": case.profile, "steps": steps}
+    case_entry: dict[str, Any] = {"profile": case.profile, "steps": steps}
+    if transcript.fresh_engine:
+        case_entry["fresh_engine"] = True
+    return case_entry
+
+
+def _request(step: Step, transcript: Transcript, resolved: Mapping[str, Any]) -> dict[str, Any]:
+    """How a step is sent: a request (seq added by the runner), a line, or an oversize line."""
+    if step.kind == "start":
+        message = start_message(transcript, resolved)
+        if step.start_options is not None:
+            message["options"] = dict(step.start_options)
+        if step.start_seats is not None:
+            message["seats"] = step.start_seats
+        return {"request": message}
+    if step.kind != "raw":
+        assert step.request is not None
+        return {"request": dict(step.request)}
+    spec = step.raw or {}
+    if "oversize" in spec:
+        return {"oversize": spec["oversize"]}
+    value = spec.get("json")
+    if isinstance(value, dict) and "seq" not in value and spec.get("add_seq", True):
+        return {"request": dict(value)}
+    line, _ = raw_line(spec, 0)
+    return {"line": line.decode("utf-8")}
 
 
 def transcript_json(transcript: Transcript, cases: Sequence[Case], root: Path) -> dict[str, Any]:

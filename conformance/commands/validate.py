@@ -20,9 +20,8 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         "validate",
         help="check profile and transcript files",
         description="Check profiles (files with profile_format), transcripts (files with "
-        "steps) and the protocol clause catalogue (id: protocol). A directory is searched "
-        "for *.yaml and *.yml files. Default: the shipped "
-        "profiles.",
+        "steps) and the protocol clause catalogue (id: protocol). A directory is searched for "
+        "*.yaml and *.yml files. Default: the shipped profiles and protocol clauses.",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="a file or directory")
     parser.set_defaults(run=run)
@@ -99,8 +98,8 @@ def check_files(files: Iterable[Path]) -> list[Problem]:
                     str(path),
                     doc.line(),
                     "(top)",
-                    "neither a profile (no profile_format key) nor a transcript "
-                    "(no steps or start_error key)",
+                    "neither a profile (no profile_format key), a transcript "
+                    "(no steps or start_error key) nor the protocol clauses (id: protocol)",
                 )
             )
     for path in transcripts:

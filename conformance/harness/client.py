@@ -335,15 +335,7 @@ class EngineClient:
 
     def send(self, message: Mapping[str, Any], *, timeout: float | None = None) -> dict[str, Any]:
         """Like :meth:`request` for a prepared message (without ``seq``)."""
-        if self._broken is not None:
-            raise EngineError(f"the engine connection is unusable: {self._broken}")
-        if self._closed:
-            raise EngineError("the engine connection is closed")
-        limit = self.timeout if timeout is None else timeout
-        deadline = time.monotonic() + limit
-        seq = self._seq
-        self._seq += 1
-        self._check_no_extra_line(seq)
+        seq, deadline, limit = self._next_request(timeout)
         line = json.dumps({"seq": seq, **message}, separators=(",", ":"), ensure_ascii=False) + "\n"
         self._write(line.encode("utf-8"), deadline, limit, message.get("cmd"), seq)
         return self._receive(seq, deadline, limit, message.get("cmd"))
@@ -354,6 +346,13 @@ class EngineClient:
         For transcripts' raw steps: the line may be anything. It uses up :attr:`next_seq`
         (which a raw JSON line usually carries); the caller judges the answer's seq.
         """
+        seq, deadline, limit = self._next_request(timeout)
+        self._write(line + b"\n", deadline, limit, "a raw line", seq)
+        return self._receive(seq, deadline, limit, "a raw line", check_seq=False)
+
+    def _next_request(self, timeout: float | None) -> tuple[int, float, float]:
+        """The next request's seq, deadline and time limit, once the connection is usable
+        and no unrequested line is waiting."""
         if self._broken is not None:
             raise EngineError(f"the engine connection is unusable: {self._broken}")
         if self._closed:
@@ -363,8 +362,7 @@ class EngineClient:
         seq = self._seq
         self._seq += 1
         self._check_no_extra_line(seq)
-        self._write(line + b"\n", deadline, limit, "a raw line", seq)
-        return self._receive(seq, deadline, limit, "a raw line", check_seq=False)
+        return seq, deadline, limit
 
     def _check_no_extra_line(self, seq: int) -> None:
         """Fail if the engine wrote a line nobody asked for since its last response."""

@@ -33,6 +33,7 @@ import yaml
 from reference_engine.profile import resolve
 
 from ..spec import data
+from ..spec.protocol import protocol_clauses
 from ..spec.transcript import Step, Transcript, load_corpus, profiles_for
 
 Json = Any
@@ -1302,7 +1303,10 @@ def _narrate_step(table: _Table, step: Step, rules: Mapping[str, Json]) -> Narra
             details,
             error,
         )
-    return NarratedStep(step.index, f"`{_md(step.describe())}`", details, error)
+    if step.kind == "raw":
+        text = f"The harness sends the line `{_md(step.describe()[:200])}`"
+        return NarratedStep(step.index, text + refused, details, error)
+    return NarratedStep(step.index, f"`{_md(step.describe())}`{refused}", details, error)
 
 
 def _narrate_act(
@@ -1560,7 +1564,32 @@ def clause_index_page(site: SiteData) -> str:
                 )
                 out.append(f"| {clause_link(page, cid, pid)} | {family} | {status} | {testers} |")
         out.append("")
+    out += _protocol_clause_rows(page, tests)
     return "\n".join(out)
+
+
+def _protocol_clause_rows(page: str, tests: Mapping[str, Sequence[Transcript]]) -> list[str]:
+    """The protocol clauses (specs/protocol/clauses.yaml), which hold under every ruleset."""
+    out = [
+        "## The protocol",
+        "",
+        f"The rules of the [engine protocol]({link(page, 'protocol.md', 'protocol-clauses')}), "
+        "which hold under every ruleset.",
+        "",
+        "| clause | family | status | tested by |",
+        "|---|---|---|---|",
+    ]
+    for clause in protocol_clauses():
+        cid = str(clause["id"])
+        status = "**interpretation**" if clause["status"] == "interpretation" else "normative"
+        testers = (
+            ", ".join(
+                f"[{t.id}]({link(page, transcript_page_path(t.id))})" for t in tests.get(cid, [])
+            )
+            or "—"
+        )
+        out.append(f"| `{cid}` | {clause['family']} | {status} | {testers} |")
+    return [*out, ""]
 
 
 # -- schemas ----------------------------------------------------------------------------------

@@ -56,6 +56,19 @@ class Step:
     def describe(self) -> str:
         if self.kind == "check":
             return "check " + ", ".join(self.check or {})
+        if self.kind == "raw":
+            spec = self.raw or {}
+            if "oversize" in spec:
+                return f"a state request padded to {spec['oversize']} bytes"
+            if "text" in spec:
+                return str(spec["text"])
+            return json.dumps(spec.get("json"), separators=(",", ":"))
+        if self.kind == "legal":
+            return "legal: " + json.dumps(self.legal, separators=(",", ":"))
+        if self.kind == "start":
+            options = "" if self.start_options is None else f" options {dict(self.start_options)}"
+            seats = "" if self.start_seats is None else f" seats {self.start_seats}"
+            return f"start{options}{seats}"
         return json.dumps(self.request, separators=(",", ":"))
 
 
