@@ -4,21 +4,30 @@ error or the documented answer, no hang, no orphan, nothing overwritten."""
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import os
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conformance import cli
 from conformance.harness.client import EngineClient, ProtocolViolation
 from conformance.spec import yamlsafe
+from reference_engine import DECK, Card, Game, parse_cards
+from reference_engine.actions import Call, PickDeck, PickOffer, ThrowCards, Timeout
+from reference_engine.errors import ErrorCode, JhyapError
 from reference_engine.server import serve
+from tests.conftest import dealt_game, profile_document
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKES = ROOT / "tests" / "fake_engines"
@@ -227,3 +236,224 @@ def test_deep_directory_tree_is_walked_without_recursion(
         while leaf != tmp_path:
             leaf.rmdir()
             leaf = leaf.parent
+
+
+# -- 2. playable profiles, and no change of state on a refusal ------------------------
+
+
+def dashain_variant(**rules: Any) -> dict[str, Any]:
+    document = profile_document("dashain")
+    for path, value in rules.items():
+        node = document["rules"]
+        *parents, last = path.split("__")
+        for key in parents:
+            node = node[key]
+        node[last] = value
+    return document
+
+
+def test_a_profile_without_a_card_to_draw_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    document = dashain_variant(seats={"min": 3, "max": 3}, hand_size=17)
+    with pytest.raises(JhyapError) as caught:
+        Game(document, 3)
+    assert caught.value.code == ErrorCode.INVALID_PROFILE
+    assert caught.value.message == (
+        "rules.hand_size: 3 seats x 17 cards, the turned-up card and one card to draw "
+        "need 53 cards, more than the 52-card deck"
+    )
+    path = tmp_path / "tight.yaml"
+    path.write_text(yaml.safe_dump(document, sort_keys=False))
+    code, out, _ = jhyap(capsys, "validate", str(path))
+    assert code == 1
+    assert [line.split(": ", 2)[1:] for line in out.splitlines()] == [
+        [
+            "rules.hand_size",
+            "3 seats x 17 cards + the turned-up card + one card to draw = 53, "
+            "more than the 52-card deck",
+        ]
+    ]
+    code, out, err = jhyap(capsys, "record", str(path), str(tmp_path / "rec"), "--seats", "3")
+    assert (code, out) == (2, "")
+    assert "rules.hand_size" in err and "internal error" not in err
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        ("game_end__out_above", "x", "rules.game_end.out_above: must be an integer, not 'x'"),
+        ("game_end__rounds", 2.5, "rules.game_end.rounds: must be an integer, not 2.5"),
+        ("hand_size", "5", "rules.hand_size: must be an integer, not '5'"),
+        ("hand_size", True, "rules.hand_size: must be an integer, not True"),
+        ("call__limit", -1, "rules.call.limit: must be at least 0, not -1"),
+        ("call__inclusive", "yes", "rules.call.inclusive: must be true or false, not 'yes'"),
+        ("turn_timer", {"seconds": "15"}, "rules.turn_timer.seconds: must be an integer, not '15'"),
+        (
+            "money",
+            {
+                "dollars_per_point": "1e999999999",
+                "settlement": "largest_debtor_pays_largest_creditor",
+            },
+            "rules.money.dollars_per_point: must be an amount such as \"0.05\", not '1e999999999'",
+        ),
+    ],
+    ids=[
+        "out_above",
+        "rounds",
+        "hand_size-text",
+        "hand_size-bool",
+        "limit",
+        "bool",
+        "timer",
+        "money",
+    ],
+)
+def test_rule_parameters_of_the_wrong_type_are_refused_at_start(
+    path: str, value: Any, message: str
+) -> None:
+    document = dashain_variant(**{path: value})
+    document["options"] = []  # options would set some of these parameters
+    with pytest.raises(JhyapError) as caught:
+        Game(document, 3)
+    assert (caught.value.code, caught.value.message) == (ErrorCode.INVALID_PROFILE, message)
+
+
+def test_a_huge_decimal_option_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    huge = "1e999999999"
+    message = (
+        f"option dollars_per_point: {huge} is not allowed; allowed: 0.01 to 10.00 in steps of 0.01"
+    )
+    with pytest.raises(JhyapError) as caught:
+        Game(profile_document("dashain"), 3, {"dollars_per_point": huge})
+    assert (caught.value.code, caught.value.message) == (ErrorCode.INVALID_OPTION_VALUE, message)
+    [answer] = served(
+        json.dumps(
+            {
+                "seq": 1,
+                "cmd": "start",
+                "profile": profile_document("dashain"),
+                "seats": 3,
+                "options": {"dollars_per_point": huge},
+            }
+        ).encode()
+    )
+    assert answer["error"] == {"code": "invalid_option_value", "message": message}
+    code, out, err = jhyap(capsys, "show", "dashain", "--option", f"dollars_per_point={huge}")
+    assert (code, out, err) == (1, "", f"jhyap show: {message}\n")
+
+
+# Requests a table may get: every kind of action, good and bad, in any phase.
+_CARDS = st.sampled_from([str(card) for card in DECK])
+_ACTIONS = st.one_of(
+    st.just(Call()),
+    st.just(Timeout()),
+    st.just(PickDeck()),
+    st.builds(PickOffer, _CARDS.map(lambda name: parse_cards([name])[0])),
+    st.lists(_CARDS, min_size=1, max_size=4).map(lambda n: ThrowCards(tuple(parse_cards(n)))),
+)
+_REQUESTS = st.one_of(
+    st.tuples(st.just("act"), st.integers(-1, 6), _ACTIONS),
+    st.tuples(st.just("legal"), st.integers(0, 1000)),
+    st.tuples(st.just("legal"), st.integers(0, 1000)),
+    st.tuples(st.just("legal"), st.integers(0, 1000)),
+    st.tuples(st.just("timeout")),
+    st.tuples(st.just("deal"), st.permutations(list(DECK))),
+    st.tuples(st.just("reshuffle"), st.booleans()),
+    st.tuples(
+        st.just("set_option"),
+        st.sampled_from(["dollars_per_point", "call_limit", "turn_timer", "first_round_jhyap"]),
+        st.one_of(st.integers(-5, 70), st.sampled_from(["0.05", "1e999999999", "x", True, None])),
+    ),
+    st.tuples(st.just("end_game")),
+)
+
+
+@st.composite
+def _tables(draw: st.DrawFn) -> tuple[dict[str, Any], int, dict[str, Any]]:
+    """A Dashain variant near the limits of the deck, a seat count it allows or not, and
+    option values."""
+    seats_max = draw(st.integers(2, 8))
+    most = 52 // seats_max  # often the largest hands the deck allows: its edge cases
+    document = dashain_variant(
+        seats={"min": 2, "max": seats_max},
+        hand_size=draw(st.one_of(st.just(most), st.just(most - 1), st.integers(1, most))),
+        call__limit=draw(st.integers(0, 60)),
+    )
+    document["clauses"] = []  # not read by the engine; copied before every request
+    out_above = draw(st.one_of(st.none(), st.integers(0, 60), st.just("x")))
+    if out_above is not None:
+        rules = document["rules"]
+        rules["game_end"] = {"kind": "elimination", "rounds": None, "out_above": out_above}
+        rules["scoring"].update(kind="penalty", beaten_call="caller_hand_plus_penalty")
+        rules["money"] = None
+        document["options"] = [o for o in document["options"] if o["name"] != "dollars_per_point"]
+    seats = draw(st.one_of(st.just(seats_max), st.integers(2, seats_max + 1)))
+    return document, seats, {"turn_timer": draw(st.sampled_from([0, 15]))}
+
+
+def _prepare(game: Game, request: tuple[Any, ...]) -> Callable[[], object]:
+    """The call that sends ``request`` to ``game`` (legal actions chosen from its state)."""
+    kind, *args = request
+    if kind == "act":
+        return lambda: game.act(args[0], args[1])
+    if kind in ("legal", "timeout"):
+        legal = game.legal_actions()
+        seat = game.to_act if game.to_act is not None else 0
+        choices: list[Any] = [Timeout()]
+        if legal is not None and kind == "legal":
+            choices = [Call()] if legal.call else []
+            choices += [ThrowCards(cards) for cards in legal.throws]
+            choices += [PickDeck()] if legal.pick_deck else []
+            choices += [PickOffer(card) for card in legal.pick_offer]
+        action = choices[(args[0] if args else 0) % len(choices)] if choices else Call()
+        return lambda: game.act(seat, action)
+    if kind == "deal":
+        return lambda: game.deal(args[0])
+    if kind == "reshuffle":
+        order = list(game.out_of_play) if args[0] else list(DECK[:3])
+        return lambda: game.reshuffle(order)
+    if kind == "set_option":
+        return lambda: game.set_option(args[0], args[1])
+    return game.end_game
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_tables(), st.permutations(list(DECK)), st.lists(_REQUESTS, max_size=80))
+def test_a_refused_or_failed_request_never_changes_the_game(
+    table: tuple[dict[str, Any], int, dict[str, Any]],
+    first_deal: list[Card],
+    requests: list[tuple[Any, ...]],
+) -> None:
+    document, seats, options = table
+    requests = [("deal", first_deal), *requests]
+    try:
+        game = Game(document, seats, options)
+    except JhyapError:
+        return  # refused at start: nothing to change
+    for request in requests:
+        send = _prepare(game, request)
+        before = copy.deepcopy(vars(game))
+        try:
+            send()
+        except Exception as exc:  # a refusal, or an internal error
+            assert vars(game) == before, (request, exc)
+            assert isinstance(exc, JhyapError), f"internal error on {request}: {exc!r}"
+
+
+def test_an_internal_error_mid_request_puts_the_state_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    game = dealt_game("dhumbal", ["Ac As 2c 2d 3c", "Qc Kc Kd Kh Ks"], turned_up="9h")
+    before = copy.deepcopy(vars(game))
+
+    def broken(*args: Any) -> list[int]:
+        raise RuntimeError("a bug after the scores changed")
+
+    # The showdown has added the deltas to the scores by the time eliminations are asked.
+    monkeypatch.setattr("reference_engine.game.game_end.eliminated_after", broken)
+    with pytest.raises(RuntimeError):
+        game.act(0, Call())
+    assert vars(game) == before
+    monkeypatch.undo()
+    assert game.act(0, Call())[0] == {"type": "called", "seat": 0, "value": 9}

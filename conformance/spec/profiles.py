@@ -276,12 +276,13 @@ def _rule_problems(rules: Mapping[str, Json]) -> list[tuple[DataPath, str]]:
             f"seat {rules['deal']['first_starter']} does not exist at a {seats['min']}-seat table "
             f"(seats are numbered from 0)",
         )
-    needed = seats["max"] * rules["hand_size"] + 1
+    # A hand must leave a card to turn up and one to draw, or the first pick has none.
+    needed = seats["max"] * rules["hand_size"] + 2
     if needed > rules["deck"]["cards"]:
         add(
             "hand_size",
-            f"{seats['max']} seats x {rules['hand_size']} cards + the turned-up card = {needed}, "
-            f"more than the {rules['deck']['cards']}-card deck",
+            f"{seats['max']} seats x {rules['hand_size']} cards + the turned-up card + one card "
+            f"to draw = {needed}, more than the {rules['deck']['cards']}-card deck",
         )
     if throws["set"]["min"] > throws["set"]["max"]:
         add("throws.set.min", f"min {throws['set']['min']} is above max {throws['set']['max']}")
