@@ -9,8 +9,10 @@ import io
 import json
 import os
 import shlex
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -457,3 +459,67 @@ def test_an_internal_error_mid_request_puts_the_state_back(
     assert vars(game) == before
     monkeypatch.undo()
     assert game.act(0, Call())[0] == {"type": "called", "seat": 0, "value": 9}
+
+
+# -- 4. every process an engine starts is reaped ---------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["setsid", "daemon", "clean"])
+def test_run_reaps_helpers_that_left_the_process_group(
+    capsys: pytest.CaptureFixture[str], pids: Path, mode: str
+) -> None:
+    code, out, err = jhyap(
+        capsys, "run", "--engine", fake("escape", mode), "--transcripts", DATA_ARG, "-k", PASSING
+    )
+    assert code == 0, out + err
+    assert len(list(pids.glob("*-helper"))) == 1  # the helper ran; the fixture checks it ended
+
+
+def test_smoke_reports_a_helper_left_running(
+    capsys: pytest.CaptureFixture[str], pids: Path
+) -> None:
+    code, out, _ = jhyap(capsys, "smoke", "--engine", fake("escape", "daemon"))
+    assert code == 1
+    [exit_line] = [line for line in out.splitlines() if line.startswith("FAIL exit:")]
+    assert "left 1 process running" in exit_line
+    assert len(list(pids.glob("*-helper"))) == 1
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_a_signalled_run_ends_its_engines_and_their_helpers(
+    pids: Path, signum: signal.Signals
+) -> None:
+    run = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "conformance",
+            "run",
+            "--engine",
+            fake("escape", "daemon", "hang"),
+            "--transcripts",
+            DATA_ARG,
+            "-k",
+            PASSING,
+            "--timeout",
+            "600",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(list(pids.iterdir())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(list(pids.iterdir())) == 2, "the engine and its helper did not start"
+        time.sleep(0.5)  # let the run reach its first act, which the engine never answers
+        run.send_signal(signum)
+        _, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    assert run.returncode == 128 + signum
+    assert "internal error" not in err

@@ -26,7 +26,6 @@ from .client import (
     EngineTimeout,
     EngineUnusable,
     ProtocolViolation,
-    live_group_members,
     signal_name,
 )
 from .replay import SKIP_CODES, schema_problems
@@ -547,11 +546,11 @@ class _Smoke:
                 f"the engine {how} after stop; exit with status 0 after answering stop",
             )
             return
-        leftovers = live_group_members(client.pid)
+        leftovers = client.leftover_processes()
         end = time.monotonic() + 1.0
         while leftovers and time.monotonic() < end:
             time.sleep(0.02)
-            leftovers = live_group_members(client.pid)
+            leftovers = client.leftover_processes()
         if leftovers:
             count = len(leftovers)
             self.add(
