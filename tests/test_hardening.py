@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from conformance import cli
 from conformance.harness.client import EngineClient, ProtocolViolation
+from conformance.reporting.terminal import visible
 from conformance.spec import yamlsafe
 from reference_engine import DECK, Card, Game, parse_cards
 from reference_engine.actions import Call, PickDeck, PickOffer, ThrowCards, Timeout
@@ -523,3 +524,32 @@ def test_a_signalled_run_ends_its_engines_and_their_helpers(
             run.wait()
     assert run.returncode == 128 + signum
     assert "internal error" not in err
+
+
+# -- 5. engine text reaches the terminal with its control characters made visible ----
+
+
+def test_terminal_escapes_from_an_engine_are_made_visible(
+    capsys: pytest.CaptureFixture[str], pids: Path
+) -> None:
+    code, out, err = jhyap(
+        capsys, "run", "--engine", fake("escapes"), "--transcripts", DATA_ARG, "-k", PASSING
+    )
+    assert code == 1
+    for raw in ("\x1b", "\x07", "\x9b"):
+        assert raw not in out + err
+    assert "\\x1b]52;c;ZXZpbA==\\x07 wrote the clipboard" in out
+    assert "\\x1b[2J\\x1b]0;owned\\x07 cleared the screen\\x9b31m" in out
+    code, out, err = jhyap(capsys, "smoke", "--engine", fake("escapes"))
+    assert code == 1
+    for raw in ("\x1b", "\x07", "\x9b"):
+        assert raw not in out + err
+    assert "\\x1b]52;c;ZXZpbA==\\x07 wrote the clipboard" in out
+
+
+def test_visible_keeps_text_and_shows_controls() -> None:
+    assert visible("plain text, tab\there, ünïcödé") == "plain text, tab\there, ünïcödé"
+    assert (
+        visible("a\x1b[2Jb\rc\x00d\x7fe\x9bf\u202eg")
+        == "a\\x1b[2Jb\\x0dc\\x00d\\x7fe\\x9bf\\u202eg"
+    )

@@ -29,6 +29,7 @@ from conformance.reporting.report import (
     print_lines,
     write_atomic,
 )
+from conformance.reporting.terminal import visible
 
 from . import Subparsers
 
@@ -123,7 +124,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
 
 
 def _fail(message: str) -> int:
-    print(f"jhyap run: {message}", file=sys.stderr)
+    print(f"jhyap run: {visible(message)}", file=sys.stderr)
     return 2
 
 

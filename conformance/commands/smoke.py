@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from conformance.harness.smoke import Check, smoke
+from conformance.reporting.terminal import visible
 
 from . import Subparsers
 from .run import default_engine, default_engine_env
@@ -40,7 +41,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
 
 def _print(check: Check) -> None:
     for line in check.lines():
-        print(line)
+        print(visible(line))  # details quote what the engine wrote
     sys.stdout.flush()
 
 
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     engine = args.engine if args.engine is not None else default_engine()
     env = None if args.engine is not None else default_engine_env()
-    print(f"engine: {engine}")
+    print(f"engine: {visible(engine)}")
     result = smoke(engine, timeout=args.timeout, env=env, report=_print)
     if not result.launched:
         print("smoke: the engine could not be started")
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         if tail:
             print(f"engine stderr (last {len(tail)} line{'s' if len(tail) > 1 else ''}):")
             for line in tail:
-                print(f"  | {line}")
+                print(f"  | {visible(line)}")
         else:
             print("engine stderr: (nothing)")
     verdict = "fix the failures before jhyap run" if result.failed else "ready for jhyap run"

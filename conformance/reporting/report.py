@@ -31,6 +31,7 @@ from ..harness.replay import (
     Outcome,
 )
 from ..harness.runner import RunResult
+from .terminal import visible
 
 SYMBOLS = {
     "passed": ".",
@@ -362,7 +363,7 @@ def junit_report(result: RunResult, rerun: RerunInfo) -> str:
 def print_lines(lines: Iterable[str], stream: IO[str] | None = None) -> None:
     out = stream if stream is not None else sys.stdout
     for line in lines:
-        out.write(line + "\n")
+        out.write(visible(line) + "\n")  # lines quote what engines wrote
     out.flush()
 
 
