@@ -553,3 +553,124 @@ def test_visible_keeps_text_and_shows_controls() -> None:
         visible("a\x1b[2Jb\rc\x00d\x7fe\x9bf\u202eg")
         == "a\\x1b[2Jb\\x0dc\\x00d\\x7fe\\x9bf\\u202eg"
     )
+
+
+# -- 6. writes: nothing the tool did not write is replaced or deleted ------------------
+
+
+def export_to(capsys: pytest.CaptureFixture[str], folder: Path, *args: str) -> tuple[int, str]:
+    code, _, err = jhyap(capsys, "export", str(folder), "--transcripts", DATA_ARG, *args)
+    return code, err
+
+
+def test_export_leaves_files_it_did_not_write(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "index.json").write_text("my own index\n")
+    code, err = export_to(capsys, folder)
+    assert code == 2
+    assert err == (
+        f"jhyap export: {folder / 'index.json'} was not written by jhyap export; "
+        "nothing was written (--force replaces it)\n"
+    )
+    assert sorted(p.name for p in folder.iterdir()) == ["index.json"]
+    (folder / "index.json").unlink()
+    (folder / f"{PASSING}.json").write_text("my notes\n")
+    code, err = export_to(capsys, folder)
+    assert code == 2
+    assert err == (
+        f"jhyap export: {folder / (PASSING + '.json')} exists and was not written by "
+        "jhyap export; nothing was written (--force replaces it)\n"
+    )
+    assert sorted(p.name for p in folder.iterdir()) == [f"{PASSING}.json"]
+    code, err = export_to(capsys, folder, "--force")
+    assert (code, err) == (0, "")
+    assert json.loads((folder / f"{PASSING}.json").read_text())["id"] == PASSING
+    assert export_to(capsys, folder) == (0, "")  # over its own export: no --force needed
+
+
+def test_export_deletes_only_its_own_stale_files(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    folder = tmp_path / "out"
+    assert export_to(capsys, folder) == (0, "")
+    index = json.loads((folder / "index.json").read_text())
+    (folder / "victim.json").write_text('{"precious": true}\n')
+    index["files"].append({"file": "victim.json"})
+    (folder / "index.json").write_text(json.dumps(index))
+    assert export_to(capsys, folder) == (0, "")
+    assert (folder / "victim.json").read_text() == '{"precious": true}\n'
+    index["files"].append({"file": ".."})
+    (folder / "index.json").write_text(json.dumps(index))
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    code, err = export_to(capsys, folder)
+    assert code == 2
+    assert err == (
+        f"jhyap export: {folder / 'index.json'}: entry '..' is not a file name of this "
+        "directory; nothing was written\n"
+    )
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def test_files_written_honour_the_umask(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    old = os.umask(0o027)
+    try:
+        assert export_to(capsys, tmp_path / "out") == (0, "")
+        code, _, _ = jhyap(
+            capsys,
+            "run",
+            "--transcripts",
+            DATA_ARG,
+            "-k",
+            PASSING,
+            "--json",
+            str(tmp_path / "r.json"),
+            "--junit",
+            str(tmp_path / "r.xml"),
+        )
+        assert code == 0
+        assert cli.main(["record", "dhumbal", str(tmp_path / "rec"), "--seats", "2"]) == 0
+    finally:
+        os.umask(old)
+    written = [*(tmp_path / "out").iterdir(), *(tmp_path / "rec").iterdir()]
+    written += [tmp_path / "r.json", tmp_path / "r.xml"]
+    assert {oct(p.stat().st_mode & 0o777) for p in written} == {oct(0o640)}
+
+
+def test_record_never_replaces_a_recording_unasked(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    args = ["record", "dhumbal", str(tmp_path), "--seats", "2"]
+    assert cli.main(args) == 0
+    path = tmp_path / "regression-dhumbal-2-seats-seed-0.yaml"
+    path.write_text(path.read_text() + "# my hand edit\n")
+    capsys.readouterr()
+    assert cli.main(args) == 2
+    assert capsys.readouterr().err == (
+        f"jhyap record: {path} exists; not replaced (--force replaces it)\n"
+    )
+    assert path.read_text().endswith("# my hand edit\n")
+    assert cli.main([*args, "--force"]) == 0
+    assert not path.read_text().endswith("# my hand edit\n")
+    capsys.readouterr()
+    assert cli.main(["record", "dhumbal", str(path), "--seats", "2"]) == 2
+    assert capsys.readouterr().err == f"jhyap record: {path} is not a directory\n"
+
+
+def test_a_report_path_that_is_a_symlink_is_not_followed_or_replaced(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("keep me\n")
+    link = tmp_path / "r.json"
+    link.symlink_to(target)
+    code, _, err = jhyap(
+        capsys, "run", "--transcripts", DATA_ARG, "-k", PASSING, "--json", str(link)
+    )
+    assert code == 2
+    assert err.endswith(
+        f"jhyap run: cannot write a report: {link} is a symbolic link; not replaced\n"
+    )
+    assert link.is_symlink() and target.read_text() == "keep me\n"
