@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from conformance import cli
 from conformance.harness.client import EngineClient, ProtocolViolation
+from conformance.harness.sandbox import BASE_VARIABLES
 from conformance.reporting.terminal import visible
 from conformance.spec import yamlsafe
 from reference_engine import DECK, Card, Game, parse_cards
@@ -674,3 +675,70 @@ def test_a_report_path_that_is_a_symlink_is_not_followed_or_replaced(
         f"jhyap run: cannot write a report: {link} is a symbolic link; not replaced\n"
     )
     assert link.is_symlink() and target.read_text() == "keep me\n"
+
+
+# -- 7. engines run with limits and a minimal environment -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("what", "option", "expected"),
+    [("memory", "--engine-memory", "exited with status 1"), ("cpu", "--engine-cpu", "SIGXCPU")],
+)
+def test_engine_limits_end_a_hog(
+    capsys: pytest.CaptureFixture[str], pids: Path, what: str, option: str, expected: str
+) -> None:
+    limit = "300" if what == "memory" else "1"
+    code, out, err = jhyap(
+        capsys,
+        "run",
+        "--engine",
+        fake("hog", what),
+        option,
+        limit,
+        "--transcripts",
+        DATA_ARG,
+        "-k",
+        PASSING,
+        "--timeout",
+        "60",
+    )
+    assert code == 1, err
+    assert f"CRASHED {PASSING} [dashain]" in out
+    assert expected in out
+    assert f"(its limits: {option} {limit} {'MB' if what == 'memory' else 's'})" in out
+
+
+def test_engines_get_a_minimal_environment(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SECRET_TOKEN", "hunter2")
+    monkeypatch.setenv("WANTED", "yes")
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.delenv("JHYAP_ENGINE_ENV", raising=False)
+    dump = tmp_path / "env.json"
+    code, _, err = jhyap(
+        capsys,
+        "run",
+        "--engine",
+        fake("hog", "env", str(dump)),
+        "--engine-env",
+        "WANTED",
+        "--engine-env",
+        "EXTRA=1",
+        "--engine-env",
+        "UNSET_NAME",
+        "--transcripts",
+        DATA_ARG,
+        "-k",
+        PASSING,
+    )
+    assert code == 0, err
+    env = json.loads(dump.read_text())
+    assert "SECRET_TOKEN" not in env
+    assert (env["WANTED"], env["EXTRA"], env["PATH"]) == ("yes", "1", "/usr/bin:/bin")
+    assert set(env) <= {*BASE_VARIABLES, "WANTED", "EXTRA", "JHYAP_ENGINE_ID"}
+    code, _, err = jhyap(capsys, "run", "--engine-env", "BAD NAME", "-k", PASSING)
+    assert (code, err) == (
+        2,
+        "jhyap run: --engine-env expects NAME or NAME=VALUE, not 'BAD NAME'\n",
+    )

@@ -37,6 +37,8 @@ from typing import IO, Any, Final, NoReturn
 
 from reference_engine import bounded_json
 
+from .sandbox import EngineLimits
+
 PROTOCOL_VERSION: Final = "1.0"
 MAX_RESPONSE_BYTES: Final = 16 * 1024 * 1024
 STDERR_TAIL_LINES: Final = 200
@@ -189,8 +191,10 @@ class EngineClient:
         timeout: float = DEFAULT_TIMEOUT,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
+        limits: EngineLimits | None = None,
     ) -> None:
         self.command = command
+        self.limits = limits
         self.argv = split_command(command)
         self.timeout = timeout
         self._seq = 0
@@ -217,6 +221,7 @@ class EngineClient:
                 close_fds=True,
                 env=base,
                 cwd=cwd,
+                preexec_fn=limits.preexec() if limits is not None else None,
             )
         except FileNotFoundError:
             raise EngineUnusable(
@@ -498,6 +503,8 @@ class EngineClient:
             message = f"the engine was killed by {name} {during}"
         else:
             message = f"the engine exited with status {status} {during}"
+        if self.limits is not None and self.limits.describe():
+            message += f" (its limits: {self.limits.describe()})"
         self._fail(EngineCrashed(message, status, self.stderr_tail()))
 
     # -- handshake and shutdown ----------------------------------------------------

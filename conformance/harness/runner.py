@@ -42,6 +42,7 @@ from .replay import (
     replay,
     schema_problems,
 )
+from .sandbox import EngineLimits
 
 Progress = Callable[[Outcome], None]
 XPASS_REASON = "unexpected pass: remove it from the known failures"
@@ -93,6 +94,7 @@ class RunConfig:
     validate_protocol: bool = False
     env: Mapping[str, str] | None = None
     known_failures: tuple[KnownFailure, ...] = ()
+    limits: EngineLimits | None = None
 
 
 @dataclass
@@ -326,7 +328,10 @@ class EngineWorker:
     def connect(self) -> tuple[EngineClient, EngineInfo]:
         if self.client is None or self.info is None:
             client = EngineClient(
-                self.config.engine, timeout=self.config.timeout, env=self.config.env
+                self.config.engine,
+                timeout=self.config.timeout,
+                env=self.config.env,
+                limits=self.config.limits,
             )
             try:
                 self.info = client.handshake()
