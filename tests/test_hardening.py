@@ -742,3 +742,14 @@ def test_engines_get_a_minimal_environment(
         2,
         "jhyap run: --engine-env expects NAME or NAME=VALUE, not 'BAD NAME'\n",
     )
+
+
+def test_smoke_fails_the_hello_check_of_a_deep_hello(
+    capsys: pytest.CaptureFixture[str], pids: Path
+) -> None:
+    code, out, err = jhyap(capsys, "smoke", "--engine", fake("deep_hello"))
+    assert code == 1
+    assert "internal error" not in out + err
+    assert "FAIL hello: no usable answer to hello (see the stdout check)" in out.splitlines()
+    [stdout] = [line for line in out.splitlines() if line.startswith("FAIL stdout:")]
+    assert stdout.startswith("FAIL stdout: response nested deeper than 64 levels: {")
