@@ -731,23 +731,9 @@ def live_group_members(pgid: int) -> list[int]:
         except (ProcessLookupError, PermissionError):
             return []
         return [pgid]
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    found = []
-    for name in entries:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] != b"Z":
-            found.append(int(name))
-    return sorted(found)
+    return sorted(
+        pid for pid, state, _, group, _ in _processes() if group == pgid and state != b"Z"
+    )
 
 
 def signal_name(number: int) -> str:
