@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import signal
 import sys
 from collections.abc import Sequence
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 from .commands import Subparsers
 
@@ -59,8 +61,30 @@ def _exit_status(exit_: SystemExit) -> int:
     return 1
 
 
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived: unwind like Ctrl-C, so that engines are ended."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated(signum)
+
+
+def _catch_termination() -> dict[int, Any]:
+    """Turn SIGTERM and SIGHUP into Terminated; the handlers they had before."""
+    previous: dict[int, Any] = {}
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        with contextlib.suppress(ValueError):  # only the main thread may set handlers
+            previous[signum] = signal.signal(signum, _terminate)
+    return previous
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``jhyap`` with ``argv`` (default: the process arguments); the exit status."""
+    previous = _catch_termination()
     try:
         words = list(sys.argv[1:] if argv is None else argv)
         parser = build_parser(words)
@@ -71,7 +95,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.run(args))
     except KeyboardInterrupt:
         return 130
+    except Terminated as exc:
+        return 128 + exc.signum
     except Exception as exc:
         message = " ".join(str(exc).split()) or "no details"
         print(f"jhyap: internal error: {type(exc).__name__}: {message}", file=sys.stderr)
         return 2
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)

@@ -2,15 +2,18 @@
 
 Every method that changes the game first checks the whole request and raises a
 JhyapError before touching anything, so a refused request leaves the state as it was.
+Those methods are also ``@_atomic``: should one fail anyway (a JhyapError raised late,
+or a bug), the state it had begun to change is put back as it was.
 """
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from . import calling, game_end, picking, scoring, throws
 from .actions import Action, Call, PickDeck, PickOffer, ThrowCards, Timeout
@@ -39,6 +42,44 @@ class Phase(StrEnum):
     AWAITING_RESHUFFLE = "awaiting_reshuffle"
     ROUND_OVER = "round_over"
     GAME_OVER = "game_over"
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+# Game attributes that are replaced, never changed in place: shared by a snapshot.
+_REPLACED_ONLY = frozenset({"document", "profile", "rules"})
+
+
+def _copy_state(value: Any) -> Any:
+    """A copy of the lists, dicts and sets in ``value``; anything else is immutable."""
+    if isinstance(value, list):
+        return [_copy_state(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _copy_state(item) for key, item in value.items()}
+    if isinstance(value, set):
+        return set(value)
+    return value
+
+
+def _atomic(
+    method: Callable[Concatenate[Game, _P], _R],
+) -> Callable[Concatenate[Game, _P], _R]:
+    """Run ``method`` so that, if it raises, the game is left exactly as it was."""
+
+    @functools.wraps(method)
+    def run(game: Game, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        saved = {
+            name: value if name in _REPLACED_ONLY else _copy_state(value)
+            for name, value in vars(game).items()
+        }
+        try:
+            return method(game, *args, **kwargs)
+        except BaseException:
+            vars(game).clear()
+            vars(game).update(saved)
+            raise
+
+    return run
 
 
 _BETWEEN_HANDS = (Phase.AWAITING_DEAL, Phase.ROUND_OVER)
@@ -144,6 +185,7 @@ class Game:
 
     # -- between hands ------------------------------------------------------
 
+    @_atomic
     def deal(self, order: Sequence[Card]) -> list[Event]:
         """Deal a hand from ``order``, every card of the table's deck, the first dealt first."""
         if self.phase not in _BETWEEN_HANDS:
@@ -192,6 +234,7 @@ class Game:
             },
         ]
 
+    @_atomic
     def set_option(self, name: str, value: Any) -> list[Event]:
         """Change a host option between hands; it applies from the next hand."""
         specs = option_specs(self.document)
@@ -218,6 +261,7 @@ class Game:
         self.profile = profile
         return [{"type": "option_changed", "name": name, "value": profile["option_values"][name]}]
 
+    @_atomic
     def end_game(self) -> list[Event]:
         """The host ends an open table between hands."""
         if self.rules.game_end is not GameEndKind.HOST_ENDS:
@@ -231,6 +275,7 @@ class Game:
 
     # -- turns --------------------------------------------------------------
 
+    @_atomic
     def act(self, seat: int, action: Action) -> list[Event]:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.seats:
             raise JhyapError(f"no seat {seat!r} at this table", ErrorCode.INVALID_SEAT)
@@ -382,6 +427,7 @@ class Game:
                 take = min(pickable, key=lambda c: (value(c.rank), c.rank, c.sort_key))
         return events + self._pick(seat, take)
 
+    @_atomic
     def reshuffle(self, order: Sequence[Card]) -> list[Event]:
         """Make the new deck from the cards out of play, ``order[0]`` on top."""
         if self.phase is not Phase.AWAITING_RESHUFFLE:

@@ -18,6 +18,7 @@ from typing import Any
 from .errors import ErrorCode, OptionError, ProfileError
 
 Json = Any
+_DECIMAL_DIGITS = 15  # a decimal option has at most this many digits each side of the point
 
 
 class OptionChanges(StrEnum):
@@ -99,7 +100,10 @@ class OptionSpec:
                 number = Decimal(str(value))
             except InvalidOperation:
                 raise bad from None
-            if not number.is_finite():
+            # Written out in full, 1e999999999 would take a gigabyte: bound the digits first.
+            if not number.is_finite() or abs(number.adjusted()) >= _DECIMAL_DIGITS:
+                raise bad
+            if len(number.as_tuple().digits) > 2 * _DECIMAL_DIGITS:
                 raise bad
             value = _decimal_text(number)
         elif not isinstance(value, str):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -120,6 +121,57 @@ _SINGLE_VALUED = {
 }
 
 
+# Numbers and flags the engine computes with, by path under rules: an integer's least
+# value (None: a flag). A wrong type is refused at start rather than failing mid-game.
+_TYPED: dict[str, int | None] = {
+    "seats.min": 2,
+    "seats.max": 2,
+    "hand_size": 1,
+    **{f"card_values.{rank}": 0 for rank in RANK_KEYS},
+    "deal.first_starter": 0,
+    "throws.set.min": 1,
+    "throws.set.max": 1,
+    "throws.run.min": 2,
+    "throws.order_matters": None,
+    "pick.only_after_multi_throw": None,
+    "call.limit": 0,
+    "call.inclusive": None,
+    "scoring.beaten_penalty": 0,
+    "game_end.rounds": 1,
+    "game_end.out_above": 0,
+    "turn_timer.seconds": 0,
+}
+_OPTIONAL = ("game_end.rounds", "game_end.out_above", "turn_timer", "money")
+_MONEY = re.compile(r"[0-9]{1,12}(\.[0-9]{1,2})?")
+
+
+def _check_types(r: Mapping[str, Any]) -> None:
+    """ProfileError for a rule parameter of the wrong type or below its range."""
+    for path, least in _TYPED.items():
+        node: Any = r
+        for key in path.split("."):
+            if node is None and path.startswith(_OPTIONAL):
+                break  # an optional section (turn_timer, money) that is absent
+            node = node[key]
+        else:
+            if node is None and path in _OPTIONAL:
+                continue
+            if least is None:
+                if not isinstance(node, bool):
+                    raise ProfileError(f"rules.{path}: must be true or false, not {node!r}")
+            elif isinstance(node, bool) or not isinstance(node, int):
+                raise ProfileError(f"rules.{path}: must be an integer, not {node!r}")
+            elif node < least:
+                raise ProfileError(f"rules.{path}: must be at least {least}, not {node}")
+    money = r.get("money")
+    if money is not None:
+        amount = money["dollars_per_point"]
+        if not isinstance(amount, str) or not _MONEY.fullmatch(amount):
+            raise ProfileError(
+                f'rules.money.dollars_per_point: must be an amount such as "0.05", not {amount!r}'
+            )
+
+
 @dataclass(frozen=True, slots=True)
 class ScoreCut:
     """A total of exactly ``at`` after a round becomes ``to``."""
@@ -216,6 +268,7 @@ class Rules:
 
     @classmethod
     def _build(cls, r: Mapping[str, Any]) -> Rules:
+        _check_types(r)
         for path, expected in _SINGLE_VALUED.items():
             node: Any = r
             for key in path.split("."):
@@ -290,10 +343,10 @@ class Rules:
         if not 0 <= rules.jokers_per_pack <= 4:
             raise ProfileError("rules.deck.jokers: a pack holds 0 to 4 jokers")
         for seats in range(rules.seats_min, rules.seats_max + 1):
-            if seats * rules.hand_size >= rules.deck_size(seats):
+            if seats * rules.hand_size + 2 > rules.deck_size(seats):
                 raise ProfileError(
-                    f"rules.seats: {seats} hands of {rules.hand_size} do not fit a deck of "
-                    f"{rules.deck_size(seats)} with a card left to turn up"
+                    f"rules.hand_size: {seats} hands of {rules.hand_size} do not fit a deck of "
+                    f"{rules.deck_size(seats)} with a card left to turn up and one to draw"
                 )
         if rules.game_end is GameEndKind.FIXED_ROUNDS and not rules.rounds:
             raise ProfileError("rules.game_end.rounds: fixed_rounds needs a number of rounds")

@@ -75,6 +75,7 @@ def pids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     folder = tmp_path / "pids"
     folder.mkdir()
     monkeypatch.setenv("FAKE_ENGINE_PIDS", str(folder))
+    monkeypatch.setenv("JHYAP_ENGINE_ENV", "FAKE_ENGINE_PIDS")  # engines get a minimal env
     yield folder
     assert_no_survivors(folder)
 

@@ -4,21 +4,34 @@ error or the documented answer, no hang, no orphan, nothing overwritten."""
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import os
 import shlex
+import signal
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conformance import cli
 from conformance.harness.client import EngineClient, ProtocolViolation
+from conformance.harness.sandbox import BASE_VARIABLES
+from conformance.reporting.terminal import visible
 from conformance.spec import yamlsafe
+from reference_engine import DECK, Card, Game, parse_cards
+from reference_engine.actions import Call, PickDeck, PickOffer, ThrowCards, Timeout
+from reference_engine.errors import ErrorCode, JhyapError
 from reference_engine.server import serve
+from tests.conftest import dealt_game, profile_document
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKES = ROOT / "tests" / "fake_engines"
@@ -227,3 +240,516 @@ def test_deep_directory_tree_is_walked_without_recursion(
         while leaf != tmp_path:
             leaf.rmdir()
             leaf = leaf.parent
+
+
+# -- 2. playable profiles, and no change of state on a refusal ------------------------
+
+
+def dashain_variant(**rules: Any) -> dict[str, Any]:
+    document = profile_document("dashain")
+    for path, value in rules.items():
+        node = document["rules"]
+        *parents, last = path.split("__")
+        for key in parents:
+            node = node[key]
+        node[last] = value
+    return document
+
+
+def test_a_profile_without_a_card_to_draw_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    document = dashain_variant(seats={"min": 3, "max": 3}, hand_size=17)
+    with pytest.raises(JhyapError) as caught:
+        Game(document, 3)
+    assert caught.value.code == ErrorCode.INVALID_PROFILE
+    assert caught.value.message == (
+        "rules.hand_size: 3 seats x 17 cards, the turned-up card and one card to draw "
+        "need 53 cards, more than the 52-card deck"
+    )
+    path = tmp_path / "tight.yaml"
+    path.write_text(yaml.safe_dump(document, sort_keys=False))
+    code, out, _ = jhyap(capsys, "validate", str(path))
+    assert code == 1
+    assert [line.split(": ", 2)[1:] for line in out.splitlines()] == [
+        [
+            "rules.hand_size",
+            "3 seats x 17 cards + the turned-up card + one card to draw = 53, "
+            "more than the 52-card deck",
+        ]
+    ]
+    code, out, err = jhyap(capsys, "record", str(path), str(tmp_path / "rec"), "--seats", "3")
+    assert (code, out) == (2, "")
+    assert "rules.hand_size" in err and "internal error" not in err
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        ("game_end__out_above", "x", "rules.game_end.out_above: must be an integer, not 'x'"),
+        ("game_end__rounds", 2.5, "rules.game_end.rounds: must be an integer, not 2.5"),
+        ("hand_size", "5", "rules.hand_size: must be an integer, not '5'"),
+        ("hand_size", True, "rules.hand_size: must be an integer, not True"),
+        ("call__limit", -1, "rules.call.limit: must be at least 0, not -1"),
+        ("call__inclusive", "yes", "rules.call.inclusive: must be true or false, not 'yes'"),
+        ("turn_timer", {"seconds": "15"}, "rules.turn_timer.seconds: must be an integer, not '15'"),
+        (
+            "money",
+            {
+                "dollars_per_point": "1e999999999",
+                "settlement": "largest_debtor_pays_largest_creditor",
+            },
+            "rules.money.dollars_per_point: must be an amount such as \"0.05\", not '1e999999999'",
+        ),
+    ],
+    ids=[
+        "out_above",
+        "rounds",
+        "hand_size-text",
+        "hand_size-bool",
+        "limit",
+        "bool",
+        "timer",
+        "money",
+    ],
+)
+def test_rule_parameters_of_the_wrong_type_are_refused_at_start(
+    path: str, value: Any, message: str
+) -> None:
+    document = dashain_variant(**{path: value})
+    document["options"] = []  # options would set some of these parameters
+    with pytest.raises(JhyapError) as caught:
+        Game(document, 3)
+    assert (caught.value.code, caught.value.message) == (ErrorCode.INVALID_PROFILE, message)
+
+
+def test_a_huge_decimal_option_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    huge = "1e999999999"
+    message = (
+        f"option dollars_per_point: {huge} is not allowed; allowed: 0.01 to 10.00 in steps of 0.01"
+    )
+    with pytest.raises(JhyapError) as caught:
+        Game(profile_document("dashain"), 3, {"dollars_per_point": huge})
+    assert (caught.value.code, caught.value.message) == (ErrorCode.INVALID_OPTION_VALUE, message)
+    [answer] = served(
+        json.dumps(
+            {
+                "seq": 1,
+                "cmd": "start",
+                "profile": profile_document("dashain"),
+                "seats": 3,
+                "options": {"dollars_per_point": huge},
+            }
+        ).encode()
+    )
+    assert answer["error"] == {"code": "invalid_option_value", "message": message}
+    code, out, err = jhyap(capsys, "show", "dashain", "--option", f"dollars_per_point={huge}")
+    assert (code, out, err) == (1, "", f"jhyap show: {message}\n")
+
+
+# Requests a table may get: every kind of action, good and bad, in any phase.
+_CARDS = st.sampled_from([str(card) for card in DECK])
+_ACTIONS = st.one_of(
+    st.just(Call()),
+    st.just(Timeout()),
+    st.just(PickDeck()),
+    st.builds(PickOffer, _CARDS.map(lambda name: parse_cards([name])[0])),
+    st.lists(_CARDS, min_size=1, max_size=4).map(lambda n: ThrowCards(tuple(parse_cards(n)))),
+)
+_REQUESTS = st.one_of(
+    st.tuples(st.just("act"), st.integers(-1, 6), _ACTIONS),
+    st.tuples(st.just("legal"), st.integers(0, 1000)),
+    st.tuples(st.just("legal"), st.integers(0, 1000)),
+    st.tuples(st.just("legal"), st.integers(0, 1000)),
+    st.tuples(st.just("timeout")),
+    st.tuples(st.just("deal"), st.permutations(list(DECK))),
+    st.tuples(st.just("reshuffle"), st.booleans()),
+    st.tuples(
+        st.just("set_option"),
+        st.sampled_from(["dollars_per_point", "call_limit", "turn_timer", "first_round_jhyap"]),
+        st.one_of(st.integers(-5, 70), st.sampled_from(["0.05", "1e999999999", "x", True, None])),
+    ),
+    st.tuples(st.just("end_game")),
+)
+
+
+@st.composite
+def _tables(draw: st.DrawFn) -> tuple[dict[str, Any], int, dict[str, Any]]:
+    """A Dashain variant near the limits of the deck, a seat count it allows or not, and
+    option values."""
+    seats_max = draw(st.integers(2, 8))
+    most = 52 // seats_max  # often the largest hands the deck allows: its edge cases
+    document = dashain_variant(
+        seats={"min": 2, "max": seats_max},
+        hand_size=draw(st.one_of(st.just(most), st.just(most - 1), st.integers(1, most))),
+        call__limit=draw(st.integers(0, 60)),
+    )
+    document["clauses"] = []  # not read by the engine; copied before every request
+    out_above = draw(st.one_of(st.none(), st.integers(0, 60), st.just("x")))
+    if out_above is not None:
+        rules = document["rules"]
+        rules["game_end"] = {"kind": "elimination", "rounds": None, "out_above": out_above}
+        rules["scoring"].update(kind="penalty", beaten_call="caller_hand_plus_penalty")
+        rules["money"] = None
+        document["options"] = [o for o in document["options"] if o["name"] != "dollars_per_point"]
+    seats = draw(st.one_of(st.just(seats_max), st.integers(2, seats_max + 1)))
+    return document, seats, {"turn_timer": draw(st.sampled_from([0, 15]))}
+
+
+def _prepare(game: Game, request: tuple[Any, ...]) -> Callable[[], object]:
+    """The call that sends ``request`` to ``game`` (legal actions chosen from its state)."""
+    kind, *args = request
+    if kind == "act":
+        return lambda: game.act(args[0], args[1])
+    if kind in ("legal", "timeout"):
+        legal = game.legal_actions()
+        seat = game.to_act if game.to_act is not None else 0
+        choices: list[Any] = [Timeout()]
+        if legal is not None and kind == "legal":
+            choices = [Call()] if legal.call else []
+            choices += [ThrowCards(cards) for cards in legal.throws]
+            choices += [PickDeck()] if legal.pick_deck else []
+            choices += [PickOffer(card) for card in legal.pick_offer]
+        action = choices[(args[0] if args else 0) % len(choices)] if choices else Call()
+        return lambda: game.act(seat, action)
+    if kind == "deal":
+        return lambda: game.deal(args[0])
+    if kind == "reshuffle":
+        order = list(game.out_of_play) if args[0] else list(DECK[:3])
+        return lambda: game.reshuffle(order)
+    if kind == "set_option":
+        return lambda: game.set_option(args[0], args[1])
+    return game.end_game
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_tables(), st.permutations(list(DECK)), st.lists(_REQUESTS, max_size=80))
+def test_a_refused_or_failed_request_never_changes_the_game(
+    table: tuple[dict[str, Any], int, dict[str, Any]],
+    first_deal: list[Card],
+    requests: list[tuple[Any, ...]],
+) -> None:
+    document, seats, options = table
+    requests = [("deal", first_deal), *requests]
+    try:
+        game = Game(document, seats, options)
+    except JhyapError:
+        return  # refused at start: nothing to change
+    for request in requests:
+        send = _prepare(game, request)
+        before = copy.deepcopy(vars(game))
+        try:
+            send()
+        except Exception as exc:  # a refusal, or an internal error
+            assert vars(game) == before, (request, exc)
+            assert isinstance(exc, JhyapError), f"internal error on {request}: {exc!r}"
+
+
+def test_an_internal_error_mid_request_puts_the_state_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    game = dealt_game("dhumbal", ["Ac As 2c 2d 3c", "Qc Kc Kd Kh Ks"], turned_up="9h")
+    before = copy.deepcopy(vars(game))
+
+    def broken(*args: Any) -> list[int]:
+        raise RuntimeError("a bug after the scores changed")
+
+    # The showdown has added the deltas to the scores by the time eliminations are asked.
+    monkeypatch.setattr("reference_engine.game.game_end.eliminated_after", broken)
+    with pytest.raises(RuntimeError):
+        game.act(0, Call())
+    assert vars(game) == before
+    monkeypatch.undo()
+    assert game.act(0, Call())[0] == {"type": "called", "seat": 0, "value": 9}
+
+
+# -- 4. every process an engine starts is reaped ---------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["setsid", "daemon", "clean"])
+def test_run_reaps_helpers_that_left_the_process_group(
+    capsys: pytest.CaptureFixture[str], pids: Path, mode: str
+) -> None:
+    code, out, err = jhyap(
+        capsys, "run", "--engine", fake("escape", mode), "--transcripts", DATA_ARG, "-k", PASSING
+    )
+    assert code == 0, out + err
+    assert len(list(pids.glob("*-helper"))) == 1  # the helper ran; the fixture checks it ended
+
+
+def test_smoke_reports_a_helper_left_running(
+    capsys: pytest.CaptureFixture[str], pids: Path
+) -> None:
+    code, out, _ = jhyap(capsys, "smoke", "--engine", fake("escape", "daemon"))
+    assert code == 1
+    [exit_line] = [line for line in out.splitlines() if line.startswith("FAIL exit:")]
+    assert "left 1 process running" in exit_line
+    assert len(list(pids.glob("*-helper"))) == 1
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_a_signalled_run_ends_its_engines_and_their_helpers(
+    pids: Path, signum: signal.Signals
+) -> None:
+    run = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "conformance",
+            "run",
+            "--engine",
+            fake("escape", "daemon", "hang"),
+            "--transcripts",
+            DATA_ARG,
+            "-k",
+            PASSING,
+            "--timeout",
+            "600",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(list(pids.iterdir())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(list(pids.iterdir())) == 2, "the engine and its helper did not start"
+        time.sleep(0.5)  # let the run reach its first act, which the engine never answers
+        run.send_signal(signum)
+        _, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    assert run.returncode == 128 + signum
+    assert "internal error" not in err
+
+
+# -- 5. engine text reaches the terminal with its control characters made visible ----
+
+
+def test_terminal_escapes_from_an_engine_are_made_visible(
+    capsys: pytest.CaptureFixture[str], pids: Path
+) -> None:
+    code, out, err = jhyap(
+        capsys, "run", "--engine", fake("escapes"), "--transcripts", DATA_ARG, "-k", PASSING
+    )
+    assert code == 1
+    for raw in ("\x1b", "\x07", "\x9b"):
+        assert raw not in out + err
+    assert "\\x1b]52;c;ZXZpbA==\\x07 wrote the clipboard" in out
+    assert "\\x1b[2J\\x1b]0;owned\\x07 cleared the screen\\x9b31m" in out
+    code, out, err = jhyap(capsys, "smoke", "--engine", fake("escapes"))
+    assert code == 1
+    for raw in ("\x1b", "\x07", "\x9b"):
+        assert raw not in out + err
+    assert "\\x1b]52;c;ZXZpbA==\\x07 wrote the clipboard" in out
+
+
+def test_visible_keeps_text_and_shows_controls() -> None:
+    assert visible("plain text, tab\there, ünïcödé") == "plain text, tab\there, ünïcödé"
+    assert (
+        visible("a\x1b[2Jb\rc\x00d\x7fe\x9bf\u202eg")
+        == "a\\x1b[2Jb\\x0dc\\x00d\\x7fe\\x9bf\\u202eg"
+    )
+
+
+# -- 6. writes: nothing the tool did not write is replaced or deleted ------------------
+
+
+def export_to(capsys: pytest.CaptureFixture[str], folder: Path, *args: str) -> tuple[int, str]:
+    code, _, err = jhyap(capsys, "export", str(folder), "--transcripts", DATA_ARG, *args)
+    return code, err
+
+
+def test_export_leaves_files_it_did_not_write(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "index.json").write_text("my own index\n")
+    code, err = export_to(capsys, folder)
+    assert code == 2
+    assert err == (
+        f"jhyap export: {folder / 'index.json'} was not written by jhyap export; "
+        "nothing was written (--force replaces it)\n"
+    )
+    assert sorted(p.name for p in folder.iterdir()) == ["index.json"]
+    (folder / "index.json").unlink()
+    (folder / f"{PASSING}.json").write_text("my notes\n")
+    code, err = export_to(capsys, folder)
+    assert code == 2
+    assert err == (
+        f"jhyap export: {folder / (PASSING + '.json')} exists and was not written by "
+        "jhyap export; nothing was written (--force replaces it)\n"
+    )
+    assert sorted(p.name for p in folder.iterdir()) == [f"{PASSING}.json"]
+    code, err = export_to(capsys, folder, "--force")
+    assert (code, err) == (0, "")
+    assert json.loads((folder / f"{PASSING}.json").read_text())["id"] == PASSING
+    assert export_to(capsys, folder) == (0, "")  # over its own export: no --force needed
+
+
+def test_export_deletes_only_its_own_stale_files(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    folder = tmp_path / "out"
+    assert export_to(capsys, folder) == (0, "")
+    index = json.loads((folder / "index.json").read_text())
+    (folder / "victim.json").write_text('{"precious": true}\n')
+    index["files"].append({"file": "victim.json"})
+    (folder / "index.json").write_text(json.dumps(index))
+    assert export_to(capsys, folder) == (0, "")
+    assert (folder / "victim.json").read_text() == '{"precious": true}\n'
+    index["files"].append({"file": ".."})
+    (folder / "index.json").write_text(json.dumps(index))
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    code, err = export_to(capsys, folder)
+    assert code == 2
+    assert err == (
+        f"jhyap export: {folder / 'index.json'}: entry '..' is not a file name of this "
+        "directory; nothing was written\n"
+    )
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def test_files_written_honour_the_umask(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    old = os.umask(0o027)
+    try:
+        assert export_to(capsys, tmp_path / "out") == (0, "")
+        code, _, _ = jhyap(
+            capsys,
+            "run",
+            "--transcripts",
+            DATA_ARG,
+            "-k",
+            PASSING,
+            "--json",
+            str(tmp_path / "r.json"),
+            "--junit",
+            str(tmp_path / "r.xml"),
+        )
+        assert code == 0
+        assert cli.main(["record", "dhumbal", str(tmp_path / "rec"), "--seats", "2"]) == 0
+    finally:
+        os.umask(old)
+    written = [*(tmp_path / "out").iterdir(), *(tmp_path / "rec").iterdir()]
+    written += [tmp_path / "r.json", tmp_path / "r.xml"]
+    assert {oct(p.stat().st_mode & 0o777) for p in written} == {oct(0o640)}
+
+
+def test_record_never_replaces_a_recording_unasked(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    args = ["record", "dhumbal", str(tmp_path), "--seats", "2"]
+    assert cli.main(args) == 0
+    path = tmp_path / "regression-dhumbal-2-seats-seed-0.yaml"
+    path.write_text(path.read_text() + "# my hand edit\n")
+    capsys.readouterr()
+    assert cli.main(args) == 2
+    assert capsys.readouterr().err == (
+        f"jhyap record: {path} exists; not replaced (--force replaces it)\n"
+    )
+    assert path.read_text().endswith("# my hand edit\n")
+    assert cli.main([*args, "--force"]) == 0
+    assert not path.read_text().endswith("# my hand edit\n")
+    capsys.readouterr()
+    assert cli.main(["record", "dhumbal", str(path), "--seats", "2"]) == 2
+    assert capsys.readouterr().err == f"jhyap record: {path} is not a directory\n"
+
+
+def test_a_report_path_that_is_a_symlink_is_not_followed_or_replaced(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("keep me\n")
+    link = tmp_path / "r.json"
+    link.symlink_to(target)
+    code, _, err = jhyap(
+        capsys, "run", "--transcripts", DATA_ARG, "-k", PASSING, "--json", str(link)
+    )
+    assert code == 2
+    assert err.endswith(
+        f"jhyap run: cannot write a report: {link} is a symbolic link; not replaced\n"
+    )
+    assert link.is_symlink() and target.read_text() == "keep me\n"
+
+
+# -- 7. engines run with limits and a minimal environment -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("what", "option", "expected"),
+    [("memory", "--engine-memory", "exited with status 1"), ("cpu", "--engine-cpu", "SIGXCPU")],
+)
+def test_engine_limits_end_a_hog(
+    capsys: pytest.CaptureFixture[str], pids: Path, what: str, option: str, expected: str
+) -> None:
+    limit = "300" if what == "memory" else "1"
+    code, out, err = jhyap(
+        capsys,
+        "run",
+        "--engine",
+        fake("hog", what),
+        option,
+        limit,
+        "--transcripts",
+        DATA_ARG,
+        "-k",
+        PASSING,
+        "--timeout",
+        "60",
+    )
+    assert code == 1, err
+    assert f"CRASHED {PASSING} [dashain]" in out
+    assert expected in out
+    assert f"(its limits: {option} {limit} {'MB' if what == 'memory' else 's'})" in out
+
+
+def test_engines_get_a_minimal_environment(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SECRET_TOKEN", "hunter2")
+    monkeypatch.setenv("WANTED", "yes")
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.delenv("JHYAP_ENGINE_ENV", raising=False)
+    dump = tmp_path / "env.json"
+    code, _, err = jhyap(
+        capsys,
+        "run",
+        "--engine",
+        fake("hog", "env", str(dump)),
+        "--engine-env",
+        "WANTED",
+        "--engine-env",
+        "EXTRA=1",
+        "--engine-env",
+        "UNSET_NAME",
+        "--transcripts",
+        DATA_ARG,
+        "-k",
+        PASSING,
+    )
+    assert code == 0, err
+    env = json.loads(dump.read_text())
+    assert "SECRET_TOKEN" not in env
+    assert (env["WANTED"], env["EXTRA"], env["PATH"]) == ("yes", "1", "/usr/bin:/bin")
+    assert set(env) <= {*BASE_VARIABLES, "WANTED", "EXTRA", "JHYAP_ENGINE_ID"}
+    code, _, err = jhyap(capsys, "run", "--engine-env", "BAD NAME", "-k", PASSING)
+    assert (code, err) == (
+        2,
+        "jhyap run: --engine-env expects NAME or NAME=VALUE, not 'BAD NAME'\n",
+    )
+
+
+def test_smoke_fails_the_hello_check_of_a_deep_hello(
+    capsys: pytest.CaptureFixture[str], pids: Path
+) -> None:
+    code, out, err = jhyap(capsys, "smoke", "--engine", fake("deep_hello"))
+    assert code == 1
+    assert "internal error" not in out + err
+    assert "FAIL hello: no usable answer to hello (see the stdout check)" in out.splitlines()
+    [stdout] = [line for line in out.splitlines() if line.startswith("FAIL stdout:")]
+    assert stdout.startswith("FAIL stdout: response nested deeper than 64 levels: {")

@@ -24,9 +24,11 @@ from conformance.harness.compare import (
 )
 from conformance.harness.replay import SKIP_CODES, start_message
 from conformance.harness.runner import Case, InputError, load_selection
-from conformance.reporting.report import write_atomic
+from conformance.reporting.files import WriteRefused, check_target, write_atomic
+from conformance.spec import yamlsafe
 from conformance.spec.data import transcripts_dir
 from conformance.spec.transcript import Step, Transcript, raw_line
+from reference_engine import bounded_json
 
 from . import Subparsers
 from .coverage import coverage
@@ -231,20 +233,65 @@ def dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 
-def _stale_files(folder: Path, keep: set[str]) -> list[Path]:
-    """Files a previous export wrote into ``folder`` that this one does not."""
+def _previous_export(folder: Path, force: bool) -> set[str]:
+    """The files a previous export listed in ``folder``'s index.json (none without one).
+
+    WriteRefused (nothing written yet) for an index.json that export did not write
+    (unless ``force``), or for an entry that is not a plain file name of ``folder``.
+    """
+    index = folder / INDEX
+    if not check_target(index):
+        return set()
     try:
-        previous = json.loads((folder / INDEX).read_text("utf-8"))
-    except (OSError, ValueError):
-        return []
+        previous = bounded_json.loads(yamlsafe.read_regular_file(index))
+    except (yamlsafe.YamlProblem, ValueError):
+        previous = None
     if not isinstance(previous, dict) or previous.get("format") != FORMAT:
-        return []
-    stale = []
+        if force:
+            return set()
+        raise WriteRefused(
+            f"{index} was not written by jhyap export; nothing was written (--force replaces it)"
+        )
+    names: set[str] = set()
     for entry in previous.get("files") or []:
         name = entry.get("file") if isinstance(entry, dict) else None
-        if isinstance(name, str) and name not in keep and Path(name).name == name:
-            stale.append(folder / name)
-    return stale
+        if not isinstance(name, str) or name in ("", ".", "..", INDEX) or Path(name).name != name:
+            raise WriteRefused(
+                f"{index}: entry {name!r} is not a file name of this directory; nothing was written"
+            )
+        names.add(name)
+    return names
+
+
+def _is_own_transcript_file(path: Path) -> bool:
+    """``path`` is a regular file holding what export writes for one transcript."""
+    try:
+        check_target(path)
+        content = bounded_json.loads(yamlsafe.read_regular_file(path))
+    except (OSError, yamlsafe.YamlProblem, ValueError):
+        return False
+    return isinstance(content, dict) and content.get("id") == path.stem and "cases" in content
+
+
+def _plan(folder: Path, names: set[str], force: bool) -> list[Path]:
+    """Check that the export may write ``names`` into ``folder``; the stale files of the
+    previous export to delete after. WriteRefused, before anything is written, for a
+    file in the way that export did not write (unless ``force``)."""
+    if folder.exists() and not folder.is_dir():
+        raise WriteRefused(f"{folder} is not a directory")
+    if not folder.exists():
+        return []
+    listed = _previous_export(folder, force)
+    for name in sorted(names):
+        path = folder / name
+        if check_target(path) and name != INDEX and name not in listed and not force:
+            raise WriteRefused(
+                f"{path} exists and was not written by jhyap export; nothing was written "
+                "(--force replaces it)"
+            )
+    # Only files that still look like export's own are deleted: index.json may be planted.
+    stale = [folder / name for name in sorted(listed - names)]
+    return [path for path in stale if _is_own_transcript_file(path)]
 
 
 def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
@@ -271,6 +318,11 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         metavar="P",
         help="only cases under this profile (repeatable, or comma-separated): a shipped id, "
         "or the path of your own profile file",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace files in DIR that a previous export did not write",
     )
     parser.set_defaults(run=run)
 
@@ -305,12 +357,14 @@ def run(args: argparse.Namespace) -> int:
     files = {f"{t.id}.json": dumps(transcript_json(t, by_id[t.id], base)) for t in chosen}
     files[INDEX] = dumps(index_json(chosen, by_id, documents, corpus))
     try:
+        stale = _plan(folder, set(files), args.force)
         folder.mkdir(parents=True, exist_ok=True)
-        stale = _stale_files(folder, set(files))
         for name, text in files.items():
             write_atomic(folder / name, text)
         for path in stale:
             path.unlink(missing_ok=True)
+    except WriteRefused as exc:
+        return _fail(str(exc))
     except OSError as exc:
         return _fail(f"cannot write to {folder}: {exc}")
     print(

@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 
 from conformance.harness.record import record_game
-from conformance.reporting.report import write_atomic
+from conformance.reporting.files import WriteRefused, write_atomic
 from conformance.spec.data import ProfileNotFound
 from conformance.spec.profiles import ProfileFileError, load_profile, option_arguments
 from reference_engine.errors import JhyapError
@@ -67,6 +67,9 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         help="hands before the host ends an open table (default 4)",
     )
     parser.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument(
+        "--force", action="store_true", help="replace a recording of the same id (hand edits too)"
+    )
     parser.set_defaults(run=run)
 
 
@@ -88,9 +91,17 @@ def run(args: argparse.Namespace) -> int:
     except JhyapError as exc:
         print(f"jhyap record: {exc.message}", file=sys.stderr)
         return 2
-    path = Path(args.directory) / f"{data['id']}.yaml"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    folder = Path(args.directory)
+    path = folder / f"{data['id']}.yaml"
     header = "# Recorded by jhyap record: a regression set, not an oracle.\n"
-    write_atomic(str(path), header + dump(data))
+    try:
+        if folder.exists() and not folder.is_dir():
+            raise WriteRefused(f"{folder} is not a directory")
+        folder.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, header + dump(data), replace=args.force)
+    except OSError as exc:
+        message = str(exc) if isinstance(exc, WriteRefused) else f"cannot write {path}: {exc}"
+        print(f"jhyap record: {message}", file=sys.stderr)
+        return 2
     print(path)
     return 0

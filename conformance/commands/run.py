@@ -21,6 +21,12 @@ from conformance.harness.runner import (
     run_cases,
     unusable_result,
 )
+from conformance.harness.sandbox import (
+    BASE_VARIABLES,
+    PASSTHROUGH_VARIABLE,
+    EngineLimits,
+    engine_environment,
+)
 from conformance.reporting.report import (
     Progress,
     RerunInfo,
@@ -30,6 +36,7 @@ from conformance.reporting.report import (
     print_lines,
     write_atomic,
 )
+from conformance.reporting.terminal import visible
 from conformance.spec import readings
 from conformance.spec.profiles import ProfileFileError
 from conformance.spec.transcript import with_profile_files
@@ -45,12 +52,52 @@ def default_engine() -> str:
     return shlex.join(DEFAULT_ENGINE_ARGV)
 
 
-def default_engine_env() -> dict[str, str]:
-    """The environment of the default engine: this checkout importable, whatever the cwd."""
-    env = dict(os.environ)
-    paths = [str(PROJECT_ROOT), *filter(None, env.get("PYTHONPATH", "").split(os.pathsep))]
+def default_engine_env(items: Sequence[str] = ()) -> dict[str, str]:
+    """The environment of the default engine: an engine's (see ``engine_environment``)
+    with this checkout importable, whatever the working directory."""
+    env = engine_environment(items)
+    paths = [str(PROJECT_ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
     return env
+
+
+def add_engine_options(parser: argparse.ArgumentParser) -> None:
+    """--engine-env, --engine-memory and --engine-cpu (docs/port.md)."""
+    parser.add_argument(
+        "--engine-env",
+        action="append",
+        default=[],
+        metavar="NAME[=VALUE]",
+        help="pass an environment variable to the engine (repeatable); engines get only "
+        f"{', '.join(BASE_VARIABLES)} and the names in ${PASSTHROUGH_VARIABLE} otherwise",
+    )
+    parser.add_argument(
+        "--engine-memory",
+        type=int,
+        metavar="MB",
+        help="limit the engine's address space to MB mebibytes (setrlimit RLIMIT_AS)",
+    )
+    parser.add_argument(
+        "--engine-cpu",
+        type=int,
+        metavar="SECONDS",
+        help="limit the engine's CPU time (setrlimit RLIMIT_CPU): SIGXCPU, then SIGKILL",
+    )
+
+
+def engine_settings(
+    args: argparse.Namespace,
+) -> tuple[dict[str, str], EngineLimits | None]:
+    """The engine's environment and limits from the options; ValueError when invalid."""
+    for name, value in (("--engine-memory", args.engine_memory), ("--engine-cpu", args.engine_cpu)):
+        if value is not None and value <= 0:
+            raise ValueError(f"{name} must be positive")
+    if args.engine is None:
+        env = default_engine_env(args.engine_env)
+    else:
+        env = engine_environment(args.engine_env)
+    limits = EngineLimits(args.engine_memory, args.engine_cpu)
+    return env, limits if limits.describe() else None
 
 
 def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
@@ -126,6 +173,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         "neither defined nor x- fails the case under protocol.messages.schema); "
         "--no-validate-protocol switches it off",
     )
+    add_engine_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -142,7 +190,7 @@ def profile_files(arguments: Sequence[str]) -> dict[str, str]:
 
 
 def _fail(message: str) -> int:
-    print(f"jhyap run: {message}", file=sys.stderr)
+    print(f"jhyap run: {visible(message)}", file=sys.stderr)
     return 2
 
 
@@ -152,6 +200,10 @@ def run(args: argparse.Namespace) -> int:
         return _fail("--timeout must be positive")
     if args.jobs < 1:
         return _fail("--jobs must be at least 1")
+    try:
+        env, limits = engine_settings(args)
+    except ValueError as exc:
+        return _fail(str(exc))
     try:
         selection = load_selection(
             args.transcripts, args.profile, args.ids, args.clause, args.known_failures
@@ -167,8 +219,9 @@ def run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         jobs=args.jobs,
         validate_protocol=args.validate_protocol,
-        env=None if args.engine is not None else default_engine_env(),
+        env=env,
         known_failures=tuple(known),
+        limits=limits,
     )
     progress = Progress(len(cases))
     try:

@@ -6,9 +6,10 @@ import argparse
 import sys
 
 from conformance.harness.smoke import Check, smoke
+from conformance.reporting.terminal import visible
 
 from . import Subparsers
-from .run import default_engine, default_engine_env
+from .run import add_engine_options, default_engine, engine_settings
 
 
 def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
@@ -35,12 +36,13 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         metavar="SECONDS",
         help="the time to wait for each response (default 10)",
     )
+    add_engine_options(parser)
     parser.set_defaults(run=run)
 
 
 def _print(check: Check) -> None:
     for line in check.lines():
-        print(line)
+        print(visible(line))  # details quote what the engine wrote
     sys.stdout.flush()
 
 
@@ -49,10 +51,14 @@ def run(args: argparse.Namespace) -> int:
     if args.timeout <= 0:
         print("jhyap smoke: --timeout must be positive", file=sys.stderr)
         return 2
+    try:
+        env, limits = engine_settings(args)
+    except ValueError as exc:
+        print(f"jhyap smoke: {exc}", file=sys.stderr)
+        return 2
     engine = args.engine if args.engine is not None else default_engine()
-    env = None if args.engine is not None else default_engine_env()
-    print(f"engine: {engine}")
-    result = smoke(engine, timeout=args.timeout, env=env, report=_print)
+    print(f"engine: {visible(engine)}")
+    result = smoke(engine, timeout=args.timeout, env=env, report=_print, limits=limits)
     if not result.launched:
         print("smoke: the engine could not be started")
         return result.exit_status()
@@ -61,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         if tail:
             print(f"engine stderr (last {len(tail)} line{'s' if len(tail) > 1 else ''}):")
             for line in tail:
-                print(f"  | {line}")
+                print(f"  | {visible(line)}")
         else:
             print("engine stderr: (nothing)")
     verdict = "fix the failures before jhyap run" if result.failed else "ready for jhyap run"

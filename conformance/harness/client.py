@@ -4,7 +4,10 @@ An engine is given as a command string, split into arguments with :func:`shlex.s
 (POSIX rules: quote arguments that hold spaces, e.g. ``"'/opt/my engine/run' --fast"``).
 It runs in its own process group so that :meth:`EngineClient.close` can end it together
 with any helper processes it started; no child outlives the client, also when the harness
-itself fails (``close`` runs from ``finally`` blocks and from an ``atexit`` hook).
+itself fails (``close`` runs from ``finally`` blocks and from an ``atexit`` hook). Helpers
+that leave the group (``setsid()``, daemons) are found too: on Linux the harness makes
+itself a child subreaper, so they become its children when their parents end, and it
+kills and reaps those that carry the engine's ``JHYAP_ENGINE_ID`` (or none at all).
 
 Standard output is read in the calling thread, waiting with select() up to the request's
 deadline: a response costs no hand-over between threads. One thread drains standard error
@@ -16,12 +19,15 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import ctypes
+import itertools
 import json
 import os
 import select
 import shlex
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections import deque
@@ -30,6 +36,8 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Final, NoReturn
 
 from reference_engine import bounded_json
+
+from .sandbox import EngineLimits
 
 PROTOCOL_VERSION: Final = "1.0"
 MAX_RESPONSE_BYTES: Final = 16 * 1024 * 1024
@@ -183,8 +191,10 @@ class EngineClient:
         timeout: float = DEFAULT_TIMEOUT,
         env: Mapping[str, str] | None = None,
         cwd: str | None = None,
+        limits: EngineLimits | None = None,
     ) -> None:
         self.command = command
+        self.limits = limits
         self.argv = split_command(command)
         self.timeout = timeout
         self._seq = 0
@@ -196,6 +206,10 @@ class EngineClient:
         self._discarding = False  # inside a stdout line already reported as too long
         self._eof = False
         self._stderr = _StderrTail()
+        _become_subreaper()
+        self.engine_id = f"{os.getpid()}-{next(_ENGINE_IDS)}"
+        base = dict(env) if env is not None else dict(os.environ)
+        base[ENGINE_ID_VARIABLE] = self.engine_id
         try:
             self._proc = subprocess.Popen(
                 self.argv,
@@ -205,8 +219,9 @@ class EngineClient:
                 bufsize=0,
                 start_new_session=True,
                 close_fds=True,
-                env=dict(env) if env is not None else None,
+                env=base,
                 cwd=cwd,
+                preexec_fn=limits.preexec() if limits is not None else None,
             )
         except FileNotFoundError:
             raise EngineUnusable(
@@ -509,6 +524,8 @@ class EngineClient:
             message = f"the engine was killed by {name} {during}"
         else:
             message = f"the engine exited with status {status} {during}"
+        if self.limits is not None and self.limits.describe():
+            message += f" (its limits: {self.limits.describe()})"
         self._fail(EngineCrashed(message, status, self.stderr_tail()))
 
     # -- handshake and shutdown ----------------------------------------------------
@@ -589,6 +606,7 @@ class EngineClient:
             self._proc.wait()  # SIGKILL cannot be ignored: this always returns
             # Helpers are not our children, so there is nothing to wait on: watch them go.
             self._wait_group_gone(1.0)
+            reap_adopted(self.engine_id)
             self._stderr_thread.join(timeout=1.0)
             for stream in (self._proc.stdout, self._proc.stderr):
                 if stream is not None:
@@ -597,6 +615,10 @@ class EngineClient:
             with _LIVE_LOCK:
                 _LIVE.discard(self)
         return self._proc.returncode
+
+    def leftover_processes(self) -> list[int]:
+        """Processes of this engine still running: its group, and helpers that left it."""
+        return sorted({*live_group_members(self.pid), *adopted_helpers(self.engine_id)})
 
     def _signal_group(self, signum: int) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -613,20 +635,26 @@ class EngineClient:
 
 
 _HAVE_PROC = os.path.exists("/proc/self/stat")
+ENGINE_ID_VARIABLE: Final = "JHYAP_ENGINE_ID"
+_ENGINE_IDS = itertools.count(1)
+_PR_SET_CHILD_SUBREAPER: Final = 36
+_subreaper: bool | None = None
 
 
-def live_group_members(pgid: int) -> list[int]:
-    """The processes of group ``pgid`` still running, zombies not counted.
+def _become_subreaper() -> bool:
+    """Make this process adopt its orphaned descendants (Linux); True when it does."""
+    global _subreaper
+    if _subreaper is None:
+        _subreaper = False
+        if sys.platform.startswith("linux"):
+            with contextlib.suppress(OSError, AttributeError):
+                libc = ctypes.CDLL(None, use_errno=True)
+                _subreaper = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    return _subreaper
 
-    A zombie whose parent never reaps it (an orphan under a PID 1 that does not reap)
-    would keep ``killpg(pgid, 0)`` succeeding forever, so /proc is asked where it exists.
-    """
-    if not _HAVE_PROC:
-        try:
-            os.killpg(pgid, 0)
-        except (ProcessLookupError, PermissionError):
-            return []
-        return [pgid]
+
+def _processes() -> list[tuple[int, bytes, int, int, int]]:
+    """(pid, state, parent, group, session) of every process /proc shows."""
     try:
         entries = os.listdir("/proc")
     except OSError:
@@ -641,9 +669,92 @@ def live_group_members(pgid: int) -> list[int]:
         except OSError:
             continue
         fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] != b"Z":
-            found.append(int(name))
-    return sorted(found)
+        if len(fields) > 3:
+            found.append((int(name), fields[0], int(fields[1]), int(fields[2]), int(fields[3])))
+    return found
+
+
+def _engine_id_of(pid: int) -> str | None:
+    """The JHYAP_ENGINE_ID in a process's environment, or None (also when unreadable)."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            environ = handle.read()
+    except OSError:
+        return None
+    prefix = ENGINE_ID_VARIABLE.encode() + b"="
+    for item in environ.split(b"\0"):
+        if item.startswith(prefix):
+            return item[len(prefix) :].decode("ascii", "replace")
+    return None
+
+
+def adopted_helpers(engine_id: str) -> list[int]:
+    """Orphans this process adopted that belong to engine ``engine_id``.
+
+    An adopted orphan is a child of ours in another session than ours (every engine
+    starts a session of its own) that is no engine we started. It belongs to the engine
+    whose id its environment carries; one that emptied its environment is anyone's, and
+    is counted for every engine.
+    """
+    if not _HAVE_PROC:
+        return []
+    me, session = os.getpid(), os.getsid(0)
+    with _LIVE_LOCK:
+        engines = {client.pid for client in _LIVE}
+    helpers = []
+    for pid, state, parent, _, sid in _processes():
+        if parent != me or sid == session or pid in engines or state == b"Z":
+            continue
+        if _engine_id_of(pid) in (engine_id, None):
+            helpers.append(pid)
+    return helpers
+
+
+def reap_adopted(engine_id: str, timeout: float = 2.0) -> None:
+    """Kill and reap the helpers of ``engine_id`` that became our children, and the
+    helpers of theirs that become ours as they die."""
+    if not _become_subreaper():
+        return
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        helpers = adopted_helpers(engine_id)
+        _reap_zombies()
+        if not helpers:
+            return
+        for pid in helpers:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        for pid in helpers:
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(pid, 0)
+
+
+def _reap_zombies() -> None:
+    """Reap adopted children that ended by themselves (never an engine we started)."""
+    me, session = os.getpid(), os.getsid(0)
+    with _LIVE_LOCK:
+        engines = {client.pid for client in _LIVE}
+    for pid, state, parent, _, sid in _processes():
+        if state == b"Z" and parent == me and sid != session and pid not in engines:
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(pid, os.WNOHANG)
+
+
+def live_group_members(pgid: int) -> list[int]:
+    """The processes of group ``pgid`` still running, zombies not counted.
+
+    A zombie whose parent never reaps it (an orphan under a PID 1 that does not reap)
+    would keep ``killpg(pgid, 0)`` succeeding forever, so /proc is asked where it exists.
+    """
+    if not _HAVE_PROC:
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return []
+        return [pgid]
+    return sorted(
+        pid for pid, state, _, group, _ in _processes() if group == pgid and state != b"Z"
+    )
 
 
 def signal_name(number: int) -> str:

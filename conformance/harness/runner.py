@@ -44,6 +44,7 @@ from .replay import (
     replay,
     schema_problems,
 )
+from .sandbox import EngineLimits
 
 Progress = Callable[[Outcome], None]
 XPASS_REASON = "unexpected pass: remove it from the known failures"
@@ -96,6 +97,7 @@ class RunConfig:
     validate_protocol: bool = True  # check every response against schema/protocol/
     env: Mapping[str, str] | None = None
     known_failures: tuple[KnownFailure, ...] = ()
+    limits: EngineLimits | None = None
 
 
 @dataclass
@@ -349,7 +351,10 @@ class EngineWorker:
     def connect(self) -> tuple[EngineClient, EngineInfo]:
         if self.client is None or self.info is None:
             client = EngineClient(
-                self.config.engine, timeout=self.config.timeout, env=self.config.env
+                self.config.engine,
+                timeout=self.config.timeout,
+                env=self.config.env,
+                limits=self.config.limits,
             )
             try:
                 self.info = client.handshake()

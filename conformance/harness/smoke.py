@@ -26,10 +26,10 @@ from .client import (
     EngineTimeout,
     EngineUnusable,
     ProtocolViolation,
-    live_group_members,
     signal_name,
 )
 from .replay import SKIP_CODES, schema_problems
+from .sandbox import EngineLimits
 
 OK: Final = "ok"
 FAIL: Final = "FAIL"
@@ -173,6 +173,7 @@ class _Smoke:
         self.timeout = timeout
         self.env = env
         self.report = report
+        self.limits: EngineLimits | None = None
         self.result = SmokeResult()
         self.responses: list[tuple[str, int, dict[str, Any]]] = []  # (cmd, seq, response)
         self.stdout_trouble: str | None = None
@@ -226,7 +227,9 @@ class _Smoke:
 
     def launch(self) -> EngineClient | None:
         try:
-            client = EngineClient(self.command, timeout=self.timeout, env=self.env)
+            client = EngineClient(
+                self.command, timeout=self.timeout, env=self.env, limits=self.limits
+            )
         except EngineUnusable as exc:
             self.result.launched = False
             self.add(
@@ -547,11 +550,11 @@ class _Smoke:
                 f"the engine {how} after stop; exit with status 0 after answering stop",
             )
             return
-        leftovers = live_group_members(client.pid)
+        leftovers = client.leftover_processes()
         end = time.monotonic() + 1.0
         while leftovers and time.monotonic() < end:
             time.sleep(0.02)
-            leftovers = live_group_members(client.pid)
+            leftovers = client.leftover_processes()
         if leftovers:
             count = len(leftovers)
             self.add(
@@ -568,7 +571,9 @@ class _Smoke:
         """stop and exit on a new engine process, when the first can no longer be used."""
         note = f" (by a fresh engine: the first could not be used after {self.broken_at})"
         try:
-            client = EngineClient(self.command, timeout=self.timeout, env=self.env)
+            client = EngineClient(
+                self.command, timeout=self.timeout, env=self.env, limits=self.limits
+            )
         except EngineUnusable as exc:
             self.add("stop", FAIL, f"a fresh engine could not be started: {exc}")
             self.add("exit", SKIP, "not run: stop was not answered")
@@ -623,9 +628,12 @@ def smoke(
     timeout: float = 10.0,
     env: Mapping[str, str] | None = None,
     report: Callable[[Check], None] | None = None,
+    limits: EngineLimits | None = None,
 ) -> SmokeResult:
     """Smoke-test the engine started by ``command``; ``report`` sees each check as it ends."""
-    return _Smoke(command, timeout, env, report).run()
+    checks = _Smoke(command, timeout, env, report)
+    checks.limits = limits
+    return checks.run()
 
 
 __all__ = [

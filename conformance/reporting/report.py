@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
 import shlex
 import sys
-import tempfile
 import threading
 import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import IO, Any
 
 from ..harness.compare import show
@@ -31,6 +27,8 @@ from ..harness.replay import (
     Outcome,
 )
 from ..harness.runner import RunResult
+from .files import write_atomic
+from .terminal import visible
 
 SYMBOLS = {
     "passed": ".",
@@ -282,23 +280,6 @@ def declared_claims(result: RunResult) -> list[dict[str, Any]]:
 # -- files -------------------------------------------------------------------------
 
 
-def write_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` so that readers see the old file or the new one, never a part."""
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-
-
 def engine_json(result: RunResult, command: str) -> dict[str, Any]:
     info = result.info
     return {
@@ -396,7 +377,7 @@ def junit_report(result: RunResult, rerun: RerunInfo) -> str:
 def print_lines(lines: Iterable[str], stream: IO[str] | None = None) -> None:
     out = stream if stream is not None else sys.stdout
     for line in lines:
-        out.write(line + "\n")
+        out.write(visible(line) + "\n")  # lines quote what engines wrote
     out.flush()
 
 

@@ -310,12 +310,13 @@ def _rule_problems(rules: Mapping[str, Json]) -> list[tuple[DataPath, str]]:
     for count in range(seats["min"], seats["max"] + 1):
         packs = packs_at(((st["from_seats"], st["packs"]) for st in steps), count)
         size = packs * (deck["cards"] + deck["jokers"])
-        needed = count * rules["hand_size"] + 1
+        # A hand must leave a card to turn up and one to draw, or the first pick has none.
+        needed = count * rules["hand_size"] + 2
         if needed > size:
             add(
                 "hand_size",
-                f"{count} seats x {rules['hand_size']} cards + the turned-up card = {needed}, "
-                f"more than the {size}-card deck",
+                f"{count} seats x {rules['hand_size']} cards + the turned-up card + one card "
+                f"to draw = {needed}, more than the {size}-card deck",
             )
             break
     if throws["set"]["min"] > throws["set"]["max"]:

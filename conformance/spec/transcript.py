@@ -433,7 +433,10 @@ def profiles_for(
     for pid in named:
         # Only the rules are matched: resolving without the clauses copies far less.
         document = documents[pid]
-        rules_only = {"rules": document.get("rules"), "options": document.get("options")}
+        rules_only: dict[str, Any] = {
+            "rules": document.get("rules"),
+            "options": document.get("options"),
+        }
         try:
             # Without options the document's rules are already its defaults.
             resolved = (

@@ -16,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import itertools
 
 from reference_engine import calling, game_end, picking, scoring, server, throws
+from reference_engine.actions import Action, ThrowCards
 from reference_engine.cards import Card
 from reference_engine.errors import ErrorCode
 from reference_engine.game import Game, Phase
@@ -311,16 +312,18 @@ def deal_in_blocks() -> None:
 
 
 def refusal_changes_state() -> None:
-    original = Game._throw
+    # Game.act puts the state back on any exception: the damage is done outside it.
+    original = Game.act
 
-    def throw(self: Game, seat: int, cards: Sequence[Card]) -> list[dict[str, Any]]:
+    def act(self: Game, seat: int, action: Action) -> list[dict[str, Any]]:
         try:
-            return original(self, seat, cards)
+            return original(self, seat, action)
         except Exception:
-            self.turns_taken += 1
+            if isinstance(action, ThrowCards):
+                self.turns_taken += 1
             raise
 
-    Game._throw = throw  # type: ignore[method-assign]
+    Game.act = act  # type: ignore[method-assign]
 
 
 def one_seat_too_many() -> None:
