@@ -131,8 +131,9 @@ def main() -> int:
     args = parser.parse_args()
     off, on = checking_flags()
     print(
-        f"python {sys.version.split()[0]}; medians of {args.repeats} runs after one warm-up; "
-        f"unchecked = {' '.join(off) or '(default)'}, checked = {' '.join(on) or '(default)'}"
+        f"python {sys.version.split()[0]}; medians of {args.repeats} runs after one warm-up"
+        + (f" ({args.tenfold_repeats} on the tenfold corpus); " if args.tenfold_repeats else "; ")
+        + f"unchecked = {' '.join(off) or '(default)'}, checked = {' '.join(on) or '(default)'}"
     )
     with tempfile.TemporaryDirectory(prefix="jhyap-bench-") as tmp:
         corpora: list[Path | None] = [None]

@@ -341,6 +341,7 @@ class _Compiler:
         ):
             return None
         start = len(prefix)
+        known = _KNOWN_GOOD.get(items) if items is not None else None
 
         def check(value: Any) -> bool:
             if not isinstance(value, list):
@@ -348,7 +349,7 @@ class _Compiler:
             for sub, item in zip(prefix, value, strict=False):
                 if not sub(item):
                     return False
-            if items is not None:
+            if items is not None and not (start == 0 and _all_known(known, value)):
                 for item in value[start:] if start else value:
                     if not items(item):
                         return False
@@ -464,6 +465,11 @@ def _static_keys(
     return frozenset(names), tuple(patterns)
 
 
+# For a string check, the strings it has passed: a list of only those (card names, in
+# every state) passes at once, with one set operation instead of a call per item.
+_KNOWN_GOOD: dict[Check, set[str]] = {}
+
+
 def _simple_scalar(schema: Mapping[str, Any]) -> Check | None:
     """One function for the commonest leaves, ``{"type": "integer", "minimum": 0}`` and
     ``{"type": "string", "pattern": ...}``: the same verdicts, fewer calls."""
@@ -482,6 +488,7 @@ def _simple_scalar(schema: Mapping[str, Any]) -> Check | None:
     if asserting == {"type", "pattern"} and schema["type"] == "string":
         pattern = re.compile(schema["pattern"])
         memo: dict[str, bool] = {}
+        good: set[str] = set()  # the strings seen to match, for whole lists at once
 
         def string_matching(value: Any) -> bool:
             found = memo.get(value) if value.__class__ is str else None
@@ -491,10 +498,24 @@ def _simple_scalar(schema: Mapping[str, Any]) -> Check | None:
                 found = pattern.search(value) is not None
                 if len(memo) < _MEMO_SIZE:
                     memo[value] = found
+                    if found:
+                        good.add(value)
             return found
 
+        _KNOWN_GOOD[string_matching] = good
         return string_matching
     return None
+
+
+def _all_known(known: set[str] | None, items: list[Any]) -> bool:
+    """Whether every item is a string already seen to pass (never a false yes: only
+    strings equal strings, and a list or dict item is unhashable)."""
+    if known is None:
+        return False
+    try:
+        return known.issuperset(items)
+    except TypeError:
+        return False
 
 
 def _tag_of(schema: Any) -> tuple[str, str] | None:
