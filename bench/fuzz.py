@@ -83,7 +83,7 @@ def mutants(names: list[str], limit: float) -> None:
             steps = len(finding.data.get("steps") or [])
             print(
                 f"{name:<40} {finding.find_seconds:>7.1f} {finding.shrink_seconds:>8.1f} "
-                f"{finding.game + 1:>6} {steps:>5} {str(finding.verified_ok):>8}  "
+                f"{finding.game + 1:>6} {steps:>5} {finding.verified_ok!s:>8}  "
                 f"{finding.found.signature}"
             )
 
