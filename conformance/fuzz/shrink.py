@@ -66,12 +66,12 @@ _QUIET: dict[str, Any] = {"probe_rate": 0.0, "check_rate": 0.0}
 # Styles of nearby games, the cheapest and likeliest first.
 STYLES: tuple[dict[str, Any], ...] = (
     {"max_rounds": 1, "call_rate": 1.0, **_QUIET},
+    {"max_rounds": 1, "call_rate": 0.9, "probe_rate": 0.3, "check_rate": 0.3},
     {"max_rounds": 1, "call_rate": 1.0, "deal_style": "mirror", **_QUIET},
     {"max_rounds": 2, "call_rate": 1.0, "deal_style": "mirror", **_QUIET},
+    {"timeout_rate": 0.97, **_QUIET},
     {"max_rounds": 2, "call_rate": 1.0, "deal_style": "quick", **_QUIET},
     {"max_rounds": 0, "call_rate": 1.0, "deal_style": "quick", **_QUIET},
-    {"timeout_rate": 0.97, **_QUIET},
-    {"max_rounds": 1, "call_rate": 0.9, "probe_rate": 0.3, "check_rate": 0.3},
     {"max_rounds": 3, "call_rate": 1.0, "deal_style": "mirror", **_QUIET},
     {"max_rounds": 2, "call_rate": 0.9, "probe_rate": 0.1, "check_rate": 0.2},
     {"timeout_rate": 0.97, "check_rate": 0.3},
@@ -143,6 +143,8 @@ def search_nearby(
         return best, best_div, 0
     tried = 0
     for spec in _nearby_specs(documents, plan.spec, profiles or (plan.profile,)):
+        if best_div.index <= 2:  # a deal and one request: nothing shorter is likely
+            break
         candidate = generate(
             documents[spec.profile], replace(spec, max_requests=best_div.index + 1)
         )
