@@ -158,7 +158,7 @@ def test_the_reference_against_itself_finds_nothing_and_counts_coverage() -> Non
 def test_a_broken_engine_is_caught_and_shrunk_to_a_failing_transcript(
     name: str, signature: str, tmp_path: Path
 ) -> None:
-    result = fuzz(config(mutant(name), games=40, out=tmp_path))
+    result = fuzz(config(mutant(name), games=40, out=tmp_path, shrink_budget=8000))
     finding = result.finding
     assert finding is not None
     assert signature in finding.found.signature
@@ -182,7 +182,8 @@ def test_a_broken_engine_is_caught_and_shrunk_to_a_failing_transcript(
 def test_shrinking_is_deterministic_for_a_seed(tmp_path: Path) -> None:
     written = []
     for attempt in ("a", "b"):
-        result = fuzz(config(mutant("two_card_runs"), games=40, out=tmp_path / attempt))
+        cfg = config(mutant("two_card_runs"), games=40, out=tmp_path / attempt, shrink_budget=3000)
+        result = fuzz(cfg)
         assert result.finding is not None and result.finding.transcript is not None
         data = yaml.safe_load(result.finding.transcript.read_text("utf-8"))
         assert str(tmp_path / attempt) in data["fuzz"].pop("replay")

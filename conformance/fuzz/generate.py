@@ -297,7 +297,7 @@ def _deal_hands(
         for hand in hands:
             suit = rng.choice("cdhs")
             start = rng.choice((1, 11, 12, 12, 13, rng.randint(1, 11)))
-            length = 15 - start if start >= 11 and rng.random() < 0.5 else rng.randint(2, 4)
+            length = 15 - start if start >= 11 and rng.random() < 0.7 else rng.randint(2, 4)
             wrap = [(start + k - 1) % 13 + 1 for k in range(length)]
             mixed = rng.random() < 0.4
             if mixed:
@@ -558,6 +558,16 @@ class _Builder:
             options.append({"type": "pick", "from": "offer", "card": str(game.thrown.cards[0])})
             options.append({"type": "throw", "cards": [str(hand[0])]} if hand else {"type": "call"})
         action = rng.choice(options)
+        if game.phase is Phase.CALL_OR_THROW and rng.random() < 0.5:
+            # A wrap-around run in the hand is a rare chance: take it when it comes.
+            wraps = [
+                g
+                for size in (3, 4)
+                for g in combinations(hand, size)
+                if _near_miss(g) == "wrap-around run"
+            ]
+            if wraps:
+                action = {"type": "throw", "cards": names(rng.choice(wraps))}
         actor = rng.choice(wrong_seats) if rng.random() < 0.15 else seat
         self.send({"cmd": "act", "seat": actor, "action": action}, probe=True)
         self.checkpoint(0.5)

@@ -30,7 +30,7 @@ from .generate import GameSpec, Plan, Request, generate, option_samples, request
 
 Json = Any
 Evaluate = Callable[[Plan], "Divergence | Unsupported | None"]
-SEARCH_SEEDS = 8
+SEARCH_SEEDS = 6
 DEFAULT_BUDGET = 60_000  # requests sent to each engine while shrinking
 
 
@@ -65,8 +65,8 @@ def truncated(plan: Plan, divergence: Divergence) -> Plan:
 _QUIET: dict[str, Any] = {"probe_rate": 0.0, "check_rate": 0.0}
 # Styles of nearby games, the cheapest and likeliest first.
 STYLES: tuple[dict[str, Any], ...] = (
-    {"max_rounds": 1, "call_rate": 1.0, **_QUIET},
     {"max_rounds": 1, "call_rate": 0.9, "probe_rate": 0.3, "check_rate": 0.3},
+    {"max_rounds": 1, "call_rate": 1.0, **_QUIET},
     {"max_rounds": 1, "call_rate": 1.0, "deal_style": "mirror", **_QUIET},
     {"max_rounds": 2, "call_rate": 1.0, "deal_style": "mirror", **_QUIET},
     {"timeout_rate": 0.97, **_QUIET},
