@@ -237,7 +237,18 @@ class JhyapCollector(pytest.Collector):
         return items
 
 
-class JhyapFuzzItem(pytest.Item):
+class _ExplainedItem(pytest.Item):
+    """An item whose failure is shown as the explanation it raised (CaseFailed)."""
+
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> str | TerminalRepr:
+        if isinstance(excinfo.value, CaseFailed):
+            return excinfo.value.text
+        return super().repr_failure(excinfo, style=style)
+
+
+class JhyapFuzzItem(_ExplainedItem):
     """Differential fuzzing against the reference engine, as ``jhyap fuzz`` runs it."""
 
     def __init__(self, **kwargs: Any) -> None:
@@ -283,18 +294,11 @@ class JhyapFuzzItem(pytest.Item):
             lines = summary_lines(config, result) + finding_lines(result.finding)
             raise CaseFailed("\n".join(lines))
 
-    def repr_failure(
-        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
-    ) -> str | TerminalRepr:
-        if isinstance(excinfo.value, CaseFailed):
-            return excinfo.value.text
-        return super().repr_failure(excinfo, style=style)
-
     def reportinfo(self) -> tuple[str, int, str]:
         return ROOT_NAME, 0, f"{ROOT_NAME}::fuzz"
 
 
-class JhyapItem(pytest.Item):
+class JhyapItem(_ExplainedItem):
     """One transcript under one profile."""
 
     def __init__(self, *, case: Case, jhyap: JhyapSession, **kwargs: Any) -> None:
@@ -315,13 +319,6 @@ class JhyapItem(pytest.Item):
         if outcome.status == XFAIL:
             pytest.xfail(f"known failure: {outcome.known_failure}")
         raise CaseFailed("\n".join(failure_block(outcome, self.jhyap.rerun)))
-
-    def repr_failure(
-        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
-    ) -> str | TerminalRepr:
-        if isinstance(excinfo.value, CaseFailed):
-            return excinfo.value.text
-        return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         transcript = self.case.transcript
