@@ -67,6 +67,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="the transcripts to run (default: the shipped corpus)",
     )
     group.addoption(
+        "--jhyap-fuzz-games",
+        type=int,
+        default=None,
+        metavar="N",
+        help="also add the item jhyap::fuzz: N seeded games of differential fuzzing against "
+        "the reference engine (jhyap fuzz); a divergence fails it, shrunk to a transcript",
+    )
+    group.addoption(
+        "--jhyap-fuzz-seed", type=int, default=0, metavar="S", help="the fuzzing seed (default 0)"
+    )
+    group.addoption(
+        "--jhyap-fuzz-out",
+        default="fuzz-findings",
+        metavar="DIR",
+        help="where jhyap::fuzz writes the transcript of a divergence (default fuzz-findings/)",
+    )
+    group.addoption(
         "--jhyap-known-failures",
         metavar="FILE",
         default=None,
@@ -209,15 +226,79 @@ class JhyapCollector(pytest.Collector):
         self.jhyap = jhyap
 
     def collect(self) -> list[pytest.Item | pytest.Collector]:
-        return [
+        items: list[pytest.Item | pytest.Collector] = [
             JhyapItem.from_parent(
                 self, name=f"{case.profile}::{case.transcript.id}", case=case, jhyap=self.jhyap
             )
             for case in self.jhyap.cases
         ]
+        if self.config.getoption("jhyap_fuzz_games") is not None:
+            items.append(JhyapFuzzItem.from_parent(self, name="fuzz"))
+        return items
 
 
-class JhyapItem(pytest.Item):
+class _ExplainedItem(pytest.Item):
+    """An item whose failure is shown as the explanation it raised (CaseFailed)."""
+
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> str | TerminalRepr:
+        if isinstance(excinfo.value, CaseFailed):
+            return excinfo.value.text
+        return super().repr_failure(excinfo, style=style)
+
+
+class JhyapFuzzItem(_ExplainedItem):
+    """Differential fuzzing against the reference engine, as ``jhyap fuzz`` runs it."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.add_marker(MARKER)
+
+    def runtest(self) -> None:
+        import argparse
+
+        from .commands.fuzz import build_config, finding_lines, summary_lines
+        from .fuzz.campaign import fuzz
+        from .fuzz.driver import DEFAULT_WINDOW
+        from .fuzz.shrink import DEFAULT_BUDGET
+        from .harness.client import EngineUnusable
+
+        option = self.config.getoption
+        games = int(option("jhyap_fuzz_games"))
+        if games < 1:
+            raise CaseFailed("--jhyap-fuzz-games must be at least 1")
+        args = argparse.Namespace(
+            engine=option("jhyap_engine"),
+            reference=None,
+            profile=option("jhyap_profile"),
+            games=games,
+            time=None,
+            seed=option("jhyap_fuzz_seed"),
+            seats=None,
+            jobs=1,
+            out=option("jhyap_fuzz_out"),
+            known_divergences=None,
+            timeout=option("jhyap_timeout"),
+            window=DEFAULT_WINDOW,
+            shrink_budget=DEFAULT_BUDGET,
+        )
+        config = build_config(args)
+        if isinstance(config, str):
+            raise CaseFailed(config)
+        try:
+            result = fuzz(config)
+        except EngineUnusable as exc:
+            raise CaseFailed(f"the engine is unusable: {exc}") from None
+        if result.finding is not None:
+            lines = summary_lines(config, result) + finding_lines(result.finding)
+            raise CaseFailed("\n".join(lines))
+
+    def reportinfo(self) -> tuple[str, int, str]:
+        return ROOT_NAME, 0, f"{ROOT_NAME}::fuzz"
+
+
+class JhyapItem(_ExplainedItem):
     """One transcript under one profile."""
 
     def __init__(self, *, case: Case, jhyap: JhyapSession, **kwargs: Any) -> None:
@@ -239,16 +320,9 @@ class JhyapItem(pytest.Item):
             pytest.xfail(f"known failure: {outcome.known_failure}")
         raise CaseFailed("\n".join(failure_block(outcome, self.jhyap.rerun)))
 
-    def repr_failure(
-        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
-    ) -> str | TerminalRepr:
-        if isinstance(excinfo.value, CaseFailed):
-            return excinfo.value.text
-        return super().repr_failure(excinfo, style=style)
-
     def reportinfo(self) -> tuple[Path, int, str]:
         transcript = self.case.transcript
         return transcript.file.absolute(), max(transcript.line - 1, 0), f"{ROOT_NAME}::{self.name}"
 
 
-__all__ = ["CaseFailed", "JhyapCollector", "JhyapItem", "JhyapSession"]
+__all__ = ["CaseFailed", "JhyapCollector", "JhyapFuzzItem", "JhyapItem", "JhyapSession"]

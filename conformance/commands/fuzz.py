@@ -139,7 +139,8 @@ class _Progress:
             self.stream.flush()
 
 
-def _config(args: argparse.Namespace) -> FuzzConfig | str:
+def build_config(args: argparse.Namespace) -> FuzzConfig | str:
+    """The run's configuration from parsed arguments, or what is wrong with them."""
     from conformance.harness.runner import InputError
     from conformance.spec.data import DataNotFound, ProfileNotFound
     from conformance.spec.profiles import ProfileFileError
@@ -299,7 +300,7 @@ def json_report(config: FuzzConfig, result: FuzzResult, status: int) -> dict[str
 
 def run(args: argparse.Namespace) -> int:
     """Fuzz; see the exit statuses in the parser's description."""
-    config = _config(args)
+    config = build_config(args)
     if isinstance(config, str):
         return _fail(config)
     print(

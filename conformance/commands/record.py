@@ -33,7 +33,7 @@ _Dumper.add_representer(
 
 def dump(data: dict[str, Any]) -> str:
     """The transcript as YAML, its events one a line."""
-    for step in data["steps"]:
+    for step in data.get("steps") or []:
         events = step.get("expect", {}).get("events")
         if events is not None:
             step["expect"]["events"] = [_FlowMap(event) for event in events]

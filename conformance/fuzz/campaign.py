@@ -34,7 +34,13 @@ from .driver import (
 )
 from .generate import COUNTERS, Plan, applicable_counters, generate, random_spec
 from .shrink import DEFAULT_BUDGET, Shrunk, shrink
-from .writer import KnownDivergence, known_entry, transcript_data, write_transcript
+from .writer import (
+    KnownDivergence,
+    known_entry,
+    transcript_data,
+    transcript_id,
+    write_transcript,
+)
 
 Json = Any
 
@@ -297,14 +303,15 @@ def _shrink_and_write(
     find_seconds: float,
 ) -> Finding:
     began = time.monotonic()
-    shrunk = shrink(config.documents, plan, divergence, pair.run, config.shrink_budget)
+    shrunk = shrink(
+        config.documents, plan, divergence, pair.run, config.shrink_budget, config.profiles
+    )
     answers = pair.reference_answers(shrunk.plan)
-    from .writer import transcript_id
-
-    ident = transcript_id(plan.profile, config.seed, game)
-    rerun, replay_command = commands(config, game, plan.profile, ident)
+    profile = shrunk.plan.profile
+    ident = transcript_id(profile, config.seed, game)
+    rerun, replay_command = commands(config, game, profile, ident)
     data = transcript_data(
-        config.documents[plan.profile],
+        config.documents[profile],
         shrunk.plan,
         answers,
         shrunk.divergence,
@@ -320,7 +327,7 @@ def _shrink_and_write(
     verified_ok = False
     if config.out is not None:
         path = write_transcript(config.out, data)
-        verified, verified_ok = verify(config, path, plan.profile)
+        verified, verified_ok = verify(config, path, profile)
     return Finding(
         game,
         plan.profile,

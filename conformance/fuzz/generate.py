@@ -219,9 +219,9 @@ def random_spec(
     low, high = int(rules["seats"]["min"]), int(rules["seats"]["max"])
     if seats is None:
         roll = rng.random()
-        if roll < 0.03:
+        if roll < 0.04:
             seats = low - 1
-        elif roll < 0.06:
+        elif roll < 0.08:
             seats = high + 1
         else:
             seats = rng.randint(low, high)
@@ -276,25 +276,29 @@ def _deal_hands(
         for hand in hands:
             fill(hand, [c for c in low if c not in taken][: rng.randint(2, size)])
     elif style == "mirror":
-        # Hands of equal value (the same ranks where the deck allows): ties with the
-        # caller and several equal lowest hands.
-        target = rng.randint(size + 1, 16)
+        # Hands of one equal value: ties with the caller and several equal lowest hands.
+        target = rng.randint(size + 1, 15)
         for hand in hands[: rng.randint(2, players)]:
-            for _ in range(60):
-                free = [c for c in pool if c not in taken and values[c.rank - 1] < target]
-                if len(free) < size:
-                    break
-                head = rng.sample(free, size - 1)
-                need = target - sum(values[c.rank - 1] for c in head)
-                last = [c for c in free if c not in head and values[c.rank - 1] == need]
-                if last:
-                    fill(hand, [*head, last[0]])
+            for _ in range(40):
+                parts = [1] * size
+                for _ in range(target - size):
+                    parts[rng.randrange(size)] += 1
+                wanted: list[Card] = []
+                for value in parts:
+                    wanted += [
+                        c
+                        for c in pool
+                        if c not in taken and c not in wanted and values[c.rank - 1] == value
+                    ][:1]
+                if len(wanted) == size:
+                    fill(hand, wanted)
                     break
     elif style == "runs":
         for hand in hands:
             suit = rng.choice("cdhs")
-            start = rng.choice((1, 1, 11, 12, rng.randint(1, 11)))
-            wrap = [(start + k - 1) % 13 + 1 for k in range(rng.randint(2, 4))]
+            start = rng.choice((1, 11, 12, 12, 13, rng.randint(1, 11)))
+            length = 15 - start if start >= 11 and rng.random() < 0.7 else rng.randint(2, 4)
+            wrap = [(start + k - 1) % 13 + 1 for k in range(length)]
             mixed = rng.random() < 0.4
             if mixed:
                 wanted = [rng.choice([c for c in pool if c.rank == r]) for r in wrap]
@@ -533,7 +537,8 @@ class _Builder:
         missing = [c for c in DECK if c not in held]
         options.append({"type": "throw", "cards": [str(rng.choice(missing))]})
         if game.phase is Phase.CALL_OR_THROW and hand:
-            options.append({"type": "throw", "cards": names(self._illegal_subset(hand))})
+            for _ in range(3):  # illegal shapes are the likeliest to be misjudged
+                options.append({"type": "throw", "cards": names(self._illegal_subset(hand))})
             options.append({"type": "throw", "cards": [str(hand[0]), str(hand[0])]})
             options.append({"type": "throw", "cards": []})
             options.append({"type": "throw", "cards": ["1x"]})
@@ -553,31 +558,33 @@ class _Builder:
             options.append({"type": "pick", "from": "offer", "card": str(game.thrown.cards[0])})
             options.append({"type": "throw", "cards": [str(hand[0])]} if hand else {"type": "call"})
         action = rng.choice(options)
+        if game.phase is Phase.CALL_OR_THROW and rng.random() < 0.5:
+            # A wrap-around run in the hand is a rare chance: take it when it comes.
+            wraps = [
+                g
+                for size in (3, 4)
+                for g in combinations(hand, size)
+                if _near_miss(g) == "wrap-around run"
+            ]
+            if wraps:
+                action = {"type": "throw", "cards": names(rng.choice(wraps))}
         actor = rng.choice(wrong_seats) if rng.random() < 0.15 else seat
         self.send({"cmd": "act", "seat": actor, "action": action}, probe=True)
         self.checkpoint(0.5)
 
     def _illegal_subset(self, hand: Sequence[Card]) -> list[Card]:
-        """Cards of the hand that make no legal throw, when some exist (near-runs first)."""
-        candidates = [
-            list(group)
-            for size in (2, 3, 4)
-            for group in combinations(hand, size)
-            if throws.classify(group, self.game.rules) is None
-        ]
-        near = [
-            g
-            for g in candidates
-            if (
-                len({c.rank for c in g}) == len(g)
-                and max(c.rank for c in g) - min(c.rank for c in g) <= len(g)
-            )
-            or {c.rank for c in g} >= {1, 13}
-        ]
-        pool = near if near and self.rng.random() < 0.7 else candidates
-        if not pool:
+        """Cards of the hand that make no legal throw: a kind of near miss drawn first
+        (wrap-around, two-card or mixed-suit runs, gapped runs), then one of that kind."""
+        kinds: dict[str, list[tuple[Card, ...]]] = {}
+        for size in (2, 3, 4):
+            for group in combinations(hand, size):
+                if throws.classify(group, self.game.rules) is None:
+                    kinds.setdefault(_near_miss(group), []).append(group)
+        if not kinds:
             return [hand[0], hand[0]]
-        chosen = list(self.rng.choice(pool))
+        # Wrap-around runs are rare in a hand: when one is there, throw it more often.
+        weighted = sorted(kinds) + ["wrap-around run"] * 3 * ("wrap-around run" in kinds)
+        chosen = list(self.rng.choice(kinds[self.rng.choice(weighted)]))
         self.rng.shuffle(chosen)
         return chosen
 
@@ -621,6 +628,22 @@ class _Builder:
                 if self.chance(spec.check_rate):
                     self.send({"cmd": "state"})
         return Plan(spec, tuple(self.requests), None, self.coverage, tuple(self.problems))
+
+
+def _near_miss(group: Sequence[Card]) -> str:
+    """What kind of illegal throw a group of cards is."""
+    ranks = sorted(c.rank for c in group)
+    one_suit = len({c.suit for c in group}) == 1
+    if len(set(ranks)) != len(ranks):
+        return "repeated rank"
+    if one_suit and ranks[0] == 1 and ranks[-1] == 13:
+        return "wrap-around run"
+    consecutive = ranks[-1] - ranks[0] == len(ranks) - 1
+    if consecutive:
+        return "short run" if one_suit else "mixed-suit run"
+    if one_suit and ranks[-1] - ranks[0] <= len(ranks) + 1:
+        return "gapped run"
+    return "other"
 
 
 def generate(document: Mapping[str, Json], spec: GameSpec) -> Plan:

@@ -23,14 +23,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from reference_engine.cards import DECK
-from reference_engine.profile import resolve
+from reference_engine.profile import option_specs, resolve
 
 from .driver import Divergence, Unsupported
-from .generate import GameSpec, Plan, Request, generate, request
+from .generate import GameSpec, Plan, Request, generate, option_samples, request
 
 Json = Any
 Evaluate = Callable[[Plan], "Divergence | Unsupported | None"]
-SEARCH_SEEDS = 8
+SEARCH_SEEDS = 6
 DEFAULT_BUDGET = 60_000  # requests sent to each engine while shrinking
 
 
@@ -62,35 +62,71 @@ def truncated(plan: Plan, divergence: Divergence) -> Plan:
     return replace(plan, requests=plan.requests[: divergence.index + 1])
 
 
+_QUIET: dict[str, Any] = {"probe_rate": 0.0, "check_rate": 0.0}
+# Styles of nearby games, the cheapest and likeliest first.
+STYLES: tuple[dict[str, Any], ...] = (
+    {"max_rounds": 1, "call_rate": 0.9, "probe_rate": 0.3, "check_rate": 0.3},
+    {"max_rounds": 1, "call_rate": 1.0, **_QUIET},
+    {"max_rounds": 1, "call_rate": 1.0, "deal_style": "mirror", **_QUIET},
+    {"max_rounds": 2, "call_rate": 1.0, "deal_style": "mirror", **_QUIET},
+    {"timeout_rate": 0.97, **_QUIET},
+    {"max_rounds": 2, "call_rate": 1.0, "deal_style": "quick", **_QUIET},
+    {"max_rounds": 0, "call_rate": 1.0, "deal_style": "quick", **_QUIET},
+    {"max_rounds": 3, "call_rate": 1.0, "deal_style": "mirror", **_QUIET},
+    {"max_rounds": 2, "call_rate": 0.9, "probe_rate": 0.1, "check_rate": 0.2},
+    {"timeout_rate": 0.97, "check_rate": 0.3},
+    {"check_rate": 0.05},
+    {"probe_rate": 0.0, "check_rate": 0.2},
+)
+
+
 def _nearby_specs(
-    spec: GameSpec, low: int, high: int, timer: bool, defaults: Mapping[str, Json]
+    documents: Mapping[str, Mapping[str, Json]], spec: GameSpec, profiles: Sequence[str]
 ) -> list[GameSpec]:
-    """Simpler specs of the same table, the cheapest first: short games, no probes; with
-    the table's options and with the defaults."""
-    quiet = {"probe_rate": 0.0, "check_rate": 0.0}
-    styles: list[dict[str, Any]] = [
-        {"max_rounds": 1, "call_rate": 1.0, **quiet},
-        {"max_rounds": 1, "call_rate": 1.0, "deal_style": "mirror", **quiet},
-        {"max_rounds": 2, "call_rate": 1.0, "deal_style": "quick", **quiet},
-        {"max_rounds": 0, "call_rate": 1.0, "deal_style": "quick", **quiet},
-        {"max_rounds": 1, "call_rate": 0.9, "probe_rate": 0.3, "check_rate": 0.3},
-        {"max_rounds": 2, "call_rate": 0.9, "probe_rate": 0.1, "check_rate": 0.2},
-        {"check_rate": 0.05},
-        {"probe_rate": 0.0, "check_rate": 0.2},
-    ]
-    if timer:
-        styles += [{"timeout_rate": 0.97, **quiet}, {"timeout_rate": 0.97, "check_rate": 0.3}]
-    seat_counts = [spec.seats] if not low <= spec.seats <= high else list(range(low, high + 1))
+    """Simpler specs: by style, then the failing table's profile before the others, its
+    options before the defaults, fewer seats first, a few seeds derived from its own."""
     rng = random.Random(spec.seed)
     seeds = [rng.randrange(1 << 30) for _ in range(SEARCH_SEEDS)]
-    option_sets = [spec.options] if spec.options == defaults else [spec.options, defaults]
-    return [
-        replace(spec, seats=seats, seed=seed, options=options, **style)
-        for style in styles
-        for options in option_sets
-        for seats in seat_counts
-        for seed in seeds
-    ]
+    order = [spec.profile, *(p for p in profiles if p != spec.profile)]
+    found = []
+    for style in STYLES:
+        for profile in order:
+            document = documents[profile]
+            defaults = resolve(document)["option_values"]
+            rules = resolve(document, defaults)["rules"]
+            timer = any(
+                o.get("sets") == "turn_timer.seconds" for o in document.get("options") or []
+            )
+            if style.get("timeout_rate") and not timer:
+                continue
+            low, high = int(rules["seats"]["min"]), int(rules["seats"]["max"])
+            # The largest value of each option too: the highest call limit allows ties
+            # among three full hands, which no hand under the default limit can make.
+            highest = {n: option_samples(o)[-1] for n, o in option_specs(document).items()}
+            option_sets = [spec.options] if profile == spec.profile else []
+            option_sets += [o for o in (defaults, highest) if o not in option_sets]
+            if profile == spec.profile and not low <= spec.seats <= high:
+                seat_counts = [spec.seats]
+            else:
+                seat_counts = list(range(low, high + 1))
+            found += [
+                replace(spec, profile=profile, seats=n, seed=seed, options=options, **style)
+                for options in option_sets
+                for n in seat_counts
+                for seed in seeds
+            ]
+    return found
+
+
+def _same(a: Divergence, b: Divergence) -> bool:
+    """The same divergence, under any profile: the signature after its profile id (a
+    timeout's pick counts as a pick)."""
+
+    def key(d: Divergence) -> str:
+        rest = d.signature.partition(" ")[2]
+        return "pick:" + rest[len("timeout:") :] if rest.startswith("timeout:") else rest
+
+    return key(a) == key(b)
 
 
 def search_nearby(
@@ -99,29 +135,26 @@ def search_nearby(
     divergence: Divergence,
     evaluate: Evaluate,
     budget: _Budget,
+    profiles: Sequence[str] = (),
 ) -> tuple[Plan, Divergence, int]:
     """The simplest plan from nearby specs that shows the same divergence."""
     best, best_div = truncated(plan, divergence), divergence
     if divergence.index <= 1:
         return best, best_div, 0
-    document = documents[plan.profile]
-    rules = resolve(document, plan.spec.options)["rules"]
-    low, high = int(rules["seats"]["min"]), int(rules["seats"]["max"])
-    timer = any(o.get("sets") == "turn_timer.seconds" for o in document.get("options") or [])
     tried = 0
-    defaults = resolve(document)["option_values"]
-    for spec in _nearby_specs(plan.spec, low, high, timer, defaults):
-        candidate = generate(document, replace(spec, max_requests=best_div.index + 1))
+    for spec in _nearby_specs(documents, plan.spec, profiles or (plan.profile,)):
+        if best_div.index <= 2:  # a deal and one request: nothing shorter is likely
+            break
+        candidate = generate(
+            documents[spec.profile], replace(spec, max_requests=best_div.index + 1)
+        )
         if not budget.spend(candidate):
             break
         tried += 1
         found = evaluate(candidate)
-        same = isinstance(found, Divergence) and found.signature == divergence.signature
-        if (
-            same
-            and isinstance(found, Divergence)
-            and _cost(candidate, found) < _cost(best, best_div)
-        ):
+        if not isinstance(found, Divergence) or not _same(found, divergence):
+            continue
+        if _cost(candidate, found) < _cost(best, best_div):
             best, best_div = truncated(candidate, found), found
     return best, best_div, tried
 
@@ -217,10 +250,12 @@ def shrink(
     divergence: Divergence,
     evaluate: Evaluate,
     budget: int = DEFAULT_BUDGET,
+    profiles: Sequence[str] = (),
 ) -> Shrunk:
-    """A short plan with the same divergence signature (never longer than the given one)."""
+    """A short plan with the same divergence (never longer than the given one); the nearby
+    search may move it to another of ``profiles`` where it shows in fewer requests."""
     search = _Budget(budget * 2 // 3)
-    best, best_div, tried = search_nearby(documents, plan, divergence, evaluate, search)
+    best, best_div, tried = search_nearby(documents, plan, divergence, evaluate, search, profiles)
     spent = _Budget(budget - (budget * 2 // 3 - search.left))
     best, best_div, more = delete_requests(best, best_div, evaluate, spent)
     tried += more

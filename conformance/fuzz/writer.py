@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..spec import yamlsafe
 from ..spec.transcript import CARD_NAMES, expand_deal
 from .driver import Divergence, step_name
 from .generate import Plan, Request
@@ -279,18 +278,14 @@ class KnownDivergenceError(Exception):
 
 def load_known_divergences(path: str | Path) -> list[KnownDivergence]:
     """The entries of a known-divergences file (YAML, or JSON for ``*.json``)."""
+    from ..harness.runner import InputError, read_data_file
+
     path = Path(path)
     where = str(path)
     try:
-        if path.suffix == ".json":
-            content: Json = json.loads(path.read_text("utf-8"))
-        else:
-            content = yamlsafe.load(path).data
-    except OSError as exc:
-        raise KnownDivergenceError(f"{where}: cannot read it: {exc.strerror}") from None
-    except (ValueError, yamlsafe.YamlProblem) as exc:
-        kind = path.suffix.lstrip(".") or "YAML"
-        raise KnownDivergenceError(f"{where}: not valid {kind}: {exc}") from None
+        content = read_data_file(path, "known divergences")
+    except InputError as exc:
+        raise KnownDivergenceError("\n".join(exc.problems)) from None
     if content is None:
         return []
     if not isinstance(content, list):

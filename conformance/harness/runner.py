@@ -252,26 +252,31 @@ def load_selection(
     return Selection(documents, transcripts, cases, known, source, corpus_ids)
 
 
-def load_known_failures(path: str | Path) -> list[KnownFailure]:
-    """The entries of a known-failures file (YAML, or JSON for ``*.json``)."""
-    path = Path(path)
+def read_data_file(path: Path, what: str) -> Any:
+    """The data of a YAML file (JSON for ``*.json``); InputError saying why there is none."""
     where = str(path)
     try:
         if path.suffix == ".json":
             raw = yamlsafe.read_regular_file(path)
             if len(raw) > yamlsafe.MAX_BYTES:
                 raise ValueError(f"file is larger than {yamlsafe.MAX_BYTES} bytes")
-            content: Any = bounded_json.loads(raw.decode("utf-8"))
-        else:
-            content = yamlsafe.load(path).data
+            return bounded_json.loads(raw.decode("utf-8"))
+        return yamlsafe.load(path).data
     except OSError as exc:
-        raise InputError([f"{where}: cannot read the known failures: {exc.strerror}"]) from None
+        raise InputError([f"{where}: cannot read the {what}: {exc.strerror}"]) from None
     except yamlsafe.YamlProblem as exc:
         raise InputError([f"{exc}"]) from None
     except ValueError as exc:
         raise InputError(
             [f"{where}: not valid {path.suffix.lstrip('.') or 'YAML'}: {exc}"]
         ) from None
+
+
+def load_known_failures(path: str | Path) -> list[KnownFailure]:
+    """The entries of a known-failures file (YAML, or JSON for ``*.json``)."""
+    path = Path(path)
+    where = str(path)
+    content = read_data_file(path, "known failures")
     if content is None:
         return []
     if not isinstance(content, list):

@@ -1,0 +1,285 @@
+"""`jhyap fuzz`: seeded plans, the differential driver, shrinking and fuzz transcripts.
+
+The engines run as real subprocesses over the protocol: the reference engine, and broken
+variants of it from tests/mutants/engine.py.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conformance.commands.run import default_engine, default_engine_env
+from conformance.fuzz.campaign import FuzzConfig, fuzz, plan_for
+from conformance.fuzz.driver import Divergence, compare_answers, state_invariants
+from conformance.fuzz.generate import COUNTERS, GameSpec, generate, random_spec, request
+from conformance.fuzz.writer import (
+    KnownDivergenceError,
+    load_known_divergences,
+)
+from conformance.spec.transcript import load_transcript, shipped_documents
+from tests.conftest import ROOT
+
+MUTANT_ENGINE = ROOT / "tests" / "mutants" / "engine.py"
+PROFILES = ("dashain", "dhumbal", "everestbuzz")
+
+
+def mutant(name: str) -> str:
+    return f"{shlex.quote(sys.executable)} {shlex.quote(str(MUTANT_ENGINE))} {name}"
+
+
+def config(engine: str, **changes: object) -> FuzzConfig:
+    env = default_engine_env()
+    base = FuzzConfig(
+        engine=engine,
+        reference=default_engine(),
+        documents=shipped_documents(),
+        profiles=PROFILES,
+        engine_env=env,
+        reference_env=env,
+        games=12,
+        seed=3,
+    )
+    return replace(base, **changes)  # type: ignore[arg-type]
+
+
+def jhyap(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "conformance", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=default_engine_env(),
+    )
+
+
+# -- plans ----------------------------------------------------------------------------
+
+
+def test_the_same_seed_gives_the_same_games() -> None:
+    cfg = config(default_engine())
+    first = [[r.body for r in plan_for(cfg, g).requests] for g in range(9)]
+    again = [[r.body for r in plan_for(cfg, g).requests] for g in range(9)]
+    other = [[r.body for r in plan_for(replace(cfg, seed=4), g).requests] for g in range(9)]
+    assert first == again
+    assert first != other
+    assert [json.loads(p[0])["cmd"] for p in first] == ["start"] * 9
+
+
+def test_plans_mix_probes_with_legal_play_and_vary_seats_and_options() -> None:
+    documents = shipped_documents()
+    seats, probes, values = set(), 0, set()
+    for game in range(60):
+        spec = random_spec(documents, "dashain", game)
+        plan = generate(documents["dashain"], spec)
+        seats.add(spec.seats)
+        values.add(spec.options["turn_timer"])
+        probes += sum(r.probe for r in plan.requests)
+        assert plan.invariant_problems == ()
+    assert seats == {1, 2, 3, 4, 5, 6, 7}  # min-1 .. max+1
+    assert values == {0, 15, 30, 60}
+    assert probes > 0
+
+
+def test_a_refused_table_is_a_one_request_plan() -> None:
+    documents = shipped_documents()
+    spec = GameSpec("dhumbal", 7, {}, seed=1)
+    plan = generate(documents["dhumbal"], spec)
+    assert plan.start_error == "invalid_seats"
+    assert [r.cmd for r in plan.requests] == ["start"]
+
+
+# -- comparing ------------------------------------------------------------------------
+
+
+def test_answers_compare_as_a_replay_would() -> None:
+    act = request({"cmd": "act", "seat": 0, "action": {"type": "call"}})
+    refused = {"ok": False, "error": {"code": "call_over_limit", "message": "x"}}
+    accepted = {"ok": True, "events": [{"type": "called", "seat": 0, "value": 9}]}
+    assert compare_answers(act, refused, refused) == []
+    assert compare_answers(act, refused, accepted) == [
+        "error: expected call_over_limit, got accepted"
+    ]
+    other = {"ok": True, "events": [{"type": "called", "seat": 0, "value": 8}]}
+    assert compare_answers(act, accepted, other) == ["events[0].value: expected 9, got 8"]
+    state = request({"cmd": "state"})
+    hands = {"ok": True, "state": {"hands": [["Ac", "2c"]], "round": 1}}
+    shuffled = {"ok": True, "state": {"hands": [["2c", "Ac"]], "round": 1}}
+    assert compare_answers(state, hands, shuffled) == []  # hands are sets, as in a check
+
+
+def test_state_invariants_catch_lost_cards_and_uneven_transfers() -> None:
+    state = {
+        "phase": "pick",
+        "hands": [["Ac"] * 4, ["2c"] * 5],
+        "offer": ["3c"],
+        "thrown": ["4c"],
+        "deck": ["5c"] * 40,
+        "out_of_play": [],
+        "scores": [5, -4],
+    }
+    assert state_invariants(state, transfer=True) == [
+        "invariant: 51 cards accounted for, not 52",
+        "invariant: transfer scores [5, -4] do not sum to zero",
+    ]
+    assert state_invariants(state, transfer=False) == ["invariant: 51 cards accounted for, not 52"]
+
+
+# -- runs -------------------------------------------------------------------------------
+
+
+def test_the_reference_against_itself_finds_nothing_and_counts_coverage() -> None:
+    result = fuzz(config(default_engine(), games=15, jobs=2))
+    assert result.finding is None
+    assert result.games == 15
+    assert result.requests > 500
+    assert sum(s.games for s in result.stats.values()) == 15
+    reached = {name for s in result.stats.values() for name in s.coverage}
+    assert reached <= set(COUNTERS)
+    assert "won calls" in reached
+
+
+@pytest.mark.parametrize(
+    ("name", "signature"),
+    [
+        ("deal_in_blocks", "dashain deal: events dealt.hands"),
+        ("refusal_changes_state", "check: state turns_taken"),
+        ("two_card_runs", "throw: expected illegal_throw, got accepted"),
+    ],
+)
+def test_a_broken_engine_is_caught_and_shrunk_to_a_failing_transcript(
+    name: str, signature: str, tmp_path: Path
+) -> None:
+    result = fuzz(config(mutant(name), games=40, out=tmp_path, shrink_budget=8000))
+    finding = result.finding
+    assert finding is not None
+    assert signature in finding.found.signature
+    assert finding.transcript is not None
+    assert finding.verified_ok, finding.verified
+    steps = finding.data["steps"]
+    assert 1 <= len(steps) <= 30
+    transcript = load_transcript(finding.transcript)
+    assert transcript.kind == "fuzz"
+    assert transcript.raw["fuzz"]["signature"] == finding.shrunk.divergence.signature
+    # `jhyap run` on the written transcript: fails against the mutant, passes against
+    # the reference.
+    against_mutant = jhyap(
+        "run", "--engine", mutant(name), "--transcripts", str(tmp_path), "-k", transcript.id
+    )
+    against_reference = jhyap("run", "--transcripts", str(tmp_path), "-k", transcript.id)
+    assert against_mutant.returncode == 1, against_mutant.stdout
+    assert against_reference.returncode == 0, against_reference.stdout
+
+
+def test_shrinking_is_deterministic_for_a_seed(tmp_path: Path) -> None:
+    written = []
+    for attempt in ("a", "b"):
+        cfg = config(mutant("two_card_runs"), games=40, out=tmp_path / attempt, shrink_budget=3000)
+        result = fuzz(cfg)
+        assert result.finding is not None and result.finding.transcript is not None
+        data = yaml.safe_load(result.finding.transcript.read_text("utf-8"))
+        assert str(tmp_path / attempt) in data["fuzz"].pop("replay")
+        written.append(data)
+    assert written[0] == written[1]
+    assert written[0]["steps"]
+
+
+def test_a_start_divergence_becomes_a_start_error_transcript(tmp_path: Path) -> None:
+    result = fuzz(config(mutant("one_seat_too_many"), games=3, seats=7, out=tmp_path))
+    finding = result.finding
+    assert finding is not None and finding.transcript is not None
+    data = yaml.safe_load(finding.transcript.read_text("utf-8"))
+    assert data["start_error"] == "invalid_seats"
+    assert data["seats"] == 7
+    assert "steps" not in data
+    assert finding.verified_ok, finding.verified
+
+
+# -- the command --------------------------------------------------------------------------
+
+
+def test_the_command_reports_a_divergence_with_exit_1(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    result = jhyap(
+        "fuzz", "--engine", mutant("deal_in_blocks"), "--games", "3", "--out",
+        str(tmp_path / "found"), "--json", str(report),
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    assert "DIVERGED in game 0 (dashain)" in result.stdout
+    data = json.loads(report.read_text("utf-8"))
+    assert data["exit_status"] == 1
+    assert data["divergence"]["signature"] == "dashain deal: events dealt.hands"
+    assert data["divergence"]["verified"] is True
+    assert Path(data["divergence"]["transcript"]).exists()
+
+
+def test_a_known_divergence_does_not_fail_the_run(tmp_path: Path) -> None:
+    known = tmp_path / "known.yaml"
+    known.write_text(
+        "- signature: '* deal: events dealt.hands'\n"
+        "  clause: dashain.deal.order\n"
+        "  reason: we deal in blocks on purpose\n"
+    )
+    result = jhyap(
+        "fuzz", "--engine", mutant("deal_in_blocks"), "--games", "3", "--profile", "dashain",
+        "--known-divergences", str(known), "--out", str(tmp_path / "found"),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "known divergence (" in result.stdout
+    assert "games): dashain deal: events dealt.hands" in result.stdout
+    assert not (tmp_path / "found").exists()
+
+
+def test_an_unusable_engine_exits_2(tmp_path: Path) -> None:
+    result = jhyap("fuzz", "--engine", str(tmp_path / "no-such-engine"), "--games", "1")
+    assert result.returncode == 2
+    assert "the engine is unusable" in result.stderr
+
+
+def test_a_bad_known_divergences_file_exits_2(tmp_path: Path) -> None:
+    known = tmp_path / "known.yaml"
+    known.write_text("- {signature: x}\n")
+    with pytest.raises(KnownDivergenceError, match="entry 1: reason must say why"):
+        load_known_divergences(known)
+    result = jhyap("fuzz", "--games", "1", "--known-divergences", str(known))
+    assert result.returncode == 2
+    assert "entry 1: reason must say why it is accepted" in result.stderr
+
+
+def test_divergence_signatures_do_not_name_seeds() -> None:
+    found = Divergence(3, "refusal", "dhumbal call: expected a, got b", (), None, None)
+    assert "seed" not in found.signature and found.describe().endswith("(refusal)")
+
+
+# -- the pytest route -----------------------------------------------------------------------
+
+pytest_plugins = ["pytester"]
+
+
+def test_the_pytest_route_adds_a_fuzz_item(
+    pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.test_pytest_plugin import DATA, plugin_args
+
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    found = tmp_path / "found"
+
+    def session(engine: str) -> pytest.RunResult:
+        return pytester.runpytest(
+            *plugin_args(), "-p", "no:cacheprovider", f"--jhyap-engine={engine}",
+            f"--jhyap-transcripts={DATA}", "--jhyap-fuzz-games=2", f"--jhyap-fuzz-out={found}",
+            "-k", "fuzz",
+        )  # fmt: skip
+
+    broken = session(mutant("deal_in_blocks"))
+    broken.assert_outcomes(failed=1, deselected=5)
+    broken.stdout.fnmatch_lines(["*DIVERGED in game 0 (dashain)*", "*transcript: *kind fuzz*"])
+    session(default_engine()).assert_outcomes(passed=1, deselected=5)
