@@ -122,7 +122,7 @@ def test_schema_is_valid_draft_2020_12() -> None:
 
 def test_validate_defaults_to_shipped_specs(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate"]) == 0
-    assert capsys.readouterr().out == "OK: 3 files valid\n"
+    assert capsys.readouterr().out == "OK: 9 files valid\n"
 
 
 def test_validate_directory_recurses(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -623,10 +623,21 @@ def test_usage_error_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
 def test_profiles_lists_shipped(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["profiles"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split()[0] for line in lines] == ["dashain", "dhumbal", "everestbuzz"]
-    dhumbal = lines[1]
+    assert [line.split()[0] for line in lines] == [
+        "alankar-dhumbal",
+        "bga-yaniv",
+        "dashain",
+        "dhumbal",
+        "everestbuzz",
+        "jhyap-encyclopedia",
+        "jhyap-jacks-zero",
+        "yaniv-israel",
+        "yarsa-dhumbal",
+    ]
+    dhumbal = lines[3]
     assert re.match(r"^dhumbal +Dhumbal table +seats 2-6  2-6 players on penalty points", dhumbal)
-    assert "seats 2-5" in lines[2]
+    assert "seats 2-5" in lines[4]
+    assert re.match(r"^yaniv-israel +Israeli Yaniv +seats 2-8  ", lines[7])
 
 
 def show(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -752,7 +763,8 @@ def test_find_profile(tmp_path: Path) -> None:
     assert data.find_profile("dhumbal") == SPECS / "dhumbal.yaml"
     assert data.find_profile(SPECS / "dashain.yaml") == SPECS / "dashain.yaml"
     with pytest.raises(
-        data.ProfileNotFound, match="shipped profiles: dashain, dhumbal, everestbuzz"
+        data.ProfileNotFound,
+        match="shipped profiles: alankar-dhumbal, bga-yaniv, dashain, dhumbal, everestbuzz, ",
     ):
         data.find_profile("nosuch")
 
@@ -818,7 +830,7 @@ def test_python_m_conformance(tmp_path: Path) -> None:
         text=True,
         timeout=120,
     )
-    assert (ok.returncode, ok.stdout, ok.stderr) == (0, "OK: 3 files valid\n", "")
+    assert (ok.returncode, ok.stdout, ok.stderr) == (0, "OK: 9 files valid\n", "")
     broken = tmp_path / "broken.yaml"
     broken.write_text(
         shipped_text("dhumbal").replace("direction: right", "direction: up"), encoding="utf-8"
