@@ -229,7 +229,8 @@ def resolve(
         values[name] = value
         for path, parameter in zip(spec.targets, spec.parameter_values(value), strict=True):
             try:
-                set_path(resolved["rules"], path, parameter)
+                # A copy: a list or mapping value must not be shared with the option's map.
+                set_path(resolved["rules"], path, copy.deepcopy(parameter))
             except (KeyError, TypeError):
                 raise ProfileError(f"option {name} sets unknown rule parameter {path}") from None
     resolved["options"] = [dict(o) for o in document.get("options") or []]
