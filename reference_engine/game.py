@@ -415,8 +415,8 @@ class Game:
         if self.rules.timer_seconds <= 0:
             raise RuleViolation("the turn timer is off at this table", ErrorCode.TIMER_OFF)
         events: list[Event] = [{"type": "timed_out", "seat": seat}]
+        value = self.rules.card_value
         if self.phase is Phase.CALL_OR_THROW:
-            value = self.rules.card_value
             highest = max(self.hands[seat], key=lambda c: (value(c.rank), c.rank, c.sort_key))
             events += self._throw(seat, (highest,))
         take: Card | None = None

@@ -229,6 +229,8 @@ def test_a_dashed_id_is_a_valid_profile_id(tmp_path: Path) -> None:
     document["id"] = "my-table"
     for clause in document["clauses"]:
         clause["id"] = "my-table" + clause["id"][len("dhumbal") :]
+    for reading in document["readings"]:
+        reading["clauses"] = ["my-table" + c[len("dhumbal") :] for c in reading["clauses"]]
     path = tmp_path / "my-table.yaml"
     path.write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
     assert check_profile_file(path) == []

@@ -87,7 +87,8 @@ def play_one(spec: SimulationSpec, seed: int | str, index: int) -> GameRecord:
                 turns += 1
                 if etype == "called":
                     called = int(event["value"])
-            elif etype == "round_ended":
+            elif etype == "round_ended" and event["caller"] is not None:
+                # (A hand that ended because the deck ran out had no call: not recorded.)
                 caller, winner = event["caller"], event["winner"]
                 deltas = event["deltas"]
                 others = [deltas[s] for s in order if s != caller]

@@ -1,0 +1,471 @@
+"""The "How the variants play" page: simulated figures per profile, and the rule texts'
+own claims next to the numbers that confirm or contradict them.
+
+The figures come from ``conformance.simulation.study`` (cached); plots are SVG files
+drawn with matplotlib and written beside the page.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from conformance.simulation import study
+from conformance.simulation.play import default_seats
+
+PAGE = "play.md"
+FIGURES = "play"  # folder of the SVG files, beside the page
+Point = Mapping[str, Any]
+
+
+# -- selecting points of the study ----------------------------------------------------
+
+
+def _points(data: Mapping[str, Any], profile: str, kind: str) -> list[Point]:
+    return [p for p in data["points"] if p["profile"] == profile and p["kind"] == kind]
+
+
+def _limit_of(point: Point) -> int | None:
+    values = list(point["options"].values())
+    return int(values[0]) if values else None
+
+
+def _by_limit(data: Mapping[str, Any], profile: str, policy: str) -> dict[int, Point]:
+    return {
+        limit: p
+        for p in _points(data, profile, "limit")
+        if p["policy"] == policy and (limit := _limit_of(p)) is not None
+    }
+
+
+def _at_seats(data: Mapping[str, Any], profile: str, seats: int) -> Point | None:
+    return next((p for p in _points(data, profile, "seats") if p["seats"] == seats), None)
+
+
+def _games(data: Mapping[str, Any], profile: str, policy: str) -> Point | None:
+    return next((p for p in _points(data, profile, "games") if p["policy"] == policy), None)
+
+
+def _fig(e: Mapping[str, Any], digits: int = 1, percent: bool = False) -> str:
+    if not e["n"]:
+        return "n/a"
+    scale = 100.0 if percent else 1.0
+    unit = " %" if percent else ""
+    return (
+        f"{e['value'] * scale:.{digits}f}{unit} "
+        f"({e['low'] * scale:.{digits}f} to {e['high'] * scale:.{digits}f})"
+    )
+
+
+def _above(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether ``a`` is above ``b`` beyond both 95 % intervals."""
+    return bool(a["n"] and b["n"] and a["low"] > b["high"])
+
+
+def _beaten(e: Mapping[str, Any]) -> dict[str, Any]:
+    return {"value": 1 - e["value"], "low": 1 - e["high"], "high": 1 - e["low"], "n": e["n"]}
+
+
+# -- the claims of the rule texts -----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A rule text's claim about play, in our words, and how the study tests it."""
+
+    profile: str
+    source: str  # document and section
+    claim: str
+    test: Callable[[Mapping[str, Any]], tuple[str, str]]  # data -> (verdict, the numbers)
+
+
+def _limit_lengthens(profile: str) -> Callable[[Mapping[str, Any]], tuple[str, str]]:
+    def test(data: Mapping[str, Any]) -> tuple[str, str]:
+        verdicts, lines = [], []
+        for policy in study.POLICIES:
+            points = _by_limit(data, profile, policy)
+            if 5 not in points or 15 not in points:
+                return "not measurable", "the profile does not offer limits of 5 and 15"
+            five, fifteen = (points[k]["summary"]["turns_per_hand"] for k in (5, 15))
+            verdicts.append(_above(five, fifteen))
+            lines.append(
+                f"{policy} play: {_fig(five)} turns a hand at a limit of 5, {_fig(fifteen)} at 15"
+            )
+        return (
+            "holds" if all(verdicts) else "mixed" if any(verdicts) else "does not hold",
+            "; ".join(lines),
+        )
+
+    return test
+
+
+def _higher_limit_beaten_more(data: Mapping[str, Any]) -> tuple[str, str]:
+    verdicts, lines = [], []
+    for policy in study.POLICIES:
+        points = _by_limit(data, "dashain", policy)
+        if 5 not in points or 15 not in points:
+            return "not measurable", "the profile does not offer limits of 5 and 15"
+        five, fifteen = (_beaten(points[k]["summary"]["call_success"]) for k in (5, 15))
+        verdicts.append(_above(fifteen, five))
+        lines.append(
+            f"{policy} play: {_fig(five, percent=True)} of calls beaten at a limit of 5, "
+            f"{_fig(fifteen, percent=True)} at 15"
+        )
+    return (
+        "holds" if all(verdicts) else "mixed" if any(verdicts) else "does not hold",
+        "; ".join(lines),
+    )
+
+
+def _on_the_limit(data: Mapping[str, Any]) -> tuple[str, str]:
+    heuristic = [p for p in _points(data, "dashain", "limit") if p["policy"] == "heuristic"]
+    point = next((p for p in heuristic if _limit_of(p) == 10), None)
+    if point is None:
+        return "not measurable", "no heuristic play at the default limit"
+    at = point["summary"]["at_limit_success"]
+    won = point["summary"]["won_call_tally"]
+    beaten = point["summary"]["beaten_call_tally"]
+    on, below = _beaten(at["on"]), _beaten(at["below"])
+    riskier = _above(on, below)
+    dearer = _above(beaten, won)
+    verdict = "holds" if riskier and dearer else "mixed" if riskier or dearer else "does not hold"
+    return verdict, (
+        f"heuristic play at the limit of 10: {_fig(on, percent=True)} of calls worth exactly "
+        f"{at['limit']} are beaten against {_fig(below, percent=True)} of lower calls; a beaten "
+        f"call takes {_fig(beaten)} points off the caller's tally, a won call adds {_fig(won)}"
+    )
+
+
+def _six_seats(data: Mapping[str, Any]) -> tuple[str, str]:
+    rows = {p["seats"]: p["summary"] for p in _points(data, "dhumbal", "seats")}
+    if 6 not in rows or not all(n in rows for n in (3, 4, 5)):
+        return "not measurable", "no play at three to six seats"
+    six = rows[6]["turns_per_hand"]
+    longer = all(_above(six, rows[n]["turns_per_hand"]) for n in (3, 4, 5))
+    per_player = ", ".join(f"{n} seats {_fig(rows[n]['turns_per_player'])}" for n in (3, 4, 5, 6))
+    slower = all(
+        _above(rows[6]["turns_per_player"], rows[n]["turns_per_player"]) for n in (3, 4, 5)
+    )
+    verdict = "holds" if longer and slower else "mixed" if longer else "does not hold"
+    return verdict, (
+        f"heuristic play: {_fig(six)} turns a hand at six seats against "
+        + ", ".join(f"{_fig(rows[n]['turns_per_hand'])} at {n}" for n in (3, 4, 5))
+        + f". Turns each player takes in a hand: {per_player}"
+        + (
+            ": hands take more turns at six only because there are more players, not because "
+            "each player needs more turns to get low"
+            if longer and not slower
+            else ""
+        )
+    )
+
+
+def _ten_minutes(data: Mapping[str, Any]) -> tuple[str, str]:
+    games = _games(data, "dhumbal", "heuristic")
+    if games is None or not games["summary"]["turns_per_game"]["n"]:
+        return "not measurable", "no whole games played"
+    turns = games["summary"]["turns_per_game"]
+    minutes = {pace: turns["value"] * pace / 60 for pace in (2, 5)}
+    verdict = "holds" if minutes[2] <= 15 and minutes[5] >= 5 else "does not hold"
+    return verdict, (
+        f"heuristic play at four seats: a game lasts {_fig(turns, 0)} turns; at 2 seconds a turn "
+        f"that is {minutes[2]:.0f} minutes, at 5 seconds {minutes[5]:.0f} (the text gives no "
+        "pace; these two are our assumptions)"
+    )
+
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim(
+        "dashain",
+        "000_84102c1e16d7688e.txt, Host settings",
+        "A lower call limit makes hands last longer.",
+        _limit_lengthens("dashain"),
+    ),
+    Claim(
+        "dashain",
+        "000_84102c1e16d7688e.txt, Host settings",
+        "A higher call limit lets players call earlier, and a call is then more often beaten.",
+        _higher_limit_beaten_more,
+    ),
+    Claim(
+        "dashain",
+        "000_84102c1e16d7688e.txt, Tips",
+        "A call made right on the limit is risky, and a beaten call costs much more than a won "
+        "call gains.",
+        _on_the_limit,
+    ),
+    Claim(
+        "dhumbal",
+        "003_c84aed572b47ad5a.txt, Show at 5 or at 15",
+        "A show limit of 5 makes for longer rounds, and 15 for quick ones.",
+        _limit_lengthens("dhumbal"),
+    ),
+    Claim(
+        "dhumbal",
+        "003_c84aed572b47ad5a.txt, Dhumbal questions",
+        "With six players rounds take longer, because more low cards are held in hands.",
+        _six_seats,
+    ),
+    Claim(
+        "dhumbal",
+        "003_c84aed572b47ad5a.txt, page header",
+        "A game takes about ten minutes.",
+        _ten_minutes,
+    ),
+)
+
+
+VERDICT_STYLE = {
+    "holds": "success",
+    "mixed": "warning",
+    "does not hold": "failure",
+    "not measurable": "note",
+}
+
+
+# -- plots ----------------------------------------------------------------------------
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("svg")
+    matplotlib.rcParams.update(
+        {
+            "svg.fonttype": "none",  # text stays text: smaller files that search and zoom
+            "svg.hashsalt": "jhyap",  # the same data draws the same file
+            "font.size": 10,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+        }
+    )
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+COLOURS = {"heuristic": "#1f5fa8", "random": "#b8460b"}
+
+
+def _errorbar(ax: Any, xs: Sequence[float], es: Sequence[Mapping[str, Any]], **kw: Any) -> None:
+    ys = [e["value"] for e in es]
+    # max(): rounding can put a share of 1 a hair above the top of its interval
+    low = [max(0.0, e["value"] - e["low"]) for e in es]
+    high = [max(0.0, e["high"] - e["value"]) for e in es]
+    ax.errorbar(xs, ys, yerr=[low, high], capsize=3, marker="o", **kw)
+
+
+def _svg(fig: Any) -> str:
+    out = io.StringIO()
+    fig.savefig(out, format="svg", bbox_inches="tight", metadata={"Date": None})
+    _pyplot().close(fig)
+    return out.getvalue()
+
+
+def limit_figure(data: Mapping[str, Any], profile: str) -> str | None:
+    series = {policy: _by_limit(data, profile, policy) for policy in study.POLICIES}
+    if not all(len(points) >= 2 for points in series.values()):
+        return None
+    plt = _pyplot()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3.2))
+    for policy, points in series.items():
+        limits = sorted(points)
+        kw = {"color": COLOURS[policy], "label": f"{policy} play"}
+        _errorbar(left, limits, [points[k]["summary"]["turns_per_hand"] for k in limits], **kw)
+        beaten = [_beaten(points[k]["summary"]["call_success"]) for k in limits]
+        _errorbar(
+            right,
+            limits,
+            [
+                {**b, "value": b["value"] * 100, "low": b["low"] * 100, "high": b["high"] * 100}
+                for b in beaten
+            ],
+            **kw,
+        )
+    left.set(xlabel="call limit", ylabel="turns per hand", xticks=sorted(series["heuristic"]))
+    right.set(xlabel="call limit", ylabel="calls beaten (%)", xticks=sorted(series["heuristic"]))
+    left.legend(frameon=False)
+    return _svg(fig)
+
+
+def seats_figure(data: Mapping[str, Any], profile: str) -> str | None:
+    points = sorted(_points(data, profile, "seats"), key=lambda p: p["seats"])
+    if len(points) < 2:
+        return None
+    plt = _pyplot()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3.2))
+    seats = [p["seats"] for p in points]
+    colour = COLOURS["heuristic"]
+    _errorbar(left, seats, [p["summary"]["turns_per_hand"] for p in points], color=colour)
+    _errorbar(right, seats, [p["summary"]["turns_per_player"] for p in points], color=colour)
+    left.set(xlabel="players", ylabel="turns per hand", xticks=seats)
+    right.set(xlabel="players", ylabel="turns per player per hand", xticks=seats)
+    return _svg(fig)
+
+
+def success_figure(data: Mapping[str, Any], profile: str, seats: int) -> str | None:
+    point = _at_seats(data, profile, seats)
+    if point is None:
+        return None
+    rows = sorted(
+        (int(v), e) for v, e in point["summary"]["success_by_value"].items() if e["n"] >= 10
+    )
+    if not rows:
+        return None
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    _errorbar(
+        ax,
+        [v for v, _ in rows],
+        [{k: (x * 100 if k != "n" else x) for k, x in e.items()} for _, e in rows],
+        color=COLOURS["heuristic"],
+    )
+    ax.set(xlabel="caller's hand value", ylabel="calls that win (%)", ylim=(0, 105))
+    return _svg(fig)
+
+
+def position_figure(data: Mapping[str, Any], profile: str) -> str | None:
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    drawn = False
+    for offset, policy in ((-0.15, "heuristic"), (0.15, "random")):
+        point = _games(data, profile, policy) or next(
+            (p for p in _points(data, profile, "limit") if p["policy"] == policy), None
+        )
+        if point is None:
+            continue
+        shares = point["summary"]["win_by_position"]
+        xs = [i + offset for i in range(len(shares))]
+        pct = [{k: (x * 100 if k != "n" else x) for k, x in e.items()} for e in shares]
+        _errorbar(ax, xs, pct, color=COLOURS[policy], linestyle="none", label=f"{policy} play")
+        drawn = True
+    if not drawn:
+        plt.close(fig)
+        return None
+    ax.set(xlabel="position in the turn order (0 = starter)", ylabel="hands won (%)")
+    ax.legend(frameon=False)
+    return _svg(fig)
+
+
+# -- the page -------------------------------------------------------------------------
+
+
+def _figure_md(path: str, alt: str) -> str:
+    return f"![{alt}]({path}){{ loading=lazy }}"
+
+
+def generate(profiles: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """The page and its SVG files, by path under docs/."""
+    data = study.load_study(profiles)
+    files: dict[str, str] = {}
+    lines = [
+        "# How the variants play",
+        "",
+        "What does a rule do to the game? These figures come from games played through the "
+        "reference engine by two kinds of player: a **heuristic** one, which sheds its "
+        "highest cards, keeps what the card on offer would complete, takes low cards and "
+        "calls when it estimates it is probably lowest, and a **random** one, which plays any "
+        "legal move. Neither sees another player's hand. Every figure is a mean or a share "
+        "with its 95 % confidence interval; hands of one game are counted as independent, "
+        "which makes the intervals a little too narrow. The same figures come from "
+        "`jhyap simulate` (seed and settings below), so anyone can repeat them.",
+        "",
+        f"Study seed `{data['seed']}`; {study.HANDS_PER_POINT} hands for each point of a "
+        f"hand figure (games of at most {study.HAND_CAP} hands), {study.GAMES_PER_POLICY} "
+        "whole games for each game figure.",
+        "",
+        "## What the rule texts say, measured",
+        "",
+    ]
+    for claim in CLAIMS:
+        if claim.profile not in profiles:
+            continue
+        verdict, numbers = claim.test(data)
+        lines += [
+            f'!!! {VERDICT_STYLE[verdict]} "{verdict}: {claim.claim}"',
+            f"    Source: {claim.source} ([{claim.profile}](profiles/{claim.profile}.md)).",
+            "",
+            f"    {numbers}.",
+            "",
+        ]
+    lines += [
+        "",
+        "A verdict *holds* when the difference the text describes is larger than both "
+        "confidence intervals under both kinds of player; *mixed* when it is so for only "
+        "one kind of player or one part of the claim.",
+        "",
+    ]
+    for pid in sorted(profiles):
+        document = profiles[pid]
+        lines += [f"## {document.get('name', pid)}", ""]
+        seats = default_seats(document)
+        made = {
+            "limit": limit_figure(data, pid),
+            "seats": seats_figure(data, pid),
+            "success": success_figure(data, pid, seats),
+            "positions": position_figure(data, pid),
+        }
+        captions = {
+            "limit": f"Hand length and beaten calls against the call limit, {seats} players.",
+            "seats": "Hand length against the number of players (heuristic play), in turns "
+            "and in turns each player takes.",
+            "success": f"Calls that win, by the caller's hand value (heuristic play, {seats} "
+            "players).",
+            "positions": f"Hands won by position in the turn order, {seats} players.",
+        }
+        for name, svg in made.items():
+            if svg is None:
+                continue
+            path = f"{FIGURES}/{pid}-{name}.svg"
+            files[path] = svg
+            lines += [_figure_md(path, captions[name]), "", f"*{captions[name]}*", ""]
+        lines += _table(data, pid, document)
+    files[PAGE] = "\n".join(lines) + "\n"
+    return files
+
+
+def _default_point(
+    data: Mapping[str, Any], pid: str, policy: str, document: Mapping[str, Any]
+) -> Point | None:
+    """Whole games if the profile's games end, else hands, under the default options."""
+    games = _games(data, pid, policy)
+    if games is not None:
+        return games
+    option = study.call_limit_option(document)
+    default = None
+    if option is not None:
+        default = next(
+            (o["default"] for o in document.get("options") or [] if o["name"] == option[0]),
+            None,
+        )
+    limits = [p for p in _points(data, pid, "limit") if p["policy"] == policy]
+    return next((p for p in limits if _limit_of(p) == default), limits[0] if limits else None)
+
+
+def _table(data: Mapping[str, Any], pid: str, document: Mapping[str, Any]) -> list[str]:
+    rows = [
+        ("turns_per_hand", "turns per hand", False),
+        ("hands_per_game", "hands per game", False),
+        ("turns_per_game", "turns per game", False),
+        ("reshuffles_per_hand", "reshuffles per hand", False),
+        ("call_success", "calls that win", True),
+        ("won_call_tally", "a won call: the caller's score changes by", False),
+        ("beaten_call_tally", "a beaten call: the caller's score loses", False),
+        ("won_call_swing", "a won call: the caller gains on the average other player", False),
+        ("beaten_call_swing", "a beaten call: the caller loses on the average other player", False),
+    ]
+    points = {p: _default_point(data, pid, p, document) for p in study.POLICIES}
+    if not all(points.values()):
+        return []
+    out = [
+        "| under the default options | heuristic play | random play |",
+        "|---|---|---|",
+    ]
+    for key, label, percent in rows:
+        cells = [_fig(point["summary"][key], 1, percent) for point in points.values() if point]
+        if all(c == "n/a" for c in cells):
+            continue
+        out.append(f"| {label} | {cells[0]} | {cells[1]} |")
+    return [*out, ""]
