@@ -9,12 +9,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from conformance.reporting.report import write_atomic
+from conformance.reporting.report import STDOUT, os_error_text, write_report
+from conformance.reporting.style import plural
 from conformance.spec.data import DataNotFound
 from conformance.spec.profiles import ProfileFileError
 from conformance.spec.transcript import Transcript, load_corpus, shipped_documents
 
-from . import Subparsers
+from . import ExitCode, Subparsers
 
 
 def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
@@ -23,9 +24,14 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         "coverage",
         help="list the transcripts that test each clause",
         description="Every clause of every shipped profile with the ids of the transcripts "
-        "that list it. Exit status 1 when a clause is uncovered, 2 for invalid input.",
+        "that list it.",
     )
-    parser.add_argument("--json", metavar="FILE", help="also write the coverage as JSON")
+    parser.add_argument(
+        "--json",
+        metavar="FILE",
+        help="also write the coverage as JSON; - for standard output (the listing then goes "
+        "to standard error)",
+    )
     parser.add_argument(
         "--uncovered", action="store_true", help="list only the clauses no transcript tests"
     )
@@ -59,24 +65,33 @@ def run(args: argparse.Namespace) -> int:
         documents = shipped_documents()
     except (ProfileFileError, DataNotFound) as exc:
         print(f"jhyap coverage: the shipped profiles cannot be loaded: {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.ERROR
     root = Path(args.transcripts) if args.transcripts else None
+    if root is not None and not root.is_dir():
+        print(f"jhyap coverage: no such directory: {root}", file=sys.stderr)
+        return ExitCode.ERROR
     transcripts, problems = load_corpus(root)
     if problems:
         for problem in problems:
             print(problem, file=sys.stderr)
-        print(f"jhyap coverage: {len(problems)} problems in the transcripts", file=sys.stderr)
-        return 2
+        count = plural(len(problems), "problem")
+        print(f"jhyap coverage: {count} in the transcripts", file=sys.stderr)
+        return ExitCode.ERROR
     table = coverage(documents, transcripts)
     covered = sum(1 for entry in table.values() if entry["transcripts"])
     width = max((len(c) for c in table), default=0)
+    listing = sys.stderr if args.json == STDOUT else sys.stdout
     for cid, entry in table.items():
         ids = entry["transcripts"]
         if args.uncovered and ids:
             continue
-        print(f"{cid:<{width}}  {', '.join(ids) if ids else '(uncovered)'}")
-    print(f"{covered}/{len(table)} clauses covered")
+        print(f"{cid:<{width}}  {', '.join(ids) if ids else '(uncovered)'}", file=listing)
+    print(f"{covered}/{plural(len(table), 'clause')} covered", file=listing)
     if args.json:
         report = {"covered": covered, "total": len(table), "clauses": table}
-        write_atomic(args.json, json.dumps(report, indent=2) + "\n")
-    return 0 if covered == len(table) else 1
+        try:
+            write_report(args.json, json.dumps(report, indent=2) + "\n")
+        except OSError as exc:
+            print(f"jhyap coverage: cannot write the JSON: {os_error_text(exc)}", file=sys.stderr)
+            return ExitCode.ERROR
+    return ExitCode.OK if covered == len(table) else ExitCode.FAILURES

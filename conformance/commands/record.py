@@ -10,12 +10,12 @@ from typing import Any
 import yaml
 
 from conformance.harness.record import record_game
-from conformance.reporting.report import write_atomic
+from conformance.reporting.report import os_error_text, write_atomic
 from conformance.spec.data import ProfileNotFound
 from conformance.spec.profiles import ProfileFileError, load_profile, option_arguments
 from reference_engine.errors import JhyapError
 
-from . import Subparsers
+from . import ExitCode, Subparsers
 
 
 class _FlowMap(dict[str, Any]):
@@ -58,15 +58,32 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument("profile", metavar="PROFILE", help="a shipped profile id or a YAML file")
     parser.add_argument("directory", metavar="DIR", help="where to write <id>.yaml")
-    parser.add_argument("--seats", type=int, required=True)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--seats", type=int, required=True, metavar="N", help="the number of players (required)"
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        metavar="S",
+        help="the seed of the random deals and moves: the same seed records the same game "
+        "(default 0)",
+    )
     parser.add_argument(
         "--max-rounds",
         type=int,
         default=4,
+        metavar="N",
         help="hands before the host ends an open table (default 4)",
     )
-    parser.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument(
+        "--option",
+        "-o",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an option value (repeatable)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -76,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         document = load_profile(args.profile)
     except (ProfileNotFound, ProfileFileError) as exc:
         print(f"jhyap record: {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.ERROR
     try:
         options = option_arguments(document, args.option)
         data = record_game(
@@ -84,13 +101,19 @@ def run(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         print(f"jhyap record: {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.ERROR
     except JhyapError as exc:
         print(f"jhyap record: {exc.message}", file=sys.stderr)
-        return 2
+        return ExitCode.ERROR
     path = Path(args.directory) / f"{data['id']}.yaml"
-    path.parent.mkdir(parents=True, exist_ok=True)
     header = "# Recorded by jhyap record: a regression set, not an oracle.\n"
-    write_atomic(str(path), header + dump(data))
+    try:
+        if path.parent.exists() and not path.parent.is_dir():
+            raise NotADirectoryError(20, "Not a directory", str(path.parent))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(str(path), header + dump(data))
+    except OSError as exc:
+        print(f"jhyap record: cannot write {path}: {os_error_text(exc)}", file=sys.stderr)
+        return ExitCode.ERROR
     print(path)
-    return 0
+    return ExitCode.OK

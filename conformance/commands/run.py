@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import sys
@@ -19,16 +18,20 @@ from conformance.harness.runner import (
     run_cases,
 )
 from conformance.reporting.report import (
+    STDOUT,
     Progress,
-    RerunInfo,
+    ReportContext,
     console_report,
     json_report,
+    json_text,
     junit_report,
+    os_error_text,
     print_lines,
-    write_atomic,
+    write_report,
 )
+from conformance.reporting.style import Style
 
-from . import Subparsers
+from . import ExitCode, Subparsers
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
 DEFAULT_ENGINE_ARGV = (sys.executable, "-m", "reference_engine.server")
@@ -53,9 +56,8 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         "run",
         help="replay the transcripts against an engine",
         description="Replay the conformance transcripts against an engine over the JSON-lines "
-        "protocol (docs/protocol.md). Exit status: 0 when every case passed, was skipped or "
-        "is a known failure; 1 when any failed, errored, crashed, timed out or passed "
-        "unexpectedly; 2 when the engine is unusable or the input is invalid.",
+        "protocol (docs/protocol.md). Prints a block for each case that did not pass, then "
+        "a summary; colour on a terminal unless NO_COLOR is set (FORCE_COLOR forces it).",
     )
     parser.add_argument(
         "--engine",
@@ -87,8 +89,32 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         metavar="ID-PATTERN",
         help="only transcripts whose id matches (an exact id selects only that id; repeatable)",
     )
-    parser.add_argument("--json", metavar="FILE", help="write a JSON report")
-    parser.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
+    parser.add_argument(
+        "--json",
+        metavar="FILE",
+        help="write a JSON report (schema/report.schema.json); - for standard output",
+    )
+    parser.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="write a JUnit XML report (Jenkins junit-10.xsd); - for standard output",
+    )
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        dest="quiet",
+        action="count",
+        default=0,
+        help="less output: no progress, one line per case that did not pass",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        dest="verbose",
+        action="count",
+        default=0,
+        help="more output: add the tables by profile and by clause family",
+    )
     parser.add_argument(
         "--timeout",
         type=float,
@@ -122,15 +148,17 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
 
 def _fail(message: str) -> int:
     print(f"jhyap run: {message}", file=sys.stderr)
-    return 2
+    return ExitCode.ERROR
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the selected cases; see the exit statuses in the parser's description."""
+    """Run the selected cases; see the exit statuses in the parser's epilog."""
     if args.timeout <= 0:
         return _fail("--timeout must be positive")
     if args.jobs < 1:
         return _fail("--jobs must be at least 1")
+    if args.json == STDOUT and args.junit == STDOUT:
+        return _fail("only one of --json and --junit can go to standard output (-)")
     try:
         selection = load_selection(
             args.transcripts, args.profile, args.ids, args.clause, args.known_failures
@@ -138,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
     except InputError as exc:
         for line in exc.lines("jhyap run"):
             print(line, file=sys.stderr)
-        return 2
+        return ExitCode.ERROR
     cases, known = selection.cases, selection.known
     engine = args.engine if args.engine is not None else default_engine()
     config = RunConfig(
@@ -149,24 +177,32 @@ def run(args: argparse.Namespace) -> int:
         env=None if args.engine is not None else default_engine_env(),
         known_failures=tuple(known),
     )
-    progress = Progress(len(cases))
+    verbosity = args.verbose - args.quiet
+    progress = Progress(len(cases)) if verbosity >= 0 else None
     try:
         result = run_cases(cases, config, progress)
     except EngineUnusable as exc:
-        progress.finish()
+        if progress is not None:
+            progress.finish()
         return _fail(f"the engine is unusable: {exc}")
-    progress.finish()
+    if progress is not None:
+        progress.finish()
     result.warnings[:0] = known_failure_warnings(known, selection.transcripts, selection.documents)
-    rerun = RerunInfo(engine=args.engine, transcripts=args.transcripts)
-    print_lines(console_report(result, rerun))
+    context = ReportContext(
+        engine_command=engine,
+        engine=args.engine,
+        transcripts=args.transcripts,
+        argv=tuple(getattr(args, "argv", ("jhyap", "run"))),
+    )
+    # A report on standard output keeps it to itself: the console report goes to stderr.
+    console = sys.stderr if STDOUT in (args.json, args.junit) else sys.stdout
+    style = Style.for_stream(console)
+    print_lines(console_report(result, context.rerun, verbosity, style), console)
     try:
         if args.json:
-            write_atomic(
-                args.json,
-                json.dumps(json_report(result, engine), indent=2, ensure_ascii=False) + "\n",
-            )
+            write_report(args.json, json_text(json_report(result, context)))
         if args.junit:
-            write_atomic(args.junit, junit_report(result, rerun))
+            write_report(args.junit, junit_report(result, context))
     except OSError as exc:
-        return _fail(f"cannot write a report: {exc}")
+        return _fail(f"cannot write a report: {os_error_text(exc)}")
     return exit_status(result.outcomes)

@@ -14,7 +14,7 @@ from conformance.spec.profiles import ProfileFileError, load_profile, option_arg
 from reference_engine.errors import OptionError
 from reference_engine.profile import resolve
 
-from . import Subparsers
+from . import ExitCode, Subparsers
 
 
 def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
@@ -34,13 +34,18 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         metavar="NAME=VALUE",
         help="an option value (repeatable)",
     )
-    parser.add_argument("--format", choices=("yaml", "json"), default="yaml")
+    parser.add_argument(
+        "--format",
+        choices=("yaml", "json"),
+        default="yaml",
+        help="the output format (default yaml)",
+    )
     parser.set_defaults(run=run)
 
 
 def _fail(message: str) -> int:
     print(f"jhyap show: {message}", file=sys.stderr)
-    return 1
+    return ExitCode.ERROR
 
 
 def render(resolved: dict[str, Any], form: str) -> str:
@@ -51,7 +56,7 @@ def render(resolved: dict[str, Any], form: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the resolved profile; exit 1 for a bad profile or option."""
+    """Print the resolved profile; exit 2 for a bad profile or option."""
     try:
         document = load_profile(args.profile)
     except ProfileNotFound as exc:
@@ -59,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     except ProfileFileError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
-        return 1
+        return ExitCode.ERROR
     try:
         options = option_arguments(document, args.option)
     except ValueError as exc:

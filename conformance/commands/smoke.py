@@ -6,8 +6,9 @@ import argparse
 import sys
 
 from conformance.harness.smoke import Check, smoke
+from conformance.reporting.style import Style, plural
 
-from . import Subparsers
+from . import ExitCode, Subparsers
 from .run import default_engine, default_engine_env
 
 
@@ -19,8 +20,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         description="Start the engine, check its hello answer, play one short two-seat hand, "
         "check every response against schema/protocol/ and standard output for stray lines, "
         "then stop the engine and watch it exit. One line per check: ok, FAIL (with the fix) "
-        "or skip. Exit status: 0 when no check failed, 1 when one did, 2 when the engine "
-        "cannot be started.",
+        "or skip; colour on a terminal unless NO_COLOR is set (FORCE_COLOR forces it).",
     )
     parser.add_argument(
         "--engine",
@@ -38,8 +38,15 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     parser.set_defaults(run=run)
 
 
+STATUS_COLOURS = {"ok": "green", "FAIL": "red", "skip": "yellow"}
+
+
 def _print(check: Check) -> None:
-    for line in check.lines():
+    style = Style.for_stream(sys.stdout)
+    first, *details = check.lines()
+    status, rest = first.split(" ", 1)
+    print(style.paint(status, STATUS_COLOURS.get(status, "bold")) + " " + rest)
+    for line in details:
         print(line)
     sys.stdout.flush()
 
@@ -48,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the checks, printing each as it ends; the exit status of the result."""
     if args.timeout <= 0:
         print("jhyap smoke: --timeout must be positive", file=sys.stderr)
-        return 2
+        return ExitCode.ERROR
     engine = args.engine if args.engine is not None else default_engine()
     env = None if args.engine is not None else default_engine_env()
     print(f"engine: {engine}")
@@ -59,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     if result.failed:
         tail = result.stderr_tail[-10:]
         if tail:
-            print(f"engine stderr (last {len(tail)} line{'s' if len(tail) > 1 else ''}):")
+            print(f"engine stderr (last {plural(len(tail), 'line')}):")
             for line in tail:
                 print(f"  | {line}")
         else:

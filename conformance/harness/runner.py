@@ -21,6 +21,7 @@ from typing import Any
 from reference_engine.errors import JhyapError
 from reference_engine.profile import resolve
 
+from ..reporting.style import plural
 from ..spec import yamlsafe
 from ..spec.transcript import (
     Transcript,
@@ -216,14 +217,15 @@ def load_selection(
         raise InputError([], f"the profiles cannot be loaded:\n{exc}") from None
     transcripts, problems = load_corpus(root, documents)
     if problems:
-        summary = f"{len(problems)} problems in the transcripts; nothing was run"
+        summary = f"{plural(len(problems), 'problem')} in the transcripts; nothing was run"
         raise InputError([str(p) for p in problems], summary)
     known = load_known_failures(known_failures) if known_failures else []
     cases = build_cases(select_transcripts(transcripts, ids, clauses), documents, chosen)
     source = str(root) if root is not None else "the shipped corpus"
     if not cases:
         raise InputError(
-            [], f"no case matches the selection ({len(transcripts)} transcripts in {source})"
+            [],
+            f"no case matches the selection ({plural(len(transcripts), 'transcript')} in {source})",
         )
     return Selection(documents, transcripts, cases, known, source)
 
@@ -233,12 +235,16 @@ def load_known_failures(path: str | Path) -> list[KnownFailure]:
     path = Path(path)
     where = str(path)
     try:
-        if path.suffix == ".json":
-            content: Any = json.loads(path.read_text("utf-8"))
-        else:
-            content = yamlsafe.load(path).data
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError([f"{where}: no such file (the known failures)"]) from None
     except OSError as exc:
         raise InputError([f"{where}: cannot read the known failures: {exc.strerror}"]) from None
+    try:
+        if path.suffix == ".json":
+            content: Any = json.loads(raw.decode("utf-8"))
+        else:
+            content = yamlsafe.load_bytes(raw, where).data
     except (ValueError, yamlsafe.YamlProblem) as exc:
         raise InputError(
             [f"{where}: not valid {path.suffix.lstrip('.') or 'YAML'}: {exc}"]
