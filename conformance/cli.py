@@ -153,4 +153,4 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         message = " ".join(str(exc).split()) or "no details"
         print(f"jhyap: internal error: {type(exc).__name__}: {message}", file=sys.stderr)
-        return ExitCode.INTERNAL
+        return ExitCode.ERROR

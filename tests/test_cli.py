@@ -68,7 +68,8 @@ Args = Callable[[Path], list[str]]
 EXIT_CASES: list[tuple[str, str, Args, ExitCode]] = [
     ("validate", "shipped profiles", lambda t: ["validate"], ExitCode.OK),
     ("validate", "an invalid profile", lambda t: ["validate", _bad_profile(t)], ExitCode.FAILURES),
-    ("validate", "a missing path", lambda t: ["validate", str(t / "nope.yaml")], ExitCode.ERROR),
+    ("validate", "a missing path", lambda t: ["validate", str(t / "nope.yaml")], 1),
+    ("validate", "an unknown option", lambda t: ["validate", "--strict"], ExitCode.ERROR),
     ("profiles", "the list", lambda t: ["profiles"], ExitCode.OK),
     ("profiles", "an extra argument", lambda t: ["profiles", "dhumbal"], ExitCode.ERROR),
     ("show", "a shipped profile", lambda t: ["show", "dhumbal"], ExitCode.OK),
@@ -143,8 +144,8 @@ def test_exit_status_table(
     assert code == status, out + err
     assert code in exit_statuses(command)
     if code == ExitCode.ERROR:
-        # validate and smoke report on stdout (a problem or a check a line); the rest on stderr
-        assert (out if command in ("validate", "smoke") else err).strip(), "a 2 says why"
+        # smoke reports on stdout (a check a line); the rest on stderr
+        assert (out if command == "smoke" else err).strip(), "a 2 says why"
         assert "Traceback" not in out + err
 
 
@@ -159,7 +160,7 @@ def test_the_table_covers_every_status_of_every_command() -> None:
         (c, int(s))
         for c in cli.COMMANDS
         for s in exit_statuses(c)
-        if s not in (ExitCode.INTERNAL, ExitCode.INTERRUPTED)  # shown by the next test
+        if s != ExitCode.INTERRUPTED  # shown by the next test
     }
     assert shown == wanted
 
@@ -167,9 +168,9 @@ def test_the_table_covers_every_status_of_every_command() -> None:
 @pytest.mark.parametrize("command", cli.COMMANDS)
 @pytest.mark.parametrize(
     ("error", "status"),
-    [(RuntimeError("boom\nagain"), ExitCode.INTERNAL), (KeyboardInterrupt(), 130)],
+    [(RuntimeError("boom\nagain"), ExitCode.ERROR), (KeyboardInterrupt(), 130)],
 )
-def test_a_bug_is_3_and_ctrl_c_is_130_for_every_command(
+def test_a_bug_is_2_and_ctrl_c_is_130_for_every_command(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
     command: str,
@@ -190,7 +191,7 @@ def test_a_bug_is_3_and_ctrl_c_is_130_for_every_command(
     required = {"show": ["dhumbal"], "record": ["dhumbal", "x", "--seats", "2"], "export": ["x"]}
     code, _, err = jhyap(capsys, command, *required.get(command, []))
     assert code == status
-    if status == ExitCode.INTERNAL:
+    if status == ExitCode.ERROR:
         assert err == "jhyap: internal error: RuntimeError: boom again\n"
 
 
@@ -315,7 +316,9 @@ def test_no_color_and_force_color_on_a_run(
     assert "\x1b[" not in out
 
 
-def test_no_color_on_smoke(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_color_on_smoke(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("FORCE_COLOR", "1")
     _, out, _ = jhyap(capsys, "smoke")
     assert out.splitlines()[1] == "\x1b[32mok\x1b[0m   launch: the engine started"

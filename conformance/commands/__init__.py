@@ -3,10 +3,10 @@
 ``register`` adds the subcommand's parser and sets its ``run`` default, a
 function from the parsed arguments to the exit status.
 
-Every command follows one exit-status contract, :data:`EXIT_STATUSES`: 0 when all is
-well, 1 when the command found what it looks for (failing cases, invalid files,
-uncovered clauses, failed checks), 2 for a usage error, input it cannot use or an
-engine it cannot drive, 3 for a bug in jhyap itself, 130 when interrupted.
+Every command follows one exit-status contract (:func:`exit_statuses`), as ruff and
+pytest users expect: 0 when all is well, 1 when the command found what it looks for
+(failing cases, invalid files, uncovered clauses, failed checks), 2 for a usage error,
+input it cannot use, an engine it cannot drive or a bug in jhyap, 130 when interrupted.
 """
 
 from __future__ import annotations
@@ -26,18 +26,16 @@ class ExitCode(IntEnum):
 
     OK = 0
     FAILURES = 1  # the command found failures (cases, files, clauses, checks)
-    ERROR = 2  # usage error, unusable input or engine, a report that cannot be written
-    INTERNAL = 3  # a bug in jhyap
+    ERROR = 2  # usage error, unusable input or engine, unwritable output, internal error
     INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it
 
 
-# What every command's 2, 3 and 130 mean.
+# What every command's 2 and 130 mean.
 COMMON_STATUSES: Final[Mapping[ExitCode, str]] = MappingProxyType(
     {
         ExitCode.ERROR: "usage error, or input it cannot use (an unknown profile, a missing or "
         "invalid file, a bad option value), an engine it cannot start or greet, or an output "
-        "it cannot write",
-        ExitCode.INTERNAL: "internal error: a bug in jhyap (please report it)",
+        "it cannot write; or an internal error (a bug in jhyap: please report it)",
         ExitCode.INTERRUPTED: "interrupted (Ctrl-C)",
     }
 )
@@ -47,7 +45,7 @@ COMMAND_STATUSES: Final[Mapping[str, Mapping[ExitCode, str]]] = MappingProxyType
     {
         "validate": {
             ExitCode.OK: "every file is valid",
-            ExitCode.FAILURES: "some file has problems (one line each)",
+            ExitCode.FAILURES: "some file is missing or has problems (one line each)",
         },
         "profiles": {ExitCode.OK: "the shipped profiles were listed"},
         "show": {ExitCode.OK: "the resolved profile was printed"},

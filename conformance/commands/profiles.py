@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from conformance.reporting.style import plural
 from conformance.spec import data
 from conformance.spec.profiles import ProfileFileError, load_profile
-
-from conformance.reporting.style import plural
 
 from . import ExitCode, Subparsers
 

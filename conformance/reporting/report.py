@@ -64,6 +64,7 @@ COLOURS = {
     XFAIL: "yellow",
 }
 BAD = NOT_PASSED | {XPASS}
+PLAIN = Style(enabled=False)
 STDERR_LINES = 20
 DOTS_PER_LINE = 80
 MAX_VALUE_CHARS = 2000
@@ -148,7 +149,7 @@ def headline(outcome: Outcome) -> str:
     return f"step {outcome.step} ({outcome.step_description}): {detail}"
 
 
-def failure_block(outcome: Outcome, rerun: RerunInfo, style: Style = Style()) -> list[str]:
+def failure_block(outcome: Outcome, rerun: RerunInfo, style: Style = PLAIN) -> list[str]:
     """The explanation of one case that did not pass, line by line."""
     heading = HEADINGS.get(outcome.status, outcome.status.upper())
     lines = [f"{style.paint(heading, 'red', 'bold')} {outcome.transcript_id} [{outcome.profile}]"]
@@ -208,7 +209,7 @@ def _bucket(outcome: Outcome) -> str:
     return "failed" if outcome.status in BAD else "other"
 
 
-def counts_line(outcomes: Sequence[Outcome], style: Style = Style()) -> str:
+def counts_line(outcomes: Sequence[Outcome], style: Style = PLAIN) -> str:
     """``3 passed, 1 failed, 2 timed out`` in the order of STATUSES."""
     counts = Counter(o.status for o in outcomes)
     parts = [
@@ -219,7 +220,7 @@ def counts_line(outcomes: Sequence[Outcome], style: Style = Style()) -> str:
     return ", ".join(parts) or "no cases"
 
 
-def verdict_line(result: RunResult, style: Style = Style()) -> str:
+def verdict_line(result: RunResult, style: Style = PLAIN) -> str:
     """The last line of a run: ``== 3 passed, 1 failed (4 cases) in 1.20 s ==``."""
     outcomes = result.outcomes
     return (
@@ -229,7 +230,7 @@ def verdict_line(result: RunResult, style: Style = Style()) -> str:
 
 
 def summary_lines(
-    result: RunResult, top: int = 10, verbosity: int = 0, style: Style = Style()
+    result: RunResult, top: int = 10, verbosity: int = 0, style: Style = PLAIN
 ) -> list[str]:
     """What ends a run's report, by verbosity: -1 the verdict line alone; 0 adds the
     failing clauses, skip reasons, known failures and the engine; 1 adds the tables by
@@ -256,7 +257,8 @@ def summary_lines(
             families = sorted(by_family.items(), key=lambda kv: (-kv[1]["failed"], kv[0]))
             lines += _table("clause family", families[:top])
             if len(families) > top:
-                lines.append(f"... and {plural(len(families) - top, 'more family', 'more families')}")
+                more = plural(len(families) - top, "more family", "more families")
+                lines.append(f"... and {more}")
         lines.append("")
     if failing_clauses:
         lines.append("top failing clauses:")
@@ -281,7 +283,7 @@ def summary_lines(
     return lines
 
 
-def quiet_line(outcome: Outcome, style: Style = Style()) -> str:
+def quiet_line(outcome: Outcome, style: Style = PLAIN) -> str:
     """A case that did not pass, in one line (``run -q``)."""
     heading = HEADINGS.get(outcome.status, outcome.status.upper())
     return (
@@ -291,7 +293,7 @@ def quiet_line(outcome: Outcome, style: Style = Style()) -> str:
 
 
 def console_report(
-    result: RunResult, rerun: RerunInfo, verbosity: int = 0, style: Style = Style()
+    result: RunResult, rerun: RerunInfo, verbosity: int = 0, style: Style = PLAIN
 ) -> list[str]:
     """The whole console report: a block per case that did not pass (a line each under
     ``-q``), the warnings, then the summary."""
