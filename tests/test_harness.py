@@ -160,8 +160,8 @@ def test_verbose_adds_the_tables_and_quiet_keeps_one_line_per_failure(
     assert (code, err) == (1, "")  # no progress either
     first, last = out.splitlines()
     assert first == (
-        f"FAILED {WRONG} [dashain] {DATA_ARG}/{WRONG}.yaml:17: step 3 (seat 0 picks from "
-        'the deck): events[0].card: expected "3c", got "2c"'
+        f"FAILED {WRONG} [dashain] {DATA_ARG}/{WRONG}.yaml:17: "
+        'events[0].card: expected "3c", got "2c" (step 3: seat 0 picks from the deck)'
     )
     assert last.startswith("== 1 passed, 1 failed (2 cases) in ")
 
@@ -832,7 +832,7 @@ def test_json_and_junit_reports(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     failure = cases[1].find("failure")
     assert failure is not None and failure.text is not None
     assert failure.get("message") == (
-        'step 3 (seat 0 picks from the deck): events[0].card: expected "3c", got "2c"'
+        'events[0].card: expected "3c", got "2c" (step 3: seat 0 picks from the deck)'
     )
     assert failure.text.splitlines()[:3] == WRONG_REPORT[:3]
     assert not list(tmp_path.glob(".*.tmp"))  # the atomic writes left no temporaries

@@ -99,8 +99,7 @@ def test_a_failure_carries_objects_not_just_text(
     (result,) = report["results"]
     failure = result["failure"]
     assert failure == {
-        "summary": 'step 3 (seat 0 picks from the deck): events[0].card: expected "3c", '
-        'got "2c"',
+        "summary": 'events[0].card: expected "3c", got "2c" (step 3: seat 0 picks from the deck)',
         "location": f"{DATA_ARG}/{WRONG}.yaml:17",
         "step_description": "seat 0 picks from the deck",
         "request": {"seq": failure["request"]["seq"], "cmd": "act", "seat": 0,

@@ -140,13 +140,14 @@ def _value_lines(label: str, value: Any) -> list[str]:
 
 
 def headline(outcome: Outcome) -> str:
-    """One line saying what went wrong first: the step and its first difference."""
+    """One line saying what went wrong first: the first difference, then the step (so
+    that a line cut to the terminal's width keeps the difference)."""
     detail = outcome.differences[0] if outcome.differences else outcome.reason
     if outcome.state_diff and outcome.reason and outcome.differences:
         detail = f"{outcome.reason}: {detail}"
     if outcome.step is None:
         return detail
-    return f"step {outcome.step} ({outcome.step_description}): {detail}"
+    return f"{detail} (step {outcome.step}: {outcome.step_description})"
 
 
 def failure_block(outcome: Outcome, rerun: RerunInfo, style: Style = PLAIN) -> list[str]:
