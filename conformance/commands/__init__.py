@@ -69,6 +69,18 @@ COMMAND_STATUSES: Final[Mapping[str, Mapping[ExitCode, str]]] = MappingProxyType
 )
 
 
+def add_option_argument(parser: argparse.ArgumentParser) -> None:
+    """``--option/-o NAME=VALUE``, repeatable: a host option's value (show, record)."""
+    parser.add_argument(
+        "--option",
+        "-o",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an option value (repeatable)",
+    )
+
+
 def exit_statuses(command: str) -> dict[ExitCode, str]:
     """Every exit status ``command`` can return, in order, with its meaning."""
     statuses = {**COMMAND_STATUSES[command], **COMMON_STATUSES}

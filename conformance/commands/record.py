@@ -15,7 +15,7 @@ from conformance.spec.data import ProfileNotFound
 from conformance.spec.profiles import ProfileFileError, load_profile, option_arguments
 from reference_engine.errors import JhyapError
 
-from . import ExitCode, Subparsers
+from . import ExitCode, Subparsers, add_option_argument
 
 
 class _FlowMap(dict[str, Any]):
@@ -76,14 +76,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         metavar="N",
         help="hands before the host ends an open table (default 4)",
     )
-    parser.add_argument(
-        "--option",
-        "-o",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="an option value (repeatable)",
-    )
+    add_option_argument(parser)
     parser.set_defaults(run=run)
 
 

@@ -14,7 +14,7 @@ from conformance.spec.profiles import ProfileFileError, load_profile, option_arg
 from reference_engine.errors import OptionError
 from reference_engine.profile import resolve
 
-from . import ExitCode, Subparsers
+from . import ExitCode, Subparsers, add_option_argument
 
 
 def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
@@ -26,14 +26,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         "option_values: the value of every option.",
     )
     parser.add_argument("profile", metavar="PROFILE", help="a shipped profile id or a YAML file")
-    parser.add_argument(
-        "--option",
-        "-o",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="an option value (repeatable)",
-    )
+    add_option_argument(parser)
     parser.add_argument(
         "--format",
         choices=("yaml", "json"),
