@@ -407,6 +407,20 @@ def test_record_into_a_file_names_it(capsys: pytest.CaptureFixture[str], tmp_pat
     assert err.endswith(f"{target}: Not a directory\n")
 
 
+def test_an_unwritable_report_names_the_report(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    target = tmp_path / "no-dir" / "r.json"
+    code, _, err = jhyap(
+        capsys, "run", "-q", "--transcripts", DATA_ARG, "-k", PASSING, "--json", str(target)
+    )
+    assert code == 2
+    assert err == f"jhyap run: cannot write a report: {target}: No such file or directory\n"
+    code, _, err = jhyap(capsys, "coverage", "--json", str(target))
+    assert code == 2
+    assert err == f"jhyap coverage: cannot write the JSON: {target}: No such file or directory\n"
+
+
 def test_plural_forms(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     profile = ROOT / "specs" / "dhumbal.yaml"
     code, out, _ = jhyap(capsys, "validate", str(profile))

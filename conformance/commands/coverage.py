@@ -92,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             write_report(args.json, json.dumps(report, indent=2) + "\n")
         except OSError as exc:
-            print(f"jhyap coverage: cannot write the JSON: {os_error_text(exc)}", file=sys.stderr)
+            reason = os_error_text(exc, args.json)
+            print(f"jhyap coverage: cannot write the JSON: {reason}", file=sys.stderr)
             return ExitCode.ERROR
     return ExitCode.OK if covered == len(table) else ExitCode.FAILURES

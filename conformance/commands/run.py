@@ -198,11 +198,14 @@ def run(args: argparse.Namespace) -> int:
     console = sys.stderr if STDOUT in (args.json, args.junit) else sys.stdout
     style = Style.for_stream(console)
     print_lines(console_report(result, context.rerun, verbosity, style), console)
-    try:
-        if args.json:
-            write_report(args.json, json_text(json_report(result, context)))
-        if args.junit:
-            write_report(args.junit, junit_report(result, context))
-    except OSError as exc:
-        return _fail(f"cannot write a report: {os_error_text(exc)}")
+    reports = (
+        (args.json, lambda: json_text(json_report(result, context))),
+        (args.junit, lambda: junit_report(result, context)),
+    )
+    for path, text in reports:
+        if path:
+            try:
+                write_report(path, text())
+            except OSError as exc:
+                return _fail(f"cannot write a report: {os_error_text(exc, path)}")
     return exit_status(result.outcomes)

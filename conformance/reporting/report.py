@@ -346,10 +346,11 @@ def write_report(path: str, text: str, stdout: IO[str] | None = None) -> None:
         write_atomic(path, text)
 
 
-def os_error_text(exc: OSError) -> str:
-    """An OSError as people read it: ``path: No such file or directory``, no errno."""
+def os_error_text(exc: OSError, path: str | Path | None = None) -> str:
+    """An OSError as people read it: ``path: No such file or directory``, no errno.
+    ``path`` names the file meant (not the temporary file a write failed on)."""
     reason = exc.strerror or str(exc)
-    name = exc.filename
+    name = path if path is not None else exc.filename
     return f"{os.fsdecode(name)}: {reason}" if name is not None else reason
 
 
