@@ -6,6 +6,7 @@ import argparse
 import os
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from conformance.harness.client import EngineUnusable
@@ -198,11 +199,11 @@ def run(args: argparse.Namespace) -> int:
     console = sys.stderr if STDOUT in (args.json, args.junit) else sys.stdout
     style = Style.for_stream(console)
     print_lines(console_report(result, context.rerun, verbosity, style), console)
-    reports = (
+    writers: tuple[tuple[str | None, Callable[[], str]], ...] = (
         (args.json, lambda: json_text(json_report(result, context))),
         (args.junit, lambda: junit_report(result, context)),
     )
-    for path, text in reports:
+    for path, text in writers:
         if path:
             try:
                 write_report(path, text())
