@@ -151,6 +151,20 @@ def test_the_schema_catches_a_broken_report(
     assert problems(report)[2].endswith("is not valid under any of the given schemas")
 
 
+def test_later_keys_are_allowed_where_the_schema_says_so(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    report, _ = run(capsys, tmp_path, "-k", WRONG)
+    report["readings"] = {"dashain": ["a reading"]}
+    report["summary"]["clauses"] = {"dashain.pick.out-of-play": "failed"}
+    report["results"][0]["step_clauses"] = [["dashain.pick.out-of-play"]]
+    assert problems(report) == []
+    report["results"][0]["failure"]["hint"] = "closed: a failure has exactly its keys"
+    assert problems(report) == [
+        "$.results[0].failure: " + problems(report)[0].split(": ", 1)[1],
+    ]
+
+
 def test_every_status_of_the_schema_is_a_status_of_the_harness() -> None:
     from conformance.harness.replay import STATUSES
 
@@ -159,6 +173,7 @@ def test_every_status_of_the_schema_is_a_status_of_the_harness() -> None:
     assert outcome["enum"] == list(STATUSES)
     assert len(outcome["enumDescriptions"]) == len(STATUSES)
     assert list(schema["properties"]["summary"]["required"]) == [*STATUSES, "total", "wall_time"]
+    assert set(schema["properties"]["summary"]["properties"]) == {*STATUSES, "total", "wall_time"}
 
 
 def test_junit_is_valid_against_the_jenkins_xsd_with_relative_paths(
