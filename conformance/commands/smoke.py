@@ -26,7 +26,8 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         "--engine",
         metavar="CMD",
         help="the engine command, split like a shell would (no expansion); "
-        f"default: the bundled reference engine ({default_engine()})",
+        "default: the bundled reference engine, run by this Python "
+        "(python -m reference_engine.server)",
     )
     parser.add_argument(
         "--timeout",
