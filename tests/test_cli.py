@@ -233,6 +233,9 @@ def test_every_option_of_every_command_has_help() -> None:
         if not isinstance(action, argparse._SubParsersAction) and not action.help
     ]
     assert missing == []
+    # A reference page is generated from these texts: nothing of this machine in them.
+    texts = [command.format_help() for command in [parser, *commands.values()]]
+    assert not [t for t in texts if sys.executable in t or str(ROOT) in t]
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
