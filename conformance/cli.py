@@ -1,16 +1,26 @@
-"""The ``jhyap`` command line: ``main`` builds the parser from ``COMMANDS``."""
+"""The ``jhyap`` command line: ``main`` builds the parser from ``COMMANDS``.
+
+:func:`build_parser` returns the whole parser (every subcommand, its options, and its
+exit statuses as the epilog), so that a reference page can be generated from it.
+"""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import importlib
+import os
+import platform
+import re
 import signal
 import sys
+import textwrap
 from collections.abc import Sequence
 from typing import Any, Protocol, cast
 
-from .commands import Subparsers
+from . import __version__
+from .commands import ExitCode, Subparsers, exit_status_epilog
 
 # One module of conformance.commands per subcommand; add a name here to add one.
 COMMANDS: tuple[str, ...] = (
@@ -32,6 +42,57 @@ class _Command(Protocol):
     def register(self, subparsers: Subparsers[argparse.ArgumentParser]) -> None: ...
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, but a line break in a description or epilog is kept: each
+    line is wrapped on its own, and an indented ``term  meaning`` line hangs its meaning."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        filled = []
+        for line in text.splitlines():
+            hanging = re.match(r"(\s+\S+\s+)(.*)", line)
+            lead, rest = (hanging.group(1), hanging.group(2)) if hanging else ("", line)
+            filled.append(
+                textwrap.fill(
+                    " ".join(rest.split()),
+                    width,
+                    initial_indent=indent + lead,
+                    subsequent_indent=indent + " " * len(lead),
+                )
+                if line.strip()
+                else ""
+            )
+        return "\n".join(filled)
+
+
+def version_text() -> str:
+    """What ``jhyap --version`` prints."""
+    from .harness.client import PROTOCOL_VERSION
+
+    return (
+        f"jhyap {__version__} (jhyap-conformance; protocol {PROTOCOL_VERSION}; "
+        f"Python {platform.python_version()})"
+    )
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: the text is built only when asked for (it imports the harness)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(
+            option_strings,
+            dest,
+            nargs=0,
+            default=argparse.SUPPRESS,
+            help="print the version of jhyap and of the protocol it speaks, then exit",
+        )
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        print(version_text())
+        parser.exit()
+
+
+
+
 def _named_command(argv: Sequence[str]) -> str | None:
     """The subcommand ``argv`` names, if its first word that is not an option is one."""
     first = next((word for word in argv if not word.startswith("-")), None)
@@ -42,23 +103,49 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The argument parser with every subcommand in ``COMMANDS`` registered, or only the
     one ``argv`` names: each command imports what it needs, so starting one is quick."""
     parser = argparse.ArgumentParser(
-        prog="jhyap", description="Jhyap (Dhumbal) rules profiles and conformance suite."
+        prog="jhyap",
+        description="Jhyap (Dhumbal) rules profiles and conformance suite.",
+        epilog="Run 'jhyap COMMAND --help' for a command's options and exit statuses.",
+        formatter_class=HelpFormatter,
     )
+    parser.add_argument("--version", action=_VersionAction)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     named = _named_command(argv) if argv is not None else None
     for name in COMMANDS if named is None else (named,):
         module = cast(_Command, importlib.import_module(f"{__package__}.commands.{name}"))
         module.register(subparsers)
+    for name, command in command_parsers(parser).items():
+        command.formatter_class = HelpFormatter
+        command.epilog = exit_status_epilog(name)
     return parser
+
+
+def command_parsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """Each subcommand's parser, by name, in the order of ``COMMANDS``."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(cast(dict[str, argparse.ArgumentParser], action.choices))
+    return {}
+
+
+def _unrecognized(command: argparse.ArgumentParser, extras: Sequence[str]) -> str:
+    message = f"unrecognized arguments: {' '.join(extras)}"
+    options = [s for a in command._actions for s in a.option_strings if s.startswith("--")]
+    for word in extras:
+        if word.startswith("--"):
+            close = difflib.get_close_matches(word.split("=", 1)[0], options, n=1)
+            if close:
+                return f"{message} (did you mean {close[0]}?)"
+    return message
 
 
 def _exit_status(exit_: SystemExit) -> int:
     if exit_.code is None:
-        return 0
+        return ExitCode.OK
     if isinstance(exit_.code, int):
         return exit_.code
     print(exit_.code, file=sys.stderr)
-    return 1
+    return ExitCode.ERROR
 
 
 class Terminated(BaseException):
@@ -89,18 +176,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         words = list(sys.argv[1:] if argv is None else argv)
         parser = build_parser(words)
         try:
-            args = parser.parse_args(words)
+            args, extras = parser.parse_known_args(words)
+            if extras:
+                # An unknown option belongs to the subcommand: show its usage, not jhyap's.
+                command = command_parsers(parser)[args.command]
+                command.error(_unrecognized(command, extras))
         except SystemExit as exit_:
             return _exit_status(exit_)
+        args.argv = ["jhyap", *words]
         return int(args.run(args))
     except KeyboardInterrupt:
-        return 130
+        return ExitCode.INTERRUPTED
     except Terminated as exc:
         return 128 + exc.signum
+    except BrokenPipeError:
+        # The reader went away (jhyap ... | head): stop quietly, as other tools do.
+        with contextlib.suppress(OSError):
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+        return ExitCode.ERROR
     except Exception as exc:
         message = " ".join(str(exc).split()) or "no details"
         print(f"jhyap: internal error: {type(exc).__name__}: {message}", file=sys.stderr)
-        return 2
+        return ExitCode.ERROR
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)

@@ -6,24 +6,36 @@ options: it adds no item, registers nothing else and imports none of the harness
 
 With ``--jhyap-engine`` each (transcript, profile) case becomes one item, named
 ``jhyap::<profile>::<id>`` and marked ``jhyap``, added to whatever else the session
-collects. Items run through the same runner as ``jhyap run``: one engine process serves
-item after item and is restarted after a crash, a timeout or a protocol violation; it is
-stopped when the session ends. A failure shows the same explanation as ``jhyap run``
-(file:line, step, expected, actual, engine stderr, rerun command). Skipped cases are
-skipped; known failures are xfail, and one that passes fails.
+collects. Those ids (or ``jhyap`` or ``jhyap::<profile>``) can be given back on the
+command line like test paths. Items run through the same runner as ``jhyap run``: one
+engine process serves item after item and is restarted after a crash, a timeout or a
+protocol violation; it is stopped when the session ends. The engine is greeted when the
+session starts: one that cannot be is a usage error, not a failure per item. A failure
+shows the same explanation as ``jhyap run`` (file:line, step, expected, actual, engine
+stderr, rerun command); its short summary and ``--tb=line`` give the first difference.
+Skipped cases are skipped; known failures are xfail, and one that passes fails. Under
+pytest-xdist each worker runs its own engine and the engine summary reaches the
+controller through ``workeroutput``.
 """
 
 from __future__ import annotations
 
+import os
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from _pytest._code.code import (
+    ReprEntry,
+    ReprExceptionInfo,
+    ReprFileLocation,
+    ReprTraceback,
+    TerminalRepr,
+)
 
 if TYPE_CHECKING:
-    from _pytest._code.code import TerminalRepr
-
     from .harness.replay import Outcome
     from .harness.runner import Case, EngineWorker, RunConfig
     from .reporting.report import RerunInfo
@@ -31,6 +43,17 @@ if TYPE_CHECKING:
 PLUGIN_NAME = "jhyap-conformance-session"
 ROOT_NAME = "jhyap"
 MARKER = "jhyap"  # every item has it: ``-m jhyap`` selects the corpus alone
+WORKER_OUTPUT_KEY = "jhyap_engine"  # how an xdist worker hands its engine summary back
+
+
+def is_item_id(arg: str) -> bool:
+    """Whether a command-line argument names jhyap items (``jhyap``, ``jhyap::...``)."""
+    return arg == ROOT_NAME or arg.startswith(ROOT_NAME + "::")
+
+
+def plugin_wording(message: str) -> str:
+    """A harness message about the engine, worded for this plugin's option."""
+    return message.replace("--engine ", "--jhyap-engine ")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -96,16 +119,46 @@ def pytest_configure(config: pytest.Config) -> None:
     engine = config.getoption("jhyap_engine")
     if engine is None:
         return
-    config.pluginmanager.register(JhyapSession.from_config(config, engine), PLUGIN_NAME)
+    # Item ids given back as arguments are no paths: take them out of pytest's hands.
+    chosen = [arg for arg in config.args if is_item_id(arg)]
+    config.args[:] = [arg for arg in config.args if not is_item_id(arg)]
+    session = JhyapSession.from_config(config, engine)
+    session.chosen = chosen
+    config.pluginmanager.register(session, PLUGIN_NAME)
     config.addinivalue_line("markers", f"{MARKER}: a case of the Jhyap conformance corpus")
 
 
 class CaseFailed(Exception):
-    """A case did not pass; ``text`` is its explanation, as ``jhyap run`` prints it."""
+    """A case did not pass; ``text`` is its explanation, as ``jhyap run`` prints it, and
+    ``headline`` its first difference at ``path``:``line``."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, headline: str = "", path: str = "", line: int = 0) -> None:
         super().__init__(text)
         self.text = text
+        self.headline = headline or text.splitlines()[0]
+        self.path = path
+        self.line = line
+
+    def repr(self, tbstyle: str = "auto") -> ReprExceptionInfo:
+        """The explanation as pytest's own failure representation: the block as is (left
+        out under ``--tb=line``), and a crash location whose message is the headline (the
+        short summary, the ``--tb=line`` line); plain dataclasses, so that pytest-xdist
+        carries it from worker to controller."""
+        crash = ReprFileLocation(self.path, self.line, self.headline)
+        entries = (
+            []
+            if tbstyle == "line"
+            else [ReprEntry(self.text.splitlines(), None, None, None, "value")]
+        )
+        traceback = ReprTraceback(entries, None, "value")
+        return ReprExceptionInfo(reprtraceback=traceback, reprcrash=crash)
+
+
+def _shown_path(file: str) -> str:
+    """A transcript's path as pytest shows paths: relative when under the working directory."""
+    path = os.path.abspath(file)
+    relative = os.path.relpath(path)
+    return path if relative.startswith(os.pardir) else relative
 
 
 class JhyapSession:
@@ -129,6 +182,7 @@ class JhyapSession:
         self.worker: EngineWorker = EngineWorker(config)
         self.unusable: str | None = None
         self.engine_description: str | None = None
+        self.chosen: list[str] = []  # item ids given as arguments
 
     @classmethod
     def from_config(cls, config: pytest.Config, engine: str) -> JhyapSession:
@@ -169,9 +223,28 @@ class JhyapSession:
     # -- hooks -------------------------------------------------------------------------
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
-        return [
-            f"jhyap: engine {self.run_config.engine}; {len(self.cases)} cases from {self.source}"
-        ]
+        from .reporting.style import plural
+
+        cases = plural(len(self.cases), "case")
+        return [f"jhyap: engine {self.run_config.engine}; {cases} from {self.source}"]
+
+    @pytest.hookimpl(tryfirst=True)  # before the terminal header and xdist's workers
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """Greet the engine once, so that an unusable one is one error, not one per item."""
+        config = session.config
+        if config.option.collectonly or not self.cases:
+            return
+        from .harness.client import EngineUnusable
+
+        try:
+            self.worker.connect()
+        except EngineUnusable as exc:
+            self.worker.close(graceful=False)
+            raise pytest.UsageError(
+                "--jhyap-engine: the engine is unusable: " + plugin_wording(str(exc))
+            ) from None
+        if config.pluginmanager.hasplugin("dsession"):
+            self.worker.close()  # an xdist controller: the workers run their own engines
 
     @pytest.hookimpl(tryfirst=True)  # before -k and --deselect, so that they apply to ours
     def pytest_collection_modifyitems(
@@ -179,10 +252,31 @@ class JhyapSession:
     ) -> None:
         root = JhyapCollector.from_parent(session, name=ROOT_NAME, nodeid=ROOT_NAME, jhyap=self)
         # genitems reports the collection as for any collector: counts, -v, --collect-only.
-        items.extend(session.genitems(root))
+        ours = list(session.genitems(root))
+        if self.chosen:
+            unmatched = [a for a in self.chosen if not any(_names(a, i.nodeid) for i in ours)]
+            if unmatched:
+                raise pytest.UsageError(
+                    f"not found: {', '.join(unmatched)} (no jhyap case has such an id; "
+                    "ids look like jhyap::<profile>::<transcript id>)"
+                )
+            dropped = [i for i in ours if not any(_names(a, i.nodeid) for a in self.chosen)]
+            ours = [i for i in ours if i not in dropped]
+            if dropped:
+                config.hook.pytest_deselected(items=dropped)
+        items.extend(ours)
 
-    def pytest_sessionfinish(self) -> None:
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
         self.close()
+        workeroutput = getattr(session.config, "workeroutput", None)
+        if workeroutput is not None and self.engine_description is not None:
+            workeroutput[WORKER_OUTPUT_KEY] = self.engine_description
+
+    @pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook, on the controller
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        description = (getattr(node, "workeroutput", None) or {}).get(WORKER_OUTPUT_KEY)
+        if isinstance(description, str):
+            self.engine_description = description
 
     def pytest_unconfigure(self) -> None:
         self.close()
@@ -210,9 +304,10 @@ class JhyapSession:
         try:
             outcome = self.worker.run(case)
         except EngineUnusable as exc:
-            self.unusable = str(exc)
+            # It was greeted at the start: it broke since. Say so once and stop the session.
+            self.unusable = plugin_wording(str(exc))
             self.worker.close(graceful=False)
-            raise CaseFailed(f"the engine is unusable: {exc}") from None
+            raise CaseFailed(f"the engine is unusable: {self.unusable}") from None
         if self.worker.info is not None:
             self.engine_description = self.worker.info.describe()
         return outcome
@@ -244,7 +339,7 @@ class _ExplainedItem(pytest.Item):
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
     ) -> str | TerminalRepr:
         if isinstance(excinfo.value, CaseFailed):
-            return excinfo.value.text
+            return excinfo.value.repr(str(self.config.getoption("tbstyle", "auto")))
         return super().repr_failure(excinfo, style=style)
 
 
@@ -298,6 +393,11 @@ class JhyapFuzzItem(_ExplainedItem):
         return ROOT_NAME, 0, f"{ROOT_NAME}::fuzz"
 
 
+def _names(arg: str, nodeid: str) -> bool:
+    """Whether the argument ``arg`` (an id or an id prefix) selects the item ``nodeid``."""
+    return nodeid == arg or nodeid.startswith(arg + "::")
+
+
 class JhyapItem(_ExplainedItem):
     """One transcript under one profile."""
 
@@ -309,7 +409,7 @@ class JhyapItem(_ExplainedItem):
 
     def runtest(self) -> None:
         from .harness.replay import PASSED, SKIPPED, XFAIL
-        from .reporting.report import failure_block
+        from .reporting.report import failure_block, headline
 
         outcome = self.jhyap.run(self.case)
         if outcome.status == PASSED:
@@ -318,7 +418,29 @@ class JhyapItem(_ExplainedItem):
             pytest.skip(outcome.reason)
         if outcome.status == XFAIL:
             pytest.xfail(f"known failure: {outcome.known_failure}")
-        raise CaseFailed("\n".join(failure_block(outcome, self.jhyap.rerun)))
+        block = failure_block(outcome, self.jhyap.rerun)
+        block.append(f"  rerun in pytest: {self.rerun_command()}")
+        raise CaseFailed(
+            "\n".join(block), headline(outcome), _shown_path(outcome.file), outcome.line
+        )
+
+    def rerun_command(self) -> str:
+        """The pytest command line that runs this item alone."""
+        words = ["pytest", f"--jhyap-engine={self.jhyap.run_config.engine}"]
+        if self.jhyap.rerun.transcripts is not None:
+            words.append(f"--jhyap-transcripts={self.jhyap.rerun.transcripts}")
+        return shlex.join([*words, self.nodeid])
+
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> str | TerminalRepr:
+        if isinstance(excinfo.value, CaseFailed):
+            if self.jhyap.unusable is not None:
+                self.session.shouldstop = (
+                    f"--jhyap-engine: the engine is unusable: {self.jhyap.unusable}"
+                )
+            return excinfo.value.repr(str(self.config.getoption("tbstyle", "auto")))
+        return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         transcript = self.case.transcript

@@ -680,7 +680,7 @@ def test_show_defaults_equal_document(capsys: pytest.CaptureFixture[str]) -> Non
 
 def test_show_value_not_allowed(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = show(capsys, "dhumbal", "--option", "call_limit=12")
-    assert status == 1
+    assert status == 2
     assert out == ""
     assert err.count("\n") == 1
     assert "5, 10, 15" in err
@@ -688,18 +688,18 @@ def test_show_value_not_allowed(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_show_unknown_option(capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = show(capsys, "dhumbal", "--option", "speed=3")
-    assert status == 1
+    assert status == 2
     assert "call_limit, pickup_after_multi_throw" in err
 
 
 def test_show_bad_option_syntax(capsys: pytest.CaptureFixture[str]) -> None:
-    assert show(capsys, "dhumbal", "--option", "call_limit")[0] == 1
-    assert show(capsys, "dhumbal", "-o", "call_limit=5", "-o", "call_limit=15")[0] == 1
+    assert show(capsys, "dhumbal", "--option", "call_limit")[0] == 2
+    assert show(capsys, "dhumbal", "-o", "call_limit=5", "-o", "call_limit=15")[0] == 2
 
 
 def test_show_unknown_profile(capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = show(capsys, "nosuch")
-    assert status == 1
+    assert status == 2
     assert "dashain, dhumbal, everestbuzz" in err
 
 
@@ -720,7 +720,7 @@ def test_show_refuses_broken_file(tmp_path: Path, capsys: pytest.CaptureFixture[
     doc = shipped("dhumbal")
     doc["rules"]["direction"] = "up"
     status, _out, err = show(capsys, str(write_doc(tmp_path, doc)))
-    assert status == 1
+    assert status == 2
     assert ": rules.direction: " in err
 
 

@@ -169,15 +169,95 @@ def test_hanging_engine_times_out(pytester: pytest.Pytester, pids: Path) -> None
     assert "    | fake engine: thinking very hard\n" in out
 
 
-def test_unusable_engine_fails_every_item(pytester: pytest.Pytester) -> None:
+def test_unusable_engine_is_one_usage_error(pytester: pytest.Pytester) -> None:
     result = jhyap(pytester, "/nonexistent/engine")
-    result.assert_outcomes(failed=5)
-    assert (
-        result.stdout.str().count(
-            "the engine is unusable: engine command not found: /nonexistent/engine"
-        )
-        >= 5
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.stderr.lines == [
+        "ERROR: --jhyap-engine: the engine is unusable: engine command not found: "
+        "/nonexistent/engine (from --jhyap-engine '/nonexistent/engine')",
+        "",
+    ]
+    assert "jhyap::" not in result.stdout.str()  # no item ran, none failed
+    # --collect-only starts no engine, so it still lists the items.
+    jhyap(pytester, "/nonexistent/engine", "--collect-only", "-q").stdout.fnmatch_lines(
+        [f"jhyap::dashain::{PASSING}"]
     )
+
+
+def test_engine_broken_mid_session_stops_the_session(
+    pytester: pytest.Pytester, tmp_path: Path, pids: Path
+) -> None:
+    # The first process plays (and crashes); every later one dies before hello.
+    script = tmp_path / "engine.py"
+    marker = tmp_path / "started"
+    script.write_text(
+        "import os, sys\n"
+        f"if os.path.exists({str(marker)!r}):\n    sys.exit(1)\n"
+        f"open({str(marker)!r}, 'w').close()\n"
+        f"sys.path.insert(0, {str(FAKES)!r})\n"
+        f"exec(open({str(FAKES / 'crash_mid_game.py')!r}).read())\n"
+    )
+    result = jhyap(pytester, shlex.join([sys.executable, str(script)]))
+    # check-fails (wrong on purpose), a crash, then one case on an unusable engine: stop.
+    result.assert_outcomes(failed=3)
+    unusable = (
+        "the engine exited with status 1 while answering hello (seq 0) (the handshake failed)"
+    )
+    assert f"the engine is unusable: {unusable}" in result.stdout.lines
+    result.stdout.fnmatch_lines(
+        [f"*Interrupted: --jhyap-engine: the engine is unusable: {unusable}*"]
+    )
+    assert "harness-timeout" not in result.stdout.str()
+
+
+def test_short_summary_and_tb_line_give_the_first_difference(pytester: pytest.Pytester) -> None:
+    wrong_line = (
+        f'{DATA}/{WRONG}.yaml:17: events[0].card: expected "3c", got "2c" '
+        "(step 3: seat 0 picks from the deck)"
+    )
+    result = jhyap(pytester, REFERENCE, "-k", WRONG, "-rf", "-vv")  # -vv: no trimming
+    result.stdout.fnmatch_lines(
+        [
+            "*short test summary info*",
+            f'FAILED jhyap::dashain::{WRONG} - events[0].card: expected "3c", got "2c" '
+            "(step 3: seat 0 picks from the deck)",
+        ]
+    )
+    result = jhyap(pytester, REFERENCE, "-k", WRONG, "--tb=line")
+    lines = result.stdout.lines
+    failures = lines.index("=" * 35 + " FAILURES " + "=" * 35)
+    assert lines[failures + 1] == wrong_line  # the line alone, not the block
+    assert f"FAILED {WRONG} [dashain]" not in lines
+
+
+def test_item_ids_can_be_passed_back(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_own="def test_own():\n    pass\n")
+    result = jhyap(pytester, REFERENCE, f"jhyap::dashain::{WRONG}", "-v")
+    result.assert_outcomes(failed=1, deselected=4)  # nor does test_own run
+    result.stdout.fnmatch_lines([f"jhyap::dashain::{WRONG} FAILED*"])
+    assert (
+        f"  rerun in pytest: pytest '--jhyap-engine={REFERENCE}' --jhyap-transcripts={DATA} "
+        f"jhyap::dashain::{WRONG}\n" in result.stdout.str()
+    )
+    jhyap(pytester, REFERENCE, "jhyap::dhumbal", "test_own.py").assert_outcomes(
+        passed=1, failed=1, deselected=4
+    )
+    jhyap(pytester, REFERENCE, "jhyap").assert_outcomes(passed=3, failed=2)
+    result = jhyap(pytester, REFERENCE, "jhyap::dashain::no-such-case")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: not found: jhyap::dashain::no-such-case (no jhyap case*"])
+
+
+def test_the_engine_summary_survives_xdist(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    result = jhyap(pytester, REFERENCE, "-n", "2", "-p", "xdist", "-rf", "-vv")
+    result.assert_outcomes(passed=3, failed=2)
+    lines = result.stdout.lines
+    assert "engine: jhyap-reference 0.1.0 (protocol 1.0)" in lines
+    assert (
+        f'FAILED jhyap::dashain::{WRONG} - events[0].card: expected "3c", got "2c" '
+        "(step 3: seat 0 picks from the deck)"
+    ) in lines
 
 
 def test_bad_input_is_a_usage_error(pytester: pytest.Pytester, tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ def test_a_recording_is_deterministic_labelled_and_replays(
     assert transcript.profiles == ("dhumbal",)
     capsys.readouterr()
     assert main(["run", "--transcripts", str(tmp_path / "a")]) == 0
-    assert "== 1 passed (1 cases)" in capsys.readouterr().out
+    assert "== 1 passed (1 case)" in capsys.readouterr().out
 
 
 def test_a_bad_seat_count_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

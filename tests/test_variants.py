@@ -91,7 +91,7 @@ def test_a_variant_runs_with_its_own_transcripts(
     )
     out = capsys.readouterr().out
     assert status == 0, out
-    assert "== 1 passed (1 cases)" in out
+    assert "== 1 passed (1 case)" in out
 
 
 def test_the_variant_transcript_fails_under_the_shipped_penalty(

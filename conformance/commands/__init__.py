@@ -2,12 +2,95 @@
 
 ``register`` adds the subcommand's parser and sets its ``run`` default, a
 function from the parsed arguments to the exit status.
+
+Every command follows one exit-status contract (:func:`exit_statuses`), as ruff and
+pytest users expect: 0 when all is well, 1 when the command found what it looks for
+(failing cases, invalid files, uncovered clauses, failed checks), 2 for a usage error,
+input it cannot use, an engine it cannot drive or a bug in jhyap, 130 when interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from enum import IntEnum
+from types import MappingProxyType
+from typing import Final
 
 Subparsers = argparse._SubParsersAction  # the type argparse's add_subparsers returns
 Run = Callable[[argparse.Namespace], int]
+
+
+class ExitCode(IntEnum):
+    """The exit statuses of every ``jhyap`` command."""
+
+    OK = 0
+    FAILURES = 1  # the command found failures (cases, files, clauses, checks)
+    ERROR = 2  # usage error, unusable input or engine, unwritable output, internal error
+    INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it
+
+
+# What every command's 2 and 130 mean.
+COMMON_STATUSES: Final[Mapping[ExitCode, str]] = MappingProxyType(
+    {
+        ExitCode.ERROR: "usage error, or input it cannot use (an unknown profile, a missing or "
+        "invalid file, a bad option value), an engine it cannot start or greet, or an output "
+        "it cannot write; or an internal error (a bug in jhyap: please report it)",
+        ExitCode.INTERRUPTED: "interrupted (Ctrl-C)",
+    }
+)
+
+# What 0 and 1 mean for each command; a command without a 1 never returns it.
+COMMAND_STATUSES: Final[Mapping[str, Mapping[ExitCode, str]]] = MappingProxyType(
+    {
+        "validate": {
+            ExitCode.OK: "every file is valid",
+            ExitCode.FAILURES: "some file is missing or has problems (one line each)",
+        },
+        "profiles": {ExitCode.OK: "the shipped profiles were listed"},
+        "show": {ExitCode.OK: "the resolved profile was printed"},
+        "run": {
+            ExitCode.OK: "every case passed, was skipped or is a listed known failure",
+            ExitCode.FAILURES: "some case failed, errored, crashed, timed out, "
+            "or passed while listed as a known failure",
+        },
+        "smoke": {
+            ExitCode.OK: "no check failed",
+            ExitCode.FAILURES: "some check failed",
+        },
+        "coverage": {
+            ExitCode.OK: "every clause is tested by some transcript",
+            ExitCode.FAILURES: "some clause is uncovered",
+        },
+        "export": {ExitCode.OK: "the corpus was written"},
+        "record": {ExitCode.OK: "the recording was written"},
+        "engine": {ExitCode.OK: "the engine served until stop or the end of its input"},
+    }
+)
+
+
+def add_option_argument(parser: argparse.ArgumentParser) -> None:
+    """``--option/-o NAME=VALUE``, repeatable: a host option's value (show, record)."""
+    parser.add_argument(
+        "--option",
+        "-o",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an option value (repeatable)",
+    )
+
+
+def exit_statuses(command: str) -> dict[ExitCode, str]:
+    """Every exit status ``command`` can return, in order, with its meaning (a command
+    missing from COMMAND_STATUSES gets a bare 0; tests/test_cli.py asks for its entry)."""
+    own = COMMAND_STATUSES.get(command, {ExitCode.OK: "success"})
+    statuses = {**own, **COMMON_STATUSES}
+    return dict(sorted(statuses.items()))
+
+
+def exit_status_epilog(command: str) -> str:
+    """The exit-status table of ``command`` as help text (one status a line)."""
+    lines = ["exit status:"]
+    lines += [f"  {int(code):<3}  {meaning}" for code, meaning in exit_statuses(command).items()]
+    return "\n".join(lines)

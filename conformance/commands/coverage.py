@@ -9,7 +9,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from conformance.reporting.report import write_atomic
+from conformance.reporting.report import STDOUT, os_error_text, write_report
+from conformance.reporting.style import plural
 from conformance.spec import readings
 from conformance.spec.data import DataNotFound
 from conformance.spec.profiles import ProfileFileError
@@ -17,7 +18,7 @@ from conformance.spec.protocol import OWNER as PROTOCOL
 from conformance.spec.protocol import ProtocolClausesError, protocol_clause_ids
 from conformance.spec.transcript import Transcript, load_corpus, profiles_for, shipped_documents
 
-from . import Subparsers
+from . import ExitCode, Subparsers
 
 
 def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
@@ -30,7 +31,12 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         "every value of every reading (docs/readings.md) with the transcripts that test it. "
         "Exit status 1 when a clause or a reading value is untested, 2 for invalid input.",
     )
-    parser.add_argument("--json", metavar="FILE", help="also write the coverage as JSON")
+    parser.add_argument(
+        "--json",
+        metavar="FILE",
+        help="also write the coverage as JSON; - for standard output (the listing then goes "
+        "to standard error)",
+    )
     parser.add_argument(
         "--uncovered", action="store_true", help="list only the clauses no transcript tests"
     )
@@ -108,23 +114,28 @@ def run(args: argparse.Namespace) -> int:
         protocol_clause_ids()
     except (ProfileFileError, DataNotFound, ProtocolClausesError) as exc:
         print(f"jhyap coverage: the shipped clauses cannot be loaded: {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.ERROR
     root = Path(args.transcripts) if args.transcripts else None
+    if root is not None and not root.is_dir():
+        print(f"jhyap coverage: no such directory: {root}", file=sys.stderr)
+        return ExitCode.ERROR
     transcripts, problems = load_corpus(root)
     if problems:
         for problem in problems:
             print(problem, file=sys.stderr)
-        print(f"jhyap coverage: {len(problems)} problems in the transcripts", file=sys.stderr)
-        return 2
+        count = plural(len(problems), "problem")
+        print(f"jhyap coverage: {count} in the transcripts", file=sys.stderr)
+        return ExitCode.ERROR
     table = coverage(documents, transcripts)
     covered = sum(1 for entry in table.values() if entry["transcripts"])
     width = max((len(c) for c in table), default=0)
+    listing = sys.stderr if args.json == STDOUT else sys.stdout
     for cid, entry in table.items():
         ids = entry["transcripts"]
         if args.uncovered and ids:
             continue
-        print(f"{cid:<{width}}  {', '.join(ids) if ids else '(uncovered)'}")
-    print(f"{covered}/{len(table)} clauses covered")
+        print(f"{cid:<{width}}  {', '.join(ids) if ids else '(uncovered)'}", file=listing)
+    print(f"{covered}/{plural(len(table), 'clause')} covered", file=listing)
     rows = reading_coverage(documents, transcripts)
     tested = sum(1 for row in rows if row["transcripts"])
     width = max((len(f"{r['profile']} {r['reading']} = {r['choice']}") for r in rows), default=0)
@@ -133,14 +144,16 @@ def run(args: argparse.Namespace) -> int:
             continue
         label = f"{row['profile']} {row['reading']} = {row['choice']}"
         ids = ", ".join(row["transcripts"]) or "(untested)"
-        print(f"{label:<{width}}  {ids}{'  [own reading]' if row['own'] else ''}")
-    print(f"{tested}/{len(rows)} reading values tested")
+        own = "  [own reading]" if row["own"] else ""
+        print(f"{label:<{width}}  {ids}{own}", file=listing)
+    print(f"{tested}/{plural(len(rows), 'reading value')} tested", file=listing)
     if args.json:
-        report = {
-            "covered": covered,
-            "total": len(table),
-            "clauses": table,
-            "readings": rows,
-        }
-        write_atomic(args.json, json.dumps(report, indent=2) + "\n")
-    return 0 if covered == len(table) and tested == len(rows) else 1
+        report = {"covered": covered, "total": len(table), "clauses": table, "readings": rows}
+        try:
+            write_report(args.json, json.dumps(report, indent=2) + "\n")
+        except OSError as exc:
+            reason = os_error_text(exc, args.json)
+            print(f"jhyap coverage: cannot write the JSON: {reason}", file=sys.stderr)
+            return ExitCode.ERROR
+    complete = covered == len(table) and tested == len(rows)
+    return ExitCode.OK if complete else ExitCode.FAILURES

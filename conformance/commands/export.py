@@ -25,12 +25,14 @@ from conformance.harness.compare import (
 from conformance.harness.replay import SKIP_CODES, start_message
 from conformance.harness.runner import Case, InputError, load_selection
 from conformance.reporting.files import WriteRefused, check_target, write_atomic
+from conformance.reporting.report import os_error_text
+from conformance.reporting.style import plural
 from conformance.spec import yamlsafe
 from conformance.spec.data import transcripts_dir
 from conformance.spec.transcript import Step, Transcript, raw_line
 from reference_engine import bounded_json
 
-from . import Subparsers
+from . import ExitCode, Subparsers
 from .coverage import coverage
 
 FORMAT: Final = "jhyap-conformance-export"
@@ -302,7 +304,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         description="Write every transcript as <id>.json, fully expanded into protocol "
         "requests with their expectations per profile, and index.json with the file list, "
         "the clause map and the comparison rules, for engines tested by their own test "
-        "runner. Exit status 2 for invalid input.",
+        "runner.",
     )
     parser.add_argument("directory", metavar="DIR", help="where to write (created if missing)")
     parser.add_argument("--format", choices=("json",), default="json", help="json (the default)")
@@ -329,7 +331,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
 
 def _fail(message: str) -> int:
     print(f"jhyap export: {message}", file=sys.stderr)
-    return 2
+    return ExitCode.ERROR
 
 
 def run(args: argparse.Namespace) -> int:
@@ -339,7 +341,7 @@ def run(args: argparse.Namespace) -> int:
     except InputError as exc:
         for line in exc.lines("jhyap export"):
             print(line, file=sys.stderr)
-        return 2
+        return ExitCode.ERROR
     cases, transcripts, documents = selection.cases, selection.transcripts, selection.documents
     root = Path(args.transcripts) if args.transcripts else None
     unresolved = [c for c in cases if c.resolved is None]
@@ -356,6 +358,8 @@ def run(args: argparse.Namespace) -> int:
     folder = Path(args.directory)
     files = {f"{t.id}.json": dumps(transcript_json(t, by_id[t.id], base)) for t in chosen}
     files[INDEX] = dumps(index_json(chosen, by_id, documents, corpus))
+    if folder.exists() and not folder.is_dir():
+        return _fail(f"{folder} exists and is not a directory; nothing was written")
     try:
         stale = _plan(folder, set(files), args.force)
         folder.mkdir(parents=True, exist_ok=True)
@@ -366,9 +370,10 @@ def run(args: argparse.Namespace) -> int:
     except WriteRefused as exc:
         return _fail(str(exc))
     except OSError as exc:
-        return _fail(f"cannot write to {folder}: {exc}")
+        return _fail(f"cannot write to {folder}: {os_error_text(exc)}")
     print(
-        f"wrote {len(chosen)} transcripts ({len(cases)} cases) and {INDEX} to {folder}"
-        + (f"; removed {len(stale)} stale files" if stale else "")
+        f"wrote {plural(len(chosen), 'transcript')} ({plural(len(cases), 'case')}) "
+        f"and {INDEX} to {folder}"
+        + (f"; removed {plural(len(stale), 'stale file')}" if stale else "")
     )
-    return 0
+    return ExitCode.OK

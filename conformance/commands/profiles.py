@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 
+from conformance.reporting.style import plural
 from conformance.spec import data
 from conformance.spec.profiles import ProfileFileError, load_profile
 
-from . import Subparsers
+from . import ExitCode, Subparsers
 
 
 def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
@@ -28,9 +29,9 @@ def run(args: argparse.Namespace) -> int:
         try:
             document = load_profile(path)
         except ProfileFileError as exc:
-            count = len(exc.problems)
-            rows.append((path.stem, "(invalid)", "", f"{count} problems; run jhyap validate"))
-            status = 1
+            count = plural(len(exc.problems), "problem")
+            rows.append((path.stem, "(invalid)", "", f"{count}; run jhyap validate"))
+            status = ExitCode.ERROR
             continue
         seats = document["rules"]["seats"]
         seat_text = f"seats {seats['min']}-{seats['max']}"

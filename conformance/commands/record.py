@@ -11,11 +11,12 @@ import yaml
 
 from conformance.harness.record import record_game
 from conformance.reporting.files import WriteRefused, write_atomic
+from conformance.reporting.report import os_error_text
 from conformance.spec.data import ProfileNotFound
 from conformance.spec.profiles import ProfileFileError, load_profile, option_arguments
 from reference_engine.errors import JhyapError
 
-from . import Subparsers
+from . import ExitCode, Subparsers, add_option_argument
 
 
 class _FlowMap(dict[str, Any]):
@@ -58,15 +59,25 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument("profile", metavar="PROFILE", help="a shipped profile id or a YAML file")
     parser.add_argument("directory", metavar="DIR", help="where to write <id>.yaml")
-    parser.add_argument("--seats", type=int, required=True)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--seats", type=int, required=True, metavar="N", help="the number of players (required)"
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        metavar="S",
+        help="the seed of the random deals and moves: the same seed records the same game "
+        "(default 0)",
+    )
     parser.add_argument(
         "--max-rounds",
         type=int,
         default=4,
+        metavar="N",
         help="hands before the host ends an open table (default 4)",
     )
-    parser.add_argument("--option", "-o", action="append", default=[], metavar="NAME=VALUE")
+    add_option_argument(parser)
     parser.add_argument(
         "--force", action="store_true", help="replace a recording of the same id (hand edits too)"
     )
@@ -79,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         document = load_profile(args.profile)
     except (ProfileNotFound, ProfileFileError) as exc:
         print(f"jhyap record: {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.ERROR
     try:
         options = option_arguments(document, args.option)
         data = record_game(
@@ -87,10 +98,10 @@ def run(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         print(f"jhyap record: {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.ERROR
     except JhyapError as exc:
         print(f"jhyap record: {exc.message}", file=sys.stderr)
-        return 2
+        return ExitCode.ERROR
     folder = Path(args.directory)
     path = folder / f"{data['id']}.yaml"
     header = "# Recorded by jhyap record: a regression set, not an oracle.\n"
@@ -100,8 +111,10 @@ def run(args: argparse.Namespace) -> int:
         folder.mkdir(parents=True, exist_ok=True)
         write_atomic(path, header + dump(data), replace=args.force)
     except OSError as exc:
-        message = str(exc) if isinstance(exc, WriteRefused) else f"cannot write {path}: {exc}"
+        message = (
+            str(exc) if isinstance(exc, WriteRefused) else f"cannot write {os_error_text(exc)}"
+        )
         print(f"jhyap record: {message}", file=sys.stderr)
-        return 2
+        return ExitCode.ERROR
     print(path)
-    return 0
+    return ExitCode.OK

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from conformance.harness.client import DEFAULT_TIMEOUT, EngineUnusable
@@ -28,20 +27,25 @@ from conformance.harness.sandbox import (
     engine_environment,
 )
 from conformance.reporting.report import (
+    STDOUT,
     Progress,
+    ReportContext,
     RerunInfo,
     console_report,
     json_report,
+    json_text,
     junit_report,
+    os_error_text,
     print_lines,
-    write_atomic,
+    write_report,
 )
+from conformance.reporting.style import Style
 from conformance.reporting.terminal import visible
 from conformance.spec import readings
 from conformance.spec.profiles import ProfileFileError
 from conformance.spec.transcript import with_profile_files
 
-from . import Subparsers
+from . import ExitCode, Subparsers
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
 DEFAULT_ENGINE_ARGV = (sys.executable, "-m", "reference_engine.server")
@@ -106,15 +110,15 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         "run",
         help="replay the transcripts against an engine",
         description="Replay the conformance transcripts against an engine over the JSON-lines "
-        "protocol (docs/protocol.md). Exit status: 0 when every case passed, was skipped or "
-        "is a known failure; 1 when any failed, errored, crashed, timed out or passed "
-        "unexpectedly; 2 when the engine is unusable or the input is invalid.",
+        "protocol (docs/protocol.md). Prints a block for each case that did not pass, then "
+        "a summary; colour on a terminal unless NO_COLOR is set (FORCE_COLOR forces it).",
     )
     parser.add_argument(
         "--engine",
         metavar="CMD",
         help="the engine command, split like a shell would (no expansion); "
-        f"default: the bundled reference engine ({default_engine()})",
+        "default: the bundled reference engine, run by this Python "
+        "(python -m reference_engine.server)",
     )
     parser.add_argument(
         "--profile",
@@ -140,8 +144,32 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         metavar="ID-PATTERN",
         help="only transcripts whose id matches (an exact id selects only that id; repeatable)",
     )
-    parser.add_argument("--json", metavar="FILE", help="write a JSON report")
-    parser.add_argument("--junit", metavar="FILE", help="write a JUnit XML report")
+    parser.add_argument(
+        "--json",
+        metavar="FILE",
+        help="write a JSON report (schema/report.schema.json); - for standard output",
+    )
+    parser.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="write a JUnit XML report (Jenkins junit-10.xsd); - for standard output",
+    )
+    parser.add_argument(
+        "-q",
+        "--quiet",
+        dest="quiet",
+        action="count",
+        default=0,
+        help="less output: no progress, one line per case that did not pass",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        dest="verbose",
+        action="count",
+        default=0,
+        help="more output: add the tables by profile and by clause family",
+    )
     parser.add_argument(
         "--timeout",
         type=float,
@@ -191,15 +219,17 @@ def profile_files(arguments: Sequence[str]) -> dict[str, str]:
 
 def _fail(message: str) -> int:
     print(f"jhyap run: {visible(message)}", file=sys.stderr)
-    return 2
+    return ExitCode.ERROR
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the selected cases; see the exit statuses in the parser's description."""
+    """Run the selected cases; see the exit statuses in the parser's epilog."""
     if args.timeout <= 0:
         return _fail("--timeout must be positive")
     if args.jobs < 1:
         return _fail("--jobs must be at least 1")
+    if args.json == STDOUT and args.junit == STDOUT:
+        return _fail("only one of --json and --junit can go to standard output (-)")
     try:
         env, limits = engine_settings(args)
     except ValueError as exc:
@@ -211,7 +241,7 @@ def run(args: argparse.Namespace) -> int:
     except InputError as exc:
         for line in exc.lines("jhyap run"):
             print(line, file=sys.stderr)
-        return 2
+        return ExitCode.ERROR
     cases, known = selection.cases, selection.known
     engine = args.engine if args.engine is not None else default_engine()
     config = RunConfig(
@@ -223,22 +253,40 @@ def run(args: argparse.Namespace) -> int:
         known_failures=tuple(known),
         limits=limits,
     )
-    progress = Progress(len(cases))
+    verbosity = args.verbose - args.quiet
+    progress = Progress(len(cases)) if verbosity >= 0 else None
     try:
         result = run_cases(cases, config, progress)
     except EngineUnusable as exc:
-        progress.finish()
+        if progress is not None:
+            progress.finish()
         # The reports still say what happened, so that a CI job keeps its artefacts.
         failed = _write_reports(args, unusable_result(cases, str(exc)), engine)
         return _fail(f"the engine is unusable: {exc}" + (f"; {failed}" if failed else ""))
-    progress.finish()
+    if progress is not None:
+        progress.finish()
     result.warnings[:0] = known_failure_warnings(known, selection.corpus_ids, selection.documents)
     result.claims = readings.claims(selection.documents, (o.profile for o in result.outcomes))
-    print_lines(console_report(result, _rerun_info(args)))
+    context = _context(args, engine)
+    # A report on standard output keeps it to itself: the console report goes to stderr.
+    console = sys.stderr if STDOUT in (args.json, args.junit) else sys.stdout
+    style = Style.for_stream(console)
+    print_lines(console_report(result, context.rerun, verbosity, style), console)
     failed = _write_reports(args, result, engine)
     if failed:
         return _fail(failed)
     return exit_status(result.outcomes)
+
+
+def _context(args: argparse.Namespace, engine: str) -> ReportContext:
+    """How the run was invoked, for its reports and rerun commands."""
+    return ReportContext(
+        engine_command=engine,
+        engine=args.engine,
+        transcripts=args.transcripts,
+        argv=tuple(getattr(args, "argv", ("jhyap", "run"))),
+        rerun_info=_rerun_info(args),
+    )
 
 
 def _rerun_info(args: argparse.Namespace) -> RerunInfo:
@@ -255,15 +303,15 @@ def _rerun_info(args: argparse.Namespace) -> RerunInfo:
 
 def _write_reports(args: argparse.Namespace, result: RunResult, engine: str) -> str | None:
     """Write the --json and --junit reports; None, or why one could not be written."""
-    rerun = _rerun_info(args)
-    try:
-        if args.json:
-            write_atomic(
-                args.json,
-                json.dumps(json_report(result, engine), indent=2, ensure_ascii=False) + "\n",
-            )
-        if args.junit:
-            write_atomic(args.junit, junit_report(result, rerun))
-    except OSError as exc:
-        return f"cannot write a report: {exc}"
+    context = _context(args, engine)
+    writers: tuple[tuple[str | None, Callable[[], str]], ...] = (
+        (args.json, lambda: json_text(json_report(result, context))),
+        (args.junit, lambda: junit_report(result, context)),
+    )
+    for path, text in writers:
+        if path:
+            try:
+                write_report(path, text())
+            except OSError as exc:
+                return f"cannot write a report: {os_error_text(exc, path)}"
     return None

@@ -15,7 +15,7 @@ from conformance.spec.profiles import ProfileFileError, load_profile, option_arg
 from reference_engine.errors import OptionError
 from reference_engine.profile import resolve
 
-from . import Subparsers
+from . import ExitCode, Subparsers, add_option_argument
 
 
 def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
@@ -27,21 +27,19 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         "option_values: the value of every option.",
     )
     parser.add_argument("profile", metavar="PROFILE", help="a shipped profile id or a YAML file")
+    add_option_argument(parser)
     parser.add_argument(
-        "--option",
-        "-o",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="an option value (repeatable)",
+        "--format",
+        choices=("yaml", "json"),
+        default="yaml",
+        help="the output format (default yaml)",
     )
-    parser.add_argument("--format", choices=("yaml", "json"), default="yaml")
     parser.set_defaults(run=run)
 
 
 def _fail(message: str) -> int:
     print(f"jhyap show: {message}", file=sys.stderr)
-    return 1
+    return ExitCode.ERROR
 
 
 def render(resolved: dict[str, Any], form: str) -> str:
@@ -52,7 +50,7 @@ def render(resolved: dict[str, Any], form: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the resolved profile; exit 1 for a bad profile or option."""
+    """Print the resolved profile; exit 2 for a bad profile or option."""
     try:
         document = load_profile(args.profile)
     except ProfileNotFound as exc:
@@ -60,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     except ProfileFileError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
-        return 1
+        return ExitCode.ERROR
     try:
         options = option_arguments(document, args.option)
     except ValueError as exc:

@@ -6,9 +6,10 @@ import argparse
 import sys
 
 from conformance.harness.smoke import Check, smoke
+from conformance.reporting.style import Style, plural
 from conformance.reporting.terminal import visible
 
-from . import Subparsers
+from . import ExitCode, Subparsers
 from .run import add_engine_options, default_engine, engine_settings
 
 
@@ -20,14 +21,14 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         description="Start the engine, check its hello answer, play one short two-seat hand, "
         "check every response against schema/protocol/ and standard output for stray lines, "
         "then stop the engine and watch it exit. One line per check: ok, FAIL (with the fix) "
-        "or skip. Exit status: 0 when no check failed, 1 when one did, 2 when the engine "
-        "cannot be started.",
+        "or skip; colour on a terminal unless NO_COLOR is set (FORCE_COLOR forces it).",
     )
     parser.add_argument(
         "--engine",
         metavar="CMD",
         help="the engine command, split like a shell would (no expansion); "
-        f"default: the bundled reference engine ({default_engine()})",
+        "default: the bundled reference engine, run by this Python "
+        "(python -m reference_engine.server)",
     )
     parser.add_argument(
         "--timeout",
@@ -40,9 +41,16 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     parser.set_defaults(run=run)
 
 
+STATUS_COLOURS = {"ok": "green", "FAIL": "red", "skip": "yellow"}
+
+
 def _print(check: Check) -> None:
-    for line in check.lines():
-        print(visible(line))  # details quote what the engine wrote
+    style = Style.for_stream(sys.stdout)
+    first, *details = (visible(line) for line in check.lines())  # they quote the engine
+    status, rest = first.split(" ", 1)
+    print(style.paint(status, STATUS_COLOURS.get(status, "bold")) + " " + rest)
+    for line in details:
+        print(line)
     sys.stdout.flush()
 
 
@@ -50,12 +58,12 @@ def run(args: argparse.Namespace) -> int:
     """Run the checks, printing each as it ends; the exit status of the result."""
     if args.timeout <= 0:
         print("jhyap smoke: --timeout must be positive", file=sys.stderr)
-        return 2
+        return ExitCode.ERROR
     try:
         env, limits = engine_settings(args)
     except ValueError as exc:
         print(f"jhyap smoke: {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.ERROR
     engine = args.engine if args.engine is not None else default_engine()
     print(f"engine: {visible(engine)}")
     result = smoke(engine, timeout=args.timeout, env=env, report=_print, limits=limits)
@@ -65,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     if result.failed:
         tail = result.stderr_tail[-10:]
         if tail:
-            print(f"engine stderr (last {len(tail)} line{'s' if len(tail) > 1 else ''}):")
+            print(f"engine stderr (last {plural(len(tail), 'line')}):")
             for line in tail:
                 print(f"  | {visible(line)}")
         else:

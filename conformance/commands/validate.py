@@ -7,11 +7,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from conformance.reporting.style import plural
 from conformance.spec import data, filecache, protocol, yamlsafe
 from conformance.spec.profiles import Problem, check_profile_document, load_profile
 from conformance.spec.transcript import check_transcript_file, shipped_documents
 
-from . import Subparsers
+from . import ExitCode, Subparsers
 
 
 def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
@@ -108,13 +109,13 @@ def check_files(files: Iterable[Path]) -> list[Problem]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print every problem, one per line; exit 1 if any."""
+    """Print every problem, one per line (a missing path is one); exit 1 if any."""
     paths: list[str] = args.paths or [str(data.specs_dir())]
     files, problems = collect(paths)
     found: list[Problem] = [*problems, *check_files(files)]
     for problem in found:
         print(problem)
     if found:
-        return 1
-    print(f"OK: {len(files)} files valid")
-    return 0
+        return ExitCode.FAILURES
+    print(f"OK: {plural(len(files), 'file')} valid")
+    return ExitCode.OK

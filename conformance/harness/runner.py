@@ -22,6 +22,7 @@ from reference_engine import bounded_json
 from reference_engine.errors import JhyapError
 from reference_engine.profile import resolve
 
+from ..reporting.style import plural
 from ..spec import yamlsafe
 from ..spec.transcript import (
     Transcript,
@@ -240,14 +241,15 @@ def load_selection(
     only = id_selector(corpus_ids, ids) if ids else None
     transcripts, problems = load_corpus(root, documents, only)
     if problems:
-        summary = f"{len(problems)} problems in the transcripts; nothing was run"
+        summary = f"{plural(len(problems), 'problem')} in the transcripts; nothing was run"
         raise InputError([str(p) for p in problems], summary)
     known = load_known_failures(known_failures) if known_failures else []
     cases = build_cases(select_transcripts(transcripts, ids, clauses), documents, chosen)
     source = str(root) if root is not None else "the shipped corpus"
     if not cases:
         raise InputError(
-            [], f"no case matches the selection ({len(corpus_ids)} transcripts in {source})"
+            [],
+            f"no case matches the selection ({plural(len(corpus_ids), 'transcript')} in {source})",
         )
     return Selection(documents, transcripts, cases, known, source, corpus_ids)
 
@@ -262,6 +264,8 @@ def read_data_file(path: Path, what: str) -> Any:
                 raise ValueError(f"file is larger than {yamlsafe.MAX_BYTES} bytes")
             return bounded_json.loads(raw.decode("utf-8"))
         return yamlsafe.load(path).data
+    except FileNotFoundError:
+        raise InputError([f"{where}: no such file (the {what})"]) from None
     except OSError as exc:
         raise InputError([f"{where}: cannot read the {what}: {exc.strerror}"]) from None
     except yamlsafe.YamlProblem as exc:

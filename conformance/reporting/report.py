@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import datetime
 import json
+import os
 import re
 import shlex
 import sys
@@ -11,7 +14,8 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any
+from pathlib import Path
+from typing import IO, Any, Final
 
 from ..harness.compare import show
 from ..harness.replay import (
@@ -28,6 +32,7 @@ from ..harness.replay import (
 )
 from ..harness.runner import RunResult
 from .files import write_atomic
+from .style import Style, plural
 from .terminal import visible
 
 SYMBOLS = {
@@ -47,7 +52,20 @@ HEADINGS = {
     TIMED_OUT: "TIMED OUT",
     XPASS: "UNEXPECTED PASS",
 }
+# How the console names each outcome in counts ("3 timed out", "1 xfailed").
+LABELS = {TIMED_OUT: "timed out", XFAIL: "xfailed", XPASS: "xpassed"}
+COLOURS = {
+    "passed": "green",
+    FAILED: "red",
+    ERRORED: "red",
+    CRASHED: "red",
+    TIMED_OUT: "red",
+    XPASS: "red",
+    SKIPPED: "yellow",
+    XFAIL: "yellow",
+}
 BAD = NOT_PASSED | {XPASS}
+PLAIN = Style(enabled=False)
 STDERR_LINES = 20
 DOTS_PER_LINE = 80
 MAX_VALUE_CHARS = 2000
@@ -133,10 +151,21 @@ def _value_lines(label: str, value: Any) -> list[str]:
     return [f"  {label}: {_clip(show(value))}"]
 
 
-def failure_block(outcome: Outcome, rerun: RerunInfo) -> list[str]:
+def headline(outcome: Outcome) -> str:
+    """One line saying what went wrong first: the first difference, then the step (so
+    that a line cut to the terminal's width keeps the difference)."""
+    detail = outcome.differences[0] if outcome.differences else outcome.reason
+    if outcome.state_diff and outcome.reason and outcome.differences:
+        detail = f"{outcome.reason}: {detail}"
+    if outcome.step is None:
+        return detail
+    return f"{detail} (step {outcome.step}: {outcome.step_description})"
+
+
+def failure_block(outcome: Outcome, rerun: RerunInfo, style: Style = PLAIN) -> list[str]:
     """The explanation of one case that did not pass, line by line."""
     heading = HEADINGS.get(outcome.status, outcome.status.upper())
-    lines = [f"{heading} {outcome.transcript_id} [{outcome.profile}]"]
+    lines = [f"{style.paint(heading, 'red', 'bold')} {outcome.transcript_id} [{outcome.profile}]"]
     where = f"  {outcome.file}:{outcome.line}"
     if outcome.step is not None:
         where += f"  step {outcome.step}: {outcome.step_description}"
@@ -168,7 +197,7 @@ def failure_block(outcome: Outcome, rerun: RerunInfo) -> list[str]:
             lines += [f"    {d}" for d in outcome.differences]
     tail = outcome.stderr_tail[-STDERR_LINES:]
     if tail:
-        lines.append(f"  engine stderr (last {len(tail)} line{'s' if len(tail) > 1 else ''}):")
+        lines.append(f"  engine stderr (last {plural(len(tail), 'line')}):")
         lines += [f"    | {_clip(line)}" for line in tail]
     else:
         lines.append("  engine stderr: (nothing)")
@@ -198,17 +227,36 @@ def _bucket(outcome: Outcome) -> str:
     return "failed" if outcome.status in NOT_PASSED else "other"
 
 
-def counts_line(outcomes: Sequence[Outcome]) -> str:
-    """``3 passed, 1 failed`` in the order of STATUSES."""
+def counts_line(outcomes: Sequence[Outcome], style: Style = PLAIN) -> str:
+    """``3 passed, 1 failed, 2 timed out`` in the order of STATUSES."""
     counts = Counter(o.status for o in outcomes)
-    parts = [f"{counts[s]} {s}" for s in STATUSES if counts[s]]
+    parts = [
+        style.paint(f"{counts[s]} {LABELS.get(s, s)}", COLOURS.get(s, "bold"))
+        for s in STATUSES
+        if counts[s]
+    ]
     return ", ".join(parts) or "no cases"
 
 
-def summary_lines(result: RunResult, top: int = 10) -> list[str]:
-    """Counts per outcome, tables by profile and by clause family, the wall time."""
+def verdict_line(result: RunResult, style: Style = PLAIN) -> str:
+    """The last line of a run: ``== 3 passed, 1 failed (4 cases) in 1.20 s ==``."""
     outcomes = result.outcomes
-    lines = [f"== {counts_line(outcomes)} ({len(outcomes)} cases) in {result.wall_time:.2f} s =="]
+    return (
+        f"== {counts_line(outcomes, style)} ({plural(len(outcomes), 'case')}) "
+        f"in {result.wall_time:.2f} s =="
+    )
+
+
+def summary_lines(
+    result: RunResult, top: int = 10, verbosity: int = 0, style: Style = PLAIN
+) -> list[str]:
+    """What ends a run's report, by verbosity: -1 the verdict line alone; 0 adds the
+    failing clauses, skip reasons, known failures and the engine; 1 adds the tables by
+    profile and clause family. The verdict line comes last."""
+    outcomes = result.outcomes
+    verdict = verdict_line(result, style)
+    if verbosity < 0:
+        return [verdict]
     by_profile: dict[str, Counter[str]] = {}
     by_family: dict[str, Counter[str]] = {}
     failing_clauses: Counter[str] = Counter()
@@ -219,30 +267,32 @@ def summary_lines(result: RunResult, top: int = 10) -> list[str]:
             by_family.setdefault(family, Counter())[bucket] += 1
         if bucket == "failed":
             failing_clauses.update(o.clauses)
-    lines.append("")
-    lines += _table("profile", sorted(by_profile.items()))
-    if by_family:
+    lines: list[str] = []
+    if verbosity > 0:
+        lines += _table("profile", sorted(by_profile.items()))
+        if by_family:
+            lines.append("")
+            families = sorted(by_family.items(), key=lambda kv: (-kv[1]["failed"], kv[0]))
+            lines += _table("clause family", families[:top])
+            if len(families) > top:
+                more = plural(len(families) - top, "more family", "more families")
+                lines.append(f"... and {more}")
         lines.append("")
-        families = sorted(by_family.items(), key=lambda kv: (-kv[1]["failed"], kv[0]))
-        lines += _table("clause family", families[:top])
-        if len(families) > top:
-            lines.append(f"... and {len(families) - top} more families")
     if failing_clauses:
-        lines.append("")
         lines.append("top failing clauses:")
         # A stable sort: among equal counts, the order transcripts list their clauses in,
         # which puts the rule a transcript is about (listed first) before its incidentals.
         ranked = sorted(failing_clauses.items(), key=lambda kv: -kv[1])[:top]
         width = max(len(c) for c, _ in ranked)
         lines += [f"  {c:<{width}}  {n}" for c, n in ranked]
+        lines.append("")
     skipped = Counter(o.reason for o in outcomes if o.status == SKIPPED)
     if skipped:
-        lines.append("")
         lines.append("skipped:")
         lines += [f"  {n} x {reason}" for reason, n in sorted(skipped.items())]
+        lines.append("")
     xfails = [o for o in outcomes if o.status == XFAIL]
     if xfails:
-        lines.append("")
         lines.append("known failures (xfail):")
         lines += [f"  {o.transcript_id} [{o.profile}]: {o.known_failure}" for o in xfails]
     xpasses = [o for o in outcomes if o.status == XPASS]
@@ -252,24 +302,39 @@ def summary_lines(result: RunResult, top: int = 10) -> list[str]:
         lines += [f"  {o.transcript_id} [{o.profile}]: {o.known_failure}" for o in xpasses]
     lines.append("")
     lines.append(f"engine: {result.info.describe()}")
-    lines.append(f"wall time: {result.wall_time:.2f} s")
+    lines.append(verdict)
     return lines
 
 
-def console_report(result: RunResult, rerun: RerunInfo) -> list[str]:
-    """The whole console report: a block per case that did not pass, then the summary."""
+def quiet_line(outcome: Outcome, style: Style = PLAIN) -> str:
+    """A case that did not pass, in one line (``run -q``)."""
+    heading = HEADINGS.get(outcome.status, outcome.status.upper())
+    return (
+        f"{style.paint(heading, 'red', 'bold')} {outcome.transcript_id} [{outcome.profile}] "
+        f"{outcome.file}:{outcome.line}: {headline(outcome)}"
+    )
+
+
+def console_report(
+    result: RunResult, rerun: RerunInfo, verbosity: int = 0, style: Style = PLAIN
+) -> list[str]:
+    """The whole console report: a block per case that did not pass (a line each under
+    ``-q``), the warnings, then the summary."""
     lines: list[str] = []
     for outcome in result.outcomes:
         if outcome.status in BAD:
-            lines += failure_block(outcome, rerun)
-            lines.append("")
+            if verbosity < 0:
+                lines.append(quiet_line(outcome, style))
+            else:
+                lines += failure_block(outcome, rerun, style)
+                lines.append("")
     for warning in result.warnings:
-        lines.append(f"warning: {warning}")
-    if result.warnings:
+        lines.append(f"{style.paint('warning:', 'yellow')} {warning}")
+    if result.warnings and verbosity >= 0:
         lines.append("")
     claimed = declared_claims(result)
     lines += [f"claim: {c['text']}" for c in claimed] + ([""] if claimed else [])
-    return lines + summary_lines(result)
+    return lines + summary_lines(result, verbosity=verbosity, style=style)
 
 
 def declared_claims(result: RunResult) -> list[dict[str, Any]]:
@@ -278,6 +343,71 @@ def declared_claims(result: RunResult) -> list[dict[str, Any]]:
 
 
 # -- files -------------------------------------------------------------------------
+
+
+STDOUT: Final = "-"  # a report path meaning standard output
+
+
+def write_report(path: str, text: str, stdout: IO[str] | None = None) -> None:
+    """Write a report to ``path``, or to standard output when ``path`` is ``-``."""
+    if path == STDOUT:
+        out = stdout if stdout is not None else sys.stdout
+        out.write(text)
+        out.flush()
+    else:
+        write_atomic(path, text)
+
+
+def os_error_text(exc: OSError, path: str | Path | None = None) -> str:
+    """An OSError as people read it: ``path: No such file or directory``, no errno.
+    ``path`` names the file meant (not the temporary file a write failed on)."""
+    reason = exc.strerror or str(exc)
+    name = path if path is not None else exc.filename
+    return f"{os.fsdecode(name)}: {reason}" if name is not None else reason
+
+
+# -- JSON and JUnit ------------------------------------------------------------------
+
+REPORT_FORMAT: Final = "jhyap-conformance-report"
+REPORT_FORMAT_VERSION: Final = 1
+
+
+def _now() -> datetime.datetime:
+    return datetime.datetime.now(datetime.UTC)
+
+
+@dataclass(frozen=True)
+class ReportContext:
+    """What the files of a run say besides its outcomes: how it was invoked."""
+
+    engine_command: str  # the engine command that was started
+    engine: str | None = None  # --engine as given; None: the default engine
+    transcripts: str | None = None  # --transcripts as given; None: the shipped corpus
+    argv: tuple[str, ...] = ()  # the command line, program name first
+    created: datetime.datetime = field(default_factory=_now)
+    rerun_info: RerunInfo | None = None  # every non-default flag of the run, for reruns
+
+    @property
+    def rerun(self) -> RerunInfo:
+        if self.rerun_info is not None:
+            return self.rerun_info
+        return RerunInfo(engine=self.engine, transcripts=self.transcripts)
+
+    def corpus_root(self) -> Path:
+        if self.transcripts is not None:
+            return Path(os.path.abspath(self.transcripts))
+        from ..spec.data import transcripts_dir
+
+        return Path(os.path.abspath(transcripts_dir()))
+
+    def report_path(self, file: str) -> str:
+        """``file`` relative to the working directory when under it, else to the corpus
+        root; so a CI annotator can map it onto the repository it runs in."""
+        path = Path(os.path.abspath(file))
+        for base in (Path(os.path.abspath(".")), self.corpus_root()):
+            with contextlib.suppress(ValueError):
+                return path.relative_to(base).as_posix()
+        return path.as_posix()
 
 
 def engine_json(result: RunResult, command: str) -> dict[str, Any]:
@@ -290,34 +420,78 @@ def engine_json(result: RunResult, command: str) -> dict[str, Any]:
     }
 
 
-def json_report(result: RunResult, command: str) -> dict[str, Any]:
-    """The JSON report: summary counts, the engine's hello, and one entry per case."""
+def failure_json(outcome: Outcome, context: ReportContext) -> dict[str, Any]:
+    """Everything known about a case that did not pass, as plain values."""
+    return {
+        "summary": headline(outcome),
+        "location": f"{context.report_path(outcome.file)}:{outcome.line}",
+        "step_description": outcome.step_description or None,
+        "request": outcome.request,
+        "expected": outcome.expected,
+        "actual": outcome.actual,
+        "state_changed_on_refusal": outcome.state_diff,
+        "stderr_tail": list(outcome.stderr_tail[-STDERR_LINES:]),
+        "rerun": context.rerun.command(outcome),
+    }
+
+
+def result_json(outcome: Outcome, context: ReportContext) -> dict[str, Any]:
+    """One case of the JSON report; ``failure`` is null for a pass or a skip."""
+    o = outcome
+    return {
+        "id": o.transcript_id,
+        "profile": o.profile,
+        "clauses": list(o.clauses),
+        "outcome": o.status,
+        "file": context.report_path(o.file),
+        "line": o.line,
+        "step": o.step,
+        "reason": o.reason,
+        "differences": list(o.differences),
+        "known_failure": o.known_failure,
+        "duration": round(o.duration, 4),
+        "failure": None if o.status in ("passed", SKIPPED) else failure_json(o, context),
+    }
+
+
+def json_report(result: RunResult, context: ReportContext) -> dict[str, Any]:
+    """The JSON report (schema/report.schema.json): what ran, on what, and every case."""
+    from .. import __version__
+    from ..harness.client import PROTOCOL_VERSION
+
     counts = Counter(o.status for o in result.outcomes)
     summary: dict[str, Any] = {s: counts[s] for s in STATUSES}
     summary["total"] = len(result.outcomes)
     summary["wall_time"] = round(result.wall_time, 3)
     return {
+        "format": REPORT_FORMAT,
+        "format_version": REPORT_FORMAT_VERSION,
+        "tool": {"name": "jhyap-conformance", "version": __version__, "protocol": PROTOCOL_VERSION},
+        "created": context.created.astimezone(datetime.UTC).isoformat(timespec="seconds"),
+        "command": list(context.argv),
+        "corpus": {
+            "source": context.transcripts or "the shipped corpus",
+            "root": context.corpus_root().as_posix(),
+        },
+        "engine": engine_json(result, context.engine_command),
         "summary": summary,
-        "engine": engine_json(result, command),
         "warnings": list(result.warnings),
         "claims": [dict(c) for c in result.claims],
-        "results": [
-            {
-                "id": o.transcript_id,
-                "profile": o.profile,
-                "clauses": list(o.clauses),
-                "outcome": o.status,
-                "file": o.file,
-                "line": o.line,
-                "step": o.step,
-                "reason": o.reason,
-                "differences": list(o.differences),
-                "known_failure": o.known_failure,
-                "duration": round(o.duration, 4),
-            }
-            for o in result.outcomes
-        ],
+        "results": [result_json(o, context) for o in result.outcomes],
     }
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    return str(value)
+
+
+def json_text(report: Mapping[str, Any]) -> str:
+    """The report as JSON text: two-space indent, UTF-8, final newline."""
+    return json.dumps(report, indent=2, ensure_ascii=False, default=_plain) + "\n"
 
 
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -328,22 +502,26 @@ def _xml_text(text: str) -> str:
     return _XML_INVALID.sub("\N{REPLACEMENT CHARACTER}", text)
 
 
-def junit_report(result: RunResult, rerun: RerunInfo) -> str:
-    """JUnit XML: one testcase per case, classname ``jhyap.<profile>``, name the id."""
+def junit_report(result: RunResult, context: ReportContext) -> str:
+    """JUnit XML (valid against Jenkins' junit-10.xsd): one testcase per case, classname
+    ``jhyap.<profile>``, name the id, ``file`` and ``line`` as in the JSON report."""
     counts = Counter(o.status for o in result.outcomes)
     failures = counts[FAILED] + counts[XPASS]
     errors = counts[ERRORED] + counts[CRASHED] + counts[TIMED_OUT]
     skipped = counts[SKIPPED] + counts[XFAIL]
-    attrs = {
+    totals = {
         "name": "jhyap",
         "tests": str(len(result.outcomes)),
         "failures": str(failures),
         "errors": str(errors),
-        "skipped": str(skipped),
         "time": f"{result.wall_time:.3f}",
     }
-    suites = ET.Element("testsuites", attrs)
-    suite = ET.SubElement(suites, "testsuite", attrs)
+    suites = ET.Element("testsuites", totals)
+    created = context.created.astimezone(datetime.UTC).isoformat(timespec="seconds")
+    suite = ET.SubElement(
+        suites, "testsuite", {**totals, "skipped": str(skipped), "timestamp": created}
+    )
+    rerun = context.rerun
     claimed = declared_claims(result)
     if claimed:
         properties = ET.SubElement(suite, "properties")
@@ -356,7 +534,7 @@ def junit_report(result: RunResult, rerun: RerunInfo) -> str:
             {
                 "classname": f"jhyap.{o.profile}",
                 "name": o.transcript_id,
-                "file": o.file,
+                "file": context.report_path(o.file),
                 "line": str(o.line),
                 "time": f"{o.duration:.4f}",
             },
@@ -368,7 +546,7 @@ def junit_report(result: RunResult, rerun: RerunInfo) -> str:
             ET.SubElement(case, "skipped", {"message": _xml_text(message)})
             continue
         tag = "failure" if o.status in (FAILED, XPASS) else "error"
-        child = ET.SubElement(case, tag, {"message": _xml_text(o.reason), "type": o.status})
+        child = ET.SubElement(case, tag, {"message": _xml_text(headline(o)), "type": o.status})
         child.text = _xml_text("\n".join(failure_block(o, rerun)))
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, "unicode") + "\n"
@@ -388,13 +566,18 @@ def counts_by_status(outcomes: Iterable[Outcome]) -> Mapping[str, int]:
 
 __all__ = [
     "Progress",
+    "ReportContext",
     "RerunInfo",
     "console_report",
     "counts_line",
     "failure_block",
+    "headline",
     "json_report",
+    "json_text",
     "junit_report",
+    "os_error_text",
     "print_lines",
     "summary_lines",
     "write_atomic",
+    "write_report",
 ]
