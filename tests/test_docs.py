@@ -16,7 +16,17 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.site import docsgen
+from conformance.site import (
+    clauses,
+    common,
+    comparison,
+    corpus,
+    docsgen,
+    narration,
+    parameters,
+    profile_page,
+    schemas,
+)
 from conformance.spec.transcript import Transcript, load_corpus, load_transcript
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,12 +39,12 @@ def _text(markdown: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def site() -> docsgen.SiteData:
-    return docsgen.load_site()
+def site() -> common.SiteData:
+    return common.load_site()
 
 
-def _sample_yaml(site: docsgen.SiteData) -> str:
-    clauses = docsgen.clauses_of(site.profiles["dashain"])
+def _sample_yaml(site: common.SiteData) -> str:
+    clauses = common.clauses_of(site.profiles["dashain"])
     picking = [c["id"] for c in clauses if c.get("family") == "picking"][:1]
     examples = [c["id"] for c in clauses if c.get("family") == "examples"][:1]
     if not picking:
@@ -74,7 +84,7 @@ steps:
 
 
 @pytest.fixture(scope="module")
-def sample(site: docsgen.SiteData, tmp_path_factory: pytest.TempPathFactory) -> Transcript:
+def sample(site: common.SiteData, tmp_path_factory: pytest.TempPathFactory) -> Transcript:
     folder = tmp_path_factory.mktemp("sample")
     path = folder / f"{SAMPLE_ID}.yaml"
     path.write_text(_sample_yaml(site), encoding="utf-8")
@@ -82,8 +92,8 @@ def sample(site: docsgen.SiteData, tmp_path_factory: pytest.TempPathFactory) -> 
 
 
 @pytest.fixture(scope="module")
-def sample_site(site: docsgen.SiteData, sample: Transcript) -> docsgen.SiteData:
-    return docsgen.SiteData(
+def sample_site(site: common.SiteData, sample: Transcript) -> common.SiteData:
+    return common.SiteData(
         profiles=site.profiles,
         transcripts=[*site.transcripts, sample],
         schema_dir=site.schema_dir,
@@ -94,36 +104,36 @@ def sample_site(site: docsgen.SiteData, sample: Transcript) -> docsgen.SiteData:
 # -- generated pages, without mkdocs ------------------------------------------------------
 
 
-def test_every_clause_is_anchored_on_its_profile_page(site: docsgen.SiteData) -> None:
+def test_every_clause_is_anchored_on_its_profile_page(site: common.SiteData) -> None:
     assert set(site.profiles) >= {"dashain", "everestbuzz", "dhumbal"}
     for pid, document in site.profiles.items():
-        page = docsgen.profile_page(pid, site)
-        for clause in docsgen.clauses_of(document):
+        page = profile_page.profile_page(pid, site)
+        for clause in common.clauses_of(document):
             assert f'id="{clause["id"]}"' in page, clause["id"]
             assert f"`{clause['source']['document']}`" in page
 
 
-def test_families_come_in_the_documented_order(site: docsgen.SiteData) -> None:
+def test_families_come_in_the_documented_order(site: common.SiteData) -> None:
     for pid, document in site.profiles.items():
-        page = docsgen.profile_page(pid, site)
-        present = {c.get("family") for c in docsgen.clauses_of(document)}
-        titles = [docsgen.FAMILY_TITLES[f] for f in docsgen.FAMILY_ORDER if f in present]
+        page = profile_page.profile_page(pid, site)
+        present = {c.get("family") for c in common.clauses_of(document)}
+        titles = [common.FAMILY_TITLES[f] for f in common.FAMILY_ORDER if f in present]
         positions = [page.index(f"\n## {title}\n") for title in titles]
         assert positions == sorted(positions), pid
 
 
-def test_interpretations_are_marked_with_their_reason(site: docsgen.SiteData) -> None:
+def test_interpretations_are_marked_with_their_reason(site: common.SiteData) -> None:
     for pid, document in site.profiles.items():
-        page = docsgen.profile_page(pid, site)
-        for clause in docsgen.clauses_of(document):
+        page = profile_page.profile_page(pid, site)
+        for clause in common.clauses_of(document):
             if clause.get("status") == "interpretation":
                 block = page[page.index(f'id="{clause["id"]}"') :].split("</div>", 1)[0]
                 assert "jc-badge--interpretation" in block
                 assert " ".join(clause["reason"].split())[:40] in html.unescape(block)
 
 
-def test_profile_page_lists_host_options(site: docsgen.SiteData) -> None:
-    page = docsgen.profile_page("dashain", site)
+def test_profile_page_lists_host_options(site: common.SiteData) -> None:
+    page = profile_page.profile_page("dashain", site)
     section = page[page.index("## Host options") :]
     for option in site.profiles["dashain"]["options"]:
         assert f"| `{option['name']}` |" in section
@@ -131,8 +141,8 @@ def test_profile_page_lists_host_options(site: docsgen.SiteData) -> None:
     assert "0.01 to 10.00 in steps of 0.01" in section
 
 
-def test_comparison_lists_differences_first(site: docsgen.SiteData) -> None:
-    rows = docsgen.comparison_rows(site.profiles)
+def test_comparison_lists_differences_first(site: common.SiteData) -> None:
+    rows = parameters.comparison_rows(site.profiles)
     keys = {r.key for r in rows}
     for document in site.profiles.values():
         for option in document["options"]:
@@ -142,7 +152,7 @@ def test_comparison_lists_differences_first(site: docsgen.SiteData) -> None:
     by_key = {r.key: r for r in rows}
     assert by_key["pick.from_offer"].differs
     assert not by_key["deck.cards"].differs
-    page = docsgen.comparison_page(site.profiles)
+    page = comparison.comparison_page(site.profiles)
     disagree, agree = (
         page.index("## Where the rulesets disagree"),
         page.index("## Where they agree"),
@@ -156,13 +166,13 @@ def test_comparison_lists_differences_first(site: docsgen.SiteData) -> None:
             assert "jc-row--differs" in page[page.rindex("<tr", 0, position) : position]
 
 
-def test_comparison_cells_link_the_citing_clauses(site: docsgen.SiteData) -> None:
-    row = next(r for r in docsgen.comparison_rows(site.profiles) if r.key == "pick.from_offer")
-    page = docsgen.comparison_page(site.profiles)
+def test_comparison_cells_link_the_citing_clauses(site: common.SiteData) -> None:
+    row = next(r for r in parameters.comparison_rows(site.profiles) if r.key == "pick.from_offer")
+    page = comparison.comparison_page(site.profiles)
     for pid, document in site.profiles.items():
         citing = [
             c["id"]
-            for c in docsgen.clauses_of(document)
+            for c in common.clauses_of(document)
             if any(p == "pick.from_offer" or p == "pick" for p in c.get("params") or [])
         ]
         assert set(citing) <= set(row.cells[pid].clauses)
@@ -170,7 +180,7 @@ def test_comparison_cells_link_the_citing_clauses(site: docsgen.SiteData) -> Non
             assert f"(profiles/{pid}.md#{clause_id})" in page
 
 
-def test_editing_a_profile_copy_changes_the_pages(site: docsgen.SiteData, tmp_path: Path) -> None:
+def test_editing_a_profile_copy_changes_the_pages(site: common.SiteData, tmp_path: Path) -> None:
     specs = tmp_path / "specs"
     shutil.copytree(ROOT / "specs", specs)
     path = specs / "everestbuzz.yaml"
@@ -178,29 +188,29 @@ def test_editing_a_profile_copy_changes_the_pages(site: docsgen.SiteData, tmp_pa
     assert document["rules"]["hand_size"] == 5
     document["rules"]["hand_size"] = 7
     path.write_text(yaml.safe_dump(document, allow_unicode=True, sort_keys=False), "utf-8")
-    edited = docsgen.load_site(specs=specs)
+    edited = common.load_site(specs=specs)
     before = docsgen.generate(site)
     after = docsgen.generate(edited)
     assert before["profiles/everestbuzz.md"] != after["profiles/everestbuzz.md"]
     assert "5 cards each" in before["profiles/everestbuzz.md"]
     assert "7 cards each" in after["profiles/everestbuzz.md"]
-    old_rows = {r.key: r for r in docsgen.comparison_rows(site.profiles)}
-    new_rows = {r.key: r for r in docsgen.comparison_rows(edited.profiles)}
+    old_rows = {r.key: r for r in parameters.comparison_rows(site.profiles)}
+    new_rows = {r.key: r for r in parameters.comparison_rows(edited.profiles)}
     assert not old_rows["hand_size"].differs and new_rows["hand_size"].differs
     assert before["comparison.md"] != after["comparison.md"]
 
 
-def test_changing_a_value_in_memory_moves_its_row(site: docsgen.SiteData) -> None:
+def test_changing_a_value_in_memory_moves_its_row(site: common.SiteData) -> None:
     profiles: dict[str, Any] = copy.deepcopy(dict(site.profiles))
     profiles["dhumbal"]["rules"]["throws"]["run"]["min"] = 4
-    page = docsgen.comparison_page(profiles)
+    page = comparison.comparison_page(profiles)
     assert page.index('id="rules.throws.run.min"') < page.index("## Where they agree")
-    original = docsgen.comparison_page(site.profiles)
+    original = comparison.comparison_page(site.profiles)
     assert original.index('id="rules.throws.run.min"') > original.index("## Where they agree")
 
 
-def test_a_transcript_reads_as_a_hand(sample: Transcript, sample_site: docsgen.SiteData) -> None:
-    page = docsgen.transcript_page(sample, sample_site)
+def test_a_transcript_reads_as_a_hand(sample: Transcript, sample_site: common.SiteData) -> None:
+    page = corpus.transcript_page(sample, sample_site)
     text = _text(page)
     assert "| 0 | 4♥ 5♥ 6♥ Q♦ K♣ | 40 |" in text
     assert "Seat 0 throws the run 4♥ 5♥ 6♥." in text
@@ -216,32 +226,32 @@ def test_a_transcript_reads_as_a_hand(sample: Transcript, sample_site: docsgen.S
     assert "```yaml" in page
 
 
-def test_clause_index_links_transcripts(sample: Transcript, sample_site: docsgen.SiteData) -> None:
-    page = docsgen.clause_index_page(sample_site)
+def test_clause_index_links_transcripts(sample: Transcript, sample_site: common.SiteData) -> None:
+    page = clauses.clause_index_page(sample_site)
     for document in sample_site.profiles.values():
-        for clause in docsgen.clauses_of(document):
+        for clause in common.clauses_of(document):
             assert f"[{clause['id']}](profiles/" in page
     line = next(x for x in page.splitlines() if f"[{sample.clauses[0]}]" in x)
     assert f"(corpus/{SAMPLE_ID}.md)" in line
 
 
 def test_worked_example_uses_an_examples_transcript(
-    sample: Transcript, sample_site: docsgen.SiteData
+    sample: Transcript, sample_site: common.SiteData
 ) -> None:
     tested = {c for c in sample.clauses}
     examples = {
         c["id"]
-        for c in docsgen.clauses_of(sample_site.profiles["dashain"])
+        for c in common.clauses_of(sample_site.profiles["dashain"])
         if c.get("family") == "examples"
     }
-    page = docsgen.profile_page("dashain", sample_site)
-    if tested & examples and docsgen.example_transcript("dashain", sample_site) == sample:
+    page = profile_page.profile_page("dashain", sample_site)
+    if tested & examples and profile_page.example_transcript("dashain", sample_site) == sample:
         assert f"(../corpus/{SAMPLE_ID}.md)" in page.split("## A worked example", 1)[1]
-    bare = docsgen.SiteData(profiles=sample_site.profiles)
-    assert "None yet" in docsgen.profile_page("dashain", bare).split("## A worked example")[1]
+    bare = common.SiteData(profiles=sample_site.profiles)
+    assert "None yet" in profile_page.profile_page("dashain", bare).split("## A worked example")[1]
 
 
-def test_every_corpus_transcript_gets_a_page(site: docsgen.SiteData) -> None:
+def test_every_corpus_transcript_gets_a_page(site: common.SiteData) -> None:
     pages = docsgen.generate(site)
     corpus, _ = load_corpus()
     for transcript in corpus:
@@ -249,15 +259,15 @@ def test_every_corpus_transcript_gets_a_page(site: docsgen.SiteData) -> None:
     assert {"comparison.md", "clauses.md", "corpus/index.md", "schemas.md"} <= set(pages)
 
 
-def test_schemas_page_shows_every_schema(site: docsgen.SiteData) -> None:
+def test_schemas_page_shows_every_schema(site: common.SiteData) -> None:
     assert site.schema_dir is not None
-    page = docsgen.schemas_page(site.schema_dir)
+    page = schemas.schemas_page(site.schema_dir)
     for path in site.schema_dir.rglob("*.json"):
         assert f"## schema/{path.relative_to(site.schema_dir).as_posix()} " in page
 
 
 def test_nav_gets_the_generated_pages(
-    sample_site: docsgen.SiteData,
+    sample_site: common.SiteData,
 ) -> None:
     nav = [
         {"Rulesets": [{"Compare": "comparison.md"}]},
@@ -278,26 +288,26 @@ def test_nav_gets_the_generated_pages(
 
 
 def test_words_for_events_and_checks() -> None:
-    assert _text(docsgen.card_text("Th")) == "10♥"
-    assert docsgen.card_text("Ks") == "K♠"
-    ended = docsgen.event_words(
+    assert _text(common.card_text("Th")) == "10♥"
+    assert common.card_text("Ks") == "K♠"
+    ended = narration.event_words(
         {"type": "round_ended", "outcome": "beaten_call", "caller": 1, "deltas": [44, 0, -44]}
     )
     assert ended == (
         "round ends (the call is beaten; caller seat 1; score changes: seat 0 +44; "
         "seat 1 +0; seat 2 -44)"
     )
-    settled = docsgen.event_words(
+    settled = narration.event_words(
         {
             "type": "game_ended",
             "settlement": [{"from": 1, "to": 0, "points": 44, "dollars": "2.20"}],
         }
     )
     assert "seat 1 pays seat 0 44 points ($2.20)" in settled
-    assert docsgen.check_words({"to_act": None, "phase": "round_over"}) == (
+    assert narration.check_words({"to_act": None, "phase": "round_over"}) == (
         "no seat is to act; the phase is `round_over`"
     )
-    assert "seat 2 5" in docsgen.check_words({"hand_values": {"2": 5}})
+    assert "seat 2 5" in narration.check_words({"hand_values": {"2": 5}})
 
 
 # -- the built site ---------------------------------------------------------------------------
@@ -315,7 +325,7 @@ def _missing_build_tools() -> str | None:
 
 @pytest.fixture(scope="module")
 def built(
-    tmp_path_factory: pytest.TempPathFactory, site: docsgen.SiteData, sample_site: docsgen.SiteData
+    tmp_path_factory: pytest.TempPathFactory, site: common.SiteData, sample_site: common.SiteData
 ) -> Path:
     """``mkdocs build --strict`` of the repository, with the corpus plus the sample transcript."""
     reason = _missing_build_tools()
@@ -349,20 +359,20 @@ def _ids(page: Path) -> set[str]:
     return set(re.findall(r'\bid="([^"]+)"', page.read_text(encoding="utf-8")))
 
 
-def test_strict_build_anchors_every_clause(built: Path, site: docsgen.SiteData) -> None:
+def test_strict_build_anchors_every_clause(built: Path, site: common.SiteData) -> None:
     for pid, document in site.profiles.items():
         page = built / "profiles" / pid / "index.html"
         assert page.is_file(), pid
         ids = _ids(page)
-        for clause in docsgen.clauses_of(document):
+        for clause in common.clauses_of(document):
             assert clause["id"] in ids, clause["id"]
     comparison = (built / "comparison" / "index.html").read_text(encoding="utf-8")
     for pid in site.profiles:
         assert f'href="../profiles/{pid}/"' in comparison
-    clause_ids = [c["id"] for d in site.profiles.values() for c in docsgen.clauses_of(d)]
+    clause_ids = [c["id"] for d in site.profiles.values() for c in common.clauses_of(d)]
     if clause_ids:  # links keep the dotted anchor as it is
-        owner = next(p for p, d in site.profiles.items() if docsgen.clauses_of(d))
-        first = docsgen.clauses_of(site.profiles[owner])[0]["id"]
+        owner = next(p for p, d in site.profiles.items() if common.clauses_of(d))
+        first = common.clauses_of(site.profiles[owner])[0]["id"]
         index = (built / "clauses" / "index.html").read_text(encoding="utf-8")
         assert f'href="../profiles/{owner}/#{first}"' in index
 
@@ -393,7 +403,7 @@ def test_strict_build_writes_nothing_into_docs() -> None:
     assert not [name for name in generated if (ROOT / "docs" / name).exists()]
 
 
-def test_profile_yaml_loads_like_the_specs(site: docsgen.SiteData) -> None:
+def test_profile_yaml_loads_like_the_specs(site: common.SiteData) -> None:
     for pid, document in site.profiles.items():
         with open(ROOT / "specs" / f"{pid}.yaml", encoding="utf-8") as handle:
             assert yaml.safe_load(handle) == document

@@ -1,4 +1,4 @@
-"""mkdocs-gen-files script: the rule pages, generated at build time (see conformance/docsgen.py).
+"""mkdocs-gen-files script: the rule pages, generated at build time (see conformance/site/docsgen.py).
 
 Nothing is written into docs/: the pages exist only inside the build. The generated profile
 and transcript pages are also added to the nav here, so a new profile in specs/ or a new
