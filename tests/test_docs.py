@@ -283,8 +283,31 @@ def test_nav_gets_the_generated_pages(
     ]
     corpus = extended[1]["Clauses"][0]["Transcripts"]
     assert corpus[0] == "corpus/index.md"
-    assert f"corpus/{SAMPLE_ID}.md" in [next(iter(x.values())) for x in corpus[1:]]
+    sections = {next(iter(x)): next(iter(x.values())) for x in corpus[1:]}
+    names = [common.profile_name(d) for d in sample_site.profiles.values()]
+    assert list(sections)[: len(names)] == names  # one section per ruleset, in their order
+    assert list(sections)[-1] == "Recorded games"
+    assert f"corpus/{SAMPLE_ID}.md" in _nav_pages(sections[names[0]])
     assert nav[0] == {"Rulesets": [{"Compare": "comparison.md"}]}  # not modified in place
+
+
+def _nav_pages(items: list[Any]) -> list[str]:
+    pages: list[str] = []
+    for item in items:
+        target = next(iter(item.values()))
+        pages += _nav_pages(target) if isinstance(target, list) else [target]
+    return pages
+
+
+def test_nav_titles_are_short_and_unique(site: common.SiteData) -> None:
+    titles = corpus.short_titles(site)
+    assert len(set(titles.values())) == len(titles)
+    assert max(len(t) for t in titles.values()) <= 48
+    assert titles["dashain-turn-timer"] == "Turn timer"
+    assert titles["dashain-table-of-seven-refused"] == "Table of seven refused (Dashain table)"
+    nav = docsgen.corpus_nav(site)
+    pages = _nav_pages(nav)
+    assert sorted(pages) == sorted(f"corpus/{t.id}.md" for t in site.transcripts)
 
 
 def test_words_for_events_and_checks() -> None:

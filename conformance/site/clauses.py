@@ -36,6 +36,7 @@ def clause_index_page(site: SiteData) -> str:
         if not clauses:
             out += ["No clauses yet.", ""]
             continue
+        out += ['<div class="jc-clauses" markdown="1">', ""]
         out += ["| clause | family | status | tested by |", "|---|---|---|---|"]
         for family, members in _family_sorted(clauses):
             for clause in members:
@@ -53,5 +54,5 @@ def clause_index_page(site: SiteData) -> str:
                     or "—"
                 )
                 out.append(f"| {clause_link(page, cid, pid)} | {family} | {status} | {testers} |")
-        out.append("")
+        out += ["", "</div>", ""]
     return "\n".join(out)

@@ -13,7 +13,9 @@ One module per page, beside this one:
 - ``profile_page``: ``profiles/<id>.md``, one profile's clauses by family and its options;
 - ``clauses``: ``clauses.md``, every clause with the transcripts that test it;
 - ``narration`` and ``corpus``: ``corpus/index.md`` and one page per transcript, as a hand;
-- ``schemas``: ``schemas.md``, every JSON Schema under ``schema/``.
+- ``schemas``: ``schemas.md``, every JSON Schema under ``schema/`` (the files are copied in);
+- ``cli_page``: ``cli.md``, the command line, from the program's argument parser;
+- ``changelog``: ``changelog.md``, ``CHANGELOG.md`` with this build's corpus version.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from .changelog import CHANGELOG_PAGE, changelog_page
 from .clauses import clause_index_page
+from .cli_page import CLI_PAGE, cli_page
 from .common import (
     CLAUSES_PAGE,
     COMPARISON_PAGE,
@@ -34,9 +38,17 @@ from .common import (
     transcript_page_path,
 )
 from .comparison import comparison_page
-from .corpus import corpus_index_page, transcript_page
+from .corpus import (
+    corpus_index_page,
+    family_title,
+    group_title,
+    grouped_transcripts,
+    short_titles,
+    transcript_file_path,
+    transcript_page,
+)
 from .profile_page import profile_page
-from .schemas import schemas_page
+from .schemas import schema_site_files, schemas_page
 
 # -- the whole site ----------------------------------------------------------------------------
 
@@ -48,6 +60,10 @@ def generate(site: SiteData) -> dict[str, str]:
         CLAUSES_PAGE: clause_index_page(site),
         CORPUS_INDEX: corpus_index_page(site),
         SCHEMAS_PAGE: schemas_page(site.schema_dir),
+        CLI_PAGE: cli_page(),
+        CHANGELOG_PAGE: changelog_page(
+            site, site.repo_root / "CHANGELOG.md" if site.repo_root else None
+        ),
     }
     for pid in site.profiles:
         pages[profile_page_path(pid)] = profile_page(pid, site)
@@ -56,18 +72,27 @@ def generate(site: SiteData) -> dict[str, str]:
     return pages
 
 
+def downloads(site: SiteData) -> dict[str, str]:
+    """Files the site offers as they are: the JSON Schemas and the transcript files."""
+    files = schema_site_files(site.schema_dir)
+    for transcript in site.transcripts:
+        try:
+            files[transcript_file_path(transcript.id)] = transcript.file.read_text("utf-8")
+        except OSError:
+            continue
+    return files
+
+
 NavItem = Any  # mkdocs nav entries: "page.md", {title: "page.md"} or {title: [items]}
 
 
 def extend_nav(nav: list[NavItem] | None, site: SiteData) -> list[NavItem] | None:
-    """The nav with the generated pages added: each profile after the comparison page, each
-    transcript in a section opened by the corpus index. Returns a new list."""
+    """The nav with the generated pages added: each profile after the comparison page, the
+    transcripts in a section opened by the corpus index. Returns a new list."""
     if nav is None:
         return None
     profiles = [{profile_name(d): profile_page_path(p)} for p, d in site.profiles.items()]
-    transcripts = [
-        {t.title: transcript_page_path(t.id)} for t in sorted(site.transcripts, key=lambda t: t.id)
-    ]
+    transcripts = corpus_nav(site)
 
     def walk(items: list[NavItem]) -> list[NavItem]:
         result: list[NavItem] = []
@@ -92,4 +117,22 @@ def extend_nav(nav: list[NavItem] | None, site: SiteData) -> list[NavItem] | Non
     return walk(copy.deepcopy(nav))
 
 
-__all__ = ["extend_nav", "generate", "load_site"]
+def corpus_nav(site: SiteData) -> list[NavItem]:
+    """The transcripts as nav sections: by ruleset, then by family where a family has several
+    transcripts (a family's only transcript stands alone, in family order), each under its
+    short title."""
+    titles = short_titles(site)
+    sections: list[NavItem] = []
+    for group, families in grouped_transcripts(site):
+        entries: list[NavItem] = []
+        for family, transcripts in families:
+            pages = [{titles[t.id]: transcript_page_path(t.id)} for t in transcripts]
+            if len(families) == 1 or not family or len(pages) == 1:
+                entries += pages
+            else:
+                entries.append({family_title(family): pages})
+        sections.append({group_title(group, site): entries})
+    return sections
+
+
+__all__ = ["corpus_nav", "downloads", "extend_nav", "generate", "load_site"]

@@ -580,6 +580,7 @@ def narrated_hand(
         if isinstance(s, Mapping) and s.get("note")
     }
     h = "#" * heading_level
+    lines = {s.index: s.line for s in transcript.steps}
     out: list[str] = []
     first_deal = next((s for s in steps if s.deal), None)
     if first_deal is not None:
@@ -588,7 +589,9 @@ def narrated_hand(
     out += [f"{h} Play", ""]
     for number, step in enumerate(steps, 1):
         marker = "✗ " if step.refused else ""
-        out.append(f"{number}. {marker}{step.text}.")
+        at = lines.get(step.index)
+        where = f' <span class="jc-lines">line {at}</span>' if at else ""
+        out.append(f"{number}. {marker}{step.text}.{where}")
         extra = list(step.details)
         if step.index in notes:
             extra.insert(0, f"*{_inline(notes[step.index])}*")

@@ -66,9 +66,11 @@ def clause_block(
         else '<span class="jc-badge">normative</span>'
     )
     out = [
-        f'<div class="{classes}" id="{cid}" markdown="1">',
+        f'<div class="{classes}" markdown="1">',
+        # a heading, so that search finds the clause by its id and lands on it
+        f'<h4 class="jc-clause-id" id="{cid}">{cid}</h4>',
         "",
-        f'<a class="jc-clause-id" href="#{cid}" title="Link to this clause">{cid}</a> {badge}',
+        badge,
         "",
         " ".join(str(clause.get("statement", "")).split()),
         "",

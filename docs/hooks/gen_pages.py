@@ -1,4 +1,5 @@
-"""mkdocs-gen-files script: the rule pages, generated at build time (see conformance/site/docsgen.py).
+"""mkdocs-gen-files script: the rule pages, generated at build time (conformance/site/),
+and the schema and transcript files offered for download.
 
 Nothing is written into docs/: the pages exist only inside the build. The generated profile
 and transcript pages are also added to the nav here, so a new profile in specs/ or a new
@@ -28,7 +29,7 @@ if site.skipped:  # `jhyap validate` reports them; the site shows the transcript
         "docs: %d transcript problem(s) left some transcripts out; run jhyap validate",
         site.skipped,
     )
-for path, text in docsgen.generate(site).items():
+for path, text in {**docsgen.generate(site), **docsgen.downloads(site)}.items():
     with mkdocs_gen_files.open(path, "w") as handle:
         handle.write(text)
 
