@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import copy
+import functools
 import html
+import http.server
 import importlib.util
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -223,7 +228,12 @@ def test_a_transcript_reads_as_a_hand(sample: Transcript, sample_site: common.Si
     assert "Seat 2 tries to call Jhyap: refused (`call_too_early`)" in text
     for clause in sample.clauses:
         assert f"(../profiles/dashain.md#{clause})" in page
-    assert "```yaml" in page
+    assert "```text" in page
+    assert "    1  id: docs-sample-dashain-run-ends" in page
+    source = sample.file.read_text(encoding="utf-8").splitlines()
+    line = source.index("  - act: {seat: 0, throw: [4h, 5h, 6h]}") + 1  # as the CLI reports
+    narrated = next(x for x in page.splitlines() if "Seat 0 throws the run" in x)
+    assert narrated.endswith(f'<span class="jc-lines">line {line}</span>')
 
 
 def test_clause_index_links_transcripts(sample: Transcript, sample_site: common.SiteData) -> None:
@@ -430,3 +440,236 @@ def test_profile_yaml_loads_like_the_specs(site: common.SiteData) -> None:
     for pid, document in site.profiles.items():
         with open(ROOT / "specs" / f"{pid}.yaml", encoding="utf-8") as handle:
             assert yaml.safe_load(handle) == document
+
+
+def test_built_pages_have_unique_titles_and_stay_small(built: Path) -> None:
+    pages = sorted(built.rglob("*.html"))
+    titles: dict[str, Path] = {}
+    for page in pages:
+        assert page.stat().st_size < PAGE_LIMIT, f"{page}: {page.stat().st_size} bytes"
+        if page.name == "404.html":  # titled like the home page by the theme; never in the nav
+            continue
+        text = page.read_text(encoding="utf-8")
+        match = re.search(r"<title>(.*?)</title>", text, re.S)
+        assert match, page
+        title = html.unescape(match.group(1)).strip()
+        assert title not in titles, f"{page} and {titles[title]} are both titled {title!r}"
+        titles[title] = page
+    assert (built / "cli" / "index.html").is_file()
+    assert (built / "changelog" / "index.html").is_file()
+    assert "Corpus version" in (built / "changelog" / "index.html").read_text("utf-8")
+    schemas = (built / "schemas" / "index.html").read_text("utf-8")
+    for path in (ROOT / "schema").rglob("*.json"):
+        relative = path.relative_to(ROOT / "schema").as_posix()
+        assert (built / "schema" / relative).read_bytes() == path.read_bytes()
+        assert f'href="../schema/{relative}"' in schemas
+    assert "enumDescriptions" in schemas and "beats the call" in schemas
+
+
+def test_recorded_games_do_not_dominate_the_search_index(built: Path) -> None:
+    index = json.loads((built / "search" / "search_index.json").read_text("utf-8"))
+    sizes = [(d["location"], len(d["text"])) for d in index["docs"]]
+    total = sum(size for _, size in sizes)
+    recorded = sum(size for location, size in sizes if "/regression-" in f"/{location}")
+    assert recorded < total * 0.1
+    clauses = [d for d in index["docs"] if d["title"] == "dhumbal.showdown.failed"]
+    assert [d["location"] for d in clauses] == ["profiles/dhumbal/#dhumbal.showdown.failed"]
+
+
+# -- the built site in a browser ------------------------------------------------------------
+
+PAGE_LIMIT = 300_000  # bytes: a page over this is slow on a phone
+WIDTHS = (400, 1400)
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+)
+# scrollWidth beyond the viewport, and any table or scroll box wider than the page
+_OVERFLOW_JS = """
+const width = document.documentElement.clientWidth;
+const out = [];
+if (document.documentElement.scrollWidth > width + 1) {
+  out.push('page ' + document.documentElement.scrollWidth + ' > ' + width);
+}
+for (const box of document.querySelectorAll('table, .md-typeset__scrollwrap')) {
+  const wide = box.scrollWidth > box.clientWidth + 1 && box.closest('.jc-compare, .jc-clauses');
+  if (box.offsetParent !== null && (box.getBoundingClientRect().right > width + 1 || wide)) {
+    out.push((box.className || box.tagName) + ' ' + Math.round(box.getBoundingClientRect().right)
+             + ' / ' + box.scrollWidth + ' > ' + width);
+  }
+}
+return out;
+"""
+
+
+def _browser_tools() -> tuple[str, str] | str:
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    if not chromium or not driver:
+        return "no chromium or chromedriver (apt-get install chromium chromium-driver)"
+    if importlib.util.find_spec("selenium") is None:
+        return "selenium is not installed (pip install -e '.[test]')"
+    return chromium, driver
+
+
+@pytest.fixture(scope="module")
+def served(built: Path) -> Iterator[str]:
+    """The built site over HTTP on a free local port (search needs a server, not file://)."""
+    handler = functools.partial(QuietHandler, directory=str(built))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    tools = _browser_tools()
+    if isinstance(tools, str):
+        pytest.skip(tools)
+    chromium, driver_path = tools
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
+    options.add_argument("--window-size=1400,1000")
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=driver_path))
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _set_width(driver: Any, width: int) -> None:
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False},
+    )
+
+
+def _overflow(browser: Any) -> list[str]:
+    """What sticks out of the window, once the theme's resize transitions (its drawer slides
+    for 0.25 s) have settled: polled, up to two seconds."""
+    found: list[str] = browser.execute_script(_OVERFLOW_JS)
+    for _ in range(20):
+        if not found:
+            break
+        threading.Event().wait(0.1)
+        found = browser.execute_script(_OVERFLOW_JS)
+    return found
+
+
+def _site_pages(built: Path) -> list[str]:
+    """Every page as a path under the site root; the home page as ``""``."""
+    pages = {p.relative_to(built).parent.as_posix() + "/" for p in built.rglob("index.html")}
+    return ["", *sorted(pages - {"./"})]
+
+
+def test_no_page_scrolls_sideways(built: Path, served: str, browser: Any) -> None:
+    """Every page at a phone's and a desktop's width: nothing wider than the window (the page
+    itself, and tables or their scroll boxes on the comparison and clause pages)."""
+    problems: dict[str, list[str]] = {}
+    largest = max(built.rglob("*.html"), key=lambda p: p.stat().st_size)
+    assert largest.stat().st_size < PAGE_LIMIT, largest
+    shots = os.environ.get("JHYAP_SCREENSHOTS")  # a folder: also take screenshots there
+    for page in _site_pages(built):
+        _set_width(browser, WIDTHS[0])
+        browser.get(served + page)
+        for width in WIDTHS:
+            _set_width(browser, width)
+            found = _overflow(browser)
+            if found:
+                problems[f"{page or '/'} at {width} px"] = found
+            if shots and page in ("", "profiles/dhumbal/", "comparison/", SHOT_REGRESSION):
+                name = (page.strip("/").replace("/", "-") or "home") + f"-{width}.png"
+                Path(shots).mkdir(parents=True, exist_ok=True)
+                browser.save_screenshot(str(Path(shots) / name))
+    assert problems == {}
+
+
+SHOT_REGRESSION = "corpus/regression-dhumbal-4-seats-seed-2/"
+
+
+def test_the_clause_index_shows_tested_by_on_a_phone(served: str, browser: Any) -> None:
+    _set_width(browser, 400)
+    browser.get(served + "clauses/")
+    cells = browser.execute_script(
+        "return [...document.querySelectorAll('.jc-clauses tr')].slice(0, 40).map(r => {"
+        " const c = r.lastElementChild.getBoundingClientRect();"
+        " return [r.lastElementChild.textContent.trim(), c.left, c.right, c.width]; });"
+    )
+    assert cells and cells[0][0] == "tested by"
+    for text, left, right, cell_width in cells:
+        assert left >= 0 and right <= 401 and cell_width > 60, (text, left, right)
+
+
+def test_searching_a_clause_id_lands_on_the_clause(served: str, browser: Any) -> None:
+    _set_width(browser, 1400)
+    browser.get(served)
+    browser.execute_script(
+        "const input = document.querySelector('.md-search__input');"
+        "input.focus(); input.value = 'dhumbal.showdown.failed';"
+        "input.dispatchEvent(new Event('input', {bubbles: true}));"
+        "input.dispatchEvent(new KeyboardEvent('keyup', {bubbles: true}));"
+    )
+    links: list[str] = []
+    for _ in range(100):  # the search worker answers asynchronously; poll, no fixed sleep
+        links = browser.execute_script(
+            "const li = document.querySelector('.md-search-result__list > li');"
+            "return li ? [...li.querySelectorAll('a')].map(a => a.getAttribute('href')) : [];"
+        )
+        if links:
+            break
+        threading.Event().wait(0.1)
+    # the best result is the profile page, and its first section is the clause itself
+    assert links[0].split("?")[0].endswith("/profiles/dhumbal/")
+    assert links[1].endswith("profiles/dhumbal/?h=dhumbal.showdown.failed#dhumbal.showdown.failed")
+
+
+def test_comparison_chooser_moves_the_differing_rows(served: str, browser: Any) -> None:
+    _set_width(browser, 1400)
+    first = next(iter(docsgen.load_site().profiles))
+    browser.get(served + f"comparison/?compare={first}")
+    state = browser.execute_script(
+        "return {shown: [...document.querySelectorAll('table.jc-compare thead th[data-profile]')]"
+        ".filter(c => !c.hidden).map(c => c.dataset.profile),"
+        " differing: document.querySelectorAll('table.jc-compare--differs tr.jc-row').length,"
+        " form: !document.querySelector('form.jc-choose').hidden};"
+    )
+    # one ruleset alone differs from nobody: every row moves to the second table
+    assert state == {"shown": [first, first], "differing": 0, "form": True}
+
+
+def test_the_overflow_check_catches_a_wide_table(served: str, browser: Any) -> None:
+    _set_width(browser, 400)
+    browser.get(served + "glossary/")
+    assert _overflow(browser) == []
+    browser.execute_script(
+        "const t = document.createElement('table'); t.className = 'jc-compare';"
+        "t.innerHTML = '<tr><td style=\"min-width: 900px\">wide</td></tr>';"
+        "document.querySelector('article').appendChild(t);"
+    )
+    found = _overflow(browser)
+    assert found and any(line.startswith("jc-compare") for line in found)

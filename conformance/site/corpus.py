@@ -240,8 +240,12 @@ def transcript_page(transcript: Transcript, site: SiteData) -> str:
         source = ""
     if source:
         out += [f'??? note "The transcript file, {_md(transcript.file.name)}"', ""]
-        out += ['    ```yaml linenums="1"']
-        out += [f"    {line}".rstrip() for line in source.rstrip().splitlines()]
+        # plain text with the numbers written in: a highlighted listing of a long game
+        # weighs ten times as much, and the numbers are those `jhyap run` reports
+        lines = source.rstrip().splitlines()
+        width = len(str(len(lines)))
+        out += ["    ```text"]
+        out += [f"    {n:>{width}}  {line}".rstrip() for n, line in enumerate(lines, 1)]
         out += ["    ```", ""]
     return "\n".join(out)
 
