@@ -673,3 +673,74 @@ def test_the_overflow_check_catches_a_wide_table(served: str, browser: Any) -> N
     )
     found = _overflow(browser)
     assert found and any(line.startswith("jc-compare") for line in found)
+
+
+def test_values_without_words_fall_back_to_the_schema(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert common.value_words("reshuffle.kept_aside", "current_offer") == "the cards on offer"
+    monkeypatch.setitem(common.VALUE_WORDS, "reshuffle.kept_aside", {})
+    assert common.value_words("reshuffle.kept_aside", "current_offer") == (
+        "The cards on offer stay on the table and are not shuffled into the new deck"
+    )
+    assert common.value_words("reshuffle.kept_aside", "no_such_value") == "no_such_value"
+
+
+def _ten_profiles(site: common.SiteData) -> dict[str, Any]:
+    """Ten profiles made from Dhumbal's, each changing one more parameter than the last."""
+    base = site.profiles["dhumbal"]
+    profiles: dict[str, Any] = {}
+    for n in range(10):
+        document = copy.deepcopy(dict(base))
+        document["id"], document["name"] = f"t{n}", f"Table {n}"
+        rules = document["rules"]
+        if n >= 1:
+            rules["hand_size"] = 7
+        if n >= 2:
+            rules["call"]["limit"] = 7
+        if n >= 3:
+            rules["throws"]["run"]["min"] = 4
+        rules["card_values"]["K"] = 10 + n  # ten different values: colours must cycle
+        profiles[f"t{n}"] = document
+    return profiles
+
+
+def test_comparison_of_ten_profiles(site: common.SiteData) -> None:
+    profiles = _ten_profiles(site)
+    page = comparison.comparison_page(profiles)
+    assert page.count('name="profile" value="t') == 10
+    assert page.count('<th data-profile="t') == 20  # both tables
+    king = page[page.index('id="rules.card_values.K"') :].split("</tr>", 1)[0]
+    assert [f"jc-v{n}" in king for n in range(1, 9)] == [True] * 8
+    assert king.count("jc-cell jc-v1\"") == 2  # group 9 reuses colour 1
+    assert king.count("jc-cell jc-v2\"") == 2
+    rows = parameters.comparison_rows(profiles)
+    tree = comparison.family_tree(list(profiles), rows)
+    assert len(tree) == 10 and tree[0].parent is None
+    parents = {b.profile: b.parent for b in tree}
+    assert sum(p is None for p in parents.values()) == 1
+    for branch in tree[1:]:  # each hangs under a relative it differs from least
+        distance = len(branch.differences)
+        assert distance == len(comparison.differing_rows(rows, branch.profile, branch.parent))
+        placed = [b.profile for b in tree[: tree.index(branch)]]
+        assert distance == min(
+            len(comparison.differing_rows(rows, branch.profile, p)) for p in placed
+        )
+    assert "## The family tree" in page
+
+
+def test_family_tree_of_a_chain() -> None:
+    def row(key: str, groups: dict[str, int]) -> parameters.Row:
+        cells = {p: parameters.Cell(True, g, str(g), str(g), (), g) for p, g in groups.items()}
+        return parameters.Row(key, key, cells)
+
+    rows = [
+        row("a", {"x": 1, "y": 2, "z": 2}),
+        row("b", {"x": 1, "y": 1, "z": 2}),
+        row("c", {"x": 1, "y": 1, "z": 1}),
+    ]
+    tree = comparison.family_tree(["x", "y", "z"], rows)
+    # y is one step from each of x and z: the root; x and z hang under it
+    assert [(b.profile, b.parent, [r.key for r in b.differences]) for b in tree] == [
+        ("y", None, []),
+        ("x", "y", ["a"]),
+        ("z", "y", ["b"]),
+    ]

@@ -3,6 +3,7 @@ corpus, page paths and links, values and cards in words."""
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import posixpath
@@ -321,7 +322,33 @@ def value_words(path: str, value: Json) -> str:
         return words[value]
     if path == "money.dollars_per_point":
         return f"${value}"
+    described = rule_enum_descriptions().get(path, {})
+    if isinstance(value, str) and value in described:  # a value with no short words yet
+        return described[value].rstrip(".")
     return scalar_text(value)
+
+
+@functools.cache
+def rule_enum_descriptions() -> dict[str, dict[str, str]]:
+    """Rule path → enum value → its ``enumDescriptions`` sentence, from the profile schema."""
+    try:
+        schema = json.loads((data.schema_dir() / "profile.schema.json").read_text("utf-8"))
+        rules = schema["$defs"]["rules"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    found: dict[str, dict[str, str]] = {}
+
+    def walk(node: Json, path: str) -> None:
+        if not isinstance(node, Mapping):
+            return
+        values, descriptions = node.get("enum"), node.get("enumDescriptions")
+        if isinstance(values, list) and isinstance(descriptions, list):
+            found[path] = {str(v): str(d) for v, d in zip(values, descriptions, strict=False)}
+        for key, child in (node.get("properties") or {}).items():
+            walk(child, f"{path}.{key}" if path else str(key))
+
+    walk(rules, "")
+    return found
 
 
 def _md(text: str) -> str:

@@ -106,6 +106,9 @@ def short_titles(site: SiteData) -> dict[str, str]:
             if rest.startswith(prefix + "-") and len(rest) > len(prefix) + 1:
                 rest = rest[len(prefix) + 1 :]
                 break
+        for pid, document in site.profiles.items():  # a recorded game: name its ruleset
+            if transcript.kind == "regression" and rest.startswith(pid + "-"):
+                rest = f"{profile_name(document)},{rest[len(pid) :]}"
         words = rest.replace("-", " ").replace("_", " ").strip()
         short[transcript.id] = words[:1].upper() + words[1:]
     counts = Counter(short.values())

@@ -23,7 +23,10 @@ from conformance.site import docsgen  # noqa: E402
 
 # JHYAP_DOCS_TRANSCRIPTS: build from another transcript folder (tests, drafts); default: the corpus
 corpus = os.environ.get("JHYAP_DOCS_TRANSCRIPTS")
-site = docsgen.load_site(transcripts=Path(corpus) if corpus else None)
+specs = os.environ.get("JHYAP_DOCS_SPECS")  # likewise another profile folder
+site = docsgen.load_site(
+    specs=Path(specs) if specs else None, transcripts=Path(corpus) if corpus else None
+)
 if site.skipped:  # `jhyap validate` reports them; the site shows the transcripts that load
     logging.getLogger("mkdocs.plugins.jhyap").info(
         "docs: %d transcript problem(s) left some transcripts out; run jhyap validate",
