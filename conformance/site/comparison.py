@@ -36,7 +36,7 @@ def _cell_html(page: str, pid: str, name: str, cell: Cell, differs: bool) -> str
     body = f'<span class="jc-words">{_md(cell.words)}</span>'
     if cell.raw and cell.raw != cell.words:
         body += f"<br>`{cell.raw}`"
-    if cell.clauses:
+    if cell.clauses and differs:  # where all agree, each ruleset's page lists its clauses
         links = " ".join(
             f"[{_short_id(c)}]({link(page, profile_page_path(pid), c)})" for c in cell.clauses
         )
@@ -56,8 +56,9 @@ def _comparison_table(
     page: str, profiles: Mapping[str, Document], rows: Sequence[Row], differs: bool
 ) -> list[str]:
     kind = "differs" if differs else "agrees"
+    wide = " jc-compare--wide" if len(profiles) > 5 else ""  # a narrower parameter column
     out = [
-        f'<table class="jc-compare jc-compare--{kind}" markdown="1">',
+        f'<table class="jc-compare jc-compare--{kind}{wide}" markdown="1">',
         '<thead markdown="1">',
         '<tr markdown="1">',
         '<th class="jc-param">Parameter</th>',
@@ -209,8 +210,9 @@ def comparison_page(profiles: Mapping[str, Document]) -> str:
         "# How the rulesets compare",
         "",
         f"Every rule parameter and host option of the {len(profiles)} rulesets ({names}), "
-        "side by side. Each value links to the clauses of that ruleset that rest on it. "
-        "A value in words is followed by the value as the profile writes it.",
+        "side by side. Where they differ, each value links to the clauses of that ruleset "
+        "that rest on it (where they agree, each ruleset's page lists them). A value in words "
+        "is followed by the value as the profile writes it.",
         "",
         f'<p class="jc-count"><strong>{len(differ)}</strong> of the {len(rows)} rows differ '
         "between the rulesets; they come first. In a row that differs, cells of the same colour "
