@@ -744,3 +744,70 @@ def test_family_tree_of_a_chain() -> None:
         ("x", "y", ["a"]),
         ("z", "y", ["b"]),
     ]
+
+
+# every link's text colour against the colour behind it (WCAG relative luminance)
+_CONTRAST_JS = """
+function rgb(s) { const m = s.match(/[\\d.]+/g).map(Number); return m.length > 3 ? m : [...m, 1]; }
+function lum(c) {
+  const [r, g, b] = c.slice(0, 3).map(v => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+function behind(el) {
+  for (let e = el; e; e = e.parentElement) {
+    const c = rgb(getComputedStyle(e).backgroundColor);
+    if (c[3] > 0.5) { return c; }
+  }
+  return [255, 255, 255, 1];
+}
+const worst = [];
+for (const a of document.querySelectorAll('article a, .md-nav a')) {
+  if (!a.offsetParent || !a.textContent.trim()) { continue; }
+  const fg = rgb(getComputedStyle(a).color), bg = behind(a);
+  const [l1, l2] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+  const ratio = (l1 + 0.05) / (l2 + 0.05);
+  if (ratio < 4.5) { worst.push([a.textContent.trim().slice(0, 30), ratio.toFixed(2)]); }
+}
+return worst;
+"""
+
+
+@pytest.mark.parametrize("page", ["", "comparison/", "clauses/", "profiles/dashain/"])
+def test_links_have_enough_contrast(served: str, browser: Any, page: str) -> None:
+    _set_width(browser, 1400)
+    browser.get(served + page)
+    assert browser.execute_script(_CONTRAST_JS) == []
+
+
+def test_the_404_page_works_at_any_depth(built: Path) -> None:
+    text = (built / "404.html").read_text(encoding="utf-8")
+    assert 'href="/stylesheets/extra.css"' in text  # root-absolute, from site_url's path
+    assert "<loc>" in (built / "sitemap.xml").read_text(encoding="utf-8")
+
+
+def test_cli_page_lists_every_command_and_option() -> None:
+    import argparse
+
+    from conformance.cli import build_parser
+    from conformance.site import cli_page
+
+    page = cli_page.cli_page()
+    parser = build_parser()
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert subparsers.choices
+    for name, sub in subparsers.choices.items():
+        assert f"## jhyap {name} {{#{name}}}" in page
+        for action in sub._actions:
+            for option in action.option_strings:
+                if option not in ("-h", "--help"):
+                    assert f"`{option}" in page or f", {option}" in page, (name, option)
+    assert sys.executable not in page  # the page does not depend on the machine it was built on
+
+
+def test_the_contrast_check_catches_the_old_deep_orange(served: str, browser: Any) -> None:
+    _set_width(browser, 1400)
+    browser.get(served + "comparison/")
+    browser.execute_script("document.body.style.setProperty('--md-typeset-a-color', '#ff5722')")
+    worst = browser.execute_script(_CONTRAST_JS)
+    assert worst and min(float(ratio) for _, ratio in worst) < 3  # on the coloured cells
