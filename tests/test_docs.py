@@ -3,20 +3,35 @@
 from __future__ import annotations
 
 import copy
+import functools
 import html
+import http.server
 import importlib.util
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from conformance.site import docsgen
+from conformance.site import (
+    clauses,
+    common,
+    comparison,
+    corpus,
+    docsgen,
+    narration,
+    parameters,
+    profile_page,
+    schemas,
+)
 from conformance.spec.transcript import Transcript, load_corpus, load_transcript
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,12 +44,12 @@ def _text(markdown: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def site() -> docsgen.SiteData:
-    return docsgen.load_site()
+def site() -> common.SiteData:
+    return common.load_site()
 
 
-def _sample_yaml(site: docsgen.SiteData) -> str:
-    clauses = docsgen.clauses_of(site.profiles["dashain"])
+def _sample_yaml(site: common.SiteData) -> str:
+    clauses = common.clauses_of(site.profiles["dashain"])
     picking = [c["id"] for c in clauses if c.get("family") == "picking"][:1]
     examples = [c["id"] for c in clauses if c.get("family") == "examples"][:1]
     if not picking:
@@ -74,7 +89,7 @@ steps:
 
 
 @pytest.fixture(scope="module")
-def sample(site: docsgen.SiteData, tmp_path_factory: pytest.TempPathFactory) -> Transcript:
+def sample(site: common.SiteData, tmp_path_factory: pytest.TempPathFactory) -> Transcript:
     folder = tmp_path_factory.mktemp("sample")
     path = folder / f"{SAMPLE_ID}.yaml"
     path.write_text(_sample_yaml(site), encoding="utf-8")
@@ -82,8 +97,8 @@ def sample(site: docsgen.SiteData, tmp_path_factory: pytest.TempPathFactory) -> 
 
 
 @pytest.fixture(scope="module")
-def sample_site(site: docsgen.SiteData, sample: Transcript) -> docsgen.SiteData:
-    return docsgen.SiteData(
+def sample_site(site: common.SiteData, sample: Transcript) -> common.SiteData:
+    return common.SiteData(
         profiles=site.profiles,
         transcripts=[*site.transcripts, sample],
         schema_dir=site.schema_dir,
@@ -94,36 +109,36 @@ def sample_site(site: docsgen.SiteData, sample: Transcript) -> docsgen.SiteData:
 # -- generated pages, without mkdocs ------------------------------------------------------
 
 
-def test_every_clause_is_anchored_on_its_profile_page(site: docsgen.SiteData) -> None:
+def test_every_clause_is_anchored_on_its_profile_page(site: common.SiteData) -> None:
     assert set(site.profiles) >= {"dashain", "everestbuzz", "dhumbal"}
     for pid, document in site.profiles.items():
-        page = docsgen.profile_page(pid, site)
-        for clause in docsgen.clauses_of(document):
+        page = profile_page.profile_page(pid, site)
+        for clause in common.clauses_of(document):
             assert f'id="{clause["id"]}"' in page, clause["id"]
             assert f"`{clause['source']['document']}`" in page
 
 
-def test_families_come_in_the_documented_order(site: docsgen.SiteData) -> None:
+def test_families_come_in_the_documented_order(site: common.SiteData) -> None:
     for pid, document in site.profiles.items():
-        page = docsgen.profile_page(pid, site)
-        present = {c.get("family") for c in docsgen.clauses_of(document)}
-        titles = [docsgen.FAMILY_TITLES[f] for f in docsgen.FAMILY_ORDER if f in present]
+        page = profile_page.profile_page(pid, site)
+        present = {c.get("family") for c in common.clauses_of(document)}
+        titles = [common.FAMILY_TITLES[f] for f in common.FAMILY_ORDER if f in present]
         positions = [page.index(f"\n## {title}\n") for title in titles]
         assert positions == sorted(positions), pid
 
 
-def test_interpretations_are_marked_with_their_reason(site: docsgen.SiteData) -> None:
+def test_interpretations_are_marked_with_their_reason(site: common.SiteData) -> None:
     for pid, document in site.profiles.items():
-        page = docsgen.profile_page(pid, site)
-        for clause in docsgen.clauses_of(document):
+        page = profile_page.profile_page(pid, site)
+        for clause in common.clauses_of(document):
             if clause.get("status") == "interpretation":
                 block = page[page.index(f'id="{clause["id"]}"') :].split("</div>", 1)[0]
                 assert "jc-badge--interpretation" in block
                 assert " ".join(clause["reason"].split())[:40] in html.unescape(block)
 
 
-def test_profile_page_lists_host_options(site: docsgen.SiteData) -> None:
-    page = docsgen.profile_page("dashain", site)
+def test_profile_page_lists_host_options(site: common.SiteData) -> None:
+    page = profile_page.profile_page("dashain", site)
     section = page[page.index("## Host options") :]
     for option in site.profiles["dashain"]["options"]:
         assert f"| `{option['name']}` |" in section
@@ -131,8 +146,8 @@ def test_profile_page_lists_host_options(site: docsgen.SiteData) -> None:
     assert "0.01 or more in steps of 0.01" in section
 
 
-def test_comparison_lists_differences_first(site: docsgen.SiteData) -> None:
-    rows = docsgen.comparison_rows(site.profiles)
+def test_comparison_lists_differences_first(site: common.SiteData) -> None:
+    rows = parameters.comparison_rows(site.profiles)
     keys = {r.key for r in rows}
     for document in site.profiles.values():
         for option in document["options"]:
@@ -142,7 +157,7 @@ def test_comparison_lists_differences_first(site: docsgen.SiteData) -> None:
     by_key = {r.key: r for r in rows}
     assert by_key["pick.from_offer"].differs
     assert not by_key["deck.cards"].differs
-    page = docsgen.comparison_page(site.profiles)
+    page = comparison.comparison_page(site.profiles)
     disagree, agree = (
         page.index("## Where the rulesets disagree"),
         page.index("## Where they agree"),
@@ -156,13 +171,13 @@ def test_comparison_lists_differences_first(site: docsgen.SiteData) -> None:
             assert "jc-row--differs" in page[page.rindex("<tr", 0, position) : position]
 
 
-def test_comparison_cells_link_the_citing_clauses(site: docsgen.SiteData) -> None:
-    row = next(r for r in docsgen.comparison_rows(site.profiles) if r.key == "pick.from_offer")
-    page = docsgen.comparison_page(site.profiles)
+def test_comparison_cells_link_the_citing_clauses(site: common.SiteData) -> None:
+    row = next(r for r in parameters.comparison_rows(site.profiles) if r.key == "pick.from_offer")
+    page = comparison.comparison_page(site.profiles)
     for pid, document in site.profiles.items():
         citing = [
             c["id"]
-            for c in docsgen.clauses_of(document)
+            for c in common.clauses_of(document)
             if any(p == "pick.from_offer" or p == "pick" for p in c.get("params") or [])
         ]
         assert set(citing) <= set(row.cells[pid].clauses)
@@ -170,7 +185,7 @@ def test_comparison_cells_link_the_citing_clauses(site: docsgen.SiteData) -> Non
             assert f"(profiles/{pid}.md#{clause_id})" in page
 
 
-def test_editing_a_profile_copy_changes_the_pages(site: docsgen.SiteData, tmp_path: Path) -> None:
+def test_editing_a_profile_copy_changes_the_pages(site: common.SiteData, tmp_path: Path) -> None:
     specs = tmp_path / "specs"
     shutil.copytree(ROOT / "specs", specs)
     path = specs / "everestbuzz.yaml"
@@ -178,29 +193,29 @@ def test_editing_a_profile_copy_changes_the_pages(site: docsgen.SiteData, tmp_pa
     assert document["rules"]["hand_size"] == 5
     document["rules"]["hand_size"] = 7
     path.write_text(yaml.safe_dump(document, allow_unicode=True, sort_keys=False), "utf-8")
-    edited = docsgen.load_site(specs=specs)
+    edited = common.load_site(specs=specs)
     before = docsgen.generate(site)
     after = docsgen.generate(edited)
     assert before["profiles/everestbuzz.md"] != after["profiles/everestbuzz.md"]
     assert "5 cards each" in before["profiles/everestbuzz.md"]
     assert "7 cards each" in after["profiles/everestbuzz.md"]
-    old_rows = {r.key: r for r in docsgen.comparison_rows(site.profiles)}
-    new_rows = {r.key: r for r in docsgen.comparison_rows(edited.profiles)}
+    old_rows = {r.key: r for r in parameters.comparison_rows(site.profiles)}
+    new_rows = {r.key: r for r in parameters.comparison_rows(edited.profiles)}
     assert not old_rows["hand_size"].differs and new_rows["hand_size"].differs
     assert before["comparison.md"] != after["comparison.md"]
 
 
-def test_changing_a_value_in_memory_moves_its_row(site: docsgen.SiteData) -> None:
+def test_changing_a_value_in_memory_moves_its_row(site: common.SiteData) -> None:
     profiles: dict[str, Any] = copy.deepcopy(dict(site.profiles))
     profiles["dhumbal"]["rules"]["throws"]["run"]["min"] = 4
-    page = docsgen.comparison_page(profiles)
+    page = comparison.comparison_page(profiles)
     assert page.index('id="rules.throws.run.min"') < page.index("## Where they agree")
-    original = docsgen.comparison_page(site.profiles)
+    original = comparison.comparison_page(site.profiles)
     assert original.index('id="rules.throws.run.min"') > original.index("## Where they agree")
 
 
-def test_a_transcript_reads_as_a_hand(sample: Transcript, sample_site: docsgen.SiteData) -> None:
-    page = docsgen.transcript_page(sample, sample_site)
+def test_a_transcript_reads_as_a_hand(sample: Transcript, sample_site: common.SiteData) -> None:
+    page = corpus.transcript_page(sample, sample_site)
     text = _text(page)
     assert "| 0 | 4♥ 5♥ 6♥ Q♦ K♣ | 40 |" in text
     assert "Seat 0 throws the run 4♥ 5♥ 6♥." in text
@@ -213,35 +228,40 @@ def test_a_transcript_reads_as_a_hand(sample: Transcript, sample_site: docsgen.S
     assert "Seat 2 tries to call Jhyap: refused (`call_too_early`)" in text
     for clause in sample.clauses:
         assert f"(../profiles/dashain.md#{clause})" in page
-    assert "```yaml" in page
+    assert "```text" in page
+    assert "    1  id: docs-sample-dashain-run-ends" in page
+    source = sample.file.read_text(encoding="utf-8").splitlines()
+    line = source.index("  - act: {seat: 0, throw: [4h, 5h, 6h]}") + 1  # as the CLI reports
+    narrated = next(x for x in page.splitlines() if "Seat 0 throws the run" in x)
+    assert narrated.endswith(f'<span class="jc-lines">line {line}</span>')
 
 
-def test_clause_index_links_transcripts(sample: Transcript, sample_site: docsgen.SiteData) -> None:
-    page = docsgen.clause_index_page(sample_site)
+def test_clause_index_links_transcripts(sample: Transcript, sample_site: common.SiteData) -> None:
+    page = clauses.clause_index_page(sample_site)
     for document in sample_site.profiles.values():
-        for clause in docsgen.clauses_of(document):
+        for clause in common.clauses_of(document):
             assert f"[{clause['id']}](profiles/" in page
     line = next(x for x in page.splitlines() if f"[{sample.clauses[0]}]" in x)
     assert f"(corpus/{SAMPLE_ID}.md)" in line
 
 
 def test_worked_example_uses_an_examples_transcript(
-    sample: Transcript, sample_site: docsgen.SiteData
+    sample: Transcript, sample_site: common.SiteData
 ) -> None:
     tested = {c for c in sample.clauses}
     examples = {
         c["id"]
-        for c in docsgen.clauses_of(sample_site.profiles["dashain"])
+        for c in common.clauses_of(sample_site.profiles["dashain"])
         if c.get("family") == "examples"
     }
-    page = docsgen.profile_page("dashain", sample_site)
-    if tested & examples and docsgen.example_transcript("dashain", sample_site) == sample:
+    page = profile_page.profile_page("dashain", sample_site)
+    if tested & examples and profile_page.example_transcript("dashain", sample_site) == sample:
         assert f"(../corpus/{SAMPLE_ID}.md)" in page.split("## A worked example", 1)[1]
-    bare = docsgen.SiteData(profiles=sample_site.profiles)
-    assert "None yet" in docsgen.profile_page("dashain", bare).split("## A worked example")[1]
+    bare = common.SiteData(profiles=sample_site.profiles)
+    assert "None yet" in profile_page.profile_page("dashain", bare).split("## A worked example")[1]
 
 
-def test_every_corpus_transcript_gets_a_page(site: docsgen.SiteData) -> None:
+def test_every_corpus_transcript_gets_a_page(site: common.SiteData) -> None:
     pages = docsgen.generate(site)
     corpus, _ = load_corpus()
     for transcript in corpus:
@@ -249,15 +269,15 @@ def test_every_corpus_transcript_gets_a_page(site: docsgen.SiteData) -> None:
     assert {"comparison.md", "clauses.md", "corpus/index.md", "schemas.md"} <= set(pages)
 
 
-def test_schemas_page_shows_every_schema(site: docsgen.SiteData) -> None:
+def test_schemas_page_shows_every_schema(site: common.SiteData) -> None:
     assert site.schema_dir is not None
-    page = docsgen.schemas_page(site.schema_dir)
+    page = schemas.schemas_page(site.schema_dir)
     for path in site.schema_dir.rglob("*.json"):
         assert f"## schema/{path.relative_to(site.schema_dir).as_posix()} " in page
 
 
 def test_nav_gets_the_generated_pages(
-    sample_site: docsgen.SiteData,
+    sample_site: common.SiteData,
 ) -> None:
     nav = [
         {"Rulesets": [{"Compare": "comparison.md"}]},
@@ -273,31 +293,54 @@ def test_nav_gets_the_generated_pages(
     ]
     corpus = extended[1]["Clauses"][0]["Transcripts"]
     assert corpus[0] == "corpus/index.md"
-    assert f"corpus/{SAMPLE_ID}.md" in [next(iter(x.values())) for x in corpus[1:]]
+    sections = {next(iter(x)): next(iter(x.values())) for x in corpus[1:]}
+    names = [common.profile_name(d) for d in sample_site.profiles.values()]
+    assert list(sections)[: len(names)] == names  # one section per ruleset, in their order
+    assert list(sections)[-1] == "Recorded games"
+    assert f"corpus/{SAMPLE_ID}.md" in _nav_pages(sections[names[0]])
     assert nav[0] == {"Rulesets": [{"Compare": "comparison.md"}]}  # not modified in place
 
 
+def _nav_pages(items: list[Any]) -> list[str]:
+    pages: list[str] = []
+    for item in items:
+        target = next(iter(item.values()))
+        pages += _nav_pages(target) if isinstance(target, list) else [target]
+    return pages
+
+
+def test_nav_titles_are_short_and_unique(site: common.SiteData) -> None:
+    titles = corpus.short_titles(site)
+    assert len(set(titles.values())) == len(titles)
+    assert max(len(t) for t in titles.values()) <= 48
+    assert titles["dashain-turn-timer"] == "Turn timer"
+    assert titles["dashain-table-of-seven-refused"] == "Table of seven refused (Dashain table)"
+    nav = docsgen.corpus_nav(site)
+    pages = _nav_pages(nav)
+    assert sorted(pages) == sorted(f"corpus/{t.id}.md" for t in site.transcripts)
+
+
 def test_words_for_events_and_checks() -> None:
-    assert _text(docsgen.card_text("Th")) == "10♥"
-    assert docsgen.card_text("Ks") == "K♠"
-    ended = docsgen.event_words(
+    assert _text(common.card_text("Th")) == "10♥"
+    assert common.card_text("Ks") == "K♠"
+    ended = narration.event_words(
         {"type": "round_ended", "outcome": "beaten_call", "caller": 1, "deltas": [44, 0, -44]}
     )
     assert ended == (
         "round ends (the call is beaten; caller seat 1; score changes: seat 0 +44; "
         "seat 1 +0; seat 2 -44)"
     )
-    settled = docsgen.event_words(
+    settled = narration.event_words(
         {
             "type": "game_ended",
             "settlement": [{"from": 1, "to": 0, "points": 44, "dollars": "2.20"}],
         }
     )
     assert "seat 1 pays seat 0 44 points ($2.20)" in settled
-    assert docsgen.check_words({"to_act": None, "phase": "round_over"}) == (
+    assert narration.check_words({"to_act": None, "phase": "round_over"}) == (
         "no seat is to act; the phase is `round_over`"
     )
-    assert "seat 2 5" in docsgen.check_words({"hand_values": {"2": 5}})
+    assert "seat 2 5" in narration.check_words({"hand_values": {"2": 5}})
 
 
 # -- the built site ---------------------------------------------------------------------------
@@ -315,7 +358,7 @@ def _missing_build_tools() -> str | None:
 
 @pytest.fixture(scope="module")
 def built(
-    tmp_path_factory: pytest.TempPathFactory, site: docsgen.SiteData, sample_site: docsgen.SiteData
+    tmp_path_factory: pytest.TempPathFactory, site: common.SiteData, sample_site: common.SiteData
 ) -> Path:
     """``mkdocs build --strict`` of the repository, with the corpus plus the sample transcript."""
     reason = _missing_build_tools()
@@ -349,20 +392,20 @@ def _ids(page: Path) -> set[str]:
     return set(re.findall(r'\bid="([^"]+)"', page.read_text(encoding="utf-8")))
 
 
-def test_strict_build_anchors_every_clause(built: Path, site: docsgen.SiteData) -> None:
+def test_strict_build_anchors_every_clause(built: Path, site: common.SiteData) -> None:
     for pid, document in site.profiles.items():
         page = built / "profiles" / pid / "index.html"
         assert page.is_file(), pid
         ids = _ids(page)
-        for clause in docsgen.clauses_of(document):
+        for clause in common.clauses_of(document):
             assert clause["id"] in ids, clause["id"]
     comparison = (built / "comparison" / "index.html").read_text(encoding="utf-8")
     for pid in site.profiles:
         assert f'href="../profiles/{pid}/"' in comparison
-    clause_ids = [c["id"] for d in site.profiles.values() for c in docsgen.clauses_of(d)]
+    clause_ids = [c["id"] for d in site.profiles.values() for c in common.clauses_of(d)]
     if clause_ids:  # links keep the dotted anchor as it is
-        owner = next(p for p, d in site.profiles.items() if docsgen.clauses_of(d))
-        first = docsgen.clauses_of(site.profiles[owner])[0]["id"]
+        owner = next(p for p, d in site.profiles.items() if common.clauses_of(d))
+        first = common.clauses_of(site.profiles[owner])[0]["id"]
         index = (built / "clauses" / "index.html").read_text(encoding="utf-8")
         assert f'href="../profiles/{owner}/#{first}"' in index
 
@@ -393,7 +436,383 @@ def test_strict_build_writes_nothing_into_docs() -> None:
     assert not [name for name in generated if (ROOT / "docs" / name).exists()]
 
 
-def test_profile_yaml_loads_like_the_specs(site: docsgen.SiteData) -> None:
+def test_profile_yaml_loads_like_the_specs(site: common.SiteData) -> None:
     for pid, document in site.profiles.items():
         with open(ROOT / "specs" / f"{pid}.yaml", encoding="utf-8") as handle:
             assert yaml.safe_load(handle) == document
+
+
+def test_built_pages_have_unique_titles_and_stay_small(built: Path) -> None:
+    pages = sorted(built.rglob("*.html"))
+    titles: dict[str, Path] = {}
+    for page in pages:
+        assert page.stat().st_size < PAGE_LIMIT, f"{page}: {page.stat().st_size} bytes"
+        if page.name == "404.html":  # titled like the home page by the theme; never in the nav
+            continue
+        text = page.read_text(encoding="utf-8")
+        match = re.search(r"<title>(.*?)</title>", text, re.S)
+        assert match, page
+        title = html.unescape(match.group(1)).strip()
+        assert title not in titles, f"{page} and {titles[title]} are both titled {title!r}"
+        titles[title] = page
+    assert (built / "cli" / "index.html").is_file()
+    assert (built / "changelog" / "index.html").is_file()
+    assert "Corpus version" in (built / "changelog" / "index.html").read_text("utf-8")
+    schemas = (built / "schemas" / "index.html").read_text("utf-8")
+    for path in (ROOT / "schema").rglob("*.json"):
+        relative = path.relative_to(ROOT / "schema").as_posix()
+        assert (built / "schema" / relative).read_bytes() == path.read_bytes()
+        assert f'href="../schema/{relative}"' in schemas
+    assert "enumDescriptions" in schemas and "beats the call" in schemas
+
+
+def test_recorded_games_do_not_dominate_the_search_index(built: Path) -> None:
+    index = json.loads((built / "search" / "search_index.json").read_text("utf-8"))
+    sizes = [(d["location"], len(d["text"])) for d in index["docs"]]
+    total = sum(size for _, size in sizes)
+    recorded = sum(size for location, size in sizes if "/regression-" in f"/{location}")
+    assert recorded < total * 0.1
+    clauses = [d for d in index["docs"] if d["title"] == "dhumbal.showdown.failed"]
+    assert [d["location"] for d in clauses] == ["profiles/dhumbal/#dhumbal.showdown.failed"]
+
+
+# -- the built site in a browser ------------------------------------------------------------
+
+PAGE_LIMIT = 300_000  # bytes: a page over this is slow on a phone
+WIDTHS = (400, 1400)
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+)
+# scrollWidth beyond the viewport, and any table or scroll box wider than the page
+_OVERFLOW_JS = """
+const width = document.documentElement.clientWidth;
+const out = [];
+if (document.documentElement.scrollWidth > width + 1) {
+  out.push('page ' + document.documentElement.scrollWidth + ' > ' + width);
+}
+for (const box of document.querySelectorAll('table, .md-typeset__scrollwrap')) {
+  const wide = box.scrollWidth > box.clientWidth + 1 && box.closest('.jc-compare, .jc-clauses');
+  if (box.offsetParent !== null && (box.getBoundingClientRect().right > width + 1 || wide)) {
+    out.push((box.className || box.tagName) + ' ' + Math.round(box.getBoundingClientRect().right)
+             + ' / ' + box.scrollWidth + ' > ' + width);
+  }
+}
+return out;
+"""
+
+
+def _browser_tools() -> tuple[str, str] | str:
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    if not chromium or not driver:
+        return "no chromium or chromedriver (apt-get install chromium chromium-driver)"
+    if importlib.util.find_spec("selenium") is None:
+        return "selenium is not installed (pip install -e '.[test]')"
+    return chromium, driver
+
+
+@pytest.fixture(scope="module")
+def served(built: Path) -> Iterator[str]:
+    """The built site over HTTP on a free local port (search needs a server, not file://)."""
+    handler = functools.partial(QuietHandler, directory=str(built))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    tools = _browser_tools()
+    if isinstance(tools, str):
+        pytest.skip(tools)
+    chromium, driver_path = tools
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
+    options.add_argument("--window-size=1400,1000")
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=driver_path))
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _set_width(driver: Any, width: int) -> None:
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": False},
+    )
+
+
+def _overflow(browser: Any) -> list[str]:
+    """What sticks out of the window, once the theme's resize transitions (its drawer slides
+    for 0.25 s) have settled: polled, up to two seconds."""
+    found: list[str] = browser.execute_script(_OVERFLOW_JS)
+    for _ in range(20):
+        if not found:
+            break
+        threading.Event().wait(0.1)
+        found = browser.execute_script(_OVERFLOW_JS)
+    return found
+
+
+def _site_pages(built: Path) -> list[str]:
+    """Every page as a path under the site root; the home page as ``""``."""
+    pages = {p.relative_to(built).parent.as_posix() + "/" for p in built.rglob("index.html")}
+    return ["", *sorted(pages - {"./"})]
+
+
+def test_no_page_scrolls_sideways(built: Path, served: str, browser: Any) -> None:
+    """Every page at a phone's and a desktop's width: nothing wider than the window (the page
+    itself, and tables or their scroll boxes on the comparison and clause pages)."""
+    problems: dict[str, list[str]] = {}
+    largest = max(built.rglob("*.html"), key=lambda p: p.stat().st_size)
+    assert largest.stat().st_size < PAGE_LIMIT, largest
+    shots = os.environ.get("JHYAP_SCREENSHOTS")  # a folder: also take screenshots there
+    for page in _site_pages(built):
+        _set_width(browser, WIDTHS[0])
+        browser.get(served + page)
+        for width in WIDTHS:
+            _set_width(browser, width)
+            found = _overflow(browser)
+            if found:
+                problems[f"{page or '/'} at {width} px"] = found
+            if shots and page in ("", "profiles/dhumbal/", "comparison/", SHOT_REGRESSION):
+                name = (page.strip("/").replace("/", "-") or "home") + f"-{width}.png"
+                Path(shots).mkdir(parents=True, exist_ok=True)
+                browser.save_screenshot(str(Path(shots) / name))
+    assert problems == {}
+
+
+SHOT_REGRESSION = "corpus/regression-dhumbal-4-seats-seed-2/"
+
+
+def test_the_clause_index_shows_tested_by_on_a_phone(served: str, browser: Any) -> None:
+    _set_width(browser, 400)
+    browser.get(served + "clauses/")
+    cells = browser.execute_script(
+        "return [...document.querySelectorAll('.jc-clauses tr')].slice(0, 40).map(r => {"
+        " const c = r.lastElementChild.getBoundingClientRect();"
+        " return [r.lastElementChild.textContent.trim(), c.left, c.right, c.width]; });"
+    )
+    assert cells and cells[0][0] == "tested by"
+    for text, left, right, cell_width in cells:
+        assert left >= 0 and right <= 401 and cell_width > 60, (text, left, right)
+
+
+def test_searching_a_clause_id_lands_on_the_clause(served: str, browser: Any) -> None:
+    _set_width(browser, 1400)
+    browser.get(served)
+    browser.execute_script(
+        "const input = document.querySelector('.md-search__input');"
+        "input.focus(); input.value = 'dhumbal.showdown.failed';"
+        "input.dispatchEvent(new Event('input', {bubbles: true}));"
+        "input.dispatchEvent(new KeyboardEvent('keyup', {bubbles: true}));"
+    )
+    links: list[str] = []
+    for _ in range(100):  # the search worker answers asynchronously; poll, no fixed sleep
+        links = browser.execute_script(
+            "const li = document.querySelector('.md-search-result__list > li');"
+            "return li ? [...li.querySelectorAll('a')].map(a => a.getAttribute('href')) : [];"
+        )
+        if links:
+            break
+        threading.Event().wait(0.1)
+    # the best result is the profile page, and its first section is the clause itself
+    assert links[0].split("?")[0].endswith("/profiles/dhumbal/")
+    assert links[1].endswith("profiles/dhumbal/?h=dhumbal.showdown.failed#dhumbal.showdown.failed")
+
+
+def test_comparison_chooser_moves_the_differing_rows(served: str, browser: Any) -> None:
+    _set_width(browser, 1400)
+    first = next(iter(docsgen.load_site().profiles))
+    browser.get(served + f"comparison/?compare={first}")
+    state = browser.execute_script(
+        "return {shown: [...document.querySelectorAll('table.jc-compare thead th[data-profile]')]"
+        ".filter(c => !c.hidden).map(c => c.dataset.profile),"
+        " differing: document.querySelectorAll('table.jc-compare--differs tr.jc-row').length,"
+        " form: !document.querySelector('form.jc-choose').hidden};"
+    )
+    # one ruleset alone differs from nobody: every row moves to the second table
+    assert state == {"shown": [first, first], "differing": 0, "form": True}
+
+
+def test_the_overflow_check_catches_a_wide_table(served: str, browser: Any) -> None:
+    _set_width(browser, 400)
+    browser.get(served + "glossary/")
+    assert _overflow(browser) == []
+    browser.execute_script(
+        "const t = document.createElement('table'); t.className = 'jc-compare';"
+        "t.innerHTML = '<tr><td style=\"min-width: 900px\">wide</td></tr>';"
+        "document.querySelector('article').appendChild(t);"
+    )
+    found = _overflow(browser)
+    assert found and any(line.startswith("jc-compare") for line in found)
+
+
+def test_values_without_words_fall_back_to_the_schema(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert common.value_words("reshuffle.kept_aside", "current_offer") == "the cards on offer"
+    monkeypatch.setitem(common.VALUE_WORDS, "reshuffle.kept_aside", {})
+    assert common.value_words("reshuffle.kept_aside", "current_offer") == (
+        "The cards on offer stay on the table and are not shuffled into the new deck"
+    )
+    assert common.value_words("reshuffle.kept_aside", "no_such_value") == "no_such_value"
+
+
+def _ten_profiles(site: common.SiteData) -> dict[str, Any]:
+    """Ten profiles made from Dhumbal's, each changing one more parameter than the last."""
+    base = site.profiles["dhumbal"]
+    profiles: dict[str, Any] = {}
+    for n in range(10):
+        document = copy.deepcopy(dict(base))
+        document["id"], document["name"] = f"t{n}", f"Table {n}"
+        rules = document["rules"]
+        if n >= 1:
+            rules["hand_size"] = 7
+        if n >= 2:
+            rules["call"]["limit"] = 7
+        if n >= 3:
+            rules["throws"]["run"]["min"] = 4
+        rules["card_values"]["K"] = 10 + n  # ten different values: colours must cycle
+        profiles[f"t{n}"] = document
+    return profiles
+
+
+def test_comparison_of_ten_profiles(site: common.SiteData) -> None:
+    profiles = _ten_profiles(site)
+    page = comparison.comparison_page(profiles)
+    assert page.count('name="profile" value="t') == 10
+    assert page.count('<th data-profile="t') == 20  # both tables
+    king = page[page.index('id="rules.card_values.K"') :].split("</tr>", 1)[0]
+    assert [f"jc-v{n}" in king for n in range(1, 9)] == [True] * 8
+    assert king.count("jc-cell jc-v1\"") == 2  # group 9 reuses colour 1
+    assert king.count("jc-cell jc-v2\"") == 2
+    rows = parameters.comparison_rows(profiles)
+    tree = comparison.family_tree(list(profiles), rows)
+    assert len(tree) == 10 and tree[0].parent is None
+    parents = {b.profile: b.parent for b in tree}
+    assert sum(p is None for p in parents.values()) == 1
+    for branch in tree[1:]:  # each hangs under a relative it differs from least
+        distance = len(branch.differences)
+        assert distance == len(comparison.differing_rows(rows, branch.profile, branch.parent))
+        placed = [b.profile for b in tree[: tree.index(branch)]]
+        assert distance == min(
+            len(comparison.differing_rows(rows, branch.profile, p)) for p in placed
+        )
+    assert "## The family tree" in page
+
+
+def test_family_tree_of_a_chain() -> None:
+    def row(key: str, groups: dict[str, int]) -> parameters.Row:
+        cells = {p: parameters.Cell(True, g, str(g), str(g), (), g) for p, g in groups.items()}
+        return parameters.Row(key, key, cells)
+
+    rows = [
+        row("a", {"x": 1, "y": 2, "z": 2}),
+        row("b", {"x": 1, "y": 1, "z": 2}),
+        row("c", {"x": 1, "y": 1, "z": 1}),
+    ]
+    tree = comparison.family_tree(["x", "y", "z"], rows)
+    # y is one step from each of x and z: the root; x and z hang under it
+    assert [(b.profile, b.parent, [r.key for r in b.differences]) for b in tree] == [
+        ("y", None, []),
+        ("x", "y", ["a"]),
+        ("z", "y", ["b"]),
+    ]
+
+
+# every link's text colour against the colour behind it (WCAG relative luminance)
+_CONTRAST_JS = """
+function rgb(s) { const m = s.match(/[\\d.]+/g).map(Number); return m.length > 3 ? m : [...m, 1]; }
+function lum(c) {
+  const [r, g, b] = c.slice(0, 3).map(v => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+function behind(el) {
+  for (let e = el; e; e = e.parentElement) {
+    const c = rgb(getComputedStyle(e).backgroundColor);
+    if (c[3] > 0.5) { return c; }
+  }
+  return [255, 255, 255, 1];
+}
+const worst = [];
+for (const a of document.querySelectorAll('article a, .md-nav a')) {
+  if (!a.offsetParent || !a.textContent.trim()) { continue; }
+  const fg = rgb(getComputedStyle(a).color), bg = behind(a);
+  const [l1, l2] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+  const ratio = (l1 + 0.05) / (l2 + 0.05);
+  if (ratio < 4.5) { worst.push([a.textContent.trim().slice(0, 30), ratio.toFixed(2)]); }
+}
+return worst;
+"""
+
+
+@pytest.mark.parametrize("page", ["", "comparison/", "clauses/", "profiles/dashain/"])
+def test_links_have_enough_contrast(served: str, browser: Any, page: str) -> None:
+    _set_width(browser, 1400)
+    browser.get(served + page)
+    assert browser.execute_script(_CONTRAST_JS) == []
+
+
+def test_the_404_page_works_at_any_depth(built: Path) -> None:
+    text = (built / "404.html").read_text(encoding="utf-8")
+    assert 'href="/stylesheets/extra.css"' in text  # root-absolute, from site_url's path
+    assert "<loc>" in (built / "sitemap.xml").read_text(encoding="utf-8")
+
+
+def test_cli_page_lists_every_command_and_option() -> None:
+    import argparse
+
+    from conformance.cli import build_parser
+    from conformance.site import cli_page
+
+    page = cli_page.cli_page()
+    parser = build_parser()
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert subparsers.choices
+    for name, sub in subparsers.choices.items():
+        assert f"## jhyap {name} {{#{name}}}" in page
+        for action in sub._actions:
+            for option in action.option_strings:
+                if option not in ("-h", "--help"):
+                    assert f"`{option}" in page or f", {option}" in page, (name, option)
+    assert sys.executable not in page  # the page does not depend on the machine it was built on
+
+
+def test_the_contrast_check_catches_the_old_deep_orange(served: str, browser: Any) -> None:
+    _set_width(browser, 1400)
+    browser.get(served + "comparison/")
+    browser.execute_script(  # links fade to a new colour: no transition, the new colour at once
+        "const style = document.createElement('style');"
+        "style.textContent = '* { transition: none !important; }';"
+        "document.head.appendChild(style);"
+        "document.body.style.setProperty('--md-typeset-a-color', '#ff5722');"
+    )
+    worst = browser.execute_script(_CONTRAST_JS)
+    assert len(worst) > 20 and min(float(ratio) for _, ratio in worst) < 3  # coloured cells

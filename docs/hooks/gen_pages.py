@@ -1,4 +1,5 @@
-"""mkdocs-gen-files script: the rule pages, generated at build time (see conformance/docsgen.py).
+"""mkdocs-gen-files script: the rule pages, generated at build time (conformance/site/),
+and the schema and transcript files offered for download.
 
 Nothing is written into docs/: the pages exist only inside the build. The generated profile
 and transcript pages are also added to the nav here, so a new profile in specs/ or a new
@@ -22,13 +23,16 @@ from conformance.site import docsgen, variants_play  # noqa: E402
 
 # JHYAP_DOCS_TRANSCRIPTS: build from another transcript folder (tests, drafts); default: the corpus
 corpus = os.environ.get("JHYAP_DOCS_TRANSCRIPTS")
-site = docsgen.load_site(transcripts=Path(corpus) if corpus else None)
+specs = os.environ.get("JHYAP_DOCS_SPECS")  # likewise another profile folder
+site = docsgen.load_site(
+    specs=Path(specs) if specs else None, transcripts=Path(corpus) if corpus else None
+)
 if site.skipped:  # `jhyap validate` reports them; the site shows the transcripts that load
     logging.getLogger("mkdocs.plugins.jhyap").info(
         "docs: %d transcript problem(s) left some transcripts out; run jhyap validate",
         site.skipped,
     )
-for path, text in docsgen.generate(site).items():
+for path, text in {**docsgen.generate(site), **docsgen.downloads(site)}.items():
     with mkdocs_gen_files.open(path, "w") as handle:
         handle.write(text)
 

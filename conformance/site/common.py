@@ -1,0 +1,372 @@
+"""Shared data, vocabulary and helpers of the site generator: loading the profiles and
+corpus, page paths and links, values and cards in words."""
+
+from __future__ import annotations
+
+import functools
+import html
+import json
+import posixpath
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..spec import data
+from ..spec.transcript import Transcript, load_corpus, profiles_for
+
+Json = Any
+Document = Mapping[str, Json]
+
+# -- vocabulary -----------------------------------------------------------------------
+
+FAMILIES: tuple[tuple[str, str], ...] = (
+    ("players", "Players"),
+    ("cards", "Cards and their values"),
+    ("deal", "The deal"),
+    ("turn", "A turn"),
+    ("throws", "Throws"),
+    ("picking", "Picking"),
+    ("reshuffle", "When the deck runs out"),
+    ("calling", "Calling Jhyap"),
+    ("showdown", "The showdown"),
+    ("scoring", "Scoring"),
+    ("game-end", "The end of the game"),
+    ("options", "What the host may set"),
+    ("money", "Money"),
+    ("timer", "The turn timer"),
+    ("examples", "Examples from the document"),
+    ("glossary", "Words"),
+)
+FAMILY_ORDER = [name for name, _ in FAMILIES]
+FAMILY_TITLES = dict(FAMILIES)
+
+_RANK_NAMES = {
+    "A": "an ace",
+    "2": "a two",
+    "3": "a three",
+    "4": "a four",
+    "5": "a five",
+    "6": "a six",
+    "7": "a seven",
+    "8": "an eight",
+    "9": "a nine",
+    "T": "a ten",
+    "J": "a jack",
+    "Q": "a queen",
+    "K": "a king",
+}
+
+PARAM_LABELS: dict[str, str] = {
+    "seats.min": "Fewest players",
+    "seats.max": "Most players",
+    "deck.cards": "Cards in the pack",
+    "deck.jokers": "Jokers in the pack",
+    "hand_size": "Cards dealt to each player",
+    "direction": "Direction of play",
+    "deal.dealer": "Dealer",
+    "deal.first_starter": "Seat that starts the first hand",
+    "deal.order": "How the cards are dealt",
+    "deal.first_offer": "First card on offer",
+    "next_starter": "Who starts the next hand",
+    "throws.set.min": "Smallest set",
+    "throws.set.max": "Largest set",
+    "throws.run.min": "Shortest run",
+    "throws.run.ace": "The ace in a run",
+    "throws.order_matters": "Order of a throw's cards matters",
+    "pick.from_offer": "Which card of the offer may be picked",
+    "pick.only_after_multi_throw": "Offer open only after a throw of two or more cards",
+    "reshuffle.moment": "When a new deck is made",
+    "reshuffle.new_deck": "The new deck is made of",
+    "reshuffle.kept_aside": "Kept out of the new deck",
+    "call.limit": "Call limit (points)",
+    "call.inclusive": "A hand exactly at the limit may call",
+    "call.timing": "When a player may call",
+    "call.first_round": "Calling in the first round",
+    "showdown.tie": "A hand equal to the caller's",
+    "showdown.winner_among_lowest": "Several lowest hands",
+    "scoring.kind": "Kind of scoring",
+    "scoring.won_call": "A won call",
+    "scoring.beaten_call": "A beaten call",
+    "scoring.beaten_penalty": "Extra penalty on a beaten call",
+    "game_end.kind": "How the game ends",
+    "game_end.rounds": "Number of rounds",
+    "game_end.out_above": "A player is out above (points)",
+    "money.dollars_per_point": "Dollars per point",
+    "money.settlement": "Settling up",
+    "turn_timer.seconds": "Turn timer (seconds)",
+    "turn_timer.on_expiry": "When the timer runs out",
+}
+for _rank, _name in _RANK_NAMES.items():
+    PARAM_LABELS[f"card_values.{_rank}"] = f"Value of {_name}"
+
+VALUE_WORDS: dict[str, dict[str, str]] = {
+    "direction": {"left": "to the left (clockwise)", "right": "to the right (anticlockwise)"},
+    "deal.dealer": {"seat_before_starter": "the seat before the starter", "none": "no dealer"},
+    "deal.order": {"one_at_a_time_from_starter": "one card at a time, the starter first"},
+    "deal.first_offer": {"turned_up_card": "the card turned up after the deal"},
+    "next_starter": {"next_seat": "the next seat along", "round_winner": "the winner of the hand"},
+    "throws.run.ace": {"low": "low only (A 2 3, never Q K A)"},
+    "pick.from_offer": {
+        "any": "any card of it",
+        "run_ends": "any card of a single or set; only an end card of a run",
+        "last_placed": "only the card placed last",
+    },
+    "reshuffle.moment": {"when_deck_emptied": "as soon as the deck's last card is picked"},
+    "reshuffle.new_deck": {"out_of_play": "the cards gone out of play"},
+    "reshuffle.kept_aside": {"current_offer": "the cards on offer"},
+    "call.timing": {"start_of_turn": "at the start of a turn, before throwing"},
+    "call.first_round": {
+        "allowed": "allowed",
+        "after_every_player_had_a_turn": "only once every player has had a turn",
+    },
+    "showdown.tie": {"beats_caller": "beats the caller"},
+    "showdown.winner_among_lowest": {"first_after_caller": "the first after the caller wins"},
+    "scoring.kind": {
+        "transfer": "points change hands (a running tally)",
+        "penalty": "penalty points add up",
+    },
+    "scoring.won_call": {"each_other_hand": "each other player's own hand counts against them"},
+    "scoring.beaten_call": {
+        "hands_except_winner": "the caller pays the winner every hand but the winner's",
+        "all_hands": "the caller pays the winner the total of all hands",
+        "caller_hand_plus_penalty": (
+            "the caller adds their hand plus the penalty; nobody else scores"
+        ),
+    },
+    "game_end.kind": {
+        "host_ends": "when the host ends the table",
+        "fixed_rounds": "after a fixed number of rounds",
+        "elimination": "when one player is left",
+    },
+    "money.settlement": {
+        "largest_debtor_pays_largest_creditor": (
+            "the largest debtor pays the largest creditor, in turn"
+        )
+    },
+    "turn_timer.on_expiry": {
+        "throw_highest_single_then_draw": "the highest card is thrown, then the deck's top is drawn"
+    },
+}
+
+SUIT_SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
+_CARD_RE = re.compile(r"^[A2-9TJQK][cdhs]$")
+_RANK_ORDER = "A23456789TJQK"
+_SUIT_ORDER = "cdhs"
+
+
+# -- data ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SiteData:
+    """Everything the generated pages are made from."""
+
+    profiles: Mapping[str, Document]
+    transcripts: Sequence[Transcript] = ()
+    schema_dir: Path | None = None
+    repo_root: Path | None = None
+    selections: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    skipped: int = 0  # problems found while loading the corpus (those transcripts are left out)
+
+    def profiles_of(self, transcript: Transcript) -> tuple[str, ...]:
+        """The profiles ``transcript`` runs under."""
+        if transcript.id in self.selections:
+            return self.selections[transcript.id]
+        return tuple(profiles_for(transcript, self.profiles))
+
+    def clause_owner(self) -> dict[str, str]:
+        return {str(c["id"]): pid for pid, doc in self.profiles.items() for c in clauses_of(doc)}
+
+    def tested_by(self) -> dict[str, list[Transcript]]:
+        """Clause id → the transcripts that list it, in id order."""
+        found: dict[str, list[Transcript]] = {}
+        for transcript in sorted(self.transcripts, key=lambda t: t.id):
+            for clause in transcript.clauses:
+                found.setdefault(clause, []).append(transcript)
+        return found
+
+    def file_label(self, path: Path) -> str:
+        """``path`` relative to the repository root where possible."""
+        if self.repo_root is not None:
+            try:
+                return path.resolve().relative_to(self.repo_root.resolve()).as_posix()
+            except ValueError:
+                pass
+        return path.as_posix()
+
+
+def load_profiles(folder: Path | None = None) -> dict[str, dict[str, Json]]:
+    """The profile documents under ``folder`` (default: the shipped ``specs/``), by id, in the
+    order of their source documents (then ids): Dashain, EverestBuzz, Dhumbal."""
+    folder = folder or data.specs_dir()
+    profiles: dict[str, dict[str, Json]] = {}
+    for path in sorted(p for p in folder.iterdir() if p.suffix in data.PROFILE_SUFFIXES):
+        with open(path, encoding="utf-8") as handle:
+            document = yaml.safe_load(handle)
+        if isinstance(document, dict):
+            profiles[str(document.get("id") or path.stem)] = document
+    return dict(sorted(profiles.items(), key=lambda item: (_source_document(item[1]), item[0])))
+
+
+def _source_document(document: Document) -> str:
+    source = document.get("source")
+    return str(source.get("document", "")) if isinstance(source, Mapping) else ""
+
+
+def load_site(
+    specs: Path | None = None, transcripts: Path | None = None, schemas: Path | None = None
+) -> SiteData:
+    """The shipped profiles, the transcripts that load cleanly and the schema folder."""
+    profiles = load_profiles(specs)
+    corpus, problems = load_corpus(transcripts) if _has_yaml(transcripts) else ([], [])
+    schema_dir = schemas or data.schema_dir()
+    selections = {t.id: tuple(profiles_for(t, profiles)) for t in corpus}
+    return SiteData(
+        profiles=profiles,
+        transcripts=corpus,
+        schema_dir=schema_dir,
+        repo_root=data.PACKAGE_DIR.parent,
+        selections=selections,
+        skipped=len(problems),
+    )
+
+
+def _has_yaml(folder: Path | None) -> bool:
+    folder = folder or data.transcripts_dir()
+    return folder.is_dir() and any(folder.rglob("*.yaml"))
+
+
+def clauses_of(document: Document) -> list[Mapping[str, Json]]:
+    return [c for c in document.get("clauses") or [] if isinstance(c, Mapping)]
+
+
+def profile_name(document: Document) -> str:
+    return str(document.get("name") or document.get("id"))
+
+
+# -- paths and links -------------------------------------------------------------------
+
+COMPARISON_PAGE = "comparison.md"
+CLAUSES_PAGE = "clauses.md"
+CORPUS_INDEX = "corpus/index.md"
+SCHEMAS_PAGE = "schemas.md"
+
+
+def profile_page_path(pid: str) -> str:
+    return f"profiles/{pid}.md"
+
+
+def transcript_page_path(tid: str) -> str:
+    return f"corpus/{tid}.md"
+
+
+def link(from_page: str, to_page: str, anchor: str | None = None) -> str:
+    """The relative Markdown link target from one generated page to another."""
+    target = posixpath.relpath(to_page, posixpath.dirname(from_page) or ".")
+    return f"{target}#{anchor}" if anchor else target
+
+
+def clause_link(from_page: str, clause_id: str, owner: str) -> str:
+    return f"[{clause_id}]({link(from_page, profile_page_path(owner), clause_id)})"
+
+
+# -- values in words ----------------------------------------------------------------------
+
+
+def card_text(card: str) -> str:
+    """``Th`` → ``10♥`` (red suits in a ``jc-red`` span); anything else unchanged."""
+    if not isinstance(card, str) or not _CARD_RE.match(card):
+        return str(card)
+    rank = "10" if card[0] == "T" else card[0]
+    if card[1] in "dh":
+        return f'<span class="jc-red">{rank}{SUIT_SYMBOLS[card[1]]}</span>'
+    return rank + SUIT_SYMBOLS[card[1]]
+
+
+def cards_text(cards: Iterable[str]) -> str:
+    shown = [card_text(c) for c in cards]
+    return " ".join(shown) if shown else "no cards"
+
+
+def _is_cards(value: Json) -> bool:
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(c, str) and _CARD_RE.match(c) for c in value)
+    )
+
+
+def scalar_text(value: Json) -> str:
+    """A parameter or option value as written in a profile."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def value_words(path: str, value: Json) -> str:
+    """A rule parameter's value in plain words."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "none"
+    words = VALUE_WORDS.get(path, {})
+    if isinstance(value, str) and value in words:
+        return words[value]
+    if path == "money.dollars_per_point":
+        return f"${value}"
+    described = rule_enum_descriptions().get(path, {})
+    if isinstance(value, str) and value in described:  # a value with no short words yet
+        return described[value].rstrip(".")
+    return scalar_text(value)
+
+
+@functools.cache
+def rule_enum_descriptions() -> dict[str, dict[str, str]]:
+    """Rule path → enum value → its ``enumDescriptions`` sentence, from the profile schema."""
+    try:
+        schema = json.loads((data.schema_dir() / "profile.schema.json").read_text("utf-8"))
+        rules = schema["$defs"]["rules"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    found: dict[str, dict[str, str]] = {}
+
+    def walk(node: Json, path: str) -> None:
+        if not isinstance(node, Mapping):
+            return
+        values, descriptions = node.get("enum"), node.get("enumDescriptions")
+        if isinstance(values, list) and isinstance(descriptions, list):
+            found[path] = {str(v): str(d) for v, d in zip(values, descriptions, strict=False)}
+        for key, child in (node.get("properties") or {}).items():
+            walk(child, f"{path}.{key}" if path else str(key))
+
+    walk(rules, "")
+    return found
+
+
+def _md(text: str) -> str:
+    """Plain text made safe inside Markdown and HTML (a profile's own Markdown is kept)."""
+    return html.escape(text, quote=False)
+
+
+def _inline(text: Json) -> str:
+    """Text from a profile shown inline: collapsed to one line, HTML-escaped."""
+    return _md(" ".join(str(text).split()))
+
+
+def _family_sorted(
+    clauses: Sequence[Mapping[str, Json]],
+) -> list[tuple[str, list[Mapping[str, Json]]]]:
+    groups: dict[str, list[Mapping[str, Json]]] = {}
+    for clause in clauses:
+        groups.setdefault(str(clause.get("family") or "other"), []).append(clause)
+    known = [f for f in FAMILY_ORDER if f in groups]
+    extra = sorted(f for f in groups if f not in FAMILY_ORDER)
+    return [(f, groups[f]) for f in known + extra]

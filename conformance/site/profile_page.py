@@ -1,0 +1,225 @@
+"""One profile's page: its clauses by family, host options and a worked example."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+import yaml
+
+from ..spec.transcript import Transcript
+from .common import (
+    CLAUSES_PAGE,
+    COMPARISON_PAGE,
+    FAMILY_TITLES,
+    Document,
+    Json,
+    SiteData,
+    _family_sorted,
+    _inline,
+    _md,
+    clauses_of,
+    link,
+    profile_name,
+    profile_page_path,
+    scalar_text,
+    transcript_page_path,
+    value_words,
+)
+from .narration import (
+    narrated_hand,
+)
+from .parameters import (
+    _row_anchor,
+    allowed_text,
+    clause_params,
+    leaf_paths,
+    row_keys,
+)
+
+# -- profile pages -----------------------------------------------------------------------------
+
+
+def _source_text(clause: Mapping[str, Json]) -> str:
+    source = clause.get("source") or {}
+    document = source.get("document", "?")
+    section = source.get("section")
+    text = f"`{document}`"
+    if section:
+        text += f", section “{_inline(section)}”"
+    return text
+
+
+def clause_block(
+    page: str,
+    clause: Mapping[str, Json],
+    tests: Sequence[Transcript],
+    options: Iterable[str] = (),
+    rows: Sequence[str] = (),
+) -> list[str]:
+    """One clause as an anchored block: its id, statement, source, status and tests."""
+    cid = str(clause["id"])
+    interpretation = clause.get("status") == "interpretation"
+    classes = "jc-clause jc-clause--interpretation" if interpretation else "jc-clause"
+    badge = (
+        '<span class="jc-badge jc-badge--interpretation">interpretation</span>'
+        if interpretation
+        else '<span class="jc-badge">normative</span>'
+    )
+    out = [
+        f'<div class="{classes}" markdown="1">',
+        # a heading, so that search finds the clause by its id and lands on it
+        f'<h4 class="jc-clause-id" id="{cid}">{cid}</h4>',
+        "",
+        badge,
+        "",
+        " ".join(str(clause.get("statement", "")).split()),
+        "",
+    ]
+    if interpretation:
+        out += [
+            f'<p class="jc-reason"><strong>Why this reading:</strong> '
+            f"{_inline(clause.get('reason', 'no reason given'))}</p>",
+            "",
+        ]
+    example = clause.get("example")
+    if example:
+        dumped = yaml.safe_dump(
+            example, sort_keys=False, allow_unicode=True, default_flow_style=None
+        ).strip()
+        out += ["```yaml", dumped, "```", ""]
+    meta = [f"Source: {_source_text(clause)}"]
+    params = sorted(clause_params(clause, options))
+    if params:
+        meta.append("Parameters: " + ", ".join(_param_link(page, p, rows) for p in params))
+    if tests:
+        meta.append(
+            "Tested by: "
+            + ", ".join(f"[{t.id}]({link(page, transcript_page_path(t.id))})" for t in tests)
+        )
+    else:
+        meta.append("Tested by: no transcript yet")
+    out += [f'<p class="jc-meta" markdown="span">{" · ".join(meta)}</p>', "", "</div>", ""]
+    return out
+
+
+def _param_link(page: str, param: str, rows: Sequence[str]) -> str:
+    """A cited parameter, linked to its comparison row (or the first row under it)."""
+    shown = f"`{param.replace('option:', 'option ')}`"
+    target = param if param in rows else next((r for r in rows if r.startswith(param + ".")), None)
+    if target is None:
+        return shown
+    return f"[{shown}]({link(page, COMPARISON_PAGE, _row_anchor(target))})"
+
+
+def options_table(document: Document) -> list[str]:
+    options = list(document.get("options") or [])
+    if not options:
+        return ["This ruleset has no host options.", ""]
+    out = [
+        "| option | type | allowed values or range | default | locked once the table opens "
+        "| sets |",
+        "|---|---|---|---|---|---|",
+    ]
+    for option in options:
+        out.append(
+            f"| `{option.get('name')}` | {option.get('type')} | {_md(allowed_text(option))} "
+            f"| `{scalar_text(option.get('default'))}` "
+            f"| {'yes' if option.get('locked_when_open') else 'no'} | `{option.get('sets')}` |"
+        )
+    return [*out, ""]
+
+
+def at_a_glance(document: Document) -> list[str]:
+    rules = document.get("rules") or {}
+    found = {p: v for p, v in leaf_paths(rules)}
+
+    def words(path: str) -> str:
+        return value_words(path, found.get(path))
+
+    seats = rules.get("seats") or {}
+    out = [
+        f"- {seats.get('min')} to {seats.get('max')} players, {rules.get('hand_size')} cards "
+        f"each; play passes {words('direction')}.",
+        f"- From the offer a player may pick {words('pick.from_offer')}"
+        + (
+            "; only after throwing two or more cards at once."
+            if found.get("pick.only_after_multi_throw")
+            else "."
+        ),
+        f"- A call needs a hand of {'at most' if found.get('call.inclusive') else 'under'} "
+        f"{found.get('call.limit')} points; in the first round: {words('call.first_round')}.",
+        f"- A tie with the caller {words('showdown.tie')}; on a beaten call "
+        f"{words('scoring.beaten_call')}.",
+        f"- Scoring: {words('scoring.kind')}; the game ends {words('game_end.kind')}"
+        + (f" ({found.get('game_end.rounds')} rounds)" if found.get("game_end.rounds") else "")
+        + (
+            f" (out above {found.get('game_end.out_above')} points)"
+            if found.get("game_end.out_above") is not None
+            else ""
+        )
+        + ".",
+    ]
+    if rules.get("money"):
+        out.append(
+            f"- Money: {words('money.dollars_per_point')} a point; {words('money.settlement')}."
+        )
+    return [*out, ""]
+
+
+def example_transcript(pid: str, site: SiteData) -> Transcript | None:
+    """The first transcript (by id) that tests an ``examples`` clause of profile ``pid``."""
+    examples = {
+        str(c["id"]) for c in clauses_of(site.profiles[pid]) if c.get("family") == "examples"
+    }
+    for transcript in sorted(site.transcripts, key=lambda t: t.id):
+        if examples.intersection(transcript.clauses) and pid in site.profiles_of(transcript):
+            return transcript
+    return None
+
+
+def profile_page(pid: str, site: SiteData) -> str:
+    """One ruleset: its clauses by family, its host options and a worked example."""
+    document = site.profiles[pid]
+    page = profile_page_path(pid)
+    tests = site.tested_by()
+    options = [str(o.get("name")) for o in document.get("options") or []]
+    rows = row_keys(site.profiles)
+    source = document.get("source") or {}
+    clauses = clauses_of(document)
+    interpretations = sum(1 for c in clauses if c.get("status") == "interpretation")
+    out = [
+        f"# {_md(profile_name(document))}",
+        "",
+        f"*{_inline(document.get('summary', ''))}*",
+        "",
+        f"Profile `{pid}` (`specs/{pid}.yaml`), written from the rule document "
+        f"`{source.get('document', '?')}`. It has {len(clauses)} clauses, of which "
+        f"{interpretations} are interpretations: points the document leaves open, settled here "
+        "and marked with the reason. See [how the rulesets compare]"
+        f"({link(page, COMPARISON_PAGE)}) and the [clause index]({link(page, CLAUSES_PAGE)}).",
+        "",
+        "## At a glance",
+        "",
+    ]
+    out += at_a_glance(document)
+    for family, members in _family_sorted(clauses):
+        out += [f"## {FAMILY_TITLES.get(family, family.capitalize())}", ""]
+        for clause in members:
+            out += clause_block(page, clause, tests.get(str(clause["id"]), []), options, rows)
+    if not clauses:
+        out += ["## Clauses", "", "This profile lists no clauses yet.", ""]
+    out += ["## Host options", "", "What the host may choose before or during a game.", ""]
+    out += options_table(document)
+    out += ["## A worked example", ""]
+    example = example_transcript(pid, site)
+    if example is None:
+        out += ["None yet: no transcript tests an example clause of this ruleset.", ""]
+    else:
+        out += [
+            f"From the transcript [{_md(example.title)}]"
+            f"({link(page, transcript_page_path(example.id))}) "
+            f"(`{site.file_label(example.file)}`).",
+            "",
+        ]
+        out += narrated_hand(page, example, site, heading_level=3)
+    return "\n".join(out)
