@@ -187,6 +187,7 @@ class JhyapSession:
     @classmethod
     def from_config(cls, config: pytest.Config, engine: str) -> JhyapSession:
         """Everything ``jhyap run`` checks before it starts an engine; UsageError if bad."""
+        from .harness.client import DEFAULT_TIMEOUT
         from .harness.runner import InputError, RunConfig, known_failure_warnings, load_selection
         from .reporting.report import RerunInfo
 
@@ -215,7 +216,12 @@ class JhyapSession:
         return cls(
             cases,
             run_config,
-            RerunInfo(engine=engine, transcripts=transcripts),
+            RerunInfo(
+                engine=engine,
+                transcripts=transcripts,
+                timeout=timeout if timeout != DEFAULT_TIMEOUT else None,
+                known_failures=config.getoption("jhyap_known_failures"),
+            ),
             known_failure_warnings(known, corpus, documents),
             source,
         )
