@@ -212,7 +212,14 @@ class JhyapSession:
             selection.source,
         )
         documents = selection.documents
-        run_config = RunConfig(engine=engine, timeout=timeout, known_failures=tuple(known))
+        from .harness.sandbox import engine_environment
+
+        run_config = RunConfig(
+            engine=engine,
+            timeout=timeout,
+            env=engine_environment(),  # as under jhyap run: no tokens (docs/port.md)
+            known_failures=tuple(known),
+        )
         return cls(
             cases,
             run_config,

@@ -47,13 +47,19 @@ class Phase(StrEnum):
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 # Game attributes that are replaced, never changed in place: shared by a snapshot.
-_REPLACED_ONLY = frozenset({"document", "profile", "rules"})
+_REPLACED_ONLY = frozenset({"document", "profile", "rules", "last_round", "result"})
 
 
 def _copy_state(value: Any) -> Any:
-    """A copy of the lists, dicts and sets in ``value``; anything else is immutable."""
+    """A copy of the lists, dicts and sets in ``value``; anything else is immutable.
+
+    The game's lists are homogeneous (cards, seats, or hands of cards), so a list whose
+    first item is immutable is copied shallowly: a snapshot before every request is cheap.
+    """
     if isinstance(value, list):
-        return [_copy_state(item) for item in value]
+        if value and isinstance(value[0], list | dict | set):
+            return [_copy_state(item) for item in value]
+        return value[:]
     if isinstance(value, dict):
         return {key: _copy_state(item) for key, item in value.items()}
     if isinstance(value, set):
