@@ -82,14 +82,15 @@ STYLES: tuple[dict[str, Any], ...] = (
 
 def _nearby_specs(
     documents: Mapping[str, Mapping[str, Json]], spec: GameSpec, profiles: Sequence[str]
-) -> list[GameSpec]:
-    """Simpler specs: by style, then the failing table's profile before the others, its
+) -> list[list[GameSpec]]:
+    """Simpler specs, one list per style; in each the failing table's profile before the others, its
     options before the defaults, fewer seats first, a few seeds derived from its own."""
     rng = random.Random(spec.seed)
     seeds = [rng.randrange(1 << 30) for _ in range(SEARCH_SEEDS)]
     order = [spec.profile, *(p for p in profiles if p != spec.profile)]
-    found = []
+    found: list[list[GameSpec]] = []
     for style in STYLES:
+        group: list[GameSpec] = []
         for profile in order:
             document = documents[profile]
             defaults = resolve(document)["option_values"]
@@ -109,12 +110,13 @@ def _nearby_specs(
                 seat_counts = [spec.seats]
             else:
                 seat_counts = list(range(low, high + 1))
-            found += [
+            group += [
                 replace(spec, profile=profile, seats=n, seed=seed, options=options, **style)
                 for options in option_sets
                 for n in seat_counts
                 for seed in seeds
             ]
+        found.append(group)
     return found
 
 
@@ -142,20 +144,26 @@ def search_nearby(
     if divergence.index <= 1:
         return best, best_div, 0
     tried = 0
-    for spec in _nearby_specs(documents, plan.spec, profiles or (plan.profile,)):
-        if best_div.index <= 2:  # a deal and one request: nothing shorter is likely
-            break
-        candidate = generate(
-            documents[spec.profile], replace(spec, max_requests=best_div.index + 1)
-        )
-        if not budget.spend(candidate):
-            break
-        tried += 1
-        found = evaluate(candidate)
-        if not isinstance(found, Divergence) or not _same(found, divergence):
-            continue
-        if _cost(candidate, found) < _cost(best, best_div):
-            best, best_div = truncated(candidate, found), found
+    groups = _nearby_specs(documents, plan.spec, profiles or (plan.profile,))
+    # Each style may spend what is left less an equal share kept for every later style:
+    # a style that cannot show the divergence must not starve one that can.
+    share = budget.left // len(groups)
+    for number, group in enumerate(groups):
+        allowed = budget.left - share * (len(groups) - number - 1)
+        for spec in group:
+            if best_div.index <= 2:  # a deal and one request: nothing shorter is likely
+                return best, best_div, tried
+            limited = replace(spec, max_requests=best_div.index + 1)
+            candidate = generate(documents[spec.profile], limited)
+            if allowed <= 0 or not budget.spend(candidate):
+                break
+            allowed -= len(candidate.requests)
+            tried += 1
+            found = evaluate(candidate)
+            if not isinstance(found, Divergence) or not _same(found, divergence):
+                continue
+            if _cost(candidate, found) < _cost(best, best_div):
+                best, best_div = truncated(candidate, found), found
     return best, best_div, tried
 
 
