@@ -404,3 +404,32 @@ def test_the_readings_page_lists_every_reading_and_choice() -> None:
                 assert f"`{choice}`" in row, (pid, entry["name"], choice)
             for clause in entry["clauses"]:
                 assert clause in row, (pid, entry["name"], clause)
+
+
+def test_a_run_under_a_variant_says_so_and_never_claims_the_base(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    profile = write(
+        tmp_path / "ours.yaml",
+        "profile_format: 1\nid: ours\nextends: dhumbal\nrules: {scoring: {beaten_penalty: 30}}\n",
+    )
+    report = tmp_path / "r.json"
+    status = main(["run", "--profile", str(profile), "-k", "dhumbal-failed-show-tie"])
+    out = capsys.readouterr().out
+    assert status == 1  # the shipped transcript expects Dhumbal's 25
+    assert (
+        out.splitlines().count(
+            "claim: ours: checked against a variant of dhumbal (normative parameters overridden: "
+            "scoring.beaten_penalty), never conformance to dhumbal itself"
+        )
+        == 1
+    )
+    assert "conformance to dhumbal with" not in out
+    main(["run", "--profile", str(profile), "-k", "dhumbal-call-limit-5", "--json", str(report)])
+    capsys.readouterr()
+    (claim,) = json.loads(report.read_text())["claims"]
+    assert (claim["base"], claim["variant"], claim["readings"]) == (
+        "dhumbal",
+        ["scoring.beaten_penalty"],
+        [],
+    )
