@@ -51,7 +51,7 @@ def main() -> None:
             games_per_s = statistics.median(args.games / t for t, _ in runs)
             turns_per_s = statistics.median(n / t for t, n in runs)
             rates[policy] = turns_per_s
-            print(f"{pid:<14}{policy:<11}{games_per_s:>10.1f}{turns_per_s:>11.0f}")
+            print(f"{pid:<20}{policy:<11}{games_per_s:>10.1f}{turns_per_s:>11.0f}")
         print(
             f"{'':<14}heuristic turns cost {rates['random'] / rates['heuristic']:.2f}x "
             "a random turn"
