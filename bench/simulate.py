@@ -41,7 +41,7 @@ def main() -> None:
         f"{args.games} games per run, median of {args.repeats} runs, "
         f"at most {args.max_rounds} hands a game\n"
     )
-    print(f"{'profile':<14}{'policy':<11}{'games/s':>10}{'turns/s':>11}")
+    print(f"{'profile':<20}{'policy':<11}{'games/s':>10}{'turns/s':>11}")
     for pid in shipped_profile_ids():
         document = load_profile(pid)
         rates: dict[str, float] = {}
@@ -53,7 +53,7 @@ def main() -> None:
             rates[policy] = turns_per_s
             print(f"{pid:<20}{policy:<11}{games_per_s:>10.1f}{turns_per_s:>11.0f}")
         print(
-            f"{'':<14}heuristic turns cost {rates['random'] / rates['heuristic']:.2f}x "
+            f"{'':<20}heuristic turns cost {rates['random'] / rates['heuristic']:.2f}x "
             "a random turn"
         )
 
