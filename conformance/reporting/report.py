@@ -33,7 +33,7 @@ from ..harness.replay import (
 from ..harness.runner import RunResult
 from .files import write_atomic
 from .style import Style, plural
-from .terminal import visible
+from .terminal import visible_styled
 
 SYMBOLS = {
     "passed": ".",
@@ -555,7 +555,7 @@ def junit_report(result: RunResult, context: ReportContext) -> str:
 def print_lines(lines: Iterable[str], stream: IO[str] | None = None) -> None:
     out = stream if stream is not None else sys.stdout
     for line in lines:
-        out.write(visible(line) + "\n")  # lines quote what engines wrote
+        out.write(visible_styled(line) + "\n")  # lines quote what engines wrote
     out.flush()
 
 
