@@ -295,12 +295,12 @@ def summary_lines(
     if xfails:
         lines.append("known failures (xfail):")
         lines += [f"  {o.transcript_id} [{o.profile}]: {o.known_failure}" for o in xfails]
+        lines.append("")
     xpasses = [o for o in outcomes if o.status == XPASS]
     if xpasses:
-        lines.append("")
         lines.append("unexpected passes (listed as known failures; remove the entries):")
         lines += [f"  {o.transcript_id} [{o.profile}]: {o.known_failure}" for o in xpasses]
-    lines.append("")
+        lines.append("")
     lines.append(f"engine: {result.info.describe()}")
     lines.append(verdict)
     return lines
