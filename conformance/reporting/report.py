@@ -31,7 +31,7 @@ from ..harness.replay import (
     Outcome,
 )
 from ..harness.runner import RunResult
-from .files import write_atomic
+from .files import WriteRefused, write_atomic
 from .style import Style, plural
 from .terminal import visible_styled
 
@@ -360,7 +360,10 @@ def write_report(path: str, text: str, stdout: IO[str] | None = None) -> None:
 
 def os_error_text(exc: OSError, path: str | Path | None = None) -> str:
     """An OSError as people read it: ``path: No such file or directory``, no errno.
-    ``path`` names the file meant (not the temporary file a write failed on)."""
+    ``path`` names the file meant (not the temporary file a write failed on); a refused
+    write already says which file was in the way."""
+    if isinstance(exc, WriteRefused):
+        return str(exc)
     reason = exc.strerror or str(exc)
     name = path if path is not None else exc.filename
     return f"{os.fsdecode(name)}: {reason}" if name is not None else reason

@@ -26,7 +26,7 @@ def visible(text: str) -> str:
 
 # The colours Style paints with (a foreground colour and bold, or the reset): they can
 # only colour text, not move the cursor, clear the screen or write the title/clipboard.
-_OWN_STYLE = re.compile("\x1b\[(?:3[123](?:;1)?|1|0)m")
+_OWN_STYLE = re.compile("\x1b\\[(?:3[123](?:;1)?|1|0)m")
 
 
 def visible_styled(text: str) -> str:
