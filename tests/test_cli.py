@@ -146,9 +146,16 @@ EXIT_CASES: list[tuple[str, str, Args, ExitCode]] = [
         "fuzz",
         "a divergence",
         lambda t: [
-            "fuzz", "--engine", f"{MUTANT} deal_in_blocks", "--games", "1",
-            "--profile", "dashain", "--out", str(t / "found"),
-        ],  # fmt: skip
+            "fuzz",
+            "--engine",
+            f"{MUTANT} deal_in_blocks",
+            "--games",
+            "1",
+            "--profile",
+            "dashain",
+            "--out",
+            str(t / "found"),
+        ],
         ExitCode.FAILURES,
     ),
     ("fuzz", "no such engine", lambda t: ["fuzz", "--engine", "/nonexistent"], ExitCode.ERROR),
@@ -212,7 +219,12 @@ def test_a_bug_is_2_and_ctrl_c_is_130_for_every_command(
         return parser
 
     monkeypatch.setattr(cli, "build_parser", patched)
-    required = {"show": ["dhumbal"], "simulate": ["dhumbal"], "record": ["dhumbal", "x", "--seats", "2"], "export": ["x"]}
+    required = {
+        "show": ["dhumbal"],
+        "simulate": ["dhumbal"],
+        "record": ["dhumbal", "x", "--seats", "2"],
+        "export": ["x"],
+    }
     code, _, err = jhyap(capsys, command, *required.get(command, []))
     assert code == status
     if status == ExitCode.ERROR:
