@@ -324,10 +324,13 @@ class EngineClient:
         engine writes its last words before its answer, but the reader is a thread of its
         own: without this a report could miss them. The pipe is only drained under the
         reading lock, so an empty pipe and a free lock mean the tail is up to date."""
+        stream = self._proc.stderr
         deadline = time.monotonic() + timeout
-        while self._stderr_thread.is_alive() and time.monotonic() < deadline:
+        while stream is not None and self._stderr_thread.is_alive():
+            if time.monotonic() >= deadline:
+                return
             try:
-                pending, _, _ = select.select([self._proc.stderr], [], [], 0)
+                pending, _, _ = select.select([stream], [], [], 0)
             except (OSError, ValueError):
                 return  # closed: the reader has finished
             if not pending:
