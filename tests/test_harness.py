@@ -567,6 +567,7 @@ def test_client_stderr_tail_is_bounded(pids: Path) -> None:
     with EngineClient(fake("stderr_flood")) as client:
         _dealt(client)
         client.request("state")
+        # "request 2" was written just before the answer: the tail waits for its reader
         tail = client.stderr_tail()
         assert len(tail) == 200
         assert tail[0] == "short 102"

@@ -178,7 +178,8 @@ def test_known_failures_and_unexpected_passes_are_not_failing_clauses() -> None:
             _outcome(XFAIL, ("dhumbal.scoring.won-show",), known_failure="slow port"),
             _outcome(XPASS, ("dhumbal.showdown.failed",), known_failure="fixed since"),
             _outcome(PASSED, ("protocol.seq.echo",)),
-        )
+        ),
+        verbosity=1,  # the tables by clause family are -v output
     )
     text = "\n".join(lines)
     top = lines[lines.index("top failing clauses:") + 1 :]
@@ -330,4 +331,4 @@ def test_jhyap_validate_checks_the_catalogue(tmp_path: Path) -> None:
         1,
         f"{broken}:{line}",
     )
-    assert jhyap("validate", str(ROOT / "specs" / "protocol")).stdout == "OK: 1 files valid\n"
+    assert jhyap("validate", str(ROOT / "specs" / "protocol")).stdout == "OK: 1 file valid\n"

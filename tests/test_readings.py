@@ -316,7 +316,7 @@ def test_the_reference_engine_under_a_declared_reading_prints_it(
         "claim: mydhumbal: conformance to dhumbal with declared readings: "
         "dealer = seat_before_starter (dhumbal.deal.no-dealer)"
     )
-    assert "== 1 passed (1 cases)" in out
+    assert "== 1 passed (1 case)" in out
 
 
 def test_show_prints_a_declared_profile_resolved_with_its_differences(

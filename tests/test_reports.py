@@ -130,8 +130,9 @@ def test_a_crash_keeps_the_engine_stderr(
         "fake engine: about to fall over",
         "Traceback (most recent call last): boom",
     ]
+    # the rerun line repeats every non-default option, the timeout too
     assert result["failure"]["rerun"].endswith(f"--engine {shlex.quote(engine)} "
-                                               f"--transcripts {DATA_ARG}")  # fmt: skip
+                                               f"--transcripts {DATA_ARG} --timeout 5")  # fmt: skip
     assert xsd().validate(etree.parse(str(junit))), xsd().error_log
 
 

@@ -64,7 +64,13 @@ COMMAND_STATUSES: Final[Mapping[str, Mapping[ExitCode, str]]] = MappingProxyType
         },
         "export": {ExitCode.OK: "the corpus was written"},
         "record": {ExitCode.OK: "the recording was written"},
+        "simulate": {ExitCode.OK: "the games were played and their figures printed"},
         "engine": {ExitCode.OK: "the engine served until stop or the end of its input"},
+        "fuzz": {
+            ExitCode.OK: "no divergence, or only listed known divergences",
+            ExitCode.FAILURES: "the engine diverged from the reference (the shrunk transcript "
+            "is written), or the reference broke an invariant",
+        },
     }
 )
 

@@ -242,6 +242,8 @@ class EngineClient:
         # Non-blocking writes let a request give up at its deadline on an engine
         # that stopped reading (a full pipe would otherwise block us forever).
         os.set_blocking(self._stdin_fd, False)
+        # Held while a chunk leaves the pipe until it is in the tail (see _settle_stderr).
+        self._stderr_reading = threading.Lock()
         self._stderr_thread = threading.Thread(
             target=self._read_stderr,
             args=(self._proc.stderr,),
@@ -306,11 +308,35 @@ class EngineClient:
     def _read_stderr(self, stream: IO[bytes]) -> None:
         fd = stream.fileno()
         try:
-            while chunk := os.read(fd, _READ_CHUNK):
-                self._stderr.feed(chunk)
+            while True:
+                select.select([fd], [], [])  # data or the end, waited for without the lock
+                with self._stderr_reading:
+                    chunk = os.read(fd, _READ_CHUNK)
+                    if not chunk:
+                        break
+                    self._stderr.feed(chunk)
         except (OSError, ValueError):
             pass
         self._stderr.finish()
+
+    def _settle_stderr(self, timeout: float = 1.0) -> None:
+        """Wait until the reader has taken in what the engine wrote to stderr so far. An
+        engine writes its last words before its answer, but the reader is a thread of its
+        own: without this a report could miss them. The pipe is only drained under the
+        reading lock, so an empty pipe and a free lock mean the tail is up to date."""
+        stream = self._proc.stderr
+        deadline = time.monotonic() + timeout
+        while stream is not None and self._stderr_thread.is_alive():
+            if time.monotonic() >= deadline:
+                return
+            try:
+                pending, _, _ = select.select([stream], [], [], 0)
+            except (OSError, ValueError):
+                return  # closed: the reader has finished
+            if not pending:
+                with self._stderr_reading:
+                    return
+            self._stderr_thread.join(0.001)  # the reader is behind (or at the end)
 
     # -- state ---------------------------------------------------------------------
 
@@ -335,6 +361,7 @@ class EngineClient:
 
     def stderr_tail(self, lines: int | None = None) -> list[str]:
         """The last lines of the engine's standard error (all kept lines by default)."""
+        self._settle_stderr()
         tail = self._stderr.lines()
         return tail if lines is None else tail[-lines:]
 

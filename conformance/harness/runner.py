@@ -257,6 +257,8 @@ def load_selection(
 def read_data_file(path: Path, what: str) -> Any:
     """The data of a YAML file (JSON for ``*.json``); InputError saying why there is none."""
     where = str(path)
+    if not path.exists():  # the strict reader would only say "cannot read file"
+        raise InputError([f"{where}: no such file (the {what})"])
     try:
         if path.suffix == ".json":
             raw = yamlsafe.read_regular_file(path)

@@ -31,9 +31,9 @@ from ..harness.replay import (
     Outcome,
 )
 from ..harness.runner import RunResult
-from .files import write_atomic
+from .files import WriteRefused, write_atomic
 from .style import Style, plural
-from .terminal import visible
+from .terminal import visible_styled
 
 SYMBOLS = {
     "passed": ".",
@@ -295,12 +295,12 @@ def summary_lines(
     if xfails:
         lines.append("known failures (xfail):")
         lines += [f"  {o.transcript_id} [{o.profile}]: {o.known_failure}" for o in xfails]
+        lines.append("")
     xpasses = [o for o in outcomes if o.status == XPASS]
     if xpasses:
-        lines.append("")
         lines.append("unexpected passes (listed as known failures; remove the entries):")
         lines += [f"  {o.transcript_id} [{o.profile}]: {o.known_failure}" for o in xpasses]
-    lines.append("")
+        lines.append("")
     lines.append(f"engine: {result.info.describe()}")
     lines.append(verdict)
     return lines
@@ -360,7 +360,10 @@ def write_report(path: str, text: str, stdout: IO[str] | None = None) -> None:
 
 def os_error_text(exc: OSError, path: str | Path | None = None) -> str:
     """An OSError as people read it: ``path: No such file or directory``, no errno.
-    ``path`` names the file meant (not the temporary file a write failed on)."""
+    ``path`` names the file meant (not the temporary file a write failed on); a refused
+    write already says which file was in the way."""
+    if isinstance(exc, WriteRefused):
+        return str(exc)
     reason = exc.strerror or str(exc)
     name = path if path is not None else exc.filename
     return f"{os.fsdecode(name)}: {reason}" if name is not None else reason
@@ -555,7 +558,7 @@ def junit_report(result: RunResult, context: ReportContext) -> str:
 def print_lines(lines: Iterable[str], stream: IO[str] | None = None) -> None:
     out = stream if stream is not None else sys.stdout
     for line in lines:
-        out.write(visible(line) + "\n")  # lines quote what engines wrote
+        out.write(visible_styled(line) + "\n")  # lines quote what engines wrote
     out.flush()
 
 

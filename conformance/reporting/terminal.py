@@ -22,3 +22,20 @@ def _escape(match: re.Match[str]) -> str:
 def visible(text: str) -> str:
     """``text`` with every control character written as a visible escape."""
     return _CONTROLS.sub(_escape, text)
+
+
+# The colours Style paints with (a foreground colour and bold, or the reset): they can
+# only colour text, not move the cursor, clear the screen or write the title/clipboard.
+_OWN_STYLE = re.compile("\x1b\\[(?:3[123](?:;1)?|1|0)m")
+
+
+def visible_styled(text: str) -> str:
+    """``text`` with every control character made visible except the colour codes of
+    :class:`~conformance.reporting.style.Style`: a report line both painted by jhyap
+    and quoting what an engine wrote."""
+    kept = _OWN_STYLE.split(text)
+    codes = _OWN_STYLE.findall(text)
+    out = [visible(kept[0])]
+    for code, part in zip(codes, kept[1:], strict=True):
+        out += [code, visible(part)]
+    return "".join(out)
