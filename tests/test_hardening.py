@@ -344,7 +344,7 @@ def test_a_huge_decimal_option_is_refused(capsys: pytest.CaptureFixture[str]) ->
     )
     assert answer["error"] == {"code": "invalid_option_value", "message": message}
     code, out, err = jhyap(capsys, "show", "dashain", "--option", f"dollars_per_point={huge}")
-    assert (code, out, err) == (1, "", f"jhyap show: {message}\n")
+    assert (code, out, err) == (2, "", f"jhyap show: {message}\n")
 
 
 # Requests a table may get: every kind of action, good and bad, in any phase.
