@@ -39,7 +39,8 @@ def _count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     real = transcript_module.yamlsafe.load
 
     def spy(path: str | os.PathLike[str]) -> object:
-        if Path(path).resolve().parent != ROOT / "specs":  # the transcripts, not the profiles
+        # the transcripts, not the profiles or the protocol clause catalogue (specs/protocol/)
+        if ROOT / "specs" not in Path(path).resolve().parents:
             parsed.append(Path(path).name)
         return real(path)
 
