@@ -343,10 +343,12 @@ class Rules:
         if not 0 <= rules.jokers_per_pack <= 4:
             raise ProfileError("rules.deck.jokers: a pack holds 0 to 4 jokers")
         for seats in range(rules.seats_min, rules.seats_max + 1):
-            if seats * rules.hand_size + 2 > rules.deck_size(seats):
+            needed = seats * rules.hand_size + 2
+            if needed > rules.deck_size(seats):
                 raise ProfileError(
-                    f"rules.hand_size: {seats} hands of {rules.hand_size} do not fit a deck of "
-                    f"{rules.deck_size(seats)} with a card left to turn up and one to draw"
+                    f"rules.hand_size: {seats} seats x {rules.hand_size} cards, the turned-up card "
+                    f"and one card to draw need {needed} cards, more than the "
+                    f"{rules.deck_size(seats)}-card deck"
                 )
         if rules.game_end is GameEndKind.FIXED_ROUNDS and not rules.rounds:
             raise ProfileError("rules.game_end.rounds: fixed_rounds needs a number of rounds")

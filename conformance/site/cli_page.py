@@ -67,6 +67,7 @@ def _argument_rows(parser: argparse.ArgumentParser) -> list[str]:
             action.option_strings
             and default not in (None, False, [], argparse.SUPPRESS)
             and action.nargs != 0
+            and "default" not in text  # the help already says it: once is enough
         ):
             extra.append(f"default `{default}`")
         if action.required and action.option_strings:

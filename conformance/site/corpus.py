@@ -100,11 +100,14 @@ def short_titles(site: SiteData) -> dict[str, str]:
     its ruleset prefix, in words; where two would read the same, the ruleset is added."""
     prefixes = sorted([*site.profiles, SHARED, "regression"], key=len, reverse=True)
     short: dict[str, str] = {}
+    named: dict[str, str] = {}  # transcript id → the profile its id names
     for transcript in site.transcripts:
         rest = transcript.id
         for prefix in prefixes:
             if rest.startswith(prefix + "-") and len(rest) > len(prefix) + 1:
                 rest = rest[len(prefix) + 1 :]
+                if prefix in site.profiles:
+                    named[transcript.id] = prefix
                 break
         for pid, document in site.profiles.items():  # a recorded game: name its ruleset
             if transcript.kind == "regression" and rest.startswith(pid + "-"):
@@ -114,7 +117,9 @@ def short_titles(site: SiteData) -> dict[str, str]:
     counts = Counter(short.values())
     for transcript in site.transcripts:
         if counts[short[transcript.id]] > 1:
-            group, _ = transcript_group(transcript, site)
+            # The ruleset its id names, else its group: a reading of one ruleset that other
+            # profiles also match is grouped as shared, like the shared case it varies.
+            group = named.get(transcript.id) or transcript_group(transcript, site)[0]
             short[transcript.id] += f" ({group_title(group, site)})"
     return short
 

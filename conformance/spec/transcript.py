@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import stat
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -687,6 +688,14 @@ def corpus_files(root: Path | None = None) -> list[Path]:
     return data.files_under(root or data.transcripts_dir(), (".yaml",))
 
 
+def _is_regular_or_missing(path: Path) -> bool:
+    """Whether ``path`` is a regular file (or cannot be looked at); a stat, never a read."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return True
+
+
 def load_corpus(
     root: Path | None = None,
     documents: Documents | None = None,
@@ -702,6 +711,9 @@ def load_corpus(
     context = _documents_context(documents)
     for path in corpus_files(root):
         if only is not None and not only(path.stem):
+            if not _is_regular_or_missing(path):
+                # refused even unselected: a FIFO or device in the corpus is bad input
+                problems.append(Problem(str(path), 1, "(file)", "not a regular file"))
             continue
         found, transcript = _load(path, documents, context)
         problems.extend(found)
