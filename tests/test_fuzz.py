@@ -7,6 +7,7 @@ variants of it from tests/mutants/engine.py.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -76,16 +77,23 @@ def test_the_same_seed_gives_the_same_games() -> None:
 
 def test_plans_mix_probes_with_legal_play_and_vary_seats_and_options() -> None:
     documents = shipped_documents()
-    seats, probes, values = set(), 0, set()
+    seats, probes, values, money = set(), 0, set(), set()
     for game in range(60):
         spec = random_spec(documents, "dashain", game)
         plan = generate(documents["dashain"], spec)
         seats.add(spec.seats)
         values.add(spec.options["turn_timer"])
+        money.add(spec.options["dollars_per_point"])
         probes += sum(r.probe for r in plan.requests)
         assert plan.invariant_problems == ()
     assert seats == {1, 2, 3, 4, 5, 6, 7}  # min-1 .. max+1
-    assert values == {0, 15, 30, 60}
+    # turn_timer has no maximum (0 or more, step 1): its edges, the default, and values
+    # between, up to 100 steps above the minimum or the default, whichever is higher.
+    assert {0, 1, 99, 100} < values
+    assert all(type(v) is int and 0 <= v <= 100 for v in values)
+    # A decimal option travels as a string in plain notation with at least two decimals.
+    assert {"0.01", "0.02", "0.05", "1.04", "1.05"} < money
+    assert all(isinstance(v, str) and re.fullmatch(r"[0-9]+\.[0-9]{2}", v) for v in money)
     assert probes > 0
 
 
@@ -213,10 +221,11 @@ def test_the_command_reports_a_divergence_with_exit_1(tmp_path: Path) -> None:
         str(tmp_path / "found"), "--json", str(report),
     )  # fmt: skip
     assert result.returncode == 1, result.stderr
-    assert "DIVERGED in game 0 (dashain)" in result.stdout
+    # Every shipped profile in turn, in the order of their ids: game 0 is the first one.
+    assert "DIVERGED in game 0 (alankar-dhumbal)" in result.stdout
     data = json.loads(report.read_text("utf-8"))
     assert data["exit_status"] == 1
-    assert data["divergence"]["signature"] == "dashain deal: events dealt.hands"
+    assert data["divergence"]["signature"] == "alankar-dhumbal deal: events dealt.hands"
     assert data["divergence"]["verified"] is True
     assert Path(data["divergence"]["transcript"]).exists()
 
@@ -281,5 +290,5 @@ def test_the_pytest_route_adds_a_fuzz_item(
 
     broken = session(mutant("deal_in_blocks"))
     broken.assert_outcomes(failed=1, deselected=5)
-    broken.stdout.fnmatch_lines(["*DIVERGED in game 0 (dashain)*", "*transcript: *kind fuzz*"])
+    broken.stdout.fnmatch_lines(["*DIVERGED in game 0 (alankar-dhumbal)*", "*transcript: *kind fuzz*"])
     session(default_engine()).assert_outcomes(passed=1, deselected=5)
