@@ -290,5 +290,7 @@ def test_the_pytest_route_adds_a_fuzz_item(
 
     broken = session(mutant("deal_in_blocks"))
     broken.assert_outcomes(failed=1, deselected=5)
-    broken.stdout.fnmatch_lines(["*DIVERGED in game 0 (alankar-dhumbal)*", "*transcript: *kind fuzz*"])
+    broken.stdout.fnmatch_lines(
+        ["*DIVERGED in game 0 (alankar-dhumbal)*", "*transcript: *kind fuzz*"]
+    )
     session(default_engine()).assert_outcomes(passed=1, deselected=5)

@@ -337,9 +337,7 @@ def _deal_hands(
     elif style == "quick":
         # The starter can call at once and the others hold a lot: hands end fast and
         # scores climb, so that eliminations and game ends come within a few steps.
-        fill(
-            hands[0], sorted(pool, key=card_value)[: rng.randint(size, size + 3)]
-        )
+        fill(hands[0], sorted(pool, key=card_value)[: rng.randint(size, size + 3)])
         rng.shuffle(hands[0])
         for hand in hands[1:]:
             fill(hand, [c for c in pool if card_value(c) >= rng.randint(1, 13)])
