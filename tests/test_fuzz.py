@@ -25,7 +25,7 @@ from conformance.fuzz.writer import (
     KnownDivergenceError,
     load_known_divergences,
 )
-from conformance.spec.transcript import load_transcript, shipped_documents
+from conformance.spec.transcript import load_transcript, shipped_documents, with_profile_files
 from tests.conftest import ROOT
 
 MUTANT_ENGINE = ROOT / "tests" / "mutants" / "engine.py"
@@ -97,6 +97,21 @@ def test_plans_mix_probes_with_legal_play_and_vary_seats_and_options() -> None:
     assert probes > 0
 
 
+def test_plans_deal_every_card_of_tables_with_jokers_and_two_packs() -> None:
+    documents = shipped_documents()  # bga-yaniv: two jokers a pack; a second pack as an option
+    sizes, played = set(), 0
+    for game in range(30):
+        spec = random_spec(documents, "bga-yaniv", game)
+        plan = generate(documents["bga-yaniv"], spec)
+        assert plan.invariant_problems == ()
+        deals = [r.message["deck"] for r in plan.requests if r.cmd == "deal" and not r.probe]
+        sizes.update(len(deck) for deck in deals)
+        assert all(deck.count("X") == 2 * len(deck) // 54 for deck in deals)
+        played += plan.coverage["won calls"] + plan.coverage["beaten calls"]
+    assert sizes == {54, 108}
+    assert played > 0
+
+
 def test_a_refused_table_is_a_one_request_plan() -> None:
     documents = shipped_documents()
     spec = GameSpec("dhumbal", 7, {}, seed=1)
@@ -153,6 +168,25 @@ def test_the_reference_against_itself_finds_nothing_and_counts_coverage() -> Non
     reached = {name for s in result.stats.values() for name in s.coverage}
     assert reached <= set(COUNTERS)
     assert "won calls" in reached
+
+
+def test_a_declared_reading_is_fuzzed_as_its_own_profile(tmp_path: Path) -> None:
+    # The mutant plays EverestBuzz's other reshuffle reading: it diverges from the base
+    # profile, and agrees with the reference once it declares that reading.
+    declared = tmp_path / "next-draw.yaml"
+    declared.write_text(
+        "profile_format: 1\nid: next-draw\nextends: everestbuzz\n"
+        "readings:\n  reshuffle: next_draw\n"
+    )
+    documents, ids = with_profile_files(shipped_documents(), [str(declared)])
+    engine = mutant("everestbuzz_reshuffle_at_next_draw")
+    base = fuzz(config(engine, documents=documents, profiles=("everestbuzz",), games=20))
+    assert base.finding is not None
+    assert base.finding.found.signature.startswith("everestbuzz ")
+    under_reading = fuzz(config(engine, documents=documents, profiles=tuple(ids), games=20))
+    assert ids == ["next-draw"]
+    assert under_reading.finding is None
+    assert under_reading.stats["next-draw"].coverage["reshuffles"] > 0
 
 
 @pytest.mark.parametrize(
