@@ -7,6 +7,7 @@ variants of it from tests/mutants/engine.py.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -24,7 +25,7 @@ from conformance.fuzz.writer import (
     KnownDivergenceError,
     load_known_divergences,
 )
-from conformance.spec.transcript import load_transcript, shipped_documents
+from conformance.spec.transcript import load_transcript, shipped_documents, with_profile_files
 from tests.conftest import ROOT
 
 MUTANT_ENGINE = ROOT / "tests" / "mutants" / "engine.py"
@@ -76,17 +77,39 @@ def test_the_same_seed_gives_the_same_games() -> None:
 
 def test_plans_mix_probes_with_legal_play_and_vary_seats_and_options() -> None:
     documents = shipped_documents()
-    seats, probes, values = set(), 0, set()
+    seats, probes, values, money = set(), 0, set(), set()
     for game in range(60):
         spec = random_spec(documents, "dashain", game)
         plan = generate(documents["dashain"], spec)
         seats.add(spec.seats)
         values.add(spec.options["turn_timer"])
+        money.add(spec.options["dollars_per_point"])
         probes += sum(r.probe for r in plan.requests)
         assert plan.invariant_problems == ()
     assert seats == {1, 2, 3, 4, 5, 6, 7}  # min-1 .. max+1
-    assert values == {0, 15, 30, 60}
+    # turn_timer has no maximum (0 or more, step 1): its edges, the default, and values
+    # between, up to 100 steps above the minimum or the default, whichever is higher.
+    assert {0, 1, 99, 100} < values
+    assert all(type(v) is int and 0 <= v <= 100 for v in values)
+    # A decimal option travels as a string in plain notation with at least two decimals.
+    assert {"0.01", "0.02", "0.05", "1.04", "1.05"} < money
+    assert all(isinstance(v, str) and re.fullmatch(r"[0-9]+\.[0-9]{2}", v) for v in money)
     assert probes > 0
+
+
+def test_plans_deal_every_card_of_tables_with_jokers_and_two_packs() -> None:
+    documents = shipped_documents()  # bga-yaniv: two jokers a pack; a second pack as an option
+    sizes, played = set(), 0
+    for game in range(30):
+        spec = random_spec(documents, "bga-yaniv", game)
+        plan = generate(documents["bga-yaniv"], spec)
+        assert plan.invariant_problems == ()
+        deals = [r.message["deck"] for r in plan.requests if r.cmd == "deal" and not r.probe]
+        sizes.update(len(deck) for deck in deals)
+        assert all(deck.count("X") == 2 * len(deck) // 54 for deck in deals)
+        played += plan.coverage["won calls"] + plan.coverage["beaten calls"]
+    assert sizes == {54, 108}
+    assert played > 0
 
 
 def test_a_refused_table_is_a_one_request_plan() -> None:
@@ -145,6 +168,25 @@ def test_the_reference_against_itself_finds_nothing_and_counts_coverage() -> Non
     reached = {name for s in result.stats.values() for name in s.coverage}
     assert reached <= set(COUNTERS)
     assert "won calls" in reached
+
+
+def test_a_declared_reading_is_fuzzed_as_its_own_profile(tmp_path: Path) -> None:
+    # The mutant plays EverestBuzz's other reshuffle reading: it diverges from the base
+    # profile, and agrees with the reference once it declares that reading.
+    declared = tmp_path / "next-draw.yaml"
+    declared.write_text(
+        "profile_format: 1\nid: next-draw\nextends: everestbuzz\n"
+        "readings:\n  reshuffle: next_draw\n"
+    )
+    documents, ids = with_profile_files(shipped_documents(), [str(declared)])
+    engine = mutant("everestbuzz_reshuffle_at_next_draw")
+    base = fuzz(config(engine, documents=documents, profiles=("everestbuzz",), games=20))
+    assert base.finding is not None
+    assert base.finding.found.signature.startswith("everestbuzz ")
+    under_reading = fuzz(config(engine, documents=documents, profiles=tuple(ids), games=20))
+    assert ids == ["next-draw"]
+    assert under_reading.finding is None
+    assert under_reading.stats["next-draw"].coverage["reshuffles"] > 0
 
 
 @pytest.mark.parametrize(
@@ -213,10 +255,11 @@ def test_the_command_reports_a_divergence_with_exit_1(tmp_path: Path) -> None:
         str(tmp_path / "found"), "--json", str(report),
     )  # fmt: skip
     assert result.returncode == 1, result.stderr
-    assert "DIVERGED in game 0 (dashain)" in result.stdout
+    # Every shipped profile in turn, in the order of their ids: game 0 is the first one.
+    assert "DIVERGED in game 0 (alankar-dhumbal)" in result.stdout
     data = json.loads(report.read_text("utf-8"))
     assert data["exit_status"] == 1
-    assert data["divergence"]["signature"] == "dashain deal: events dealt.hands"
+    assert data["divergence"]["signature"] == "alankar-dhumbal deal: events dealt.hands"
     assert data["divergence"]["verified"] is True
     assert Path(data["divergence"]["transcript"]).exists()
 
@@ -281,5 +324,7 @@ def test_the_pytest_route_adds_a_fuzz_item(
 
     broken = session(mutant("deal_in_blocks"))
     broken.assert_outcomes(failed=1, deselected=5)
-    broken.stdout.fnmatch_lines(["*DIVERGED in game 0 (dashain)*", "*transcript: *kind fuzz*"])
+    broken.stdout.fnmatch_lines(
+        ["*DIVERGED in game 0 (alankar-dhumbal)*", "*transcript: *kind fuzz*"]
+    )
     session(default_engine()).assert_outcomes(passed=1, deselected=5)

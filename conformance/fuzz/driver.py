@@ -114,17 +114,30 @@ _FIELD = re.compile(r"^([a-z_]+)")
 _EVENT_PATH = re.compile(r"^events\[(\d+)\]\.?([a-z_]*)")
 
 
-def state_invariants(state: Json, transfer: bool) -> list[str]:
-    """What a state breaks of the invariants every game keeps."""
+_IN_HAND = ("call_or_throw", "pick", "awaiting_reshuffle")
+
+
+def cards_accounted(state: Json) -> int | None:
+    """The cards a mid-hand state shows (hands, offer, thrown, deck, out of play), else None."""
+    if not isinstance(state, Mapping) or state.get("phase") not in _IN_HAND:
+        return None
+    try:
+        total = sum(len(h) for h in state["hands"]) + len(state["offer"])
+        return total + len(state["thrown"]) + len(state["deck"]) + len(state["out_of_play"])
+    except (KeyError, TypeError):
+        return None
+
+
+def state_invariants(state: Json, transfer: bool, cards: int = 52) -> list[str]:
+    """What a state breaks of the invariants every game keeps; ``cards`` is the table's
+    card count (more with jokers or several packs)."""
     if not isinstance(state, Mapping):
         return []
     problems = []
     try:
-        if state.get("phase") in ("call_or_throw", "pick", "awaiting_reshuffle"):
-            total = sum(len(h) for h in state["hands"]) + len(state["offer"])
-            total += len(state["thrown"]) + len(state["deck"]) + len(state["out_of_play"])
-            if total != 52:
-                problems.append(f"invariant: {total} cards accounted for, not 52")
+        total = cards_accounted(state)
+        if total is not None and total != cards:
+            problems.append(f"invariant: {total} cards accounted for, not {cards}")
         if transfer and sum(state["scores"]) != 0:
             problems.append(f"invariant: transfer scores {state['scores']} do not sum to zero")
     except (KeyError, TypeError):
@@ -162,7 +175,8 @@ def classify(
     if differences and differences[0].startswith("error:"):
         return REFUSAL, f"{profile} {step}: {differences[0][len('error: ') :]}"
     if request.cmd == "state":
-        broken = state_invariants(actual.get("state"), transfer)
+        cards = cards_accounted(expected.get("state")) or 52
+        broken = state_invariants(actual.get("state"), transfer, cards)
         fields = sorted({m.group(1) for d in differences if (m := _FIELD.match(d))})
         kind = INVARIANT if broken else STATE
         return kind, f"{profile} check: state {','.join(fields)}"

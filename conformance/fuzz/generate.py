@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from itertools import combinations
@@ -160,46 +160,64 @@ def start_request(profile: Mapping[str, Json], seats: int) -> Request:
 # -- specs ---------------------------------------------------------------------------
 
 
+# An unbounded range (``max: null``) is sampled up to this many steps above its minimum.
+UNBOUNDED_STEPS = 100
+
+
+def range_bounds(spec: OptionSpec) -> tuple[Decimal, Decimal, Decimal]:
+    """The low and high values fuzzed, and the step, of a range option; an unbounded
+    range is sampled up to :data:`UNBOUNDED_STEPS` steps above its minimum (or its default)."""
+    assert spec.range is not None
+    low, step = Decimal(str(spec.range["min"])), Decimal(str(spec.range["step"]))
+    if spec.range.get("max") is not None:
+        return low, Decimal(str(spec.range["max"])), step
+    return low, max(low, Decimal(str(spec.default))) + step * UNBOUNDED_STEPS, step
+
+
+def _range_value(spec: OptionSpec, number: Decimal) -> Json:
+    return int(number) if spec.type is OptionType.INTEGER else spec.normalize(str(number))
+
+
 def option_samples(spec: OptionSpec) -> list[Json]:
     """The allowed values of an option: all listed ones, or a range's edges and default."""
     if spec.values is not None:
         return list(spec.values)
-    assert spec.range is not None
-    low, high, step = (Decimal(str(spec.range[k])) for k in ("min", "max", "step"))
+    low, high, step = range_bounds(spec)
     picks = {low, high, Decimal(str(spec.default)), low + step, high - step}
-    out: list[Json] = []
-    for number in sorted(picks):
-        if spec.type is OptionType.INTEGER:
-            out.append(int(number))
-        else:
-            out.append(spec.normalize(str(number)))
-    return out
+    return [_range_value(spec, number) for number in sorted(picks)]
 
 
 def random_option_value(spec: OptionSpec, rng: random.Random) -> Json:
     if spec.range is not None and rng.random() < 0.3:
-        low, high, step = (Decimal(str(spec.range[k])) for k in ("min", "max", "step"))
+        low, high, step = range_bounds(spec)
         count = int((high - low) / step)
-        number = low + step * rng.randint(0, count)
-        return int(number) if spec.type is OptionType.INTEGER else spec.normalize(str(number))
+        return _range_value(spec, low + step * rng.randint(0, count))
     return rng.choice(option_samples(spec))
 
 
 def invalid_option_values(spec: OptionSpec) -> list[Json]:
     """Values the option refuses: out of its set or range, and of the wrong JSON type."""
     bad: list[Json] = [None]
+    bounded = spec.range is not None and spec.range.get("max") is not None
     if spec.type is OptionType.BOOLEAN:
         bad += ["true", 1, 0]
     elif spec.type is OptionType.INTEGER:
-        bad += ["12", True]
+        bad += ["12", True, 1.5]
         if spec.range is not None:
-            bad += [int(spec.range["min"]) - 1, int(spec.range["max"]) + 1]
+            bad += [int(spec.range["min"]) - 1]
+            if bounded:
+                bad += [int(spec.range["max"]) + 1]
         else:
             bad += [max(spec.values or [0]) + 1, -1]
     elif spec.type is OptionType.DECIMAL:
-        bad += [True, "abc", "-1.00", "NaN"]
+        # A decimal travels as a string in plain notation: a JSON number or an exponent
+        # is refused even when its value is allowed.
+        bad += [True, "abc", "-1.00", "NaN", "5e-2", 0.05, 1]
         if spec.range is not None:
-            bad += [str(Decimal(str(spec.range["max"])) * 2)]
+            low, step = Decimal(str(spec.range["min"])), Decimal(str(spec.range["step"]))
+            bad += [str(low - step), str(low + step / 2)]
+            if bounded:
+                bad += [str(Decimal(str(spec.range["max"])) + step)]
     else:
         bad += [True, 3, "no-such-choice", ""]
     return bad
@@ -252,12 +270,19 @@ def random_spec(
 
 
 def _deal_hands(
-    rng: random.Random, style: str, players: int, size: int, values: Sequence[int]
+    rng: random.Random,
+    style: str,
+    players: int,
+    size: int,
+    card_value: Callable[[Card], int],
+    deck: Sequence[Card] = DECK,
 ) -> list[list[Card]]:
-    """Hands for ``players`` seats in the given style, drawn without repeats."""
-    pool = list(DECK)
+    """Hands for ``players`` seats in the given style, drawn from ``deck`` (a multiset:
+    with several packs a card has several copies)."""
+    pool = list(deck)
     rng.shuffle(pool)
-    taken: set[Card] = set()
+    copies = Counter(deck)
+    taken: _Taken = _Taken(copies)
 
     def take(card: Card) -> Card | None:
         if card in taken:
@@ -292,7 +317,7 @@ def _deal_hands(
                     wanted += [
                         c
                         for c in pool
-                        if c not in taken and c not in wanted and values[c.rank - 1] == value
+                        if c not in taken and c not in wanted and card_value(c) == value
                     ][:1]
                 if len(wanted) == size:
                     fill(hand, wanted)
@@ -312,12 +337,10 @@ def _deal_hands(
     elif style == "quick":
         # The starter can call at once and the others hold a lot: hands end fast and
         # scores climb, so that eliminations and game ends come within a few steps.
-        fill(
-            hands[0], sorted(pool, key=lambda c: values[c.rank - 1])[: rng.randint(size, size + 3)]
-        )
+        fill(hands[0], sorted(pool, key=card_value)[: rng.randint(size, size + 3)])
         rng.shuffle(hands[0])
         for hand in hands[1:]:
-            fill(hand, [c for c in pool if values[c.rank - 1] >= rng.randint(1, 13)])
+            fill(hand, [c for c in pool if card_value(c) >= rng.randint(1, 13)])
     elif style == "sets":
         for hand in hands:
             rank = rng.randint(1, 13)
@@ -327,19 +350,41 @@ def _deal_hands(
     return hands
 
 
+class _Taken:
+    """The cards already taken from a multiset deck: a card is "in" once all its copies are."""
+
+    def __init__(self, copies: Counter[Card]) -> None:
+        self.copies = copies
+        self.counts: Counter[Card] = Counter()
+
+    def __contains__(self, card: object) -> bool:
+        return isinstance(card, Card) and self.counts[card] >= self.copies[card]
+
+    def add(self, card: Card) -> None:
+        self.counts[card] += 1
+
+
 def deal_order(game: Game, rng: random.Random, style: str = "") -> list[Card]:
-    """A 52-card order in ``style`` (a random one when empty), dealt from the starter."""
+    """An order of the table's cards in ``style`` (a random one when empty), dealt from
+    the starter."""
     seats = game.turn_order_from(game.starter)
     size = game.rules.hand_size
     # Equal hands twice as often: ties are what engines most often get wrong.
     style = style or rng.choice((*DEAL_STYLES, "mirror"))
     if style == "uniform":
-        order = list(DECK)
+        order = list(game.full_deck)
         rng.shuffle(order)
         return order
-    hands = _deal_hands(rng, style, len(seats), size, game.rules.card_values)
-    used = {c for h in hands for c in h}
-    rest = [c for c in DECK if c not in used]
+    hands = _deal_hands(
+        rng, style, len(seats), size, lambda c: game.rules.card_value(c.rank), game.full_deck
+    )
+    used = Counter(c for h in hands for c in h)
+    rest = []
+    for card in game.full_deck:
+        if used[card]:
+            used[card] -= 1
+        else:
+            rest.append(card)
     rng.shuffle(rest)
     if rng.random() < 0.3:
         rest.sort(key=lambda c: c.rank if rng.random() < 0.7 else 13)  # low cards on top
@@ -391,7 +436,9 @@ class _Builder:
             elif kind == "round_ended":
                 values = event["hand_values"]
                 caller = event["caller"]
-                if event["outcome"] == "won_call":
+                if caller is None:  # the deck ran out: no call to win or beat
+                    pass
+                elif event["outcome"] == "won_call":
                     self.coverage[WON_CALLS] += 1
                 else:
                     self.coverage[BEATEN_CALLS] += 1
@@ -415,8 +462,10 @@ class _Builder:
             offer = len(game.offer.cards) if game.offer else 0
             thrown = len(game.thrown.cards) if game.thrown else 0
             total = held + offer + thrown + len(game.deck) + len(game.out_of_play)
-            if total != 52:
-                self.problems.append(f"{total} cards accounted for, not 52")
+            if total != len(game.full_deck):
+                self.problems.append(
+                    f"{total} cards accounted for, not the table's {len(game.full_deck)}"
+                )
         if game.rules.scoring is ScoringKind.TRANSFER and sum(game.scores) != 0:
             self.problems.append(f"transfer scores do not sum to zero: {game.scores}")
 
@@ -472,7 +521,7 @@ class _Builder:
             {"cmd": "reshuffle", "order": ["Ac"]},
         ]
         if game.phase not in BETWEEN_HANDS:
-            choices.append({"cmd": "deal", "deck": names(DECK)})
+            choices.append({"cmd": "deal", "deck": names(game.full_deck)})
             choices.append({"cmd": "set_option", "name": self._some_option(), "value": 0})
             choices.append({"cmd": "end_game"})
         elif game.rules.game_end is not GameEndKind.HOST_ENDS:
@@ -598,7 +647,7 @@ class _Builder:
         pile = list(game.out_of_play)
         self.rng.shuffle(pile)
         if self.chance(self.spec.probe_rate):
-            outside = [c for c in DECK if c not in set(pile)]
+            outside = [c for c in DECK if c not in set(pile)] or list(DECK)
             broken = pile[1:] if len(pile) > 1 and self.chance(0.5) else [*pile, outside[0]]
             self.send({"cmd": "reshuffle", "order": names(broken)}, probe=True)
         self.send({"cmd": "reshuffle", "order": names(pile)})

@@ -211,18 +211,24 @@ class EngineClient:
         base = dict(env) if env is not None else dict(os.environ)
         base[ENGINE_ID_VARIABLE] = self.engine_id
         try:
-            self._proc = subprocess.Popen(
-                self.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                bufsize=0,
-                start_new_session=True,
-                close_fds=True,
-                env=base,
-                cwd=cwd,
-                preexec_fn=limits.preexec() if limits is not None else None,
-            )
+            # Started and registered under the lock the orphan reaper scans under: between
+            # fork and exec the child is in a session of its own but still carries our
+            # environment (no engine id), and would pass for another engine's orphan.
+            with _LIVE_LOCK:
+                self._proc = subprocess.Popen(
+                    self.argv,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    bufsize=0,
+                    start_new_session=True,
+                    close_fds=True,
+                    env=base,
+                    cwd=cwd,
+                    preexec_fn=limits.preexec() if limits is not None else None,
+                )
+                self.pid = self._proc.pid
+                _LIVE.add(self)
         except FileNotFoundError:
             raise EngineUnusable(
                 f"engine command not found: {self.argv[0]} (from --engine {command!r})"
@@ -233,9 +239,6 @@ class EngineClient:
             ) from None
         except OSError as exc:
             raise EngineUnusable(f"cannot start the engine {command!r}: {exc}") from None
-        self.pid = self._proc.pid
-        with _LIVE_LOCK:
-            _LIVE.add(self)
         assert self._proc.stdin is not None and self._proc.stdout is not None
         assert self._proc.stderr is not None
         self._stdin_fd = self._proc.stdin.fileno()
@@ -726,14 +729,14 @@ def adopted_helpers(engine_id: str) -> list[int]:
     if not _HAVE_PROC:
         return []
     me, session = os.getpid(), os.getsid(0)
-    with _LIVE_LOCK:
-        engines = {client.pid for client in _LIVE}
     helpers = []
-    for pid, state, parent, _, sid in _processes():
-        if parent != me or sid == session or pid in engines or state == b"Z":
-            continue
-        if _engine_id_of(pid) in (engine_id, None):
-            helpers.append(pid)
+    with _LIVE_LOCK:  # no engine is being started meanwhile (see EngineClient.__init__)
+        engines = {client.pid for client in _LIVE}
+        for pid, state, parent, _, sid in _processes():
+            if parent != me or sid == session or pid in engines or state == b"Z":
+                continue
+            if _engine_id_of(pid) in (engine_id, None):
+                helpers.append(pid)
     return helpers
 
 
@@ -761,10 +764,10 @@ def _reap_zombies() -> None:
     me, session = os.getpid(), os.getsid(0)
     with _LIVE_LOCK:
         engines = {client.pid for client in _LIVE}
-    for pid, state, parent, _, sid in _processes():
-        if state == b"Z" and parent == me and sid != session and pid not in engines:
-            with contextlib.suppress(ChildProcessError, OSError):
-                os.waitpid(pid, os.WNOHANG)
+        for pid, state, parent, _, sid in _processes():
+            if state == b"Z" and parent == me and sid != session and pid not in engines:
+                with contextlib.suppress(ChildProcessError, OSError):
+                    os.waitpid(pid, os.WNOHANG)
 
 
 def live_group_members(pgid: int) -> list[int]:
