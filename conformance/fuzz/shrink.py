@@ -31,7 +31,9 @@ from .generate import GameSpec, Plan, Request, generate, option_samples, request
 Json = Any
 Evaluate = Callable[[Plan], "Divergence | Unsupported | None"]
 SEARCH_SEEDS = 6
-DEFAULT_BUDGET = 60_000  # requests sent to each engine while shrinking
+STYLE_MINIMUM = 8  # candidates each style may try whatever its share
+SEARCH_CAP = 250  # requests of one nearby game: the search is for short ones
+DEFAULT_BUDGET = 200_000  # requests sent to each engine while shrinking
 
 
 @dataclass
@@ -150,12 +152,13 @@ def search_nearby(
     share = budget.left // len(groups)
     for number, group in enumerate(groups):
         allowed = budget.left - share * (len(groups) - number - 1)
-        for spec in group:
+        for count, spec in enumerate(group):
             if best_div.index <= 2:  # a deal and one request: nothing shorter is likely
                 return best, best_div, tried
-            limited = replace(spec, max_requests=best_div.index + 1)
+            limited = replace(spec, max_requests=min(best_div.index + 1, SEARCH_CAP))
             candidate = generate(documents[spec.profile], limited)
-            if allowed <= 0 or not budget.spend(candidate):
+            # A few candidates even past the share: a long divergence costs much a try.
+            if (allowed <= 0 and count >= STYLE_MINIMUM) or not budget.spend(candidate):
                 break
             allowed -= len(candidate.requests)
             tried += 1
