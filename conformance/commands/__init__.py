@@ -12,10 +12,11 @@ input it cannot use, an engine it cannot drive or a bug in jhyap, 130 when inter
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Mapping
+import sys
+from collections.abc import Callable, Mapping, Sequence
 from enum import IntEnum
 from types import MappingProxyType
-from typing import Final
+from typing import Any, Final
 
 Subparsers = argparse._SubParsersAction  # the type argparse's add_subparsers returns
 Run = Callable[[argparse.Namespace], int]
@@ -85,6 +86,24 @@ def add_option_argument(parser: argparse.ArgumentParser) -> None:
         metavar="NAME=VALUE",
         help="an option value (repeatable)",
     )
+
+
+def profile_with_options(
+    command: str, name: str, items: Sequence[str]
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The profile ``name`` and its ``--option`` values; None once why not is printed."""
+    from conformance.spec.data import ProfileNotFound
+    from conformance.spec.profiles import ProfileFileError, load_profile, option_arguments
+
+    try:
+        document = load_profile(name)
+        return document, option_arguments(document, items)
+    except ProfileFileError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+    except (ProfileNotFound, ValueError) as exc:
+        print(f"jhyap {command}: {exc}", file=sys.stderr)
+    return None
 
 
 def exit_statuses(command: str) -> dict[ExitCode, str]:

@@ -10,12 +10,11 @@ from typing import Any
 import yaml
 
 from conformance.spec import readings
-from conformance.spec.data import ProfileNotFound
-from conformance.spec.profiles import ProfileFileError, load_profile, option_arguments
+from conformance.spec.profiles import load_profile
 from reference_engine.errors import OptionError
 from reference_engine.profile import resolve
 
-from . import ExitCode, Subparsers, add_option_argument
+from . import ExitCode, Subparsers, add_option_argument, profile_with_options
 
 
 def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
@@ -51,18 +50,10 @@ def render(resolved: dict[str, Any], form: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Print the resolved profile; exit 2 for a bad profile or option."""
-    try:
-        document = load_profile(args.profile)
-    except ProfileNotFound as exc:
-        return _fail(str(exc))
-    except ProfileFileError as exc:
-        for problem in exc.problems:
-            print(problem, file=sys.stderr)
+    loaded = profile_with_options("show", args.profile, args.option)
+    if loaded is None:
         return ExitCode.ERROR
-    try:
-        options = option_arguments(document, args.option)
-    except ValueError as exc:
-        return _fail(str(exc))
+    document, options = loaded
     try:
         resolved = resolve(document, options)
     except OptionError as exc:

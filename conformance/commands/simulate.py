@@ -8,7 +8,7 @@ import os
 import sys
 from typing import Any
 
-from . import Subparsers
+from . import ExitCode, Subparsers, add_option_argument, profile_with_options
 
 FIGURES: tuple[tuple[str, str, bool], ...] = (
     # attribute, label, shown as a percentage
@@ -37,14 +37,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         "same seed gives the same figures, whatever --jobs is.",
     )
     parser.add_argument("profile", metavar="PROFILE", help="a shipped profile id or a YAML file")
-    parser.add_argument(
-        "--option",
-        "-o",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="a host option value (repeatable)",
-    )
+    add_option_argument(parser)
     parser.add_argument(
         "--seats",
         type=int,
@@ -84,24 +77,14 @@ def _fail(message: str) -> int:
 def run(args: argparse.Namespace) -> int:
     from conformance.simulation.play import SimulationSpec, default_seats, play_games
     from conformance.simulation.stats import summarise
-    from conformance.spec.data import ProfileNotFound
-    from conformance.spec.profiles import ProfileFileError, load_profile, option_arguments
     from reference_engine.errors import JhyapError
     from reference_engine.game import Game
     from reference_engine.policies import POLICIES
 
-    try:
-        document = load_profile(args.profile)
-    except ProfileNotFound as exc:
-        return _fail(str(exc))
-    except ProfileFileError as exc:
-        for problem in exc.problems:
-            print(problem, file=sys.stderr)
-        return 2
-    try:
-        options = option_arguments(document, args.option)
-    except ValueError as exc:
-        return _fail(str(exc))
+    loaded = profile_with_options("simulate", args.profile, args.option)
+    if loaded is None:
+        return ExitCode.ERROR
+    document, options = loaded
     policies = tuple(name.strip() for name in args.policy.split(","))
     unknown = [name for name in policies if name not in POLICIES]
     if unknown or not all(policies):

@@ -1,0 +1,1 @@
+"""The documentation site, generated from the profiles and the corpus."""
