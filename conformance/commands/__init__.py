@@ -60,8 +60,8 @@ COMMAND_STATUSES: Final[Mapping[str, Mapping[ExitCode, str]]] = MappingProxyType
             ExitCode.FAILURES: "some check failed",
         },
         "coverage": {
-            ExitCode.OK: "every clause is tested by some transcript",
-            ExitCode.FAILURES: "some clause is uncovered",
+            ExitCode.OK: "every clause and every reading value is tested by some transcript",
+            ExitCode.FAILURES: "some clause or reading value is untested",
         },
         "export": {ExitCode.OK: "the corpus was written"},
         "record": {ExitCode.OK: "the recording was written"},

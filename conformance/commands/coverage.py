@@ -28,8 +28,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         help="list the transcripts that test each clause",
         description="Every clause of every shipped profile, and every protocol clause "
         "(specs/protocol/clauses.yaml), with the ids of the transcripts that list it, then "
-        "every value of every reading (docs/readings.md) with the transcripts that test it. "
-        "Exit status 1 when a clause or a reading value is untested, 2 for invalid input.",
+        "every value of every reading (docs/readings.md) with the transcripts that test it.",
     )
     parser.add_argument(
         "--json",

@@ -35,10 +35,8 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         description="Differential fuzzing: seeded random games (legal moves mixed with "
         "illegal ones) are sent to the engine and to the reference engine over the protocol, "
         "and every answer is compared. The first divergence is shrunk and written as a "
-        "transcript of kind fuzz (the reference's answers, not an oracle). Exit status: 0 "
-        "when nothing diverged (or only known divergences), 1 when something diverged, 2 "
-        "when the engine is unusable or the input is invalid. The same seed plays the same "
-        "games.",
+        "transcript of kind fuzz (the reference's answers, not an oracle). The same seed "
+        "plays the same games.",
     )
     parser.add_argument(
         "--engine",

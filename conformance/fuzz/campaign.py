@@ -23,6 +23,7 @@ from reference_engine.profile import resolve
 
 from ..harness.client import EngineClient, EngineError, EngineUnusable
 from ..harness.replay import PASSED, Outcome, replay
+from ..harness.runner import run_each
 from ..spec.transcript import load_transcript
 from .driver import (
     DEFAULT_WINDOW,
@@ -255,17 +256,7 @@ def fuzz(config: FuzzConfig, progress: Progress | None = None) -> FuzzResult:
 
     try:
         pairs[0].connect()  # an unusable engine stops the run before any game
-        if jobs == 1:
-            work(pairs[0])
-        else:
-            threads = [
-                threading.Thread(target=work, args=(p,), name=f"jhyap-fuzz-{i}", daemon=True)
-                for i, p in enumerate(pairs)
-            ]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
+        run_each(work, pairs, "jhyap-fuzz")
         result.seconds = time.monotonic() - began
         if failures:
             raise failures[0]

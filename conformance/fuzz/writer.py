@@ -276,40 +276,35 @@ class KnownDivergenceError(Exception):
     """A known-divergences file that cannot be used; one problem a line."""
 
 
+def _known_divergence_faults(at: str, item: Mapping[str, Any]) -> list[str]:
+    faults = []
+    signature, reason, clause = item.get("signature"), item.get("reason"), item.get("clause")
+    if not isinstance(signature, str) or not signature.strip():
+        faults.append(f"{at}: signature must be a divergence signature")
+    if not isinstance(reason, str) or not reason.strip():
+        faults.append(f"{at}: reason must say why it is accepted")
+    if clause is not None and not isinstance(clause, str):
+        faults.append(f"{at}: clause must be a clause id")
+    return faults
+
+
 def load_known_divergences(path: str | Path) -> list[KnownDivergence]:
     """The entries of a known-divergences file (YAML, or JSON for ``*.json``)."""
-    from ..harness.runner import InputError, read_data_file
+    from ..harness.runner import InputError, data_entries
 
-    path = Path(path)
-    where = str(path)
     try:
-        content = read_data_file(path, "known divergences")
+        items, problems = data_entries(
+            Path(path),
+            "known divergences",
+            ("signature", "clause", "reason"),
+            "signature and reason",
+            _known_divergence_faults,
+        )
     except InputError as exc:
         raise KnownDivergenceError("\n".join(exc.problems)) from None
-    if content is None:
-        return []
-    if not isinstance(content, list):
-        raise KnownDivergenceError(f"{where}: expected a list of {{signature, clause, reason}}")
-    entries, problems = [], []
-    for i, item in enumerate(content, start=1):
-        if not isinstance(item, dict):
-            problems.append(f"{where}: entry {i}: expected a mapping with signature and reason")
-            continue
-        extra = sorted(str(k) for k in item if k not in ("signature", "clause", "reason"))
-        if extra:
-            problems.append(f"{where}: entry {i}: unknown key {', '.join(extra)}")
-        signature, reason, clause = item.get("signature"), item.get("reason"), item.get("clause")
-        if not isinstance(signature, str) or not signature.strip():
-            problems.append(f"{where}: entry {i}: signature must be a divergence signature")
-        if not isinstance(reason, str) or not reason.strip():
-            problems.append(f"{where}: entry {i}: reason must say why it is accepted")
-        if clause is not None and not isinstance(clause, str):
-            problems.append(f"{where}: entry {i}: clause must be a clause id")
-        if not problems:
-            entries.append(KnownDivergence(str(signature), str(reason), clause))
     if problems:
         raise KnownDivergenceError("\n".join(problems))
-    return entries
+    return [KnownDivergence(i["signature"], i["reason"], i.get("clause")) for i in items]
 
 
 def known_entry(known: Sequence[KnownDivergence], signature: str) -> KnownDivergence | None:

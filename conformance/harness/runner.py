@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from reference_engine import bounded_json
 from reference_engine.errors import JhyapError
@@ -278,42 +278,66 @@ def read_data_file(path: Path, what: str) -> Any:
         ) from None
 
 
-def load_known_failures(path: str | Path) -> list[KnownFailure]:
-    """The entries of a known-failures file (YAML, or JSON for ``*.json``)."""
-    path = Path(path)
+def data_entries(
+    path: Path,
+    what: str,
+    keys: Sequence[str],
+    needed: str,
+    check: Callable[[str, Mapping[str, Any]], list[str]],
+) -> tuple[list[Mapping[str, Any]], list[str]]:
+    """The entries of a data file holding a list of mappings that ``check`` finds no fault
+    with, and every problem in file order: an entry that is not a mapping (``needed`` says
+    what it must hold), an unknown key, what ``check(place, entry)`` says. InputError if the
+    file holds no list."""
     where = str(path)
-    content = read_data_file(path, "known failures")
+    content = read_data_file(path, what)
     if content is None:
-        return []
+        return [], []
     if not isinstance(content, list):
-        raise InputError([f"{where}: expected a list of {{id, profile, reason}} entries"])
-    entries: list[KnownFailure] = []
+        raise InputError([f"{where}: expected a list of {{{', '.join(keys)}}} entries"])
+    entries: list[Mapping[str, Any]] = []
     problems: list[str] = []
-    for i, item in enumerate(content):
+    for i, item in enumerate(content, start=1):
+        at = f"{where}: entry {i}"
         if not isinstance(item, dict):
-            problems.append(f"{where}: entry {i + 1}: expected a mapping with id and reason")
+            problems.append(f"{at}: expected a mapping with {needed}")
             continue
-        extra = sorted(str(k) for k in item if k not in ("id", "profile", "reason"))
+        extra = sorted(str(k) for k in item if k not in keys)
         if extra:
-            problems.append(f"{where}: entry {i + 1}: unknown key {', '.join(extra)}")
-        ident, reason, profile = item.get("id"), item.get("reason"), item.get("profile")
-        if not isinstance(ident, str) or not ident:
-            problems.append(f"{where}: entry {i + 1}: id must be a transcript id")
-        if not isinstance(reason, str) or not reason.strip():
-            problems.append(f"{where}: entry {i + 1}: reason must say why it fails")
-        if profile is not None and not isinstance(profile, str):
-            problems.append(f"{where}: entry {i + 1}: profile must be a profile id")
-        if (
-            isinstance(ident, str)
-            and isinstance(reason, str)
-            and (profile is None or isinstance(profile, str))
-        ):
-            entries.append(KnownFailure(ident, reason, profile))
+            problems.append(f"{at}: unknown key {', '.join(extra)}")
+        faults = check(at, item)
+        problems += faults
+        if not faults:
+            entries.append(item)
     if len(problems) > _MAX_PROBLEMS:
         problems[_MAX_PROBLEMS:] = [f"{where}: ... and {len(problems) - _MAX_PROBLEMS} more"]
+    return entries, problems
+
+
+def _known_failure_faults(at: str, item: Mapping[str, Any]) -> list[str]:
+    faults = []
+    ident, reason, profile = item.get("id"), item.get("reason"), item.get("profile")
+    if not isinstance(ident, str) or not ident:
+        faults.append(f"{at}: id must be a transcript id")
+    if not isinstance(reason, str) or not reason.strip():
+        faults.append(f"{at}: reason must say why it fails")
+    if profile is not None and not isinstance(profile, str):
+        faults.append(f"{at}: profile must be a profile id")
+    return faults
+
+
+def load_known_failures(path: str | Path) -> list[KnownFailure]:
+    """The entries of a known-failures file (YAML, or JSON for ``*.json``)."""
+    items, problems = data_entries(
+        Path(path),
+        "known failures",
+        ("id", "profile", "reason"),
+        "id and reason",
+        _known_failure_faults,
+    )
     if problems:
         raise InputError(problems)
-    return entries
+    return [KnownFailure(item["id"], item["reason"], item.get("profile")) for item in items]
 
 
 _MAX_PROBLEMS = 20
@@ -411,6 +435,25 @@ class EngineWorker:
             client.close(graceful=graceful and client.broken is None)
 
 
+_Item = TypeVar("_Item")
+
+
+def run_each(work: Callable[[_Item], None], items: Sequence[_Item], name: str) -> None:
+    """``work`` on every item: in this thread for a single item, else one thread each (named
+    ``name-i``), all joined before returning."""
+    if len(items) == 1:
+        work(items[0])
+        return
+    threads = [
+        threading.Thread(target=work, args=(item,), name=f"{name}-{i}", daemon=True)
+        for i, item in enumerate(items)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
 def run_cases(
     cases: Sequence[Case], config: RunConfig, progress: Progress | None = None
 ) -> RunResult:
@@ -452,17 +495,7 @@ def run_cases(
                 f"the hello answer breaks the protocol schema: {p}"
                 for p in schema_problems("hello", info.raw)
             ]
-        if jobs == 1:
-            work(workers[0])
-        else:
-            threads = [
-                threading.Thread(target=work, args=(w,), name=f"jhyap-worker-{i}", daemon=True)
-                for i, w in enumerate(workers)
-            ]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
+        run_each(work, workers, "jhyap-worker")
     finally:
         # Normally each worker has closed its engine already. When we get here through
         # an exception (Ctrl-C), a worker thread may be mid-request: just kill engines.
