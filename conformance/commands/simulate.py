@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import Any
 
@@ -115,13 +114,16 @@ def run(args: argparse.Namespace) -> int:
         "host_ends": document["rules"]["game_end"]["kind"] == "host_ends",
     }
     if args.json:
-        text = json.dumps({**header, **summary.to_json()}, indent=2) + "\n"
-        if args.json == "-":
-            sys.stdout.write(text)
-            return 0
-        _write(args.json, text)
+        from conformance.reporting.report import STDOUT, os_error_text, write_report
+
+        try:
+            write_report(args.json, json.dumps({**header, **summary.to_json()}, indent=2) + "\n")
+        except OSError as exc:
+            return _fail(f"cannot write the JSON: {os_error_text(exc, args.json)}")
+        if args.json == STDOUT:
+            return ExitCode.OK
     print(_table(header, summary))
-    return 0
+    return ExitCode.OK
 
 
 def _progress(total: int) -> Any:
@@ -130,13 +132,6 @@ def _progress(total: int) -> Any:
         sys.stderr.flush()
 
     return show
-
-
-def _write(path: str, text: str) -> None:
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(tmp, path)
 
 
 def _table(header: dict[str, Any], summary: Any) -> str:

@@ -18,7 +18,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -173,13 +172,10 @@ def _read(path: Path, key: str) -> dict[str, Any] | None:
 
 
 def _write(path: Path, data: Mapping[str, Any]) -> None:
+    from conformance.reporting.files import write_atomic
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(
-        "w", dir=path.parent, prefix=path.name, suffix=".tmp", delete=False, encoding="utf-8"
-    ) as handle:
-        json.dump(data, handle, indent=1, sort_keys=True)
-        handle.write("\n")
-    os.replace(handle.name, path)
+    write_atomic(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
 
 
 def load_study(documents: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
