@@ -1,4 +1,4 @@
-"""The compiled response schemas agree with jsonschema on every instance tried."""
+"""The compiled schemas (responses, transcripts, profiles) agree with jsonschema."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conformance.harness import replay
-from conformance.harness.fastschema import compile_schema
 from conformance.harness.runner import build_cases
+from conformance.spec.fastschema import compile_schema
 from conformance.spec.transcript import load_corpus, shipped_documents
 from reference_engine.server import COMMANDS, Session
 
@@ -230,3 +230,108 @@ def test_keywords_agree_with_the_library(schema: dict[str, Any], instances: list
 def test_a_keyword_not_compiled_leaves_the_schema_to_the_library() -> None:
     schema = {"$id": "urn:test", "unevaluatedItems": False}
     assert compile_schema("urn:test", _registry(schema)) is None
+
+
+# -- the file schemas: transcripts, profiles and declared-readings files -------------------
+
+FILE_ODD_VALUES: tuple[Any, ...] = (
+    *ODD_VALUES, 3.0, -0.5, "dhumbal\n", "Ah\n", "dhumbal.deal.order\n", "x" * 300, [1.0],
+)  # fmt: skip
+
+
+@cache
+def file_documents() -> list[tuple[str, Any]]:
+    """(kind, data) of every shipped transcript and profile, and a declared-readings file."""
+    from conformance.spec import data, yamlsafe
+    from conformance.spec.profiles import stringify_keys
+    from conformance.spec.transcript import corpus_files
+
+    found = [("transcript", stringify_keys(yamlsafe.load(path).data)) for path in corpus_files()]
+    found += [
+        ("profile", stringify_keys(yamlsafe.load(path).data))
+        for path in data.shipped_profile_paths()
+    ]
+    found.append(
+        (
+            "declared",
+            {
+                "profile_format": 1,
+                "extends": "everestbuzz",
+                "id": "mine",
+                "readings": {"reshuffle": "next_draw"},
+            },
+        )
+    )
+    return found
+
+
+def _file_checks(kind: str) -> tuple[Any, Any]:
+    """(compiled check, library validator) of a kind of file, in its own dialect."""
+    from conformance.spec import profiles, transcript
+
+    if kind == "transcript":
+        return transcript._fast_schema_check(), transcript._schema_validator()
+    declared = kind == "declared"
+    validator = profiles._declared_validator() if declared else profiles._validator()
+    return profiles._fast_check(declared), validator
+
+
+def test_the_file_schemas_compile_and_pass_every_shipped_file() -> None:
+    documents = file_documents()
+    assert {kind for kind, _ in documents} == {"transcript", "profile", "declared"}
+    for kind, value in documents:
+        check, validator = _file_checks(kind)
+        assert check is not None, kind
+        assert check(value), (kind, value.get("id"))
+        assert validator.is_valid(value), (kind, value.get("id"))
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.data(),
+    st.sampled_from(("replace", "delete", "add", "duplicate")),
+    st.sampled_from(FILE_ODD_VALUES),
+)
+def test_compiled_and_library_agree_on_broken_files(
+    data: st.DataObject, how: str, odd: Any
+) -> None:
+    documents = file_documents()
+    kind, value = documents[data.draw(st.integers(0, len(documents) - 1), label="file")]
+    paths = _paths(value)
+    path = paths[data.draw(st.integers(0, len(paths) - 1), label="path")]
+    mutated = _mutate(value, path, how, odd)
+    check, validator = _file_checks(kind)
+    assert check(mutated) == validator.is_valid(mutated), (kind, path, how, odd)
+
+
+@pytest.mark.parametrize(
+    ("dialect", "instance", "valid"),
+    [
+        ("library", 1.0, True),
+        ("strict", 1.0, False),
+        ("strict", 1, True),
+        ("library", "ab\n", True),
+        ("strict", "ab\n", False),
+        ("strict", "ab", True),
+    ],
+)
+def test_a_dialect_is_as_strict_as_its_validator(dialect: str, instance: Any, valid: bool) -> None:
+    from conformance.spec.fastschema import LIBRARY, Dialect, compile_document
+
+    chosen = (
+        LIBRARY if dialect == "library" else Dialect(strict_integers=True, anchored_patterns=True)
+    )
+    schema = {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "pattern": "^a.$"}]}
+    check = compile_document(schema, chosen)
+    assert check is not None
+    assert check(instance) is valid
+
+
+def test_a_refused_file_gets_the_librarys_messages_word_for_word(tmp_path: Any) -> None:
+    from conformance.spec.transcript import check_transcript_file, corpus_files
+
+    source = next(p for p in corpus_files() if p.name == "shared-card-values.yaml")
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(source.read_text("utf-8").replace("seats: 5", "seats: 'five'", 1), "utf-8")
+    problems = check_transcript_file(broken)
+    assert [p.message for p in problems] == ["'five' is not of type 'integer'"]

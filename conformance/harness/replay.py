@@ -186,7 +186,7 @@ def _index_locations(node: Any, file: str, pointer: str) -> None:
 
 @cache
 def _fast_check(ref: str) -> Callable[[Any], bool] | None:
-    from .fastschema import compile_schema
+    from ..spec.fastschema import compile_schema
 
     return compile_schema(SCHEMA_BASE + ref, _schema_registry())
 

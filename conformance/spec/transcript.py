@@ -257,7 +257,19 @@ def _build_step_kind(
     return Step(index, line, "check", None, check=dict(raw["check"]))
 
 
+@cache
+def _fast_schema_check() -> Callable[[Any], bool] | None:
+    from .fastschema import compile_document
+
+    return compile_document(_schema_validator().schema)
+
+
 def _schema_problems(doc: yamlsafe.YamlDocument, value: Any) -> list[Problem]:
+    # The compiled check is as strict as the library; only what it refuses needs the
+    # library, which finds and words every problem.
+    fast = _fast_schema_check()
+    if fast is not None and fast(value):
+        return []
     problems = []
     for error in sorted(_schema_validator().iter_errors(value), key=lambda e: list(e.path)):
         path = [p for p in error.path]

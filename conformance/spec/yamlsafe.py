@@ -157,6 +157,13 @@ _Resolver.yaml_implicit_resolvers = {
 _Parser: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+# Plain untagged scalar text -> its loaded value (str, int, float, bool or None: all
+# immutable, so sharing them is safe). Refused text is never stored.
+_PLAIN: dict[str, Any] = {}
+_PLAIN_MEMO_SIZE = 20_000
+_UNKNOWN = object()
+
+
 def _show_tag(tag: str) -> str:
     return "!!" + tag[len(_CORE) :] if tag.startswith(_CORE) else tag
 
@@ -240,12 +247,24 @@ class _Builder:
         raise _Refusal(_line(event), "unexpected YAML event", path)
 
     def _scalar(self, event: ScalarEvent, path: DataPath) -> Any:
+        if event.tag is None:
+            # Untagged scalars are most of a file. One that is not plain (quoted, block)
+            # is a string; a plain one resolves by its text alone, so the same text loads
+            # the same value.
+            if not event.implicit[0]:
+                return event.value
+            known = _PLAIN.get(event.value, _UNKNOWN)
+            if known is not _UNKNOWN:
+                return known
         tag = self._tag(event, ScalarNode, _ALLOWED_TAGS, path)
         node = ScalarNode(tag, event.value, None, None, event.style)
         try:
-            return self._constructor.construct_object(node, deep=True)
+            value = self._constructor.construct_object(node, deep=True)
         except Exception as exc:  # a bad int/float literal, too many digits, ...
             raise _Refusal(_line(event), f"bad {_show_tag(tag)} value: {exc}", path) from None
+        if event.tag is None and len(_PLAIN) < _PLAIN_MEMO_SIZE:
+            _PLAIN[event.value] = value
+        return value
 
     def _sequence(self, path: DataPath, line: int) -> tuple[Any, _Loc]:
         items: list[Any] = []

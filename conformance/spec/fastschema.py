@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from jsonschema._utils import equal, uniq  # the library's own comparisons
@@ -42,7 +43,7 @@ _COMPILED = frozenset(
         "$ref", "type", "const", "enum",
         "required", "properties", "patternProperties", "additionalProperties",
         "unevaluatedProperties", "propertyNames", "minProperties", "maxProperties",
-        "dependentRequired",
+        "dependentRequired", "dependentSchemas",
         "items", "prefixItems", "contains", "minItems", "maxItems", "uniqueItems",
         "pattern", "minLength", "maxLength",
         "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
@@ -55,6 +56,10 @@ def _is_integer(value: Any) -> bool:
     if isinstance(value, bool):
         return False
     return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+
+
+def _is_strict_integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _is_number(value: Any) -> bool:
@@ -96,10 +101,26 @@ def _all(checks: list[Check]) -> Check:
     return check
 
 
+@dataclass(frozen=True)
+class Dialect:
+    """Where a validator departs from the library's draft 2020-12 defaults.
+
+    ``strict_integers``: 1.0 is not an integer. ``anchored_patterns``: a pattern's
+    final ``$`` does not match before a trailing newline (as in JSON Schema, unlike
+    Python's ``re``)."""
+
+    strict_integers: bool = False
+    anchored_patterns: bool = False
+
+
+LIBRARY = Dialect()
+
+
 class _Compiler:
     """Compiles the schemas of one registry; each subschema once (by identity)."""
 
-    def __init__(self) -> None:
+    def __init__(self, dialect: Dialect = LIBRARY) -> None:
+        self.dialect = dialect
         self._checks: dict[int, Check] = {}
         self._keys: dict[int, KeysOf] = {}
         self._keep: list[Any] = []  # the memo keys are ids: keep their schemas alive
@@ -132,7 +153,7 @@ class _Compiler:
         unknown = sorted(k for k in schema if k in _ASSERTING and k not in _COMPILED)
         if unknown:
             raise Unsupported(", ".join(unknown))
-        simple = _simple_scalar(schema)
+        simple = _simple_scalar(schema, self.dialect)
         if simple is not None:
             return simple
         if "$id" in schema:  # a resource of its own: its references resolve against it
@@ -144,7 +165,7 @@ class _Compiler:
         # "type": "object" (or "array") is folded into the object (array) check below.
         kind = schema.get("type")
         if "type" in schema and kind not in ("object", "array"):
-            checks.append(_type_check(kind))
+            checks.append(_type_check(kind, self.dialect))
         if "const" in schema:
             const = schema["const"]
             checks.append(lambda value: bool(equal(value, const)))
@@ -155,13 +176,13 @@ class _Compiler:
         if obj is not None:
             checks.append(obj)
         elif kind == "object":
-            checks.append(_type_check(kind))
+            checks.append(_type_check(kind, self.dialect))
         arr = self._array_check(schema, resolver, only=kind == "array")
         if arr is not None:
             checks.append(arr)
         elif kind == "array":
-            checks.append(_type_check(kind))
-        checks.extend(_string_checks(schema))
+            checks.append(_type_check(kind, self.dialect))
+        checks.extend(_string_checks(schema, self.dialect))
         checks.extend(_number_checks(schema))
         checks.extend(self._combinators(schema, resolver))
         return _all(checks)
@@ -385,6 +406,17 @@ class _Compiler:
                 self._discriminated(schema["oneOf"], one_of, resolver, one=True)
                 or (lambda value: sum(1 for sub in one_of if sub(value)) == 1)
             )
+        if "dependentSchemas" in schema:
+            dependents = tuple(
+                (name, self.check(sub, resolver))
+                for name, sub in schema["dependentSchemas"].items()
+            )
+            checks.append(
+                lambda value: (
+                    not isinstance(value, dict)
+                    or all(name not in value or sub(value) for name, sub in dependents)
+                )
+            )
         if "not" in schema:
             negated = self.check(schema["not"], resolver)
             checks.append(lambda value: not negated(value))
@@ -470,7 +502,7 @@ def _static_keys(
 _KNOWN_GOOD: dict[Check, set[str]] = {}
 
 
-def _simple_scalar(schema: Mapping[str, Any]) -> Check | None:
+def _simple_scalar(schema: Mapping[str, Any], dialect: Dialect) -> Check | None:
     """One function for the commonest leaves, ``{"type": "integer", "minimum": 0}`` and
     ``{"type": "string", "pattern": ...}``: the same verdicts, fewer calls."""
     asserting = {k for k in schema if k in _ASSERTING}
@@ -478,15 +510,17 @@ def _simple_scalar(schema: Mapping[str, Any]) -> Check | None:
         low = schema["minimum"]
         if not _is_number(low):
             return None
+        is_integer = _is_strict_integer if dialect.strict_integers else _is_integer
 
         def integer_at_least(value: Any) -> bool:
             if value.__class__ is int:
                 return not value < low
-            return _is_integer(value) and not value < low
+            return is_integer(value) and not value < low
 
         return integer_at_least
     if asserting == {"type", "pattern"} and schema["type"] == "string":
         pattern = re.compile(schema["pattern"])
+        unanchored = dialect.anchored_patterns and schema["pattern"].endswith("$")
         memo: dict[str, bool] = {}
         good: set[str] = set()  # the strings seen to match, for whole lists at once
 
@@ -496,6 +530,8 @@ def _simple_scalar(schema: Mapping[str, Any]) -> Check | None:
                 if not isinstance(value, str):
                     return False
                 found = pattern.search(value) is not None
+                if unanchored and value.endswith("\n"):
+                    found = False
                 if len(memo) < _MEMO_SIZE:
                     memo[value] = found
                     if found:
@@ -532,10 +568,11 @@ def _tag_of(schema: Any) -> tuple[str, str] | None:
     return None
 
 
-def _type_check(types: Any) -> Check:
+def _type_check(types: Any, dialect: Dialect) -> Check:
     names = types if isinstance(types, list) else [types]
+    table = _TYPES | {"integer": _is_strict_integer} if dialect.strict_integers else _TYPES
     try:
-        tests = tuple(_TYPES[name] for name in names)
+        tests = tuple(table[name] for name in names)
     except (KeyError, TypeError):
         raise Unsupported(f"type {types!r}") from None
     # The exact classes JSON decoding yields pass at once; anything else (1.0 for an
@@ -564,10 +601,10 @@ _EXACT_CLASSES: dict[str, tuple[type, ...]] = {
 }
 
 
-def _string_checks(schema: Mapping[str, Any]) -> list[Check]:
+def _string_checks(schema: Mapping[str, Any], dialect: Dialect) -> list[Check]:
     checks: list[Check] = []
     if "pattern" in schema:
-        checks.append(_pattern_check(schema["pattern"]))
+        checks.append(_pattern_check(schema["pattern"], dialect))
     if "minLength" in schema:
         low = schema["minLength"]
         checks.append(lambda v: not isinstance(v, str) or len(v) >= low)
@@ -580,8 +617,9 @@ def _string_checks(schema: Mapping[str, Any]) -> list[Check]:
 _MEMO_SIZE = 4096
 
 
-def _pattern_check(text: str) -> Check:
+def _pattern_check(text: str, dialect: Dialect) -> Check:
     pattern = re.compile(text)
+    unanchored = dialect.anchored_patterns and text.endswith("$")
     # The same few strings (card names, amounts) come back in every response.
     memo: dict[str, bool] = {}
 
@@ -590,7 +628,7 @@ def _pattern_check(text: str) -> Check:
             return True
         found = memo.get(value)
         if found is None:
-            found = pattern.search(value) is not None
+            found = pattern.search(value) is not None and not (unanchored and value.endswith("\n"))
             if len(memo) < _MEMO_SIZE:
                 memo[value] = found
         return found
@@ -615,11 +653,20 @@ def _number_checks(schema: Mapping[str, Any]) -> list[Check]:
     return checks
 
 
-def compile_schema(uri: str, registry: Registry[Any]) -> Check | None:
+def compile_document(schema: bool | Mapping[str, Any], dialect: Dialect = LIBRARY) -> Check | None:
+    """A predicate for a whole schema document (its references resolve inside it)."""
+    if not isinstance(schema, Mapping):
+        return None
+    uri = "urn:jhyap:compiled"
+    resource = DRAFT202012.create_resource({**schema, "$id": uri})
+    return compile_schema(uri, Registry().with_resource(uri, resource), dialect)
+
+
+def compile_schema(uri: str, registry: Registry[Any], dialect: Dialect = LIBRARY) -> Check | None:
     """A predicate for the schema at ``uri`` (a ``$ref`` target in ``registry``): True when
     an instance is valid. None when the schema uses a keyword not compiled here."""
     try:
         resolved = registry.resolver().lookup(uri)
-        return _Compiler().check(resolved.contents, resolved.resolver)
+        return _Compiler(dialect).check(resolved.contents, resolved.resolver)
     except Unsupported:
         return None
