@@ -11,6 +11,10 @@ of this script, so the ratios compare like with like on a loaded machine.
 The floor is ``python -c "import yaml, jsonschema"``: no command can cost less.
 ``--tenfold`` adds the same commands on a synthetic corpus ten times the shipped one
 (each transcript copied under ten new ids), so costs that grow with the corpus show.
+
+Rows marked "cold" start every run with an empty cache of checked files (a fresh
+``JHYAP_CACHE_DIR``), as a CI job with no cache between runs does: every transcript and
+profile is parsed and schema-checked. The other rows reuse the cache.
 """
 
 from __future__ import annotations
@@ -41,11 +45,20 @@ class Figure:
     wall: float
 
 
-def run_once(argv: Sequence[str]) -> tuple[float, float]:
-    """(CPU, wall) of one process, with the CPU taken from wait4."""
+def run_once(argv: Sequence[str], cold: bool = False) -> tuple[float, float]:
+    """(CPU, wall) of one process, with the CPU taken from wait4; ``cold``: with an empty
+    cache of checked files."""
+    env = None
+    if cold:
+        env = dict(os.environ, JHYAP_CACHE_DIR=tempfile.mkdtemp(prefix="jhyap-cold-"))
     start = time.perf_counter()
     proc = subprocess.Popen(
-        argv, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        argv,
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
     )
     assert proc.stderr is not None
     err = proc.stderr.read()
@@ -53,6 +66,8 @@ def run_once(argv: Sequence[str]) -> tuple[float, float]:
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
     proc.stderr.close()
+    if env is not None:
+        shutil.rmtree(env["JHYAP_CACHE_DIR"], ignore_errors=True)
     if proc.returncode != 0:
         tail = err.decode(errors="replace")[-1500:]
         raise RuntimeError(f"{' '.join(argv)} exited {proc.returncode}:\n{tail}")
@@ -60,8 +75,9 @@ def run_once(argv: Sequence[str]) -> tuple[float, float]:
 
 
 def figure(name: str, argv: Sequence[str], repeats: int) -> Figure:
-    run_once(argv)  # warm-up: page cache, and any cache the command keeps
-    samples = [run_once(argv) for _ in range(repeats)]
+    cold = name.endswith("cold") or "cold " in name
+    run_once(argv, cold)  # warm-up: page cache, and any cache the command keeps
+    samples = [run_once(argv, cold) for _ in range(repeats)]
     return Figure(
         name, statistics.median(c for c, _ in samples), statistics.median(w for _, w in samples)
     )
@@ -110,10 +126,14 @@ def commands(corpus: Path | None) -> list[tuple[str, list[str]]]:
         ]
     else:
         listed.append((f"jhyap validate <corpus>{suffix}", [*JHYAP, "validate", str(corpus)]))
+    corpus_arg = str(corpus) if corpus is not None else "conformance/transcripts"
     listed += [
         (f"jhyap run -k {one}{suffix}", [*JHYAP, "run", *where, "-k", one]),
         (f"jhyap run, unchecked{suffix}", [*JHYAP, "run", *where, *off]),
         (f"jhyap run, checked{suffix}", [*JHYAP, "run", *where, *on]),
+        (f"jhyap run -j 2, checked{suffix}", [*JHYAP, "run", *where, *on, "-j", "2"]),
+        (f"jhyap validate <corpus>{suffix}, cold", [*JHYAP, "validate", corpus_arg]),
+        (f"jhyap run, checked{suffix}, cold", [*JHYAP, "run", *where, *on]),
     ]
     return listed
 

@@ -80,8 +80,12 @@ def corpus_in_process(jobs: int) -> tuple[float, int, int]:
 
 def corpus_command(jobs: int) -> float:
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "conformance", "run", "--jobs", str(jobs)],
-                          cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "conformance", "run", "--jobs", str(jobs)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     elapsed = time.perf_counter() - start
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     return elapsed
@@ -98,10 +102,14 @@ def main() -> int:
     bare = statistics.median(bare_round_trips(n) for _ in range(r))
     harness = statistics.median(client_round_trips(ECHO, n) for _ in range(r))
     engine = statistics.median(client_round_trips(REFERENCE, n // 5) for _ in range(r))
-    print(f"echo engine, bare pipes:        {1 / bare:>9,.0f} round trips/s "
-          f"({bare * 1e6:,.1f} us each)")
-    print(f"echo engine, harness client:    {1 / harness:>9,.0f} round trips/s "
-          f"({harness * 1e6:,.1f} us each)")
+    print(
+        f"echo engine, bare pipes:        {1 / bare:>9,.0f} round trips/s "
+        f"({bare * 1e6:,.1f} us each)"
+    )
+    print(
+        f"echo engine, harness client:    {1 / harness:>9,.0f} round trips/s "
+        f"({harness * 1e6:,.1f} us each)"
+    )
     print(f"harness / bare time ratio:      {harness / bare:>9.2f}x")
     print(f"reference engine 'state', harness client: {1 / engine:,.0f} round trips/s")
 
@@ -110,8 +118,10 @@ def main() -> int:
         wall = statistics.median(e for e, _, _ in runs)
         _, cases, passed = runs[0]
         command = statistics.median(corpus_command(jobs) for _ in range(r))
-        print(f"whole corpus, --jobs {jobs}: {cases} cases ({passed} passed) in {wall:.2f} s "
-              f"in process; `jhyap run` command {command:.2f} s")
+        print(
+            f"whole corpus, --jobs {jobs}: {cases} cases ({passed} passed) in {wall:.2f} s "
+            f"in process; `jhyap run` command {command:.2f} s"
+        )
     return 0
 
 
