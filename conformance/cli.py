@@ -91,8 +91,6 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
-
-
 def _named_command(argv: Sequence[str]) -> str | None:
     """The subcommand ``argv`` names, if its first word that is not an option is one."""
     first = next((word for word in argv if not word.startswith("-")), None)

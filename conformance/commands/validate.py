@@ -10,7 +10,11 @@ from typing import Any
 from conformance.reporting.style import plural
 from conformance.spec import data, filecache, protocol, yamlsafe
 from conformance.spec.profiles import Problem, check_profile_document, load_profile
-from conformance.spec.transcript import check_transcript_file, shipped_documents
+from conformance.spec.transcript import (
+    check_transcript_file,
+    documents_context,
+    shipped_documents,
+)
 
 from . import ExitCode, Subparsers
 
@@ -54,7 +58,9 @@ def check_files(files: Iterable[Path]) -> list[Problem]:
     and every valid profile among ``files``, so a variant and its transcripts validate
     together."""
     problems: list[Problem] = []
-    transcripts: list[Path] = []
+    # Transcripts wait for every profile among ``files``; those already parsed to tell
+    # what they are keep their document, so no file is parsed twice.
+    transcripts: list[tuple[Path, yamlsafe.YamlDocument | None]] = []
     documents: dict[str, Any] | None = None
     for path in files:
         # A file that checked clean with these very bytes is known to be a valid profile
@@ -63,7 +69,7 @@ def check_files(files: Iterable[Path]) -> list[Problem]:
         entry = filecache.key("validated", raw) if raw is not None else None
         known = filecache.get(entry) if entry is not None else None
         if known == "transcript":
-            transcripts.append(path)
+            transcripts.append((path, None))
             continue
         if known == "profile":
             document = load_profile(path)
@@ -92,7 +98,7 @@ def check_files(files: Iterable[Path]) -> list[Problem]:
         elif isinstance(content, dict) and ("steps" in content or "start_error" in content):
             if entry is not None:
                 filecache.put(entry, "transcript")
-            transcripts.append(path)
+            transcripts.append((path, doc))
         else:
             problems.append(
                 Problem(
@@ -103,8 +109,9 @@ def check_files(files: Iterable[Path]) -> list[Problem]:
                     "(no steps or start_error key) nor the protocol clauses (id: protocol)",
                 )
             )
-    for path in transcripts:
-        problems.extend(check_transcript_file(path, documents))
+    context = documents_context(documents)
+    for path, loaded in transcripts:
+        problems.extend(check_transcript_file(path, documents, doc=loaded, context=context))
     return problems
 
 

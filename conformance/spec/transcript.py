@@ -304,12 +304,21 @@ def load_transcript(path: str | Path, documents: Documents | None = None) -> Tra
     return transcript
 
 
-def check_transcript_file(path: str | Path, documents: Documents | None = None) -> list[Problem]:
-    """Every problem of one transcript file; ``documents`` default to the shipped profiles."""
-    return _load(Path(path), documents)[0]
+def check_transcript_file(
+    path: str | Path,
+    documents: Documents | None = None,
+    *,
+    doc: yamlsafe.YamlDocument | None = None,
+    context: str | None = None,
+) -> list[Problem]:
+    """Every problem of one transcript file; ``documents`` default to the shipped profiles.
+
+    ``doc``: the file, already loaded; ``context``: ``documents_context(documents)``,
+    computed once for many files."""
+    return _load(Path(path), documents, context, doc)[0]
 
 
-def _documents_context(documents: Documents | None) -> str | None:
+def documents_context(documents: Documents | None) -> str | None:
     """What a transcript's check depends on besides its file: the profiles and the protocol
     clauses (None when they cannot be loaded: the check reports that, and nothing is
     cached)."""
@@ -326,7 +335,10 @@ def _shipped_fingerprint() -> str:
 
 
 def _load(
-    path: Path, documents: Documents | None = None, context: str | None = None
+    path: Path,
+    documents: Documents | None = None,
+    context: str | None = None,
+    doc: yamlsafe.YamlDocument | None = None,
 ) -> tuple[list[Problem], Transcript | None]:
     """The problems of one transcript file and, when there are none, the transcript.
 
@@ -336,7 +348,7 @@ def _load(
     content = filecache.read_file(path)
     if content is not None:
         if context is None:
-            context = _documents_context(documents)
+            context = documents_context(documents)
         if context is not None:
             entry = filecache.key("transcript", content, str(path), context)
             hit = filecache.get(entry)
@@ -345,10 +357,11 @@ def _load(
                     return [], _transcript(path, hit["value"], hit["line"], hit["steps"])
                 except (KeyError, TypeError, ValueError, IndexError):
                     pass  # an entry this code does not understand: check afresh
-    try:
-        doc = yamlsafe.load(path)
-    except yamlsafe.YamlProblem as exc:
-        return [Problem(exc.file, exc.line, "(file)", exc.message)], None
+    if doc is None:
+        try:
+            doc = yamlsafe.load(path)
+        except yamlsafe.YamlProblem as exc:
+            return [Problem(exc.file, exc.line, "(file)", exc.message)], None
     value = stringify_keys(doc.data)
     if not isinstance(value, dict):
         return [Problem(doc.file, 1, "(top)", "a transcript is a mapping")], None
@@ -452,9 +465,7 @@ def profiles_for(
         }
         try:
             # Without options the document's rules are already its defaults.
-            resolved = (
-                resolve(rules_only, transcript.options) if transcript.options else rules_only
-            )
+            resolved = resolve(rules_only, transcript.options) if transcript.options else rules_only
         except JhyapError:
             continue
         # A deal is written for one deck: a condition selects only tables playing it.
@@ -720,7 +731,7 @@ def load_corpus(
     transcripts: list[Transcript] = []
     problems: list[Problem] = []
     seen: dict[str, Path] = {}
-    context = _documents_context(documents)
+    context = documents_context(documents)
     for path in corpus_files(root):
         if only is not None and not only(path.stem):
             if not _is_regular_or_missing(path):
