@@ -21,19 +21,20 @@ class JsonTooDeep(ValueError):
 
 
 def depth_exceeds(value: Any, limit: int = MAX_DEPTH) -> bool:
-    """``value`` has arrays or objects nested more than ``limit`` levels (walked iteratively)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict):
-            children: Any = node.values()
-        elif isinstance(node, list):
-            children = node
-        else:
-            continue
+    """``value`` (as ``json.loads`` makes it: plain dicts and lists) has arrays or objects
+    nested more than ``limit`` levels. Walked a level at a time, without recursion."""
+    level = [value] if value.__class__ is dict or value.__class__ is list else []
+    depth = 1
+    while level:
         if depth > limit:
             return True
-        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+        below = []
+        for node in level:
+            for child in node.values() if node.__class__ is dict else node:
+                if child.__class__ is dict or child.__class__ is list:
+                    below.append(child)
+        level = below
+        depth += 1
     return False
 
 

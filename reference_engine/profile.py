@@ -201,6 +201,22 @@ def parse_option_value(spec: OptionSpec, text: str) -> Json:
     return text
 
 
+def copy_json(value: Json) -> Json:
+    """``copy.deepcopy`` of profile data, without its memo on the plain dicts, lists
+    and scalars that JSON and YAML load into (a start pays this on every table)."""
+    cls = value.__class__
+    if cls is dict:
+        return {key: copy_json(item) for key, item in value.items()}
+    if cls is list:
+        return [copy_json(item) for item in value]
+    if cls in _SCALARS:
+        return value
+    return copy.deepcopy(value)
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def resolve(
     document: Mapping[str, Json], options: Mapping[str, Json] | None = None
 ) -> dict[str, Json]:
@@ -222,7 +238,7 @@ def resolve(
                 ErrorCode.UNKNOWN_OPTION,
             )
     chosen = {name: specs[name].normalize(value) for name, value in (options or {}).items()}
-    resolved = copy.deepcopy(dict(document))
+    resolved: dict[str, Json] = copy_json(dict(document))
     values: dict[str, Json] = {}
     for name, spec in specs.items():
         value = chosen.get(name, spec.normalize(spec.default))
@@ -230,7 +246,7 @@ def resolve(
         for path, parameter in zip(spec.targets, spec.parameter_values(value), strict=True):
             try:
                 # A copy: a list or mapping value must not be shared with the option's map.
-                set_path(resolved["rules"], path, copy.deepcopy(parameter))
+                set_path(resolved["rules"], path, copy_json(parameter))
             except (KeyError, TypeError):
                 raise ProfileError(f"option {name} sets unknown rule parameter {path}") from None
     resolved["options"] = [dict(o) for o in document.get("options") or []]

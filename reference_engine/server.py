@@ -102,9 +102,7 @@ class Session:
         profile, seats = _field(request, "profile", dict), _field(request, "seats", int)
         options = request.get("options", {})
         if not isinstance(options, dict) or not all(map(_is_scalar, options.values())):
-            raise JhyapError(
-                "'options' must be an object of option values", ErrorCode.BAD_REQUEST
-            )
+            raise JhyapError("'options' must be an object of option values", ErrorCode.BAD_REQUEST)
         self.game = Game(profile, seats, options)
         return {"events": []}
 
