@@ -476,3 +476,18 @@ def test_plural_forms(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
     )
     assert code == 0
     assert out.startswith("wrote 1 transcript (1 case) and index.json to ")
+
+
+def test_jobs_auto_is_one_engine_per_usable_cpu(capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.commands import jobs_count
+
+    assert jobs_count("auto") == len(os.sched_getaffinity(0))
+    assert jobs_count("3") == 3
+    with pytest.raises(argparse.ArgumentTypeError, match="'many' is neither a number nor auto"):
+        jobs_count("many")
+    code, out, _ = jhyap(
+        capsys, "run", "--transcripts", DATA_ARG, "-k", PASSING, "-k", WRONG, "-j", "auto", "-q"
+    )
+    assert code == 1
+    assert f"FAILED {WRONG} [dashain]" in out
+    assert "== 1 passed, 1 failed (2 cases) in " in out

@@ -12,6 +12,7 @@ input it cannot use, an engine it cannot drive or a bug in jhyap, 130 when inter
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from enum import IntEnum
@@ -74,6 +75,19 @@ COMMAND_STATUSES: Final[Mapping[str, Mapping[ExitCode, str]]] = MappingProxyType
         },
     }
 )
+
+
+def jobs_count(text: str) -> int:
+    """A ``--jobs`` value: a whole number, or ``auto`` for the CPUs this process may use."""
+    if text == "auto":
+        try:
+            return len(os.sched_getaffinity(0))
+        except AttributeError:  # not on Linux
+            return os.cpu_count() or 1
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is neither a number nor auto") from None
 
 
 def add_option_argument(parser: argparse.ArgumentParser) -> None:

@@ -19,7 +19,7 @@ from conformance.fuzz.writer import KnownDivergence, KnownDivergenceError, load_
 from conformance.harness.client import EngineUnusable
 from conformance.reporting.report import write_atomic
 
-from . import Subparsers
+from . import Subparsers, jobs_count
 from .run import default_engine, default_engine_env
 
 DEFAULT_GAMES = 300
@@ -62,7 +62,12 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         "--seats", type=int, metavar="N", help="every table with N seats (default: varied)"
     )
     parser.add_argument(
-        "--jobs", "-j", type=int, default=1, metavar="N", help="engine pairs in parallel"
+        "--jobs",
+        "-j",
+        type=jobs_count,
+        default=1,
+        metavar="N",
+        help="engine pairs in parallel; auto: one per CPU (default 1)",
     )
     parser.add_argument(
         "--out",

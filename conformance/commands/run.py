@@ -45,7 +45,7 @@ from conformance.spec import readings
 from conformance.spec.profiles import ProfileFileError
 from conformance.spec.transcript import with_profile_files
 
-from . import ExitCode, Subparsers
+from . import ExitCode, Subparsers, jobs_count
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
 DEFAULT_ENGINE_ARGV = (sys.executable, "-m", "reference_engine.server")
@@ -180,10 +180,10 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     parser.add_argument(
         "--jobs",
         "-j",
-        type=int,
+        type=jobs_count,
         default=1,
         metavar="N",
-        help="run N engines in parallel (default 1)",
+        help="run N engines in parallel; auto: one per CPU (default 1)",
     )
     parser.add_argument(
         "--known-failures",
