@@ -94,6 +94,14 @@ def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return found
 
 
+def _draw_path(data: st.DataObject, value: Any) -> tuple[Any, ...]:
+    paths = _paths(value)
+    return paths[data.draw(st.integers(0, len(paths) - 1), label="path")]
+
+
+MUTATIONS = st.sampled_from(("replace", "delete", "add", "duplicate"))
+
+
 def _mutate(response: dict[str, Any], path: tuple[Any, ...], how: str, odd: Any) -> Any:
     mutated = copy.deepcopy(response)
     if not path:
@@ -116,18 +124,13 @@ def _mutate(response: dict[str, Any], path: tuple[Any, ...], how: str, odd: Any)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    st.data(),
-    st.sampled_from(("replace", "delete", "add", "duplicate")),
-    st.sampled_from(ODD_VALUES),
-)
+@given(st.data(), MUTATIONS, st.sampled_from(ODD_VALUES))
 def test_compiled_and_library_agree_on_broken_answers(
     data: st.DataObject, how: str, odd: Any
 ) -> None:
     sample = responses()
     cmd, response = sample[data.draw(st.integers(0, len(sample) - 1), label="response")]
-    paths = _paths(response)
-    path = paths[data.draw(st.integers(0, len(paths) - 1), label="path")]
+    path = _draw_path(data, response)
     for ref_cmd in (cmd, data.draw(st.sampled_from(OK_COMMANDS), label="checked as")):
         mutated = _mutate(response, path, how, odd)
         assert _compiled(ref_cmd, mutated) == _library_valid(ref_cmd, mutated), (
@@ -287,18 +290,13 @@ def test_the_file_schemas_compile_and_pass_every_shipped_file() -> None:
 
 
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    st.data(),
-    st.sampled_from(("replace", "delete", "add", "duplicate")),
-    st.sampled_from(FILE_ODD_VALUES),
-)
+@given(st.data(), MUTATIONS, st.sampled_from(FILE_ODD_VALUES))
 def test_compiled_and_library_agree_on_broken_files(
     data: st.DataObject, how: str, odd: Any
 ) -> None:
     documents = file_documents()
     kind, value = documents[data.draw(st.integers(0, len(documents) - 1), label="file")]
-    paths = _paths(value)
-    path = paths[data.draw(st.integers(0, len(paths) - 1), label="path")]
+    path = _draw_path(data, value)
     mutated = _mutate(value, path, how, odd)
     check, validator = _file_checks(kind)
     assert check(mutated) == validator.is_valid(mutated), (kind, path, how, odd)
