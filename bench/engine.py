@@ -11,16 +11,25 @@ that answers at once (bench/echo_engine.py), divided by the requests a turn take
 over the protocol (state, legal and act for each action, as counted in the run),
 is the most turns/s any engine could reach here; and the share of it the reference
 engine reaches.
+
+The echo bound leaves out what the client itself spends on each request (encoding it,
+decoding a state of a kilobyte, choosing a move), so no engine could reach it when the
+pipes are fast. The same-client bound does not: each protocol run is replayed, same
+requests and same answers, against bench/canned_engine.py, which answers from a file of
+the reference's answers; the share is the replay's time over the real run's, the part of
+the real run the engine did not cost.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -49,29 +58,58 @@ def api_run(profile: dict[str, Any], games: int, seed: int) -> tuple[float, int,
 
 
 class Pipe:
-    def __init__(self) -> None:
+    """A client as lean as the echo bound's (bytes written straight to the pipe, answers
+    read from a buffered pipe), so that the time it adds is not counted against the engine."""
+
+    def __init__(self, command: list[str] | None = None, record: bool = False) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "reference_engine.server"],
+            command or [sys.executable, "-m", "reference_engine.server"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            text=True,
             cwd=ROOT,
-            bufsize=1,
         )
+        assert self.proc.stdin and self.proc.stdout
+        self._stdin = self.proc.stdin.fileno()
+        self._readline = self.proc.stdout.readline
         self.seq = 0
+        self.answers: list[bytes] | None = [] if record else None
 
     def ask(self, cmd: str, **args: Any) -> dict[str, Any]:
-        assert self.proc.stdin and self.proc.stdout
         self.seq += 1
-        self.proc.stdin.write(json.dumps({"seq": self.seq, "cmd": cmd, **args}) + "\n")
-        self.proc.stdin.flush()
-        reply: dict[str, Any] = json.loads(self.proc.stdout.readline())
+        os.write(self._stdin, _encode({"seq": self.seq, "cmd": cmd, **args}) + b"\n")
+        line = self._readline()
+        if self.answers is not None:
+            self.answers.append(line)
+        reply: dict[str, Any] = json.loads(line)
         assert reply["ok"], reply
         return reply
 
     def close(self) -> None:
         self.ask("stop")
         self.proc.wait(5)
+
+
+def _encode(message: dict[str, Any]) -> bytes:
+    return json.dumps(message, separators=(",", ":")).encode()
+
+
+def played_and_canned(
+    profile: dict[str, Any], games: int, seed: int
+) -> tuple[tuple[float, int, int, int], float]:
+    """The games played with the reference engine (as protocol_play gives them), and the
+    seconds of the same games answered from a file of its answers: what the client and
+    the pipes cost with no engine work at all."""
+    real = Pipe(record=True)
+    played = protocol_play(profile, games, seed, real)
+    assert real.answers is not None
+    with tempfile.NamedTemporaryFile("wb", suffix=".jsonl", delete=False) as handle:
+        handle.write(b"".join(real.answers))
+    try:
+        canned = Pipe([sys.executable, str(ROOT / "bench" / "canned_engine.py"), handle.name])
+        replayed = protocol_play(profile, games, seed, canned)[0]
+    finally:
+        os.unlink(handle.name)
+    return played, replayed
 
 
 def echo_round_trips(count: int) -> float:
@@ -84,10 +122,13 @@ def protocol_run(profile: dict[str, Any], games: int, seed: int) -> tuple[float,
     return elapsed, turns, rounds
 
 
-def protocol_play(profile: dict[str, Any], games: int, seed: int) -> tuple[float, int, int, int]:
-    """(seconds, turns, rounds, requests) of random games over the protocol."""
+def protocol_play(
+    profile: dict[str, Any], games: int, seed: int, pipe: Pipe | None = None
+) -> tuple[float, int, int, int]:
+    """(seconds, turns, rounds, requests) of random games over the protocol, played with
+    the reference engine unless ``pipe`` is given."""
     rng = random.Random(seed)
-    pipe = Pipe()
+    pipe = pipe or Pipe()
     pipe.ask("hello", protocol="1.0")
     turns = rounds = 0
     first_seq = pipe.seq
@@ -140,7 +181,8 @@ def main() -> int:
     print(f"python {sys.version.split()[0]}; median of {args.repeats} runs")
     print(f"{'profile':<12} {'path':<9} {'games':>6} {'turns':>8} {'turns/s':>10} {'rounds/s':>9}")
     protocol: dict[str, tuple[float, float]] = {}  # turns/s, requests a turn
-    echo_rates: dict[str, tuple[float, float]] = {}  # echo round trips/s, share of the bound
+    # echo round trips/s, share of the echo bound, share of the same-client bound
+    echo_rates: dict[str, tuple[float, float, float]] = {}
     for name in PROFILES:
         profile = resolved_profile(name, {})
         for path, runner, games in (
@@ -150,17 +192,24 @@ def main() -> int:
             if path == "protocol":
                 # Each protocol run is paired with an echo run just before it, so that
                 # both see the same load on a shared machine.
-                echoes, played = [], []
+                echoes, played, canned = [], [], []
                 for seed in range(args.repeats):
                     echoes.append(echo_round_trips(args.round_trips))
-                    played.append(protocol_play(profile, games, seed))
+                    game, replayed = played_and_canned(profile, games, seed)
+                    played.append(game)
+                    canned.append(replayed)
                 samples = [(e, t, r) for e, t, r, _ in played]
                 per_turn = sum(q for *_, q in played) / sum(t for _, t, _, _ in played)
                 shares = [
                     (t / e) / (echo / per_turn)
                     for (e, t, _), echo in zip(samples, echoes, strict=True)
                 ]
-                echo_rates[name] = (statistics.median(echoes), statistics.median(shares))
+                replays = [c / e for (e, _, _), c in zip(samples, canned, strict=True)]
+                echo_rates[name] = (
+                    statistics.median(echoes),
+                    statistics.median(shares),
+                    statistics.median(replays),
+                )
             else:
                 samples = [runner(profile, games, seed) for seed in range(args.repeats)]
             tps = statistics.median(t / e for e, t, _ in samples)
@@ -170,15 +219,16 @@ def main() -> int:
             if path == "protocol":
                 protocol[name] = (tps, per_turn)
     print("echo bound: echo round trips/s over bare pipes / requests a turn takes (medians)")
+    print("same-client bound: the same games, the same client, answers replayed from a file")
     print(
         f"{'profile':<12} {'echo rt/s':>10} {'req/turn':>9} {'bound':>7} {'protocol':>9} "
-        f"{'share':>6}"
+        f"{'share':>6} {'same-client share':>18}"
     )
     for name, (tps, per_turn) in protocol.items():
-        echo, share = echo_rates[name]
+        echo, share, same_client = echo_rates[name]
         print(
             f"{name:<12} {echo:>10,.0f} {per_turn:>9.2f} {echo / per_turn:>7,.0f} {tps:>9,.0f} "
-            f"{share:>6.0%}"
+            f"{share:>6.0%} {same_client:>18.0%}"
         )
     return 0
 
