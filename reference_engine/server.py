@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -41,6 +42,9 @@ class Session:
         self.game: Game | None = None
         self.greeted = False
         self.stopped = False
+        self._handlers: dict[str, Callable[[dict[str, Any]], Response]] = {
+            name: getattr(self, f"_cmd_{name}") for name in COMMANDS
+        }
 
     def handle(self, request: Any) -> Response:
         seq = request_seq(request)
@@ -54,9 +58,7 @@ class Session:
             command = request.get("cmd")
             if not isinstance(command, str):
                 raise JhyapError("'cmd' must be a command name", ErrorCode.BAD_REQUEST)
-            handler: Callable[[dict[str, Any]], Response] | None = (
-                getattr(self, f"_cmd_{command}", None) if command in COMMANDS else None
-            )
+            handler = self._handlers.get(command)
             if handler is None:
                 raise JhyapError(f"unknown command {command!r}", ErrorCode.UNKNOWN_COMMAND)
             body = handler(request)
@@ -199,10 +201,35 @@ def decode_request(line: bytes) -> Any:
         raise JhyapError(f"not JSON: {exc}", ErrorCode.BAD_REQUEST) from None
 
 
+# Responses are trees of fresh dicts and lists: no cycle to look for.
+_encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+
+
+def _writer(stdout: IO[str] | None) -> Callable[[str], None]:
+    """Writes one response line and sends it at once: to ``stdout``, or straight to the
+    standard output's descriptor (no text layer and no flush between the two)."""
+    if stdout is not None:
+
+        def write_text(line: str) -> None:
+            stdout.write(line)
+            stdout.flush()
+
+        return write_text
+    sys.stdout.flush()
+    fd = sys.stdout.fileno()
+
+    def write_bytes(line: str) -> None:
+        data = memoryview(line.encode())
+        while data:
+            data = data[os.write(fd, data) :]
+
+    return write_bytes
+
+
 def serve(stdin: IO[bytes] | None = None, stdout: IO[str] | None = None) -> int:
     """Answer requests until 'stop' or end of input; stdout carries responses only."""
     source = stdin if stdin is not None else sys.stdin.buffer
-    sink = stdout if stdout is not None else sys.stdout
+    write = _writer(stdout)
     session = Session()
     while not session.stopped:
         try:
@@ -227,8 +254,7 @@ def serve(stdin: IO[bytes] | None = None, stdout: IO[str] | None = None) -> int:
                 "ok": False,
                 "error": {"code": exc.code.value, "message": exc.message},
             }
-        sink.write(json.dumps(response, separators=(",", ":")) + "\n")
-        sink.flush()
+        write(_encode(response) + "\n")
     return 0
 
 
