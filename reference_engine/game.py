@@ -176,13 +176,18 @@ class Game:
 
     @property
     def dealer(self) -> int | None:
+        """The last seat in play in turn order from the starter."""
         if self.rules.dealer is DealerRule.NONE:
             return None
-        order = self.turn_order_from(self.starter)
-        return order[-1]
+        for step in range(1, self.seats + 1):
+            seat = (self.starter - step) % self.seats
+            if seat in self.active:
+                return seat
+        raise IndexError("no seat in play")
 
     def hand_value(self, seat: int) -> int:
-        return sum(self.rules.card_value(c.rank) for c in self.hands[seat])
+        values = self.rules.rank_values
+        return sum([values[c.rank] for c in self.hands[seat]])
 
     @property
     def full_deck(self) -> tuple[Card, ...]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import StrEnum
 from typing import Any
@@ -241,9 +241,14 @@ class Rules:
     halve_at_multiples_of: int | None = None
     reaching_is_out: bool = False
     deck_runs_out: DeckRunsOut = DeckRunsOut.RESHUFFLE
+    # Derived: each rank's value, the joker's at index 0 (hands are valued on every state).
+    rank_values: tuple[int, ...] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rank_values", (self.joker_value, *self.card_values))
 
     def card_value(self, rank: int) -> int:
-        return self.joker_value if rank == 0 else self.card_values[rank - 1]
+        return self.rank_values[rank]
 
     def packs_for(self, seats: int) -> int:
         """How many packs a table of ``seats`` plays with."""
