@@ -46,25 +46,26 @@ class Phase(StrEnum):
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
-# Game attributes that are replaced, never changed in place: shared by a snapshot.
-_REPLACED_ONLY = frozenset({"document", "profile", "rules", "last_round", "result"})
+# The game's attributes that a request changes in place, by how a snapshot copies them.
+# Every other attribute is immutable or replaced whole (a dict such as ``last_round`` is
+# built anew, never edited), so a snapshot shares it; tests/test_hardening.py checks that
+# no other attribute ever holds a list, dict or set that is edited.
+FLAT_LISTS = ("scores", "active", "deck", "out_of_play", "set_aside")  # of seats or cards
+NESTED_LISTS = ("hands",)  # lists of lists of cards
+DICTS_AND_SETS = ("out_in_round", "multi_throwers")  # of seats
+REPLACED_ONLY = frozenset({"document", "profile", "rules", "last_round", "result"})
 
 
-def _copy_state(value: Any) -> Any:
-    """A copy of the lists, dicts and sets in ``value``; anything else is immutable.
-
-    The game's lists are homogeneous (cards, seats, or hands of cards), so a list whose
-    first item is immutable is copied shallowly: a snapshot before every request is cheap.
-    """
-    if isinstance(value, list):
-        if value and isinstance(value[0], list | dict | set):
-            return [_copy_state(item) for item in value]
-        return value[:]
-    if isinstance(value, dict):
-        return {key: _copy_state(item) for key, item in value.items()}
-    if isinstance(value, set):
-        return set(value)
-    return value
+def _snapshot(game: Game) -> dict[str, Any]:
+    """The game's attributes, with a copy of each container a request edits in place."""
+    saved = vars(game).copy()
+    for name in FLAT_LISTS:
+        saved[name] = saved[name][:]
+    for name in NESTED_LISTS:
+        saved[name] = [inner[:] for inner in saved[name]]
+    for name in DICTS_AND_SETS:
+        saved[name] = saved[name].copy()
+    return saved
 
 
 def _atomic(
@@ -74,10 +75,7 @@ def _atomic(
 
     @functools.wraps(method)
     def run(game: Game, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        saved = {
-            name: value if name in _REPLACED_ONLY else _copy_state(value)
-            for name, value in vars(game).items()
-        }
+        saved = _snapshot(game)
         try:
             return method(game, *args, **kwargs)
         except BaseException:

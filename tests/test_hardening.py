@@ -443,6 +443,41 @@ def test_a_refused_or_failed_request_never_changes_the_game(
         except Exception as exc:  # a refusal, or an internal error
             assert vars(game) == before, (request, exc)
             assert isinstance(exc, JhyapError), f"internal error on {request}: {exc!r}"
+        assert _undeclared_containers(game) == []
+
+
+def _undeclared_containers(game: Game) -> list[str]:
+    """The game's attributes a snapshot would not copy rightly: a container the snapshot
+    shares although requests edit it, or one of another shape than declared."""
+    from reference_engine import game as game_module
+
+    def flat(value: object) -> bool:
+        return isinstance(value, list) and not any(isinstance(v, list | dict | set) for v in value)
+
+    wrong = []
+    for name, value in vars(game).items():
+        if name in game_module.FLAT_LISTS:
+            ok = flat(value)
+        elif name in game_module.NESTED_LISTS:
+            ok = isinstance(value, list) and all(flat(inner) for inner in value)
+        elif name in game_module.DICTS_AND_SETS:
+            ok = isinstance(value, dict | set) and not any(
+                isinstance(v, list | dict | set)
+                for v in (value.values() if isinstance(value, dict) else value)
+            )
+        else:
+            ok = name in game_module.REPLACED_ONLY or not isinstance(value, list | dict | set)
+        if not ok:
+            wrong.append(name)
+    return wrong
+
+
+def test_the_snapshot_check_sees_an_undeclared_container() -> None:
+    game = dealt_game("dhumbal", ["Ac As 2c 2d 3c", "Qc Kc Kd Kh Ks"], turned_up="9h")
+    assert _undeclared_containers(game) == []
+    game.notes = []  # type: ignore[attr-defined]  # a new attribute nobody declared
+    game.hands = [["Ac"], [["nested"]]]  # type: ignore[list-item]  # a shape not declared
+    assert _undeclared_containers(game) == ["hands", "notes"]
 
 
 def test_an_internal_error_mid_request_puts_the_state_back(
