@@ -52,16 +52,24 @@ def test_each_profile_declares_the_open_points_of_its_document() -> None:
             "reshuffle": ["end_of_turn", "next_draw"],
         },
         "everestbuzz": {"reshuffle": ["end_of_turn", "next_draw"]},
-        # The regional variants state their open points as interpretation clauses only,
-        # so far: none of them offers alternative readings yet.
-        "alankar-dhumbal": {},
-        "bga-yaniv": {},
-        "jhyap-encyclopedia": {},
-        "jhyap-jacks-zero": {},
-        "yaniv-israel": {},
-        "yarsa-dhumbal": {},
+        "alankar-dhumbal": {
+            "reshuffle": ["end_of_turn", "next_draw"],
+            "target_reached": ["above", "reaching"],
+        },
+        "bga-yaniv": {"reshuffle": ["end_of_turn", "next_draw"]},
+        "jhyap-encyclopedia": {"countered_others": ["score_nothing", "score_own_hands"]},
+        "jhyap-jacks-zero": {
+            "dealer": ["none", "seat_before_starter"],
+            "reshuffle": ["end_of_turn", "next_draw"],
+        },
+        "yaniv-israel": {"reshuffle": ["end_of_turn", "next_draw"]},
+        "yarsa-dhumbal": {
+            "dealer": ["none", "seat_before_starter"],
+            "reshuffle": ["end_of_turn", "next_draw"],
+            "show_points_lock": ["first_deal", "table_open"],
+        },
     }
-    assert len(ALTERNATIVES) == 9
+    assert len(ALTERNATIVES) == 19
 
 
 @pytest.mark.parametrize(("pid", "reading", "choice"), ALTERNATIVES)
@@ -80,13 +88,19 @@ def test_reference_engine_passes_the_corpus_under_each_alternative_reading(
     outcomes = run_cases(cases, config).outcomes
     failed = [(o.transcript_id, o.reason) for o in outcomes if o.status != "passed"]
     assert failed == []
-    assert len(outcomes) >= 20
+    # Every transcript of the base runs too, except those written for one of this reading's
+    # choices (a where: on its parameters).
+    params = {p for values in entry["choices"].values() for p in values}
+    base = build_cases(transcripts, documents, [pid])
+    kept = {c.transcript.id for c in base if not set(c.transcript.where or {}) & params}
+    assert kept <= {o.transcript_id for o in outcomes}
+    assert len(outcomes) >= min(20, len(base))
 
 
 def test_every_reading_value_is_tested_by_a_transcript() -> None:
     transcripts, _ = load_corpus()
     rows = reading_coverage(shipped_documents(), transcripts)
-    assert len(rows) == 9 + 8  # the alternatives and each reading the profiles play
+    assert len(rows) == 19 + 18  # the alternatives and each reading the profiles play
     assert [(r["profile"], r["reading"], r["choice"]) for r in rows if not r["transcripts"]] == []
     row = next(r for r in rows if (r["profile"], r["choice"]) == ("everestbuzz", "next_draw"))
     assert row["transcripts"] == ["everestbuzz-reshuffle-next-draw"]
@@ -233,6 +247,12 @@ def test_alternatives_counted_per_profile() -> None:
         "dashain": 3,
         "dhumbal": 5,
         "everestbuzz": 1,
+        "alankar-dhumbal": 2,
+        "bga-yaniv": 1,
+        "jhyap-encyclopedia": 1,
+        "jhyap-jacks-zero": 2,
+        "yaniv-israel": 1,
+        "yarsa-dhumbal": 3,
     }
 
 
