@@ -19,11 +19,26 @@ import yaml
 
 from conformance.commands.run import default_engine, default_engine_env
 from conformance.fuzz.campaign import FuzzConfig, fuzz, plan_for
-from conformance.fuzz.driver import Divergence, compare_answers, state_invariants
-from conformance.fuzz.generate import COUNTERS, GameSpec, generate, random_spec, request
+from conformance.fuzz.driver import (
+    Divergence,
+    compare_answers,
+    compare_raw,
+    state_invariants,
+    step_name,
+)
+from conformance.fuzz.generate import (
+    COUNTERS,
+    RAW_PROBES,
+    GameSpec,
+    generate,
+    random_spec,
+    raw_request,
+    request,
+)
 from conformance.fuzz.writer import (
     KnownDivergenceError,
     load_known_divergences,
+    steps_of,
 )
 from conformance.spec.transcript import load_transcript, shipped_documents, with_profile_files
 from tests.conftest import ROOT
@@ -120,6 +135,98 @@ def test_a_refused_table_is_a_one_request_plan() -> None:
     assert [r.cmd for r in plan.requests] == ["start"]
 
 
+def test_raw_line_probes_are_answered_as_the_protocol_says_and_change_nothing() -> None:
+    from reference_engine.errors import JhyapError
+    from reference_engine.profile import resolve
+    from reference_engine.server import Session, decode_request
+
+    document = shipped_documents()["dashain"]
+    resolved = resolve(document)
+    start = {"cmd": "start", "profile": resolved, "options": resolved["option_values"]}
+    mid_hand = generate(document, GameSpec("dashain", 3, {}, seed=5, raw_rate=0.0))
+    deal = next(r for r in mid_hand.requests if r.cmd == "deal")
+    for phase in ("awaiting_deal", "call_or_throw"):
+        session = Session()
+        session.handle({"seq": 0, **start, "seats": 3})
+        if phase == "call_or_throw":
+            session.handle({"seq": 1, **deal.message})
+        assert session.game is not None and session.game.phase.value == phase
+        for kind, probe in RAW_PROBES.items():
+            line, put = raw_request(kind).line(41)
+            before = session.game.state()
+            try:
+                answer = session.handle(decode_request(line.encode("utf-8")))
+            except JhyapError as exc:
+                answer = {"seq": None, "ok": False, "error": {"code": exc.code.value}}
+            code = answer["error"]["code"] if not answer["ok"] else None
+            assert (code in probe.error.split(" or ")) if probe.error else code is None, kind
+            wanted = {"null": None, "echoed": 41, "own": 9007199254740991}[probe.seq]
+            assert answer["seq"] == wanted and put == (41 if probe.seq == "echoed" else None)
+            assert session.game.state() == before, kind
+            assert all(c.startswith("protocol.") for c in probe.clauses)
+    assert len(RAW_PROBES) == 31
+
+
+def test_raw_line_probes_leave_the_games_own_requests_as_they_were() -> None:
+    documents = shipped_documents()
+    kinds: set[str] = set()
+    for game in range(20):
+        spec = random_spec(documents, "dhumbal", game)
+        with_raw = generate(documents["dhumbal"], spec)
+        without = generate(documents["dhumbal"], replace(spec, raw_rate=0.0))
+        assert with_raw.invariant_problems == ()
+        assert [r.body for r in with_raw.requests if r.raw is None] == [
+            r.body for r in without.requests
+        ]
+        raw = [r for r in with_raw.requests if r.raw is not None]
+        assert with_raw.coverage["raw-line probes"] == len(raw)
+        assert without.coverage["raw-line probes"] == 0
+        kinds.update(r.message["kind"] for r in raw)
+    assert spec.raw_rate == 0.03
+    assert len(kinds) > 20
+
+
+def test_a_raw_line_probe_is_sent_compared_and_written_as_a_raw_step() -> None:
+    echoed, no_seq = raw_request("unknown-cmd"), raw_request("no-seq")
+    assert echoed.line(12) == ('{"seq":12,"cmd":"shuffle"}', 12)
+    assert no_seq.line(12) == ('{"cmd":"state"}', None)
+    assert raw_request("not-json").line(12) == ("this is not json", None)
+    assert step_name(echoed.message) == "raw unknown-cmd"
+    refused = {"seq": None, "ok": False, "error": {"code": "bad_request", "message": "x"}}
+    assert compare_raw(refused, None, {**refused, "seq": 0}, None) == ["seq: expected null, got 0"]
+    unknown = {"seq": 12, "ok": False, "error": {"code": "unknown_command", "message": "x"}}
+    # Each side's seq is judged against the line its own client sent.
+    assert compare_raw(unknown, 12, {**unknown, "seq": 30}, 30) == []
+    assert compare_raw(unknown, 12, {**refused, "seq": 30}, 30) == [
+        "error: expected unknown_command, got bad_request"
+    ]
+    assert compare_raw(unknown, 12, {**unknown, "seq": "30"}, 30) == [
+        'seq: expected echoed, got "30"'
+    ]
+    largest = raw_request("seq-largest")
+    start = request({"cmd": "start"})
+    answers = [
+        {"seq": 1, "ok": True, "events": []},
+        {**unknown, "seq": 2},
+        {**refused, "seq": None},
+        {"seq": 9007199254740991, "ok": False, "error": {"code": "invalid_deck", "message": ""}},
+        {"seq": 5, "ok": True, "state": {}},
+    ]
+    extra = raw_request("extra-fields")
+    assert steps_of([start, echoed, no_seq, largest, extra], answers) == [
+        {"raw": {"json": {"cmd": "shuffle"}}, "expect": {"error": "unknown_command"}},
+        {
+            "raw": {"json": {"cmd": "state"}, "add_seq": False},
+            "expect": {"error": "bad_request", "seq": None},
+        },
+        {
+            "raw": {"json": {"seq": 9007199254740991, "cmd": "deal", "deck": ["Ac"]}},
+            "expect": {"error": "invalid_deck", "seq": 9007199254740991},
+        },
+        {"raw": {"json": {"cmd": "state", "colour": "blue", "x-trace": "abc"}}},
+    ]
+
+
 # -- comparing ------------------------------------------------------------------------
 
 
@@ -168,6 +275,8 @@ def test_the_reference_against_itself_finds_nothing_and_counts_coverage() -> Non
     reached = {name for s in result.stats.values() for name in s.coverage}
     assert reached <= set(COUNTERS)
     assert "won calls" in reached
+    # Raw-line probes included: the reference answers them as its model does.
+    assert sum(s.coverage["raw-line probes"] for s in result.stats.values()) > 10
 
 
 def test_a_declared_reading_is_fuzzed_as_its_own_profile(tmp_path: Path) -> None:
@@ -217,6 +326,63 @@ def test_a_broken_engine_is_caught_and_shrunk_to_a_failing_transcript(
         "run", "--engine", mutant(name), "--transcripts", str(tmp_path), "-k", transcript.id
     )
     against_reference = jhyap("run", "--transcripts", str(tmp_path), "-k", transcript.id)
+    assert against_mutant.returncode == 1, against_mutant.stdout
+    assert against_reference.returncode == 0, against_reference.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "game", "index", "signature", "kind", "step"),
+    [
+        (
+            "non_json_seq_zero",
+            0,
+            67,
+            "dashain raw truncated-json: seq expected null, got 0",
+            "protocol",
+            {
+                "raw": {"text": '{"seq":3,"cmd":"state"'},
+                "expect": {"error": "bad_request", "seq": None},
+            },
+        ),
+        (
+            "unknown_command_bad_request",
+            2,
+            573,
+            "everestbuzz raw cmd-wrong-case: expected unknown_command, got bad_request",
+            "refusal",
+            {"raw": {"json": {"cmd": "STATE"}}, "expect": {"error": "unknown_command"}},
+        ),
+        (
+            "string_seq_echoed",
+            2,
+            129,
+            'everestbuzz raw seq-string: seq expected null, got "7"',
+            "protocol",
+            {
+                "raw": {"json": {"seq": "7", "cmd": "state"}},
+                "expect": {"error": "bad_request", "seq": None},
+            },
+        ),
+    ],
+)
+def test_an_engine_mishandling_raw_lines_is_caught_with_a_raw_step_transcript(
+    name: str, game: int, index: int, signature: str, kind: str, step: object, tmp_path: Path
+) -> None:
+    result = fuzz(config(mutant(name), games=40, out=tmp_path))
+    finding = result.finding
+    assert finding is not None and finding.transcript is not None
+    assert (finding.game, finding.found.index) == (game, index)
+    assert (finding.found.signature, finding.found.kind) == (signature, kind)
+    assert finding.shrunk.divergence.signature == signature
+    assert finding.shrunk.divergence.index == 1  # the start, then the line
+    assert finding.verified_ok, finding.verified
+    data = yaml.safe_load(finding.transcript.read_text("utf-8"))
+    assert data["steps"] == [step]
+    assert data["clauses"] == list(RAW_PROBES[signature.split()[2].rstrip(":")].clauses)
+    against_mutant = jhyap(
+        "run", "--engine", mutant(name), "--transcripts", str(tmp_path), "-k", data["id"]
+    )
+    against_reference = jhyap("run", "--transcripts", str(tmp_path), "-k", data["id"])
     assert against_mutant.returncode == 1, against_mutant.stdout
     assert against_reference.returncode == 0, against_reference.stdout
 

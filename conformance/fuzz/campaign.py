@@ -179,8 +179,8 @@ class EnginePair:
         answers: list[dict[str, Json]] = []
         window = self.config.window
         for begin in range(0, len(plan.requests), window):
-            bodies = [r.body for r in plan.requests[begin : begin + window]]
-            got, error = reference.collect(reference.post(bodies), len(bodies))
+            chunk = plan.requests[begin : begin + window]
+            got, error = reference.collect(reference.post(chunk), chunk)
             if error is not None:
                 raise ReferenceFailed(f"the reference engine failed: {error}")
             answers.extend(got)

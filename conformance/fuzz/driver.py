@@ -7,6 +7,17 @@ window is small enough that its answers fit in a pipe buffer, so neither side ca
 the other. Answers are compared as a transcript replay compares them (the reference's
 answer is the expectation): accepted or refused, the error code, the events, and at each
 ``state`` request the whole state as a ``check`` would.
+
+A raw-line probe (see :data:`.generate.RAW_PROBES`) is sent as it is, with the client's seq
+where the line takes it, and its answer is read without the client's seq check: what is
+compared is the answer's code and its seq, each side's seq judged against the line it was
+sent ("null", "echoed" for the seq that side's client put in the line, else the value
+itself), so that the comparison does not depend on where the line was in the plan. A
+different code is a ``refusal`` divergence, as for any request ("<profile> raw <kind>:
+expected unknown_command, got bad_request"); the same code with a different seq is a
+``protocol`` divergence, as a wrong seq is on any other request ("<profile> raw <kind>:
+seq expected null, got 0"). The answer's schema is checked by the transcript replay, not
+here.
 """
 
 from __future__ import annotations
@@ -50,23 +61,35 @@ class ReferenceFailed(Exception):
 class PipelinedClient(EngineClient):
     """An engine client that can have a window of requests in flight."""
 
-    def post(self, bodies: Sequence[str]) -> int:
-        """Write the requests (JSON texts without seq); the seq of the first."""
+    def post(self, requests: Sequence[Request]) -> int:
+        """Write the requests, each with its seq (a raw-line probe as it is, with the seq
+        where it takes one); the seq of the first."""
         first = self._seq
-        lines = "".join(f'{{"seq":{first + i},{body[1:]}\n' for i, body in enumerate(bodies))
-        self._seq += len(bodies)
+        lines = "".join(
+            f'{{"seq":{first + i},{r.body[1:]}\n' if r.raw is None else f"{r.line(first + i)[0]}\n"
+            for i, r in enumerate(requests)
+        )
+        self._seq += len(requests)
         limit = self.timeout
         self._write(lines.encode("utf-8"), time.monotonic() + limit, limit, "request", first)
         return first
 
-    def collect(self, first: int, count: int) -> tuple[list[dict[str, Json]], EngineError | None]:
-        """The answers to ``count`` requests from seq ``first``, until the first failure."""
+    def collect(
+        self, first: int, requests: Sequence[Request]
+    ) -> tuple[list[dict[str, Json]], EngineError | None]:
+        """The answers to ``requests`` sent from seq ``first``, until the first failure; a
+        raw-line probe's answer is taken whatever its seq."""
         answers: list[dict[str, Json]] = []
         limit = self.timeout
         try:
-            for i in range(count):
+            for i, item in enumerate(requests):
                 deadline = time.monotonic() + limit
-                answers.append(self._receive(first + i, deadline, limit, "request"))
+                if item.raw is None:
+                    answers.append(self._receive(first + i, deadline, limit, "request"))
+                else:
+                    answers.append(
+                        self._receive(first + i, deadline, limit, "a raw line", check_seq=False)
+                    )
         except EngineError as exc:
             return answers, exc
         return answers, None
@@ -97,6 +120,8 @@ class Unsupported:
 def step_name(message: Mapping[str, Json]) -> str:
     """``call``, ``throw``, ``pick``, ``timeout`` for actions; ``check`` for state; else cmd."""
     cmd = str(message.get("cmd"))
+    if cmd == "raw":
+        return f"raw {message.get('kind')}"
     if cmd == "act":
         action = message.get("action")
         return str(action.get("type")) if isinstance(action, Mapping) else "act"
@@ -162,6 +187,35 @@ def compare_answers(
     return compare_events(events, actual.get("events"))
 
 
+def seq_word(seq: Json, put: int | None) -> str:
+    """An answer's seq to a raw line, as compared: ``null``, ``echoed`` (the seq the client
+    put in the line), else the value as JSON."""
+    if seq is None:
+        return "null"
+    if put is not None and seq == put and type(seq) is int:
+        return "echoed"
+    return json.dumps(seq)
+
+
+def compare_raw(
+    expected: Mapping[str, Json],
+    expected_put: int | None,
+    actual: Mapping[str, Json],
+    put: int | None,
+) -> list[str]:
+    """How the answer to a raw line differs from the reference's: its code, then its seq
+    (each judged against the seq its own client put in the line)."""
+    differences = []
+    want, got = _code(expected), _code(actual)
+    if want != got:
+        differences.append(f"error: expected {want}, got {got}")
+    want_seq = seq_word(expected.get("seq"), expected_put)
+    got_seq = seq_word(actual.get("seq"), put)
+    if want_seq != got_seq:
+        differences.append(f"seq: expected {want_seq}, got {got_seq}")
+    return differences
+
+
 def classify(
     profile: str,
     request: Request,
@@ -174,6 +228,8 @@ def classify(
     step = step_name(request.message)
     if differences and differences[0].startswith("error:"):
         return REFUSAL, f"{profile} {step}: {differences[0][len('error: ') :]}"
+    if request.raw is not None:
+        return PROTOCOL, f"{profile} {step}: {differences[0].replace(':', '', 1)}"
     if request.cmd == "state":
         cards = cards_accounted(expected.get("state")) or 52
         broken = state_invariants(actual.get("state"), transfer, cards)
@@ -220,25 +276,29 @@ def run_plan(
     requests = plan.requests
     for begin in range(0, len(requests), window):
         chunk = requests[begin : begin + window]
-        bodies = [r.body for r in chunk]
         try:
-            sent = engine.post(bodies)
+            sent = engine.post(chunk)
         except EngineError as exc:
             return _failure(plan.profile, chunk[0], begin, exc)
         try:
-            ref_first = reference.post(bodies)
-            expected, ref_error = reference.collect(ref_first, len(chunk))
+            ref_first = reference.post(chunk)
+            expected, ref_error = reference.collect(ref_first, chunk)
         except EngineError as exc:
             raise ReferenceFailed(f"the reference engine failed: {exc}") from None
         if ref_error is not None:
             raise ReferenceFailed(f"the reference engine failed: {ref_error}")
-        actual, error = engine.collect(sent, len(chunk))
+        actual, error = engine.collect(sent, chunk)
         for offset, (want, got) in enumerate(zip(expected, actual, strict=False)):
             req = chunk[offset]
             if not got.get("ok") and _code(got) in SKIP_CODES and want.get("ok"):
                 message = got.get("error", {}).get("message", "")
                 return Unsupported(f"{_code(got)}: {message}")
-            differences = compare_answers(req, want, got)
+            if req.raw is not None:
+                differences = compare_raw(
+                    want, req.line(ref_first + offset)[1], got, req.line(sent + offset)[1]
+                )
+            else:
+                differences = compare_answers(req, want, got)
             if differences:
                 kind, signature = classify(plan.profile, req, want, differences, transfer, got)
                 return Divergence(begin + offset, kind, signature, tuple(differences), want, got)
@@ -260,7 +320,9 @@ __all__ = [
     "ReferenceFailed",
     "Unsupported",
     "compare_answers",
+    "compare_raw",
     "run_plan",
+    "seq_word",
     "state_invariants",
     "step_name",
 ]

@@ -11,10 +11,20 @@ rates are sometimes low so that decks run out and are reshuffled, and a share of
 requests are probes the rules refuse: wrong seat, cards not held, illegal shapes, calls
 over the limit or too early, picks the pick rule forbids, options that are locked, unknown
 or of the wrong type, seat counts just outside the range.
+
+*Raw-line probes* (at :attr:`GameSpec.raw_rate`, between hands, mid-turn and while a
+reshuffle is due) are lines that are no well-formed request: not JSON, JSON that is not an
+object, a missing or invalid ``seq``, a missing, mistyped or unknown ``cmd``, arguments of
+the wrong type or naming no card. Each is one of :data:`RAW_PROBES`, written as a
+transcript's ``raw`` step is (``{"text": ...}`` or ``{"json": ...}``); the placeholder for
+the seq the client assigns at send time is the transcript's own: a JSON object without
+``seq`` gets the client's seq (``add_seq: false`` sends it without one). None changes the
+game; the model answers each, and checks that it did not.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 from collections import Counter
@@ -22,7 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from itertools import combinations
-from typing import Any
+from typing import Any, Final
 
 from reference_engine import picking, throws
 from reference_engine.cards import DECK, Card, names
@@ -30,7 +40,9 @@ from reference_engine.errors import JhyapError
 from reference_engine.game import Game, Phase
 from reference_engine.profile import OptionSpec, OptionType, option_specs, resolve
 from reference_engine.rules import GameEndKind, ScoringKind
-from reference_engine.server import Session
+from reference_engine.server import Session, decode_request
+
+from ..spec.transcript import raw_line
 
 Json = Any
 BETWEEN_HANDS = (Phase.AWAITING_DEAL, Phase.ROUND_OVER)
@@ -47,6 +59,7 @@ BEATEN_CALLS = "beaten calls"
 GAMES_ENDED = "games ended"
 TIMEOUTS = "timeouts"
 REFUSED_TABLES = "refused tables"
+RAW_LINES = "raw-line probes"
 COUNTERS = (
     WON_CALLS,
     BEATEN_CALLS,
@@ -58,6 +71,7 @@ COUNTERS = (
     GAMES_ENDED,
     TIMEOUTS,
     REFUSED_TABLES,
+    RAW_LINES,
 )
 
 
@@ -95,8 +109,9 @@ class GameSpec:
     timeout_rate: float = 0.0
     check_rate: float = 0.1
     max_rounds: int = 2  # hands before the plan ends (0: until the game is over)
-    max_requests: int = 400
+    max_requests: int = 400  # raw-line probes not counted
     deal_style: str = ""  # one of DEAL_STYLES for every deal; "" draws one per deal
+    raw_rate: float = 0.03  # a raw-line probe before a step, at this rate (0: none)
 
 
 @dataclass(frozen=True)
@@ -106,10 +121,21 @@ class Request:
     message: Mapping[str, Json]
     body: str
     probe: bool = False  # chosen so that the rules refuse it
+    raw: Mapping[str, Json] | None = None  # a raw-line probe: a transcript's raw step spec
 
     @property
     def cmd(self) -> str:
+        """The command; ``raw`` for a raw-line probe (its message is ``{"cmd": "raw",
+        "kind": ...}``)."""
         return str(self.message["cmd"])
+
+    def line(self, seq: int) -> tuple[str, int | None]:
+        """The line sent with ``seq`` as the client's seq (no newline), and the seq it
+        carries from the client (None when the line carries none of the client's)."""
+        if self.raw is None:
+            return f'{{"seq":{seq},{self.body[1:]}', seq
+        data, put = raw_line(self.raw, seq)
+        return data.decode("utf-8"), put
 
 
 @dataclass(frozen=True)
@@ -155,6 +181,169 @@ def start_request(profile: Mapping[str, Json], seats: int) -> Request:
             _START_CACHE.clear()
         _START_CACHE[key] = cached
     return cached
+
+
+# -- raw-line probes -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RawProbe:
+    """A kind of malformed line: the raw step that sends it, what docs/protocol.md says
+    the answer is, and the protocol clauses it tests."""
+
+    kind: str
+    spec: Mapping[str, Json]  # {"text": ...} or {"json": ..., "add_seq"?: false}
+    error: str | None  # the error code; None: accepted
+    seq: str  # "null", "echoed" (the client's seq) or "own" (the line's own valid seq)
+    clauses: tuple[str, ...]
+
+
+_NOT_JSON = ("protocol.transport.not-json", "protocol.seq.null")
+_NOT_OBJECT = ("protocol.transport.not-object", "protocol.seq.null")
+_SEQ_NULL = ("protocol.seq.null",)
+_COMMAND = ("protocol.order-of-checks.command", "protocol.seq.echo")
+_ARGUMENTS = ("protocol.order-of-checks.arguments", "protocol.seq.echo")
+_BAD, _CARD = "bad_request", "invalid_card"
+
+
+def _probe(
+    kind: str, spec: Mapping[str, Json], error: str | None, seq: str, clauses: tuple[str, ...]
+) -> RawProbe:
+    return RawProbe(kind, spec, error, seq, clauses)
+
+
+RAW_PROBES: Final = {
+    p.kind: p
+    for p in (
+        # The line: not JSON, not an object (seq null whatever the line held).
+        _probe("not-json", {"text": "this is not json"}, _BAD, "null", _NOT_JSON),
+        _probe("truncated-json", {"text": '{"seq":3,"cmd":"state"'}, _BAD, "null", _NOT_JSON),
+        _probe("seq-nan", {"text": '{"seq":NaN,"cmd":"state"}'}, _BAD, "null", _NOT_JSON),
+        _probe("json-array", {"json": [1, 2, 3]}, _BAD, "null", _NOT_OBJECT),
+        _probe("json-string", {"json": "a string"}, _BAD, "null", _NOT_OBJECT),
+        _probe("json-number", {"json": 42}, _BAD, "null", _NOT_OBJECT),
+        _probe("json-null", {"json": None}, _BAD, "null", _NOT_OBJECT),
+        # An array 1,000 levels deep: not an object whatever the engine's depth limit.
+        _probe("deep-array", {"text": "[" * 1000 + "]" * 1000}, _BAD, "null", _NOT_OBJECT),
+        # The seq: missing or no integer of 0 to 2^53 - 1.
+        _probe("no-seq", {"json": {"cmd": "state"}, "add_seq": False}, _BAD, "null", _SEQ_NULL),
+        _probe("seq-string", {"json": {"seq": "7", "cmd": "state"}}, _BAD, "null", _SEQ_NULL),
+        _probe("seq-bool", {"json": {"seq": True, "cmd": "state"}}, _BAD, "null", _SEQ_NULL),
+        _probe("seq-fraction", {"json": {"seq": 2.5, "cmd": "state"}}, _BAD, "null", _SEQ_NULL),
+        _probe("seq-negative", {"json": {"seq": -1, "cmd": "state"}}, _BAD, "null", _SEQ_NULL),
+        _probe("seq-null", {"json": {"seq": None, "cmd": "state"}}, _BAD, "null", _SEQ_NULL),
+        _probe(
+            "seq-too-large",
+            {"json": {"seq": 9007199254740992, "cmd": "state"}},
+            _BAD,
+            "null",
+            _SEQ_NULL,
+        ),
+        # 2^53 - 1 is a seq: echoed; a one-card deal is wrong_phase in a hand, else
+        # invalid_deck.
+        _probe(
+            "seq-largest",
+            {"json": {"seq": 9007199254740991, "cmd": "deal", "deck": ["Ac"]}},
+            "wrong_phase or invalid_deck",
+            "own",
+            ("protocol.seq.echo", "protocol.order-of-checks.deal"),
+        ),
+        # The command: missing, not a string, naming no command (case-sensitive).
+        _probe("no-cmd", {"json": {}}, _BAD, "echoed", _COMMAND),
+        _probe("cmd-not-string", {"json": {"cmd": 7}}, _BAD, "echoed", _COMMAND),
+        _probe("unknown-cmd", {"json": {"cmd": "shuffle"}}, "unknown_command", "echoed", _COMMAND),
+        _probe("cmd-wrong-case", {"json": {"cmd": "STATE"}}, "unknown_command", "echoed", _COMMAND),
+        # Fields the engine does not know are ignored: a state request, accepted.
+        _probe(
+            "extra-fields",
+            {"json": {"cmd": "state", "colour": "blue", "x-trace": "abc"}},
+            None,
+            "echoed",
+            ("protocol.messages.request-extra-fields", "protocol.seq.echo"),
+        ),
+        # The arguments, checked before the phase and the seat.
+        _probe(
+            "seat-string",
+            {"json": {"cmd": "act", "seat": "0", "action": {"type": "call"}}},
+            _BAD,
+            "echoed",
+            _ARGUMENTS,
+        ),
+        _probe(
+            "action-no-type",
+            {"json": {"cmd": "act", "seat": 0, "action": {}}},
+            _BAD,
+            "echoed",
+            _ARGUMENTS,
+        ),
+        _probe(
+            "pick-no-from",
+            {"json": {"cmd": "act", "seat": 0, "action": {"type": "pick"}}},
+            _BAD,
+            "echoed",
+            _ARGUMENTS,
+        ),
+        _probe(
+            "card-not-string",
+            {"json": {"cmd": "act", "seat": 0, "action": {"type": "throw", "cards": [5]}}},
+            _BAD,
+            "echoed",
+            _ARGUMENTS,
+        ),
+        _probe(
+            "deck-not-list", {"json": {"cmd": "deal", "deck": "Ac"}}, _BAD, "echoed", _ARGUMENTS
+        ),
+        _probe(
+            "option-value-array",
+            {"json": {"cmd": "set_option", "name": "call_limit", "value": [10]}},
+            _BAD,
+            "echoed",
+            _ARGUMENTS,
+        ),
+        _probe(
+            "no-card-thrown",
+            {"json": {"cmd": "act", "seat": 0, "action": {"type": "throw", "cards": ["Xx"]}}},
+            _CARD,
+            "echoed",
+            _ARGUMENTS,
+        ),
+        _probe(
+            "no-card-picked",
+            {
+                "json": {
+                    "cmd": "act",
+                    "seat": 0,
+                    "action": {"type": "pick", "from": "offer", "card": "1x"},
+                }
+            },
+            _CARD,
+            "echoed",
+            _ARGUMENTS,
+        ),
+        _probe(
+            "no-card-dealt",
+            {"json": {"cmd": "deal", "deck": ["Ac", "Xx"]}},
+            _CARD,
+            "echoed",
+            _ARGUMENTS,
+        ),
+        _probe(
+            "no-card-reshuffled",
+            {"json": {"cmd": "reshuffle", "order": ["Zz"]}},
+            _CARD,
+            "echoed",
+            _ARGUMENTS,
+        ),
+    )
+}
+RAW_KINDS: Final = tuple(RAW_PROBES)
+
+
+def raw_request(kind: str) -> Request:
+    """The raw-line probe of ``kind`` (one of :data:`RAW_PROBES`)."""
+    probe = RAW_PROBES[kind]
+    message = {"cmd": "raw", "kind": kind}
+    return Request(message, encode({"raw": probe.spec}), probe.error is not None, probe.spec)
 
 
 # -- specs ---------------------------------------------------------------------------
@@ -403,6 +592,10 @@ class _Builder:
         self.document = document
         self.spec = spec
         self.rng = random.Random(spec.seed)
+        # Raw-line probes draw from a generator of their own: with or without them, the
+        # game's own requests are the same.
+        self.raw_rng = random.Random(f"raw-lines:{spec.seed}")
+        self.raw_sent = 0
         self.session = Session()
         self.requests: list[Request] = []
         self.coverage: Counter[str] = Counter()
@@ -425,6 +618,23 @@ class _Builder:
         elif before is not None and self.session.game is not None and self.game.state() != before:
             self.problems.append(f"the refused {item.cmd} changed the model's state")
         return bool(response["ok"])
+
+    def raw_probe(self) -> None:
+        """Maybe a raw-line probe (at the spec's ``raw_rate``), answered on the model as the
+        reference's server answers a line; the model's state must not change."""
+        if not self.raw_rng.random() < self.spec.raw_rate:
+            return
+        item = raw_request(self.raw_rng.choice(RAW_KINDS))
+        line, _ = item.line(0)
+        before = self.game.state()
+        # A line that is no JSON is refused before it is a request: bad_request, seq null.
+        with contextlib.suppress(JhyapError):
+            self.session.handle(decode_request(line.encode("utf-8")))
+        self.requests.append(item)
+        self.raw_sent += 1
+        self.coverage[RAW_LINES] += 1
+        if self.game.state() != before:
+            self.problems.append(f"the raw line {item.message['kind']} changed the model's state")
 
     def _count(self, events: Sequence[Mapping[str, Json]]) -> None:
         for event in events:
@@ -665,7 +875,9 @@ class _Builder:
         if not response["ok"]:
             self.coverage[REFUSED_TABLES] += 1
             return Plan(spec, tuple(self.requests), response["error"]["code"], self.coverage)
-        while len(self.requests) < spec.max_requests:
+        while len(self.requests) - self.raw_sent < spec.max_requests:
+            if spec.raw_rate:
+                self.raw_probe()
             phase = self.game.phase
             if phase in BETWEEN_HANDS:
                 if not self.between_hands():
@@ -707,12 +919,16 @@ def generate(document: Mapping[str, Json], spec: GameSpec) -> Plan:
 
 __all__ = [
     "COUNTERS",
+    "RAW_KINDS",
+    "RAW_PROBES",
     "GameSpec",
     "Plan",
+    "RawProbe",
     "Request",
     "applicable_counters",
     "encode",
     "generate",
     "random_spec",
+    "raw_request",
     "request",
 ]

@@ -5,11 +5,14 @@ Two stages, both deterministic for a seed (budgets count requests, never seconds
 1. *Search nearby*: new plans from simpler specs of the same table (fewer seats first,
    no probes, more calls, timeouts where a timer runs, every seat count) and a few seeds
    derived from the failing one; the plan that reaches the same divergence (same
-   signature) in the fewest requests wins.
+   signature) in the fewest requests wins. Nearby games have no raw-line probes, and a
+   divergence at a raw-line probe skips this stage: the answer to a malformed line does
+   not depend on the game, so deleting the requests around it is quicker.
 2. *Delete*: the requests after the divergence go, then ``state`` checkpoints, then
    chunks of requests, halving the chunk size (ddmin); a deletion is kept when the
-   divergence survives it. Deals are simplified last: only the cards the hand draws keep
-   their places, the rest of the deck goes to canonical order.
+   divergence survives it. A raw-line probe is first tried right after the start. Deals
+   are simplified last: only the cards the hand draws keep their places, the rest of the
+   deck goes to canonical order.
 
 Every candidate is judged by sending it to both engines again, so what survives is
 exactly what the transcript will show.
@@ -65,20 +68,23 @@ def truncated(plan: Plan, divergence: Divergence) -> Plan:
 
 
 _QUIET: dict[str, Any] = {"probe_rate": 0.0, "check_rate": 0.0}
-# Styles of nearby games, the cheapest and likeliest first.
-STYLES: tuple[dict[str, Any], ...] = (
-    {"max_rounds": 1, "call_rate": 0.9, "probe_rate": 0.3, "check_rate": 0.3},
-    {"max_rounds": 1, "call_rate": 1.0, **_QUIET},
-    {"max_rounds": 1, "call_rate": 1.0, "deal_style": "mirror", **_QUIET},
-    {"max_rounds": 2, "call_rate": 1.0, "deal_style": "mirror", **_QUIET},
-    {"timeout_rate": 0.97, **_QUIET},
-    {"max_rounds": 2, "call_rate": 1.0, "deal_style": "quick", **_QUIET},
-    {"max_rounds": 0, "call_rate": 1.0, "deal_style": "quick", **_QUIET},
-    {"max_rounds": 3, "call_rate": 1.0, "deal_style": "mirror", **_QUIET},
-    {"max_rounds": 2, "call_rate": 0.9, "probe_rate": 0.1, "check_rate": 0.2},
-    {"timeout_rate": 0.97, "check_rate": 0.3},
-    {"check_rate": 0.05},
-    {"probe_rate": 0.0, "check_rate": 0.2},
+# Styles of nearby games, the cheapest and likeliest first; none sends raw-line probes.
+STYLES: tuple[dict[str, Any], ...] = tuple(
+    {**style, "raw_rate": 0.0}
+    for style in (
+        {"max_rounds": 1, "call_rate": 0.9, "probe_rate": 0.3, "check_rate": 0.3},
+        {"max_rounds": 1, "call_rate": 1.0, **_QUIET},
+        {"max_rounds": 1, "call_rate": 1.0, "deal_style": "mirror", **_QUIET},
+        {"max_rounds": 2, "call_rate": 1.0, "deal_style": "mirror", **_QUIET},
+        {"timeout_rate": 0.97, **_QUIET},
+        {"max_rounds": 2, "call_rate": 1.0, "deal_style": "quick", **_QUIET},
+        {"max_rounds": 0, "call_rate": 1.0, "deal_style": "quick", **_QUIET},
+        {"max_rounds": 3, "call_rate": 1.0, "deal_style": "mirror", **_QUIET},
+        {"max_rounds": 2, "call_rate": 0.9, "probe_rate": 0.1, "check_rate": 0.2},
+        {"timeout_rate": 0.97, "check_rate": 0.3},
+        {"check_rate": 0.05},
+        {"probe_rate": 0.0, "check_rate": 0.2},
+    )
 )
 
 
@@ -143,7 +149,7 @@ def search_nearby(
 ) -> tuple[Plan, Divergence, int]:
     """The simplest plan from nearby specs that shows the same divergence."""
     best, best_div = truncated(plan, divergence), divergence
-    if divergence.index <= 1:
+    if divergence.index <= 1 or plan.requests[divergence.index].raw is not None:
         return best, best_div, 0
     tried = 0
     groups = _nearby_specs(documents, plan.spec, profiles or (plan.profile,))
@@ -171,7 +177,8 @@ def search_nearby(
 
 
 def _valid(requests: Sequence[Request]) -> bool:
-    """No action before the first deal (a transcript may not have one)."""
+    """No action before the first deal (a transcript may not have one); a raw-line probe
+    (``cmd`` ``raw``) may stand anywhere."""
     for item in requests:
         if item.cmd == "deal":
             return True
@@ -200,6 +207,11 @@ def delete_requests(
         return None
 
     requests = plan.requests[: divergence.index + 1]
+    if requests[-1].raw is not None and len(requests) > 2:
+        # A raw line's answer seldom depends on the game: the start and the line alone.
+        alone = (requests[0], requests[-1])
+        if (found := attempt(alone)) is not None:
+            return replace(plan, requests=alone), found, tried
     checks = tuple(r for i, r in enumerate(requests) if r.cmd != "state" or i == len(requests) - 1)
     if len(checks) < len(requests) and (found := attempt(checks)) is not None:
         requests, divergence = checks[: found.index + 1], found

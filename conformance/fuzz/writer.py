@@ -18,7 +18,7 @@ from typing import Any
 
 from ..spec.transcript import CARD_NAMES, expand_deal
 from .driver import Divergence, step_name
-from .generate import Plan, Request
+from .generate import RAW_PROBES, Plan, Request
 
 Json = Any
 
@@ -67,8 +67,11 @@ _WORD = re.compile(r"[a-z_]+(?:\.[a-z_]+)?")
 
 
 def involved_clauses(document: Mapping[str, Json], divergence: Divergence) -> list[str]:
-    """The profile's clauses in the rule families the divergence touches."""
+    """The profile's clauses in the rule families the divergence touches; for a raw-line
+    probe, the protocol clauses its kind tests."""
     step, _, detail = divergence.signature.partition(" ")[2].partition(":")
+    if step.startswith("raw ") and step[4:] in RAW_PROBES:
+        return list(RAW_PROBES[step[4:]].clauses)
     families = set(_STEP_FAMILIES.get(step, ()))
     for word in _WORD.findall(detail):
         families.update(_DETAIL_FAMILIES.get(word, ()))
@@ -154,6 +157,9 @@ def steps_of(
                 state = {k: v for k, v in state.items() if k in fields} or state
             steps.append({"check": state})
             continue
+        if cmd == "raw":
+            steps.append(_raw_step(item, answer))
+            continue
         if cmd == "deal":
             step = {"deal": _deal_step(message["deck"], answer)}
         elif cmd == "act":
@@ -172,6 +178,22 @@ def steps_of(
             step["expect"] = {"error": answer["error"]["code"]}
         steps.append(step)
     return steps
+
+
+def _raw_step(item: Request, answer: Mapping[str, Json]) -> dict[str, Json]:
+    """A raw-line probe as a ``raw`` step: the error expected, and the seq when the answer
+    does not echo the one the harness puts in the line (null, or the line's own)."""
+    assert item.raw is not None
+    step: dict[str, Json] = {"raw": dict(item.raw)}
+    expect: dict[str, Json] = {}
+    if not answer.get("ok"):
+        expect["error"] = answer["error"]["code"]
+    _, put = item.line(0)
+    if put is None or answer.get("seq") is None:
+        expect["seq"] = answer.get("seq")
+    if expect:
+        step["expect"] = expect
+    return step
 
 
 def transcript_id(profile: str, seed: int, game: int) -> str:

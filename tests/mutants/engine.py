@@ -344,6 +344,62 @@ def one_seat_too_many() -> None:
     Game.__init__ = init  # type: ignore[method-assign]
 
 
+# -- raw lines: the protocol's transport and order of checks -----------------------------
+
+
+def non_json_seq_zero() -> None:
+    # Answers a line that is not JSON with seq 0 instead of null.
+    original = server.Session.handle
+
+    class NotJson:
+        pass
+
+    def decode_request(line: bytes) -> Any:
+        try:
+            return server.bounded_json.loads(line)
+        except ValueError:
+            return NotJson()
+
+    def handle(self: server.Session, request: Any) -> dict[str, Any]:
+        if isinstance(request, NotJson):
+            return {
+                "seq": 0,
+                "ok": False,
+                "error": {"code": ErrorCode.BAD_REQUEST.value, "message": "not JSON"},
+            }
+        return original(self, request)
+
+    server.decode_request = decode_request
+    server.Session.handle = handle  # type: ignore[method-assign]
+
+
+def unknown_command_bad_request() -> None:
+    # Answers a command name it does not know with bad_request, not unknown_command.
+    original = server.Session.handle
+
+    def handle(self: server.Session, request: Any) -> dict[str, Any]:
+        response = original(self, request)
+        error = response.get("error") or {}
+        if error.get("code") == ErrorCode.UNKNOWN_COMMAND.value:
+            error["code"] = ErrorCode.BAD_REQUEST.value
+        return response
+
+    server.Session.handle = handle  # type: ignore[method-assign]
+
+
+def string_seq_echoed() -> None:
+    # Refuses a request whose seq is a string, but echoes that string instead of null.
+    original = server.Session.handle
+
+    def handle(self: server.Session, request: Any) -> dict[str, Any]:
+        response = original(self, request)
+        if isinstance(request, dict) and isinstance(request.get("seq"), str):
+            response["seq"] = request["seq"]
+        return response
+
+    server.Session.handle = handle  # type: ignore[method-assign]
+
+
 MUTANTS: dict[str, Callable[[], None]] = {
     f.__name__: f
     for f in (
@@ -372,6 +428,9 @@ MUTANTS: dict[str, Callable[[], None]] = {
         deal_in_blocks,
         refusal_changes_state,
         one_seat_too_many,
+        non_json_seq_zero,
+        unknown_command_bad_request,
+        string_seq_echoed,
     )
 }
 
