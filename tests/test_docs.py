@@ -236,6 +236,18 @@ def test_a_transcript_reads_as_a_hand(sample: Transcript, sample_site: common.Si
     assert narrated.endswith(f'<span class="jc-lines">line {line}</span>')
 
 
+def test_a_reading_transcript_names_the_reading_it_runs_under(site: common.SiteData) -> None:
+    by_id = {t.id: t for t in site.transcripts}
+    own = corpus.transcript_page(by_id["dhumbal-dealer-none"], site)
+    assert "- **Rulesets:** [Dhumbal table](../profiles/dhumbal.md)\n" in own
+    page = corpus.transcript_page(by_id["alankar-dhumbal-target-reaching"], site)
+    assert (
+        "- **Rulesets:** [Dhumbal (Alankar app)](../profiles/alankar-dhumbal.md) read with "
+        "`target_reached` = `reaching` ([readings](../readings.md))\n"
+    ) in page
+    assert "none of the shipped profiles" not in page
+
+
 def test_clause_index_links_transcripts(sample: Transcript, sample_site: common.SiteData) -> None:
     page = clauses.clause_index_page(sample_site)
     for document in sample_site.profiles.values():
@@ -710,8 +722,8 @@ def test_comparison_of_ten_profiles(site: common.SiteData) -> None:
     assert page.count('<th data-profile="t') == 20  # both tables
     king = page[page.index('id="rules.card_values.K"') :].split("</tr>", 1)[0]
     assert [f"jc-v{n}" in king for n in range(1, 9)] == [True] * 8
-    assert king.count("jc-cell jc-v1\"") == 2  # group 9 reuses colour 1
-    assert king.count("jc-cell jc-v2\"") == 2
+    assert king.count('jc-cell jc-v1"') == 2  # group 9 reuses colour 1
+    assert king.count('jc-cell jc-v2"') == 2
     rows = parameters.comparison_rows(profiles)
     tree = comparison.family_tree(list(profiles), rows)
     assert len(tree) == 10 and tree[0].parent is None

@@ -11,7 +11,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..spec.transcript import Transcript
+from ..spec.readings import with_alternatives
+from ..spec.transcript import Transcript, profiles_for
 from .common import (
     CLAUSES_PAGE,
     CORPUS_INDEX,
@@ -34,6 +35,7 @@ from .narration import (
     narrated_hand,
 )
 
+READINGS_PAGE = "readings.md"
 SHARED = "shared"  # the group of transcripts that run under several rulesets
 RECORDED = "recorded"  # the group of recorded games (kind regression)
 
@@ -189,6 +191,24 @@ def recorded_game_summary(transcript: Transcript) -> list[str]:
 # -- transcript pages -----------------------------------------------------------------------------
 
 
+def _readings_selected(transcript: Transcript, site: SiteData, page: str) -> str:
+    """For a transcript written for an alternative reading: the profiles it runs under when
+    an engine declares that reading, each with the reading; else ""."""
+    derived = with_alternatives(site.profiles)
+    found = []
+    for pid in profiles_for(transcript, derived):
+        origin = derived[pid].get("derived_from")
+        if not origin or origin["profile"] not in site.profiles:
+            continue
+        base = origin["profile"]
+        chosen = ", ".join(f"`{r}` = `{c}`" for r, c in origin["readings"].items())
+        found.append(
+            f"[{_md(profile_name(site.profiles[base]))}]({link(page, profile_page_path(base))})"
+            f" read with {chosen} ([readings]({link(page, READINGS_PAGE)}))"
+        )
+    return ", ".join(found)
+
+
 def transcript_page(transcript: Transcript, site: SiteData) -> str:
     page = transcript_page_path(transcript.id)
     owner = site.clause_owner()
@@ -202,6 +222,7 @@ def transcript_page(transcript: Transcript, site: SiteData) -> str:
             for p in selected
             if p in site.profiles
         )
+        or _readings_selected(transcript, site, page)
         or "none of the shipped profiles"
     )
     how = (
