@@ -653,6 +653,14 @@ def _number_checks(schema: Mapping[str, Any]) -> list[Check]:
     return checks
 
 
+def library_errors(check: Check | None, validator: Any, value: Any) -> list[Any]:
+    """``validator``'s errors in ``value`` (jsonschema ValidationErrors); none, without
+    asking the library, when the compiled ``check`` passes ``value``: it is as strict."""
+    if check is not None and check(value):
+        return []
+    return list(validator.iter_errors(value))
+
+
 def compile_document(schema: bool | Mapping[str, Any], dialect: Dialect = LIBRARY) -> Check | None:
     """A predicate for a whole schema document (its references resolve inside it)."""
     if not isinstance(schema, Mapping):

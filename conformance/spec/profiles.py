@@ -151,11 +151,10 @@ def _fast_check(declared: bool) -> Callable[[Any], bool] | None:
 def _schema_errors(value: Json, *, declared: bool = False) -> list[ValidationError]:
     """The schema's errors in ``value``; none without asking the library when the
     compiled check passes it."""
-    fast = _fast_check(declared)
-    if fast is not None and fast(value):
-        return []
+    from .fastschema import library_errors
+
     validator = _declared_validator() if declared else _validator()
-    return list(validator.iter_errors(value))
+    return library_errors(_fast_check(declared), validator, value)
 
 
 def _show(value: Json) -> str:

@@ -265,13 +265,11 @@ def _fast_schema_check() -> Callable[[Any], bool] | None:
 
 
 def _schema_problems(doc: yamlsafe.YamlDocument, value: Any) -> list[Problem]:
-    # The compiled check is as strict as the library; only what it refuses needs the
-    # library, which finds and words every problem.
-    fast = _fast_schema_check()
-    if fast is not None and fast(value):
-        return []
+    from .fastschema import library_errors
+
+    errors = library_errors(_fast_schema_check(), _schema_validator(), value)
     problems = []
-    for error in sorted(_schema_validator().iter_errors(value), key=lambda e: list(e.path)):
+    for error in sorted(errors, key=lambda e: list(e.path)):
         path = [p for p in error.path]
         where = yamlsafe.format_path(path) or "(top)"
         problems.append(Problem(doc.file, doc.line(path), where, _schema_message(error)))
