@@ -123,11 +123,6 @@ def echo_round_trips(count: int) -> float:
     return 1 / bare_round_trips(count)
 
 
-def protocol_run(profile: dict[str, Any], games: int, seed: int) -> tuple[float, int, int]:
-    elapsed, turns, rounds, _ = protocol_play(profile, games, seed)
-    return elapsed, turns, rounds
-
-
 def protocol_play(
     profile: dict[str, Any], games: int, seed: int, pipe: Pipe | None = None
 ) -> tuple[float, int, int, int]:
@@ -191,10 +186,7 @@ def main() -> int:
     echo_rates: dict[str, tuple[float, float, float]] = {}
     for name in PROFILES:
         profile = resolved_profile(name, {})
-        for path, runner, games in (
-            ("api", api_run, args.games),
-            ("protocol", protocol_run, max(1, args.games // 10)),
-        ):
+        for path, games in (("api", args.games), ("protocol", max(1, args.games // 10))):
             if path == "protocol":
                 # Each protocol run is paired with an echo run just before it, so that
                 # both see the same load on a shared machine.
@@ -217,7 +209,7 @@ def main() -> int:
                     statistics.median(replays),
                 )
             else:
-                samples = [runner(profile, games, seed) for seed in range(args.repeats)]
+                samples = [api_run(profile, games, seed) for seed in range(args.repeats)]
             tps = statistics.median(t / e for e, t, _ in samples)
             rps = statistics.median(r / e for e, _, r in samples)
             turns = samples[0][1]
