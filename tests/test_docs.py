@@ -246,6 +246,11 @@ def test_a_reading_transcript_names_the_reading_it_runs_under(site: common.SiteD
         "`target_reached` = `reaching` ([readings](../readings.md))\n"
     ) in page
     assert "none of the shipped profiles" not in page
+    # Listed with its ruleset, not among the transcripts shared by several.
+    assert corpus.transcript_group(by_id["alankar-dhumbal-target-reaching"], site)[0] == (
+        "alankar-dhumbal"
+    )
+    assert corpus.transcript_group(by_id["shared-reshuffle-next-draw"], site)[0] == corpus.SHARED
 
 
 def test_clause_index_links_transcripts(sample: Transcript, sample_site: common.SiteData) -> None:

@@ -50,7 +50,9 @@ def transcript_group(transcript: Transcript, site: SiteData) -> tuple[str, str]:
     most of its clauses belong to (ties: the earlier family in the documented order)."""
     if transcript.kind == "regression":
         return RECORDED, ""
-    selected = site.profiles_of(transcript)
+    selected = site.profiles_of(transcript) or tuple(
+        dict.fromkeys(base for base, _ in reading_bases(transcript, site))
+    )
     group = selected[0] if len(selected) == 1 else SHARED
     families = {
         str(c["id"]): str(c.get("family") or "other")
@@ -191,20 +193,27 @@ def recorded_game_summary(transcript: Transcript) -> list[str]:
 # -- transcript pages -----------------------------------------------------------------------------
 
 
-def _readings_selected(transcript: Transcript, site: SiteData, page: str) -> str:
-    """For a transcript written for an alternative reading: the profiles it runs under when
-    an engine declares that reading, each with the reading; else ""."""
+def reading_bases(transcript: Transcript, site: SiteData) -> list[tuple[str, dict[str, str]]]:
+    """(profile, readings) of each declared-readings profile the transcript runs under: for
+    a transcript written for an alternative reading, where it runs when an engine declares it."""
     derived = with_alternatives(site.profiles)
     found = []
     for pid in profiles_for(transcript, derived):
         origin = derived[pid].get("derived_from")
-        if not origin or origin["profile"] not in site.profiles:
-            continue
-        base = origin["profile"]
-        chosen = ", ".join(f"`{r}` = `{c}`" for r, c in origin["readings"].items())
+        if origin and origin["profile"] in site.profiles:
+            found.append((str(origin["profile"]), dict(origin["readings"])))
+    return found
+
+
+def _readings_selected(transcript: Transcript, site: SiteData, page: str) -> str:
+    """The profiles a transcript for an alternative reading runs under, each with the
+    reading; "" for any other transcript."""
+    found = []
+    for base, chosen in reading_bases(transcript, site):
+        named = ", ".join(f"`{r}` = `{c}`" for r, c in chosen.items())
         found.append(
             f"[{_md(profile_name(site.profiles[base]))}]({link(page, profile_page_path(base))})"
-            f" read with {chosen} ([readings]({link(page, READINGS_PAGE)}))"
+            f" read with {named} ([readings]({link(page, READINGS_PAGE)}))"
         )
     return ", ".join(found)
 
