@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 PLUGIN_NAME = "jhyap-conformance-session"
 ROOT_NAME = "jhyap"
 MARKER = "jhyap"  # every item has it: ``-m jhyap`` selects the corpus alone
+# A case that does not run as written is marked so: ``-m "not jhyap_derived"``.
+MODE_MARKERS = {"derived": "jhyap_derived", "not_applicable": "jhyap_not_applicable"}
 WORKER_OUTPUT_KEY = "jhyap_engine"  # how an xdist worker hands its engine summary back
 
 
@@ -126,6 +128,15 @@ def pytest_configure(config: pytest.Config) -> None:
     session.chosen = chosen
     config.pluginmanager.register(session, PLUGIN_NAME)
     config.addinivalue_line("markers", f"{MARKER}: a case of the Jhyap conformance corpus")
+    config.addinivalue_line(
+        "markers",
+        f"{MODE_MARKERS['derived']}: a case whose expectations are the reference engine's "
+        "answers under the declared ruleset",
+    )
+    config.addinivalue_line(
+        "markers",
+        f"{MODE_MARKERS['not_applicable']}: a case the declared ruleset cannot play",
+    )
 
 
 class CaseFailed(Exception):
@@ -419,14 +430,20 @@ class JhyapItem(_ExplainedItem):
         self.case = case
         self.jhyap = jhyap
         self.add_marker(MARKER)
+        if case.mode.value in MODE_MARKERS:
+            self.add_marker(MODE_MARKERS[case.mode.value])
 
     def runtest(self) -> None:
-        from .harness.replay import PASSED, SKIPPED, XFAIL
+        from .harness.replay import NOT_APPLICABLE, PASSED, SKIPPED, XFAIL
         from .reporting.report import failure_block, headline
 
+        # How the case runs under its ruleset, in the JUnit XML pytest writes and to plugins.
+        self.user_properties.append(("jhyap_mode", self.case.mode.value))
         outcome = self.jhyap.run(self.case)
         if outcome.status == PASSED:
             return
+        if outcome.status == NOT_APPLICABLE:
+            pytest.skip(f"not applicable under {outcome.profile}: {outcome.reason}")
         if outcome.status == SKIPPED:
             pytest.skip(outcome.reason)
         if outcome.status == XFAIL:

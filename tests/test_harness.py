@@ -737,7 +737,15 @@ def test_selection_by_clause_and_profile(
     code, _, _ = jhyap(
         capsys, "run", "--transcripts", DATA_ARG, "--profile", "dhumbal", "--json", str(report)
     )
-    assert [r["id"] for r in json_results(report)] == ["harness-check-fails"]
+    # Under a declared ruleset every transcript faces it: the one written for dhumbal as it
+    # stands (and it fails), the others derived from the reference engine playing dhumbal.
+    assert [(r["id"], r["mode"], r["outcome"]) for r in json_results(report)] == [
+        ("harness-check-fails", "as_written", "failed"),
+        ("harness-game-end", "derived", "passed"),
+        ("harness-pass-run-ends", "derived", "passed"),
+        ("harness-timeout", "derived", "passed"),
+        ("harness-wrong-expectation", "derived", "passed"),
+    ]
     code, out, err = jhyap(capsys, "run", "--transcripts", DATA_ARG, "--profile", "nope")
     assert (code, out) == (2, "")
     assert err == (
@@ -810,7 +818,11 @@ def test_json_and_junit_reports(capsys: pytest.CaptureFixture[str], tmp_path: Pa
         "skipped": 0,
         "xfail": 0,
         "xpass": 0,
+        "not_applicable": 0,
         "total": 2,
+        "modes": {"as_written": 2, "derived": 0, "not_applicable": 0},
+        "passed_as_written": 1,
+        "passed_derived": 0,
     }
     assert data["engine"]["name"] == "jhyap-reference"
     assert data["engine"]["protocol"] == "1.0"
@@ -829,6 +841,10 @@ def test_json_and_junit_reports(capsys: pytest.CaptureFixture[str], tmp_path: Pa
         "reason": "the events differ from the transcript",
         "differences": ['events[0].card: expected "3c", got "2c"'],
         "known_failure": None,
+        "mode": "as_written",
+        "mode_note": "",
+        "base": None,
+        "changed": [],
     }
     root = ET.parse(junit).getroot()
     suite = root.find("testsuite")

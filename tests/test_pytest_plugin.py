@@ -109,7 +109,8 @@ def test_reference_engine(pytester: pytest.Pytester, capsys: pytest.CaptureFixtu
 
 
 def test_selection_by_profile_and_keyword(pytester: pytest.Pytester) -> None:
-    jhyap(pytester, REFERENCE, "--jhyap-profile", "dhumbal").assert_outcomes(failed=1)
+    # Every transcript faces the ruleset given: one as written (and wrong), four derived.
+    jhyap(pytester, REFERENCE, "--jhyap-profile", "dhumbal").assert_outcomes(passed=4, failed=1)
     result = jhyap(pytester, REFERENCE, "-k", "pass-run")
     result.assert_outcomes(passed=1, deselected=4)
     # The items come on top of the session's own tests; -m jhyap keeps only the corpus.

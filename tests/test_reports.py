@@ -146,7 +146,7 @@ def test_the_schema_catches_a_broken_report(
     assert problems(report) == [
         "$.format_version: 1 was expected",
         "$.results[0].outcome: 'fine' is not one of ['passed', 'failed', 'errored', "
-        "'crashed', 'timed_out', 'skipped', 'xfail', 'xpass']",
+        "'crashed', 'timed_out', 'skipped', 'xfail', 'xpass', 'not_applicable']",
         "$.results[0].failure: {'summary': " + problems(report)[2].split("{'summary': ")[1],
     ]
     assert problems(report)[2].endswith("is not valid under any of the given schemas")
@@ -173,8 +173,10 @@ def test_every_status_of_the_schema_is_a_status_of_the_harness() -> None:
     outcome = schema["$defs"]["outcome"]
     assert outcome["enum"] == list(STATUSES)
     assert len(outcome["enumDescriptions"]) == len(STATUSES)
-    assert list(schema["properties"]["summary"]["required"]) == [*STATUSES, "total", "wall_time"]
-    assert set(schema["properties"]["summary"]["properties"]) == {*STATUSES, "total", "wall_time"}
+    modes = ["modes", "passed_as_written", "passed_derived"]
+    required = [*STATUSES, "total", "wall_time", *modes]
+    assert list(schema["properties"]["summary"]["required"]) == required
+    assert set(schema["properties"]["summary"]["properties"]) == set(required)
 
 
 def test_junit_is_valid_against_the_jenkins_xsd_with_relative_paths(
@@ -252,7 +254,7 @@ def test_every_outcome_makes_a_valid_report() -> None:
     report = json.loads(json.dumps(json_report(result, context), default=list))
     assert problems(report) == []
     assert [r["failure"] is None for r in report["results"]] == [
-        s in ("passed", "skipped") for s in STATUSES
+        s in ("passed", "skipped", "not_applicable") for s in STATUSES
     ]
     document = etree.fromstring(junit_report(result, context).encode("utf-8"))
     assert xsd().validate(document), xsd().error_log

@@ -26,6 +26,7 @@ from conformance.harness.sandbox import (
     EngineLimits,
     engine_environment,
 )
+from conformance.reporting.modes import with_modes
 from conformance.reporting.report import (
     STDOUT,
     Progress,
@@ -266,7 +267,10 @@ def run(args: argparse.Namespace) -> int:
     if progress is not None:
         progress.finish()
     result.warnings[:0] = known_failure_warnings(known, selection.corpus_ids, selection.documents)
-    result.claims = readings.claims(selection.documents, (o.profile for o in result.outcomes))
+    result.claims = with_modes(
+        readings.claims(selection.documents, (o.profile for o in result.outcomes)),
+        result.outcomes,
+    )
     context = _context(args, engine)
     # A report on standard output keeps it to itself: the console report goes to stderr.
     console = sys.stderr if STDOUT in (args.json, args.junit) else sys.stdout

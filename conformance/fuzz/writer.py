@@ -312,7 +312,7 @@ def _known_divergence_faults(at: str, item: Mapping[str, Any]) -> list[str]:
 
 def load_known_divergences(path: str | Path) -> list[KnownDivergence]:
     """The entries of a known-divergences file (YAML, or JSON for ``*.json``)."""
-    from ..harness.runner import InputError, data_entries
+    from ..harness.known_failures import InputError, data_entries
 
     try:
         items, problems = data_entries(

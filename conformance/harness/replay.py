@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import jsonschema
 import referencing
@@ -22,7 +22,6 @@ from ..spec import data
 from ..spec.protocol import is_protocol_clause
 from ..spec.transcript import Step, Transcript, raw_line
 from .client import (
-    EngineClient,
     EngineCrashed,
     EngineError,
     EngineInfo,
@@ -46,8 +45,20 @@ TIMED_OUT: Final = "timed_out"
 SKIPPED: Final = "skipped"
 XFAIL: Final = "xfail"
 XPASS: Final = "xpass"
-STATUSES: Final = (PASSED, FAILED, ERRORED, CRASHED, TIMED_OUT, SKIPPED, XFAIL, XPASS)
-OK_STATUSES: Final = frozenset({PASSED, SKIPPED, XFAIL})
+# The ruleset declared cannot play the transcript's setup (seats, deck, an option value).
+NOT_APPLICABLE: Final = "not_applicable"
+STATUSES: Final = (
+    PASSED,
+    FAILED,
+    ERRORED,
+    CRASHED,
+    TIMED_OUT,
+    SKIPPED,
+    XFAIL,
+    XPASS,
+    NOT_APPLICABLE,
+)
+OK_STATUSES: Final = frozenset({PASSED, SKIPPED, XFAIL, NOT_APPLICABLE})
 NOT_PASSED: Final = frozenset({FAILED, ERRORED, CRASHED, TIMED_OUT})
 
 # The protocol clauses a failure is credited to when the answer itself is malformed,
@@ -92,6 +103,14 @@ class Outcome:
     state_diff: bool = False  # differences compare the state before and after a refusal
     duration: float = 0.0
     known_failure: str | None = None  # the known-failures entry's reason, for xfail/xpass
+    # How the case ran under its ruleset (conformance.harness.derive.Mode): "as_written",
+    # "derived" (the expectations are the reference engine's) or "not_applicable"; why,
+    # for the last two; the profile the transcript was written for that it was set
+    # against; and, for a failure, the parameters the ruleset changes that the step touches.
+    mode: str = "as_written"
+    mode_note: str = ""
+    base: str | None = None
+    changed: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -249,6 +268,22 @@ def schema_problems(cmd: str, response: Mapping[str, Any]) -> list[str]:
 # -- replay ----------------------------------------------------------------------------
 
 
+class Connection(Protocol):
+    """What a replay needs of an engine: an :class:`.EngineClient`, or the reference
+    engine in this process (:class:`.inprocess.ReferenceClient`)."""
+
+    @property
+    def next_seq(self) -> int: ...
+
+    def send(
+        self, message: Mapping[str, Any], *, timeout: float | None = None
+    ) -> dict[str, Any]: ...
+
+    def send_raw(self, line: bytes, *, timeout: float | None = None) -> dict[str, Any]: ...
+
+    def stderr_tail(self, lines: int | None = None) -> list[str]: ...
+
+
 class _StepFailure(Exception):
     """Ends a replay early with an outcome (raised inside :func:`replay` only)."""
 
@@ -261,7 +296,7 @@ class _StepFailure(Exception):
 
 @dataclass
 class _Context:
-    client: EngineClient
+    client: Connection
     validate: bool
     transcript: Transcript
     resolved: Mapping[str, Any]
@@ -576,7 +611,7 @@ def start_message(transcript: Transcript, resolved: Mapping[str, Any]) -> dict[s
 
 
 def replay(
-    client: EngineClient,
+    client: Connection,
     info: EngineInfo,
     transcript: Transcript,
     profile: str,
@@ -668,6 +703,7 @@ __all__ = [
     "CRASHED",
     "ERRORED",
     "FAILED",
+    "NOT_APPLICABLE",
     "NOT_PASSED",
     "OK_STATUSES",
     "PASSED",

@@ -22,7 +22,9 @@ from ..harness.replay import (
     CRASHED,
     ERRORED,
     FAILED,
+    NOT_APPLICABLE,
     NOT_PASSED,
+    PASSED,
     SKIPPED,
     STATUSES,
     TIMED_OUT,
@@ -32,6 +34,7 @@ from ..harness.replay import (
 )
 from ..harness.runner import RunResult
 from .files import WriteRefused, write_atomic
+from .modes import DERIVED, WRITTEN, any_derived, mode_counts, mode_lines, split_counts
 from .style import Style, plural
 from .terminal import visible_styled
 
@@ -44,6 +47,7 @@ SYMBOLS = {
     SKIPPED: "s",
     XFAIL: "x",
     XPASS: "X",
+    NOT_APPLICABLE: "-",
 }
 HEADINGS = {
     FAILED: "FAILED",
@@ -53,7 +57,12 @@ HEADINGS = {
     XPASS: "UNEXPECTED PASS",
 }
 # How the console names each outcome in counts ("3 timed out", "1 xfailed").
-LABELS = {TIMED_OUT: "timed out", XFAIL: "xfailed", XPASS: "xpassed"}
+LABELS = {
+    TIMED_OUT: "timed out",
+    XFAIL: "xfailed",
+    XPASS: "xpassed",
+    NOT_APPLICABLE: "not applicable",
+}
 COLOURS = {
     "passed": "green",
     FAILED: "red",
@@ -63,8 +72,10 @@ COLOURS = {
     XPASS: "red",
     SKIPPED: "yellow",
     XFAIL: "yellow",
+    NOT_APPLICABLE: "yellow",
 }
 BAD = NOT_PASSED | {XPASS}
+OK_PLAIN = frozenset({PASSED, SKIPPED, NOT_APPLICABLE})  # no failure to describe
 PLAIN = Style(enabled=False)
 STDERR_LINES = 20
 DOTS_PER_LINE = 80
@@ -172,6 +183,7 @@ def failure_block(outcome: Outcome, rerun: RerunInfo, style: Style = PLAIN) -> l
     lines.append(where)
     if outcome.reason:
         lines.append(f"  {outcome.reason}")
+    lines += mode_lines(outcome)
     if outcome.known_failure:
         lines.append(f"  listed as a known failure: {outcome.known_failure}")
     if outcome.status == XPASS:
@@ -230,11 +242,17 @@ def _bucket(outcome: Outcome) -> str:
 def counts_line(outcomes: Sequence[Outcome], style: Style = PLAIN) -> str:
     """``3 passed, 1 failed, 2 timed out`` in the order of STATUSES."""
     counts = Counter(o.status for o in outcomes)
-    parts = [
-        style.paint(f"{counts[s]} {LABELS.get(s, s)}", COLOURS.get(s, "bold"))
-        for s in STATUSES
-        if counts[s]
-    ]
+    split = any_derived(outcomes)
+    parts = []
+    for s in STATUSES:
+        if not counts[s]:
+            continue
+        colour = COLOURS.get(s, "bold")
+        if split and s in (PASSED, FAILED):
+            # Under a declared ruleset a pass says whose expectations it met.
+            parts += [style.paint(f"{n} {label}", colour) for label, n in split_counts(outcomes, s)]
+        else:
+            parts.append(style.paint(f"{counts[s]} {LABELS.get(s, s)}", colour))
     return ", ".join(parts) or "no cases"
 
 
@@ -338,8 +356,9 @@ def console_report(
 
 
 def declared_claims(result: RunResult) -> list[dict[str, Any]]:
-    """The claims of profiles that declare readings or are variants (not shipped as they are)."""
-    return [c for c in result.claims if c["profile"] != c["base"] or c["variant"]]
+    """The claims of profiles that declare readings or are variants (not shipped as they are),
+    and of every profile a run faced every transcript with (``--profile``)."""
+    return [c for c in result.claims if c["profile"] != c["base"] or c["variant"] or "modes" in c]
 
 
 # -- files -------------------------------------------------------------------------
@@ -453,7 +472,11 @@ def result_json(outcome: Outcome, context: ReportContext) -> dict[str, Any]:
         "differences": list(o.differences),
         "known_failure": o.known_failure,
         "duration": round(o.duration, 4),
-        "failure": None if o.status in ("passed", SKIPPED) else failure_json(o, context),
+        "mode": o.mode,
+        "mode_note": o.mode_note,
+        "base": o.base,
+        "changed": list(o.changed),
+        "failure": None if o.status in OK_PLAIN else failure_json(o, context),
     }
 
 
@@ -465,6 +488,13 @@ def json_report(result: RunResult, context: ReportContext) -> dict[str, Any]:
     counts = Counter(o.status for o in result.outcomes)
     summary: dict[str, Any] = {s: counts[s] for s in STATUSES}
     summary["total"] = len(result.outcomes)
+    summary["modes"] = mode_counts(result.outcomes)
+    summary["passed_as_written"] = sum(
+        1 for o in result.outcomes if o.status == PASSED and o.mode == WRITTEN
+    )
+    summary["passed_derived"] = sum(
+        1 for o in result.outcomes if o.status == PASSED and o.mode == DERIVED
+    )
     summary["wall_time"] = round(result.wall_time, 3)
     return {
         "format": REPORT_FORMAT,
@@ -511,7 +541,7 @@ def junit_report(result: RunResult, context: ReportContext) -> str:
     counts = Counter(o.status for o in result.outcomes)
     failures = counts[FAILED] + counts[XPASS]
     errors = counts[ERRORED] + counts[CRASHED] + counts[TIMED_OUT]
-    skipped = counts[SKIPPED] + counts[XFAIL]
+    skipped = counts[SKIPPED] + counts[XFAIL] + counts[NOT_APPLICABLE]
     totals = {
         "name": "jhyap",
         "tests": str(len(result.outcomes)),
@@ -542,15 +572,24 @@ def junit_report(result: RunResult, context: ReportContext) -> str:
                 "time": f"{o.duration:.4f}",
             },
         )
-        if o.status == "passed":
+        if o.status == "passed" and o.mode != DERIVED:
             continue
-        if o.status in (SKIPPED, XFAIL):
-            message = o.reason if o.status == SKIPPED else f"known failure: {o.known_failure}"
+        if o.status == "passed":
+            ET.SubElement(case, "system-out").text = _xml_text(f"derived: {o.mode_note}")
+            continue
+        if o.status in (SKIPPED, XFAIL, NOT_APPLICABLE):
+            message = {
+                SKIPPED: o.reason,
+                XFAIL: f"known failure: {o.known_failure}",
+                NOT_APPLICABLE: f"not applicable: {o.reason}",
+            }[o.status]
             ET.SubElement(case, "skipped", {"message": _xml_text(message)})
             continue
         tag = "failure" if o.status in (FAILED, XPASS) else "error"
         child = ET.SubElement(case, tag, {"message": _xml_text(headline(o)), "type": o.status})
         child.text = _xml_text("\n".join(failure_block(o, rerun)))
+        if o.mode == DERIVED:
+            ET.SubElement(case, "system-out").text = _xml_text(f"derived: {o.mode_note}")
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, "unicode") + "\n"
 

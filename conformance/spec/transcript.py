@@ -53,6 +53,7 @@ class Step:
     legal: Any = None  # a legal step: the expected answer (null outside a turn)
     start_options: Mapping[str, Any] | None = None  # a start step's replacement options
     start_seats: int | None = None  # a start step's replacement seat count
+    deal: Mapping[str, Any] | None = None  # a deal step's spec as written (hands or order)
 
     def describe(self) -> str:
         if self.kind == "check":
@@ -225,6 +226,7 @@ def _build_step_kind(
             {"cmd": "deal", "deck": expand_deal(spec, deck)},
             expect=expect,
             starter=spec.get("starter"),
+            deal=spec,
         )
     if "act" in raw:
         act = raw["act"]
@@ -404,6 +406,15 @@ def _transcript(
     )
 
 
+def rebuild(
+    transcript: Transcript, value: dict[str, Any], lines: Sequence[int] | None = None
+) -> Transcript:
+    """``transcript`` made anew from changed data (same file and id line); ``lines``: the
+    line of each step, by default those of the transcript's steps."""
+    step_lines = list(lines) if lines is not None else [s.line for s in transcript.steps]
+    return _transcript(transcript.file, value, transcript.line, step_lines)
+
+
 # -- selection -------------------------------------------------------------------
 
 
@@ -546,8 +557,14 @@ def _semantic_problems(
             ["where" if transcript.where else "profiles"],
             "selects no profile, under any reading (check the condition and the options)",
         )
-    # Alternative readings share their profile's seats: check each profile once.
-    for pid in [p for p in selected if p in given_documents] or selected:
+    # Alternative readings share their profile's seats: check each profile once. A ruleset
+    # given to a run (a declared-readings file, a variant) is checked only where the
+    # transcript names it: under any other it runs, derived or not applicable, never refused.
+    shipped = shipped_documents() if given is not None else given_documents
+    checked = [
+        p for p in selected if p in given_documents and (p in shipped or p in transcript.profiles)
+    ]
+    for pid in checked or [p for p in selected if p not in given_documents]:
         try:
             resolved = (
                 resolve(documents[pid], transcript.options)
@@ -767,4 +784,5 @@ __all__ = [
     "load_corpus",
     "load_transcript",
     "profiles_for",
+    "rebuild",
 ]

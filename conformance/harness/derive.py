@@ -1,0 +1,477 @@
+"""Every transcript under any ruleset: as written, derived, or not applicable (docs/readings.md).
+
+A transcript is written for the rules of the profiles it names. Under another ruleset (a
+declared reading, a variant, a standalone profile) :func:`classify` decides, by asking the
+reference engine in this process, how it runs:
+
+* **as written** when the reference engine, playing the ruleset, meets the transcript's own
+  expectations (a deal written for another deck or hand size is first laid out for the
+  ruleset's, the named cards where the transcript put them);
+* **derived** when it does not: the transcript's requests are kept and each expectation is
+  the reference engine's answer under the ruleset. The replay ends after the first step
+  whose action the ruleset refuses where the transcript expected it accepted (that step
+  is checked: the refusal, and that it changed nothing);
+* **not applicable** only when the ruleset cannot play the setup: a seat count outside its
+  range, a deal naming cards its deck does not hold, an option value it cannot take.
+
+A derived transcript is an ordinary :class:`Transcript` (same file, same step lines), so it
+is replayed and reported like any other. Classifications are cached by the transcript
+file, the ruleset and this code (:mod:`conformance.spec.filecache`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cache
+from pathlib import Path
+from typing import Any, Final
+
+from reference_engine.errors import JhyapError
+from reference_engine.profile import resolve
+
+from ..spec import filecache, readings
+from ..spec.transcript import (
+    UNCHECKABLE_AFTER_GAME,
+    Step,
+    Transcript,
+    deck_names,
+    raw_line,
+    rebuild,
+    table_deck,
+)
+from .compare import checked_fields, strip_vendor
+from .inprocess import ReferenceClient
+from .replay import PASSED, SKIPPED, replay, start_message
+
+Json = Any
+
+
+class Mode(StrEnum):
+    """How a case runs under its ruleset."""
+
+    WRITTEN = "as_written"
+    DERIVED = "derived"
+    NOT_APPLICABLE = "not_applicable"
+
+
+@dataclass(frozen=True)
+class Classification:
+    """How one transcript runs under one ruleset, and what it runs."""
+
+    mode: Mode
+    transcript: Transcript  # as written (its deals laid out for the ruleset), or derived
+    options: Mapping[str, Json]  # the options the case starts with
+    reason: str = ""  # derived: where the reference leaves the transcript; n/a: why
+    base: str | None = None  # the profile the transcript was written for, nearest the ruleset
+    changed: tuple[str, ...] = ()  # "rules.path: old -> new" from ``base`` to the ruleset
+
+
+# -- what the ruleset changes ---------------------------------------------------------
+
+
+def _leaves(node: Json, prefix: str) -> dict[str, Json]:
+    if isinstance(node, Mapping) and node:
+        found: dict[str, Json] = {}
+        for key, value in node.items():
+            found.update(_leaves(value, f"{prefix}.{key}"))
+        return found
+    return {prefix: node}
+
+
+def rule_changes(rules: Mapping[str, Json], base_rules: Mapping[str, Json]) -> list[str]:
+    """Each rule parameter that differs from ``base_rules``: ``path: old -> new``."""
+    old, new = _leaves(base_rules, "rules"), _leaves(rules, "rules")
+    return [
+        f"{path[len('rules.') :]}: {_word(old.get(path))} -> {_word(new.get(path))}"
+        for path in dict.fromkeys([*old, *new])
+        if old.get(path) != new.get(path)
+    ]
+
+
+def _word(value: Json) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value) if isinstance(value, int | str) else repr(value)
+
+
+# The rule families a step's answer depends on, by what the step does.
+_ACTION_FAMILIES: Final[Mapping[str, tuple[str, ...]]] = {
+    "throw": ("throws", "deck", "pick", "reshuffle", "deck_runs_out", "card_values"),
+    "pick": ("pick", "reshuffle", "deck_runs_out", "deck", "throws"),
+    "call": ("call", "showdown", "scoring", "game_end", "card_values", "money", "next_starter"),
+    "timeout": ("turn_timer", "throws", "pick", "reshuffle"),
+}
+_STEP_FAMILIES: Final[Mapping[str, tuple[str, ...]]] = {
+    "deal": ("deck", "hand_size", "deal", "direction", "next_starter", "seats", "call"),
+    "reshuffle": ("reshuffle", "deck"),
+    "end_game": ("game_end", "scoring", "money"),
+    "set_option": (),
+    "start": ("seats", "deck"),
+}
+_CHECK_FAMILIES: Final[Mapping[str, tuple[str, ...]]] = {
+    "scores": ("scoring", "game_end"),
+    "eliminated": ("game_end", "scoring"),
+    "result": ("game_end", "scoring", "money"),
+    "settlement": ("money", "scoring"),
+    "dealer": ("deal", "next_starter"),
+    "starter": ("deal", "next_starter"),
+    "to_act": ("direction", "next_starter", "deal", "call"),
+    "hand_values": ("card_values", "deck"),
+    "last_round": ("showdown", "scoring", "call", "card_values"),
+    "phase": ("game_end", "call", "deck_runs_out"),
+}
+
+
+def touched(step: Step | None, changed: Sequence[str]) -> tuple[str, ...]:
+    """Those of ``changed`` that the answer to ``step`` depends on, where that can be told."""
+    if step is None:
+        families: tuple[str, ...] = ("seats", "deck")
+    elif step.kind == "act":
+        action = (step.request or {}).get("action") or {}
+        families = _ACTION_FAMILIES.get(str(action.get("type")), ())
+    elif step.kind == "check":
+        families = tuple(f for name in step.check or {} for f in _CHECK_FAMILIES.get(name, ()))
+    else:
+        families = _STEP_FAMILIES.get(step.kind, ())
+    return tuple(c for c in changed if c.split(".")[0].split(":")[0] in families)
+
+
+# -- laying a deal out for the ruleset ------------------------------------------------
+
+
+class NotApplicable(Exception):
+    """The ruleset cannot play the transcript's setup."""
+
+
+def _laid_out(spec: Mapping[str, Json], deck: tuple[int, int], hand_size: int) -> dict[str, Json]:
+    """A hands-given deal for a deck of ``deck`` and hands of ``hand_size``: each named hand
+    cut or filled up to the size (with cards nobody was named, in pack order)."""
+    hands = {str(seat): list(cards) for seat, cards in spec["hands"].items()}
+    named = [c for h in hands.values() for c in h] + [spec["turned_up"], *(spec.get("deck") or [])]
+    left = Counter(deck_names(*deck))
+    left.subtract(named)
+    short = [name for name, n in left.items() if n < 0]
+    if short:
+        packs, jokers = deck
+        raise NotApplicable(
+            f"the deal names {', '.join(sorted(short))} more often than the ruleset's deck "
+            f"({packs} pack(s), {jokers} joker(s) each) holds"
+        )
+    spare: list[str] = []  # the cards nobody was named, in pack order
+    for name in dict.fromkeys(deck_names(*deck)):
+        spare.extend([name] * max(0, left[name]))
+    for seat, cards in hands.items():
+        while len(cards) > hand_size:
+            spare.insert(0, cards.pop())
+        while len(cards) < hand_size and spare:
+            cards.append(spare.pop(0))
+        hands[seat] = cards
+    return {**spec, "hands": hands}
+
+
+def lay_out_deals(transcript: Transcript, rules: Mapping[str, Json]) -> Transcript:
+    """The transcript with its deals laid out for a table playing ``rules``; NotApplicable
+    when a deal cannot be (a whole card order written for another deck, cards it lacks)."""
+    deck = table_deck(rules, transcript.seats)
+    hand_size = int(rules["hand_size"])
+    steps = list(transcript.raw.get("steps") or [])
+    changed = False
+    for step in transcript.steps:
+        if step.kind != "deal" or step.deal is None:
+            continue
+        spec = step.deal
+        if "order" in spec:
+            if deck != transcript.deck:
+                raise NotApplicable(
+                    f"the deal at line {step.line} is a whole card order for another deck"
+                )
+            continue
+        size = max((len(h) for h in spec["hands"].values()), default=hand_size)
+        if deck == transcript.deck and size == hand_size:
+            continue
+        steps[step.index] = {**steps[step.index], "deal": _laid_out(spec, deck, hand_size)}
+        changed = True
+    if not changed and deck == transcript.deck:
+        return transcript
+    packs, jokers = deck
+    return rebuild(
+        transcript, {**transcript.raw, "steps": steps, "deck": {"packs": packs, "jokers": jokers}}
+    )
+
+
+# -- deriving the expectations ---------------------------------------------------------
+
+
+def _expect(answer: Mapping[str, Json]) -> dict[str, Json]:
+    if answer.get("ok"):
+        events = answer.get("events")
+        return {"events": events} if isinstance(events, list) else {}
+    return {"error": answer["error"]["code"]}
+
+
+def _derived_check(step: Step, state: Json) -> dict[str, Json]:
+    """The fields the check names, with the reference's values (those it has)."""
+    shown = checked_fields(step.check or {}, state)
+    over = isinstance(state, Mapping) and state.get("phase") == "game_over"
+    kept = {}
+    for name, value in shown.items():
+        if name == "settlement" and value is None:
+            continue
+        if name != "settlement" and name not in state:
+            continue
+        if over and name in UNCHECKABLE_AFTER_GAME:
+            continue
+        kept[name] = value
+    return kept
+
+
+def _derive_steps(
+    transcript: Transcript, resolved: Mapping[str, Json]
+) -> tuple[list[dict[str, Json]], list[int], str | None]:
+    """The derived steps (transcript data), their lines, and the table's refusal code when
+    the reference refuses the table the transcript expected refused. NotApplicable when it
+    refuses a table the transcript expected accepted."""
+    client = ReferenceClient()
+    client.handshake()
+    if not transcript.fresh_engine:
+        answer = client.send(start_message(transcript, resolved))
+        if not answer["ok"]:
+            error = answer["error"]
+            if transcript.start_error is None:
+                raise NotApplicable(
+                    f"the ruleset refuses the table: {error['code']}: {error['message']}"
+                )
+            return [], [], str(error["code"])
+    originals = list(transcript.raw.get("steps") or [])
+    steps: list[dict[str, Json]] = []
+    lines: list[int] = []
+    for step in transcript.steps:
+        raw = {k: v for k, v in originals[step.index].items() if k != "expect"}
+        last = False
+        if step.kind == "check":
+            answer = client.send({"cmd": "state"})
+            if not answer["ok"]:
+                break
+            raw["check"] = _derived_check(step, answer.get("state"))
+        elif step.kind == "legal":
+            answer = client.send({"cmd": "legal"})
+            if not answer["ok"]:
+                break
+            raw["legal"] = strip_vendor(answer.get("legal"))
+        else:
+            if step.kind == "raw":
+                line, put = raw_line(step.raw or {}, client.next_seq)
+                answer = client.send_raw(line)
+                expect = _expect(answer)
+                if answer.get("seq") != put:
+                    expect["seq"] = answer.get("seq")
+            else:
+                if step.kind == "start":
+                    message = start_message(transcript, resolved)
+                    if step.start_options is not None:
+                        message["options"] = dict(step.start_options)
+                    if step.start_seats is not None:
+                        message["seats"] = step.start_seats
+                else:
+                    assert step.request is not None
+                    message = dict(step.request)
+                answer = client.send(message)
+                expect = _expect(answer)
+                if step.kind == "deal":
+                    # The engine's own starter is in its round_started event.
+                    raw["deal"] = {"order": list(message["deck"])}
+            if expect:
+                raw["expect"] = expect
+            last = not answer["ok"] and step.expect.error is None
+        steps.append(raw)
+        lines.append(step.line)
+        if last:
+            break
+    return steps, lines, None
+
+
+# -- classification --------------------------------------------------------------------
+
+
+def _accepted_options(
+    document: Mapping[str, Json], options: Mapping[str, Json]
+) -> tuple[dict[str, Json], list[str]]:
+    """The transcript's options the ruleset takes, and why each other one is left out."""
+    kept: dict[str, Json] = {}
+    dropped = []
+    for name, value in options.items():
+        try:
+            resolve(document, {**kept, name: value})
+        except JhyapError as exc:
+            dropped.append(f"option {name} = {_word(value)} left out ({exc.message})")
+            continue
+        kept[name] = value
+    return kept, dropped
+
+
+def _nearest_base(
+    transcript: Transcript,
+    rules: Mapping[str, Json],
+    written_for: Mapping[str, Mapping[str, Json]],
+) -> tuple[str | None, list[str]]:
+    """The profile the transcript was written for whose rules differ least from ``rules``."""
+    from ..spec.transcript import profiles_for
+
+    best: tuple[int, str, list[str]] | None = None
+    for pid in profiles_for(transcript, written_for):
+        try:
+            base_rules = resolve(written_for[pid], transcript.options)["rules"]
+        except JhyapError:
+            continue
+        changes = rule_changes(rules, base_rules)
+        if best is None or len(changes) < best[0]:
+            best = (len(changes), pid, changes)
+    return (best[1], best[2]) if best else (None, [])
+
+
+@cache
+def _code_fingerprint() -> str:
+    digest = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    for name in ("derive.py", "inprocess.py", "replay.py", "compare.py"):
+        digest.update((here / name).read_bytes())
+    return digest.hexdigest()
+
+
+def classify(
+    transcript: Transcript,
+    profile: str,
+    document: Mapping[str, Json],
+    written_for: Mapping[str, Mapping[str, Json]],
+) -> Classification:
+    """How ``transcript`` runs under the ruleset ``document`` (id ``profile``).
+
+    ``written_for``: the profiles the corpus is written for (the shipped ones and their
+    alternative readings), to name the parameters the ruleset changes."""
+    content = filecache.read_file(transcript.file)
+    entry = None
+    if content is not None:
+        entry = filecache.key(
+            "classification",
+            content,
+            str(transcript.file),
+            profile,
+            filecache.fingerprint(document),
+            filecache.fingerprint(sorted(written_for)),
+            _code_fingerprint(),
+        )
+        hit = filecache.get(entry)
+        if isinstance(hit, dict):
+            try:
+                return _from_json(transcript, hit)
+            except (KeyError, TypeError, ValueError, IndexError):
+                pass
+    found = _classify(transcript, profile, document, written_for)
+    if entry is not None:
+        filecache.put(entry, _to_json(found))
+    return found
+
+
+def _classify(
+    transcript: Transcript,
+    profile: str,
+    document: Mapping[str, Json],
+    written_for: Mapping[str, Mapping[str, Json]],
+) -> Classification:
+    options, dropped = _accepted_options(document, transcript.options)
+    resolved = resolve(document, options)
+    rules = resolved["rules"]
+    base, changed = _nearest_base(transcript, rules, written_for)
+
+    def na(reason: str) -> Classification:
+        return Classification(
+            Mode.NOT_APPLICABLE, transcript, options, reason, base, tuple(changed)
+        )
+
+    seats = rules["seats"]
+    inside = seats["min"] <= transcript.seats <= seats["max"]
+    if not inside and transcript.start_error is None:
+        return na(
+            f"{transcript.seats} seats is outside the ruleset's {seats['min']}-{seats['max']}"
+        )
+    laid = transcript
+    if inside and transcript.steps:
+        try:
+            laid = lay_out_deals(transcript, rules)
+        except NotApplicable as exc:
+            return na(str(exc))
+    if options != dict(transcript.options):
+        laid = rebuild(laid, {**laid.raw, "options": options})
+    client = ReferenceClient()
+    info = client.handshake()
+    outcome = replay(client, info, laid, profile, resolved, validate_protocol=False)
+    if outcome.status == PASSED and not dropped:
+        return Classification(Mode.WRITTEN, laid, options, "", base, tuple(changed))
+    if outcome.status == SKIPPED:
+        return na(outcome.reason)
+    try:
+        steps, lines, start_error = _derive_steps(laid, resolved)
+    except NotApplicable as exc:
+        return na(str(exc))
+    value = {**laid.raw, "steps": steps}
+    value.pop("start_error", None)
+    if start_error is not None:
+        value["start_error"] = start_error
+    derived = rebuild(laid, value, lines)
+    if dropped:
+        why = "; ".join(dropped)
+    else:
+        where = f"step {outcome.step} (line {outcome.line})" if outcome.step else "the start"
+        first = outcome.differences[0] if outcome.differences else outcome.reason
+        why = f"the reference engine leaves the transcript at {where}: {first}"
+    return Classification(Mode.DERIVED, derived, options, why, base, tuple(changed))
+
+
+def _to_json(found: Classification) -> dict[str, Json]:
+    lines = [step.line for step in found.transcript.steps]
+    return {
+        "mode": found.mode.value,
+        "value": found.transcript.raw,
+        "lines": lines,
+        "options": dict(found.options),
+        "reason": found.reason,
+        "base": found.base,
+        "changed": list(found.changed),
+    }
+
+
+def _from_json(transcript: Transcript, hit: Mapping[str, Json]) -> Classification:
+    return Classification(
+        Mode(hit["mode"]),
+        rebuild(transcript, hit["value"], hit["lines"]),
+        dict(hit["options"]),
+        str(hit["reason"]),
+        hit["base"],
+        tuple(hit["changed"]),
+    )
+
+
+def trusted(profile: str, document: Mapping[str, Json], shipped: Mapping[str, Json]) -> bool:
+    """Whether the transcripts written for this profile are oracles for it as they stand:
+    a shipped profile, or one that only declares readings of one (no rule of its own)."""
+    derived = document.get("derived_from")
+    if isinstance(derived, Mapping):
+        return not derived.get("variant") and readings.base_id(document) in shipped
+    return profile in shipped
+
+
+__all__ = [
+    "Classification",
+    "Mode",
+    "classify",
+    "lay_out_deals",
+    "rule_changes",
+    "touched",
+    "trusted",
+]

@@ -1,0 +1,87 @@
+"""The reference engine answering in this process, with the client's interface.
+
+:func:`.replay` needs only ``send``, ``send_raw``, ``next_seq`` and ``stderr_tail`` of an
+:class:`.EngineClient`; :class:`ReferenceClient` offers those over a
+:class:`reference_engine.server.Session`, so the harness can ask the reference what it
+answers (to classify a transcript under a ruleset, or to derive the expectations of one)
+without a subprocess. Answers go through a JSON round trip, as over the pipe, so that
+nothing the engine keeps can be shared with, or changed through, an answer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from reference_engine.errors import ErrorCode, JhyapError
+from reference_engine.server import MAX_LINE_BYTES, Session, decode_request
+
+from .client import EngineInfo, EngineTimeout
+
+
+def _copy(response: Mapping[str, Any]) -> dict[str, Any]:
+    value: dict[str, Any] = json.loads(json.dumps(response))
+    return value
+
+
+class ReferenceClient:
+    """A fresh reference engine, spoken to in this process."""
+
+    broken: str | None = None
+    alive: bool = True
+
+    def __init__(self) -> None:
+        self._session = Session()
+        self._seq = 0
+
+    @property
+    def next_seq(self) -> int:
+        return self._seq
+
+    def handshake(self) -> EngineInfo:
+        answer = self.send({"cmd": "hello", "protocol": "1.0"})
+        return EngineInfo(
+            engine=answer.get("engine") or {},
+            protocol=str(answer.get("protocol")),
+            supports=answer.get("supports") or {},
+            raw=answer,
+        )
+
+    def send(self, message: Mapping[str, Any], *, timeout: float | None = None) -> dict[str, Any]:
+        seq = self._seq
+        self._seq += 1
+        return _copy(self._session.handle(json.loads(json.dumps({"seq": seq, **message}))))
+
+    def send_raw(self, line: bytes, *, timeout: float | None = None) -> dict[str, Any]:
+        self._seq += 1
+        if not line.strip():
+            # The server answers no blank line; over the pipe the client would wait in vain.
+            raise EngineTimeout("a blank line gets no answer", 0.0)
+        if len(line) > MAX_LINE_BYTES:
+            return {
+                "seq": None,
+                "ok": False,
+                "error": {
+                    "code": ErrorCode.BAD_REQUEST.value,
+                    "message": f"request line longer than {MAX_LINE_BYTES} bytes",
+                },
+            }
+        try:
+            request = decode_request(line)
+        except JhyapError as exc:
+            return {
+                "seq": None,
+                "ok": False,
+                "error": {"code": exc.code.value, "message": exc.message},
+            }
+        return _copy(self._session.handle(request))
+
+    def stderr_tail(self, lines: int | None = None) -> list[str]:
+        return []
+
+    def close(self, *, graceful: bool = True) -> None:
+        self.alive = False
+
+
+__all__ = ["ReferenceClient"]
