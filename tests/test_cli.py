@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import shlex
 import subprocess
 import sys
@@ -471,8 +472,11 @@ def test_plural_forms(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
     assert (code, out) == (0, "OK: 1 file valid\n")
     code, out, _ = jhyap(capsys, "export", str(tmp_path), "--transcripts", DATA_ARG, "-k", "x")
     assert code == 2  # -k is no export option
+    one = tmp_path / "one"
+    one.mkdir()
+    shutil.copy(ROOT / DATA_ARG / "harness-check-fails.yaml", one)
     code, out, _ = jhyap(
-        capsys, "export", str(tmp_path), "--transcripts", DATA_ARG, "--profile", "dhumbal"
+        capsys, "export", str(tmp_path / "out"), "--transcripts", str(one), "--profile", "dhumbal"
     )
     assert code == 0
     assert out.startswith("wrote 1 transcript (1 case) and index.json to ")

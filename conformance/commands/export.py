@@ -22,6 +22,7 @@ from conformance.harness.compare import (
     SET_FIELDS,
     SUBSET_FIELDS,
 )
+from conformance.harness.derive import Mode
 from conformance.harness.replay import SKIP_CODES, start_message
 from conformance.harness.runner import Case, InputError, load_selection
 from conformance.reporting.files import WriteRefused, check_target, write_atomic
@@ -157,7 +158,11 @@ def case_json(case: Case, root: Path) -> dict[str, Any]:
         if note:
             entry["note"] = note
         steps.append(entry)
-    case_entry: dict[str, Any] = {"profile": case.profile, "steps": steps}
+    case_entry: dict[str, Any] = {"profile": case.profile, "mode": case.mode.value}
+    if case.note:
+        case_entry["mode_note"] = case.note
+    # A case the ruleset cannot play has no steps to send.
+    case_entry["steps"] = [] if case.mode is Mode.NOT_APPLICABLE else steps
     if transcript.fresh_engine:
         case_entry["fresh_engine"] = True
     return case_entry

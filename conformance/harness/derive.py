@@ -34,6 +34,7 @@ from reference_engine.errors import JhyapError
 from reference_engine.profile import resolve
 
 from ..spec import filecache, readings
+from ..spec.profiles import rule_defaults
 from ..spec.transcript import (
     UNCHECKABLE_AFTER_GAME,
     Step,
@@ -83,8 +84,11 @@ def _leaves(node: Json, prefix: str) -> dict[str, Json]:
 
 
 def rule_changes(rules: Mapping[str, Json], base_rules: Mapping[str, Json]) -> list[str]:
-    """Each rule parameter that differs from ``base_rules``: ``path: old -> new``."""
-    old, new = _leaves(base_rules, "rules"), _leaves(rules, "rules")
+    """Each rule parameter that differs from ``base_rules``: ``path: old -> new`` (a
+    parameter a profile leaves out has the schema's default)."""
+    defaults = {f"rules.{path}": value for path, value in rule_defaults().items()}
+    old = {**defaults, **_leaves(base_rules, "rules")}
+    new = {**defaults, **_leaves(rules, "rules")}
     return [
         f"{path[len('rules.') :]}: {_word(old.get(path))} -> {_word(new.get(path))}"
         for path in dict.fromkeys([*old, *new])
@@ -231,6 +235,54 @@ def _derived_check(step: Step, state: Json) -> dict[str, Json]:
     return kept
 
 
+def _message(transcript: Transcript, resolved: Mapping[str, Json], step: Step) -> dict[str, Json]:
+    """The request a step sends (a start step's, with its replacement options and seats)."""
+    if step.kind != "start":
+        assert step.request is not None
+        return json_copy(step.request)
+    message = start_message(transcript, resolved)
+    if step.start_options is not None:
+        message["options"] = dict(step.start_options)
+    if step.start_seats is not None:
+        message["seats"] = step.start_seats
+    return message
+
+
+def json_copy(value: Mapping[str, Json]) -> dict[str, Json]:
+    return {k: (list(v) if isinstance(v, list) else v) for k, v in value.items()}
+
+
+def _fitted(order: Sequence[str], cards: Sequence[str]) -> list[str]:
+    """``order`` made to hold exactly ``cards``: its cards that are among them, in its
+    order, then the others, in the order given."""
+    left = Counter(cards)
+    fitted = []
+    for card in order:
+        if left[card] > 0:
+            fitted.append(card)
+            left[card] -= 1
+    for card in cards:
+        if left[card] > 0:
+            fitted.append(card)
+            left[card] -= 1
+    return fitted
+
+
+def _reshuffles_next(transcript: Transcript, index: int, moved: set[int]) -> bool:
+    """Whether the script's next step (after ``index``) is a reshuffle."""
+    following = [s for s in transcript.steps[index + 1 :] if s.index not in moved]
+    return bool(following) and following[0].kind == "reshuffle"
+
+
+def _next_reshuffle(transcript: Transcript, index: int, moved: set[int]) -> list[str]:
+    """The order of the script's next reshuffle after ``index`` (taken: it is not sent again)."""
+    for step in transcript.steps[index + 1 :]:
+        if step.kind == "reshuffle" and step.index not in moved:
+            moved.add(step.index)
+            return list((step.request or {}).get("order") or [])
+    return []
+
+
 def _derive_steps(
     transcript: Transcript, resolved: Mapping[str, Json]
 ) -> tuple[list[dict[str, Json]], list[int], str | None]:
@@ -251,7 +303,15 @@ def _derive_steps(
     originals = list(transcript.raw.get("steps") or [])
     steps: list[dict[str, Json]] = []
     lines: list[int] = []
+    moved: set[int] = set()  # scripted reshuffles already sent at the moment the ruleset needs
+    held: list[list[str]] = []  # orders of scripted reshuffles the ruleset did not need yet
     for step in transcript.steps:
+        if step.index in moved:
+            continue
+        if step.kind == "reshuffle" and step.expect.error is None and not client.awaiting:
+            # The ruleset makes the deck anew at another moment: keep the order for it.
+            held.append(list((step.request or {}).get("order") or []))
+            continue
         raw = {k: v for k, v in originals[step.index].items() if k != "expect"}
         last = False
         if step.kind == "check":
@@ -272,15 +332,10 @@ def _derive_steps(
                 if answer.get("seq") != put:
                     expect["seq"] = answer.get("seq")
             else:
-                if step.kind == "start":
-                    message = start_message(transcript, resolved)
-                    if step.start_options is not None:
-                        message["options"] = dict(step.start_options)
-                    if step.start_seats is not None:
-                        message["seats"] = step.start_seats
-                else:
-                    assert step.request is not None
-                    message = dict(step.request)
+                message = _message(transcript, resolved, step)
+                if step.kind == "reshuffle" and client.awaiting:
+                    message["order"] = _fitted(message["order"], client.awaiting)
+                    raw["reshuffle"] = message["order"]
                 answer = client.send(message)
                 expect = _expect(answer)
                 if step.kind == "deal":
@@ -293,6 +348,15 @@ def _derive_steps(
         lines.append(step.line)
         if last:
             break
+        if client.awaiting and not _reshuffles_next(transcript, step.index, moved):
+            # The ruleset needs the deck made anew here: with the next order the script gives.
+            order = held.pop(0) if held else _next_reshuffle(transcript, step.index, moved)
+            message = {"cmd": "reshuffle", "order": _fitted(order, client.awaiting)}
+            answer = client.send(message)
+            steps.append({"reshuffle": message["order"], "expect": _expect(answer)})
+            lines.append(step.line)
+            if not answer["ok"]:
+                break
     return steps, lines, None
 
 

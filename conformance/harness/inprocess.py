@@ -34,6 +34,7 @@ class ReferenceClient:
     def __init__(self) -> None:
         self._session = Session()
         self._seq = 0
+        self.awaiting: list[str] = []  # the cards of a reshuffle the game waits for
 
     @property
     def next_seq(self) -> int:
@@ -51,7 +52,19 @@ class ReferenceClient:
     def send(self, message: Mapping[str, Any], *, timeout: float | None = None) -> dict[str, Any]:
         seq = self._seq
         self._seq += 1
-        return _copy(self._session.handle(json.loads(json.dumps({"seq": seq, **message}))))
+        answer = _copy(self._session.handle(json.loads(json.dumps({"seq": seq, **message}))))
+        self._follow(answer)
+        return answer
+
+    def _follow(self, answer: Mapping[str, Any]) -> None:
+        """Track whether the game awaits a reshuffle, and of which cards."""
+        if not answer.get("ok"):
+            return
+        for event in answer.get("events") or ():
+            if event.get("type") == "reshuffle_needed":
+                self.awaiting = list(event.get("cards") or [])
+            elif event.get("type") in ("reshuffled", "round_started", "round_ended"):
+                self.awaiting = []
 
     def send_raw(self, line: bytes, *, timeout: float | None = None) -> dict[str, Any]:
         self._seq += 1
@@ -75,7 +88,9 @@ class ReferenceClient:
                 "ok": False,
                 "error": {"code": exc.code.value, "message": exc.message},
             }
-        return _copy(self._session.handle(request))
+        answer = _copy(self._session.handle(request))
+        self._follow(answer)
+        return answer
 
     def stderr_tail(self, lines: int | None = None) -> list[str]:
         return []

@@ -140,7 +140,9 @@ def build_cases(
         document = documents[pid]
         sure = trusted(pid, document, shipped)
         for transcript in items:
-            if sure and pid in profiles_for(transcript, documents):
+            # Named by the transcript (and its where: holds), or a trusted ruleset it is bound to.
+            bound = pid in profiles_for(transcript, documents)
+            if bound and (sure or pid in transcript.profiles):
                 # Written for this very ruleset: an oracle, never demoted.
                 cases.append(Case(transcript, pid, *resolved(pid, transcript.options), owned[pid]))
                 continue

@@ -201,6 +201,22 @@ def penalty_30() -> None:
     scoring.showdown = showdown
 
 
+def penalty_always_25() -> None:
+    """A port that hard-codes Dhumbal's penalty for a beaten call: right under dhumbal,
+    wrong under any ruleset that changes ``scoring.beaten_penalty``."""
+
+    def showdown(
+        values: Mapping[int, int], order: Sequence[int], caller: int, rules: Rules
+    ) -> scoring.Showdown:
+        if rules.beaten_penalty:
+            from dataclasses import replace
+
+            rules = replace(rules, beaten_penalty=25)
+        return _showdown(values, order, caller, rules)
+
+    scoring.showdown = showdown
+
+
 def out_at_100() -> None:
     def eliminated(scores: Sequence[int], active: Sequence[int], rules: Rules) -> list[int]:
         if rules.out_above is None:
@@ -417,6 +433,7 @@ MUTANTS: dict[str, Callable[[], None]] = {
         dashain_beaten_pays_all_hands,
         everestbuzz_busted_pays_except_winner,
         penalty_30,
+        penalty_always_25,
         out_at_100,
         dealer_stays,
         winner_does_not_start,
