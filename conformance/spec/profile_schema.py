@@ -227,14 +227,24 @@ def explain(error: ValidationError) -> list[tuple[DataPath, str]]:
     return [(path, error.message)]
 
 
-class Report:
-    """Collects problems for one document, finding each field's line."""
+SourcePath = Callable[[DataPath], DataPath]
 
-    def __init__(self, doc: yamlsafe.YamlDocument) -> None:
+
+class Report:
+    """Collects problems for one document, finding each field's line.
+
+    ``source`` turns a path in the checked data into the path of the same field in the
+    file (a resolved declared profile is checked, its own file is reported on).
+    """
+
+    def __init__(self, doc: yamlsafe.YamlDocument, source: SourcePath | None = None) -> None:
         self.doc = doc
+        self.source = source
         self.problems: list[Problem] = []
 
     def add(self, path: Sequence[PathPart], message: str) -> None:
+        if self.source is not None:
+            path = self.source(tuple(path))
         field = yamlsafe.format_path(path) or "(top)"
         problem = Problem(self.doc.file, self.doc.line(path), field, message)
         if problem not in self.problems:

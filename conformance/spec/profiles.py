@@ -40,6 +40,7 @@ from .profile_schema import (
     Problem,
     ProfileFileError,
     Report,
+    SourcePath,
     declared_validator,
     explain,
     fast_check,
@@ -107,12 +108,18 @@ def check_profile_file(
 
 
 def check_profile_document(
-    doc: yamlsafe.YamlDocument, *, require_coverage: bool = True
+    doc: yamlsafe.YamlDocument,
+    *,
+    require_coverage: bool = True,
+    source: SourcePath | None = None,
 ) -> list[Problem]:
-    """Every problem of an already loaded profile document (or declared-readings file)."""
+    """Every problem of an already loaded profile document (or declared-readings file).
+
+    ``source`` maps each problem's path to the field of the file it is reported on.
+    """
     if isinstance(doc.data, dict) and "extends" in doc.data:
         return declared.resolve_declared(doc)[1]
-    report = Report(doc)
+    report = Report(doc, source)
     value = stringify_keys(doc.data)
     if not isinstance(value, dict):
         report.add((), f"a profile is a mapping, not {kind(value)}")
