@@ -147,6 +147,16 @@ def _apply_options(
                         (*at, field),
                         f"the declared reading {read_by[name][0]} sets it to {show(choice[param])}",
                     )
+        if (
+            index is not None
+            and fields.get("type", options[index]["type"]) != options[index]["type"]
+        ):
+            lacking = [] if "default" in fields else ["default"]
+            if "values" not in fields and "range" not in fields:
+                lacking.append("values (or range)")
+            if lacking:
+                report.add((*at, "type"), f"a new type needs a new {' and '.join(lacking)} too")
+                continue
         if "default" in fields:
             defaults.add(name)
         if index is not None:
@@ -233,12 +243,13 @@ def _reconcile(
     merged: dict[str, Json],
     given: Sequence[str],
     defaults: set[str],
+    changed: Mapping[str, Json],
     report: Report,
-) -> list[str]:
+) -> dict[str, DataPath]:
     """Make each option's default set the rules to what they are; the rule paths an option
-    moved (those the file does not override)."""
+    moved (those the file does not override), each with the option field that moved it."""
     rules = merged["rules"]
-    moved: list[str] = []
+    moved: dict[str, DataPath] = {}
     for option in merged["options"]:
         try:
             spec = OptionSpec.from_dict(option)
@@ -256,9 +267,11 @@ def _reconcile(
             continue
         by_rules = [t for t in spec.targets if _covers(given, t)]
         if not by_rules:  # the option changed: the rules follow its default
+            fields = changed.get(spec.name) or {}
+            why = next((f for f in ("map", "sets", "type", "default") if f in fields), "default")
             for target, _, value in differ:
                 set_path(rules, target, copy.deepcopy(value))
-                moved.append(target)
+                moved[target] = ("options", spec.name, why)
             continue
         if spec.name in defaults:  # both given: the file contradicts itself
             target, rule_value, value = differ[0]
@@ -292,13 +305,19 @@ def _reconcile(
     return moved
 
 
-def _source_path(merged: Mapping[str, Json]) -> SourcePath:
+def _source_path(merged: Mapping[str, Json], moved: Mapping[str, DataPath]) -> SourcePath:
     """The path in the declared file of a field of the resolved profile: an option, or a
-    reading, by its name rather than its place in the list."""
+    reading, by its name rather than its place in the list; a rule parameter an option
+    moved, by the option field that moved it."""
     options = [str(o["name"]) for o in merged["options"]]
     read = [str(r["name"]) for r in readings.readings_of(merged)]
 
     def source(path: DataPath) -> DataPath:
+        if path[:1] == ("rules",):
+            rule = ".".join(str(p) for p in path[1:])
+            for target, field in moved.items():
+                if rule == target or rule.startswith(f"{target}."):
+                    return field
         if len(path) >= 2 and isinstance(path[1], int):
             if path[0] == "options" and path[1] < len(options):
                 return ("options", options[path[1]], *path[2:])
@@ -355,7 +374,7 @@ def resolve_declared(doc: yamlsafe.YamlDocument) -> tuple[dict[str, Json] | None
     variant = _merge(merged["rules"], rule_overrides, "")
     if report.problems:
         return None, report.problems
-    moved = _reconcile(merged, _given(rule_overrides), defaults, report)
+    moved = _reconcile(merged, _given(rule_overrides), defaults, overrides, report)
     if report.problems:
         return None, report.problems
     variant += [m for m in moved if m not in variant]
@@ -375,5 +394,5 @@ def resolve_declared(doc: yamlsafe.YamlDocument) -> tuple[dict[str, Json] | None
     merged["summary"] = value.get("summary") or base["summary"]
     merged["derived_from"] = {"profile": base["id"], "readings": dict(chosen), "variant": variant}
     merged_doc = yamlsafe.YamlDocument(doc.file, merged, doc._root)
-    source = _source_path(merged)
+    source = _source_path(merged, moved)
     return merged, check_profile_document(merged_doc, require_coverage=False, source=source)
