@@ -3,6 +3,7 @@ remove options: how they resolve, what they claim, and one line for each broken 
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -376,3 +377,22 @@ def test_the_declared_schema_describes_options() -> None:
         "description" in override["properties"][f] or "$ref" in override["properties"][f]
         for f in ("map", "values", "range")
     )
+
+
+def test_the_readings_page_example_of_options_works_as_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = (ROOT / "docs" / "readings.md").read_text("utf-8")
+    section = page[page.index("### Options in an extends file") :]
+    blocks = re.findall(r"```(yaml|console)\n(.*?)```", section, re.S)
+    (_, refused), (_, example), (_, shown) = blocks[:3]
+    assert example == f"# dhumbal-seven.yaml\n{SEVEN}"
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "dhumbal-seven.yaml", SEVEN)
+    write(tmp_path / "my-dhumbal.yaml", SEVEN.split("options:")[0].replace("-seven", "-mine"))
+    assert refused.splitlines()[0] == "$ jhyap validate my-dhumbal.yaml"
+    assert main(["validate", "my-dhumbal.yaml"]) == 1
+    assert capsys.readouterr().out.splitlines() == refused.splitlines()[1:]
+    assert shown.splitlines()[0] == "$ jhyap show dhumbal-seven.yaml"
+    assert main(["show", "dhumbal-seven.yaml"]) == 0
+    assert capsys.readouterr().out.splitlines()[:5] == shown.splitlines()[1:]
