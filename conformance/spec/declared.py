@@ -14,7 +14,9 @@ the rule parameters it sets. A rule the file overrides wins: the option's defaul
 to the value that sets the rule so; where the option has no such value the file is
 refused, with a line saying how to widen the option or remove it (which one the table
 plays only its author knows). Otherwise the option wins: a default, ``sets`` or ``map``
-the file changes sets the rules.
+the file changes sets the rules. A removed option is no longer cited by the clauses, and
+a reading the file leaves (an option removed, or its parameters set to none of its
+choices) is no longer offered.
 
 The resolved profile is the base with those changes, carrying ``derived_from``; every
 rule parameter and option field it changes beyond readings is listed under
