@@ -244,7 +244,8 @@ FILE_ODD_VALUES: tuple[Any, ...] = (
 
 @cache
 def file_documents() -> list[tuple[str, Any]]:
-    """(kind, data) of every shipped transcript and profile, and a declared-readings file."""
+    """(kind, data) of every shipped transcript and profile, and two declared files (readings;
+    rules and options)."""
     from conformance.spec import data, yamlsafe
     from conformance.spec.profiles import stringify_keys
     from conformance.spec.transcript import corpus_files
@@ -262,6 +263,29 @@ def file_documents() -> list[tuple[str, Any]]:
                 "extends": "everestbuzz",
                 "id": "mine",
                 "readings": {"reshuffle": "next_draw"},
+            },
+        )
+    )
+    found.append(
+        (
+            "declared",
+            {
+                "profile_format": 1,
+                "extends": "dhumbal",
+                "id": "seven",
+                "rules": {"call": {"limit": 7}},
+                "options": {
+                    "call_limit": {"values": [5, 7, 10, 15], "changes": "at_start_only"},
+                    "pickup_after_multi_throw": None,
+                    "penalty": {
+                        "type": "integer",
+                        "range": {"min": 25, "max": 30, "step": 5},
+                        "default": 25,
+                        "sets": "scoring.beaten_penalty",
+                        "map": None,
+                        "locked_when_open": True,
+                    },
+                },
             },
         )
     )

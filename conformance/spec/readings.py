@@ -215,18 +215,52 @@ def _leaves(node: Json, prefix: str) -> dict[str, Json]:
     return {prefix.rstrip("."): node}
 
 
+def option_changes(
+    document: Mapping[str, Json], base: Mapping[str, Json]
+) -> list[tuple[str, str, Json, Json]]:
+    """How ``document``'s options differ from ``base``'s: (name, field, old, new) for each
+    changed field, and field ``""`` for an option added (old None) or removed (new None)."""
+    old = {o["name"]: o for o in base.get("options") or []}
+    new = {o["name"]: o for o in document.get("options") or []}
+    found: list[tuple[str, str, Json, Json]] = []
+    for name in dict.fromkeys([*old, *new]):
+        if name not in new:
+            found.append((name, "", old[name], None))
+        elif name not in old:
+            found.append((name, "", None, new[name]))
+        else:
+            for field in dict.fromkeys([*old[name], *new[name]]):
+                if old[name].get(field) != new[name].get(field):
+                    found.append((name, field, old[name].get(field), new[name].get(field)))
+    return found
+
+
+def _option_text(option: Mapping[str, Json]) -> str:
+    spec = OptionSpec.from_dict(option)
+    return f"sets {', '.join(spec.targets)}; {spec.allowed_text()}; default {spec.default!r}"
+
+
 def differences(document: Mapping[str, Json], base: Mapping[str, Json]) -> list[str]:
-    """Each rule parameter and option field that differs from ``base``: "path: old -> new"."""
-
-    def flat(doc: Mapping[str, Json]) -> dict[str, Json]:
-        found = _leaves(doc["rules"], "rules.")
-        for option in doc.get("options") or []:
-            found.update(_leaves(dict(option), f"options.{option['name']}."))
-        return found
-
-    old, new = flat(base), flat(document)
-    return [
+    """Each rule parameter and option field that differs from ``base``: "path: old -> new";
+    an option added or removed in one line, "options.<name>: added (...)" or "removed"."""
+    old, new = _leaves(base["rules"], "rules."), _leaves(document["rules"], "rules.")
+    found = [
         f"{path}: {old.get(path)!r} -> {new.get(path)!r}"
         for path in dict.fromkeys([*old, *new])
         if old.get(path) != new.get(path)
     ]
+    for name, field, before, after in option_changes(document, base):
+        if field:
+            was, now = _leaves(before, ""), _leaves(after, "")
+            found += [
+                f"options.{name}.{field}"
+                + (f".{key}" if key else "")
+                + f": {was.get(key)!r} -> {now.get(key)!r}"
+                for key in dict.fromkeys([*was, *now])
+                if was.get(key) != now.get(key)
+            ]
+        elif after is None:
+            found.append(f"options.{name}: removed (it {_option_text(before)})")
+        else:
+            found.append(f"options.{name}: added ({_option_text(after)})")
+    return found

@@ -1,0 +1,261 @@
+"""The profile JSON Schema, and its errors said in words.
+
+Every problem of a profile file is a :class:`Problem`: the file, the line, the field
+(``options[0].default``) and a message written for the person who wrote the file. The
+schema's own errors are explained here (:func:`explain`), one line per unknown or
+missing key; :class:`Report` collects them for one document, finding each field's line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from . import data, yamlsafe
+from .yamlsafe import DataPath, PathPart
+
+if TYPE_CHECKING:  # jsonschema is imported when a profile is checked, not to read a cached one
+    from jsonschema import ValidationError
+    from jsonschema.protocols import Validator
+
+Json = Any
+SCHEMA_FILE = "profile.schema.json"
+DECIMAL_PATTERN = r"^[0-9]+(\.[0-9]{1,2})?$"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a file: where it is and what is wrong."""
+
+    file: str
+    line: int
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.field}: {self.message}"
+
+
+class ProfileFileError(Exception):
+    """A profile file that cannot be used; ``problems`` says why."""
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        self.problems = list(problems)
+        first = str(self.problems[0]) if self.problems else "invalid profile"
+        more = len(self.problems) - 1
+        super().__init__(first + (f" (and {more} more problems)" if more > 0 else ""))
+
+
+def stringify_keys(value: Json) -> Json:
+    """The data with every mapping key as text (``false`` for the boolean key false)."""
+    if isinstance(value, dict):
+        return {yamlsafe.key_text(k): stringify_keys(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [stringify_keys(v) for v in value]
+    return value
+
+
+@cache
+def profile_schema() -> dict[str, Json]:
+    """The profile JSON Schema."""
+    text = (data.schema_dir() / SCHEMA_FILE).read_text(encoding="utf-8")
+    schema: dict[str, Json] = json.loads(text)
+    return schema
+
+
+@cache
+def rule_defaults() -> dict[str, Json]:
+    """The schema's default of every optional rule parameter, by path relative to rules."""
+    found: dict[str, Json] = {}
+
+    def walk(node: Mapping[str, Json], prefix: str) -> None:
+        for key, sub in (node.get("properties") or {}).items():
+            if "default" in sub:
+                found[prefix + key] = sub["default"]
+            if isinstance(sub, Mapping) and "properties" in sub:
+                walk(sub, prefix + key + ".")
+
+    walk(profile_schema()["$defs"]["rules"], "")
+    return found
+
+
+def _strict_integer(checker: Any, instance: object) -> bool:
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+def _anchored_pattern(
+    validator: Validator, pattern: str, instance: object, schema: Mapping[str, Json]
+) -> Iterator[ValidationError]:
+    # Python's "$" also matches before a final newline; JSON Schema's does not.
+    from jsonschema import ValidationError
+
+    if not isinstance(instance, str):
+        return
+    if re.search(pattern, instance) is None or (pattern.endswith("$") and instance.endswith("\n")):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+@cache
+def profile_validator() -> Validator:
+    import jsonschema
+
+    base = jsonschema.validators.validator_for(profile_schema())
+    checker = base.TYPE_CHECKER.redefine("integer", _strict_integer)
+    cls = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+        base, validators={"pattern": _anchored_pattern}, type_checker=checker
+    )
+    validator: Validator = cls(profile_schema())
+    return validator
+
+
+@cache
+def fast_check(declared: bool) -> Callable[[Any], bool] | None:
+    """The compiled schema check of a profile (or a declared-readings file), in the same
+    dialect as its validator: as strict, and far quicker on the files that pass."""
+    from .fastschema import LIBRARY, Dialect, compile_document
+
+    if declared:
+        return compile_document(declared_validator().schema, LIBRARY)
+    dialect = Dialect(strict_integers=True, anchored_patterns=True)
+    return compile_document(profile_validator().schema, dialect)
+
+
+def schema_errors(value: Json, *, declared: bool = False) -> list[ValidationError]:
+    """The schema's errors in ``value``; none without asking the library when the
+    compiled check passes it."""
+    from .fastschema import library_errors
+
+    validator = declared_validator() if declared else profile_validator()
+    return library_errors(fast_check(declared), validator, value)
+
+
+def show(value: Json) -> str:
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, dict | list):
+        text = json.dumps(value, ensure_ascii=False)
+        return text if len(text) <= 60 else text[:57] + "..."
+    return str(value)
+
+
+def kind(value: Json) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "a mapping"
+
+
+_TYPE_NAMES = {
+    "object": "a mapping",
+    "array": "a list",
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "a boolean (true or false)",
+    "null": "null",
+}
+
+
+def explain(error: ValidationError) -> list[tuple[DataPath, str]]:
+    """Each schema error as (path, message): one per unknown or missing key."""
+    path: DataPath = tuple(error.absolute_path)
+    instance = error.instance
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    keyword = error.validator
+    expected_value: Any = error.validator_value
+    if keyword in ("additionalProperties", "unevaluatedProperties") and isinstance(instance, dict):
+        known = list(schema.get("properties", {}))
+        expected = f"; expected one of: {', '.join(known)}" if known else ""
+        return [((*path, k), f"unknown key{expected}") for k in instance if k not in known]
+    if keyword == "required" and isinstance(instance, dict):
+        return [((*path, k), "missing required key") for k in expected_value if k not in instance]
+    if keyword == "enum":
+        allowed = ", ".join(str(v) for v in expected_value)
+        return [(path, f"{show(instance)} is not one of: {allowed}")]
+    if keyword == "const":
+        return [(path, f"must be {show(expected_value)}, not {show(instance)}")]
+    if keyword == "type":
+        if schema.get("pattern") == DECIMAL_PATTERN:
+            return [
+                (path, f'must be a decimal string such as "0.05" (quoted), not {show(instance)}')
+            ]
+        wanted: list[str] = expected_value if isinstance(expected_value, list) else [expected_value]
+        names = " or ".join(_TYPE_NAMES.get(t, str(t)) for t in wanted)
+        return [(path, f"must be {names}, not {kind(instance)} ({show(instance)})")]
+    if keyword == "pattern":
+        if schema.get("pattern") == DECIMAL_PATTERN:
+            return [
+                (path, f'{show(instance)} is not an amount such as "0.05" (at most 2 decimals)')
+            ]
+        if schema.get("description"):
+            return [(path, f"{show(instance)} is not of the form: {schema['description']}")]
+        return [(path, f"{show(instance)} does not match {expected_value}")]
+    if keyword == "minimum":
+        return [(path, f"{show(instance)} is below the minimum {expected_value}")]
+    if keyword == "maximum":
+        return [(path, f"{show(instance)} is above the maximum {expected_value}")]
+    if keyword in ("minLength", "minItems", "minProperties"):
+        return [(path, "must not be empty")]
+    if keyword == "uniqueItems":
+        return [(path, "has repeated items")]
+    if keyword == "oneOf" and isinstance(instance, dict) and path[:1] == ("options",):
+        if "values" in instance and "range" in instance:
+            return [((*path, "range"), "give values or range, not both")]
+        return [(path, "needs values or range")]
+    if keyword == "not" and schema.get("not") == {} and path:
+        last = path[-1]
+        if last == "reason":
+            return [(path, "only interpretation clauses have a reason")]
+        if last == "range":
+            return [(path, "only integer and decimal options have a range; use values")]
+        return [(path, "not allowed here")]
+    return [(path, error.message)]
+
+
+SourcePath = Callable[[DataPath], DataPath]
+
+
+class Report:
+    """Collects problems for one document, finding each field's line.
+
+    ``source`` turns a path in the checked data into the path of the same field in the
+    file (a resolved declared profile is checked, its own file is reported on).
+    """
+
+    def __init__(self, doc: yamlsafe.YamlDocument, source: SourcePath | None = None) -> None:
+        self.doc = doc
+        self.source = source
+        self.problems: list[Problem] = []
+
+    def add(self, path: Sequence[PathPart], message: str) -> None:
+        if self.source is not None:
+            path = self.source(tuple(path))
+        field = yamlsafe.format_path(path) or "(top)"
+        problem = Problem(self.doc.file, self.doc.line(path), field, message)
+        if problem not in self.problems:
+            self.problems.append(problem)
+
+
+@cache
+def declared_validator() -> Validator:
+    import jsonschema
+
+    schema = {"$defs": profile_schema()["$defs"], "$ref": "#/$defs/declared"}
+    cls = jsonschema.validators.validator_for(profile_schema())
+    validator: Validator = cls(schema)
+    return validator
