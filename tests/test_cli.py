@@ -7,8 +7,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import shlex
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Sequence

@@ -216,14 +216,19 @@ def _value_setting(spec: OptionSpec, wanted: Sequence[Json]) -> tuple[bool, Json
     return False, None
 
 
+def _widened(spec: OptionSpec, value: Json) -> list[Json]:
+    """The values of option ``spec`` with ``value`` added (in order, for numbers)."""
+    values = [*(spec.values or ()), value]
+    if spec.type in (OptionType.INTEGER, OptionType.DECIMAL):
+        values.sort(key=lambda v: Decimal(str(v)))
+    return values
+
+
 def _widen_hint(spec: OptionSpec, value: Json) -> str:
     """How to give option ``spec`` the value ``value`` in an extends file."""
     name = spec.name
     if spec.map is None and spec.values is not None:
-        values = [*spec.values, value]
-        if spec.type in (OptionType.INTEGER, OptionType.DECIMAL):
-            values.sort(key=lambda v: Decimal(str(v)))
-        shown = ", ".join(show(v) for v in values)
+        shown = ", ".join(show(v) for v in _widened(spec, value))
         return f"options: {{{name}: {{values: [{shown}]}}}}"
     if spec.map is None:
         return f"options: {{{name}: {{range: ...}}}}"
@@ -289,6 +294,13 @@ def _reconcile(
             continue
         target = by_rules[0]
         rule_value = current[spec.targets.index(target)]
+        one_value = spec.map is None and spec.values is not None and len(current) == 1
+        if one_value and spec.name not in changed:
+            # The file's rule is the table's default: the option offers it too, beside
+            # the values it had (a host may still choose those).
+            option["values"] = _widened(spec, rule_value)
+            option["default"] = rule_value
+            continue
         if spec.map is None and len(current) == 1:
             what = (
                 f"{show(rule_value)} is not a value of option {spec.name} "
