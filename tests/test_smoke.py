@@ -238,3 +238,54 @@ def test_engine_leaving_a_helper_behind(capsys: pytest.CaptureFixture[str], pids
     exit_line = line_of(lines, "exit")
     assert exit_line.startswith("FAIL exit: the engine exited but left 1 process running (pid ")
     assert exit_line.endswith("); end the processes it started before it exits")
+
+
+def test_an_engine_of_its_own_rules_gets_a_green_smoke_with_profile(
+    capsys: pytest.CaptureFixture[str], pids: Path
+) -> None:
+    variant = ROOT / "tests" / "data" / "variants" / "jhyap-encyclopedia-halve-at-50.yaml"
+    engine = fake("own_rules_only", "jhyap-encyclopedia-halve-at-50")
+    # Without --profile it declines every shipped table, and smoke cannot go on.
+    code, lines, _ = run_smoke(capsys, "--engine", engine)
+    assert code == 1
+    assert line_of(lines, "start") == (
+        "FAIL start: the engine declined every shipped profile (dhumbal: unsupported_profile; "
+        "everestbuzz: unsupported_profile; dashain: unsupported_profile); smoke needs one it "
+        "plays"
+    )
+    code, lines, err = run_smoke(capsys, "--engine", engine, "--profile", str(variant))
+    assert (code, err) == (0, "")
+    assert checks(lines) == [("ok", name) for name in ALL_CHECKS]
+    assert lines[1] == (
+        "profile: jhyap-encyclopedia-halve-at-50: checked against a variant of "
+        "jhyap-encyclopedia (normative parameters overridden: scoring.halve_at_multiples_of), "
+        "never conformance to jhyap-encyclopedia itself"
+    )
+    # A call limit of 5: the hand is played on until a call is allowed.
+    assert line_of(lines, "turn") == (
+        "ok   turn: accepted seat 1's turn: a throw of Qc Qs, a pick from the deck, "
+        "then 2 more turns"
+    )
+    assert line_of(lines, "call") == "ok   call: accepted seat 0's call: called, round_ended"
+
+
+@pytest.mark.parametrize(
+    "variant", sorted((ROOT / "tests" / "data" / "variants").glob("*.yaml")), ids=lambda p: p.stem
+)
+def test_the_smoke_hand_plays_under_every_variant(variant: Path) -> None:
+    from conformance.spec.profiles import load_profile
+
+    document = load_profile(variant)
+    result = smoke.smoke(default_engine(), env=default_engine_env(), profile=document)
+    assert [(c.name, c.status) for c in result.checks] == [(n, "ok") for n in ALL_CHECKS]
+
+
+def test_smoke_with_a_profile_that_cannot_be_loaded(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("profile_format: 1\nid: bad\nextends: dhumbal\nrules: {hand_size: 0}\n")
+    code, lines, err = run_smoke(capsys, "--profile", str(bad))
+    assert (code, lines) == (2, [])
+    assert err.splitlines()[0] == "jhyap smoke: the profile cannot be loaded:"
+    assert err.splitlines()[1].startswith(f"{bad}:4: rules.hand_size: ")

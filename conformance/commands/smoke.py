@@ -8,6 +8,9 @@ import sys
 from conformance.harness.smoke import Check, smoke
 from conformance.reporting.style import Style, plural
 from conformance.reporting.terminal import visible
+from conformance.spec import readings
+from conformance.spec.data import DataNotFound, ProfileNotFound
+from conformance.spec.profiles import ProfileFileError, load_profile
 
 from . import ExitCode, Subparsers
 from .run import add_engine_options, default_engine, engine_settings
@@ -37,6 +40,14 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         metavar="SECONDS",
         help="the time to wait for each response (default 10)",
     )
+    parser.add_argument(
+        "--profile",
+        metavar="PROFILE",
+        help="play the hand under this ruleset only: a shipped id, or a profile file (one "
+        "that extends a shipped profile, or a standalone one); the hand is planned by the "
+        "reference engine playing it. Default: the first of dhumbal, everestbuzz, dashain "
+        "the engine accepts",
+    )
     add_engine_options(parser)
     parser.set_defaults(run=run)
 
@@ -64,9 +75,20 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"jhyap smoke: {exc}", file=sys.stderr)
         return ExitCode.ERROR
+    profile = None
+    if args.profile is not None:
+        try:
+            profile = load_profile(args.profile)
+        except (ProfileFileError, DataNotFound, ProfileNotFound) as exc:
+            print(f"jhyap smoke: the profile cannot be loaded:\n{exc}", file=sys.stderr)
+            return ExitCode.ERROR
     engine = args.engine if args.engine is not None else default_engine()
     print(f"engine: {visible(engine)}")
-    result = smoke(engine, timeout=args.timeout, env=env, report=_print, limits=limits)
+    if profile is not None:
+        print(f"profile: {readings.claim_text(profile)}")
+    result = smoke(
+        engine, timeout=args.timeout, env=env, report=_print, limits=limits, profile=profile
+    )
     if not result.launched:
         print("smoke: the engine could not be started")
         return result.exit_status()

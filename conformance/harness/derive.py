@@ -153,7 +153,7 @@ class NotApplicable(Exception):
     """The ruleset cannot play the transcript's setup."""
 
 
-def _laid_out(spec: Mapping[str, Json], deck: tuple[int, int], hand_size: int) -> dict[str, Json]:
+def laid_out(spec: Mapping[str, Json], deck: tuple[int, int], hand_size: int) -> dict[str, Json]:
     """A hands-given deal for a deck of ``deck`` and hands of ``hand_size``: each named hand
     cut or filled up to the size (with cards nobody was named, in pack order)."""
     hands = {str(seat): list(cards) for seat, cards in spec["hands"].items()}
@@ -199,7 +199,7 @@ def lay_out_deals(transcript: Transcript, rules: Mapping[str, Json]) -> Transcri
         size = max((len(h) for h in spec["hands"].values()), default=hand_size)
         if deck == transcript.deck and size == hand_size:
             continue
-        steps[step.index] = {**steps[step.index], "deal": _laid_out(spec, deck, hand_size)}
+        steps[step.index] = {**steps[step.index], "deal": laid_out(spec, deck, hand_size)}
         changed = True
     if not changed and deck == transcript.deck:
         return transcript
@@ -533,7 +533,9 @@ def trusted(profile: str, document: Mapping[str, Json], shipped: Mapping[str, Js
 __all__ = [
     "Classification",
     "Mode",
+    "NotApplicable",
     "classify",
+    "laid_out",
     "lay_out_deals",
     "rule_changes",
     "touched",

@@ -17,7 +17,8 @@ from typing import Any, Final, NoReturn
 
 from reference_engine.profile import resolve
 
-from ..spec.transcript import expand_deal, shipped_documents
+from ..reporting.style import plural
+from ..spec.transcript import shipped_documents
 from .client import (
     PROTOCOL_VERSION,
     EngineClient,
@@ -30,6 +31,7 @@ from .client import (
 )
 from .replay import SKIP_CODES, schema_problems
 from .sandbox import EngineLimits
+from .smoke_plan import FIXED, CannotPlan, Turn, plan_for
 
 OK: Final = "ok"
 FAIL: Final = "FAIL"
@@ -57,21 +59,10 @@ CHECK_NAMES: Final = (
 )
 GAME_CHECKS: Final = CHECK_NAMES[CHECK_NAMES.index("start") : CHECK_NAMES.index("stop")]
 PROFILES: Final = ("dhumbal", "everestbuzz", "dashain")  # tried in turn until one is accepted
-SEATS: Final = 2
 EXIT_WAIT: Final = 5.0  # seconds an engine has to exit after answering stop
 STDERR_LINES: Final = 10
 MAX_SCHEMA_LINES: Final = 10
 PROTOCOL_DOC: Final = "docs/protocol.md"
-
-# The hand: seat 0 throws its king and draws 3c (9 points), seat 1 throws a king and
-# draws, and seat 0 calls. Every shipped profile allows that call (every seat has had a
-# turn, 9 is within the call limit of 10), and every pick is from the deck.
-DEAL: Final = {
-    "starter": 0,
-    "hands": {"0": ["Ac", "As", "2c", "2d", "Kh"], "1": ["Js", "Qc", "Qs", "Kc", "Kd"]},
-    "turned_up": "9h",
-    "deck": ["3c", "4c"],
-}
 
 
 @dataclass(frozen=True)
@@ -128,6 +119,14 @@ class _Stop(Exception):
     """The game cannot go on after a failed check."""
 
 
+def _throw(turn: Turn) -> dict[str, Any]:
+    return {"type": "throw", "cards": list(turn.cards)}
+
+
+def _pick(seat: int) -> dict[str, Any]:
+    return {"cmd": "act", "seat": seat, "action": {"type": "pick", "from": "deck"}}
+
+
 def _response_like(line: str) -> bool:
     """Whether a stray stdout line looks like an attempt at a response, not a log line."""
     try:
@@ -168,8 +167,11 @@ class _Smoke:
         timeout: float,
         env: Mapping[str, str] | None,
         report: Callable[[Check], None] | None,
+        profile: Mapping[str, Any] | None = None,
     ) -> None:
         self.command = command
+        self.profile = profile  # the declared ruleset, or None for the shipped ones
+        self.plan = FIXED
         self.timeout = timeout
         self.env = env
         self.report = report
@@ -351,34 +353,45 @@ class _Smoke:
         return types
 
     def game(self, client: EngineClient, hello: Mapping[str, Any]) -> None:
+        plan = self.plan
         try:
             self.start(client)
-            deck = expand_deal(DEAL)
             types = self.accepted(
                 client,
                 "deal",
                 "the deal",
-                {"cmd": "deal", "deck": deck},
+                {"cmd": "deal", "deck": plan.deck},
                 ("round_started", "dealt"),
             )
             self.add("deal", OK, f"accepted the deal: {', '.join(types)}")
             self.refusal(client)
-            throw = {"cmd": "act", "seat": 0, "action": {"type": "throw", "cards": ["Kh"]}}
-            types = self.accepted(client, "throw", "seat 0's throw of Kh", throw, ("thrown",))
-            self.add("throw", OK, f"accepted seat 0's throw of Kh: {', '.join(types)}")
-            pick = {"cmd": "act", "seat": 0, "action": {"type": "pick", "from": "deck"}}
-            types = self.accepted(client, "pick", "seat 0's pick from the deck", pick, ("picked",))
-            self.add("pick", OK, f"accepted seat 0's pick from the deck: {', '.join(types)}")
+            first, second, *more = plan.turns
+            doing = f"seat {first.seat}'s throw of {first.words()}"
+            throw = {"cmd": "act", "seat": first.seat, "action": _throw(first)}
+            types = self.accepted(client, "throw", doing, throw, ("thrown",))
+            self.add("throw", OK, f"accepted {doing}: {', '.join(types)}")
+            doing = f"seat {first.seat}'s pick from the deck"
+            types = self.accepted(client, "pick", doing, _pick(first.seat), ("picked",))
+            self.add("pick", OK, f"accepted {doing}: {', '.join(types)}")
             self.state(client)
             self.legal(client, hello)
-            throw = {"cmd": "act", "seat": 1, "action": {"type": "throw", "cards": ["Kc"]}}
-            self.accepted(client, "turn", "seat 1's throw of Kc", throw, ("thrown",))
-            pick = {**pick, "seat": 1}
-            self.accepted(client, "turn", "seat 1's pick from the deck", pick, ("picked",))
-            self.add("turn", OK, "accepted seat 1's turn: a throw of Kc, a pick from the deck")
-            call = {"cmd": "act", "seat": 0, "action": {"type": "call"}}
-            types = self.accepted(client, "call", "seat 0's call", call, ("called", "round_ended"))
-            self.add("call", OK, f"accepted seat 0's call: {', '.join(types)}")
+            for turn in (second, *more):
+                doing = f"seat {turn.seat}'s throw of {turn.words()}"
+                throw = {"cmd": "act", "seat": turn.seat, "action": _throw(turn)}
+                self.accepted(client, "turn", doing, throw, ("thrown",))
+                doing = f"seat {turn.seat}'s pick from the deck"
+                self.accepted(client, "turn", doing, _pick(turn.seat), ("picked",))
+            played = f"a throw of {second.words()}, a pick from the deck"
+            if more:
+                played += f", then {plural(len(more), 'more turn')}"
+            self.add("turn", OK, f"accepted seat {second.seat}'s turn: {played}")
+            if plan.call is None:
+                self.add("call", SKIP, "the ruleset allows no call in this short hand")
+                return
+            call = {"cmd": "act", "seat": plan.call, "action": {"type": "call"}}
+            doing = f"seat {plan.call}'s call"
+            types = self.accepted(client, "call", doing, call, ("called", "round_ended"))
+            self.add("call", OK, f"accepted {doing}: {', '.join(types)}")
         except _Broken as broken:
             assert self.broken_at is not None
             self.add(self.broken_at, FAIL, broken.text, broken.details)
@@ -388,36 +401,42 @@ class _Smoke:
             self.skip_rest(GAME_CHECKS, f"the hand cannot go on after {failed}")
 
     def start(self, client: EngineClient) -> None:
-        documents = shipped_documents()
+        if self.profile is not None:
+            candidates = [(str(self.profile["id"]), self.profile)]
+        else:
+            documents = shipped_documents()
+            candidates = [(pid, documents[pid]) for pid in PROFILES]
+        seats = self.plan.seats
         declined: list[str] = []
-        for pid in PROFILES:
-            resolved = resolve(documents[pid])
+        for pid, document in candidates:
+            resolved = resolve(document)
             message = {
                 "cmd": "start",
                 "profile": resolved,
                 "options": resolved["option_values"],
-                "seats": SEATS,
+                "seats": seats,
             }
             response = self.send(client, "start", message)
             if response["ok"]:
                 note = f" (declined: {'; '.join(declined)})" if declined else ""
-                self.add("start", OK, f"accepted a {SEATS}-seat {pid} table{note}")
+                self.add("start", OK, f"accepted a {seats}-seat {pid} table{note}")
                 return
             error = response["error"]
             if error["code"] not in SKIP_CODES:
-                self.refused_badly("start", f"a {SEATS}-seat {pid} table", response)
+                self.refused_badly("start", f"a {seats}-seat {pid} table", response)
             declined.append(f"{pid}: {error['code']}")
+        which = "the declared profile" if self.profile is not None else "every shipped profile"
         self.add(
             "start",
             FAIL,
-            f"the engine declined every shipped profile ({'; '.join(declined)}); "
-            "smoke needs one it plays",
+            f"the engine declined {which} ({'; '.join(declined)}); smoke needs one it plays",
         )
         raise _Stop
 
     def refusal(self, client: EngineClient) -> None:
-        doing = "seat 1's call on seat 0's turn"
-        message = {"cmd": "act", "seat": 1, "action": {"type": "call"}}
+        wrong, to_act = self.plan.wrong_seat, self.plan.turns[0].seat
+        doing = f"seat {wrong}'s call on seat {to_act}'s turn"
+        message = {"cmd": "act", "seat": wrong, "action": {"type": "call"}}
         response = self.send(client, "refusal", message)
         if response["ok"]:
             self.add(
@@ -595,6 +614,12 @@ class _Smoke:
     # -- the whole test ----------------------------------------------------------------
 
     def run(self) -> SmokeResult:
+        if self.profile is not None:
+            try:
+                self.plan = plan_for(self.profile)
+            except CannotPlan as exc:
+                self.add("start", FAIL, f"no smoke hand can be planned for the profile: {exc}")
+                return self.result
         client = self.launch()
         if client is None:
             return self.result
@@ -629,9 +654,13 @@ def smoke(
     env: Mapping[str, str] | None = None,
     report: Callable[[Check], None] | None = None,
     limits: EngineLimits | None = None,
+    profile: Mapping[str, Any] | None = None,
 ) -> SmokeResult:
-    """Smoke-test the engine started by ``command``; ``report`` sees each check as it ends."""
-    checks = _Smoke(command, timeout, env, report)
+    """Smoke-test the engine started by ``command``; ``report`` sees each check as it ends.
+
+    ``profile``: the ruleset to play (a loaded profile), else the first shipped one of
+    :data:`PROFILES` the engine accepts."""
+    checks = _Smoke(command, timeout, env, report, profile)
     checks.limits = limits
     return checks.run()
 

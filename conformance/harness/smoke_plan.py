@@ -1,0 +1,119 @@
+"""The short hand ``jhyap smoke`` plays: a fixed one, or one planned for a declared ruleset.
+
+The fixed hand suits every shipped profile (see :data:`DEAL`). An engine that plays only its
+own rules (``jhyap smoke --profile P``) gets a hand planned by asking the reference engine,
+in this process, what ruleset P allows: the deal laid out for its deck and hand size, each
+turn the first single card it may throw and a pick from the deck, then a call where the
+ruleset allows one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from reference_engine.profile import resolve
+
+from ..spec.transcript import expand_deal, table_deck
+from .derive import NotApplicable, laid_out
+from .inprocess import ReferenceClient
+
+Json = Any
+SEATS: Final = 2
+MAX_TURNS: Final = 12  # turns played, lowest cards kept, before a call is given up
+
+# The fixed hand: seat 0 throws its king and draws 3c (9 points), seat 1 throws a king and
+# draws, and seat 0 calls. Every shipped profile allows that call (every seat has had a
+# turn, 9 is within the call limit of 10), and every pick is from the deck.
+DEAL: Final[dict[str, Any]] = {
+    "starter": 0,
+    "hands": {"0": ["Ac", "As", "2c", "2d", "Kh"], "1": ["Js", "Qc", "Qs", "Kc", "Kd"]},
+    "turned_up": "9h",
+    "deck": ["3c", "4c"],
+}
+
+
+@dataclass(frozen=True)
+class Turn:
+    seat: int
+    cards: tuple[str, ...]  # the cards thrown; the pick is from the deck
+
+    def words(self) -> str:
+        return " ".join(self.cards)
+
+
+@dataclass(frozen=True)
+class HandPlan:
+    """What smoke sends: the table, the deal, two turns and, where allowed, a call."""
+
+    seats: int
+    deck: list[str]
+    turns: tuple[Turn, ...]  # two at least: the first checks throw and pick, the rest "turn"
+    call: int | None  # the seat that calls, or None where the ruleset allows no call then
+    wrong_seat: int  # a seat whose call is out of turn right after the deal
+
+
+FIXED: Final = HandPlan(SEATS, expand_deal(DEAL), (Turn(0, ("Kh",)), Turn(1, ("Kc",))), 0, 1)
+
+
+class CannotPlan(Exception):
+    """The ruleset cannot play a smoke hand (the reason is the message)."""
+
+
+def _act(client: ReferenceClient, seat: int, action: Mapping[str, Json]) -> None:
+    answer = client.send({"cmd": "act", "seat": seat, "action": dict(action)})
+    if not answer["ok"]:
+        raise CannotPlan(f"the reference engine refused {action}: {answer['error']['message']}")
+
+
+def plan_for(document: Mapping[str, Json]) -> HandPlan:
+    """The smoke hand for ruleset ``document``, as its reference engine plays it."""
+    resolved = resolve(document)
+    rules = resolved["rules"]
+    seats = max(SEATS, int(rules["seats"]["min"]))
+    try:
+        spec = laid_out(
+            {**DEAL, "hands": {str(s): DEAL["hands"].get(str(s), []) for s in range(seats)}},
+            table_deck(rules, seats),
+            int(rules["hand_size"]),
+        )
+    except NotApplicable as exc:
+        raise CannotPlan(str(exc)) from None
+    deck = expand_deal(spec, table_deck(rules, seats))
+    client = ReferenceClient()
+    client.handshake()
+    start = {"cmd": "start", "profile": resolved, "options": resolved["option_values"]}
+    if not client.send({**start, "seats": seats})["ok"]:
+        raise CannotPlan(f"the reference engine refuses a {seats}-seat table")
+    dealt = client.send({"cmd": "deal", "deck": deck})
+    if not dealt["ok"]:
+        raise CannotPlan(f"the reference engine refuses the deal: {dealt['error']['message']}")
+    values = rules["card_values"]
+
+    def points(cards: list[str]) -> int:
+        return sum(int(values.get("X" if c == "X" else c[0], 0)) for c in cards)
+
+    turns: list[Turn] = []
+    caller = None
+    while caller is None and len(turns) < MAX_TURNS:
+        legal = client.send({"cmd": "legal"})["legal"]
+        if legal is None:
+            break  # the hand ended (the deck ran out under a rule that ends it)
+        seat = int(legal["seat"])
+        if len(turns) >= 2 and legal.get("call"):
+            caller = seat
+            break
+        if not legal["throws"]:
+            raise CannotPlan("the reference engine allows no throw")
+        # What a player aiming to call would throw: the most points, then the fewest cards.
+        cards = [str(c) for c in max(legal["throws"], key=lambda t: (points(t), -len(t)))]
+        _act(client, seat, {"type": "throw", "cards": cards})
+        _act(client, seat, {"type": "pick", "from": "deck"})
+        turns.append(Turn(seat, tuple(cards)))
+    if len(turns) < 2:
+        raise CannotPlan("the hand ends before two turns are played")
+    return HandPlan(seats, deck, tuple(turns), caller, (turns[0].seat + 1) % seats)
+
+
+__all__ = ["DEAL", "FIXED", "SEATS", "CannotPlan", "HandPlan", "Turn", "plan_for"]

@@ -1,0 +1,23 @@
+"""Plays one ruleset only, the profile whose id is its argument: declines every other
+(unsupported_profile), as an engine of one app's house rules does."""
+
+import sys
+
+from _common import respond, serve
+
+OWN = sys.argv[1]
+
+
+def hook(request, session):
+    if request.get("cmd") == "start" and (request.get("profile") or {}).get("id") != OWN:
+        return respond(
+            {
+                "seq": request["seq"],
+                "ok": False,
+                "error": {"code": "unsupported_profile", "message": f"this engine plays {OWN}"},
+            }
+        )
+    return None
+
+
+raise SystemExit(serve(hook))
