@@ -9,6 +9,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from conformance.harness.selection import Case, InputError, load_selection
+from conformance.reporting.modes import MODE_WORDS
 from conformance.reporting.report import STDOUT, os_error_text, write_report
 from conformance.reporting.style import plural
 from conformance.spec import readings
@@ -44,7 +46,72 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         metavar="DIR",
         help="the transcripts to count (default: the shipped corpus)",
     )
+    parser.add_argument(
+        "--profile",
+        metavar="PROFILE",
+        help="the clauses of this ruleset only (a shipped id or a profile file), each with "
+        "the transcripts that test it as written, derived (as the reference engine plays the "
+        "ruleset) or not at all; exit 1 if one is tested by none",
+    )
     parser.set_defaults(run=run)
+
+
+MODE_ORDER = ("as_written", "derived")
+
+
+def ruleset_coverage(cases: Sequence[Case], document: Mapping[str, Any]) -> dict[str, Any]:
+    """Each clause of the ruleset (then the protocol's) with the transcripts citing it, by
+    the way each ran under the ruleset; a clause cited only by cases not applicable is
+    tested by none."""
+    listing: dict[str, dict[str, list[str]]] = {}
+    for case in sorted(cases, key=lambda c: c.transcript.id):
+        if case.mode.value not in MODE_ORDER:
+            continue
+        for clause in case.transcript.clauses:
+            ways = listing.setdefault(clause, {m: [] for m in MODE_ORDER})
+            ways[case.mode.value].append(case.transcript.id)
+    ids = [str(c["id"]) for c in document.get("clauses") or []] + list(protocol_clause_ids())
+    clauses = {cid: listing.get(cid, {m: [] for m in MODE_ORDER}) for cid in ids}
+    counts = {
+        "as_written": sum(1 for w in clauses.values() if w["as_written"]),
+        "derived_only": sum(1 for w in clauses.values() if w["derived"] and not w["as_written"]),
+        "untested": sum(1 for w in clauses.values() if not w["as_written"] and not w["derived"]),
+    }
+    return {"profile": document["id"], "counts": counts, "clauses": clauses}
+
+
+def _run_profile(args: argparse.Namespace) -> int:
+    try:
+        selection = load_selection(args.transcripts, [args.profile])
+    except InputError as exc:
+        for line in exc.lines("jhyap coverage"):
+            print(line, file=sys.stderr)
+        return ExitCode.ERROR
+    pid = next(iter(dict.fromkeys(c.profile for c in selection.cases)))
+    report = ruleset_coverage(selection.cases, selection.documents[pid])
+    listing = sys.stderr if args.json == STDOUT else sys.stdout
+    clauses = report["clauses"]
+    width = max((len(c) for c in clauses), default=0)
+    for cid, ways in clauses.items():
+        tested = ways["as_written"] or ways["derived"]
+        if args.uncovered and tested:
+            continue
+        parts = [f"{MODE_WORDS[m]}: {', '.join(ways[m])}" for m in MODE_ORDER if ways[m]]
+        print(f"{cid:<{width}}  {'; '.join(parts) or '(untested)'}", file=listing)
+    counts = report["counts"]
+    print(
+        f"under {pid}: {plural(len(clauses), 'clause')}: {counts['as_written']} tested as "
+        f"written, {counts['derived_only']} only derived, {counts['untested']} untested",
+        file=listing,
+    )
+    if args.json:
+        try:
+            write_report(args.json, json.dumps(report, indent=2) + "\n")
+        except OSError as exc:
+            reason = os_error_text(exc, args.json)
+            print(f"jhyap coverage: cannot write the JSON: {reason}", file=sys.stderr)
+            return ExitCode.ERROR
+    return ExitCode.OK if counts["untested"] == 0 else ExitCode.FAILURES
 
 
 def coverage(
@@ -108,6 +175,8 @@ def reading_coverage(
 
 def run(args: argparse.Namespace) -> int:
     """Print the coverage; exit 1 if a clause is uncovered."""
+    if args.profile is not None:
+        return _run_profile(args)
     try:
         documents = shipped_documents()
         protocol_clause_ids()
