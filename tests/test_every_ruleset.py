@@ -366,3 +366,20 @@ def test_coverage_of_a_ruleset_says_how_each_clause_is_tested(
     out = capsys.readouterr().out.splitlines()
     assert status == 1
     assert any(x.endswith("(untested)") and x.startswith("lone.") for x in out)
+
+
+def test_the_readings_page_example_of_a_variant_run_holds(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = (ROOT / "docs" / "readings.md").read_text("utf-8")
+    section = page[page.index("### How each transcript runs under your ruleset") :]
+    start = section.index("```console\n") + len("```console\n")
+    block = section[start : section.index("\n```", start)].splitlines()
+    assert block[0] == "$ jhyap run --engine ./my-engine --profile dhumbal-penalty-30-out-150.yaml"
+    monkeypatch.chdir(VARIANTS)
+    assert main(["run", "--profile", "dhumbal-penalty-30-out-150.yaml"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    claim = next(x for x in block if x.startswith("claim: "))
+    assert claim in out
+    verdict = block[-1].rsplit(" in ", 1)[0]
+    assert out[-1].rsplit(" in ", 1)[0] == verdict

@@ -144,8 +144,13 @@ class EngineWorker:
             self.close()
         if case.mode is not Mode.WRITTEN or case.note:
             step = t.steps[outcome.step - 1] if outcome.step else None
+            reason = outcome.reason
+            if case.mode is Mode.DERIVED:
+                # The expectation was the reference engine's, not the transcript's.
+                reason = reason.replace("from the transcript", "from the reference engine's")
             outcome = replace(
                 outcome,
+                reason=reason,
                 mode=case.mode.value,
                 mode_note=case.note,
                 base=case.base,
