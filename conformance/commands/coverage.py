@@ -104,14 +104,19 @@ def _run_profile(args: argparse.Namespace) -> int:
         f"written, {counts['derived_only']} only derived, {counts['untested']} untested",
         file=listing,
     )
-    if args.json:
-        try:
-            write_report(args.json, json.dumps(report, indent=2) + "\n")
-        except OSError as exc:
-            reason = os_error_text(exc, args.json)
-            print(f"jhyap coverage: cannot write the JSON: {reason}", file=sys.stderr)
-            return ExitCode.ERROR
+    if args.json and not _write_json(args.json, report):
+        return ExitCode.ERROR
     return ExitCode.OK if counts["untested"] == 0 else ExitCode.FAILURES
+
+
+def _write_json(path: str, report: Mapping[str, Any]) -> bool:
+    """Write the JSON coverage (``-``: standard output); False, said, when it cannot be."""
+    try:
+        write_report(path, json.dumps(report, indent=2) + "\n")
+    except OSError as exc:
+        print(f"jhyap coverage: cannot write the JSON: {os_error_text(exc, path)}", file=sys.stderr)
+        return False
+    return True
 
 
 def coverage(
@@ -217,11 +222,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"{tested}/{plural(len(rows), 'reading value')} tested", file=listing)
     if args.json:
         report = {"covered": covered, "total": len(table), "clauses": table, "readings": rows}
-        try:
-            write_report(args.json, json.dumps(report, indent=2) + "\n")
-        except OSError as exc:
-            reason = os_error_text(exc, args.json)
-            print(f"jhyap coverage: cannot write the JSON: {reason}", file=sys.stderr)
+        if not _write_json(args.json, report):
             return ExitCode.ERROR
     complete = covered == len(table) and tested == len(rows)
     return ExitCode.OK if complete else ExitCode.FAILURES

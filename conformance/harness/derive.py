@@ -74,21 +74,12 @@ class Classification:
 # -- what the ruleset changes ---------------------------------------------------------
 
 
-def _leaves(node: Json, prefix: str) -> dict[str, Json]:
-    if isinstance(node, Mapping) and node:
-        found: dict[str, Json] = {}
-        for key, value in node.items():
-            found.update(_leaves(value, f"{prefix}.{key}"))
-        return found
-    return {prefix: node}
-
-
 def rule_changes(rules: Mapping[str, Json], base_rules: Mapping[str, Json]) -> list[str]:
     """Each rule parameter that differs from ``base_rules``: ``path: old -> new`` (a
     parameter a profile leaves out has the schema's default)."""
     defaults = {f"rules.{path}": value for path, value in rule_defaults().items()}
-    old = {**defaults, **_leaves(base_rules, "rules")}
-    new = {**defaults, **_leaves(rules, "rules")}
+    old = {**defaults, **readings.leaves(base_rules, "rules.")}
+    new = {**defaults, **readings.leaves(rules, "rules.")}
     return [
         f"{path[len('rules.') :]}: {_word(old.get(path))} -> {_word(new.get(path))}"
         for path in dict.fromkeys([*old, *new])
@@ -399,6 +390,22 @@ def _nearest_base(
     return (best[1], best[2]) if best else (None, [])
 
 
+_FINGERPRINTS: dict[int, tuple[Mapping[str, Mapping[str, Json]], str]] = {}
+
+
+def _fingerprint_of(documents: Mapping[str, Mapping[str, Json]]) -> str:
+    """The fingerprint of the profiles the corpus is written for, taken once per mapping
+    (a run classifies every transcript against the same one)."""
+    hit = _FINGERPRINTS.get(id(documents))
+    if hit is not None and hit[0] is documents:
+        return hit[1]
+    if len(_FINGERPRINTS) >= 8:
+        _FINGERPRINTS.clear()
+    found = filecache.fingerprint(documents)
+    _FINGERPRINTS[id(documents)] = (documents, found)
+    return found
+
+
 @cache
 def _code_fingerprint() -> str:
     digest = hashlib.sha256()
@@ -427,7 +434,7 @@ def classify(
             str(transcript.file),
             profile,
             filecache.fingerprint(document),
-            filecache.fingerprint(sorted(written_for)),
+            _fingerprint_of(written_for),
             _code_fingerprint(),
         )
         hit = filecache.get(entry)

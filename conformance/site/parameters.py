@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
+from ..spec.profile_options import lookup
 from .common import (
     PARAM_LABELS,
     Document,
@@ -27,20 +28,6 @@ def leaf_paths(node: Mapping[str, Json], prefix: str = "") -> Iterator[tuple[str
             yield from leaf_paths(value, path + ".")
         else:
             yield path, value
-
-
-def lookup(rules: Mapping[str, Json], path: str) -> tuple[bool, Json, str | None]:
-    """(found, value, the null ancestor that hides the path or None)."""
-    node: Json = rules
-    walked: list[str] = []
-    for key in path.split("."):
-        if node is None and walked:
-            return False, None, ".".join(walked)
-        if not isinstance(node, Mapping) or key not in node:
-            return False, None, None
-        node = node[key]
-        walked.append(key)
-    return True, node, None
 
 
 def option_key(name: str) -> str:

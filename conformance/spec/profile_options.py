@@ -32,7 +32,7 @@ def lookup(rules: Mapping[str, Json], path: str) -> tuple[bool, Json, str | None
     for key in path.split("."):
         if node is None and walked:
             return False, None, ".".join(walked)
-        if not isinstance(node, dict) or key not in node:
+        if not isinstance(node, Mapping) or key not in node:
             return False, None, None
         node = node[key]
         walked.append(key)

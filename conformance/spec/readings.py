@@ -206,11 +206,12 @@ def claims(
     ]
 
 
-def _leaves(node: Json, prefix: str) -> dict[str, Json]:
-    if isinstance(node, dict) and node:
+def leaves(node: Json, prefix: str) -> dict[str, Json]:
+    """Every leaf of a tree of mappings, by its dotted path after ``prefix`` ("rules.")."""
+    if isinstance(node, Mapping) and node:
         found: dict[str, Json] = {}
         for key, value in node.items():
-            found.update(_leaves(value, f"{prefix}{key}."))
+            found.update(leaves(value, f"{prefix}{key}."))
         return found
     return {prefix.rstrip("."): node}
 
@@ -243,7 +244,7 @@ def _option_text(option: Mapping[str, Json]) -> str:
 def differences(document: Mapping[str, Json], base: Mapping[str, Json]) -> list[str]:
     """Each rule parameter and option field that differs from ``base``: "path: old -> new";
     an option added or removed in one line, "options.<name>: added (...)" or "removed"."""
-    old, new = _leaves(base["rules"], "rules."), _leaves(document["rules"], "rules.")
+    old, new = leaves(base["rules"], "rules."), leaves(document["rules"], "rules.")
     found = [
         f"{path}: {old.get(path)!r} -> {new.get(path)!r}"
         for path in dict.fromkeys([*old, *new])
@@ -251,7 +252,7 @@ def differences(document: Mapping[str, Json], base: Mapping[str, Json]) -> list[
     ]
     for name, field, before, after in option_changes(document, base):
         if field:
-            was, now = _leaves(before, ""), _leaves(after, "")
+            was, now = leaves(before, ""), leaves(after, "")
             found += [
                 f"options.{name}.{field}"
                 + (f".{key}" if key else "")
