@@ -110,11 +110,15 @@ def tenfold_corpus(target: Path) -> Path:
     return target
 
 
+VARIANT = "dhumbal-penalty-30-out-150.yaml"  # a variant of two parameters
+
+
 def commands(corpus: Path | None) -> list[tuple[str, list[str]]]:
     """(name, argv) of every measured command; on ``corpus`` when given."""
     off, on = checking_flags()
     where = ["--transcripts", str(corpus)] if corpus is not None else []
     one = f"{ONE_ID}-x0" if corpus is not None else ONE_ID
+    variant = ["--profile", str(ROOT / "tests" / "data" / "variants" / VARIANT)]
     suffix = " (10x)" if corpus is not None else ""
     listed: list[tuple[str, list[str]]] = []
     if corpus is None:
@@ -135,6 +139,12 @@ def commands(corpus: Path | None) -> list[tuple[str, list[str]]]:
         (f"jhyap validate <corpus>{suffix}, cold", [*JHYAP, "validate", corpus_arg]),
         (f"jhyap run, checked{suffix}, cold", [*JHYAP, "run", *where, *on]),
     ]
+    if corpus is None:
+        # Every transcript under a declared variant: each classified (then cached) and run.
+        listed += [
+            ("jhyap run --profile <variant>", [*JHYAP, "run", *on, *variant]),
+            ("jhyap run --profile <variant>, cold", [*JHYAP, "run", *on, *variant]),
+        ]
     return listed
 
 
