@@ -34,7 +34,7 @@ from reference_engine.profile import (
 )
 from reference_engine.rules import packs_at
 
-from . import data, filecache, readings, yamlsafe
+from . import combinations, data, filecache, readings, yamlsafe
 from .yamlsafe import DataPath, PathPart
 
 if TYPE_CHECKING:  # jsonschema is imported when a profile is checked, not to read a cached one
@@ -390,6 +390,7 @@ def _rule_problems(rules: Mapping[str, Json]) -> list[tuple[DataPath, str]]:
         scoring["kind"] != "penalty"
     ):
         add("deck_runs_out", "round_ends_hands_score needs scoring.kind penalty")
+    found.extend(combinations.rule_problems(rules))
     return found
 
 
