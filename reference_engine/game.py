@@ -412,9 +412,11 @@ class Game:
         """
         assert self.offer is not None
         if self.rules.kept_aside is KeptAside.PICKABLE_AND_THROW:
-            pickable = picking.pickable_cards(self.offer, self.rules)
-            self.out_of_play.extend(c for c in self.offer.cards if c not in pickable)
-            kept = tuple(c for c in self.offer.cards if c in pickable)
+            # By position: with two packs or two jokers a name can be both kept and not.
+            keep = set(picking.pickable_positions(self.offer, self.rules))
+            cards = self.offer.cards
+            self.out_of_play.extend(c for i, c in enumerate(cards) if i not in keep)
+            kept = tuple(c for i, c in enumerate(cards) if i in keep)
             self.offer = Throw(kept, self.offer.kind)
         self.draw_waiting = seat
         self.phase = Phase.AWAITING_RESHUFFLE
@@ -555,7 +557,8 @@ class Game:
         assert self.offer is not None
         offer_cards: tuple[Card, ...] = ()
         if picking.offer_open_to(seat, self.multi_throwers, self.rules):
-            offer_cards = picking.pickable_cards(self.offer, self.rules)
+            # Legal lists actions: two jokers that may be taken are one action, listed once.
+            offer_cards = tuple(dict.fromkeys(picking.pickable_cards(self.offer, self.rules)))
         return LegalActions(seat, False, (), True, offer_cards)
 
     def state(self) -> dict[str, Any]:

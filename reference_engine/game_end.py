@@ -51,12 +51,17 @@ def game_over_after_round(round_number: int, active: Sequence[int], rules: Rules
 
 
 def winners(scores: Sequence[int], active: Sequence[int], rules: Rules) -> list[int]:
+    """The seats that win (docs/protocol.md, "Game result"): always the first seats of the
+    standings. The last seat in after an elimination; after fixed rounds every seat still in
+    with the best total, the highest under transfer scoring and the lowest under penalty
+    scoring; none at an open table, whose result is its settlement."""
     if rules.game_end is GameEndKind.ELIMINATION:
         return sorted(active)
     if rules.game_end is GameEndKind.FIXED_ROUNDS:
-        best = max(scores)
-        return [s for s, score in enumerate(scores) if score == best]
-    return []  # an open table declares no winner; the settlement is its result
+        pick = max if rules.scoring is ScoringKind.TRANSFER else min
+        best = pick(scores[s] for s in active)
+        return [s for s in sorted(active) if scores[s] == best]
+    return []
 
 
 def standings(scores: Sequence[int], out_in_round: Mapping[int, int], rules: Rules) -> list[int]:

@@ -32,7 +32,7 @@ from reference_engine.profile import (
 )
 from reference_engine.rules import packs_at
 
-from . import data, declared, filecache, readings, yamlsafe
+from . import combinations, data, declared, filecache, readings, yamlsafe
 from .profile_options import MAX_MAPPED_RANGE, check_option, grid, lookup, same_value
 from .profile_schema import (
     DECIMAL_PATTERN,
@@ -219,6 +219,7 @@ def _rule_problems(rules: Mapping[str, Json]) -> list[tuple[DataPath, str]]:
         scoring["kind"] != "penalty"
     ):
         add("deck_runs_out", "round_ends_hands_score needs scoring.kind penalty")
+    found.extend(combinations.rule_problems(rules))
     return found
 
 

@@ -1,0 +1,69 @@
+"""Rule parameters that are each valid but make no sense together.
+
+Each check names both parameters in one line, at the path of the second; the schema's
+description of each says so too. Called from :func:`conformance.spec.profiles._rule_problems`
+on rules that passed the schema.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+Json = Any
+DataPath = tuple[str | int, ...]
+
+
+def _at(path: str) -> DataPath:
+    return ("rules", *path.split("."))
+
+
+def rule_problems(rules: Mapping[str, Json]) -> list[tuple[DataPath, str]]:
+    """(path, message) for every pair of rule parameters that contradict each other."""
+    found: list[tuple[DataPath, str]] = []
+    reshuffle, scoring, call = rules["reshuffle"], rules["scoring"], rules["call"]
+    at_turn_end = reshuffle["moment"] == "when_deck_emptied"
+    if at_turn_end != (reshuffle["kept_aside"] == "current_offer"):
+        found.append(
+            (
+                _at("reshuffle.kept_aside"),
+                f"reshuffle.kept_aside {reshuffle['kept_aside']} does not go with "
+                f"reshuffle.moment {reshuffle['moment']} (current_offer goes with "
+                "when_deck_emptied, and only with it)",
+            )
+        )
+    if scoring["kind"] == "transfer":
+        # A transfer tally sums to zero; cutting or halving one seat's total breaks that.
+        if scoring.get("cuts"):
+            found.append(
+                (
+                    _at("scoring.cuts"),
+                    "scoring.cuts needs scoring.kind penalty: a transfer tally sums to zero, "
+                    "and a cut total would not",
+                )
+            )
+        if scoring.get("halve_at_multiples_of") is not None:
+            found.append(
+                (
+                    _at("scoring.halve_at_multiples_of"),
+                    "scoring.halve_at_multiples_of needs scoring.kind penalty: a transfer tally "
+                    "sums to zero, and a halved total would not",
+                )
+            )
+    elif rules["money"] is not None:
+        found.append(
+            (
+                _at("money"),
+                "money needs scoring.kind transfer: penalty points are owed to nobody, "
+                "so there is nothing to settle",
+            )
+        )
+    if call["limit"] == 0 and not call["inclusive"]:
+        found.append(
+            (
+                _at("call.inclusive"),
+                "call.inclusive false with call.limit 0 refuses every call (no hand is worth "
+                "less than 0)",
+            )
+        )
+    return found

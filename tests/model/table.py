@@ -1,0 +1,141 @@
+"""A resolved profile's rule parameters, read straight from its ``rules`` mapping."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+RANKS = "A23456789TJQK"
+SUITS = "cdhs"
+JOKER = "X"
+
+
+@dataclass(frozen=True)
+class Table:
+    """Every rule parameter, by its schema path, with the schema's defaults applied."""
+
+    seats_min: int
+    seats_max: int
+    jokers: int
+    jokers_wild: str
+    packs_by_seats: tuple[tuple[int, int], ...]
+    hand_size: int
+    values: Mapping[str, int]  # by rank symbol, X included
+    direction: str
+    dealer: str
+    first_starter: int
+    next_starter: str
+    deck_runs_out: str
+    set_min: int
+    set_max: int
+    run_min: int
+    run_ace: str
+    order_matters: bool
+    from_offer: str
+    only_after_multi_throw: bool
+    moment: str
+    kept_aside: str
+    call_limit: int
+    call_inclusive: bool
+    first_round: str
+    tie: str
+    kind: str
+    beaten_call: str
+    beaten_penalty: int
+    beaten_others: str
+    cuts: tuple[tuple[int, int], ...]
+    halve_at: int | None
+    end: str
+    rounds: int | None
+    out_above: int | None
+    reaching_is_out: bool
+    rate: Decimal | None
+    settlement: str | None
+    timer_seconds: int
+    on_expiry: str | None
+
+    @classmethod
+    def of(cls, rules: Mapping[str, Any]) -> Table:
+        deck, throws, scoring, end = (
+            rules["deck"],
+            rules["throws"],
+            rules["scoring"],
+            rules["game_end"],
+        )
+        money, timer = rules["money"], rules["turn_timer"]
+        return cls(
+            seats_min=rules["seats"]["min"],
+            seats_max=rules["seats"]["max"],
+            jokers=deck["jokers"],
+            jokers_wild=deck.get("jokers_wild", "none"),
+            packs_by_seats=tuple(
+                (s["from_seats"], s["packs"]) for s in deck.get("packs_by_seats") or []
+            ),
+            hand_size=rules["hand_size"],
+            values={**{"X": 0}, **rules["card_values"]},
+            direction=rules["direction"],
+            dealer=rules["deal"]["dealer"],
+            first_starter=rules["deal"]["first_starter"],
+            next_starter=rules["next_starter"],
+            deck_runs_out=rules.get("deck_runs_out", "reshuffle"),
+            set_min=throws["set"]["min"],
+            set_max=throws["set"]["max"],
+            run_min=throws["run"]["min"],
+            run_ace=throws["run"]["ace"],
+            order_matters=throws["order_matters"],
+            from_offer=rules["pick"]["from_offer"],
+            only_after_multi_throw=rules["pick"]["only_after_multi_throw"],
+            moment=rules["reshuffle"]["moment"],
+            kept_aside=rules["reshuffle"]["kept_aside"],
+            call_limit=rules["call"]["limit"],
+            call_inclusive=rules["call"]["inclusive"],
+            first_round=rules["call"]["first_round"],
+            tie=rules["showdown"]["tie"],
+            kind=scoring["kind"],
+            beaten_call=scoring["beaten_call"],
+            beaten_penalty=scoring["beaten_penalty"],
+            beaten_others=scoring.get("beaten_others", "score_nothing"),
+            cuts=tuple((c["at"], c["to"]) for c in scoring.get("cuts") or []),
+            halve_at=scoring.get("halve_at_multiples_of"),
+            end=end["kind"],
+            rounds=end["rounds"],
+            out_above=end["out_above"],
+            reaching_is_out=end.get("reaching_is_out", False),
+            rate=Decimal(money["dollars_per_point"]) if money else None,
+            settlement=money["settlement"] if money else None,
+            timer_seconds=timer["seconds"] if timer else 0,
+            on_expiry=timer["on_expiry"] if timer else None,
+        )
+
+    # -- the deck ----------------------------------------------------------------
+
+    def packs(self, seats: int) -> int:
+        """'From a number of seats up, play with more packs; one pack below the first step.'"""
+        packs = 1
+        for from_seats, count in sorted(self.packs_by_seats):
+            if seats >= from_seats:
+                packs = count
+        return packs
+
+    def deck(self, seats: int) -> list[str]:
+        """Every card of the table: 52 per pack plus the pack's jokers."""
+        one = [r + s for r in RANKS for s in SUITS] + [JOKER] * self.jokers
+        return one * self.packs(seats)
+
+    def value(self, card: str) -> int:
+        return self.values[card[0]]
+
+    def hand_value(self, cards: list[str] | tuple[str, ...]) -> int:
+        return sum(self.value(c) for c in cards)
+
+
+def rank(card: str) -> int:
+    """1 (ace) to 13 (king); 0 for a joker."""
+    return 0 if card == JOKER else RANKS.index(card[0]) + 1
+
+
+def canonical(cards: list[str] | tuple[str, ...]) -> list[str]:
+    """By rank, ace first, then suit c d h s; jokers last."""
+    return sorted(cards, key=lambda c: (14, 0) if c == JOKER else (rank(c), SUITS.index(c[1])))

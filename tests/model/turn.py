@@ -1,0 +1,145 @@
+"""A turn: what may be thrown, what may be picked, when a call is allowed, the timeout."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Collection, Sequence
+from itertools import combinations
+
+from .table import JOKER, SUITS, Table, canonical, rank
+
+
+def _ace_values(t: Table) -> tuple[int, ...]:
+    """'low': below the two only; 'high': above the king only; 'low_or_high': either end."""
+    return {"low": (1,), "high": (14,), "low_or_high": (1, 14)}[t.run_ace]
+
+
+def _bounds(t: Table) -> tuple[int, int]:
+    return {"low": (1, 13), "high": (2, 14), "low_or_high": (1, 14)}[t.run_ace]
+
+
+def run_ranks(cards: Sequence[str], t: Table) -> list[int] | None:
+    """The ranks a run's cards stand for, lowest first, or None when they are no run."""
+    layout = run_layout(cards, t)
+    return layout[0] if layout else None
+
+
+def run_layout(cards: Sequence[str], t: Table) -> tuple[list[int], int] | None:
+    """The ranks a run stands for, lowest first, and the rank its aces take; None if no run.
+
+    The naturals are of one suit with distinct ranks; jokers (only where deck.jokers_wild
+    lets them stand in runs) fill the gaps, then extend the run upwards, then downwards
+    (bga-yaniv.throws.jokers); an ace is tried low before high.
+    """
+    if len(cards) < t.run_min:
+        return None
+    naturals = [c for c in cards if c != JOKER]
+    jokers = len(cards) - len(naturals)
+    if jokers and t.jokers_wild not in ("runs", "sets_and_runs"):
+        return None
+    if not naturals or len({c[1] for c in naturals}) != 1:
+        return None
+    bottom, top = _bounds(t)
+    for ace in _ace_values(t):
+        ranks = sorted(ace if rank(c) == 1 else rank(c) for c in naturals)
+        if len(set(ranks)) != len(ranks):
+            return None
+        low, high = ranks[0], ranks[-1]
+        spare = jokers - (high - low + 1 - len(ranks))
+        if spare < 0 or low < bottom or high > top:
+            continue
+        up = min(spare, top - high)
+        down = spare - up
+        if low - down < bottom:
+            continue
+        return list(range(low - down, high + up + 1)), ace
+    return None
+
+
+def throw_kind(cards: Sequence[str], t: Table) -> str | None:
+    """'single', 'set' or 'run' for a legal throw, else None. Any order of the cards."""
+    if not cards:
+        return None
+    if len(cards) == 1:
+        return "single"
+    naturals = [c for c in cards if c != JOKER]
+    wild_sets = t.jokers_wild in ("sets", "sets_and_runs")
+    # A set: one rank; jokers alone make a set of jokers, among naturals only when wild in sets.
+    one_rank = not naturals or (
+        len({rank(c) for c in naturals}) == 1 and (len(naturals) == len(cards) or wild_sets)
+    )
+    if one_rank and t.set_min <= len(cards) <= t.set_max:
+        return "set"
+    if run_ranks(cards, t) is not None:
+        return "run"
+    return None
+
+
+def legal_throws(hand: Sequence[str], t: Table) -> set[tuple[str, ...]]:
+    """Every legal throw of ``hand``, each as its cards in canonical order."""
+    found: set[tuple[str, ...]] = set()
+    ordered = canonical(list(hand))
+    for size in range(1, len(ordered) + 1):
+        for combo in combinations(ordered, size):
+            if combo not in found and throw_kind(combo, t) is not None:
+                found.add(combo)
+    return found
+
+
+def pickable(offer: Sequence[str], kind: str | None, t: Table) -> list[str]:
+    """The offer's cards the pick rule allows taking, as placed, each occurrence once.
+
+    any: every card; last_placed: the top one; first_or_last_placed: the first and the last;
+    run_ends: a run's lowest and highest (a joker at an end is the run's first joker as
+    placed), every card of a single or a set.
+    """
+    n = len(offer)
+    if n == 0:
+        return []
+    if t.from_offer == "last_placed":
+        return [offer[-1]]
+    if t.from_offer == "first_or_last_placed":
+        return [offer[0], offer[-1]] if n > 1 else [offer[0]]
+    if t.from_offer == "run_ends" and kind == "run":
+        layout = run_layout(offer, t)
+        if layout is None:  # a run cut to its ends when the deck was remade
+            return list(offer)
+        ranks, ace = layout
+        at = {(ace if rank(c) == 1 else rank(c)): c for c in offer if c != JOKER}
+        wanted = Counter(at.get(r, JOKER) for r in {ranks[0], ranks[-1]})
+        out = []
+        for card in offer:
+            if wanted[card] > 0:
+                wanted[card] -= 1
+                out.append(card)
+        return out
+    return list(offer)
+
+
+def offer_open(seat: int, multi_throwers: Collection[int], t: Table) -> bool:
+    """pick.only_after_multi_throw: only a seat that threw two or more cards together."""
+    return not t.only_after_multi_throw or seat in multi_throwers
+
+
+def call_refusal(value: int, turns_taken: int, players: int, t: Table) -> str | None:
+    """Why a call is refused ('call_too_early', 'call_over_limit'), or None."""
+    if t.first_round == "after_every_player_had_a_turn" and turns_taken < players:
+        return "call_too_early"
+    within = value <= t.call_limit if t.call_inclusive else value < t.call_limit
+    return None if within else "call_over_limit"
+
+
+def _suit_order(card: str) -> int:
+    return 4 if card == JOKER else SUITS.index(card[1])
+
+
+def timeout_throw(hand: Sequence[str], t: Table) -> str:
+    """The highest-value card; among equals the higher rank, then the higher suit."""
+    return max(hand, key=lambda c: (t.value(c), rank(c), _suit_order(c)))
+
+
+def timeout_take(takeable: Sequence[str], t: Table) -> str | None:
+    """Under take_lowest, the lowest-value takeable card (lower rank, then lower suit)."""
+    if t.on_expiry != "throw_highest_single_then_take_lowest" or not takeable:
+        return None
+    return min(takeable, key=lambda c: (t.value(c), rank(c), _suit_order(c)))
