@@ -373,7 +373,8 @@ def _check_readings(value: dict[str, Json], report: Report) -> None:
             try:
                 Rules.from_profile(resolve(played, {}))
             except JhyapError as exc:
-                problems.append(exc.message)
+                if not problems:  # the engine's refusal says again what a check above said
+                    problems.append(exc.message)
             for message in problems:
                 report.add((*at, "choices", choice), f"this choice makes {message}")
 
