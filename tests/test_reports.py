@@ -8,6 +8,7 @@ import json
 import os
 import shlex
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -248,13 +249,23 @@ def test_every_outcome_makes_a_valid_report() -> None:
         )
         for status in STATUSES
     ]
+    # A derived pass and a derived failure carry a system-out line in JUnit.
+    outcomes += [
+        replace(o, transcript_id=f"{o.transcript_id}-derived", mode="derived", mode_note="why")
+        for o in outcomes
+        if o.status in ("passed", "failed")
+    ]
     info = EngineInfo(engine={"name": "e", "version": "1"}, protocol="1.0", supports={})
     result = RunResult(outcomes, info, 1.5)
     context = ReportContext(engine_command="e", transcripts=DATA_ARG, argv=("jhyap", "run"))
     report = json.loads(json.dumps(json_report(result, context), default=list))
     assert problems(report) == []
     assert [r["failure"] is None for r in report["results"]] == [
-        s in ("passed", "skipped", "not_applicable") for s in STATUSES
+        s in ("passed", "skipped", "not_applicable") for s in [*STATUSES, "passed", "failed"]
     ]
+    assert [r["mode"] for r in report["results"][-2:]] == ["derived", "derived"]
     document = etree.fromstring(junit_report(result, context).encode("utf-8"))
     assert xsd().validate(document), xsd().error_log
+    outs = {c.get("name"): c.findtext("system-out") for c in document.iter("testcase")}
+    assert outs["t-passed-derived"] == outs["t-failed-derived"] == "derived: why"
+    assert outs["t-passed"] is None
