@@ -10,13 +10,21 @@ from tests.conftest import ROOT
 
 
 def test_mypy_strict() -> None:
-    result = subprocess.run([sys.executable, "-m", "mypy", "--strict", "reference_engine",
-                             "conformance"], cwd=ROOT, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "reference_engine", "conformance"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_ruff() -> None:
     ruff = shutil.which("ruff") or "ruff"
-    result = subprocess.run([ruff, "check", "reference_engine", "conformance", "tests", "bench"],
-                            cwd=ROOT, capture_output=True, text=True)
+    result = subprocess.run(
+        [ruff, "check", "reference_engine", "conformance", "tests", "bench"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout + result.stderr

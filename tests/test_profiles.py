@@ -36,7 +36,6 @@ LINE = re.compile(r"^(?P<file>.+?):(?P<line>\d+): (?P<field>\S+): (?P<message>.*
 Doc = dict[str, Any]
 
 
-
 # The shipped profiles, written out: a test of the listing must not derive it from specs/.
 SHIPPED_IDS = [
     "alankar-dhumbal",
@@ -49,6 +48,7 @@ SHIPPED_IDS = [
     "yaniv-israel",
     "yarsa-dhumbal",
 ]
+
 
 def shipped(name: str) -> Doc:
     """A fresh copy of a shipped profile, as plain YAML data."""

@@ -54,8 +54,15 @@ def serve(hook: Hook | None = None) -> int:
                 raise JhyapError("line over 1 MiB", ErrorCode.BAD_REQUEST)
             request = decode_request(line)
         except JhyapError as exc:
-            write(respond({"seq": None, "ok": False, "error": {"code": exc.code.value,
-                                                                "message": exc.message}}))
+            write(
+                respond(
+                    {
+                        "seq": None,
+                        "ok": False,
+                        "error": {"code": exc.code.value, "message": exc.message},
+                    }
+                )
+            )
             continue
         if not isinstance(request, dict):  # hooks see request objects only
             write(respond(session.handle(request)))
