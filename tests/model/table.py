@@ -139,3 +139,24 @@ def rank(card: str) -> int:
 def canonical(cards: list[str] | tuple[str, ...]) -> list[str]:
     """By rank, ace first, then suit c d h s; jokers last."""
     return sorted(cards, key=lambda c: (14, 0) if c == JOKER else (rank(c), SUITS.index(c[1])))
+
+
+def resolved_rules(document: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    """The rules with each option's value set at the path it names (docs/protocol.md, "The
+    resolved profile"): the value itself, or map[value]; a list of paths takes a list."""
+    import copy
+
+    rules: dict[str, Any] = copy.deepcopy(dict(document["rules"]))
+    for option in document.get("options") or []:
+        value = values.get(option["name"], option["default"])
+        mapped = option["map"][str(value).lower()] if option.get("map") else value
+        paths = [option["sets"]] if isinstance(option["sets"], str) else option["sets"]
+        for path, item in zip(
+            paths, [mapped] if isinstance(option["sets"], str) else mapped, strict=True
+        ):
+            node = rules
+            *head, last = path.split(".")
+            for key in head:
+                node = node[key]
+            node[last] = copy.deepcopy(item)
+    return rules

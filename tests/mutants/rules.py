@@ -1,0 +1,513 @@
+"""The reference engine with one rule parameter mishandled, in process, for the property tests.
+
+Each mutant mishandles one parameter of schema/profile.schema.json under some value, the
+way a port might misread it. ``MUTANTS`` maps its name to the parameter and to the property
+check of tests/test_rule_model.py that must catch it; tests/test_mutants_killed.py applies
+each in turn (``applied``) and asserts that check fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from reference_engine import calling, cards, game, game_end, picking, scoring, throws
+from reference_engine.game import Game
+from reference_engine.rules import (
+    BeatenCall,
+    BeatenOthers,
+    DealerRule,
+    DeckRunsOut,
+    GameEndKind,
+    JokersWild,
+    KeptAside,
+    NextStarter,
+    PickFromOffer,
+    ReshuffleMoment,
+    Rules,
+    RunAce,
+    ScoringKind,
+    Settlement,
+    ShowdownTie,
+    TimerExpiry,
+)
+
+Patch = Callable[[Callable[[object, str, object], None]], None]
+
+
+@dataclass(frozen=True)
+class Mutant:
+    parameter: str
+    killed_by: str
+    patch: Patch
+
+
+_from_profile = Rules.from_profile
+
+
+def _rules(change: Callable[[Rules], dict[str, Any]]) -> Patch:
+    """A mutant that misreads the typed rules: ``change`` gives the fields it gets wrong."""
+
+    def patch(set_: Callable[[object, str, object], None]) -> None:
+        def from_profile(profile: Mapping[str, Any]) -> Rules:
+            rules = _from_profile(profile)
+            return dataclasses.replace(rules, **change(rules))
+
+        set_(Rules, "from_profile", staticmethod(from_profile))
+
+    return patch
+
+
+def _when(cond: bool, **fields: Any) -> dict[str, Any]:
+    return fields if cond else {}
+
+
+def _function(module: object, name: str, wrap: Callable[[Any], Any]) -> Patch:
+    def patch(set_: Callable[[object, str, object], None]) -> None:
+        set_(module, name, wrap(getattr(module, name)))
+
+    return patch
+
+
+# -- seats, deck, deal -----------------------------------------------------------------
+
+
+def _deck_short(original: Any) -> Any:
+    def full_deck(packs: int = 1, jokers_per_pack: int = 0) -> tuple[cards.Card, ...]:
+        return original(packs, jokers_per_pack)[1:]  # a pack of 51: no ace of clubs
+
+    return full_deck
+
+
+def _jokers_first_pack_only(original: Any) -> Any:
+    def full_deck(packs: int = 1, jokers_per_pack: int = 0) -> tuple[cards.Card, ...]:
+        return (
+            original(1, jokers_per_pack) + original(packs - 1, 0)
+            if packs > 1
+            else original(packs, jokers_per_pack)
+        )
+
+    return full_deck
+
+
+def _packs_from_above(original: Any) -> Any:
+    def packs_for(self: Rules, seats: int) -> int:
+        return original(self, seats - 1) if seats > 2 else original(self, seats)
+
+    return packs_for
+
+
+def _direction(original: Any) -> Any:
+    def next_active(self: Game, seat: int) -> int:
+        if self.profile["rules"]["direction"] != "right":
+            return int(original(self, seat))
+        for step in range(1, self.seats + 1):
+            if (seat - step) % self.seats in self.active:
+                return (seat - step) % self.seats
+        raise AssertionError
+
+    return next_active
+
+
+def _dealer_is_starter(original: Any) -> Any:
+    def dealer(self: Game) -> int | None:
+        found = original.fget(self)
+        return self.starter if found is not None else None
+
+    return property(dealer)
+
+
+def _deal_in_blocks(original: Any) -> Any:
+    def deal(self: Game, order: Sequence[cards.Card]) -> Any:
+        n, size = len(self.active), self.rules.hand_size
+        head = list(order[: size * n])
+        dealt = [head[(i % n) * size + i // n] for i in range(size * n)]
+        return original(self, dealt + list(order[size * n :]))
+
+    return deal
+
+
+def _turned_up_last(original: Any) -> Any:
+    def deal(self: Game, order: Sequence[cards.Card]) -> Any:
+        cut = self.rules.hand_size * len(self.active)
+        rest = list(order[cut:])
+        return original(self, list(order[:cut]) + rest[-1:] + rest[:-1])
+
+    return deal
+
+
+def _new_deck_reversed(original: Any) -> Any:
+    def reshuffle(self: Game, order: Sequence[cards.Card]) -> Any:
+        return original(self, list(reversed(order)))
+
+    return reshuffle
+
+
+def _offer_sorted(original: Any) -> Any:
+    def throw(self: Game, seat: int, thrown: Sequence[cards.Card]) -> Any:
+        events = original(self, seat, thrown)
+        if not self.rules.order_matters and self.thrown is not None:
+            self.thrown = throws.Throw(
+                tuple(cards.sorted_cards(self.thrown.cards)), self.thrown.kind
+            )
+        return events
+
+    return throw
+
+
+def _call_after_throwing(original: Any) -> Any:
+    def call(self: Game, seat: int) -> Any:
+        if self.phase is game.Phase.PICK and self.thrown is not None:
+            self.hands[seat].extend(self.thrown.cards)
+            self.thrown = None
+            self.phase = game.Phase.CALL_OR_THROW
+        return original(self, seat)
+
+    return call
+
+
+# -- scoring, game end -----------------------------------------------------------------
+
+
+def _won_call_counts_caller(original: Any) -> Any:
+    def showdown(values: Any, order: Any, caller: int, rules: Rules) -> scoring.Showdown:
+        result = original(values, order, caller, rules)
+        if result.outcome is scoring.Outcome.WON_CALL and rules.scoring is ScoringKind.PENALTY:
+            deltas = dict(result.deltas)
+            deltas[caller] += values[caller]  # the caller scores its own hand too
+            return dataclasses.replace(result, deltas=deltas)
+        return result
+
+    return showdown
+
+
+def _tie_by_seat_number(original: Any) -> Any:
+    def showdown(values: Any, order: Sequence[int], caller: int, rules: Rules) -> Any:
+        return original(values, sorted(order), caller, rules)
+
+    return showdown
+
+
+def _cut_ignored(original: Any) -> Any:
+    def cut_score(total: int, rules: Rules) -> int:
+        return int(original(total, dataclasses.replace(rules, score_cuts=())))
+
+    return cut_score
+
+
+def _halving_ignored(original: Any) -> Any:
+    def cut_score(total: int, rules: Rules) -> int:
+        return int(original(total, dataclasses.replace(rules, halve_at_multiples_of=None)))
+
+    return cut_score
+
+
+def _winners_by_max(original: Any) -> Any:  # issue 21's bug
+    def winners(scores: Sequence[int], active: Sequence[int], rules: Rules) -> list[int]:
+        if rules.game_end is GameEndKind.FIXED_ROUNDS:
+            best = max(scores)
+            return [s for s, v in enumerate(scores) if v == best]
+        return list(original(scores, active, rules))
+
+    return winners
+
+
+def _out_at_threshold(original: Any) -> Any:
+    def eliminated(scores: Sequence[int], active: Sequence[int], rules: Rules) -> list[int]:
+        return list(original(scores, active, dataclasses.replace(rules, reaching_is_out=True)))
+
+    return eliminated
+
+
+def _reaching_ignored(original: Any) -> Any:
+    def eliminated(scores: Sequence[int], active: Sequence[int], rules: Rules) -> list[int]:
+        return list(original(scores, active, dataclasses.replace(rules, reaching_is_out=False)))
+
+    return eliminated
+
+
+def _rate_doubled(original: Any) -> Any:
+    def settlement(scores: Sequence[int], rate: Decimal, method: Settlement) -> Any:
+        return original(scores, rate * 2, method)
+
+    return settlement
+
+
+def _fixed_rounds_never_end(original: Any) -> Any:
+    def over(round_number: int, active: Sequence[int], rules: Rules) -> bool:
+        if rules.game_end is GameEndKind.FIXED_ROUNDS:
+            return False
+        return bool(original(round_number, active, rules))
+
+    return over
+
+
+def _timer_seconds_ignored(original: Any) -> Any:
+    def timeout(self: Game, seat: int) -> Any:
+        if self.rules.timer_seconds <= 0:
+            self.rules = dataclasses.replace(self.rules, timer_seconds=1)
+        return original(self, seat)
+
+    return timeout
+
+
+MUTANTS: dict[str, Mutant] = {
+    "seats_min_one_more": Mutant(
+        "seats.min",
+        "drawn_profiles_are_valid",
+        _rules(lambda r: {"seats_min": r.seats_min + 1}),
+    ),
+    "seats_max_one_less": Mutant(
+        "seats.max",
+        "drawn_profiles_are_valid",
+        _rules(lambda r: _when(r.seats_max > r.seats_min, seats_max=r.seats_max - 1)),
+    ),
+    "pack_of_51": Mutant(
+        "deck.cards", "games_follow_the_model", _function(game, "full_deck", _deck_short)
+    ),
+    "jokers_in_the_first_pack_only": Mutant(
+        "deck.jokers",
+        "games_follow_the_model",
+        _function(game, "full_deck", _jokers_first_pack_only),
+    ),
+    "jokers_wild_runs_read_as_sets": Mutant(
+        "deck.jokers_wild",
+        "games_follow_the_model",
+        _rules(
+            lambda r: _when(r.jokers_wild is JokersWild.RUNS, jokers_wild=JokersWild.SETS_AND_RUNS)
+        ),
+    ),
+    "packs_from_one_seat_more": Mutant(
+        "deck.packs_by_seats",
+        "games_follow_the_model",
+        _function(Rules, "packs_for", _packs_from_above),
+    ),
+    "hand_one_card_short": Mutant(
+        "hand_size",
+        "games_follow_the_model",
+        _rules(lambda r: _when(r.hand_size > 1, hand_size=r.hand_size - 1)),
+    ),
+    "king_valued_as_queen": Mutant(
+        "card_values",
+        "games_follow_the_model",
+        _rules(lambda r: {"card_values": (*r.card_values[:12], r.card_values[11])}),
+    ),
+    "joker_worth_nothing": Mutant(
+        "card_values.X", "games_follow_the_model", _rules(lambda r: {"joker_value": 0})
+    ),
+    "right_means_anticlockwise_seats": Mutant(
+        "direction", "games_follow_the_model", _function(Game, "next_active", _direction)
+    ),
+    "dealer_is_the_starter": Mutant(
+        "deal.dealer", "games_follow_the_model", _function(Game, "dealer", _dealer_is_starter)
+    ),
+    "first_starter_ignored": Mutant(
+        "deal.first_starter", "games_follow_the_model", _rules(lambda r: {"first_starter": 0})
+    ),
+    "deal_in_blocks": Mutant(
+        "deal.order", "games_follow_the_model", _function(Game, "deal", _deal_in_blocks)
+    ),
+    "turned_up_from_the_bottom": Mutant(
+        "deal.first_offer", "games_follow_the_model", _function(Game, "deal", _turned_up_last)
+    ),
+    "seat_after_winner_read_as_winner": Mutant(
+        "next_starter",
+        "games_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.next_starter is NextStarter.SEAT_AFTER_ROUND_WINNER,
+                next_starter=NextStarter.ROUND_WINNER,
+            )
+        ),
+    ),
+    "deck_out_hands_score_nothing": Mutant(
+        "deck_runs_out",
+        "games_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.deck_runs_out is DeckRunsOut.ROUND_ENDS_HANDS_SCORE,
+                deck_runs_out=DeckRunsOut.ROUND_ENDS_NO_SCORE,
+            )
+        ),
+    ),
+    "set_min_one_more": Mutant(
+        "throws.set.min",
+        "games_follow_the_model",
+        _rules(lambda r: _when(r.set_min < r.set_max, set_min=r.set_min + 1)),
+    ),
+    "set_max_unbounded": Mutant(
+        "throws.set.max", "games_follow_the_model", _rules(lambda r: {"set_max": 99})
+    ),
+    "run_min_one_less": Mutant(
+        "throws.run.min",
+        "games_follow_the_model",
+        _rules(lambda r: _when(r.run_min > 2, run_min=r.run_min - 1)),
+    ),
+    "ace_either_end_read_as_low": Mutant(
+        "throws.run.ace",
+        "games_follow_the_model",
+        _rules(lambda r: _when(r.run_ace is RunAce.LOW_OR_HIGH, run_ace=RunAce.LOW)),
+    ),
+    "unordered_offer_sorted": Mutant(
+        "throws.order_matters", "games_follow_the_model", _function(Game, "_throw", _offer_sorted)
+    ),
+    "first_or_last_read_as_last": Mutant(
+        "pick.from_offer",
+        "games_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.pick_from_offer is PickFromOffer.FIRST_OR_LAST_PLACED,
+                pick_from_offer=PickFromOffer.LAST_PLACED,
+            )
+        ),
+    ),
+    "multi_throw_rule_ignored": Mutant(
+        "pick.only_after_multi_throw",
+        "games_follow_the_model",
+        _function(picking, "offer_open_to", lambda original: lambda seat, throwers, rules: True),
+    ),
+    "next_draw_reshuffles_at_once": Mutant(
+        "reshuffle.moment",
+        "games_follow_the_model",
+        _rules(lambda r: {"reshuffle_moment": ReshuffleMoment.WHEN_DECK_EMPTIED}),
+    ),
+    "new_deck_upside_down": Mutant(
+        "reshuffle.new_deck",
+        "games_follow_the_model",
+        _function(Game, "reshuffle", _new_deck_reversed),
+    ),
+    "pickable_aside_read_as_whole_offer": Mutant(
+        "reshuffle.kept_aside",
+        "games_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.kept_aside is KeptAside.PICKABLE_AND_THROW, kept_aside=KeptAside.OFFER_AND_THROW
+            )
+        ),
+    ),
+    "call_limit_one_more": Mutant(
+        "call.limit", "games_follow_the_model", _rules(lambda r: {"call_limit": r.call_limit + 1})
+    ),
+    "inclusive_limit_read_as_exclusive": Mutant(
+        "call.inclusive", "games_follow_the_model", _rules(lambda r: {"call_inclusive": False})
+    ),
+    "call_after_throwing": Mutant(
+        "call.timing", "games_follow_the_model", _function(Game, "_call", _call_after_throwing)
+    ),
+    "no_first_round_lock": Mutant(
+        "call.first_round",
+        "games_follow_the_model",
+        _function(
+            calling, "call_refusal", lambda original: lambda v, t, p, r: original(v, p, p, r)
+        ),
+    ),
+    "tie_read_as_caller_wins": Mutant(
+        "showdown.tie",
+        "showdowns_follow_the_model",
+        _rules(lambda r: {"tie": ShowdownTie.CALLER_WINS}),
+    ),
+    "tie_break_by_seat_number": Mutant(
+        "showdown.winner_among_lowest",
+        "showdowns_follow_the_model",
+        _function(scoring, "showdown", _tie_by_seat_number),
+    ),
+    "winners_by_highest_total": Mutant(
+        "scoring.kind", "games_follow_the_model", _function(game_end, "winners", _winners_by_max)
+    ),
+    "won_caller_scores_own_hand": Mutant(
+        "scoring.won_call",
+        "showdowns_follow_the_model",
+        _function(scoring, "showdown", _won_call_counts_caller),
+    ),
+    "all_hands_read_as_except_winner": Mutant(
+        "scoring.beaten_call",
+        "showdowns_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.beaten_call is BeatenCall.ALL_HANDS, beaten_call=BeatenCall.HANDS_EXCEPT_WINNER
+            )
+        ),
+    ),
+    "beaten_penalty_30": Mutant(
+        "scoring.beaten_penalty",
+        "showdowns_follow_the_model",
+        _rules(lambda r: _when(r.beaten_penalty != 30, beaten_penalty=30)),
+    ),
+    "others_never_score_on_a_beaten_call": Mutant(
+        "scoring.beaten_others",
+        "showdowns_follow_the_model",
+        _rules(lambda r: {"beaten_others": BeatenOthers.SCORE_NOTHING}),
+    ),
+    "cuts_ignored": Mutant(
+        "scoring.cuts", "showdowns_follow_the_model", _function(scoring, "cut_score", _cut_ignored)
+    ),
+    "halving_ignored": Mutant(
+        "scoring.halve_at_multiples_of",
+        "showdowns_follow_the_model",
+        _function(scoring, "cut_score", _halving_ignored),
+    ),
+    "fixed_rounds_never_end": Mutant(
+        "game_end.kind",
+        "games_follow_the_model",
+        _function(game_end, "game_over_after_round", _fixed_rounds_never_end),
+    ),
+    "one_round_too_many": Mutant(
+        "game_end.rounds",
+        "games_follow_the_model",
+        _rules(lambda r: _when(r.rounds is not None, rounds=(r.rounds or 0) + 1)),
+    ),
+    "out_at_the_threshold": Mutant(
+        "game_end.out_above",
+        "showdowns_follow_the_model",
+        _function(game_end, "eliminated_after", _out_at_threshold),
+    ),
+    "reaching_is_out_ignored": Mutant(
+        "game_end.reaching_is_out",
+        "showdowns_follow_the_model",
+        _function(game_end, "eliminated_after", _reaching_ignored),
+    ),
+    "dollars_per_point_doubled": Mutant(
+        "money.dollars_per_point",
+        "showdowns_follow_the_model",
+        _function(game_end, "settlement", _rate_doubled),
+    ),
+    "seat_order_read_as_largest_first": Mutant(
+        "money.settlement",
+        "showdowns_follow_the_model",
+        _rules(lambda r: {"settlement": Settlement.LARGEST_DEBTOR_PAYS_LARGEST_CREDITOR}),
+    ),
+    "timer_seconds_ignored": Mutant(
+        "turn_timer.seconds",
+        "games_follow_the_model",
+        _function(Game, "_timeout", _timer_seconds_ignored),
+    ),
+    "take_lowest_read_as_draw": Mutant(
+        "turn_timer.on_expiry",
+        "games_follow_the_model",
+        _rules(lambda r: {"timer_expiry": TimerExpiry.THROW_HIGHEST_SINGLE_THEN_DRAW}),
+    ),
+}
+_ = DealerRule  # every parameter's enum is at hand for further mutants
+
+
+@contextlib.contextmanager
+def applied(name: str) -> Iterator[None]:
+    """The engine with mutant ``name`` applied, put back as it was afterwards."""
+    saved: list[tuple[object, str, object]] = []
+
+    def set_(owner: object, attr: str, value: object) -> None:
+        saved.append(
+            (owner, attr, owner.__dict__[attr] if isinstance(owner, type) else getattr(owner, attr))
+        )
+        setattr(owner, attr, value)
+
+    MUTANTS[name].patch(set_)
+    try:
+        yield
+    finally:
+        for owner, attr, value in reversed(saved):
+            setattr(owner, attr, value)
