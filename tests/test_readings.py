@@ -215,8 +215,8 @@ OTHER = (
         (
             OTHER,
             OTHER.replace("pickable_and_throw", "current_offer"),
-            "readings[0].choices.next_draw: this choice makes rules.reshuffle: kept_aside "
-            "current_offer goes with moment when_deck_emptied, and only with it",
+            "readings[0].choices.next_draw: this choice makes reshuffle.kept_aside "
+            "current_offer goes with reshuffle.moment when_deck_emptied, and only with it",
         ),
         (
             OTHER,
