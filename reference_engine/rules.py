@@ -340,7 +340,8 @@ class Rules:
         at_turn_end = rules.reshuffle_moment is ReshuffleMoment.WHEN_DECK_EMPTIED
         if at_turn_end != (rules.kept_aside is KeptAside.CURRENT_OFFER):
             raise ProfileError(
-                "rules.reshuffle: kept_aside current_offer goes with moment when_deck_emptied, "
+                # The words jhyap validate uses (conformance/spec/combinations.py).
+                "reshuffle.kept_aside current_offer goes with reshuffle.moment when_deck_emptied, "
                 "and only with it"
             )
         if not 2 <= rules.seats_min <= rules.seats_max:

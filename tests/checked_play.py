@@ -239,7 +239,7 @@ def _turn(game: Game, exp: Expect, rng: random.Random, style: Style) -> None:
         else:
             # The longer of two drawn throws: offers of several cards come often.
             one, two = rng.choice(sorted(throws)), rng.choice(sorted(throws))
-            cards = list(max(one, two, key=len))
+            cards = list(one if len(one) >= len(two) else two)
             rng.shuffle(cards)
             events = game.act(seat, ThrowCards(tuple(parse_cards(cards))))
             check("thrown as placed", game.state()["thrown"], cards)

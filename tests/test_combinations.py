@@ -19,13 +19,13 @@ CASES = [
     (
         "dashain",
         {"reshuffle": {"kept_aside": "offer_and_throw"}},
-        "rules.reshuffle.kept_aside",
+        "rules.reshuffle",
         ("reshuffle.kept_aside", "reshuffle.moment"),
     ),
     (
         "dashain",
         {"reshuffle": {"moment": "when_draw_finds_deck_empty"}},
-        "rules.reshuffle.kept_aside",
+        "rules.reshuffle",
         ("reshuffle.kept_aside", "reshuffle.moment"),
     ),
     (

@@ -4,6 +4,7 @@ names (tests/test_rule_model.py), and every rule parameter of the schema has a m
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import pytest
 from hypothesis import Phase
@@ -17,9 +18,9 @@ from tests.test_rule_model import run_check
 KILL_EXAMPLES = int(os.environ.get("JHYAP_KILL_EXAMPLES", "400"))
 
 
-def _leaves(node: dict[str, object], prefix: str = "") -> list[str]:
-    found = []
-    for key, sub in (node.get("properties") or {}).items():  # type: ignore[union-attr]
+def _leaves(node: dict[str, Any], prefix: str = "") -> list[str]:
+    found: list[str] = []
+    for key, sub in (node.get("properties") or {}).items():
         assert isinstance(sub, dict)
         if "properties" in sub and key not in ("card_values",):
             found += _leaves(sub, f"{prefix}{key}.")

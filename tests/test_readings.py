@@ -229,8 +229,7 @@ OTHER = (
             OTHER,
             OTHER.replace("pickable_and_throw", "current_offer"),
             "readings[0].choices.next_draw: this choice makes reshuffle.kept_aside "
-            "current_offer does not go with reshuffle.moment when_draw_finds_deck_empty "
-            "(current_offer goes with when_deck_emptied, and only with it)",
+            "current_offer goes with reshuffle.moment when_deck_emptied, and only with it",
         ),
         (
             OTHER,

@@ -24,12 +24,13 @@ def rule_problems(rules: Mapping[str, Json]) -> list[tuple[DataPath, str]]:
     reshuffle, scoring, call = rules["reshuffle"], rules["scoring"], rules["call"]
     at_turn_end = reshuffle["moment"] == "when_deck_emptied"
     if at_turn_end != (reshuffle["kept_aside"] == "current_offer"):
+        # The engine's words for it too (Rules.from_profile): a reading check, which asks
+        # both, reports it once.
         found.append(
             (
-                _at("reshuffle.kept_aside"),
-                f"reshuffle.kept_aside {reshuffle['kept_aside']} does not go with "
-                f"reshuffle.moment {reshuffle['moment']} (current_offer goes with "
-                "when_deck_emptied, and only with it)",
+                _at("reshuffle"),
+                "reshuffle.kept_aside current_offer goes with reshuffle.moment when_deck_emptied, "
+                "and only with it",
             )
         )
     if scoring["kind"] == "transfer":

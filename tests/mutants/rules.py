@@ -78,25 +78,23 @@ def _function(module: object, name: str, wrap: Callable[[Any], Any]) -> Patch:
 
 def _deck_short(original: Any) -> Any:
     def full_deck(packs: int = 1, jokers_per_pack: int = 0) -> tuple[cards.Card, ...]:
-        return original(packs, jokers_per_pack)[1:]  # a pack of 51: no ace of clubs
+        return tuple(original(packs, jokers_per_pack))[1:]  # a pack of 51: no ace of clubs
 
     return full_deck
 
 
 def _jokers_first_pack_only(original: Any) -> Any:
     def full_deck(packs: int = 1, jokers_per_pack: int = 0) -> tuple[cards.Card, ...]:
-        return (
-            original(1, jokers_per_pack) + original(packs - 1, 0)
-            if packs > 1
-            else original(packs, jokers_per_pack)
-        )
+        if packs > 1:
+            return tuple(original(1, jokers_per_pack)) + tuple(original(packs - 1, 0))
+        return tuple(original(packs, jokers_per_pack))
 
     return full_deck
 
 
 def _packs_from_above(original: Any) -> Any:
     def packs_for(self: Rules, seats: int) -> int:
-        return original(self, seats - 1) if seats > 2 else original(self, seats)
+        return int(original(self, seats - 1) if seats > 2 else original(self, seats))
 
     return packs_for
 
@@ -175,7 +173,7 @@ def _call_after_throwing(original: Any) -> Any:
 
 def _won_call_counts_caller(original: Any) -> Any:
     def showdown(values: Any, order: Any, caller: int, rules: Rules) -> scoring.Showdown:
-        result = original(values, order, caller, rules)
+        result: scoring.Showdown = original(values, order, caller, rules)
         if result.outcome is scoring.Outcome.WON_CALL and rules.scoring is ScoringKind.PENALTY:
             deltas = dict(result.deltas)
             deltas[caller] += values[caller]  # the caller scores its own hand too
