@@ -20,6 +20,7 @@ from conformance.harness.client import EngineUnusable
 from conformance.reporting.report import write_atomic
 
 from . import Subparsers, jobs_count
+from .checks import clashing_paths
 from .run import default_engine, default_engine_env
 
 DEFAULT_GAMES = 300
@@ -162,6 +163,12 @@ def build_config(args: argparse.Namespace) -> FuzzConfig | str:
     if args.shrink_budget < 0:
         return "--shrink-budget must not be negative"
     named = [p.strip() for text in args.profile for p in text.split(",") if p.strip()]
+    clash = clashing_paths(
+        (("--json", args.json), ("--out", args.out)),
+        (("--known-divergences", args.known_divergences), *(("--profile", n) for n in named)),
+    )
+    if clash:
+        return clash
     try:
         documents, ids = with_profile_files(shipped_documents(), named)
     except (ProfileFileError, DataNotFound, ProfileNotFound, InputError) as exc:

@@ -47,6 +47,7 @@ from conformance.spec.profiles import ProfileFileError
 from conformance.spec.transcript import with_profile_files
 
 from . import ExitCode, Subparsers, jobs_count
+from .checks import clashing_paths
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
 DEFAULT_ENGINE_ARGV = (sys.executable, "-m", "reference_engine.server")
@@ -148,12 +149,14 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     parser.add_argument(
         "--json",
         metavar="FILE",
-        help="write a JSON report (schema/report.schema.json); - for standard output",
+        help="write a JSON report (schema/report.schema.json), replacing the last one; "
+        "- for standard output",
     )
     parser.add_argument(
         "--junit",
         metavar="FILE",
-        help="write a JUnit XML report (Jenkins junit-10.xsd); - for standard output",
+        help="write a JUnit XML report (Jenkins junit-10.xsd), replacing the last one; "
+        "- for standard output",
     )
     parser.add_argument(
         "-q",
@@ -231,6 +234,12 @@ def run(args: argparse.Namespace) -> int:
         return _fail("--jobs must be at least 1")
     if args.json == STDOUT and args.junit == STDOUT:
         return _fail("only one of --json and --junit can go to standard output (-)")
+    clash = clashing_paths(
+        (("--json", args.json), ("--junit", args.junit)),
+        (("--known-failures", args.known_failures),),
+    )
+    if clash:
+        return _fail(clash)
     try:
         env, limits = engine_settings(args)
     except ValueError as exc:

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from . import ExitCode, Subparsers, add_option_argument, profile_with_options
+from .checks import clashing_paths
 
 FIGURES: tuple[tuple[str, str, bool], ...] = (
     # attribute, label, shown as a percentage
@@ -80,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
     from reference_engine.game import Game
     from reference_engine.policies import POLICIES
 
+    clash = clashing_paths((("--json", args.json),), (("PROFILE", args.profile),))
+    if clash:
+        return _fail(clash)
     loaded = profile_with_options("simulate", args.profile, args.option)
     if loaded is None:
         return ExitCode.ERROR

@@ -1,0 +1,148 @@
+"""The checks every command makes of its arguments before it does anything.
+
+One home for: numbers (:func:`whole` and :func:`seconds`, argparse types that take a finite
+value in a sane range), paths (:func:`path_text`, a path the system can open at all) and
+outputs (:func:`clashing_paths`, two paths of one command naming the same file). A value
+they refuse is reported by :class:`CommandParser` on one line, ``jhyap CMD: --opt: must be
+...``, exit status 2, before anything runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import re
+import sys
+from collections.abc import Callable, Sequence
+from typing import NoReturn
+
+# The longest a path and one of its parts may be (Linux's PATH_MAX and NAME_MAX, in bytes).
+PATH_MAX = 4095
+NAME_MAX = 255
+CLIP = 40  # characters of a refused value that a message repeats
+
+
+def clip(text: str, limit: int = CLIP) -> str:
+    """``text`` as a message repeats it: at most ``limit`` characters, the cut said."""
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit - 1]}… ({len(text)} characters)"
+
+
+def quoted(text: str) -> str:
+    """A refused value, quoted and clipped, for a message."""
+    return repr(clip(text))
+
+
+def whole(minimum: int, maximum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``minimum`` to ``maximum``."""
+
+    def parse(text: str) -> int:
+        word = text.strip()
+        if re.fullmatch(r"[+-]?\d{1,30}", word):
+            value = int(word)
+            if minimum <= value <= maximum:
+                return value
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number from {minimum} to {maximum}, not {quoted(text)}"
+        )
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+def seconds(maximum: float) -> Callable[[str], float]:
+    """An argparse type: a finite number of seconds above 0 and at most ``maximum``."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text) if len(text) <= 30 else math.nan
+        except ValueError:
+            value = math.nan
+        if math.isfinite(value) and 0 < value <= maximum:
+            return value
+        raise argparse.ArgumentTypeError(
+            f"must be a number of seconds above 0 and at most {maximum:g}, not {quoted(text)}"
+        )
+
+    parse.__name__ = "seconds"
+    return parse
+
+
+def path_problem(text: str) -> str | None:
+    """Why the system cannot open ``text`` as a path at all, or None."""
+    try:
+        encoded = os.fsencode(text)
+    except UnicodeError:
+        return "must be a path that can be encoded"
+    if b"\0" in encoded:
+        return "must be a path without a NUL character"
+    if len(encoded) > PATH_MAX:
+        return f"must be a path of at most {PATH_MAX} bytes, not {len(encoded)}"
+    longest = max(encoded.split(b"/"), key=len)
+    if len(longest) > NAME_MAX:
+        return (
+            f"must be a path whose every part is at most {NAME_MAX} bytes, "
+            f"not {len(longest)} ({quoted(os.fsdecode(longest))})"
+        )
+    return None
+
+
+def path_text(text: str) -> str:
+    """An argparse type: a path (or a name) the system can open; the text unchanged."""
+    problem = path_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
+path_text.__name__ = "path"
+
+STDOUT = "-"
+
+
+def _identity(path: str) -> tuple[str, tuple[int, int] | None]:
+    """What names a file: its resolved path, and its device and inode when it exists."""
+    resolved = os.path.realpath(path)
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return resolved, None
+    return resolved, (info.st_dev, info.st_ino)
+
+
+def clashing_paths(
+    outputs: Sequence[tuple[str, str | None]], inputs: Sequence[tuple[str, str | None]] = ()
+) -> str | None:
+    """Why two paths of one command name one file, or None: two of ``outputs`` ((option,
+    path) pairs), or an output and an existing file of ``inputs``. Standard output (``-``)
+    and unset options are left out; spellings of a path (``./x``, ``a/../x``, a symbolic
+    or a hard link) are one file."""
+    seen: list[tuple[str, str, tuple[str, tuple[int, int] | None]]] = []
+    for index, (option, path) in enumerate((*outputs, *inputs)):
+        if path is None or path == STDOUT or path_problem(path) is not None:
+            continue
+        identity = _identity(path)
+        if index >= len(outputs) and identity[1] is None:
+            continue  # an input that is no file (a profile id) cannot be lost
+        for other, other_path, known in seen:
+            same_inode = identity[1] is not None and identity[1] == known[1]
+            if identity[0] == known[0] or same_inode:
+                where = clip(path if path == other_path else f"{other_path} and {path}", 120)
+                return f"{other} and {option} name the same file ({where}); give each its own"
+        if index < len(outputs):
+            seen.append((option, path, identity))
+    return None
+
+
+class CommandParser(argparse.ArgumentParser):
+    """argparse's parser, but a value refused by one of the types above is reported on one
+    line, ``PROG: OPTION: must be ...``, without the usage."""
+
+    def error(self, message: str) -> NoReturn:
+        found = re.fullmatch(r"argument ([^:\s/]+)(?:/\S+)?: (must be .*)", message, re.S)
+        if found:
+            print(f"{self.prog}: {found.group(1)}: {found.group(2)}", file=sys.stderr)
+            self.exit(2)
+        super().error(message)
