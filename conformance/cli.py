@@ -21,6 +21,7 @@ from typing import Any, Protocol, cast
 
 from . import __version__
 from .commands import ExitCode, Subparsers, exit_status_epilog
+from .commands.checks import CommandParser
 
 # One module of conformance.commands per subcommand; add a name here to add one.
 COMMANDS: tuple[str, ...] = (
@@ -107,11 +108,13 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action=_VersionAction)
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    subparsers = parser.add_subparsers(
+        dest="command", metavar="COMMAND", required=True, parser_class=CommandParser
+    )
     named = _named_command(argv) if argv is not None else None
     for name in COMMANDS if named is None else (named,):
         module = cast(_Command, importlib.import_module(f"{__package__}.commands.{name}"))
-        module.register(subparsers)
+        module.register(cast("Subparsers[argparse.ArgumentParser]", subparsers))
     for name, command in command_parsers(parser).items():
         command.formatter_class = HelpFormatter
         command.epilog = exit_status_epilog(name)

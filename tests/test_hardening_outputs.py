@@ -109,3 +109,96 @@ def test_fuzz_json_never_replaces_its_known_divergences(
         "give each its own\n"
     )
     assert known.read_text() == "[]\n"
+
+
+SECONDS = "must be a number of seconds above 0 and at most"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("run", "--timeout", "inf"), f"jhyap run: --timeout: {SECONDS} 86400, not 'inf'"),
+        (("run", "--timeout", "1e300"), f"jhyap run: --timeout: {SECONDS} 86400, not '1e300'"),
+        (("run", "--timeout", "nan"), f"jhyap run: --timeout: {SECONDS} 86400, not 'nan'"),
+        (("run", "--timeout", "0"), f"jhyap run: --timeout: {SECONDS} 86400, not '0'"),
+        (("smoke", "--timeout", "-1"), f"jhyap smoke: --timeout: {SECONDS} 86400, not '-1'"),
+        (("fuzz", "--timeout", "inf"), f"jhyap fuzz: --timeout: {SECONDS} 86400, not 'inf'"),
+        (("fuzz", "--time", "nan"), f"jhyap fuzz: --time: {SECONDS} 604800, not 'nan'"),
+        (
+            ("run", "--engine-memory", "100000000000000000000"),
+            "jhyap run: --engine-memory: must be a whole number from 1 to 1048576, "
+            "not '100000000000000000000'",
+        ),
+        (
+            ("run", "--engine-memory", "1e20"),
+            "jhyap run: --engine-memory: must be a whole number from 1 to 1048576, not '1e20'",
+        ),
+        (
+            ("smoke", "--engine-cpu", "0"),
+            "jhyap smoke: --engine-cpu: must be a whole number from 1 to 604800, not '0'",
+        ),
+        (
+            ("run", "--jobs", "0"),
+            "jhyap run: --jobs: must be a whole number from 1 to 1024, or auto, not '0'",
+        ),
+        (
+            ("simulate", "dhumbal", "--games", "1000000000000"),
+            "jhyap simulate: --games: must be a whole number from 1 to 1000000, "
+            "not '1000000000000'",
+        ),
+        (
+            ("simulate", "dhumbal", "--games", "1e12"),
+            "jhyap simulate: --games: must be a whole number from 1 to 1000000, not '1e12'",
+        ),
+        (
+            ("simulate", "dhumbal", "--max-rounds", "0"),
+            "jhyap simulate: --max-rounds: must be a whole number from 1 to 10000, not '0'",
+        ),
+        (
+            ("simulate", "dhumbal", "--jobs", "-3"),
+            "jhyap simulate: --jobs: must be a whole number from 1 to 1024, or auto, not '-3'",
+        ),
+        (
+            ("record", "dhumbal", "out", "--seats", "3", "--max-rounds", "-1"),
+            "jhyap record: --max-rounds: must be a whole number from 1 to 10000, not '-1'",
+        ),
+        (
+            ("record", "dhumbal", "out", "--seats", "1000"),
+            "jhyap record: --seats: must be a whole number from 1 to 64, not '1000'",
+        ),
+        (
+            ("record", "dhumbal", "out", "--seats", "3", "--seed", "9" * 5000),
+            "jhyap record: --seed: must be a whole number from 0 to 9223372036854775807, "
+            "not '999999999999999999999999999999999999999… (5000 characters)'",
+        ),
+        (
+            ("fuzz", "--games", "0"),
+            "jhyap fuzz: --games: must be a whole number from 1 to 10000000, not '0'",
+        ),
+        (
+            ("fuzz", "--window", "0"),
+            "jhyap fuzz: --window: must be a whole number from 1 to 10000, not '0'",
+        ),
+        (
+            ("fuzz", "--shrink-budget", "-1"),
+            "jhyap fuzz: --shrink-budget: must be a whole number from 0 to 10000000, not '-1'",
+        ),
+        (
+            ("fuzz", "--seats", "x"),
+            "jhyap fuzz: --seats: must be a whole number from 1 to 64, not 'x'",
+        ),
+    ],
+)
+def test_every_numeric_option_is_checked_in_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, args: tuple[str, ...], message: str
+) -> None:
+    code, out, err = jhyap(capsys, *args)
+    assert (code, out, err) == (2, "", message + "\n")
+
+
+def test_every_numeric_option_has_a_checked_type() -> None:
+    """The class: no command takes a number through a bare int or float."""
+    parser = cli.build_parser()
+    for name, command in cli.command_parsers(parser).items():
+        for action in command._actions:
+            assert action.type not in (int, float), (name, action.option_strings)

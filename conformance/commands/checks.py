@@ -15,12 +15,25 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import Final, NoReturn
 
 # The longest a path and one of its parts may be (Linux's PATH_MAX and NAME_MAX, in bytes).
 PATH_MAX = 4095
 NAME_MAX = 255
 CLIP = 40  # characters of a refused value that a message repeats
+
+# The ranges of the numeric options (what the help and the messages say).
+MAX_TIMEOUT: Final = 86400  # seconds: a day for one response
+MAX_DURATION: Final = 604800  # seconds: a week of fuzzing
+MAX_ENGINE_MEMORY: Final = 1048576  # MiB: 1 TiB of address space
+MAX_ENGINE_CPU: Final = 604800  # seconds of CPU time
+MAX_GAMES: Final = 10_000_000  # fuzz games (played one by one)
+MAX_SIMULATED_GAMES: Final = 1_000_000  # simulate keeps a record of each game
+MAX_ROUNDS: Final = 10_000
+MAX_SEATS: Final = 64
+MAX_SEED: Final = 2**63 - 1
+MAX_WINDOW: Final = 10_000
+MAX_SHRINK_BUDGET: Final = 10_000_000
 
 
 def clip(text: str, limit: int = CLIP) -> str:

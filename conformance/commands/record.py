@@ -17,6 +17,7 @@ from conformance.spec.profiles import ProfileFileError, load_profile, option_arg
 from reference_engine.errors import JhyapError
 
 from . import ExitCode, Subparsers, add_option_argument
+from .checks import MAX_ROUNDS, MAX_SEATS, MAX_SEED, whole
 
 
 class _FlowMap(dict[str, Any]):
@@ -60,11 +61,15 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     parser.add_argument("profile", metavar="PROFILE", help="a shipped profile id or a YAML file")
     parser.add_argument("directory", metavar="DIR", help="where to write <id>.yaml")
     parser.add_argument(
-        "--seats", type=int, required=True, metavar="N", help="the number of players (required)"
+        "--seats",
+        type=whole(1, MAX_SEATS),
+        required=True,
+        metavar="N",
+        help="the number of players (required)",
     )
     parser.add_argument(
         "--seed",
-        type=int,
+        type=whole(0, MAX_SEED),
         default=0,
         metavar="S",
         help="the seed of the random deals and moves: the same seed records the same game "
@@ -72,7 +77,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument(
         "--max-rounds",
-        type=int,
+        type=whole(1, MAX_ROUNDS),
         default=4,
         metavar="N",
         help="hands before the host ends an open table (default 4)",
