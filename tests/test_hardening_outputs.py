@@ -202,3 +202,39 @@ def test_every_numeric_option_has_a_checked_type() -> None:
     for name, command in cli.command_parsers(parser).items():
         for action in command._actions:
             assert action.type not in (int, float), (name, action.option_strings)
+
+
+def test_a_yml_transcript_is_run_exported_and_counted_like_a_yaml_one(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """validate took *.yml; run, export and coverage never saw it. Now every command
+    reads the same files: *.yaml and *.yml, as for profiles."""
+    import json
+    import shutil
+
+    from conformance.spec.transcript import corpus_files
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    shutil.copy(DATA / f"{PASSING}.yaml", corpus / f"{PASSING}.yml")
+    assert corpus_files(corpus) == [corpus / f"{PASSING}.yml"]
+    code, out, _ = jhyap(capsys, "validate", str(corpus))
+    assert (code, out) == (0, "OK: 1 file valid\n")
+    code, out, _ = jhyap(capsys, "run", "--transcripts", str(corpus), "-q")
+    assert code == 0
+    assert "== 1 passed (1 case) in " in out
+    code, out, _ = jhyap(capsys, "run", "--transcripts", str(corpus), "-q", "-k", PASSING)
+    assert "== 1 passed (1 case) in " in out
+    code, out, _ = jhyap(capsys, "export", str(tmp_path / "out"), "--transcripts", str(corpus))
+    assert code == 0
+    assert out.startswith("wrote 1 transcript (1 case) and index.json to ")
+    code, out, _ = jhyap(
+        capsys, "coverage", "--transcripts", str(corpus), "--json", str(tmp_path / "c.json")
+    )
+    listed = json.loads((tmp_path / "c.json").read_text())
+    assert PASSING in json.dumps(listed)
+    # the same id as .yaml and .yml is one id used twice, not a silent choice
+    shutil.copy(DATA / f"{PASSING}.yaml", corpus / f"{PASSING}.yaml")
+    code, _, err = jhyap(capsys, "run", "--transcripts", str(corpus), "-q")
+    assert code == 2
+    assert f"id {PASSING!r} is also used by {corpus / PASSING}.yaml" in err
