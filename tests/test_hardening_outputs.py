@@ -238,3 +238,43 @@ def test_a_yml_transcript_is_run_exported_and_counted_like_a_yaml_one(
     code, _, err = jhyap(capsys, "run", "--transcripts", str(corpus), "-q")
     assert code == 2
     assert f"id {PASSING!r} is also used by {corpus / PASSING}.yaml" in err
+
+
+def test_duplicate_keys_in_a_known_failures_json_file_are_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The last key won silently; now the file, line and key, as the YAML reader says."""
+    known = tmp_path / "known.json"
+    known.write_text('[\n  {"id": "a",\n   "reason": "r",\n   "id": "b"}\n]\n', encoding="utf-8")
+    args = ("run", "--transcripts", str(DATA), "-k", PASSING, "-q")
+    code, out, err = jhyap(capsys, *args, "--known-failures", str(known))
+    assert (code, out) == (2, "")
+    assert err == f"{known}:4: duplicate key 'id' (first on line 2)\n"
+    # as a YAML file says it
+    (tmp_path / "known.yaml").write_text("- id: a\n  reason: r\n  id: b\n", encoding="utf-8")
+    code, _, err = jhyap(capsys, *args, "--known-failures", str(tmp_path / "known.yaml"))
+    assert (code, err) == (
+        2,
+        f"{tmp_path / 'known.yaml'}:3: duplicate key 'id' (first on line 1)\n",
+    )
+
+
+def test_duplicate_keys_found_at_any_depth_and_for_divergences(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from conformance.spec.strictjson import loads_unique
+    from conformance.spec.yamlsafe import YamlProblem
+
+    assert loads_unique('{"a": {"b": 1, "c": [1, {"b": 2}]}, "b": 3}', "f") == {
+        "a": {"b": 1, "c": [1, {"b": 2}]},
+        "b": 3,
+    }
+    with pytest.raises(YamlProblem, match=r"^f:3: duplicate key 'x' \(first on line 2\)$"):
+        loads_unique('[{"a": 1,\n "b": {"x": 1,\n "x": 2}}]', "f")
+    with pytest.raises(YamlProblem, match=r"^f:1: duplicate key 'é' \(first on line 1\)$"):
+        loads_unique('{"\\u00e9": 1, "é": 2}', "f")
+    known = tmp_path / "divergences.json"
+    known.write_text('[{"signature": "*", "clause": "c", "reason": "r", "reason": "s"}]\n')
+    code, _, err = jhyap(capsys, "fuzz", "--games", "1", "--known-divergences", str(known))
+    assert code == 2
+    assert f"{known}:1: duplicate key 'reason' (first on line 1)" in err
