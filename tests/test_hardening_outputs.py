@@ -278,3 +278,58 @@ def test_duplicate_keys_found_at_any_depth_and_for_divergences(
     code, _, err = jhyap(capsys, "fuzz", "--games", "1", "--known-divergences", str(known))
     assert code == 2
     assert f"{known}:1: duplicate key 'reason' (first on line 1)" in err
+
+
+def _engine_answers(*requests: str) -> list[dict[str, object]]:
+    import io
+    import json
+
+    from reference_engine.server import serve
+
+    out = io.StringIO()
+    serve(io.BytesIO("".join(r + "\n" for r in requests).encode()), out)
+    return [json.loads(line).get("error", {}) for line in out.getvalue().splitlines()]
+
+
+def test_engine_messages_name_each_kind_with_its_article() -> None:
+    hello = '{"cmd": "hello", "seq": 1, "protocol": "1.0"}'
+    errors = _engine_answers(
+        hello,
+        '{"cmd": "start", "seq": 2, "profile": []}',
+        '{"cmd": "start", "seq": 3, "profile": {}, "seats": "4"}',
+    )
+    assert [e["message"] for e in errors[1:]] == [
+        "'profile' must be an object",
+        "'seats' must be an integer",
+    ]
+    from reference_engine.server import kind_name
+
+    assert [kind_name(k) for k in (dict, str, int, list, bool)] == [
+        "an object",
+        "a string",
+        "an integer",
+        "an array",
+        "a boolean",
+    ]
+
+
+def test_a_long_value_is_clipped_in_messages(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    digits = "9" * 5000
+    errors = _engine_answers('{"cmd": "y' + "y" * 4999 + '", "seq": 1}', '{"seq": ' + digits + "}")
+    assert errors[0] == {
+        "code": "unknown_command",
+        "message": "unknown command '" + "y" * 79 + "… (5000 characters)'",
+    }
+    assert errors[1] == {
+        "code": "bad_request",
+        "message": "not JSON: an integer of more than 4300 digits",
+    }
+    for command in (("show", "dhumbal"), ("record", "dhumbal", str(tmp_path), "--seats", "3")):
+        code, out, err = jhyap(capsys, *command, "--option", f"call_limit={digits}")
+        assert (code, out) == (2, "")
+        assert err == (
+            f"jhyap {command[0]}: option call_limit: {'9' * 79}… (5000 characters) "
+            "is not allowed; allowed: 5, 10, 15\n"
+        )

@@ -117,6 +117,7 @@ def profile_with_options(
     """The profile ``name`` and its ``--option`` values; None once why not is printed."""
     from conformance.spec.data import ProfileNotFound
     from conformance.spec.profiles import ProfileFileError, load_profile, option_arguments
+    from reference_engine.messages import clip_words
 
     try:
         document = load_profile(name)
@@ -125,7 +126,7 @@ def profile_with_options(
         for problem in exc.problems:
             print(problem, file=sys.stderr)
     except (ProfileNotFound, ValueError) as exc:
-        print(f"jhyap {command}: {exc}", file=sys.stderr)
+        print(clip_words(f"jhyap {command}: {exc}"), file=sys.stderr)
     return None
 
 

@@ -15,6 +15,7 @@ from conformance.reporting.report import os_error_text
 from conformance.spec.data import ProfileNotFound
 from conformance.spec.profiles import ProfileFileError, load_profile, option_arguments
 from reference_engine.errors import JhyapError
+from reference_engine.messages import clip_words
 
 from . import ExitCode, Subparsers, add_option_argument
 from .checks import MAX_ROUNDS, MAX_SEATS, MAX_SEED, whole
@@ -102,10 +103,10 @@ def run(args: argparse.Namespace) -> int:
             str(document["id"]), document, args.seats, args.seed, options, args.max_rounds
         )
     except ValueError as exc:
-        print(f"jhyap record: {exc}", file=sys.stderr)
+        print(clip_words(f"jhyap record: {exc}"), file=sys.stderr)
         return ExitCode.ERROR
     except JhyapError as exc:
-        print(f"jhyap record: {exc.message}", file=sys.stderr)
+        print(clip_words(f"jhyap record: {exc.message}"), file=sys.stderr)
         return ExitCode.ERROR
     folder = Path(args.directory)
     path = folder / f"{data['id']}.yaml"
