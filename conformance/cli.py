@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import difflib
+import errno
 import importlib
 import os
 import platform
@@ -21,7 +22,7 @@ from typing import Any, Protocol, cast
 
 from . import __version__
 from .commands import ExitCode, Subparsers, exit_status_epilog
-from .commands.checks import CommandParser
+from .commands.checks import CommandParser, clip
 
 # One module of conformance.commands per subcommand; add a name here to add one.
 COMMANDS: tuple[str, ...] = (
@@ -195,10 +196,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         with contextlib.suppress(OSError):
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115
         return ExitCode.ERROR
-    except Exception as exc:
-        message = " ".join(str(exc).split()) or "no details"
-        print(f"jhyap: internal error: {type(exc).__name__}: {message}", file=sys.stderr)
+    except OSError as exc:
+        if exc.errno not in _PATH_ERRNOS:
+            return _internal_error(exc)
+        # A path met past the arguments' checks (an environment variable, a file's
+        # contents) that the system cannot open: bad input, said on one line.
+        name = clip(os.fsdecode(exc.filename)) if exc.filename is not None else "a path"
+        prog = " ".join(filter(None, ("jhyap", _named_command(words))))
+        print(f"{prog}: {name}: {exc.strerror}", file=sys.stderr)
         return ExitCode.ERROR
+    except Exception as exc:
+        return _internal_error(exc)
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+# The errors of a path the system cannot open at all.
+_PATH_ERRNOS = frozenset({errno.ENAMETOOLONG, errno.ELOOP})
+
+
+def _internal_error(exc: Exception) -> int:
+    """A bug in jhyap, said on one line: exit 2."""
+    message = " ".join(str(exc).split()) or "no details"
+    print(f"jhyap: internal error: {type(exc).__name__}: {message}", file=sys.stderr)
+    return ExitCode.ERROR

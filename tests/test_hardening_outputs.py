@@ -333,3 +333,86 @@ def test_a_long_value_is_clipped_in_messages(
             f"jhyap {command[0]}: option call_limit: {'9' * 79}… (5000 characters) "
             "is not allowed; allowed: 5, 10, 15\n"
         )
+
+
+LONG_PART = "a" * 5000
+LONG_PATH = "/".join(["b" * 200] * 25)
+PROBLEMS = (
+    (
+        "a" * 300,
+        "must be a path whose every part is at most 255 bytes, not 300 "
+        f"('{'a' * 39}… (300 characters)')",
+    ),
+    (LONG_PART, "must be a path of at most 4095 bytes, not 5000"),
+    (LONG_PATH, "must be a path of at most 4095 bytes, not 5024"),
+)
+
+
+@pytest.mark.parametrize(
+    ("words", "option"),
+    [
+        (("validate", "{}"), "PATH"),
+        (("show", "{}"), "PROFILE"),
+        (("run", "--transcripts", "{}"), "--transcripts"),
+        (("run", "--json", "{}"), "--json"),
+        (("run", "--junit", "{}"), "--junit"),
+        (("run", "--known-failures", "{}"), "--known-failures"),
+        (("run", "--profile", "{}"), "--profile"),
+        (("smoke", "--profile", "{}"), "--profile"),
+        (("coverage", "--json", "{}"), "--json"),
+        (("coverage", "--transcripts", "{}"), "--transcripts"),
+        (("coverage", "--profile", "{}"), "--profile"),
+        (("export", "{}"), "DIR"),
+        (("export", "out", "--transcripts", "{}"), "--transcripts"),
+        (("export", "out", "--profile", "{}"), "--profile"),
+        (("record", "{}", "out", "--seats", "3"), "PROFILE"),
+        (("record", "dhumbal", "{}", "--seats", "3"), "DIR"),
+        (("simulate", "{}"), "PROFILE"),
+        (("simulate", "dhumbal", "--json", "{}"), "--json"),
+        (("fuzz", "--out", "{}"), "--out"),
+        (("fuzz", "--json", "{}"), "--json"),
+        (("fuzz", "--known-divergences", "{}"), "--known-divergences"),
+        (("fuzz", "--profile", "{}"), "--profile"),
+    ],
+)
+def test_a_path_too_long_to_open_is_one_line_before_anything_runs(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    words: tuple[str, ...],
+    option: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for path, problem in PROBLEMS:
+        args = [path if word == "{}" else word for word in words]
+        code, out, err = jhyap(capsys, *args)
+        assert (code, out, err) == (2, "", f"jhyap {words[0]}: {option}: {problem}\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_every_path_argument_is_checked() -> None:
+    """The class: every argument that names a file or folder takes it through path_text."""
+    from conformance.commands.checks import PATH_METAVARS, path_text
+
+    parser = cli.build_parser()
+    checked = 0
+    for command in cli.command_parsers(parser).values():
+        for action in command._actions:
+            if action.metavar in PATH_METAVARS:
+                assert action.type is path_text, action
+                checked += 1
+    assert checked == 22
+
+
+def test_a_name_too_long_met_elsewhere_is_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A path the arguments do not give (here a profile's extends) is no internal error."""
+    monkeypatch.chdir(tmp_path)
+    Path("ext.yaml").write_text(
+        f"profile_format: 1\nid: mine\nextends: {LONG_PART}.yaml\nreadings: {{}}\n"
+    )
+    for command in ("validate", "show"):
+        code, out, err = jhyap(capsys, command, "ext.yaml")
+        assert (code, out) == (2, "")
+        assert err == f"jhyap {command}: {'a' * 39}… (5005 characters): File name too long\n"

@@ -15,7 +15,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
-from typing import Final, NoReturn
+from typing import Any, Final, NoReturn
 
 # The longest a path and one of its parts may be (Linux's PATH_MAX and NAME_MAX, in bytes).
 PATH_MAX = 4095
@@ -112,6 +112,10 @@ def path_text(text: str) -> str:
 
 path_text.__name__ = "path"
 
+# The metavars of the arguments that name a file or a folder (or a profile, an id or a
+# file): CommandParser gives each of them the type path_text unless it has a type.
+PATH_METAVARS: Final = frozenset({"FILE", "DIR", "PATH", "PROFILE", "P"})
+
 STDOUT = "-"
 
 
@@ -150,8 +154,14 @@ def clashing_paths(
 
 
 class CommandParser(argparse.ArgumentParser):
-    """argparse's parser, but a value refused by one of the types above is reported on one
-    line, ``PROG: OPTION: must be ...``, without the usage."""
+    """argparse's parser, but every argument naming a file or folder (its metavar is one of
+    PATH_METAVARS) is checked by path_text, and a value refused by one of the types above
+    is reported on one line, ``PROG: OPTION: must be ...``, without the usage."""
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        if kwargs.get("metavar") in PATH_METAVARS and kwargs.get("type") is None:
+            kwargs["type"] = path_text
+        return super().add_argument(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         found = re.fullmatch(r"argument ([^:\s/]+)(?:/\S+)?: (must be .*)", message, re.S)
