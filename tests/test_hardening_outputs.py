@@ -416,3 +416,23 @@ def test_a_name_too_long_met_elsewhere_is_one_line(
         code, out, err = jhyap(capsys, command, "ext.yaml")
         assert (code, out) == (2, "")
         assert err == f"jhyap {command}: {'a' * 39}… (5005 characters): File name too long\n"
+
+
+@pytest.mark.parametrize(
+    ("out", "problem"),
+    [("afile", "afile is a file, not a folder"), ("afile/sub", "afile is a file, not a folder")],
+)
+def test_fuzz_out_that_cannot_be_a_folder_is_refused_before_fuzzing(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    out: str,
+    problem: str,
+) -> None:
+    """A divergence found, shrunk and then lost to FileExistsError: now refused up front."""
+    monkeypatch.chdir(tmp_path)
+    Path("afile").write_text("keep\n")
+    code, out_text, err = jhyap(capsys, "fuzz", "--games", "1", "--out", out)
+    assert (code, out_text) == (2, "")
+    assert err == f"jhyap fuzz: --out: {problem}; the transcript of a divergence goes there\n"
+    assert Path("afile").read_text() == "keep\n"

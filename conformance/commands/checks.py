@@ -13,6 +13,7 @@ import argparse
 import math
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Final, NoReturn
@@ -150,6 +151,30 @@ def clashing_paths(
                 return f"{other} and {option} name the same file ({where}); give each its own"
         if index < len(outputs):
             seen.append((option, path, identity))
+    return None
+
+
+def folder_problem(path: str) -> str | None:
+    """Why ``path`` cannot be (or become) a folder to write in, or None: it, or the nearest
+    part of it that exists, is no folder, or cannot be written in."""
+    here = os.path.abspath(path)
+    while True:
+        try:
+            info = os.stat(here)
+        except (FileNotFoundError, NotADirectoryError):
+            parent = os.path.dirname(here)
+            if parent == here:
+                return None
+            here = parent
+            continue
+        except OSError as exc:
+            return f"{clip(here, 120)}: {exc.strerror}"
+        break
+    shown = os.path.relpath(here) if not os.path.isabs(path) else here
+    if not stat.S_ISDIR(info.st_mode):
+        return f"{clip(shown, 120)} is a file, not a folder"
+    if not os.access(here, os.W_OK | os.X_OK):
+        return f"{clip(shown, 120)} is a folder this user cannot write in"
     return None
 
 

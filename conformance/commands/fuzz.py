@@ -29,6 +29,7 @@ from .checks import (
     MAX_TIMEOUT,
     MAX_WINDOW,
     clashing_paths,
+    folder_problem,
     seconds,
     whole,
 )
@@ -191,6 +192,10 @@ def build_config(args: argparse.Namespace) -> FuzzConfig | str:
     )
     if clash:
         return clash
+    # Checked before fuzzing, not after a divergence is found and shrunk.
+    unwritable = folder_problem(str(args.out)) if args.out is not None else None
+    if unwritable:
+        return f"--out: {unwritable}; the transcript of a divergence goes there"
     try:
         documents, ids = with_profile_files(shipped_documents(), named)
     except (ProfileFileError, DataNotFound, ProfileNotFound, InputError) as exc:
