@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import difflib
+import errno
 import importlib
 import os
 import platform
@@ -21,6 +22,7 @@ from typing import Any, Protocol, cast
 
 from . import __version__
 from .commands import ExitCode, Subparsers, exit_status_epilog
+from .commands.checks import CommandParser, clip
 
 # One module of conformance.commands per subcommand; add a name here to add one.
 COMMANDS: tuple[str, ...] = (
@@ -107,11 +109,13 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action=_VersionAction)
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    subparsers = parser.add_subparsers(
+        dest="command", metavar="COMMAND", required=True, parser_class=CommandParser
+    )
     named = _named_command(argv) if argv is not None else None
     for name in COMMANDS if named is None else (named,):
         module = cast(_Command, importlib.import_module(f"{__package__}.commands.{name}"))
-        module.register(subparsers)
+        module.register(cast("Subparsers[argparse.ArgumentParser]", subparsers))
     for name, command in command_parsers(parser).items():
         command.formatter_class = HelpFormatter
         command.epilog = exit_status_epilog(name)
@@ -192,10 +196,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         with contextlib.suppress(OSError):
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115
         return ExitCode.ERROR
-    except Exception as exc:
-        message = " ".join(str(exc).split()) or "no details"
-        print(f"jhyap: internal error: {type(exc).__name__}: {message}", file=sys.stderr)
+    except OSError as exc:
+        if exc.errno not in _PATH_ERRNOS:
+            return _internal_error(exc)
+        # A path met past the arguments' checks (an environment variable, a file's
+        # contents) that the system cannot open: bad input, said on one line.
+        name = clip(os.fsdecode(exc.filename)) if exc.filename is not None else "a path"
+        prog = " ".join(filter(None, ("jhyap", _named_command(words))))
+        print(f"{prog}: {name}: {exc.strerror}", file=sys.stderr)
         return ExitCode.ERROR
+    except Exception as exc:
+        return _internal_error(exc)
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+# The errors of a path the system cannot open at all.
+_PATH_ERRNOS = frozenset({errno.ENAMETOOLONG, errno.ELOOP})
+
+
+def _internal_error(exc: Exception) -> int:
+    """A bug in jhyap, said on one line: exit 2."""
+    message = " ".join(str(exc).split()) or "no details"
+    print(f"jhyap: internal error: {type(exc).__name__}: {message}", file=sys.stderr)
+    return ExitCode.ERROR

@@ -14,6 +14,7 @@ from .actions import action_from_json
 from .cards import parse_cards
 from .errors import ErrorCode, JhyapError
 from .game import Game
+from .messages import clip_words
 
 PROTOCOL_VERSION = "1.0"
 ENGINE_VERSION = "0.1.0"
@@ -66,13 +67,13 @@ class Session:
             return {
                 "seq": seq,
                 "ok": False,
-                "error": {"code": exc.code.value, "message": exc.message},
+                "error": {"code": exc.code.value, "message": clip_words(exc.message)},
             }
         except Exception as exc:  # the server keeps serving whatever a request does
             return {
                 "seq": seq,
                 "ok": False,
-                "error": {"code": ErrorCode.INTERNAL_ERROR.value, "message": repr(exc)},
+                "error": {"code": ErrorCode.INTERNAL_ERROR.value, "message": clip_words(repr(exc))},
             }
         return {"seq": seq, "ok": True, **body}
 
@@ -162,15 +163,26 @@ def _is_scalar(value: Any) -> bool:
     return value is None or isinstance(value, str | int | float | bool)
 
 
+# What a request field of each type is called in messages, with its article.
+_KIND_NAMES: dict[type, str] = {
+    dict: "an object",
+    list: "an array",
+    str: "a string",
+    int: "an integer",
+    float: "a number",
+    bool: "a boolean",
+}
+
+
+def kind_name(kind: type) -> str:
+    """``kind`` as a message names a JSON value of it: ``an object``, ``a string``."""
+    return _KIND_NAMES.get(kind, f"a {kind.__name__}")
+
+
 def _field(request: dict[str, Any], name: str, kind: type) -> Any:
     value = request.get(name)
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise JhyapError(
-            f"'{name}' must be {'an' if kind is int else 'a'} {kind.__name__}".replace(
-                "dict", "object"
-            ).replace("str", "string"),
-            ErrorCode.BAD_REQUEST,
-        )
+        raise JhyapError(f"'{name}' must be {kind_name(kind)}", ErrorCode.BAD_REQUEST)
     return value
 
 
@@ -198,7 +210,12 @@ def decode_request(line: bytes) -> Any:
     except bounded_json.JsonTooDeep as exc:
         raise JhyapError(f"request {exc}", ErrorCode.BAD_REQUEST) from None
     except (UnicodeDecodeError, ValueError) as exc:
-        raise JhyapError(f"not JSON: {exc}", ErrorCode.BAD_REQUEST) from None
+        if "integer string conversion" in str(exc):  # Python's advice is not for clients
+            limit = sys.get_int_max_str_digits()
+            raise JhyapError(
+                f"not JSON: an integer of more than {limit} digits", ErrorCode.BAD_REQUEST
+            ) from None
+        raise JhyapError(clip_words(f"not JSON: {exc}"), ErrorCode.BAD_REQUEST) from None
 
 
 # Responses are trees of fresh dicts and lists: no cycle to look for.
@@ -252,7 +269,7 @@ def serve(stdin: IO[bytes] | None = None, stdout: IO[str] | None = None) -> int:
             response = {
                 "seq": None,
                 "ok": False,
-                "error": {"code": exc.code.value, "message": exc.message},
+                "error": {"code": exc.code.value, "message": clip_words(exc.message)},
             }
         write(_encode(response) + "\n")
     return 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from enum import IntEnum
@@ -77,17 +78,25 @@ COMMAND_STATUSES: Final[Mapping[str, Mapping[ExitCode, str]]] = MappingProxyType
 )
 
 
+MAX_JOBS: Final = 1024
+
+
 def jobs_count(text: str) -> int:
-    """A ``--jobs`` value: a whole number, or ``auto`` for the CPUs this process may use."""
+    """A ``--jobs`` value: a whole number from 1 to MAX_JOBS, or ``auto`` for the CPUs this
+    process may use (at most MAX_JOBS)."""
+    from .checks import quoted
+
     if text == "auto":
         try:
-            return len(os.sched_getaffinity(0))
+            return min(len(os.sched_getaffinity(0)), MAX_JOBS)
         except AttributeError:  # not on Linux
-            return os.cpu_count() or 1
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is neither a number nor auto") from None
+            return min(os.cpu_count() or 1, MAX_JOBS)
+    rule = f"must be a whole number from 1 to {MAX_JOBS}, or auto"
+    if not re.fullmatch(r"[+-]?\d{1,30}", text.strip()):
+        raise argparse.ArgumentTypeError(f"{rule}: {quoted(text)} is neither a number nor auto")
+    if not 1 <= int(text) <= MAX_JOBS:
+        raise argparse.ArgumentTypeError(f"{rule}, not {quoted(text)}")
+    return int(text)
 
 
 def add_option_argument(parser: argparse.ArgumentParser) -> None:
@@ -108,6 +117,7 @@ def profile_with_options(
     """The profile ``name`` and its ``--option`` values; None once why not is printed."""
     from conformance.spec.data import ProfileNotFound
     from conformance.spec.profiles import ProfileFileError, load_profile, option_arguments
+    from reference_engine.messages import clip_words
 
     try:
         document = load_profile(name)
@@ -116,7 +126,7 @@ def profile_with_options(
         for problem in exc.problems:
             print(problem, file=sys.stderr)
     except (ProfileNotFound, ValueError) as exc:
-        print(f"jhyap {command}: {exc}", file=sys.stderr)
+        print(clip_words(f"jhyap {command}: {exc}"), file=sys.stderr)
     return None
 
 

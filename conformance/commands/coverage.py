@@ -21,6 +21,7 @@ from conformance.spec.protocol import ProtocolClausesError, protocol_clause_ids
 from conformance.spec.transcript import Transcript, load_corpus, profiles_for, shipped_documents
 
 from . import ExitCode, Subparsers
+from .checks import clashing_paths
 
 
 def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
@@ -180,6 +181,10 @@ def reading_coverage(
 
 def run(args: argparse.Namespace) -> int:
     """Print the coverage; exit 1 if a clause is uncovered."""
+    clash = clashing_paths((("--json", args.json),), (("--profile", args.profile),))
+    if clash:
+        print(f"jhyap coverage: {clash}", file=sys.stderr)
+        return ExitCode.ERROR
     if args.profile is not None:
         return _run_profile(args)
     try:

@@ -20,6 +20,19 @@ from conformance.harness.client import EngineUnusable
 from conformance.reporting.report import write_atomic
 
 from . import Subparsers, jobs_count
+from .checks import (
+    MAX_DURATION,
+    MAX_GAMES,
+    MAX_SEATS,
+    MAX_SEED,
+    MAX_SHRINK_BUDGET,
+    MAX_TIMEOUT,
+    MAX_WINDOW,
+    clashing_paths,
+    folder_problem,
+    seconds,
+    whole,
+)
 from .run import default_engine, default_engine_env
 
 DEFAULT_GAMES = 300
@@ -54,12 +67,22 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     )
     amount = parser.add_mutually_exclusive_group()
     amount.add_argument(
-        "--games", type=int, metavar="N", help=f"games to play (default {DEFAULT_GAMES})"
+        "--games",
+        type=whole(1, MAX_GAMES),
+        metavar="N",
+        help=f"games to play (default {DEFAULT_GAMES})",
     )
-    amount.add_argument("--time", type=float, metavar="S", help="play for S seconds instead")
-    parser.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
+    amount.add_argument(
+        "--time", type=seconds(MAX_DURATION), metavar="S", help="play for S seconds instead"
+    )
     parser.add_argument(
-        "--seats", type=int, metavar="N", help="every table with N seats (default: varied)"
+        "--seed", type=whole(0, MAX_SEED), default=0, help="the run's seed (default 0)"
+    )
+    parser.add_argument(
+        "--seats",
+        type=whole(1, MAX_SEATS),
+        metavar="N",
+        help="every table with N seats (default: varied)",
     )
     parser.add_argument(
         "--jobs",
@@ -84,21 +107,21 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=seconds(MAX_TIMEOUT),
         default=10.0,
         metavar="SECONDS",
         help="the time to wait for each response (default 10)",
     )
     parser.add_argument(
         "--window",
-        type=int,
+        type=whole(1, MAX_WINDOW),
         default=DEFAULT_WINDOW,
         metavar="N",
         help=f"requests in flight per engine (default {DEFAULT_WINDOW}; 1: one at a time)",
     )
     parser.add_argument(
         "--shrink-budget",
-        type=int,
+        type=whole(0, MAX_SHRINK_BUDGET),
         default=DEFAULT_BUDGET,
         metavar="REQUESTS",
         help=f"requests the shrinker may send (default {DEFAULT_BUDGET})",
@@ -149,19 +172,30 @@ def build_config(args: argparse.Namespace) -> FuzzConfig | str:
     from conformance.spec.profiles import ProfileFileError
     from conformance.spec.transcript import shipped_documents, with_profile_files
 
+    # The command line's types check these too; pytest --jhyap-fuzz builds its own.
     if args.games is not None and args.games < 1:
         return "--games must be at least 1"
-    if args.time is not None and args.time <= 0:
-        return "--time must be positive"
+    if args.time is not None and not 0 < args.time <= MAX_DURATION:
+        return f"--time must be above 0 and at most {MAX_DURATION}"
     if args.jobs < 1:
         return "--jobs must be at least 1"
-    if args.timeout <= 0:
-        return "--timeout must be positive"
+    if not 0 < args.timeout <= MAX_TIMEOUT:
+        return f"--timeout must be above 0 and at most {MAX_TIMEOUT}"
     if args.window < 1:
         return "--window must be at least 1"
     if args.shrink_budget < 0:
         return "--shrink-budget must not be negative"
     named = [p.strip() for text in args.profile for p in text.split(",") if p.strip()]
+    clash = clashing_paths(
+        (("--json", getattr(args, "json", None)), ("--out", args.out)),
+        (("--known-divergences", args.known_divergences), *(("--profile", n) for n in named)),
+    )
+    if clash:
+        return clash
+    # Checked before fuzzing, not after a divergence is found and shrunk.
+    unwritable = folder_problem(str(args.out)) if args.out is not None else None
+    if unwritable:
+        return f"--out: {unwritable}; the transcript of a divergence goes there"
     try:
         documents, ids = with_profile_files(shipped_documents(), named)
     except (ProfileFileError, DataNotFound, ProfileNotFound, InputError) as exc:

@@ -15,8 +15,10 @@ from conformance.reporting.report import os_error_text
 from conformance.spec.data import ProfileNotFound
 from conformance.spec.profiles import ProfileFileError, load_profile, option_arguments
 from reference_engine.errors import JhyapError
+from reference_engine.messages import clip_words
 
 from . import ExitCode, Subparsers, add_option_argument
+from .checks import MAX_ROUNDS, MAX_SEATS, MAX_SEED, whole
 
 
 class _FlowMap(dict[str, Any]):
@@ -60,11 +62,15 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     parser.add_argument("profile", metavar="PROFILE", help="a shipped profile id or a YAML file")
     parser.add_argument("directory", metavar="DIR", help="where to write <id>.yaml")
     parser.add_argument(
-        "--seats", type=int, required=True, metavar="N", help="the number of players (required)"
+        "--seats",
+        type=whole(1, MAX_SEATS),
+        required=True,
+        metavar="N",
+        help="the number of players (required)",
     )
     parser.add_argument(
         "--seed",
-        type=int,
+        type=whole(0, MAX_SEED),
         default=0,
         metavar="S",
         help="the seed of the random deals and moves: the same seed records the same game "
@@ -72,7 +78,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument(
         "--max-rounds",
-        type=int,
+        type=whole(1, MAX_ROUNDS),
         default=4,
         metavar="N",
         help="hands before the host ends an open table (default 4)",
@@ -97,10 +103,10 @@ def run(args: argparse.Namespace) -> int:
             str(document["id"]), document, args.seats, args.seed, options, args.max_rounds
         )
     except ValueError as exc:
-        print(f"jhyap record: {exc}", file=sys.stderr)
+        print(clip_words(f"jhyap record: {exc}"), file=sys.stderr)
         return ExitCode.ERROR
     except JhyapError as exc:
-        print(f"jhyap record: {exc.message}", file=sys.stderr)
+        print(clip_words(f"jhyap record: {exc.message}"), file=sys.stderr)
         return ExitCode.ERROR
     folder = Path(args.directory)
     path = folder / f"{data['id']}.yaml"

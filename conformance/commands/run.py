@@ -47,6 +47,7 @@ from conformance.spec.profiles import ProfileFileError
 from conformance.spec.transcript import with_profile_files
 
 from . import ExitCode, Subparsers, jobs_count
+from .checks import MAX_ENGINE_CPU, MAX_ENGINE_MEMORY, MAX_TIMEOUT, clashing_paths, seconds, whole
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
 DEFAULT_ENGINE_ARGV = (sys.executable, "-m", "reference_engine.server")
@@ -78,13 +79,13 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--engine-memory",
-        type=int,
+        type=whole(1, MAX_ENGINE_MEMORY),
         metavar="MB",
         help="limit the engine's address space to MB mebibytes (setrlimit RLIMIT_AS)",
     )
     parser.add_argument(
         "--engine-cpu",
-        type=int,
+        type=whole(1, MAX_ENGINE_CPU),
         metavar="SECONDS",
         help="limit the engine's CPU time (setrlimit RLIMIT_CPU): SIGXCPU, then SIGKILL",
     )
@@ -148,12 +149,14 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     parser.add_argument(
         "--json",
         metavar="FILE",
-        help="write a JSON report (schema/report.schema.json); - for standard output",
+        help="write a JSON report (schema/report.schema.json), replacing the last one; "
+        "- for standard output",
     )
     parser.add_argument(
         "--junit",
         metavar="FILE",
-        help="write a JUnit XML report (Jenkins junit-10.xsd); - for standard output",
+        help="write a JUnit XML report (Jenkins junit-10.xsd), replacing the last one; "
+        "- for standard output",
     )
     parser.add_argument(
         "-q",
@@ -173,7 +176,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=seconds(MAX_TIMEOUT),
         default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
         help="the time to wait for each response (default 10)",
@@ -225,12 +228,14 @@ def _fail(message: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Run the selected cases; see the exit statuses in the parser's epilog."""
-    if args.timeout <= 0:
-        return _fail("--timeout must be positive")
-    if args.jobs < 1:
-        return _fail("--jobs must be at least 1")
     if args.json == STDOUT and args.junit == STDOUT:
         return _fail("only one of --json and --junit can go to standard output (-)")
+    clash = clashing_paths(
+        (("--json", args.json), ("--junit", args.junit)),
+        (("--known-failures", args.known_failures),),
+    )
+    if clash:
+        return _fail(clash)
     try:
         env, limits = engine_settings(args)
     except ValueError as exc:

@@ -12,6 +12,7 @@ import yaml
 from conformance.spec import readings
 from conformance.spec.profiles import load_profile
 from reference_engine.errors import OptionError
+from reference_engine.messages import clip_words
 from reference_engine.profile import resolve
 
 from . import ExitCode, Subparsers, add_option_argument, profile_with_options
@@ -37,7 +38,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
 
 
 def _fail(message: str) -> int:
-    print(f"jhyap show: {message}", file=sys.stderr)
+    print(clip_words(f"jhyap show: {message}"), file=sys.stderr)
     return ExitCode.ERROR
 
 

@@ -7,7 +7,8 @@ import json
 import sys
 from typing import Any
 
-from . import ExitCode, Subparsers, add_option_argument, profile_with_options
+from . import ExitCode, Subparsers, add_option_argument, jobs_count, profile_with_options
+from .checks import MAX_ROUNDS, MAX_SEATS, MAX_SIMULATED_GAMES, clashing_paths, whole
 
 FIGURES: tuple[tuple[str, str, bool], ...] = (
     # attribute, label, shown as a percentage
@@ -39,10 +40,15 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     add_option_argument(parser)
     parser.add_argument(
         "--seats",
-        type=int,
+        type=whole(1, MAX_SEATS),
         help="players at the table (default: 4, or the nearest count the profile allows)",
     )
-    parser.add_argument("--games", type=int, default=1000, help="games to play (default: 1000)")
+    parser.add_argument(
+        "--games",
+        type=whole(1, MAX_SIMULATED_GAMES),
+        default=1000,
+        help="games to play (default: 1000)",
+    )
     parser.add_argument(
         "--policy",
         default="heuristic",
@@ -53,13 +59,15 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     parser.add_argument("--seed", default="0", help="the seed (default: 0)")
     parser.add_argument(
         "--max-rounds",
-        type=int,
+        type=whole(1, MAX_ROUNDS),
         default=50,
         metavar="N",
         help="end a host-ended table after N hands, and leave a game unfinished after N "
         "(default: 50)",
     )
-    parser.add_argument("--jobs", "-j", type=int, default=1, help="processes to play in")
+    parser.add_argument(
+        "--jobs", "-j", type=jobs_count, default=1, help="processes to play in; auto: one per CPU"
+    )
     parser.add_argument(
         "--json",
         metavar="FILE",
@@ -80,6 +88,9 @@ def run(args: argparse.Namespace) -> int:
     from reference_engine.game import Game
     from reference_engine.policies import POLICIES
 
+    clash = clashing_paths((("--json", args.json),), (("PROFILE", args.profile),))
+    if clash:
+        return _fail(clash)
     loaded = profile_with_options("simulate", args.profile, args.option)
     if loaded is None:
         return ExitCode.ERROR
@@ -90,8 +101,6 @@ def run(args: argparse.Namespace) -> int:
         return _fail(
             f"unknown policy {unknown[0] if unknown else ''!r}; policies: {', '.join(POLICIES)}"
         )
-    if args.games < 1 or args.jobs < 1 or args.max_rounds < 1:
-        return _fail("--games, --jobs and --max-rounds must be at least 1")
     seats = args.seats if args.seats is not None else default_seats(document)
     try:
         Game(document, seats, options)

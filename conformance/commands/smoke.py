@@ -13,6 +13,7 @@ from conformance.spec.data import DataNotFound, ProfileNotFound
 from conformance.spec.profiles import ProfileFileError, load_profile
 
 from . import ExitCode, Subparsers
+from .checks import MAX_TIMEOUT, seconds
 from .run import add_engine_options, default_engine, engine_settings
 
 
@@ -35,7 +36,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=seconds(MAX_TIMEOUT),
         default=10.0,
         metavar="SECONDS",
         help="the time to wait for each response (default 10)",
@@ -67,9 +68,6 @@ def _print(check: Check) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the checks, printing each as it ends; the exit status of the result."""
-    if args.timeout <= 0:
-        print("jhyap smoke: --timeout must be positive", file=sys.stderr)
-        return ExitCode.ERROR
     try:
         env, limits = engine_settings(args)
     except ValueError as exc:

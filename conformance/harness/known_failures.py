@@ -7,9 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reference_engine import bounded_json
-
-from ..spec import yamlsafe
+from ..spec import strictjson, yamlsafe
 from .replay import NOT_PASSED, PASSED, XFAIL, XPASS, Outcome
 
 if TYPE_CHECKING:
@@ -54,7 +52,7 @@ def read_data_file(path: Path, what: str) -> Any:
             raw = yamlsafe.read_regular_file(path)
             if len(raw) > yamlsafe.MAX_BYTES:
                 raise ValueError(f"file is larger than {yamlsafe.MAX_BYTES} bytes")
-            return bounded_json.loads(raw.decode("utf-8"))
+            return strictjson.loads_unique(raw.decode("utf-8"), where)
         return yamlsafe.load(path).data
     except FileNotFoundError:
         raise InputError([f"{where}: no such file (the {what})"]) from None

@@ -237,7 +237,9 @@ def load_site(
 
 def _has_yaml(folder: Path | None) -> bool:
     folder = folder or data.transcripts_dir()
-    return folder.is_dir() and any(folder.rglob("*.yaml"))
+    return folder.is_dir() and any(
+        path for suffix in data.PROFILE_SUFFIXES for path in folder.rglob(f"*{suffix}")
+    )
 
 
 def clauses_of(document: Document) -> list[Mapping[str, Json]]:

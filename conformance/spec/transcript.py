@@ -722,8 +722,11 @@ def _check_deal(
 
 
 def corpus_files(root: Path | None = None) -> list[Path]:
-    """The transcript files under ``root`` (default: the shipped corpus), sorted."""
-    return data.files_under(root or data.transcripts_dir(), (".yaml",))
+    """The transcript files under ``root`` (default: the shipped corpus), sorted: every
+    ``*.yaml`` and ``*.yml`` file, as ``validate`` reads them and as profiles are named,
+    so that every command reads the same files (a ``.yml`` transcript is run, exported
+    and counted, not only validated)."""
+    return data.files_under(root or data.transcripts_dir(), data.PROFILE_SUFFIXES)
 
 
 def _is_regular_or_missing(path: Path) -> bool:
