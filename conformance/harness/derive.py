@@ -21,6 +21,7 @@ file, the ruleset and this code (:mod:`conformance.spec.filecache`).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -230,17 +231,13 @@ def _message(transcript: Transcript, resolved: Mapping[str, Json], step: Step) -
     """The request a step sends (a start step's, with its replacement options and seats)."""
     if step.kind != "start":
         assert step.request is not None
-        return json_copy(step.request)
+        return copy.deepcopy(dict(step.request))
     message = start_message(transcript, resolved)
     if step.start_options is not None:
         message["options"] = dict(step.start_options)
     if step.start_seats is not None:
         message["seats"] = step.start_seats
     return message
-
-
-def json_copy(value: Mapping[str, Json]) -> dict[str, Json]:
-    return {k: (list(v) if isinstance(v, list) else v) for k, v in value.items()}
 
 
 def _fitted(order: Sequence[str], cards: Sequence[str]) -> list[str]:

@@ -28,9 +28,6 @@ def _copy(response: Mapping[str, Any]) -> dict[str, Any]:
 class ReferenceClient:
     """A fresh reference engine, spoken to in this process."""
 
-    broken: str | None = None
-    alive: bool = True
-
     def __init__(self) -> None:
         self._session = Session()
         self._seq = 0
@@ -94,9 +91,6 @@ class ReferenceClient:
 
     def stderr_tail(self, lines: int | None = None) -> list[str]:
         return []
-
-    def close(self, *, graceful: bool = True) -> None:
-        self.alive = False
 
 
 __all__ = ["ReferenceClient"]

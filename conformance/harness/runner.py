@@ -78,6 +78,15 @@ class RunResult:
 # -- running ------------------------------------------------------------------------
 
 
+def _not_sent(case: Case, status: str, reason: str, **details: Any) -> Outcome:
+    """The outcome of a case no request of which is sent."""
+    t = case.transcript
+    clauses = credited_clauses(t.clauses, case.owned)
+    return Outcome(
+        status, t.id, case.profile, clauses, str(t.file), t.line, reason=reason, **details
+    )
+
+
 class EngineWorker:
     """One engine process, restarted when it can no longer be trusted."""
 
@@ -105,29 +114,12 @@ class EngineWorker:
     def run(self, case: Case) -> Outcome:
         t = case.transcript
         if case.mode is Mode.NOT_APPLICABLE:
-            return Outcome(
-                NOT_APPLICABLE,
-                t.id,
-                case.profile,
-                clauses=credited_clauses(t.clauses, case.owned),
-                file=str(t.file),
-                line=t.line,
-                reason=case.note,
-                mode=case.mode.value,
-                mode_note=case.note,
+            return _not_sent(
+                case, NOT_APPLICABLE, case.note, mode=case.mode.value, mode_note=case.note
             )
         if case.resolved is None:
-            return Outcome(
-                FAILED,
-                t.id,
-                case.profile,
-                clauses=credited_clauses(t.clauses, case.owned),
-                file=str(t.file),
-                line=t.line,
-                step=0,
-                step_description="start",
-                reason=case.problem or "the profile cannot be resolved",
-            )
+            reason = case.problem or "the profile cannot be resolved"
+            return _not_sent(case, FAILED, reason, step=0, step_description="start")
         if t.fresh_engine:
             self.close()  # the transcript is about an engine that has seen no start yet
         client, info = self.connect()

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from ..harness.replay import NOT_APPLICABLE, PASSED, Outcome
+from ..harness.replay import NOT_APPLICABLE, Outcome
 from .style import plural
 
 WRITTEN: Final = "as_written"
@@ -78,13 +78,6 @@ def mode_lines(outcome: Outcome) -> list[str]:
         lines.append(f"  parameters the ruleset changes{base} that this step touches:")
         lines += [f"    {c}" for c in outcome.changed]
     return lines
-
-
-def passed_label(outcome: Outcome) -> str:
-    """The status of a case with its mode, for one-line listings."""
-    if outcome.mode == DERIVED and outcome.status == PASSED:
-        return "passed derived"
-    return outcome.status
 
 
 __all__ = [
