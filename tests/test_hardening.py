@@ -788,3 +788,43 @@ def test_smoke_fails_the_hello_check_of_a_deep_hello(
     assert "FAIL hello: no usable answer to hello (see the stdout check)" in out.splitlines()
     [stdout] = [line for line in out.splitlines() if line.startswith("FAIL stdout:")]
     assert stdout.startswith("FAIL stdout: response nested deeper than 64 levels: {")
+
+
+def test_closing_an_engine_never_closes_a_descriptor_number_twice(
+    monkeypatch: pytest.MonkeyPatch, pids: Path
+) -> None:
+    # Parallel jobs start engines while others close theirs: a number freed by one close
+    # is at once another engine's pipe. Play that other job: take the number the moment
+    # os.close frees it, and check that the client does not close it a second time (a
+    # file object dropped after os.close closes its number again when collected).
+    client = EngineClient(fake("passthrough"), timeout=5)
+    client.request("hello", protocol="1.0")
+    numbers = {
+        stream.fileno()
+        for stream in (client._proc.stdin, client._proc.stdout, client._proc.stderr)
+        if stream is not None
+    }
+    squatters: list[int] = []
+    real_close = os.close
+    devnull = os.open(os.devnull, os.O_RDONLY)
+
+    def close_and_squat(fd: int) -> None:
+        real_close(fd)
+        if fd in numbers:
+            squatters.append(os.dup2(devnull, fd))  # the very number just freed
+
+    monkeypatch.setattr(os, "close", close_and_squat)
+    try:
+        client.close()
+    finally:
+        monkeypatch.undo()
+    still_open = []
+    for fd in squatters:
+        try:
+            os.fstat(fd)
+            still_open.append(fd)
+            os.close(fd)
+        except OSError:
+            pass
+    os.close(devnull)
+    assert still_open == squatters

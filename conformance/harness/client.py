@@ -616,9 +616,13 @@ class EngineClient:
                 with contextlib.suppress(EngineError):
                     self.request("stop", timeout=stop_timeout)
             self._closed = True
-            with contextlib.suppress(OSError):
-                os.close(self._stdin_fd)
-                self._proc.stdin = None  # already closed; keep Popen from closing it twice
+            # Closed through its file object, never by number: a file object dropped after
+            # os.close() closes the same number again when collected, and by then another
+            # engine started in a parallel job may own it.
+            stdin, self._proc.stdin = self._proc.stdin, None
+            if stdin is not None:
+                with contextlib.suppress(OSError):
+                    stdin.close()
             if graceful and self._broken is None:
                 # A broken engine (hung, crashed, babbling) gets no time to exit by itself.
                 with contextlib.suppress(subprocess.TimeoutExpired):
