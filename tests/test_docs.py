@@ -836,3 +836,65 @@ def test_the_contrast_check_catches_the_old_deep_orange(served: str, browser: An
     )
     worst = browser.execute_script(_CONTRAST_JS)
     assert len(worst) > 20 and min(float(ratio) for _, ratio in worst) < 3  # coloured cells
+
+
+def _glance(document: Any) -> str:
+    return "\n".join(profile_page.at_a_glance(document))
+
+
+def test_at_a_glance_states_only_what_each_profile_says() -> None:
+    # Every worded value on the page must be the value the profile plays (its own or the
+    # schema default): a sentence of fixed text stating a rule would fail here.
+    site = docsgen.load_site()
+    checked = 0
+    for pid, document in site.profiles.items():
+        glance = _glance(document)
+        played = {**common.rule_defaults(), **dict(parameters.leaf_paths(document["rules"]))}
+        for path, words in common.VALUE_WORDS.items():
+            for value, phrase in words.items():
+                if phrase in glance:
+                    assert played.get(path) == value, (pid, path, phrase)
+                    checked += 1
+    assert checked >= 5 * len(site.profiles)
+
+
+def test_at_a_glance_follows_a_changed_parameter() -> None:
+    document = copy.deepcopy(dict(docsgen.load_site().profiles["bga-yaniv"]))
+    assert "the others but the round winner add their own hands" in _glance(document)
+    document["rules"]["scoring"]["beaten_others"] = "score_nothing"
+    assert "; nobody else scores." in _glance(document)
+    del document["rules"]["scoring"]["beaten_others"]  # the schema default
+    assert "; nobody else scores." in _glance(document)
+    document["rules"]["scoring"]["kind"] = "transfer"
+    document["rules"]["scoring"]["beaten_call"] = "all_hands"
+    assert "nobody else" not in _glance(document)
+    assert "the caller pays the winner the total of all hands." in _glance(document)
+
+
+def _broken_tables(text: str) -> list[int]:
+    """Lines that start a table row after a blank line without the header's ``|---|`` line:
+    Markdown then shows them as raw text (a blank line inside a table ends it)."""
+    lines = text.splitlines()
+    return [
+        n + 1
+        for n, line in enumerate(lines)
+        if line.startswith("|")
+        and (n == 0 or not lines[n - 1].strip())
+        and not (n + 1 < len(lines) and re.match(r"^\|\s*:?-", lines[n + 1]))
+    ]
+
+
+def test_no_table_in_the_docs_is_cut_by_a_blank_line() -> None:
+    assert _broken_tables("| a | b |\n|---|---|\n| 1 | 2 |\n\n| 3 | 4 |\n") == [5]
+    broken = {
+        page.name: _broken_tables(page.read_text("utf-8"))
+        for page in sorted((ROOT / "docs").glob("*.md"))
+    }
+    assert {name: lines for name, lines in broken.items() if lines} == {}
+
+
+def test_the_site_description_names_no_count_of_rulesets() -> None:
+    config = (ROOT / "mkdocs.yml").read_text("utf-8")  # it has !ENV tags: read it as text
+    described = config.split("site_description:", 1)[1].split("\ndocs_dir:", 1)[0]
+    assert "rulesets" in described
+    assert not re.search(r"\b(three|nine|\d+) (house )?rulesets\b", described)

@@ -8,7 +8,7 @@ import html
 import json
 import posixpath
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -133,9 +133,11 @@ VALUE_WORDS: dict[str, dict[str, str]] = {
     "scoring.beaten_call": {
         "hands_except_winner": "the caller pays the winner every hand but the winner's",
         "all_hands": "the caller pays the winner the total of all hands",
-        "caller_hand_plus_penalty": (
-            "the caller adds their hand plus the penalty; nobody else scores"
-        ),
+        "caller_hand_plus_penalty": "the caller adds their hand plus the penalty",
+    },
+    "scoring.beaten_others": {
+        "score_nothing": "nobody else scores",
+        "score_own_hands": "the others but the round winner add their own hands",
     },
     "game_end.kind": {
         "host_ends": "when the host ends the table",
@@ -330,27 +332,39 @@ def value_words(path: str, value: Json) -> str:
     return scalar_text(value)
 
 
-@functools.cache
-def rule_enum_descriptions() -> dict[str, dict[str, str]]:
-    """Rule path → enum value → its ``enumDescriptions`` sentence, from the profile schema."""
+def _rule_schema_nodes() -> Iterator[tuple[str, Mapping[str, Json]]]:
+    """(rule path, schema node) of every property under the profile schema's rules."""
     try:
         schema = json.loads((data.schema_dir() / "profile.schema.json").read_text("utf-8"))
         rules = schema["$defs"]["rules"]
     except (OSError, ValueError, KeyError, TypeError):
-        return {}
-    found: dict[str, dict[str, str]] = {}
-
-    def walk(node: Json, path: str) -> None:
+        return
+    stack: list[tuple[str, Json]] = [("", rules)]
+    while stack:
+        path, node = stack.pop()
         if not isinstance(node, Mapping):
-            return
+            continue
+        if path:
+            yield path, node
+        for key, child in (node.get("properties") or {}).items():
+            stack.append((f"{path}.{key}" if path else str(key), child))
+
+
+@functools.cache
+def rule_enum_descriptions() -> dict[str, dict[str, str]]:
+    """Rule path → enum value → its ``enumDescriptions`` sentence, from the profile schema."""
+    found: dict[str, dict[str, str]] = {}
+    for path, node in _rule_schema_nodes():
         values, descriptions = node.get("enum"), node.get("enumDescriptions")
         if isinstance(values, list) and isinstance(descriptions, list):
             found[path] = {str(v): str(d) for v, d in zip(values, descriptions, strict=False)}
-        for key, child in (node.get("properties") or {}).items():
-            walk(child, f"{path}.{key}" if path else str(key))
-
-    walk(rules, "")
     return found
+
+
+@functools.cache
+def rule_defaults() -> dict[str, Json]:
+    """Rule path → the value the profile schema gives a parameter a profile leaves out."""
+    return {path: node["default"] for path, node in _rule_schema_nodes() if "default" in node}
 
 
 def _md(text: str) -> str:

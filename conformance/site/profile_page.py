@@ -21,6 +21,7 @@ from .common import (
     link,
     profile_name,
     profile_page_path,
+    rule_defaults,
     scalar_text,
     transcript_page_path,
     value_words,
@@ -131,7 +132,8 @@ def options_table(document: Document) -> list[str]:
 
 def at_a_glance(document: Document) -> list[str]:
     rules = document.get("rules") or {}
-    found = {p: v for p, v in leaf_paths(rules)}
+    # A parameter a profile leaves out plays its schema default: say that, not nothing.
+    found = {**rule_defaults(), **dict(leaf_paths(rules))}
 
     def words(path: str) -> str:
         return value_words(path, found.get(path))
@@ -149,7 +151,13 @@ def at_a_glance(document: Document) -> list[str]:
         f"- A call needs a hand of {'at most' if found.get('call.inclusive') else 'under'} "
         f"{found.get('call.limit')} points; in the first round: {words('call.first_round')}.",
         f"- A tie with the caller {words('showdown.tie')}; on a beaten call "
-        f"{words('scoring.beaten_call')}.",
+        f"{words('scoring.beaten_call')}"
+        # What the others score is a parameter of penalty scoring only.
+        + (
+            f"; {words('scoring.beaten_others')}."
+            if found.get("scoring.kind") == "penalty"
+            else "."
+        ),
         f"- Scoring: {words('scoring.kind')}; the game ends {words('game_end.kind')}"
         + (f" ({found.get('game_end.rounds')} rounds)" if found.get("game_end.rounds") else "")
         + (
