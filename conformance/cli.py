@@ -141,6 +141,20 @@ def _unrecognized(command: argparse.ArgumentParser, extras: Sequence[str]) -> st
     return message
 
 
+def _refuse_unknown_command(parser: argparse.ArgumentParser, words: Sequence[str]) -> None:
+    """A mistyped command gets argparse's error plus the nearest command's name."""
+    first = next((word for word in words if not word.startswith("-")), None)
+    if first is None or first in COMMANDS:
+        return
+    if {"-h", "--help", "--version"} & set(words[: words.index(first)]):
+        return  # they answer before any command is read
+    close = difflib.get_close_matches(first, COMMANDS, n=1)
+    if close:
+        parser.error(
+            f"argument COMMAND: invalid choice: {clip(first)!r} (did you mean {close[0]}?)"
+        )
+
+
 def _exit_status(exit_: SystemExit) -> int:
     if exit_.code is None:
         return ExitCode.OK
@@ -178,6 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         words = list(sys.argv[1:] if argv is None else argv)
         parser = build_parser(words)
         try:
+            _refuse_unknown_command(parser, words)
             args, extras = parser.parse_known_args(words)
             if extras:
                 # An unknown option belongs to the subcommand: show its usage, not jhyap's.

@@ -309,6 +309,25 @@ def test_an_unknown_option_shows_the_subcommand_usage(capsys: pytest.CaptureFixt
     assert err.splitlines()[-1] == "jhyap show: error: unrecognized arguments: extra"
 
 
+def test_a_mistyped_command_names_the_nearest_one(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = jhyap(capsys, "rnu", "--engine", "x")
+    assert (code, out) == (2, "")
+    assert err.startswith("usage: jhyap ")
+    assert err.splitlines()[-1] == (
+        "jhyap: error: argument COMMAND: invalid choice: 'rnu' (did you mean run?)"
+    )
+    code, _, err = jhyap(capsys, "fuz")
+    assert err.splitlines()[-1].endswith("(did you mean fuzz?)")
+    code, _, err = jhyap(capsys, "zzzz")
+    assert code == 2
+    assert "(choose from 'validate'," in err.splitlines()[-1]
+
+
+def test_help_texts_print_no_doubled_percent_sign() -> None:
+    for name, command in cli.command_parsers(cli.build_parser()).items():
+        assert "%%" not in command.format_help(), name
+
+
 # -- colour -------------------------------------------------------------------------------
 
 
@@ -456,11 +475,17 @@ def test_an_unwritable_report_names_the_report(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     target = tmp_path / "no-dir" / "r.json"
-    code, _, err = jhyap(
-        capsys, "run", "-q", "--transcripts", DATA_ARG, "-k", PASSING, "--json", str(target)
-    )
-    assert code == 2
-    assert err == f"jhyap run: cannot write a report: {target}: No such file or directory\n"
+    for option in ("--json", "--junit"):
+        code, out, err = jhyap(
+            capsys, "run", "--transcripts", DATA_ARG, "-k", PASSING, option, str(target)
+        )
+        # refused before the run: nothing ran, so nothing was printed
+        assert (code, out) == (2, "")
+        assert err == (
+            f"jhyap run: {option}: {target}: its folder {target.parent} does not exist\n"
+        )
+    code, out, err = jhyap(capsys, "run", "--transcripts", DATA_ARG, "--junit", str(tmp_path))
+    assert (code, out, err) == (2, "", f"jhyap run: --junit: {tmp_path} is a folder, not a file\n")
     code, _, err = jhyap(capsys, "coverage", "--json", str(target))
     assert code == 2
     assert err == f"jhyap coverage: cannot write the JSON: {target}: No such file or directory\n"
@@ -495,3 +520,10 @@ def test_jobs_auto_is_one_engine_per_usable_cpu(capsys: pytest.CaptureFixture[st
     assert code == 1
     assert f"FAILED {WRONG} [dashain]" in out
     assert "== 1 passed, 1 failed (2 cases) in " in out
+
+
+def test_the_readme_lists_every_command() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text("utf-8")
+    listed = readme.split("## Commands", 1)[1].split("```", 2)[1]
+    named = {line.split()[1] for line in listed.splitlines() if line.startswith("jhyap ")}
+    assert named == set(cli.COMMANDS)

@@ -178,6 +178,28 @@ def folder_problem(path: str) -> str | None:
     return None
 
 
+def report_file_problem(path: str | None) -> str | None:
+    """Why a report cannot be written at ``path``, or None; checked before a run starts so
+    that a long run is not lost to a mistyped folder. Standard output and unset are fine."""
+    if path is None or path == STDOUT or path_problem(path) is not None:
+        return None
+    shown = clip(path, 120)
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        return f"{shown}: {exc.strerror}"
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        return f"{shown} is a folder, not a file"
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return f"{shown}: its folder {clip(os.path.dirname(path), 120)} does not exist"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"{shown}: its folder is one this user cannot write in"
+    return None
+
+
 class CommandParser(argparse.ArgumentParser):
     """argparse's parser, but every argument naming a file or folder (its metavar is one of
     PATH_METAVARS) is checked by path_text, and a value refused by one of the types above

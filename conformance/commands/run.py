@@ -47,7 +47,15 @@ from conformance.spec.profiles import ProfileFileError
 from conformance.spec.transcript import with_profile_files
 
 from . import ExitCode, Subparsers, jobs_count
-from .checks import MAX_ENGINE_CPU, MAX_ENGINE_MEMORY, MAX_TIMEOUT, clashing_paths, seconds, whole
+from .checks import (
+    MAX_ENGINE_CPU,
+    MAX_ENGINE_MEMORY,
+    MAX_TIMEOUT,
+    clashing_paths,
+    report_file_problem,
+    seconds,
+    whole,
+)
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
 DEFAULT_ENGINE_ARGV = (sys.executable, "-m", "reference_engine.server")
@@ -236,6 +244,10 @@ def run(args: argparse.Namespace) -> int:
     )
     if clash:
         return _fail(clash)
+    for option, path in (("--json", args.json), ("--junit", args.junit)):
+        problem = report_file_problem(path)
+        if problem:
+            return _fail(f"{option}: {problem}")
     try:
         env, limits = engine_settings(args)
     except ValueError as exc:

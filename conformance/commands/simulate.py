@@ -31,7 +31,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "simulate",
         help="play seeded games and print how a ruleset plays",
-        description="Play seeded games through the reference engine and print, with 95%% "
+        description="Play seeded games through the reference engine and print, with 95% "
         "confidence intervals, how long hands and games run, how often calls win and what "
         "they gain or cost, and how often each position in the turn order wins a hand. The "
         "same seed gives the same figures, whatever --jobs is.",
