@@ -279,6 +279,9 @@ def test_the_unknown_field_is_named_in_the_report(tmp_path: Path) -> None:
         "event.schema.json#/$defs/dealt/additionalProperties: 'debug' does not match any of "
         "the regexes: '^x-' (at $.events[1])"
     ) in result.stdout
+    # what was expected is said in words: an answer the schema allows, never "null"
+    assert '  expected: "an answer that schema/protocol/ allows for deal"' in result.stdout
+    assert "expected: null" not in result.stdout
     off = jhyap(
         "run",
         "--engine",

@@ -315,6 +315,7 @@ def _check_schema(ctx: _Context, cmd: str | None, response: Mapping[str, Any]) -
             FAILED,
             f"the answer to {cmd or 'the line'} breaks the protocol schema",
             differences=tuple(problems),
+            expected=f"an answer that schema/protocol/ allows for {cmd or 'state'}",
             actual=response,
             credit=(SCHEMA_CLAUSE,),
         )
@@ -386,6 +387,7 @@ def _refusal(response: Mapping[str, Any], doing: str) -> _StepFailure:
         return _StepFailure(
             ERRORED,
             f"the engine answered internal_error to {doing}: {message}",
+            expected="accepted",
             actual={"error": response["error"]},
         )
     return _StepFailure(
