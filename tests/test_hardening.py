@@ -8,6 +8,7 @@ import copy
 import io
 import json
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -828,3 +829,38 @@ def test_closing_an_engine_never_closes_a_descriptor_number_twice(
             pass
     os.close(devnull)
     assert still_open == squatters
+
+
+def test_ctrl_c_prints_what_ran_and_writes_its_reports(tmp_path: Path, pids: Path) -> None:
+    report = tmp_path / "r.json"
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "conformance",
+            "run",
+            "--engine",
+            fake("slow"),
+            "--jobs",
+            "2",
+            "--json",
+            str(report),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # A shell's background job ignores SIGINT; Ctrl-C reaches a foreground one.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    assert process.stderr is not None
+    assert process.stderr.read(3) == "..."  # the progress line: three cases have finished
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    ran = len(json.loads(report.read_text("utf-8"))["results"])
+    assert 3 <= ran < 148
+    assert re.search(rf"== {ran} passed \({ran} cases\) in [\d.]+ s ==", out), out[-500:]
+    assert err.splitlines()[-1] == (
+        f"jhyap run: interrupted: {ran} of 148 cases ran (the reports hold those)"
+    )

@@ -12,6 +12,7 @@ from pathlib import Path
 from conformance.harness.client import DEFAULT_TIMEOUT, EngineUnusable
 from conformance.harness.runner import (
     InputError,
+    Interrupted,
     RunConfig,
     RunResult,
     exit_status,
@@ -40,7 +41,7 @@ from conformance.reporting.report import (
     print_lines,
     write_report,
 )
-from conformance.reporting.style import Style
+from conformance.reporting.style import Style, plural
 from conformance.reporting.terminal import visible
 from conformance.spec import readings
 from conformance.spec.profiles import ProfileFileError
@@ -273,8 +274,11 @@ def run(args: argparse.Namespace) -> int:
     )
     verbosity = args.verbose - args.quiet
     progress = Progress(len(cases)) if verbosity >= 0 else None
+    interrupted = False
     try:
         result = run_cases(cases, config, progress)
+    except Interrupted as exc:
+        result, interrupted = exc.result, True
     except EngineUnusable as exc:
         if progress is not None:
             progress.finish()
@@ -296,6 +300,11 @@ def run(args: argparse.Namespace) -> int:
     failed = _write_reports(args, result, engine)
     if failed:
         return _fail(failed)
+    if interrupted:
+        ran = len(result.outcomes)
+        reports = " (the reports hold those)" if args.json or args.junit else ""
+        _fail(f"interrupted: {ran} of {plural(len(cases), 'case')} ran{reports}")
+        return ExitCode.INTERRUPTED
     return exit_status(result.outcomes)
 
 

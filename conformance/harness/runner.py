@@ -75,6 +75,14 @@ class RunResult:
     claims: list[dict[str, Any]] = field(default_factory=list)
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a run; ``result`` holds the cases that finished before it."""
+
+    def __init__(self, result: RunResult) -> None:
+        super().__init__()
+        self.result = result
+
+
 # -- running ------------------------------------------------------------------------
 
 
@@ -197,6 +205,8 @@ def run_cases(
                     return
                 outcome = worker.run(cases[index])
                 with lock:
+                    if stop.is_set():
+                        return  # cut short by Ctrl-C (its engine was killed): not a result
                     results[index] = outcome
                     if progress is not None:
                         progress(outcome)
@@ -208,6 +218,7 @@ def run_cases(
             worker.close()
 
     warnings: list[str] = []
+    info: EngineInfo | None = None
     try:
         # Greet the first engine here, so an unusable engine stops the run at once.
         _, info = workers[0].connect()
@@ -217,17 +228,25 @@ def run_cases(
                 for p in schema_problems("hello", info.raw)
             ]
         run_each(work, workers, "jhyap-worker")
+    except KeyboardInterrupt:
+        with lock:
+            stop.set()  # before any engine is killed: what that cuts short is not recorded
+        failures.append(KeyboardInterrupt())
     finally:
         # Normally each worker has closed its engine already. When we get here through
         # an exception (Ctrl-C), a worker thread may be mid-request: just kill engines.
         stop.set()
         for worker in workers:
             worker.close(graceful=False)
+    with lock:
+        outcomes = [o for o in results if o is not None]
+    if info is not None and any(isinstance(f, KeyboardInterrupt) for f in failures):
+        # What ran before Ctrl-C is still worth a summary and its reports.
+        raise Interrupted(RunResult(outcomes, info, time.monotonic() - began, warnings))
     if failures:
         unusable = [f for f in failures if isinstance(f, EngineUnusable)]
         raise (unusable or failures)[0]
-    outcomes = [o for o in results if o is not None]
-    if len(outcomes) != len(cases):  # only if a worker died without saying why
+    if info is None or len(outcomes) != len(cases):  # a worker died without saying why
         raise RuntimeError("some cases were not run")
     return RunResult(outcomes, info, time.monotonic() - began, warnings)
 
