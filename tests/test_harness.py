@@ -284,6 +284,25 @@ def test_crash_mid_game(capsys: pytest.CaptureFixture[str], tmp_path: Path, pids
     own_children_reaped(pids)
 
 
+def test_a_failure_shows_only_the_stderr_its_own_case_made(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, pids: Path
+) -> None:
+    # One engine process plays both cases (--jobs 1): the second one's failure block must
+    # not show what the engine wrote while playing the first.
+    code, out, _ = run_fake(
+        capsys,
+        fake("stderr_per_case"),
+        "--jobs",
+        "1",
+        ids=(PASSING, "harness-game-end"),
+    )
+    assert code == 1
+    block = out.split("ERRORED ", 1)[1].split("rerun:", 1)[0]
+    assert "  engine stderr (last 2 lines):\n    | start 2\n    | act refused in game 2\n" in block
+    assert "start 1" not in out
+    own_children_reaped(pids)
+
+
 def test_after_a_crash_the_engine_is_restarted_for_the_next_case(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, pids: Path
 ) -> None:
@@ -603,6 +622,9 @@ def test_client_atexit_kills_engines_left_running(tmp_path: Path) -> None:
         f"import sys; sys.path.insert(0, {str(ROOT)!r});"
         "from conformance.harness.client import EngineClient;"
         f"c = EngineClient({fake('ignore_sigterm')!r}); c.handshake();"
+        # the helper the engine starts must be running (its pid written) before we exit
+        "import os, time; end = time.monotonic() + 20\n"
+        f"while len(os.listdir({str(folder)!r})) < 2 and time.monotonic() < end: time.sleep(0.01)\n"
         "raise SystemExit(0)"
     )
     env = {**os.environ, "FAKE_ENGINE_PIDS": str(folder)}

@@ -130,6 +130,7 @@ class _StderrTail:
         self._lines: deque[str] = deque()
         self._bytes = 0
         self._partial = b""
+        self._pushed = 0  # lines taken in since the engine started, kept or not
         self._lock = threading.Lock()
 
     def feed(self, chunk: bytes) -> None:
@@ -150,16 +151,24 @@ class _StderrTail:
     def _push(self, raw: bytes) -> None:
         line = raw[:STDERR_TAIL_BYTES].decode("utf-8", "replace").rstrip("\r")
         self._lines.append(line)
+        self._pushed += 1
         self._bytes += len(line)
         while len(self._lines) > STDERR_TAIL_LINES or (
             self._bytes > STDERR_TAIL_BYTES and len(self._lines) > 1
         ):
             self._bytes -= len(self._lines.popleft())
 
-    def lines(self) -> list[str]:
+    def mark(self) -> int:
+        """A position in the stream: ``lines(since=mark)`` holds only what comes after it."""
+        with self._lock:
+            return self._pushed
+
+    def lines(self, since: int = 0) -> list[str]:
         with self._lock:
             extra = [self._partial.decode("utf-8", "replace")] if self._partial else []
-            return list(self._lines) + extra
+            kept = list(self._lines)
+            fresh = max(0, min(len(kept), self._pushed - since))
+            return kept[len(kept) - fresh :] + extra
 
 
 # Strong references: an engine whose client was dropped unclosed must still be found.
@@ -206,6 +215,7 @@ class EngineClient:
         self._discarding = False  # inside a stdout line already reported as too long
         self._eof = False
         self._stderr = _StderrTail()
+        self._cases_begun = False
         _become_subreaper()
         self.engine_id = f"{os.getpid()}-{next(_ENGINE_IDS)}"
         base = dict(env) if env is not None else dict(os.environ)
@@ -362,10 +372,21 @@ class EngineClient:
     def returncode(self) -> int | None:
         return self._proc.poll()
 
-    def stderr_tail(self, lines: int | None = None) -> list[str]:
-        """The last lines of the engine's standard error (all kept lines by default)."""
+    def stderr_mark(self) -> int:
+        """Where a case starting now reads the engine's standard error from, so that its
+        report shows no line an earlier case made the engine write. The first case reads
+        from the start: what the engine wrote as it started concerns it too."""
+        if not self._cases_begun:
+            self._cases_begun = True
+            return 0
         self._settle_stderr()
-        tail = self._stderr.lines()
+        return self._stderr.mark()
+
+    def stderr_tail(self, lines: int | None = None, since: int = 0) -> list[str]:
+        """The last lines of the engine's standard error (all kept lines by default), those
+        written after the mark ``since`` only."""
+        self._settle_stderr()
+        tail = self._stderr.lines(since)
         return tail if lines is None else tail[-lines:]
 
     # -- requests ------------------------------------------------------------------

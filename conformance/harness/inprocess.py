@@ -89,7 +89,10 @@ class ReferenceClient:
         self._follow(answer)
         return answer
 
-    def stderr_tail(self, lines: int | None = None) -> list[str]:
+    def stderr_mark(self) -> int:
+        return 0
+
+    def stderr_tail(self, lines: int | None = None, since: int = 0) -> list[str]:
         return []
 
 

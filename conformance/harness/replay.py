@@ -281,7 +281,9 @@ class Connection(Protocol):
 
     def send_raw(self, line: bytes, *, timeout: float | None = None) -> dict[str, Any]: ...
 
-    def stderr_tail(self, lines: int | None = None) -> list[str]: ...
+    def stderr_mark(self) -> int: ...
+
+    def stderr_tail(self, lines: int | None = None, since: int = 0) -> list[str]: ...
 
 
 class _StepFailure(Exception):
@@ -645,6 +647,8 @@ def replay(
     if missing:
         return replace(base, status=SKIPPED, reason=missing, duration=clock() - began)
     ctx = _Context(client, validate_protocol, transcript, resolved)
+    # An engine process plays several cases: its report shows what this one made it write.
+    stderr_since = client.stderr_mark()
     index = 0
     details: dict[str, Any] = {}
     credited: tuple[str, ...] | None = None
@@ -686,7 +690,7 @@ def replay(
         step=0,
         step_description="start",
         request=ctx.request,
-        stderr_tail=tuple(client.stderr_tail(STDERR_LINES)),
+        stderr_tail=tuple(client.stderr_tail(STDERR_LINES, since=stderr_since)),
         **details,
     )
     if index and ctx.step is not None:
