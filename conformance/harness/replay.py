@@ -36,6 +36,7 @@ from .compare import (
     show,
     strip_vendor,
 )
+from .credit import clause_parameters, focused, rule_paths
 
 PASSED: Final = "passed"
 FAILED: Final = "failed"
@@ -101,6 +102,7 @@ class Outcome:
     reason: str = ""
     stderr_tail: tuple[str, ...] = ()
     state_diff: bool = False  # differences compare the state before and after a refusal
+    focus: int = 0  # how many of ``clauses`` (the first) what differed points at
     duration: float = 0.0
     known_failure: str | None = None  # the known-failures entry's reason, for xfail/xpass
     # How the case ran under its ruleset (conformance.harness.derive.Mode): "as_written",
@@ -680,13 +682,26 @@ def replay(
         status, reason = ERRORED, str(exc)
     else:
         return replace(base, duration=clock() - began)
+    focus = 0
     if credited is None:
-        credited = _step_credit(transcript, ctx.step if index else None, owned)
+        step_now = ctx.step if index else None
+        credited = credit(_step_credit(transcript, step_now, owned))
+        # What differed says which rule broke: its clauses first (conformance.harness.credit).
+        paths = rule_paths(
+            details.get("differences", ()),
+            details.get("expected"),
+            details.get("actual"),
+            step_now.kind if step_now is not None else None,
+        )
+        # A step naming its clauses said which rule it tests: nothing is added to them.
+        widen = () if step_now is not None and step_now.clauses else (owned or ())
+        credited, focus = focused(credited, paths, clause_parameters(resolved), widen)
     outcome = replace(
         base,
         status=status,
         reason=reason,
         clauses=credit(credited),
+        focus=focus,
         step=0,
         step_description="start",
         request=ctx.request,

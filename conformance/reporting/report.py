@@ -278,13 +278,17 @@ def summary_lines(
     by_profile: dict[str, Counter[str]] = {}
     by_family: dict[str, Counter[str]] = {}
     failing_clauses: Counter[str] = Counter()
+    first_named: Counter[str] = Counter()  # failures that name the clause first
     for o in outcomes:
         bucket = _bucket(o)
         by_profile.setdefault(o.profile, Counter())[bucket] += 1
         for family in dict.fromkeys(_family(c) for c in o.clauses):
             by_family.setdefault(family, Counter())[bucket] += 1
         if bucket == "failed":
-            failing_clauses.update(o.clauses)
+            # What differed points at the first `focus` clauses; the rest only came along.
+            failing_clauses.update(o.clauses[: o.focus] if o.focus else o.clauses)
+            if o.clauses:
+                first_named[o.clauses[0]] += 1
     lines: list[str] = []
     if verbosity > 0:
         lines += _table("profile", sorted(by_profile.items()))
@@ -300,7 +304,9 @@ def summary_lines(
         lines.append("top failing clauses:")
         # A stable sort: among equal counts, the order transcripts list their clauses in,
         # which puts the rule a transcript is about (listed first) before its incidentals.
-        ranked = sorted(failing_clauses.items(), key=lambda kv: -kv[1])[:top]
+        # Failures naming the clause first rank it before those it merely came along with.
+        ranked = sorted(failing_clauses.items(), key=lambda kv: (-first_named[kv[0]], -kv[1]))
+        ranked = ranked[:top]
         width = max(len(c) for c, _ in ranked)
         lines += [f"  {c:<{width}}  {n}" for c, n in ranked]
         lines.append("")

@@ -1,0 +1,232 @@
+"""Which clauses a failure points at first: those behind the expectation that differed.
+
+A failing step may list many clauses (a whole game lists dozens). What differed says which
+rule broke: a wrong ``round_ended.deltas`` is scoring, a wrong ``pickable`` is the pick
+rule, ``call_over_limit`` where a call was expected accepted is the call limit. Each
+difference is mapped to the rule parameters behind it (:func:`rule_paths`); the clauses
+citing those parameters (their ``params``), else of their rule family, come first, the
+most specific first (:func:`focused`). Where nothing maps (a crash, a timeout), the order
+of the transcript stands.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+# Rule parameters (dotted prefixes of the profile's ``rules``) behind an event field, by
+# ``type.field``, else by ``type``; the first is the likeliest.
+EVENT_RULES: Final[Mapping[str, tuple[str, ...]]] = {
+    "round_started.dealer": ("deal.dealer",),
+    "round_started.starter": ("next_starter", "deal.dealer", "direction"),
+    "round_started.turn_order": ("direction", "game_end"),
+    "round_started": ("next_starter", "deal"),
+    "dealt": ("deal", "hand_size", "deck"),
+    "called": ("call", "card_values"),
+    "thrown": ("throws",),
+    "picked": ("pick", "reshuffle", "deal"),
+    "out_of_play": ("pick", "reshuffle"),
+    "reshuffle_needed": ("reshuffle", "deck_runs_out"),
+    "reshuffled": ("reshuffle",),
+    "timed_out": ("turn_timer",),
+    "round_ended.outcome": ("showdown", "deck_runs_out", "call"),
+    "round_ended.winner": ("showdown",),
+    "round_ended.caller": ("call",),
+    "round_ended.hand_values": ("card_values", "jokers"),
+    "round_ended.deltas": ("scoring", "showdown"),
+    "round_ended.scores": ("scoring", "game_end"),
+    "round_ended.eliminated": ("game_end",),
+    "round_ended": ("showdown", "scoring"),
+    "game_ended.settlement": ("money",),
+    "game_ended": ("game_end", "scoring", "money"),
+    "option_changed": ("options",),
+}
+
+# The state fields a check compares.
+STATE_RULES: Final[Mapping[str, tuple[str, ...]]] = {
+    "phase": ("call", "reshuffle", "game_end"),
+    "dealer": ("deal.dealer",),
+    "starter": ("next_starter", "deal.dealer"),
+    "to_act": ("next_starter", "direction"),
+    "hands": ("deal", "pick"),
+    "hand_values": ("card_values", "jokers"),
+    "offer": ("throws", "pick"),
+    "offer_kind": ("throws",),
+    "pickable": ("pick",),
+    "thrown": ("throws",),
+    "multi_throwers": ("pick",),
+    "deck": ("reshuffle", "deal"),
+    "deck_size": ("reshuffle", "deal"),
+    "out_of_play": ("pick", "reshuffle"),
+    "scores": ("scoring", "game_end"),
+    "active": ("game_end",),
+    "eliminated": ("game_end",),
+    "options": ("options",),
+    "result": ("game_end", "money"),
+    "settlement": ("money",),
+    "last_round": ("showdown", "scoring"),
+}
+
+# The refusal codes that are a rule's, and the parameters behind them.
+ERROR_RULES: Final[Mapping[str, tuple[str, ...]]] = {
+    "call_over_limit": ("call.limit", "call.inclusive", "card_values"),
+    "call_too_early": ("call.first_round",),
+    "illegal_throw": ("throws",),
+    "pick_not_allowed": ("pick",),
+    "invalid_seats": ("seats",),
+    "timer_off": ("turn_timer",),
+    "game_not_endable": ("game_end",),
+    "option_locked": ("options",),
+    "invalid_option_value": ("options",),
+    "invalid_deck": ("deck",),
+    "invalid_reshuffle": ("reshuffle",),
+}
+
+# The clause family (the second part of a clause id) of a parameter's first part, where
+# the two are spelled apart.
+FAMILY_OF: Final[Mapping[str, str]] = {
+    "call": "calling",
+    "pick": "picking",
+    "game_end": "game-end",
+    "turn_timer": "timer",
+    "card_values": "cards",
+    "deck": "cards",
+    "jokers": "cards",
+    "hand_size": "deal",
+    "seats": "players",
+    "direction": "turn",
+    "next_starter": "turn",
+    "deck_runs_out": "reshuffle",
+}
+
+# What a round's points are, by its outcome: the parameters that score it.
+_OUTCOME_SCORING: Final[Mapping[str, tuple[str, ...]]] = {
+    "beaten_call": ("scoring.beaten_penalty", "scoring.beaten_call", "scoring.beaten_others"),
+    "won_call": ("scoring.won_call",),
+    "deck_ran_out": ("deck_runs_out",),
+}
+
+_EVENT_PATH = re.compile(r"^events\[(\d+)\](?:\.(\w+))?")
+_EVENT_COUNT = re.compile(r"^events: expected \d+ events \[(.*?)\], got \d+ \[(.*?)\]")
+
+
+def _event_rules(kind: Any, field: str | None) -> tuple[str, ...]:
+    if field is not None and f"{kind}.{field}" in EVENT_RULES:
+        return EVENT_RULES[f"{kind}.{field}"]
+    return EVENT_RULES.get(str(kind), ())
+
+
+def _error_code(value: Any) -> str | None:
+    if isinstance(value, Mapping):
+        error = value.get("error")
+        if isinstance(error, Mapping):
+            error = error.get("code")
+        return error if isinstance(error, str) else None
+    return None
+
+
+def rule_paths(
+    differences: Sequence[str], expected: Any, actual: Any, step_kind: str | None = None
+) -> tuple[str, ...]:
+    """The rule parameters a failure's differences point at, likeliest first."""
+    found: list[str] = []
+    for code in (_error_code(expected), _error_code(actual)):
+        if code is not None:
+            found += ERROR_RULES.get(code, ())
+    events = expected if isinstance(expected, list) else []
+    for difference in differences:
+        match = _EVENT_PATH.match(difference)
+        if match:
+            index, field = int(match.group(1)), match.group(2)
+            kind = events[index].get("type") if index < len(events) else None
+            if field == "type":
+                kinds = re.findall(r'"(\w+)"', difference)
+                found += [p for k in kinds for p in _event_rules(k, None)]
+            elif isinstance(kind, str):
+                if kind == "round_ended" and field in ("deltas", "scores"):
+                    found += _OUTCOME_SCORING.get(str(events[index].get("outcome")), ())
+                found += _event_rules(kind, field)
+            continue
+        counted = _EVENT_COUNT.match(difference)
+        if counted:
+            want = Counter(w.strip() for w in counted.group(1).split(","))
+            got = Counter(w.strip() for w in counted.group(2).split(","))
+            found += [p for k in (want - got) + (got - want) for p in _event_rules(k, None)]
+            continue
+        if difference.startswith("round_started.starter"):
+            found += EVENT_RULES["round_started.starter"]
+            continue
+        name = re.split(r"[.\[:\s]", difference, maxsplit=1)[0]
+        if step_kind == "legal":
+            found += ("throws", "pick", "call")
+        elif name in STATE_RULES:
+            found += STATE_RULES[name]
+    return tuple(dict.fromkeys(found))
+
+
+def clause_parameters(resolved: Mapping[str, Any]) -> dict[str, frozenset[str]]:
+    """Clause id → the rule paths it cites, an option standing for the rule it sets."""
+    sets: dict[str, list[str]] = {}
+    for option in resolved.get("options") or []:
+        if isinstance(option, Mapping):
+            target = option.get("sets")
+            sets[str(option.get("name"))] = (
+                [str(t) for t in target] if isinstance(target, list) else [str(target)]
+            )
+    found: dict[str, frozenset[str]] = {}
+    for clause in resolved.get("clauses") or []:
+        if not isinstance(clause, Mapping):
+            continue
+        paths: set[str] = set()
+        for raw in clause.get("params") or []:
+            param = str(raw).removeprefix("rules.")
+            name = param.removeprefix("options.")
+            paths.update(sets.get(name, [param]))
+        found[str(clause.get("id"))] = frozenset(paths)
+    return found
+
+
+def _cites(param: str, prefix: str) -> bool:
+    return param == prefix or param.startswith(prefix + ".") or prefix.startswith(param + ".")
+
+
+def _families(prefix: str) -> set[str]:
+    """The spellings of a parameter's rule family in clause ids (``dhumbal.pick.x``) and in
+    their ``family`` fields (``picking``)."""
+    first = prefix.split(".")[0]
+    return {first, first.replace("_", "-"), FAMILY_OF.get(first, first)}
+
+
+def focused(
+    clauses: Sequence[str],
+    paths: Sequence[str],
+    cited: Mapping[str, frozenset[str]],
+    owned: Iterable[str] = (),
+) -> tuple[tuple[str, ...], int]:
+    """``clauses`` with those behind ``paths`` first, and how many lead. A clause citing
+    one of the paths leads (the likelier path, then the fewer parameters it cites, first);
+    then one of a path's rule family. When no clause of the step is of those, the
+    profile's own clauses (``owned``) citing a path are credited too, at most three."""
+    if not paths:
+        return tuple(clauses), 0
+
+    def rank(clause: str) -> tuple[int, int, int]:
+        params = cited.get(clause, frozenset())
+        for n, prefix in enumerate(paths):
+            if any(_cites(p, prefix) for p in params):
+                return (0, n, len(params))
+        family = clause.split(".")[1] if clause.count(".") >= 2 else ""
+        for n, prefix in enumerate(paths):
+            if family in _families(prefix):
+                return (1, n, 0)
+        return (2, 0, 0)
+
+    pool = list(dict.fromkeys(clauses))
+    if not any(rank(c)[0] < 2 for c in pool):
+        extra = sorted((c for c in owned if c not in pool and rank(c)[0] == 0), key=rank)
+        pool += extra[:3]
+    order = {c: i for i, c in enumerate(pool)}
+    ordered = sorted(pool, key=lambda c: (rank(c), order[c]))
+    return tuple(ordered), sum(1 for c in ordered if rank(c)[0] < 2)
