@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from reference_engine.errors import ErrorCode
+from reference_engine.errors import ErrorCode, JhyapError
 
 
 class ThrowKind(StrEnum):
@@ -95,13 +95,14 @@ class Refusal:
     message: str
 
 
-class Refused(Exception):
-    """Raised by a hook (or the kit) to refuse a request; nothing may have changed."""
+class Refused(JhyapError):
+    """Raised by a hook (or the kit) to refuse a request; nothing may have changed.
+
+    The reference engine's JhyapError with the code first: one exception for every
+    refusal on the engine side."""
 
     def __init__(self, code: ErrorCode, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
+        super().__init__(message, code)
 
     @property
     def refusal(self) -> Refusal:

@@ -149,9 +149,7 @@ class Session:
             if handler is None:
                 raise Refused(ErrorCode.UNKNOWN_COMMAND, f"unknown command {command!r}")
             body = handler(request)
-        except Refused as exc:
-            return error_response(seq, exc.code, exc.message)
-        except JhyapError as exc:
+        except JhyapError as exc:  # Refused is one
             return error_response(seq, exc.code, exc.message)
         except Exception as exc:  # the engine keeps serving whatever a request does
             return error_response(seq, ErrorCode.INTERNAL_ERROR, repr(exc))
@@ -368,8 +366,11 @@ def _writer(stdout: IO[str] | None) -> Callable[[str], None]:
     return write_bytes
 
 
-def responses(session: Session, source: IO[bytes]) -> Iterator[Response]:
-    """The response to each request line of ``source``, until ``stop`` or end of input."""
+def responses(
+    session: Session, source: IO[bytes], decode: Callable[[bytes], Any] = decode_request
+) -> Iterator[Response]:
+    """The response to each request line of ``source``, until ``stop`` or end of input;
+    ``decode`` turns a line into a request (raising Refused when it holds none)."""
     while not session.stopped:
         try:
             line = read_line(source)
@@ -377,12 +378,12 @@ def responses(session: Session, source: IO[bytes]) -> Iterator[Response]:
                 return
             if not line.strip():
                 continue
-            response = session.handle(decode_request(line))
+            response = session.handle(decode(line))
         except _LineTooLong:
             response = error_response(
                 None, ErrorCode.BAD_REQUEST, f"request line longer than {MAX_LINE_BYTES} bytes"
             )
-        except Refused as exc:
+        except JhyapError as exc:
             response = error_response(None, exc.code, exc.message)
         yield response
 
@@ -393,6 +394,7 @@ def serve(
     stdout: IO[str] | None = None,
     *,
     quiet_prints: bool = True,
+    decode: Callable[[bytes], Any] = decode_request,
 ) -> int:
     """Answer requests until ``stop`` or end of input; exit status 0.
 
@@ -404,7 +406,7 @@ def serve(
     write = _writer(stdout)
     redirect = contextlib.redirect_stdout(sys.stderr) if quiet_prints else contextlib.nullcontext()
     with redirect:
-        for response in responses(session, source):
+        for response in responses(session, source, decode):
             write(_encode(response) + "\n")
     return 0
 
