@@ -18,7 +18,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from jhyap_kit import (  # noqa: E402
+from jhyap_kit import (
     ANY,
     Action,
     Call,
@@ -30,10 +30,10 @@ from jhyap_kit import (  # noqa: E402
     TrackedEngine,
     main,
 )
-from reference_engine import calling, game_end, picking, scoring, throws  # noqa: E402
-from reference_engine.cards import parse_cards  # noqa: E402
-from reference_engine.errors import ErrorCode  # noqa: E402
-from reference_engine.rules import Rules  # noqa: E402
+from reference_engine import calling, game_end, picking, scoring, throws
+from reference_engine.cards import parse_cards
+from reference_engine.errors import ErrorCode
+from reference_engine.rules import Rules
 
 SLOPPY = "--accept-illegal-throws" in sys.argv
 
@@ -42,9 +42,25 @@ class ObjectApiEngine(TrackedEngine):
     NAME, VERSION = "kit-object-api", "1.0"
     # Every rule parameter, any value: the reference rules play them all.
     RULES = dict.fromkeys(
-        ("seats", "deck", "hand_size", "card_values", "direction", "deal", "next_starter")
-        + ("throws", "pick", "reshuffle", "call", "showdown", "scoring", "game_end")
-        + ("money", "turn_timer", "deck_runs_out"),
+        [
+            "seats",
+            "deck",
+            "hand_size",
+            "card_values",
+            "direction",
+            "deal",
+            "next_starter",
+            "throws",
+            "pick",
+            "reshuffle",
+            "call",
+            "showdown",
+            "scoring",
+            "game_end",
+            "money",
+            "turn_timer",
+            "deck_runs_out",
+        ],
         ANY,
     )
 
@@ -62,9 +78,9 @@ class ObjectApiEngine(TrackedEngine):
                 self.hand_value(hand), self.table.turns_taken, len(self.table.active), self.model
             )
             return Refusal(code, "no call") if code is not None else None
-        if isinstance(action, Throw) and not SLOPPY:
-            if throws.classify(parse_cards(list(action.cards)), self.model) is None:
-                return Refusal(ErrorCode.ILLEGAL_THROW, "not a single, set or run")
+        cards = parse_cards(list(action.cards)) if isinstance(action, Throw) else []
+        if cards and not SLOPPY and throws.classify(cards, self.model) is None:
+            return Refusal(ErrorCode.ILLEGAL_THROW, "not a single, set or run")
         return None
 
     def on_throw(self, seat: int, cards: tuple[str, ...]) -> ThrowKind:
