@@ -186,17 +186,21 @@ class TrackedEngine:
 
     def start(self, profile: Mapping[str, Json], options: Mapping[str, Json], seats: int) -> None:
         # The order of checks for start: the profile, the option names, their values, seats.
+        # A parameter an option sets is judged with the option's value: unsupported_option.
         rules: Any = profile.get("rules")  # a mapping once KitRules has read it
         KitRules.read(rules)
-        self._refuse_unsupported(rules, ErrorCode.UNSUPPORTED_PROFILE)
         specs = _option_specs(profile)
+        set_by_options = [path for spec in specs.values() for path in spec.targets]
+        message = unsupported(rules, self.RULES, skip=set_by_options)
+        if message is not None:
+            raise Refused(ErrorCode.UNSUPPORTED_PROFILE, message)
         for name in options:
             if name not in specs:
                 raise _unknown_option(name, specs)
             if self.OPTIONS is not None and name not in self.OPTIONS:
                 raise Refused(ErrorCode.UNSUPPORTED_OPTION, f"this engine has no option {name}")
         resolved = _resolve(profile, options)
-        self._refuse_unsupported(resolved["rules"], ErrorCode.UNSUPPORTED_OPTION)
+        self._refuse_unsupported_options(resolved["rules"], specs)
         kit = KitRules.read(resolved["rules"])
         if isinstance(seats, bool) or not kit.seats_min <= seats <= kit.seats_max:
             raise Refused(
@@ -214,10 +218,21 @@ class TrackedEngine:
         )
         self.begin_game(self.rules, seats)
 
-    def _refuse_unsupported(self, rules: Mapping[str, Json], code: ErrorCode) -> None:
+    def _refuse_unsupported_options(
+        self, rules: Mapping[str, Json], specs: Mapping[str, Any]
+    ) -> None:
+        """unsupported_option, naming the option, for a parameter value an option set that
+        the engine does not play (docs/readings.md: an engine may offer fewer values)."""
         message = unsupported(rules, self.RULES)
-        if message is not None:
-            raise Refused(code, message)
+        if message is None:
+            return
+        path = message.split(":", 1)[0].removeprefix("rules.")
+        owner = next(
+            (n for n, spec in specs.items() for t in spec.targets if path in (t, *_parents(t))),
+            None,
+        )
+        code = ErrorCode.UNSUPPORTED_OPTION if owner else ErrorCode.UNSUPPORTED_PROFILE
+        raise Refused(code, f"option {owner}: {message}" if owner else message)
 
     def set_option(self, name: str, value: Json) -> list[Event]:
         specs = _option_specs(self._document)
@@ -238,7 +253,7 @@ class TrackedEngine:
         values = dict(self._profile["option_values"])
         values[name] = value
         resolved = _resolve(self._document, values)
-        self._refuse_unsupported(resolved["rules"], ErrorCode.UNSUPPORTED_OPTION)
+        self._refuse_unsupported_options(resolved["rules"], specs)
         self._profile, self.rules = resolved, resolved["rules"]
         self.kit_rules = KitRules.read(self.rules)
         return [{"type": "option_changed", "name": name, "value": resolved["option_values"][name]}]
@@ -668,6 +683,12 @@ def _option_specs(profile: Mapping[str, Json]) -> dict[str, Any]:
         raise Refused(
             ErrorCode.INVALID_PROFILE, f"profile options are malformed: {exc!r}"
         ) from None
+
+
+def _parents(path: str) -> list[str]:
+    """``a.b.c`` -> ``a``, ``a.b``: a declared subtree may hold the parameter an option sets."""
+    keys = path.split(".")
+    return [".".join(keys[:i]) for i in range(1, len(keys))]
 
 
 def _unknown_option(name: str, specs: Mapping[str, Any]) -> Refused:

@@ -74,12 +74,21 @@ def _at(rules: Mapping[str, Any], path: str) -> Any:
     return node
 
 
-def unsupported(rules: Mapping[str, Any], support: RuleSupport) -> str | None:
+def _under(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith(prefix + ".")
+
+
+def unsupported(
+    rules: Mapping[str, Any], support: RuleSupport, skip: Collection[str] = ()
+) -> str | None:
     """The message naming the first parameter of ``rules`` that ``support`` does not
-    cover, or None when the engine implements them all."""
+    cover, or None when the engine implements them all. Parameters at or under a path of
+    ``skip`` are not looked at (those an option sets are judged with the option)."""
     declared = sorted(support, key=len, reverse=True)
     for path, _value in leaves(rules):
-        owner = next((d for d in declared if path == d or path.startswith(d + ".")), None)
+        if any(_under(path, s) or _under(s, path) for s in skip):
+            continue
+        owner = next((d for d in declared if _under(path, d)), None)
         if owner is None:
             return f"rules.{path}: this engine does not implement this rule parameter"
         allowed = support[owner]
