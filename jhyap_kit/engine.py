@@ -42,8 +42,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any, ClassVar
 
 from reference_engine.cards import parse_card, sorted_cards
-from reference_engine.errors import ErrorCode, JhyapError
-from reference_engine.profile import OptionChanges, option_specs, resolve
+from reference_engine.errors import ErrorCode
 
 from .moves import (
     Action,
@@ -58,8 +57,9 @@ from .moves import (
     ThrowKind,
     Timeout,
 )
+from .options import Opened, change_option, open_table
 from .protocol import PROTOCOL_VERSION, DealLayout, EngineInfo, Event, Json
-from .support import KIT_RULES, RuleSupport, unsupported
+from .support import KIT_RULES, RuleSupport
 from .table import BETWEEN_HANDS, IN_TURN, KitRules, Phase, Table
 
 __all__ = ["PROTOCOL_VERSION", "TrackedEngine"]
@@ -93,8 +93,7 @@ class TrackedEngine:
         self.table: Table | None = None
         self.rules: Mapping[str, Json] = {}  # the resolved rules of this (or the next) hand
         self.kit_rules: KitRules | None = None
-        self._document: Mapping[str, Json] = {}
-        self._profile: dict[str, Json] = {}
+        self._opened: Opened | None = None
 
     # -- hooks a binding implements ---------------------------------------------------
 
@@ -185,30 +184,9 @@ class TrackedEngine:
     # -- the backend: start and options ----------------------------------------------------
 
     def start(self, profile: Mapping[str, Json], options: Mapping[str, Json], seats: int) -> None:
-        # The order of checks for start: the profile, the option names, their values, seats.
-        # A parameter an option sets is judged with the option's value: unsupported_option.
-        rules: Any = profile.get("rules")  # a mapping once KitRules has read it
-        KitRules.read(rules)
-        specs = _option_specs(profile)
-        set_by_options = [path for spec in specs.values() for path in spec.targets]
-        message = unsupported(rules, self.RULES, skip=set_by_options)
-        if message is not None:
-            raise Refused(ErrorCode.UNSUPPORTED_PROFILE, message)
-        for name in options:
-            if name not in specs:
-                raise _unknown_option(name, specs)
-            if self.OPTIONS is not None and name not in self.OPTIONS:
-                raise Refused(ErrorCode.UNSUPPORTED_OPTION, f"this engine has no option {name}")
-        resolved = _resolve(profile, options)
-        self._refuse_unsupported_options(resolved["rules"], specs)
-        kit = KitRules.read(resolved["rules"])
-        if isinstance(seats, bool) or not kit.seats_min <= seats <= kit.seats_max:
-            raise Refused(
-                ErrorCode.INVALID_SEATS,
-                f"seats must be {kit.seats_min} to {kit.seats_max}, not {seats!r}",
-            )
-        self._document, self._profile = profile, resolved
-        self.rules, self.kit_rules = resolved["rules"], kit
+        opened = open_table(profile, options, seats, self.RULES, self.OPTIONS)
+        self._opened, self.rules, self.kit_rules = opened, opened.rules, opened.kit_rules
+        kit = opened.kit_rules
         self.table = Table(
             seats=seats,
             starter=kit.first_starter % seats,
@@ -218,45 +196,15 @@ class TrackedEngine:
         )
         self.begin_game(self.rules, seats)
 
-    def _refuse_unsupported_options(
-        self, rules: Mapping[str, Json], specs: Mapping[str, Any]
-    ) -> None:
-        """unsupported_option, naming the option, for a parameter value an option set that
-        the engine does not play (docs/readings.md: an engine may offer fewer values)."""
-        message = unsupported(rules, self.RULES)
-        if message is None:
-            return
-        path = message.split(":", 1)[0].removeprefix("rules.")
-        owner = next(
-            (n for n, spec in specs.items() for t in spec.targets if path in (t, *_parents(t))),
-            None,
-        )
-        code = ErrorCode.UNSUPPORTED_OPTION if owner else ErrorCode.UNSUPPORTED_PROFILE
-        raise Refused(code, f"option {owner}: {message}" if owner else message)
-
     def set_option(self, name: str, value: Json) -> list[Event]:
-        specs = _option_specs(self._document)
-        if name not in specs:
-            raise _unknown_option(name, specs)
+        assert self._opened is not None
         table = self._t
-        if table.phase not in BETWEEN_HANDS:
-            raise Refused(ErrorCode.WRONG_PHASE, "options change only between hands")
-        changes = specs[name].changes
-        if changes is OptionChanges.AT_START_ONLY or (
-            changes is OptionChanges.BEFORE_FIRST_DEAL and table.round > 0
-        ):
-            raise Refused(
-                ErrorCode.OPTION_LOCKED, f"option {name} is locked once the table is open"
-            )
-        if self.OPTIONS is not None and name not in self.OPTIONS:
-            raise Refused(ErrorCode.UNSUPPORTED_OPTION, f"this engine has no option {name}")
-        values = dict(self._profile["option_values"])
-        values[name] = value
-        resolved = _resolve(self._document, values)
-        self._refuse_unsupported_options(resolved["rules"], specs)
-        self._profile, self.rules = resolved, resolved["rules"]
-        self.kit_rules = KitRules.read(self.rules)
-        return [{"type": "option_changed", "name": name, "value": resolved["option_values"][name]}]
+        opened = change_option(
+            self._opened, table.phase, table.round, name, value, self.RULES, self.OPTIONS
+        )
+        self._opened, self.rules, self.kit_rules = opened, opened.rules, opened.kit_rules
+        shown = opened.profile["option_values"][name]
+        return [{"type": "option_changed", "name": name, "value": shown}]
 
     # -- the backend: deals -----------------------------------------------------------------
 
@@ -601,19 +549,8 @@ class TrackedEngine:
         return self._finish_game()
 
     def _finish_game(self) -> list[Event]:
-        table, kit = self._t, self._kit
-        sign = 1 if kit.penalty_scoring else -1
-        if kit.game_end == "elimination":
-            winners = sorted(table.active)
-        elif kit.game_end == "fixed_rounds":
-            best = min(sign * table.scores[s] for s in table.active)
-            winners = [s for s in sorted(table.active) if sign * table.scores[s] == best]
-        else:
-            winners = []
-        standings = sorted(
-            range(table.seats),
-            key=lambda s: (-table.out_in_round.get(s, 1 << 30), sign * table.scores[s], s),
-        )
+        table = self._t
+        winners, standings = table.winners_and_standings(self._kit)
         table.result = {
             "winners": winners,
             "standings": standings,
@@ -625,6 +562,11 @@ class TrackedEngine:
         return [{"type": "game_ended", **table.result}]
 
     # -- views -----------------------------------------------------------------------------
+
+    def _option_values(self) -> Mapping[str, Json]:
+        assert self._opened is not None
+        values: Mapping[str, Json] = self._opened.profile["option_values"]
+        return values
 
     def state(self) -> dict[str, Any]:
         table = self._t
@@ -649,7 +591,7 @@ class TrackedEngine:
             "out_of_play": canonical(table.out_of_play),
             "turns_taken": table.turns_taken,
             "scores": list(table.scores),
-            "options": dict(self._profile["option_values"]),
+            "options": dict(self._option_values()),
             "last_round": table.last_round,
             "result": table.result,
         }
@@ -674,34 +616,3 @@ class TrackedEngine:
         if self.offer_open_to(seat):
             picks += [{"from": "offer", "card": c} for c in dict.fromkeys(self.pickable())]
         return {"seat": seat, "call": False, "throws": [], "picks": picks}
-
-
-def _option_specs(profile: Mapping[str, Json]) -> dict[str, Any]:
-    try:
-        return dict(option_specs(profile))
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise Refused(
-            ErrorCode.INVALID_PROFILE, f"profile options are malformed: {exc!r}"
-        ) from None
-
-
-def _parents(path: str) -> list[str]:
-    """``a.b.c`` -> ``a``, ``a.b``: a declared subtree may hold the parameter an option sets."""
-    keys = path.split(".")
-    return [".".join(keys[:i]) for i in range(1, len(keys))]
-
-
-def _unknown_option(name: str, specs: Mapping[str, Any]) -> Refused:
-    known = ", ".join(specs) or "none"
-    return Refused(
-        ErrorCode.UNKNOWN_OPTION, f"unknown option {name!r}; this profile's options: {known}"
-    )
-
-
-def _resolve(profile: Mapping[str, Json], options: Mapping[str, Json]) -> dict[str, Json]:
-    """The profile resolved with ``options`` (``start.options`` win; a missing option takes
-    its default); the reference engine's errors become the protocol's refusals."""
-    try:
-        return resolve(profile, options)
-    except JhyapError as exc:
-        raise Refused(exc.code, exc.message) from None

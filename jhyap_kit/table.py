@@ -177,5 +177,21 @@ class Table:
             return None
         return self.turn_order_from(self.starter)[-1]
 
+    def winners_and_standings(self, rules: KitRules) -> tuple[list[int], list[int]]:
+        """The game result's ``winners`` and ``standings`` (docs/protocol.md, "Game result"):
+        seats still in by score, then those out, the later round first; lower seats first."""
+        sign = 1 if rules.penalty_scoring else -1  # penalty: fewer points are better
+        winners: list[int] = []
+        if rules.game_end == "elimination":
+            winners = sorted(self.active)
+        elif rules.game_end == "fixed_rounds":
+            best = min(sign * self.scores[s] for s in self.active)
+            winners = [s for s in sorted(self.active) if sign * self.scores[s] == best]
+        standings = sorted(
+            range(self.seats),
+            key=lambda s: (-self.out_in_round.get(s, 1 << 30), sign * self.scores[s], s),
+        )
+        return winners, standings
+
     def snapshot(self) -> Table:
         return copy.deepcopy(self)
