@@ -7,6 +7,7 @@ import json
 import shlex
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -77,3 +78,58 @@ def test_the_binding_is_short_and_holds_no_protocol_code() -> None:
     assert len(text.splitlines()) <= 120
     for protocol_word in ("json", "seq", "stdin", "stdout", '"cmd"', "bad_request"):
         assert protocol_word not in text
+
+
+# The kit's bookkeeping where it is hardest: reshuffles, timers, money, run ends and jokers
+# on offer, two packs, a deck that runs out, fixed rounds, everyone out together.
+BOOKKEEPING = {
+    "bga-yaniv-reshuffle": "bga-yaniv",
+    "dashain-turn-timer": "dashain",
+    "dashain-complete-game": "dashain",
+    "dashain-pick-run-ends": "dashain",
+    "bga-yaniv-two-jokers-on-offer": "bga-yaniv",
+    "bga-yaniv-two-packs-pair-on-offer": "bga-yaniv",
+    "jhyap-encyclopedia-deck-runs-out": "jhyap-encyclopedia",
+    "everestbuzz-game-friends-shared-win": "everestbuzz",
+    "jhyap-encyclopedia-all-out-together": "jhyap-encyclopedia",
+}
+# And the other readings: a draw finding the deck empty, settlement in seat order, a timeout
+# taking the lowest card of the offer.
+READINGS = """profile_format: 1
+id: kit-dashain
+extends: dashain
+readings: {reshuffle: next_draw, settlement: seat_order, timer_expiry: take_lowest}
+"""
+READING_CASES = (
+    "shared-reshuffle-next-draw",
+    "dashain-settlement-seat-order",
+    "dashain-turn-timer-take-lowest",
+)
+OBJECT_API = shlex.join([sys.executable, str(ROOT / "tests" / "kit_engines" / "object_api.py")])
+
+
+def run_object_api(ids: Iterable[str], *extra: str) -> dict[tuple[str, str], tuple[str, str]]:
+    command = [sys.executable, "-m", "conformance", "run", "--engine", OBJECT_API, *extra]
+    command += [arg for case in ids for arg in ("-k", case)]
+    done = subprocess.run(
+        [*command, "--jobs", "1", "--json", "-", "-q"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    report = json.loads(done.stdout)
+    return {(c["id"], c["profile"]): (c["outcome"], c["mode"]) for c in report["results"]}
+
+
+def test_an_object_api_binding_meets_the_oracles_through_the_kit(tmp_path: Path) -> None:
+    """tests/kit_engines/object_api.py: the reference rule functions as an engine's object
+    API; every bookkeeping step is the kit's, checked against transcripts as written."""
+    assert run_object_api(BOOKKEEPING) == {
+        (case, profile): ("passed", "as_written") for case, profile in BOOKKEEPING.items()
+    }
+    readings = tmp_path / "kit-dashain.yaml"
+    readings.write_text(READINGS, encoding="utf-8")
+    assert run_object_api(READING_CASES, "--profile", str(readings)) == {
+        (case, "kit-dashain"): ("passed", "as_written") for case in READING_CASES
+    }
