@@ -4,6 +4,7 @@ declared rules, and a wrong engine behind the same binding fails it."""
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -133,3 +134,15 @@ def test_an_object_api_binding_meets_the_oracles_through_the_kit(tmp_path: Path)
     assert run_object_api(READING_CASES, "--profile", str(readings)) == {
         (case, "kit-dashain"): ("passed", "as_written") for case in READING_CASES
     }
+
+
+def test_the_object_api_example_of_docs_kit_md_passes_the_selection(tmp_path: Path) -> None:
+    text = (ROOT / "docs" / "kit.md").read_text(encoding="utf-8")
+    [block] = re.findall(r"```python\n(# object_dhumbal\.py.*?)```", text, re.DOTALL)
+    script = tmp_path / "object_dhumbal.py"
+    script.write_text(block, encoding="utf-8")
+    outcomes = run_corpus(shlex.join([sys.executable, str(script)]), *SELECTION)
+    assert outcomes == run_corpus(
+        shlex.join([sys.executable, str(EXAMPLE / "bind.py")]), *SELECTION
+    )
+    assert {outcome for outcome, _ in outcomes.values()} == {"passed"}
