@@ -1,0 +1,109 @@
+"""The values a binding sees: actions, a dealt hand, a round's scores, a refusal.
+
+Cards are their protocol names (``"Ah"``, ``"Td"``, ``"X"``), already checked: a binding
+maps them onto its engine's own card objects. Seats are protocol seats, ``0`` to
+``seats - 1`` in turn order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from reference_engine.errors import ErrorCode, JhyapError
+
+
+class ThrowKind(StrEnum):
+    """What a legal throw is."""
+
+    SINGLE = "single"
+    SET = "set"
+    RUN = "run"
+
+
+class Source(StrEnum):
+    """Where a pick takes its card from."""
+
+    DECK = "deck"
+    OFFER = "offer"
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """Call Jhyap (show) at the start of the turn."""
+
+
+@dataclass(frozen=True, slots=True)
+class Throw:
+    """Throw ``cards``, in the order placed (the last lands on top)."""
+
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    """Take a card: the top of the deck (``card`` is then the card drawn, once the kit
+    knows it, else None) or ``card`` from the offer."""
+
+    source: Source
+    card: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Timeout:
+    """The seat's turn timer ran out; the kit plays the rest of the turn through the hooks."""
+
+
+Action = Call | Throw | Pick | Timeout
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """A hand to start: every card already placed. ``hands[s]`` is seat ``s``'s hand in
+    canonical order (``()`` for a seat that is out), ``turned_up`` the first offer and
+    ``stock`` the rest of the deck, top card first."""
+
+    round: int
+    starter: int
+    dealer: int | None
+    turn_order: tuple[int, ...]
+    hands: tuple[tuple[str, ...], ...]
+    turned_up: str
+    stock: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundScore:
+    """What the engine scored for a hand (hook ``score_round``).
+
+    ``winner``: the caller on a won call, the seat that beat it on a beaten call, None when
+    the deck ran out. ``deltas`` and ``scores`` have one entry per seat (``scores`` after the
+    profile's score cuts). ``eliminated``: the seats this round put out, in seat order.
+    """
+
+    winner: int | None
+    deltas: tuple[int, ...]
+    scores: tuple[int, ...]
+    eliminated: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why the engine refuses an action: a protocol error code and a message for people."""
+
+    code: ErrorCode
+    message: str
+
+
+class Refused(JhyapError):
+    """Raised by a hook (or the kit) to refuse a request; nothing may have changed.
+
+    The reference engine's JhyapError with the code first: one exception for every
+    refusal on the engine side."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message, code)
+
+    @property
+    def refusal(self) -> Refusal:
+        return Refusal(self.code, self.message)

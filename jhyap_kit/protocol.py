@@ -1,0 +1,419 @@
+"""The engine side of the JSON-lines protocol, without any game rule (docs/protocol.md).
+
+:func:`serve` reads request lines (at most 1 MiB, JSON nested at most 64 levels), and a
+:class:`Session` answers each: it checks the line and the ``seq`` (steps 1 of the order of
+checks), the command's arguments and card names (step 2), that a game is open (step 3),
+then hands typed arguments to a :class:`Backend`, which checks the rest (steps 4 to 9) and
+plays. ``hello`` and ``stop`` are answered here. Every refusal is an error response with
+the protocol's stable code; a backend refuses by raising :class:`~jhyap_kit.moves.Refused`
+(or the reference engine's ``JhyapError``).
+
+The reference engine's server (``jhyap engine``) is this module over its ``Game``; a kit
+engine is this module over a :class:`~jhyap_kit.engine.TrackedEngine`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import IO, Any, Final, Protocol
+
+from reference_engine import bounded_json
+from reference_engine.cards import parse_card
+from reference_engine.errors import ErrorCode, JhyapError
+from reference_engine.messages import clip_words
+
+from .moves import Action, Call, Pick, Refused, Source, Throw, Timeout
+
+PROTOCOL_VERSION: Final = "1.0"
+MAX_LINE_BYTES: Final = 1 << 20
+MAX_SEQ: Final = (1 << 53) - 1  # the largest integer every JSON implementation holds exactly
+COMMANDS: Final = (
+    "hello",
+    "start",
+    "deal",
+    "act",
+    "reshuffle",
+    "set_option",
+    "end_game",
+    "state",
+    "legal",
+    "stop",
+)
+ACTIONS: Final = ("call", "throw", "pick", "timeout")
+
+Json = Any
+Event = dict[str, Any]
+Response = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class EngineInfo:
+    """What ``hello`` answers: the engine's name, version and language, and what it serves.
+
+    ``state_fields`` (protocol 1.1) lists the state fields the engine reports; None means all.
+    """
+
+    name: str
+    version: str
+    language: str
+    commands: tuple[str, ...] = COMMANDS
+    actions: tuple[str, ...] = ACTIONS
+    state_fields: tuple[str, ...] | None = None
+
+    def supports(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"commands": list(self.commands), "actions": list(self.actions)}
+        if self.state_fields is not None:
+            body["state_fields"] = list(self.state_fields)
+        return body
+
+
+@dataclass(frozen=True, slots=True)
+class DealLayout:
+    """The cards of a deal already placed (protocol 1.1): ``hands`` per seat, ``turned_up``,
+    ``stock`` top card first, as the ``dealt`` event reports them."""
+
+    hands: tuple[tuple[str, ...], ...]
+    turned_up: str
+    stock: tuple[str, ...] = field(default=())
+
+
+class Backend(Protocol):
+    """What a :class:`Session` drives: one table, checked from step 4 of the order of checks.
+
+    Cards arrive as checked names; every method raises Refused (or JhyapError) to refuse,
+    changing nothing.
+    """
+
+    def start(self, profile: Mapping[str, Json], options: Mapping[str, Json], seats: int) -> None:
+        """Open a table (replacing any); refused leaves the open one as it was."""
+
+    def deal(self, deck: Sequence[str], layout: DealLayout | None) -> list[Event]: ...
+
+    def act(self, seat: int, action: Action) -> list[Event]: ...
+
+    def reshuffle(self, order: Sequence[str]) -> list[Event]: ...
+
+    def set_option(self, name: str, value: Json) -> list[Event]: ...
+
+    def end_game(self) -> list[Event]: ...
+
+    def state(self) -> dict[str, Any]: ...
+
+    def legal(self) -> dict[str, Any] | None: ...
+
+
+def request_seq(request: Any) -> int | None:
+    """The ``seq`` a response echoes: the request's integer seq in 0..MAX_SEQ, else None."""
+    seq = request.get("seq") if isinstance(request, dict) else None
+    if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq <= MAX_SEQ:
+        return None
+    return seq
+
+
+def error_response(seq: int | None, code: ErrorCode | str, message: str) -> Response:
+    return {"seq": seq, "ok": False, "error": {"code": str(code), "message": clip_words(message)}}
+
+
+class Session:
+    """One engine process: the handshake and at most one table at a time."""
+
+    def __init__(self, backend: Backend, info: EngineInfo) -> None:
+        self.backend = backend
+        self.info = info
+        self.started = False  # a start has succeeded: step 3 of the order of checks
+        self.stopped = False
+        self._handlers: dict[str, Callable[[dict[str, Any]], Response]] = {
+            name: getattr(self, f"_cmd_{name}") for name in COMMANDS
+        }
+
+    def handle(self, request: Any) -> Response:
+        """The response to one decoded request line."""
+        seq = request_seq(request)
+        try:
+            if not isinstance(request, dict):
+                raise Refused(ErrorCode.BAD_REQUEST, "a request must be a JSON object")
+            if seq is None:
+                raise Refused(
+                    ErrorCode.BAD_REQUEST, f"'seq' must be an integer from 0 to {MAX_SEQ}"
+                )
+            command = request.get("cmd")
+            if not isinstance(command, str):
+                raise Refused(ErrorCode.BAD_REQUEST, "'cmd' must be a command name")
+            handler = self._handlers.get(command)
+            if handler is None:
+                raise Refused(ErrorCode.UNKNOWN_COMMAND, f"unknown command {command!r}")
+            body = handler(request)
+        except JhyapError as exc:  # Refused is one
+            return error_response(seq, exc.code, exc.message)
+        except Exception as exc:  # the engine keeps serving whatever a request does
+            return error_response(seq, ErrorCode.INTERNAL_ERROR, repr(exc))
+        return {"seq": seq, "ok": True, **body}
+
+    def _open(self) -> Backend:
+        if not self.started:
+            raise Refused(ErrorCode.WRONG_PHASE, "no game: send 'start' first")
+        return self.backend
+
+    def _cmd_hello(self, request: dict[str, Any]) -> Response:
+        wanted = request.get("protocol")
+        if not isinstance(wanted, str) or not _VERSION.fullmatch(wanted):
+            raise Refused(ErrorCode.BAD_REQUEST, "hello needs 'protocol', e.g. \"1.0\"")
+        if wanted.split(".")[0] != PROTOCOL_VERSION.split(".")[0]:
+            raise Refused(
+                ErrorCode.UNSUPPORTED_PROTOCOL,
+                f"this engine speaks protocol {PROTOCOL_VERSION}, not {wanted}",
+            )
+        info = self.info
+        return {
+            "engine": {"name": info.name, "version": info.version, "language": info.language},
+            "protocol": PROTOCOL_VERSION,
+            "supports": info.supports(),
+        }
+
+    def _cmd_start(self, request: dict[str, Any]) -> Response:
+        profile, seats = field_of(request, "profile", dict), field_of(request, "seats", int)
+        options = request.get("options", {})
+        if not isinstance(options, dict) or not all(map(is_scalar, options.values())):
+            raise Refused(ErrorCode.BAD_REQUEST, "'options' must be an object of option values")
+        self.backend.start(profile, options, seats)
+        self.started = True
+        return {"events": []}
+
+    def _cmd_deal(self, request: dict[str, Any]) -> Response:
+        deck = card_names(field_of(request, "deck", list))
+        layout = deal_layout(request)
+        return {"events": self._open().deal(deck, layout)}
+
+    def _cmd_act(self, request: dict[str, Any]) -> Response:
+        # The arguments are checked before asking for a game (step 2 comes before step 3).
+        seat = field_of(request, "seat", int)
+        action = action_of(field_of(request, "action", dict))
+        return {"events": self._open().act(seat, action)}
+
+    def _cmd_reshuffle(self, request: dict[str, Any]) -> Response:
+        order = card_names(field_of(request, "order", list))
+        return {"events": self._open().reshuffle(order)}
+
+    def _cmd_set_option(self, request: dict[str, Any]) -> Response:
+        name = field_of(request, "name", str)
+        if "value" not in request or not is_scalar(request["value"]):
+            raise Refused(
+                ErrorCode.BAD_REQUEST,
+                "set_option needs a 'value': a string, number, boolean or null",
+            )
+        return {"events": self._open().set_option(name, request["value"])}
+
+    def _cmd_end_game(self, request: dict[str, Any]) -> Response:
+        return {"events": self._open().end_game()}
+
+    def _cmd_state(self, request: dict[str, Any]) -> Response:
+        return {"state": self._open().state()}
+
+    def _cmd_legal(self, request: dict[str, Any]) -> Response:
+        return {"legal": self._open().legal()}
+
+    def _cmd_stop(self, request: dict[str, Any]) -> Response:
+        self.stopped = True
+        return {}
+
+
+_VERSION = re.compile(r"[0-9]+\.[0-9]+")
+
+
+def is_scalar(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+# What a request field of each type is called in messages, with its article.
+_KIND_NAMES: dict[type, str] = {
+    dict: "an object",
+    list: "an array",
+    str: "a string",
+    int: "an integer",
+    float: "a number",
+    bool: "a boolean",
+}
+
+
+def kind_name(kind: type) -> str:
+    """``kind`` as a message names a JSON value of it: ``an object``, ``a string``."""
+    return _KIND_NAMES.get(kind, f"a {kind.__name__}")
+
+
+def field_of(request: Mapping[str, Any], name: str, kind: type) -> Any:
+    """``request[name]`` when it is a ``kind`` (a boolean is no integer), else bad_request."""
+    value = request.get(name)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise Refused(ErrorCode.BAD_REQUEST, f"'{name}' must be {kind_name(kind)}")
+    return value
+
+
+def card_name(item: object) -> str:
+    """``item`` when it names a card, else invalid_card."""
+    return parse_card(item).name
+
+
+def card_names(items: object) -> tuple[str, ...]:
+    """The card names of ``items``: bad_request unless a list of strings, then invalid_card."""
+    if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
+        raise Refused(ErrorCode.BAD_REQUEST, "cards must be a list of card names")
+    return tuple(card_name(item) for item in items)
+
+
+def action_of(data: Mapping[str, Any]) -> Action:
+    """The action of an ``act`` request: bad_request when malformed, invalid_card for a name."""
+    kind = data.get("type")
+    if kind == "call":
+        return Call()
+    if kind == "throw":
+        if "cards" not in data:
+            raise Refused(ErrorCode.BAD_REQUEST, "throw action needs 'cards'")
+        return Throw(card_names(data["cards"]))
+    if kind == "pick":
+        source = data.get("from")
+        if source == "deck":
+            return Pick(Source.DECK)
+        if source == "offer":
+            if not isinstance(data.get("card"), str):
+                raise Refused(ErrorCode.BAD_REQUEST, "pick from the offer needs 'card'")
+            return Pick(Source.OFFER, card_name(data["card"]))
+        raise Refused(ErrorCode.BAD_REQUEST, "pick action needs 'from': 'deck' or 'offer'")
+    if kind == "timeout":
+        return Timeout()
+    raise Refused(
+        ErrorCode.BAD_REQUEST,
+        f"unknown action type {kind!r}; expected call, throw, pick or timeout",
+    )
+
+
+def deal_layout(request: Mapping[str, Any]) -> DealLayout | None:
+    """The deal's layout (protocol 1.1: ``hands``, ``turned_up``, ``stock``), or None when
+    the request carries none. Each field is checked as an argument (step 2)."""
+    if "hands" not in request:
+        return None
+    hands = request["hands"]
+    if not isinstance(hands, list) or not all(isinstance(hand, list) for hand in hands):
+        raise Refused(ErrorCode.BAD_REQUEST, "'hands' must be an array of card arrays")
+    turned_up = field_of(request, "turned_up", str)
+    return DealLayout(
+        hands=tuple(card_names(hand) for hand in hands),
+        turned_up=card_name(turned_up),
+        stock=card_names(field_of(request, "stock", list)),
+    )
+
+
+class _LineTooLong(Exception):
+    """A request line over MAX_LINE_BYTES; it has been read to its end and dropped."""
+
+
+def read_line(stream: IO[bytes]) -> bytes | None:
+    """One line of at most MAX_LINE_BYTES, or None at end of input; _LineTooLong (after
+    reading the line to its end) for a longer one."""
+    line = stream.readline(MAX_LINE_BYTES + 1)
+    if not line:
+        return None
+    if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+        while chunk := stream.readline(MAX_LINE_BYTES):
+            if chunk.endswith(b"\n"):
+                break
+        raise _LineTooLong
+    return line
+
+
+def decode_request(line: bytes) -> Any:
+    """The request on ``line``, or Refused(bad_request) explaining why it is none."""
+    try:
+        return bounded_json.loads(line)
+    except bounded_json.JsonTooDeep as exc:
+        raise Refused(ErrorCode.BAD_REQUEST, f"request {exc}") from None
+    except (UnicodeDecodeError, ValueError) as exc:
+        if "integer string conversion" in str(exc):  # Python's advice is not for clients
+            limit = sys.get_int_max_str_digits()
+            raise Refused(
+                ErrorCode.BAD_REQUEST, f"not JSON: an integer of more than {limit} digits"
+            ) from None
+        raise Refused(ErrorCode.BAD_REQUEST, clip_words(f"not JSON: {exc}")) from None
+
+
+# Responses are trees of fresh dicts and lists: no cycle to look for.
+_encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+
+
+def _writer(stdout: IO[str] | None) -> Callable[[str], None]:
+    """Writes one response line and sends it at once: to ``stdout``, or straight to the
+    standard output's descriptor (no text layer, and nothing an engine prints)."""
+    if stdout is not None:
+
+        def write_text(line: str) -> None:
+            stdout.write(line)
+            stdout.flush()
+
+        return write_text
+    sys.stdout.flush()
+    fd = sys.stdout.fileno()
+
+    def write_bytes(line: str) -> None:
+        data = memoryview(line.encode())
+        while data:
+            data = data[os.write(fd, data) :]
+
+    return write_bytes
+
+
+def responses(
+    session: Session, source: IO[bytes], decode: Callable[[bytes], Any] = decode_request
+) -> Iterator[Response]:
+    """The response to each request line of ``source``, until ``stop`` or end of input;
+    ``decode`` turns a line into a request (raising Refused when it holds none)."""
+    while not session.stopped:
+        try:
+            line = read_line(source)
+            if line is None:
+                return
+            if not line.strip():
+                continue
+            response = session.handle(decode(line))
+        except _LineTooLong:
+            response = error_response(
+                None, ErrorCode.BAD_REQUEST, f"request line longer than {MAX_LINE_BYTES} bytes"
+            )
+        except JhyapError as exc:
+            response = error_response(None, exc.code, exc.message)
+        yield response
+
+
+def serve(
+    session: Session,
+    stdin: IO[bytes] | None = None,
+    stdout: IO[str] | None = None,
+    *,
+    quiet_prints: bool = True,
+    decode: Callable[[bytes], Any] = decode_request,
+) -> int:
+    """Answer requests until ``stop`` or end of input; exit status 0.
+
+    Standard output carries responses only: with ``quiet_prints`` (the default) whatever
+    the engine prints goes to standard error instead, so an engine written with ``print``
+    can be served as it is.
+    """
+    source = stdin if stdin is not None else sys.stdin.buffer
+    write = _writer(stdout)
+    redirect = contextlib.redirect_stdout(sys.stderr) if quiet_prints else contextlib.nullcontext()
+    with redirect:
+        for response in responses(session, source, decode):
+            write(_encode(response) + "\n")
+    return 0
+
+
+def run(session: Session) -> int:
+    """:func:`serve` on the process's standard input and output, for a ``main``."""
+    try:
+        return serve(session)
+    except (BrokenPipeError, KeyboardInterrupt):
+        return 0

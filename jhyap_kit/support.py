@@ -1,0 +1,108 @@
+"""What an engine declares it implements, and the check that refuses everything else.
+
+An engine declares every rule parameter it reads, by dotted path under ``rules`` (a path
+may name a whole subtree, such as ``card_values``), with the values it implements or
+:data:`ANY`. A profile holding a parameter the engine does not declare, or a value it does
+not list, is answered ``unsupported_profile`` naming the parameter: never silently ignored.
+
+:data:`KIT_RULES` declares the parameters the kit itself plays for a
+:class:`~jhyap_kit.engine.TrackedEngine` (the deal, turn passing, the offer, reshuffles,
+the starter and dealer, game end): a binding spreads it into its own declaration and may
+narrow any entry to what its engine's loop can follow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator, Mapping
+from typing import Any, Final
+
+from reference_engine.errors import ErrorCode
+
+from .moves import Refused
+
+
+class _Any:
+    """Every value of a parameter."""
+
+    def __repr__(self) -> str:
+        return "ANY"
+
+
+ANY: Final = _Any()
+
+RuleSupport = Mapping[str, Collection[Any] | _Any]
+
+KIT_RULES: Final[Mapping[str, Collection[Any] | _Any]] = {
+    "seats": ANY,
+    "deck.cards": (52,),
+    "deck.jokers": ANY,
+    "deck.packs_by_seats": ANY,
+    "hand_size": ANY,
+    "direction": ANY,
+    "deal.dealer": ("none", "seat_before_starter"),
+    "deal.first_starter": ANY,
+    "deal.order": ("one_at_a_time_from_starter",),
+    "deal.first_offer": ("turned_up_card",),
+    "next_starter": ("next_seat", "round_winner", "seat_after_round_winner", "caller"),
+    "pick.from_offer": ("any", "last_placed", "first_or_last_placed", "run_ends"),
+    "pick.only_after_multi_throw": ANY,
+    "reshuffle.moment": ("when_deck_emptied", "when_draw_finds_deck_empty"),
+    "reshuffle.new_deck": ("out_of_play",),
+    "reshuffle.kept_aside": ("current_offer", "offer_and_throw", "pickable_and_throw"),
+    "deck_runs_out": ("reshuffle", "round_ends_no_score", "round_ends_hands_score"),
+    "call.timing": ("start_of_turn",),
+    "game_end.kind": ("host_ends", "fixed_rounds", "elimination"),
+    "game_end.rounds": ANY,
+    "turn_timer": ANY,
+}
+
+
+def leaves(rules: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
+    """Every (dotted path, value) of ``rules``, descending into objects only."""
+    for key, value in rules.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, Mapping) and value:
+            yield from leaves(value, path + ".")
+        else:
+            yield path, value
+
+
+def _at(rules: Mapping[str, Any], path: str) -> Any:
+    node: Any = rules
+    for key in path.split("."):
+        node = node[key]
+    return node
+
+
+def _under(path: str, prefix: str) -> bool:
+    return path == prefix or path.startswith(prefix + ".")
+
+
+def unsupported(
+    rules: Mapping[str, Any], support: RuleSupport, skip: Collection[str] = ()
+) -> str | None:
+    """The message naming the first parameter of ``rules`` that ``support`` does not
+    cover, or None when the engine implements them all. Parameters at or under a path of
+    ``skip`` are not looked at (those an option sets are judged with the option)."""
+    declared = sorted(support, key=len, reverse=True)
+    for path, _value in leaves(rules):
+        if any(_under(path, s) or _under(s, path) for s in skip):
+            continue
+        owner = next((d for d in declared if _under(path, d)), None)
+        if owner is None:
+            return f"rules.{path}: this engine does not implement this rule parameter"
+        allowed = support[owner]
+        if isinstance(allowed, _Any):
+            continue
+        held = _at(rules, owner)
+        if held not in allowed:
+            shown = ", ".join(repr(v) for v in allowed)
+            return f"rules.{owner}: {held!r} is not implemented by this engine (it plays {shown})"
+    return None
+
+
+def check_support(rules: Mapping[str, Any], support: RuleSupport, code: ErrorCode) -> None:
+    """Raise Refused(``code``) naming the first parameter ``support`` does not cover."""
+    message = unsupported(rules, support)
+    if message is not None:
+        raise Refused(code, message)
