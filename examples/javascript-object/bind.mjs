@@ -2,7 +2,7 @@
 // The binding of yaniv.mjs (an object-API Yaniv library) to the jhyap protocol, through
 // the JavaScript kit: the kit speaks the protocol and keeps the table's record; this file
 // only maps cards and forwards moves to the library's own methods.
-import { ANY, KIT_RULES, TrackedEngine, run } from '../../kits/javascript/jhyap-kit.mjs';
+import { ANY, KIT_RULES, TrackedEngine, main } from '../../kits/javascript/jhyap-kit.mjs';
 import { Card, Game, SUITS } from './yaniv.mjs';
 
 const RANKS = 'A23456789TJQK';
@@ -20,8 +20,12 @@ function find(cards, names) {
 }
 
 class YanivBinding extends TrackedEngine {
+  static NAME = 'yaniv-mjs';
+
+  static VERSION = '1.0.0';
+
   // What yaniv.mjs implements, beyond what the kit plays itself.
-  static rules = {
+  static RULES = {
     ...KIT_RULES,
     'deck.jokers': [2],
     'deck.jokers_wild': ['runs'],
@@ -55,15 +59,14 @@ class YanivBinding extends TrackedEngine {
     turn_timer: [null],
   };
 
-  openTable(table) {
-    const r = table.profile.rules;
-    const names = Array.from({ length: table.seats }, (_, s) => `seat ${s}`);
+  beginGame(r, seats) {
+    const names = Array.from({ length: seats }, (_, s) => `seat ${s}`);
     this.game = new Game(names, {
       callLimit: r.call.limit, handSize: r.hand_size, outAbove: r.game_end.out_above, scoreCuts: r.scoring.cuts,
     });
   }
 
-  startHand(deal) {
+  beginHand(deal) {
     const g = this.game;
     g.starting = deal.starter;
     g.startRound(); // shuffles and deals its own deck; the kit's layout replaces it
@@ -80,21 +83,21 @@ class YanivBinding extends TrackedEngine {
     return null;
   }
 
-  throw(seat, cards) {
+  onThrow(seat, cards) {
     return this.game.play(find(this.game.currentPlayer.hand, cards));
   }
 
-  pick(seat, pick) {
-    if (pick.source === 'deck') this.game.draw();
-    else this.game.take(find(this.game.previousDiscard, [pick.card])[0]);
+  onPick(seat, card, source) {
+    if (source === 'deck') this.game.draw();
+    else this.game.take(find(this.game.previousDiscard, [card])[0]);
   }
 
-  newDeck(order) {
-    this.game.rebuildDeck(order.map(cardOf).reverse());
+  onReshuffle(stock) {
+    this.game.rebuildDeck(stock.map(cardOf).reverse());
   }
 
-  handValue(seat) {
-    return this.game.players[seat].handValue;
+  handValue(cards) {
+    return cards.reduce((sum, n) => sum + cardOf(n).points, 0);
   }
 
   scoreRound() {
@@ -103,4 +106,4 @@ class YanivBinding extends TrackedEngine {
   }
 }
 
-run(new YanivBinding(), { name: 'yaniv-mjs', version: '1.0.0' });
+main(new YanivBinding());

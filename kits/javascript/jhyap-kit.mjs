@@ -609,51 +609,109 @@ export const Phase = Object.freeze({
 const BETWEEN_HANDS = [Phase.AWAITING_DEAL, Phase.ROUND_OVER];
 const IN_TURN = [Phase.CALL_OR_THROW, Phase.PICK];
 
-const HOOKS_REQUIRED = ['openTable', 'startHand', 'throw', 'pick', 'handValue', 'scoreRound'];
+/** A copy of the kit's record of a table (restored when a request fails half-way). */
+const snapshot = (table) => structuredClone(table);
 
 /**
- * A Backend that keeps everything the protocol reports and an engine need not track,
- * calling the hooks a subclass implements:
+ * A Backend that keeps everything the protocol reports and an engine need not track, and
+ * asks its hooks about the card play. A binding subclasses it, declares `static NAME`,
+ * `VERSION` and `RULES` (see `unsupported`), and implements the hooks, in the order a hand
+ * calls them (cards are protocol names, seats protocol seats):
  *
- * - `openTable(table)`: a new game (`table.rules`, `table.profile`, `table.options`, `table.seats`).
- * - `startHand(deal)`: put `deal.hands`, `deal.turnedUp` and `deal.stock` (top first) in the engine.
- * - `throw(seat, cards)`: play a throw the engine accepted; returns its kind or undefined
- *   (the kit then names it by the profile's throw rules).
- * - `pick(seat, pick)`: take `pick.card` from `pick.source` ('deck': the kit's top card).
- * - `handValue(seat)`: the engine's value of the seat's hand.
- * - `scoreRound(caller)`: the hand ends (a call by `caller`, or the deck ran out when null):
- *   returns `{winner, deltas, scores, eliminated?}`.
- * - `refusal(seat, action)`: the engine's own refusal of a call, throw or pick it checks
- *   (a code, `{code, message}`, or null); must change nothing.
- * Optional: `reshuffle(order)` (the new deck, top first), `optionChanged(name, value)`,
- * `checkTable(table)` (throw Refused to decline), `endGame()`, `cardValue(card)` (for timeouts).
- * `static rules` declares the rule parameters the engine implements (see `unsupported`).
+ * - `beginGame(rules, seats)`: a table opens; `rules` is the resolved profile's rules.
+ * - `beginHand(deal)`: start a hand from the cards as placed: `deal.hands` (per seat,
+ *   canonical order), `deal.turnedUp`, `deal.stock` (top card first).
+ * - `refusal(seat, action)`: what the engine refuses, `{code, message}` (or a code), or
+ *   null; asked after the kit's own checks; must change nothing.
+ * - `onCall(seat)`, `onThrow(seat, cards)` (returns 'single', 'set' or 'run'),
+ *   `onPick(seat, card, source)`, `onReshuffle(stock)`: apply an accepted action.
+ * - `handValue(cards)`: the value of any cards under the engine's rules.
+ * - `scoreRound(caller, handValues)`: score the hand just ended (`caller` null: the deck
+ *   ran out); returns `{winner, deltas, scores, eliminated}`.
+ *
+ * Optional: `pickablePositions(offer, kind)` (default: the profile's pick.from_offer),
+ * `legalThrows(seat, hand)` (default: `refusal` asked about every sub-multiset of the hand),
+ * `settlement(scores)` (default: the profile's money rules).
  */
 export class TrackedEngine {
-  static rules = KIT_RULES;
+  static NAME = 'kit-engine';
+  static VERSION = '0.0.0';
+  static LANGUAGE = 'javascript';
+  static RULES = KIT_RULES;
+  // The options the engine lets a host set; null: every option of the profile.
+  static OPTIONS = null;
 
   constructor() {
     this.table = null;
+    this.rules = {}; // the resolved rules of this (or the next) hand
+    this.kitRules = null;
   }
 
-  // -- the Backend interface ------------------------------------------------------------
+  /** What `hello` answers. */
+  static info() {
+    return { name: this.NAME, version: this.VERSION, language: this.LANGUAGE };
+  }
+
+  // -- hooks a binding implements -------------------------------------------------------
+
+  beginGame() {}
+
+  beginHand() { throw new Error('the binding implements no beginHand(deal) hook'); }
+
+  refusal() { return null; }
+
+  onCall() {}
+
+  onThrow() { throw new Error('the binding implements no onThrow(seat, cards) hook'); }
+
+  onPick() {}
+
+  onReshuffle() {}
+
+  handValue() { throw new Error('the binding implements no handValue(cards) hook'); }
+
+  scoreRound() { throw new Error('the binding implements no scoreRound(caller, handValues) hook'); }
+
+  settlement(scores) {
+    return this.kitRules.money ? settlement(scores, this.kitRules.money) : null;
+  }
+
+  pickablePositions(offer, kind) {
+    return pickablePositions({ cards: offer, kind }, this.kitRules);
+  }
+
+  legalThrows(seat, hand) {
+    const ordered = canonical(hand);
+    const found = new Map();
+    for (let mask = 1; mask < 1 << ordered.length; mask += 1) {
+      const cards = ordered.filter((_, i) => mask & (1 << i));
+      const key = cards.join(' ');
+      if (!found.has(key) && this.#refusalOf(seat, Object.freeze({ type: 'throw', cards })) === null) found.set(key, cards);
+    }
+    return [...found.values()];
+  }
+
+  // -- the Backend: start and options ---------------------------------------------------
 
   start(document, options, seats) {
-    const support = this.constructor.rules;
+    const support = this.constructor.RULES;
     // The order of checks for start: the profile, then the option names, then the values,
-    // then the seat count.
+    // then the seat count. The parameters options set are checked once resolved.
     if (!isObject(document.rules)) refuse(ErrorCode.INVALID_PROFILE, 'the profile has no rules');
     readRules(document.rules);
     const targets = [...optionSpecs(document).values()].flatMap((s) => s.targets);
     const fixed = unsupported(document.rules, support, targets);
     if (fixed !== null) refuse(ErrorCode.UNSUPPORTED_PROFILE, fixed);
-    const { profile, specs } = resolveProfile(document, options);
-    const rules = readRules(profile.rules);
+    const allowed = this.constructor.OPTIONS;
+    const { profile, specs } = resolveProfile(document, options, (name) => {
+      if (allowed != null && !allowed.includes(name)) refuse(ErrorCode.UNSUPPORTED_OPTION, `this engine has no option ${name}`);
+    });
     const message = unsupported(profile.rules, support);
     if (message !== null) {
       const option = [...specs.values()].find((s) => s.targets.some((t) => message.startsWith(`rules.${t}:`) || message.startsWith(`rules.${t}.`)));
       refuse(ErrorCode.UNSUPPORTED_OPTION, option ? `option ${option.name}: ${message}` : message);
     }
+    const rules = readRules(profile.rules);
     if (!Number.isInteger(seats) || seats < rules.seatsMin || seats > rules.seatsMax) {
       refuse(ErrorCode.INVALID_SEATS, `seats must be ${rules.seatsMin} to ${rules.seatsMax}, not ${seats}`);
     }
@@ -663,64 +721,87 @@ export class TrackedEngine {
       }
     }
     if (rules.gameEnd === 'fixed_rounds' && !rules.rounds) refuse(ErrorCode.INVALID_PROFILE, 'rules.game_end.rounds: fixed_rounds needs a number of rounds');
-    for (const hook of HOOKS_REQUIRED) {
-      if (typeof this[hook] !== 'function') throw new Error(`the binding implements no ${hook}() hook`);
-    }
-    const table = {
-      document, profile, specs, rules, seats,
-      options: profile.option_values,
+    const previous = [this.table, this.rules, this.kitRules, this.document, this.specs, this.profile];
+    this.document = document;
+    this.specs = specs;
+    this.profile = profile;
+    this.rules = profile.rules;
+    this.kitRules = rules;
+    this.table = {
+      seats,
       phase: Phase.AWAITING_DEAL,
       round: 0,
       scores: Array(seats).fill(0),
       active: Array.from({ length: seats }, (_, s) => s),
-      outInRound: new Map(),
+      outInRound: new Map(), // seat -> the round it went out, in the order out
       starter: rules.firstStarter % seats,
       toAct: null,
       hands: Array.from({ length: seats }, () => []),
-      deck: [],
-      offer: { cards: [], kind: null },
-      thrown: null,
+      deck: [], // top card first
+      offer: [],
+      offerKind: null,
+      thrown: [],
+      thrownKind: null,
       outOfPlay: [],
-      drawWaiting: null,
+      drawWaiting: null, // the seat whose draw waits for a new deck
       turnsTaken: 0,
       multiThrowers: new Set(),
       lastRound: null,
       result: null,
     };
-    this.checkTable?.(table);
-    const previous = this.table;
-    this.table = table;
     try {
-      this.openTable(table);
+      this.beginGame(this.rules, seats);
     } catch (err) {
-      this.table = previous;
+      [this.table, this.rules, this.kitRules, this.document, this.specs, this.profile] = previous;
       throw err;
     }
   }
 
+  setOption(name, value) {
+    const t = this.table;
+    const spec = this.specs.get(name);
+    if (!spec) refuse(ErrorCode.UNKNOWN_OPTION, `unknown option ${JSON.stringify(name)}; this profile's options: ${[...this.specs.keys()].join(', ') || 'none'}`);
+    if (!BETWEEN_HANDS.includes(t.phase)) refuse(ErrorCode.WRONG_PHASE, 'options change only between hands');
+    if (spec.changes === 'at_start_only') refuse(ErrorCode.OPTION_LOCKED, `option ${name} is locked once the table is open`);
+    if (spec.changes === 'before_first_deal' && t.round > 0) refuse(ErrorCode.OPTION_LOCKED, `option ${name} is locked once the first hand is dealt`);
+    const allowed = this.constructor.OPTIONS;
+    if (allowed != null && !allowed.includes(name)) refuse(ErrorCode.UNSUPPORTED_OPTION, `this engine has no option ${name}`);
+    const { profile } = resolveProfile(this.document, { ...this.profile.option_values, [name]: value });
+    const message = unsupported(profile.rules, this.constructor.RULES);
+    if (message !== null) refuse(ErrorCode.UNSUPPORTED_OPTION, `option ${name}: ${message}`);
+    this.kitRules = readRules(profile.rules);
+    this.profile = profile;
+    this.rules = profile.rules;
+    return [{ type: 'option_changed', name, value: profile.option_values[name] }];
+  }
+
+  // -- the Backend: deals ---------------------------------------------------------------
+
   deal(deck, layout) {
     const t = this.table;
+    const kit = this.kitRules;
     if (!BETWEEN_HANDS.includes(t.phase)) refuse(ErrorCode.WRONG_PHASE, `cannot deal in phase ${t.phase}`);
-    const packs = packsFor(t.rules, t.seats);
-    const full = fullDeck(packs, t.rules.jokersPerPack);
+    const packs = packsFor(kit, t.seats);
+    const full = fullDeck(packs, kit.jokersPerPack);
     if (!sameCards(deck, full)) {
       refuse(ErrorCode.INVALID_DECK, full.length === 52 ? 'deal needs each of the 52 cards exactly once'
-        : `deal needs the table's ${full.length} cards: ${packs} pack(s) of 52 with ${t.rules.jokersPerPack} joker(s) each`);
+        : `deal needs the table's ${full.length} cards: ${packs} pack(s) of 52 with ${kit.jokersPerPack} joker(s) each`);
     }
     const order = turnOrderFrom(t, t.starter);
-    const size = t.rules.handSize;
+    const size = kit.handSize;
     let hands;
     let turnedUp;
     let stock;
     if (layout) {
-      hands = Array.from({ length: t.seats }, (_, s) => [...(layout.hands[s] ?? [])]);
+      const shaped = layout.hands.length === t.seats
+        && layout.hands.every((h, s) => h.length === (t.active.includes(s) ? size : 0));
+      const placed = [...layout.hands.flat(), layout.turnedUp, ...layout.stock];
+      if (!shaped || !sameCards(placed, deck)) {
+        refuse(ErrorCode.INVALID_DECK, `the deal's hands, turned_up and stock must hold the deck's cards: ${size} to each seat in play, none to a seat that is out`);
+      }
+      hands = layout.hands.map((h) => [...h]);
       ({ turnedUp } = layout);
       stock = [...layout.stock];
-      const placed = [...hands.flat(), turnedUp, ...stock];
-      const sizes = hands.every((h, s) => h.length === (t.active.includes(s) ? size : 0));
-      if (layout.hands.length !== t.seats || !sizes || !sameCards(placed, deck)) {
-        refuse(ErrorCode.INVALID_DECK, "the deal's hands, turned-up card and stock are not the deck's cards laid out for this table");
-      }
     } else {
       hands = Array.from({ length: t.seats }, () => []);
       deck.slice(0, size * order.length).forEach((card, i) => hands[order[i % order.length]].push(card));
@@ -728,213 +809,149 @@ export class TrackedEngine {
       stock = deck.slice(size * order.length + 1);
     }
     const round = t.round + 1;
-    const dealer = dealerOf(t);
-    const deal = Object.freeze({
-      round, starter: t.starter, dealer, turnOrder: order,
-      hands: hands.map((h) => canonical(h)), turnedUp, stock: [...stock],
+    const dealer = dealerOf(t, kit);
+    const placed = Object.freeze({
+      round, starter: t.starter, dealer, turnOrder: Object.freeze([...order]),
+      hands: Object.freeze(hands.map((h) => Object.freeze(canonical(h)))), turnedUp, stock: Object.freeze([...stock]),
     });
-    this.startHand(deal);
+    this.beginHand(placed);
     Object.assign(t, {
-      hands, deck: stock, offer: { cards: [turnedUp], kind: 'single' }, thrown: null, outOfPlay: [],
-      drawWaiting: null, turnsTaken: 0, multiThrowers: new Set(), round, toAct: t.starter,
-      phase: Phase.CALL_OR_THROW,
+      round, hands: placed.hands.map((h) => [...h]), deck: stock, offer: [turnedUp], offerKind: 'single',
+      thrown: [], thrownKind: null, outOfPlay: [], drawWaiting: null, turnsTaken: 0,
+      multiThrowers: new Set(), toAct: t.starter, phase: Phase.CALL_OR_THROW,
     });
     return [
       { type: 'round_started', round, dealer, starter: t.starter, turn_order: order },
-      { type: 'dealt', hands: hands.map(canonical), turned_up: turnedUp, deck_size: stock.length },
+      { type: 'dealt', hands: placed.hands.map((h) => [...h]), turned_up: turnedUp, deck_size: stock.length },
     ];
   }
+
+  // -- the Backend: turns ---------------------------------------------------------------
 
   act(seat, action) {
     const t = this.table;
     if (!Number.isInteger(seat) || seat < 0 || seat >= t.seats) refuse(ErrorCode.INVALID_SEAT, `no seat ${seat} at this table`);
     if (!IN_TURN.includes(t.phase)) refuse(ErrorCode.WRONG_PHASE, `no turn is in progress (phase ${t.phase})`);
     if (seat !== t.toAct) refuse(ErrorCode.NOT_YOUR_TURN, `it is seat ${t.toAct}'s turn, not seat ${seat}'s`);
+    const saved = snapshot(t);
+    try {
+      return this.#play(seat, action);
+    } catch (err) {
+      this.table = saved;
+      throw err;
+    }
+  }
+
+  #play(seat, action) {
+    const t = this.table;
     if (action.type === 'call') {
-      this.#check(seat, action);
-      return this.#call(seat);
+      this.#require(Phase.CALL_OR_THROW, 'call (calls come before the throw)');
+      this.#ask(seat, action);
+      const value = this.handValue([...t.hands[seat]]);
+      this.onCall(seat);
+      return [{ type: 'called', seat, value }, ...this.#endRound(seat)];
     }
     if (action.type === 'throw') {
-      this.#check(seat, action);
+      this.#require(Phase.CALL_OR_THROW, 'throw (one throw a turn)');
+      this.#checkThrow(seat, action.cards);
+      this.#ask(seat, action);
       return this.#throw(seat, action.cards);
     }
     if (action.type === 'pick') {
-      this.#check(seat, action);
-      return this.#pick(seat, action.card);
+      this.#require(Phase.PICK, 'pick');
+      if (action.source === 'offer') this.#checkOfferPick(seat, action.card);
+      this.#ask(seat, action);
+      return this.#pick(seat, action.source === 'offer' ? action.card : null);
     }
     return this.#timeout(seat);
   }
 
-  reshuffle(order) {
-    const t = this.table;
-    if (t.phase !== Phase.AWAITING_RESHUFFLE) refuse(ErrorCode.WRONG_PHASE, `no reshuffle is due (phase ${t.phase})`);
-    if (!sameCards(order, t.outOfPlay)) {
-      refuse(ErrorCode.INVALID_RESHUFFLE, `reshuffle order must hold exactly the cards out of play: ${canonical(t.outOfPlay).join(' ')}`);
-    }
-    this.newDeck?.([...order]);
-    t.deck = [...order];
-    t.outOfPlay = [];
-    t.phase = Phase.CALL_OR_THROW;
-    const events = [{ type: 'reshuffled', deck_size: t.deck.length }];
-    if (t.drawWaiting !== null) {
-      const seat = t.drawWaiting;
-      t.drawWaiting = null;
-      t.phase = Phase.PICK;
-      events.push(...this.#pick(seat, null));
-    }
-    return events;
+  #require(phase, what) {
+    if (this.table.phase !== phase) refuse(ErrorCode.WRONG_PHASE, `cannot ${what} in phase ${this.table.phase}`);
   }
-
-  setOption(name, value) {
-    const t = this.table;
-    const spec = t.specs.get(name);
-    if (!spec) refuse(ErrorCode.UNKNOWN_OPTION, `unknown option ${JSON.stringify(name)}; this profile's options: ${[...t.specs.keys()].join(', ') || 'none'}`);
-    if (!BETWEEN_HANDS.includes(t.phase)) refuse(ErrorCode.WRONG_PHASE, 'options change only between hands');
-    if (spec.changes === 'at_start_only') refuse(ErrorCode.OPTION_LOCKED, `option ${name} is locked once the table is open`);
-    if (spec.changes === 'before_first_deal' && t.round > 0) refuse(ErrorCode.OPTION_LOCKED, `option ${name} is locked once the first hand is dealt`);
-    const { profile } = resolveProfile(t.document, { ...t.options, [name]: value });
-    const message = unsupported(profile.rules, this.constructor.rules);
-    if (message !== null) refuse(ErrorCode.UNSUPPORTED_OPTION, `option ${name}: ${message}`);
-    const rules = readRules(profile.rules);
-    this.optionChanged?.(name, profile.option_values[name], rules);
-    Object.assign(t, { profile, rules, options: profile.option_values });
-    return [{ type: 'option_changed', name, value: profile.option_values[name] }];
-  }
-
-  endGame() {
-    const t = this.table;
-    if (t.rules.gameEnd !== 'host_ends') refuse(ErrorCode.GAME_NOT_ENDABLE, "this profile's game ends by its own rules, not by the host");
-    if (!BETWEEN_HANDS.includes(t.phase)) refuse(ErrorCode.WRONG_PHASE, 'the table can be ended only between hands');
-    return this.#finishGame();
-  }
-
-  state() {
-    const t = this.table;
-    return {
-      phase: t.phase,
-      round: t.round,
-      seats: t.seats,
-      active: [...t.active],
-      eliminated: [...t.outInRound.keys()],
-      dealer: t.phase === Phase.GAME_OVER ? null : dealerOf(t),
-      starter: t.starter,
-      to_act: t.toAct,
-      hands: t.hands.map(canonical),
-      hand_values: t.hands.map((h, s) => (h.length ? this.handValue(s) : 0)),
-      offer: [...t.offer.cards],
-      offer_kind: t.offer.kind,
-      pickable: pickablePositions(t.offer, t.rules).map((i) => t.offer.cards[i]),
-      thrown: t.thrown ? [...t.thrown.cards] : [],
-      multi_throwers: [...t.multiThrowers].sort((a, b) => a - b),
-      deck: [...t.deck],
-      deck_size: t.deck.length,
-      out_of_play: canonical(t.outOfPlay),
-      turns_taken: t.turnsTaken,
-      scores: [...t.scores],
-      options: { ...t.options },
-      last_round: t.lastRound,
-      result: t.result,
-    };
-  }
-
-  legal() {
-    const t = this.table;
-    if (!IN_TURN.includes(t.phase) || t.toAct === null) return null;
-    const seat = t.toAct;
-    if (t.phase === Phase.CALL_OR_THROW) {
-      const call = this.#refusalOf(seat, { type: 'call' }) === null;
-      const hand = canonical(t.hands[seat]);
-      const seen = new Map();
-      for (let mask = 1; mask < 1 << hand.length; mask += 1) {
-        const cards = hand.filter((_, i) => mask & (1 << i));
-        const key = cards.join(' ');
-        if (!seen.has(key) && this.#refusalOf(seat, { type: 'throw', cards }) === null) seen.set(key, cards);
-      }
-      const throws = [...seen.values()].sort((a, b) => a.length - b.length || compareCards(a, b));
-      return { seat, call, throws, picks: [] };
-    }
-    const picks = [{ from: 'deck' }];
-    const named = new Set();
-    for (const card of t.offer.cards) {
-      if (named.has(card)) continue;
-      named.add(card);
-      if (this.#refusalOf(seat, { type: 'pick', source: 'offer', card }) === null) picks.push({ from: 'offer', card });
-    }
-    return { seat, call: false, throws: [], picks };
-  }
-
-  // -- the kit's play ------------------------------------------------------------------
 
   /** The engine's refusal of `action` by `seat` as {code, message}, or null. */
   #refusalOf(seat, action) {
-    const found = this.refusal?.(seat, action) ?? null;
+    const found = this.refusal(seat, action);
     if (found === null || found === undefined || found === false) return null;
     if (typeof found === 'string') return { code: found, message: `the engine refuses this ${action.type}` };
     return found;
   }
 
-  #check(seat, action) {
-    const t = this.table;
-    if (action.type === 'call' && t.phase !== Phase.CALL_OR_THROW) refuse(ErrorCode.WRONG_PHASE, `cannot call in phase ${t.phase} (calls come before the throw)`);
-    if (action.type === 'throw') {
-      if (t.phase !== Phase.CALL_OR_THROW) refuse(ErrorCode.WRONG_PHASE, `cannot throw in phase ${t.phase} (one throw a turn)`);
-      const missing = action.cards.filter((c) => !t.hands[seat].includes(c));
-      if (missing.length) refuse(ErrorCode.CARD_NOT_IN_HAND, `seat ${seat} does not hold ${missing.join(', ')}`);
-      const held = counts(t.hands[seat]);
-      const repeated = [...counts(action.cards)].some(([c, n]) => n > held.get(c));
-      if (repeated || !action.cards.length) refuse(ErrorCode.ILLEGAL_THROW, `${action.cards.join(' ') || 'nothing'} is not a single, a set of one rank or a run in one suit`);
-    }
-    if (action.type === 'pick') {
-      if (t.phase !== Phase.PICK) refuse(ErrorCode.WRONG_PHASE, `cannot pick in phase ${t.phase}`);
-      if (action.source === 'offer' && !t.offer.cards.includes(action.card)) refuse(ErrorCode.CARD_NOT_ON_OFFER, `${action.card} is not on offer`);
-    }
+  #ask(seat, action) {
     const found = this.#refusalOf(seat, action);
     if (found !== null) refuse(found.code, found.message);
   }
 
-  #call(seat) {
-    const value = this.handValue(seat);
-    return [{ type: 'called', seat, value }, ...this.#endRound(seat)];
+  #checkThrow(seat, cards) {
+    const hand = this.table.hands[seat];
+    const missing = cards.filter((c) => !hand.includes(c));
+    if (missing.length) refuse(ErrorCode.CARD_NOT_IN_HAND, `seat ${seat} does not hold ${missing.join(', ')}`);
+    const held = counts(hand);
+    if (!cards.length || [...counts(cards)].some(([c, n]) => n > held.get(c))) {
+      refuse(ErrorCode.ILLEGAL_THROW, `${cards.join(' ') || 'nothing'} is not a single, a set of one rank or a run`);
+    }
   }
 
   #throw(seat, cards) {
     const t = this.table;
-    const kind = this.throw(seat, [...cards]) ?? classifyThrow(cards, t.rules);
+    const kind = this.onThrow(seat, [...cards]);
+    if (!['single', 'set', 'run'].includes(kind)) throw new Error(`onThrow must name the throw: 'single', 'set' or 'run', not ${kind}`);
     t.hands[seat] = withoutCards(t.hands[seat], cards);
-    t.thrown = { cards: [...cards], kind };
+    t.thrown = [...cards];
+    t.thrownKind = kind;
     if (cards.length >= 2) t.multiThrowers.add(seat);
     t.phase = Phase.PICK;
     return [{ type: 'thrown', seat, cards: [...cards], kind }];
   }
 
+  /** The cards of the offer the pick rule lets be taken, as placed. */
+  pickable() {
+    const t = this.table;
+    if (t.offerKind === null) return [];
+    return this.pickablePositions([...t.offer], t.offerKind).map((i) => t.offer[i]);
+  }
+
+  /** Whether `seat` may pick from the offer at all (the multi-throw house rule). */
+  offerOpenTo(seat) {
+    return !this.kitRules.onlyAfterMultiThrow || this.table.multiThrowers.has(seat);
+  }
+
+  #checkOfferPick(seat, card) {
+    if (!this.table.offer.includes(card)) refuse(ErrorCode.CARD_NOT_ON_OFFER, `${card} is not on offer`);
+    if (!this.offerOpenTo(seat)) refuse(ErrorCode.PICK_NOT_ALLOWED, 'thrown cards may be picked only after throwing two or more cards together this round');
+    const allowed = this.pickable();
+    if (!allowed.includes(card)) refuse(ErrorCode.PICK_NOT_ALLOWED, `${card} may not be picked from this throw; allowed: ${allowed.join(', ')}`);
+  }
+
   #pick(seat, card) {
     const t = this.table;
+    const kit = this.kitRules;
     if (card === null && !t.deck.length) return this.#awaitNewDeck(seat);
-    let rest = [...t.offer.cards];
+    let rest = [...t.offer];
     let events;
     if (card === null) {
-      card = t.deck[0];
-      this.pick(seat, Object.freeze({ type: 'pick', source: 'deck', card }));
-      t.deck = t.deck.slice(1);
+      card = t.deck.shift();
+      this.onPick(seat, card, 'deck');
       events = [{ type: 'picked', seat, from: 'deck', card }];
     } else {
-      this.pick(seat, Object.freeze({ type: 'pick', source: 'offer', card }));
-      rest = withoutCards(rest, [card]);
+      this.onPick(seat, card, 'offer');
+      rest = withoutCards(rest, [card]); // one copy: with several packs the offer may repeat a card
       events = [{ type: 'picked', seat, from: 'offer', card }];
     }
     t.hands[seat].push(card);
     t.outOfPlay.push(...rest);
     if (rest.length) events.push({ type: 'out_of_play', cards: canonical(rest) });
     t.offer = t.thrown;
-    t.thrown = null;
+    t.offerKind = t.thrownKind;
+    t.thrown = [];
+    t.thrownKind = null;
     t.turnsTaken += 1;
     t.toAct = nextActive(t, seat);
-    if (t.deck.length) {
+    if (t.deck.length || (kit.deckRunsOut === 'reshuffle' && kit.reshuffleMoment === 'when_draw_finds_deck_empty')) {
       t.phase = Phase.CALL_OR_THROW;
-    } else if (t.rules.deckRunsOut !== 'reshuffle') {
+    } else if (kit.deckRunsOut !== 'reshuffle') {
       events.push(...this.#endRound(null));
-    } else if (t.rules.reshuffleMoment === 'when_draw_finds_deck_empty') {
-      t.phase = Phase.CALL_OR_THROW;
     } else {
       t.phase = Phase.AWAITING_RESHUFFLE;
       events.push({ type: 'reshuffle_needed', cards: canonical(t.outOfPlay) });
@@ -944,10 +961,10 @@ export class TrackedEngine {
 
   #awaitNewDeck(seat) {
     const t = this.table;
-    if (t.rules.keptAside === 'pickable_and_throw') {
-      const keep = new Set(pickablePositions(t.offer, t.rules));
-      t.outOfPlay.push(...t.offer.cards.filter((_, i) => !keep.has(i)));
-      t.offer = { cards: t.offer.cards.filter((_, i) => keep.has(i)), kind: t.offer.kind };
+    if (this.kitRules.keptAside === 'pickable_and_throw' && t.offerKind !== null) {
+      const keep = new Set(this.pickablePositions([...t.offer], t.offerKind));
+      t.outOfPlay.push(...t.offer.filter((_, i) => !keep.has(i)));
+      t.offer = t.offer.filter((_, i) => keep.has(i));
     }
     t.drawWaiting = seat;
     t.phase = Phase.AWAITING_RESHUFFLE;
@@ -956,41 +973,72 @@ export class TrackedEngine {
 
   #timeout(seat) {
     const t = this.table;
-    if (t.rules.timerSeconds <= 0) refuse(ErrorCode.TIMER_OFF, 'the turn timer is off at this table');
-    const value = (c) => (this.cardValue ? this.cardValue(c) : profileCardValue(t.rules, c));
-    const key = (c) => [value(c), rankOf(c), SORT_KEY.get(c)];
-    const higher = (a, b) => compareKeys(key(a), key(b)) > 0;
+    const kit = this.kitRules;
+    if (kit.timerSeconds <= 0) refuse(ErrorCode.TIMER_OFF, 'the turn timer is off at this table');
+    const weight = (c) => [this.handValue([c]), rankOf(c), SORT_KEY.get(c)];
+    const heavier = (a, b) => compareKeys(weight(a), weight(b)) > 0;
     const events = [{ type: 'timed_out', seat }];
     if (t.phase === Phase.CALL_OR_THROW) {
-      const highest = t.hands[seat].reduce((best, c) => (higher(c, best) ? c : best));
-      events.push(...this.#throw(seat, [highest]));
+      events.push(...this.#throw(seat, [t.hands[seat].reduce((best, c) => (heavier(c, best) ? c : best))]));
     }
     let take = null;
-    if (t.rules.timerExpiry === 'throw_highest_single_then_take_lowest') {
-      const open = !t.rules.onlyAfterMultiThrow || t.multiThrowers.has(seat);
-      if (open) {
-        const pickable = pickablePositions(t.offer, t.rules).map((i) => t.offer.cards[i]);
-        take = pickable.reduce((best, c) => (best === null || higher(best, c) ? c : best), null);
-      }
+    if (kit.timerExpiry === 'throw_highest_single_then_take_lowest' && this.offerOpenTo(seat)) {
+      take = this.pickable().reduce((best, c) => (best === null || heavier(best, c) ? c : best), null);
     }
     return [...events, ...this.#pick(seat, take)];
   }
 
+  reshuffle(order) {
+    const t = this.table;
+    if (t.phase !== Phase.AWAITING_RESHUFFLE) refuse(ErrorCode.WRONG_PHASE, `no reshuffle is due (phase ${t.phase})`);
+    if (!sameCards(order, t.outOfPlay)) {
+      refuse(ErrorCode.INVALID_RESHUFFLE, `reshuffle order must hold exactly the cards out of play: ${canonical(t.outOfPlay).join(' ')}`);
+    }
+    const saved = snapshot(t);
+    try {
+      this.onReshuffle(Object.freeze([...order]));
+      t.deck = [...order];
+      t.outOfPlay = [];
+      t.phase = Phase.CALL_OR_THROW;
+      const events = [{ type: 'reshuffled', deck_size: t.deck.length }];
+      if (t.drawWaiting !== null) {
+        const seat = t.drawWaiting;
+        t.drawWaiting = null;
+        t.phase = Phase.PICK;
+        events.push(...this.#pick(seat, null));
+      }
+      return events;
+    } catch (err) {
+      this.table = saved;
+      throw err;
+    }
+  }
+
+  // -- the end of a hand and of the game ------------------------------------------------
+
   #endRound(caller) {
     const t = this.table;
-    const values = t.hands.map((h, s) => (t.active.includes(s) ? this.handValue(s) : null));
-    const score = this.scoreRound(caller);
-    const { winner } = score;
-    const outcome = caller === null ? 'deck_ran_out' : winner === caller ? 'won_call' : 'beaten_call';
-    const deltas = Array.from({ length: t.seats }, (_, s) => score.deltas[s] ?? 0);
+    const kit = this.kitRules;
+    const values = t.hands.map((h, s) => (t.active.includes(s) ? this.handValue([...h]) : null));
+    const score = this.scoreRound(caller, values);
+    if (score?.deltas?.length !== t.seats || score?.scores?.length !== t.seats) {
+      throw new Error('scoreRound must give deltas and scores for every seat');
+    }
+    const outcome = caller === null ? 'deck_ran_out' : score.winner === caller ? 'won_call' : 'beaten_call';
+    const out = [...(score.eliminated ?? [])].sort((a, b) => a - b);
     t.scores = [...score.scores];
-    const out = [...(score.eliminated ?? [])].filter((s) => t.active.includes(s)).sort((a, b) => a - b);
     t.lastRound = {
-      round: t.round, outcome, caller, winner: caller === null ? null : winner,
-      hand_values: values, deltas, scores: [...t.scores], eliminated: out,
+      round: t.round,
+      outcome,
+      caller,
+      winner: caller === null ? null : score.winner,
+      hand_values: values,
+      deltas: [...score.deltas],
+      scores: [...score.scores],
+      eliminated: out,
     };
     const events = [{ type: 'round_ended', ...t.lastRound }];
-    let next = this.#nextStarter(caller, winner, out);
+    let next = this.#nextStarter(caller, t.lastRound.winner, out);
     for (const s of out) {
       t.active = t.active.filter((a) => a !== s);
       t.outInRound.set(s, t.round);
@@ -1000,15 +1048,15 @@ export class TrackedEngine {
     t.starter = next;
     t.toAct = null;
     t.phase = Phase.ROUND_OVER;
-    const over = t.rules.gameEnd === 'elimination' ? t.active.length <= 1
-      : t.rules.gameEnd === 'fixed_rounds' ? t.round >= t.rules.rounds : false;
+    const over = (kit.gameEnd === 'elimination' && t.active.length <= 1)
+      || (kit.gameEnd === 'fixed_rounds' && kit.rounds !== null && t.round >= kit.rounds);
     if (over) events.push(...this.#finishGame());
     return events;
   }
 
   #nextStarter(caller, winner, out) {
     const t = this.table;
-    const rule = t.rules.nextStarter;
+    const rule = this.kitRules.nextStarter;
     if (winner !== null && winner !== undefined && !out.includes(winner)) {
       if (rule === 'round_winner') return winner;
       if (rule === 'seat_after_round_winner') return nextActive(t, winner);
@@ -1017,19 +1065,69 @@ export class TrackedEngine {
     return nextActive(t, t.starter);
   }
 
+  endGame() {
+    if (this.kitRules.gameEnd !== 'host_ends') refuse(ErrorCode.GAME_NOT_ENDABLE, "this profile's game ends by its own rules, not by the host");
+    if (!BETWEEN_HANDS.includes(this.table.phase)) refuse(ErrorCode.WRONG_PHASE, 'the table can be ended only between hands');
+    return this.#finishGame();
+  }
+
   #finishGame() {
     const t = this.table;
     t.result = {
-      winners: winners(t.scores, t.active, t.rules),
-      standings: standings(t.scores, t.outInRound, t.rules),
+      winners: winners(t.scores, t.active, this.kitRules),
+      standings: standings(t.scores, t.outInRound, this.kitRules),
       scores: [...t.scores],
       eliminated: [...t.outInRound.keys()],
-      settlement: t.rules.money ? settlement(t.scores, t.rules.money) : null,
+      settlement: this.settlement([...t.scores]),
     };
     t.phase = Phase.GAME_OVER;
     t.toAct = null;
-    this.gameEnded?.(t.result);
     return [{ type: 'game_ended', ...t.result }];
+  }
+
+  // -- views ------------------------------------------------------------------------------
+
+  state() {
+    const t = this.table;
+    return {
+      phase: t.phase,
+      round: t.round,
+      seats: t.seats,
+      active: [...t.active],
+      eliminated: [...t.outInRound.keys()],
+      dealer: dealerOf(t, this.kitRules),
+      starter: t.starter,
+      to_act: t.toAct,
+      hands: t.hands.map(canonical),
+      hand_values: t.hands.map((h) => (h.length ? this.handValue([...h]) : 0)),
+      offer: [...t.offer],
+      offer_kind: t.offerKind,
+      pickable: this.pickable(),
+      thrown: [...t.thrown],
+      multi_throwers: [...t.multiThrowers].sort((a, b) => a - b),
+      deck: [...t.deck],
+      deck_size: t.deck.length,
+      out_of_play: canonical(t.outOfPlay),
+      turns_taken: t.turnsTaken,
+      scores: [...t.scores],
+      options: { ...this.profile.option_values },
+      last_round: t.lastRound,
+      result: t.result,
+    };
+  }
+
+  legal() {
+    const t = this.table;
+    const seat = t.toAct;
+    if (!IN_TURN.includes(t.phase) || seat === null) return null;
+    if (t.phase === Phase.CALL_OR_THROW) {
+      const throws = this.legalThrows(seat, [...t.hands[seat]]).map((c) => [...c])
+        .sort((a, b) => a.length - b.length || compareCards(a, b));
+      return { seat, call: this.#refusalOf(seat, Object.freeze({ type: 'call' })) === null, throws, picks: [] };
+    }
+    const picks = [{ from: 'deck' }];
+    if (this.offerOpenTo(seat)) picks.push(...[...new Set(this.pickable())].map((card) => ({ from: 'offer', card })));
+    return { seat, call: false, throws: [], picks };
   }
 }
 
@@ -1056,8 +1154,8 @@ export function turnOrderFrom(table, first) {
   return [...table.active].sort((a, b) => ((a - first + table.seats) % table.seats) - ((b - first + table.seats) % table.seats));
 }
 
-function dealerOf(table) {
-  if (table.rules.dealer === 'none') return null;
+function dealerOf(table, rules) {
+  if (rules.dealer === 'none') return null;
   return turnOrderFrom(table, table.starter).at(-1);
 }
 
@@ -1293,7 +1391,12 @@ export function serve(session, { quietPrints = true } = {}) {
   process.stdin.on('end', () => { server.end(); process.exit(0); });
 }
 
-/** Serve a TrackedEngine subclass instance: `run(new MyBinding(), {name, version})`. */
-export function run(backend, info) {
-  serve(new Session(backend, info));
+/** Serve `session` on standard input and output (the Python kit's `run`). */
+export function run(session) {
+  serve(session);
+}
+
+/** Serve a TrackedEngine on standard input and output: a binding's whole main. */
+export function main(engine) {
+  run(new Session(engine, engine.constructor.info()));
 }
