@@ -1,7 +1,7 @@
 // Types of jhyap-kit.mjs (hand-written; the module has no dependencies and no build step).
 // Card names are protocol names: rank A 2-9 T J Q K then suit c d h s ("Td"), "X" a joker.
 
-export declare const PROTOCOL_VERSION: '1.0';
+export declare const PROTOCOL_VERSION: '1.1';
 export declare const KIT_VERSION: string;
 export declare const MAX_LINE_BYTES: 1048576;
 export declare const MAX_SEQ: 9007199254740991;

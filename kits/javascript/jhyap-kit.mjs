@@ -9,7 +9,8 @@
 
 import { writeSync } from 'node:fs';
 
-export const PROTOCOL_VERSION = '1.0';
+// The version the kit was written for: 1.1 adds the deal's layout and hello.supports.state_fields.
+export const PROTOCOL_VERSION = '1.1';
 export const KIT_VERSION = '0.1.0';
 export const MAX_LINE_BYTES = 1 << 20;
 export const MAX_SEQ = Number.MAX_SAFE_INTEGER; // 2^53 - 1

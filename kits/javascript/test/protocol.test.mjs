@@ -59,14 +59,15 @@ test('hello: the engine, the version, what it supports', async () => {
     seq: 0,
     ok: true,
     engine: { name: 'profile-engine', version: '0.0.1', language: 'javascript' },
-    protocol: '1.0',
+    protocol: '1.1',
     supports: { commands: [...COMMANDS], actions: ['call', 'throw', 'pick', 'timeout'] },
   });
-  assert.equal(send({ cmd: 'hello', protocol: '1.1' }).protocol, '1.0');
+  assert.equal(send({ cmd: 'hello', protocol: '1.1' }).protocol, '1.1');
+  assert.equal(send({ cmd: 'hello', protocol: '1.7' }).protocol, '1.1');
   assert.equal(code(send({ cmd: 'hello', protocol: '2.0' })), 'unsupported_protocol');
   assert.equal(code(send({ cmd: 'hello', protocol: 'one' })), 'bad_request');
   assert.equal(code(send({ cmd: 'hello' })), 'bad_request');
-  assert.deepEqual(send({ cmd: 'stop' }), { seq: 5, ok: true });
+  assert.deepEqual(send({ cmd: 'stop' }), { seq: 6, ok: true });
 });
 
 test('hello lists state_fields only when the engine declares them', () => {
