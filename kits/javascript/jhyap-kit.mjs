@@ -368,6 +368,20 @@ export function unsupported(rules, support, skip = []) {
   return null;
 }
 
+/**
+ * For resolved rules: unsupported_option naming the option whose value set a parameter the
+ * engine does not play (an engine may offer fewer values), else unsupported_profile.
+ */
+export function refuseUnsupported(rules, specs, support) {
+  const message = unsupported(rules, support);
+  if (message === null) return;
+  const path = message.split(':', 1)[0].slice('rules.'.length);
+  const parents = (t) => t.split('.').map((_, i, keys) => keys.slice(0, i + 1).join('.'));
+  const owner = [...specs.values()].find((spec) => spec.targets.some((t) => parents(t).includes(path)));
+  if (owner === undefined) refuse(ErrorCode.UNSUPPORTED_PROFILE, message);
+  refuse(ErrorCode.UNSUPPORTED_OPTION, `option ${owner.name}: ${message}`);
+}
+
 /** Throw Refused(`code`) naming the first parameter `support` does not cover. */
 export function checkSupport(rules, support, code) {
   const message = unsupported(rules, support);
@@ -707,11 +721,7 @@ export class TrackedEngine {
     const { profile, specs } = resolveProfile(document, options, (name) => {
       if (allowed != null && !allowed.includes(name)) refuse(ErrorCode.UNSUPPORTED_OPTION, `this engine has no option ${name}`);
     });
-    const message = unsupported(profile.rules, support);
-    if (message !== null) {
-      const option = [...specs.values()].find((s) => s.targets.some((t) => message.startsWith(`rules.${t}:`) || message.startsWith(`rules.${t}.`)));
-      refuse(ErrorCode.UNSUPPORTED_OPTION, option ? `option ${option.name}: ${message}` : message);
-    }
+    refuseUnsupported(profile.rules, specs, support);
     const rules = readRules(profile.rules);
     if (!Number.isInteger(seats) || seats < rules.seatsMin || seats > rules.seatsMax) {
       refuse(ErrorCode.INVALID_SEATS, `seats must be ${rules.seatsMin} to ${rules.seatsMax}, not ${seats}`);
@@ -768,8 +778,7 @@ export class TrackedEngine {
     const allowed = this.constructor.OPTIONS;
     if (allowed != null && !allowed.includes(name)) refuse(ErrorCode.UNSUPPORTED_OPTION, `this engine has no option ${name}`);
     const { profile } = resolveProfile(this.document, { ...this.profile.option_values, [name]: value });
-    const message = unsupported(profile.rules, this.constructor.RULES);
-    if (message !== null) refuse(ErrorCode.UNSUPPORTED_OPTION, `option ${name}: ${message}`);
+    refuseUnsupported(profile.rules, this.specs, this.constructor.RULES);
     this.kitRules = readRules(profile.rules);
     this.profile = profile;
     this.rules = profile.rules;
