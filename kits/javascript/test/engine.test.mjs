@@ -169,7 +169,15 @@ test('elimination ends the game: winners first in the standings', async () => {
   const out = [];
   for (let round = 1; round <= 20; round += 1) {
     const active = t.state().active;
-    t.send({ cmd: 'deal', deck: deckFor(active.map((s) => hands[s]), '5h') });
+    const deck = deckFor(active.map((s) => hands[s]), '5h');
+    if (active.length === 3) {
+      t.send({ cmd: 'deal', deck });
+    } else {
+      // Protocol 1.1: the layout, [] for the seat that is out.
+      const laid = { hands: [hands[0], [], hands[2]], turned_up: '5h', stock: deck.slice(11) };
+      assert.equal(code(t.send({ cmd: 'deal', deck, ...laid, hands: [hands[0], hands[1], hands[2]] })), 'invalid_deck');
+      assert.deepEqual(events(t.send({ cmd: 'deal', deck, ...laid }))[0].turn_order, [0, 2]);
+    }
     const evs = events(t.send({ cmd: 'act', seat: 0, action: { type: 'call' } }));
     if (evs[1].eliminated.length) out.push([round, evs[1].eliminated, evs[1].hand_values]);
     if (evs.at(-1).type === 'game_ended') {
