@@ -120,3 +120,58 @@ def test_a_wrong_example_engine_fails(tmp_path: Path) -> None:
         ("bga-yaniv-game-cut-100", "failed")
     ]
     assert status == 1
+
+
+def _exchange(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    assert NODE is not None
+    lines = "".join(json.dumps({"seq": i, **r}) + "\n" for i, r in enumerate(requests))
+    done = subprocess.run(
+        [NODE, str(EXAMPLE / "bind.mjs")],
+        input=lines,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+@needs_node
+def test_example_takes_the_last_of_two_jokers_on_offer() -> None:
+    """A run thrown as Ad X X: the second joker is its last card and may be taken (the
+    first is in the middle). Found by `jhyap fuzz`: the binding once handed the library the
+    first joker of the pile, which it refused."""
+    shown = _jhyap("show", EXAMPLE / "rules.yaml", "--format", "json")
+    profile = json.loads(shown.stdout)
+    hands = [["Ac", "Ad", "Ah", "2s", "X", "X", "As"], ["5c", "7c", "7d", "7h", "7s", "8h", "Kd"]]
+    dealt = {c for h in hands for c in h} | {"2d"}
+    pack = [r + s for r in "A23456789TJQK" for s in "cdhs"]
+    stock = [c for c in pack if c not in dealt]
+    deck = [c for pair in zip(*hands, strict=True) for c in pair] + ["2d", *stock]
+    answers = _exchange(
+        [
+            {"cmd": "hello", "protocol": "1.1"},
+            {"cmd": "start", "profile": profile, "options": {"cards_dealt": 7}, "seats": 2},
+            {"cmd": "deal", "deck": deck},
+            {"cmd": "act", "seat": 0, "action": {"type": "throw", "cards": ["Ad", "X", "X"]}},
+            {"cmd": "act", "seat": 0, "action": {"type": "pick", "from": "deck"}},
+            {"cmd": "act", "seat": 1, "action": {"type": "throw", "cards": ["Kd"]}},
+            {"cmd": "legal"},
+            {"cmd": "act", "seat": 1, "action": {"type": "pick", "from": "offer", "card": "X"}},
+            {"cmd": "stop"},
+        ]
+    )
+    assert [a["ok"] for a in answers] == [True] * 9, answers
+    assert answers[3]["events"] == [
+        {"type": "thrown", "seat": 0, "cards": ["Ad", "X", "X"], "kind": "run"}
+    ]
+    assert answers[6]["legal"]["picks"] == [
+        {"from": "deck"},
+        {"from": "offer", "card": "Ad"},
+        {"from": "offer", "card": "X"},
+    ]
+    assert answers[7]["events"] == [
+        {"type": "picked", "seat": 1, "from": "offer", "card": "X"},
+        {"type": "out_of_play", "cards": ["Ad", "X"]},
+    ]

@@ -19,6 +19,13 @@ function find(cards, names) {
   });
 }
 
+/** The card of the previous discard named `name` that the library lets be taken, if any
+ * (of two jokers on offer only one may be the first or last card placed). */
+function offered(game, name) {
+  const named = game.previousDiscard.filter((c) => nameOf(c) === name);
+  return named.find((c) => game.canTake(c)) ?? named[0] ?? null;
+}
+
 class YanivBinding extends TrackedEngine {
   static NAME = 'yaniv-mjs';
 
@@ -79,7 +86,7 @@ class YanivBinding extends TrackedEngine {
     const g = this.game;
     if (action.type === 'call') return g.canYaniv() ? null : 'call_over_limit';
     if (action.type === 'throw') return g.canPlay(find(g.currentPlayer.hand, action.cards)) ? null : 'illegal_throw';
-    if (action.source === 'offer') return g.canTake(find(g.previousDiscard, [action.card])[0]) ? null : 'pick_not_allowed';
+    if (action.source === 'offer') return g.canTake(offered(g, action.card)) ? null : 'pick_not_allowed';
     return null;
   }
 
@@ -89,7 +96,7 @@ class YanivBinding extends TrackedEngine {
 
   onPick(seat, card, source) {
     if (source === 'deck') this.game.draw();
-    else this.game.take(find(this.game.previousDiscard, [card])[0]);
+    else this.game.take(offered(this.game, card));
   }
 
   onReshuffle(stock) {
