@@ -431,6 +431,12 @@ export function readRules(r) {
     raw: r,
   };
   for (const key of RANKS) need(r, `card_values.${key}`, int(0), 'an integer');
+  rules.packSteps.forEach((_, i) => {
+    need(r, `deck.packs_by_seats.${i}.from_seats`, int(2), 'an integer of at least 2');
+    need(r, `deck.packs_by_seats.${i}.packs`, int(1), 'an integer of at least 1');
+  });
+  if (at(r, 'turn_timer') != null) need(r, 'turn_timer.seconds', int(0), 'an integer');
+  if (rules.rounds !== null) need(r, 'game_end.rounds', int(1), 'an integer of at least 1');
   if (rules.seatsMin > rules.seatsMax) refuse(ErrorCode.INVALID_PROFILE, 'rules.seats: the seat range is empty');
   if (rules.money !== null) need(r, 'money.dollars_per_point', (v) => typeof v === 'string' && /^[0-9]{1,12}(\.[0-9]{1,2})?$/.test(v), 'an amount such as "0.05"');
   return Object.freeze(rules);

@@ -75,3 +75,22 @@ test('unsupported: an undeclared parameter or an unlisted value is named', () =>
   assert.equal(unsupported(rules, { ...all, showdown: [{ winner_among_lowest: 'first_after_caller', tie: 'beats_caller' }] }), null, 'objects compare whatever their key order');
   assert.equal(unsupported(rules, { ...all, 'call.limit': (v) => v > 9 }), 'rules.call.limit: 8 is not implemented by this engine (it plays other values)');
 });
+
+test('readRules: a parameter the kit reads, missing or mistyped, is invalid_profile naming it', async () => {
+  const { readRules } = await import('../jhyap-kit.mjs');
+  const rules = fixture('bga-yaniv').rules;
+  assert.equal(readRules(rules).handSize, 5);
+  const cases = [
+    [(r) => { delete r.hand_size; }, 'rules.hand_size: must be an integer of at least 1, not undefined'],
+    [(r) => { r.seats.min = 1; }, 'rules.seats.min: must be an integer of at least 2, not 1'],
+    [(r) => { r.card_values.Q = '10'; }, 'rules.card_values.Q: must be an integer, not "10"'],
+    [(r) => { r.deck.packs_by_seats = [{ from_seats: 'x', packs: 2 }]; }, 'rules.deck.packs_by_seats.0.from_seats: must be an integer of at least 2, not "x"'],
+    [(r) => { r.turn_timer = { seconds: 2.5 }; }, 'rules.turn_timer.seconds: must be an integer, not 2.5'],
+    [(r) => { r.pick.only_after_multi_throw = 'no'; }, 'rules.pick.only_after_multi_throw: must be true or false, not "no"'],
+  ];
+  for (const [spoil, message] of cases) {
+    const r = structuredClone(rules);
+    spoil(r);
+    assert.throws(() => readRules(r), { code: 'invalid_profile', message });
+  }
+});
