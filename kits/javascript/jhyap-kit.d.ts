@@ -1,0 +1,360 @@
+// Types of jhyap-kit.mjs (hand-written; the module has no dependencies and no build step).
+// Card names are protocol names: rank A 2-9 T J Q K then suit c d h s ("Td"), "X" a joker.
+
+export declare const PROTOCOL_VERSION: '1.1';
+export declare const KIT_VERSION: string;
+export declare const MAX_LINE_BYTES: 1048576;
+export declare const MAX_SEQ: 9007199254740991;
+export type Command =
+  | 'hello' | 'start' | 'deal' | 'act' | 'reshuffle' | 'set_option' | 'end_game' | 'state' | 'legal' | 'stop';
+export declare const COMMANDS: readonly Command[];
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+export type Scalar = null | boolean | number | string;
+export type Card = string;
+export type Seat = number;
+
+export declare const ErrorCode: {
+  readonly BAD_REQUEST: 'bad_request';
+  readonly UNKNOWN_COMMAND: 'unknown_command';
+  readonly UNSUPPORTED_PROTOCOL: 'unsupported_protocol';
+  readonly UNSUPPORTED_PROFILE: 'unsupported_profile';
+  readonly UNSUPPORTED_OPTION: 'unsupported_option';
+  readonly UNSUPPORTED_COMMAND: 'unsupported_command';
+  readonly INVALID_PROFILE: 'invalid_profile';
+  readonly INVALID_SEATS: 'invalid_seats';
+  readonly UNKNOWN_OPTION: 'unknown_option';
+  readonly INVALID_OPTION_VALUE: 'invalid_option_value';
+  readonly OPTION_LOCKED: 'option_locked';
+  readonly WRONG_PHASE: 'wrong_phase';
+  readonly NOT_YOUR_TURN: 'not_your_turn';
+  readonly INVALID_SEAT: 'invalid_seat';
+  readonly INVALID_CARD: 'invalid_card';
+  readonly INVALID_DECK: 'invalid_deck';
+  readonly INVALID_RESHUFFLE: 'invalid_reshuffle';
+  readonly CARD_NOT_IN_HAND: 'card_not_in_hand';
+  readonly ILLEGAL_THROW: 'illegal_throw';
+  readonly CALL_OVER_LIMIT: 'call_over_limit';
+  readonly CALL_TOO_EARLY: 'call_too_early';
+  readonly CARD_NOT_ON_OFFER: 'card_not_on_offer';
+  readonly PICK_NOT_ALLOWED: 'pick_not_allowed';
+  readonly TIMER_OFF: 'timer_off';
+  readonly GAME_NOT_ENDABLE: 'game_not_endable';
+  readonly INTERNAL_ERROR: 'internal_error';
+};
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** A refused request: thrown by the kit or a hook before anything changed. */
+export declare class Refused extends Error {
+  constructor(code: ErrorCodeValue, message: string);
+  readonly code: ErrorCodeValue;
+}
+
+/** Why the engine refuses an action. */
+export interface Refusal {
+  code: ErrorCodeValue;
+  message: string;
+}
+
+// -- cards ---------------------------------------------------------------------------------
+
+export declare const RANKS: 'A23456789TJQK';
+export declare const SUITS: 'cdhs';
+export declare const JOKER: 'X';
+export declare function isCard(name: unknown): name is Card;
+/** 1 (ace) to 13 (king); 0 for a joker. */
+export declare function rankOf(card: Card): number;
+/** 'c', 'd', 'h' or 's'; 'x' for a joker. */
+export declare function suitOf(card: Card): string;
+/** Canonical order: by rank, ace first, then c d h s; jokers last. */
+export declare function canonical(cards: Iterable<Card>): Card[];
+export declare function fullDeck(packs?: number, jokersPerPack?: number): Card[];
+export declare function sameCards(a: readonly Card[], b: readonly Card[]): boolean;
+export declare function withoutCards(from: readonly Card[], cards: readonly Card[]): Card[];
+export declare function clipWords(text: string, limit?: number): string;
+
+// -- actions, deals, scores ----------------------------------------------------------------
+
+export type ThrowKind = 'single' | 'set' | 'run';
+export type Source = 'deck' | 'offer';
+export interface Call { readonly type: 'call' }
+export interface Throw { readonly type: 'throw'; readonly cards: readonly Card[] }
+/** `card` is null for a pick from the deck (the kit knows the top card). */
+export interface Pick { readonly type: 'pick'; readonly source: Source; readonly card: Card | null }
+export interface Timeout { readonly type: 'timeout' }
+export type Action = Call | Throw | Pick | Timeout;
+
+/** A hand to start, every card already placed. */
+export interface Deal {
+  readonly round: number;
+  readonly starter: Seat;
+  readonly dealer: Seat | null;
+  readonly turnOrder: readonly Seat[];
+  /** Per seat, canonical order; [] for a seat that is out. */
+  readonly hands: readonly (readonly Card[])[];
+  readonly turnedUp: Card;
+  /** The rest of the deck, top card first. */
+  readonly stock: readonly Card[];
+}
+
+/** The deal's layout of protocol 1.1 (`hands`, `turned_up`, `stock` of a deal request). */
+export interface DealLayout {
+  hands: Card[][];
+  turnedUp: Card;
+  stock: Card[];
+}
+
+/** What the engine scored for a hand (hook scoreRound). */
+export interface RoundScore {
+  /** The caller on a won call, the seat that beat it on a beaten call; null when the deck ran out. */
+  winner: Seat | null;
+  /** Per seat: the points the round scored. */
+  deltas: readonly number[];
+  /** Per seat, after the profile's score cuts. */
+  scores: readonly number[];
+  /** The seats this round put out. */
+  eliminated?: readonly Seat[];
+}
+
+export interface Payment { from: Seat; to: Seat; points: number; dollars: string }
+
+// -- options and profiles ------------------------------------------------------------------
+
+export interface OptionSpec {
+  name: string;
+  type: 'integer' | 'decimal' | 'boolean' | 'choice';
+  default?: Scalar;
+  values?: Scalar[] | null;
+  range?: { min: number | string; max: number | string | null; step: number | string } | null;
+  sets?: string | string[];
+  map?: { [value: string]: Json } | null;
+  locked_when_open?: boolean;
+  changes?: 'between_hands' | 'before_first_deal' | 'at_start_only';
+}
+
+export interface ResolvedProfile extends JsonObject {
+  rules: JsonObject;
+  option_values: { [name: string]: Scalar };
+}
+
+/** The canonical form of an option value (decimals as text with two decimals or more), or Refused. */
+export declare function normalizeOption(spec: OptionSpec, value: unknown): Scalar;
+export declare function decimalText(text: string): string;
+/** `document` with `options` applied (start.options win; the others take their defaults). */
+export declare function resolveProfile(
+  document: JsonObject,
+  options?: { [name: string]: Scalar },
+  check?: (name: string) => void,
+): { profile: ResolvedProfile; specs: Map<string, OptionSpec & { targets: string[] }> };
+
+/** Every value of a parameter, in a support declaration. */
+export declare const ANY: { readonly toString: () => 'ANY' };
+/** Per dotted path under `rules`: the values implemented, ANY, or a test of the value. */
+export type RuleSupport = { readonly [path: string]: readonly Json[] | typeof ANY | ((value: Json) => boolean) };
+/** The parameters the kit itself plays for a TrackedEngine; spread into a binding's RULES. */
+export declare const KIT_RULES: RuleSupport;
+export declare function leaves(rules: JsonObject, prefix?: string): Generator<[string, Json]>;
+export declare function sameJson(a: Json, b: Json): boolean;
+/** The message naming the first parameter `support` does not cover, or null. */
+export declare function unsupported(rules: JsonObject, support: RuleSupport, skip?: readonly string[]): string | null;
+/** unsupported_option naming the option that set an unplayed parameter, else unsupported_profile. */
+export declare function refuseUnsupported(rules: JsonObject, specs: Map<string, OptionSpec & { targets: string[] }>, support: RuleSupport): void;
+export declare function checkSupport(rules: JsonObject, support: RuleSupport, code: ErrorCodeValue): void;
+
+/** The parameters the kit reads, from a resolved profile's rules (Refused invalid_profile). */
+export interface KitRules {
+  readonly seatsMin: number;
+  readonly seatsMax: number;
+  readonly handSize: number;
+  readonly jokersPerPack: number;
+  readonly jokersWild: string;
+  readonly packSteps: readonly { from_seats: number; packs: number }[];
+  readonly cardValues: { readonly [rank: string]: number };
+  readonly dealer: string;
+  readonly firstStarter: number;
+  readonly nextStarter: string;
+  readonly setMin: number;
+  readonly setMax: number;
+  readonly runMin: number;
+  readonly runAce: string;
+  readonly pickFromOffer: string;
+  readonly onlyAfterMultiThrow: boolean;
+  readonly reshuffleMoment: string;
+  readonly keptAside: string;
+  readonly deckRunsOut: string;
+  readonly scoring: string;
+  readonly gameEnd: string;
+  readonly rounds: number | null;
+  readonly money: { dollars_per_point: string; settlement?: string } | null;
+  readonly timerSeconds: number;
+  readonly timerExpiry: string;
+  readonly raw: JsonObject;
+}
+export declare function readRules(rules: unknown): KitRules;
+export declare function packsFor(rules: KitRules, seats: number): number;
+export declare function profileCardValue(rules: KitRules, card: Card): number;
+
+// -- the profile's own rules, for bindings that want them -----------------------------------
+
+export declare function runPositions(cards: readonly Card[], rules: KitRules): [Card, number][] | null;
+export declare function classifyThrow(cards: readonly Card[], rules: KitRules): ThrowKind | null;
+export declare function pickablePositions(offer: { cards: readonly Card[]; kind: ThrowKind | null }, rules: KitRules): number[];
+export declare function standings(scores: readonly number[], outInRound: Map<Seat, number>, rules: KitRules): Seat[];
+export declare function winners(scores: readonly number[], active: readonly Seat[], rules: KitRules): Seat[];
+export declare function settlement(scores: readonly number[], money: { dollars_per_point: string; settlement?: string }): Payment[];
+
+// -- the tracked engine --------------------------------------------------------------------
+
+export declare const Phase: {
+  readonly AWAITING_DEAL: 'awaiting_deal';
+  readonly CALL_OR_THROW: 'call_or_throw';
+  readonly PICK: 'pick';
+  readonly AWAITING_RESHUFFLE: 'awaiting_reshuffle';
+  readonly ROUND_OVER: 'round_over';
+  readonly GAME_OVER: 'game_over';
+};
+export type PhaseValue = (typeof Phase)[keyof typeof Phase];
+
+/** The kit's record of a table; hooks may read it, only the kit writes it. */
+export interface Table {
+  readonly seats: number;
+  readonly phase: PhaseValue;
+  readonly round: number;
+  readonly scores: readonly number[];
+  readonly active: readonly Seat[];
+  readonly outInRound: ReadonlyMap<Seat, number>;
+  readonly starter: Seat;
+  readonly toAct: Seat | null;
+  /** As held (the kit reports them in canonical order). */
+  readonly hands: readonly (readonly Card[])[];
+  /** Top card first. */
+  readonly deck: readonly Card[];
+  readonly offer: readonly Card[];
+  readonly offerKind: ThrowKind | null;
+  readonly thrown: readonly Card[];
+  readonly thrownKind: ThrowKind | null;
+  readonly outOfPlay: readonly Card[];
+  readonly drawWaiting: Seat | null;
+  readonly turnsTaken: number;
+  readonly multiThrowers: ReadonlySet<Seat>;
+  readonly lastRound: JsonObject | null;
+  readonly result: JsonObject | null;
+}
+
+export interface EngineInfo {
+  name: string;
+  version: string;
+  language?: string;
+  commands?: readonly Command[];
+  actions?: readonly ('call' | 'throw' | 'pick' | 'timeout')[];
+  /** Protocol 1.1: the state fields the engine reports; absent means all. */
+  stateFields?: readonly string[];
+}
+
+/** What a Session drives: one table, checked from step 4 of the order of checks. */
+export interface Backend {
+  start(profile: JsonObject, options: { [name: string]: Scalar }, seats: number): void;
+  deal(deck: Card[], layout: DealLayout | null): JsonObject[];
+  act(seat: Seat, action: Action): JsonObject[];
+  reshuffle(order: Card[]): JsonObject[];
+  setOption(name: string, value: Scalar): JsonObject[];
+  endGame(): JsonObject[];
+  state(): JsonObject;
+  legal(): JsonObject | null;
+}
+
+/**
+ * The protocol's bookkeeping around an engine that knows only the card play. Subclass it,
+ * declare NAME, VERSION and RULES, implement the hooks, and `main(new MyBinding())`.
+ */
+export declare class TrackedEngine implements Backend {
+  static NAME: string;
+  static VERSION: string;
+  static LANGUAGE: string;
+  static RULES: RuleSupport;
+  /** The options the engine lets a host set; null: every option of the profile. */
+  static OPTIONS: readonly string[] | null;
+  static info(): EngineInfo;
+
+  /** The kit's record of the open table. */
+  table: Table | null;
+  /** The resolved rules of this (or the next) hand. */
+  rules: JsonObject;
+  kitRules: KitRules | null;
+
+  // Hooks.
+  /** A table of `seats` opens under `rules` (the resolved profile's rules). */
+  beginGame(rules: JsonObject, seats: number): void;
+  /** Start a hand with exactly these hands, turned-up card and stock. */
+  beginHand(deal: Deal): void;
+  /** What the engine refuses (asked after the kit's own checks); must change nothing. */
+  refusal(seat: Seat, action: Action): Refusal | ErrorCodeValue | null | undefined;
+  onCall(seat: Seat): void;
+  /** Play an accepted throw (cards as placed) and name it. */
+  onThrow(seat: Seat, cards: Card[]): ThrowKind;
+  onPick(seat: Seat, card: Card, source: Source): void;
+  /** The cards out of play become the deck, `stock[0]` on top. */
+  onReshuffle(stock: readonly Card[]): void;
+  /** The value of any cards under the engine's rules. */
+  handValue(cards: Card[]): number;
+  /** Score the hand just ended (`caller` null: the deck ran out). */
+  scoreRound(caller: Seat | null, handValues: (number | null)[]): RoundScore;
+  /** Default: the profile's money rules (null without money). */
+  settlement(scores: number[]): Payment[] | null;
+  /** Default: the profile's pick.from_offer. */
+  pickablePositions(offer: Card[], kind: ThrowKind): number[];
+  /** Default: `refusal` asked about every sub-multiset of the hand. */
+  legalThrows(seat: Seat, hand: Card[]): Card[][];
+
+  // Views the hooks may use.
+  pickable(): Card[];
+  offerOpenTo(seat: Seat): boolean;
+
+  // Backend.
+  start(profile: JsonObject, options: { [name: string]: Scalar }, seats: number): void;
+  deal(deck: Card[], layout: DealLayout | null): JsonObject[];
+  act(seat: Seat, action: Action): JsonObject[];
+  reshuffle(order: Card[]): JsonObject[];
+  setOption(name: string, value: Scalar): JsonObject[];
+  endGame(): JsonObject[];
+  state(): JsonObject;
+  legal(): JsonObject | null;
+}
+
+export declare function nextActive(table: Pick_<Table, 'seats' | 'active'>, seat: Seat): Seat;
+export declare function turnOrderFrom(table: Pick_<Table, 'seats' | 'active'>, first: Seat): Seat[];
+type Pick_<T, K extends keyof T> = { [P in K]: T[P] };
+
+// -- the protocol session --------------------------------------------------------------------
+
+export type Response = { seq: number | null; ok: boolean; [field: string]: Json };
+export declare function requestSeq(request: unknown): number | null;
+export declare function errorResponse(seq: number | null, code: ErrorCodeValue, message: string): Response;
+export declare function fieldOf(request: JsonObject, name: string, kind: 'object' | 'array' | 'string' | 'integer'): Json;
+export declare function actionOf(data: JsonObject): Action;
+export declare function dealLayout(request: JsonObject): DealLayout | null;
+export declare function decodeRequest(line: Uint8Array): Json;
+
+/** One engine process: the handshake and at most one table. */
+export declare class Session {
+  constructor(backend: Backend, info: EngineInfo);
+  readonly backend: Backend;
+  readonly info: Required<Omit<EngineInfo, 'stateFields'>> & Pick_<EngineInfo, 'stateFields'>;
+  started: boolean;
+  stopped: boolean;
+  /** The response to one decoded request. */
+  handle(request: unknown): Response;
+}
+
+/** Feed request bytes in; `write` gets each response line (newline included). */
+export declare function lineServer(
+  session: Session,
+  write: (line: string) => void,
+  onStop?: () => void,
+): { push(chunk: Uint8Array): void; end(): void };
+/** Serve on standard input and output until stop or end of input, then exit 0. */
+export declare function serve(session: Session, options?: { quietPrints?: boolean }): void;
+export declare function run(session: Session): void;
+/** Serve a TrackedEngine: a binding's whole main. */
+export declare function main(engine: TrackedEngine): void;

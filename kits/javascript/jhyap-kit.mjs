@@ -1,0 +1,1418 @@
+// jhyap-kit: bind a JavaScript Jhyap/Yaniv engine to the jhyap-conformance JSON-lines
+// protocol (docs/protocol.md) without writing protocol code. One dependency-free ES module
+// for Node >= 18; its types are in jhyap-kit.d.ts. It mirrors the Python kit (jhyap_kit).
+//
+// Layers: (a) the protocol core: transport, seq, the order of checks, error codes,
+// hello/stop, options; (b) TrackedEngine: a base class that keeps the offer, pickable
+// cards, out of play, turn counts, multi-throwers, events, phases, `state` and `legal`,
+// calling a few hooks of the engine it binds.
+
+import { writeSync } from 'node:fs';
+
+// The version the kit was written for: 1.1 adds the deal's layout and hello.supports.state_fields.
+export const PROTOCOL_VERSION = '1.1';
+export const KIT_VERSION = '0.1.0';
+export const MAX_LINE_BYTES = 1 << 20;
+export const MAX_SEQ = Number.MAX_SAFE_INTEGER; // 2^53 - 1
+export const COMMANDS = Object.freeze([
+  'hello', 'start', 'deal', 'act', 'reshuffle', 'set_option', 'end_game', 'state', 'legal', 'stop',
+]);
+
+/** Every protocol error code (docs/protocol.md, "Error codes"). */
+export const ErrorCode = Object.freeze({
+  BAD_REQUEST: 'bad_request',
+  UNKNOWN_COMMAND: 'unknown_command',
+  UNSUPPORTED_PROTOCOL: 'unsupported_protocol',
+  UNSUPPORTED_PROFILE: 'unsupported_profile',
+  UNSUPPORTED_OPTION: 'unsupported_option',
+  UNSUPPORTED_COMMAND: 'unsupported_command',
+  INVALID_PROFILE: 'invalid_profile',
+  INVALID_SEATS: 'invalid_seats',
+  UNKNOWN_OPTION: 'unknown_option',
+  INVALID_OPTION_VALUE: 'invalid_option_value',
+  OPTION_LOCKED: 'option_locked',
+  WRONG_PHASE: 'wrong_phase',
+  NOT_YOUR_TURN: 'not_your_turn',
+  INVALID_SEAT: 'invalid_seat',
+  INVALID_CARD: 'invalid_card',
+  INVALID_DECK: 'invalid_deck',
+  INVALID_RESHUFFLE: 'invalid_reshuffle',
+  CARD_NOT_IN_HAND: 'card_not_in_hand',
+  ILLEGAL_THROW: 'illegal_throw',
+  CALL_OVER_LIMIT: 'call_over_limit',
+  CALL_TOO_EARLY: 'call_too_early',
+  CARD_NOT_ON_OFFER: 'card_not_on_offer',
+  PICK_NOT_ALLOWED: 'pick_not_allowed',
+  TIMER_OFF: 'timer_off',
+  GAME_NOT_ENDABLE: 'game_not_endable',
+  INTERNAL_ERROR: 'internal_error',
+});
+const CODES = new Set(Object.values(ErrorCode));
+
+/** A refused request: thrown by the kit or by a hook before anything changed. */
+export class Refused extends Error {
+  constructor(code, message) {
+    super(message);
+    if (!CODES.has(code)) throw new TypeError(`not a protocol error code: ${code}`);
+    this.name = 'Refused';
+    this.code = code;
+  }
+}
+
+const refuse = (code, message) => { throw new Refused(code, message); };
+
+// -- cards ------------------------------------------------------------------------------
+
+export const RANKS = 'A23456789TJQK';
+export const SUITS = 'cdhs';
+export const JOKER = 'X';
+const SORT_KEY = new Map();
+for (let r = 0; r < 13; r += 1) {
+  for (let s = 0; s < 4; s += 1) SORT_KEY.set(RANKS[r] + SUITS[s], (r + 1) * 4 + s);
+}
+SORT_KEY.set(JOKER, 14 * 4);
+
+/** Whether `name` is a protocol card name (`Ah`, `Td`, `X`). */
+export const isCard = (name) => typeof name === 'string' && SORT_KEY.has(name);
+/** A card's rank: 1 (ace) to 13 (king); 0 for a joker. */
+export const rankOf = (card) => (card === JOKER ? 0 : RANKS.indexOf(card[0]) + 1);
+/** A card's suit letter; `x` for a joker. */
+export const suitOf = (card) => (card === JOKER ? 'x' : card[1]);
+/** Cards in canonical order: by rank, ace first, then c d h s; jokers last. */
+export const canonical = (cards) => [...cards].sort((a, b) => SORT_KEY.get(a) - SORT_KEY.get(b));
+
+/** Every card of a table: `packs` packs of 52, each with `jokersPerPack` jokers. */
+export function fullDeck(packs = 1, jokersPerPack = 0) {
+  const pack = [...SORT_KEY.keys()].filter((c) => c !== JOKER);
+  const one = [...pack, ...Array(jokersPerPack).fill(JOKER)];
+  return Array.from({ length: packs }, () => one).flat();
+}
+
+function counts(cards) {
+  const m = new Map();
+  for (const c of cards) m.set(c, (m.get(c) ?? 0) + 1);
+  return m;
+}
+
+/** Whether two lists hold the same cards, each as often. */
+export function sameCards(a, b) {
+  if (a.length !== b.length) return false;
+  const m = counts(a);
+  for (const c of b) {
+    const n = m.get(c);
+    if (!n) return false;
+    m.set(c, n - 1);
+  }
+  return true;
+}
+
+/** `from` less one occurrence of each card of `cards` (a new array). */
+export function withoutCards(from, cards) {
+  const rest = [...from];
+  for (const c of cards) {
+    const i = rest.indexOf(c);
+    if (i >= 0) rest.splice(i, 1);
+  }
+  return rest;
+}
+
+function parseCards(items, what = 'cards') {
+  if (!Array.isArray(items) || !items.every((i) => typeof i === 'string')) {
+    refuse(ErrorCode.BAD_REQUEST, `'${what}' must be a list of card names`);
+  }
+  for (const item of items) parseCard(item);
+  return [...items];
+}
+
+function parseCard(text) {
+  if (!isCard(text)) {
+    refuse(ErrorCode.INVALID_CARD, `${JSON.stringify(text)} is not a card: write rank (A 2-9 T J Q K) then suit (c d h s), e.g. Td, or X for a joker`);
+  }
+  return text;
+}
+
+// -- messages ---------------------------------------------------------------------------
+
+/** `text` with every run of more than 80 word characters clipped (echoed values stay short). */
+export function clipWords(text, limit = 80) {
+  return String(text).replace(new RegExp(`[\\p{L}\\p{N}_]{${limit + 1},}`, 'gu'),
+    (run) => `${[...run].slice(0, limit - 1).join('')}… (${[...run].length} characters)`);
+}
+
+// -- option values ----------------------------------------------------------------------
+
+const PLAIN_DECIMAL = /^[0-9]+(\.[0-9]+)?$/;
+const DECIMAL_DIGITS = 15;
+
+/** A decimal in plain notation as a scaled BigInt: [units, scale]. */
+function decimalParts(text) {
+  const [whole, frac = ''] = String(text).split('.');
+  return [BigInt(whole + frac), frac.length];
+}
+
+function compareDecimals(a, b) {
+  const [x, sx] = decimalParts(a);
+  const [y, sy] = decimalParts(b);
+  const scale = Math.max(sx, sy);
+  const xs = x * 10n ** BigInt(scale - sx);
+  const ys = y * 10n ** BigInt(scale - sy);
+  return xs < ys ? -1 : xs > ys ? 1 : 0;
+}
+
+/** `text` (plain decimal notation) with at least two decimals and no needless zeros. */
+export function decimalText(text) {
+  let [whole, frac = ''] = String(text).split('.');
+  whole = whole.replace(/^0+(?=\d)/, '');
+  frac = frac.replace(/0+$/, '');
+  return `${whole}.${frac.padEnd(2, '0')}`;
+}
+
+function showValue(value) {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+function allowedText(spec) {
+  if (spec.values != null) return spec.values.map(showValue).join(', ');
+  const r = spec.range;
+  if (r.max == null) return `${r.min} or more in steps of ${r.step}`;
+  return `${r.min} to ${r.max} in steps of ${r.step}`;
+}
+
+/** The canonical form of option `value` for `spec`, or Refused(invalid_option_value). */
+export function normalizeOption(spec, value) {
+  const bad = () => refuse(ErrorCode.INVALID_OPTION_VALUE,
+    `option ${spec.name}: ${showValue(value)} is not allowed; allowed: ${allowedText(spec)}`);
+  let v = value;
+  if (spec.type === 'boolean') {
+    if (typeof v !== 'boolean') bad();
+  } else if (spec.type === 'integer') {
+    if (!Number.isInteger(v)) bad();
+  } else if (spec.type === 'decimal') {
+    if (typeof v !== 'string' || !PLAIN_DECIMAL.test(v)) bad();
+    const [whole, frac = ''] = v.split('.');
+    const digits = whole.replace(/^0+/, '');
+    if (digits.length > DECIMAL_DIGITS || frac.length > 2 * DECIMAL_DIGITS) bad();
+    v = decimalText(v);
+  } else if (typeof v !== 'string') {
+    bad();
+  }
+  if (spec.values != null) {
+    const found = spec.type === 'decimal'
+      ? spec.values.some((x) => typeof x === 'string' && PLAIN_DECIMAL.test(x) && compareDecimals(x, v) === 0)
+      : spec.values.some((x) => x === v);
+    if (!found) bad();
+    return v;
+  }
+  const { min, max, step } = spec.range;
+  const low = String(min);
+  if (compareDecimals(String(v), low) < 0 || (max != null && compareDecimals(String(v), String(max)) > 0)) bad();
+  const [x, sx] = decimalParts(String(v));
+  const [l, sl] = decimalParts(low);
+  const [st, ss] = decimalParts(String(step));
+  const scale = Math.max(sx, sl, ss);
+  const up = (n, s) => n * 10n ** BigInt(scale - s);
+  if ((up(x, sx) - up(l, sl)) % up(st, ss) !== 0n) bad();
+  return v;
+}
+
+function optionSpecs(document) {
+  const list = document.options ?? [];
+  if (!Array.isArray(list)) refuse(ErrorCode.INVALID_PROFILE, 'profile options must be a list');
+  const specs = new Map();
+  for (const o of list) {
+    if (o === null || typeof o !== 'object' || typeof o.name !== 'string'
+      || !['integer', 'decimal', 'boolean', 'choice'].includes(o.type)
+      || (o.values == null && (o.range == null || typeof o.range !== 'object'))
+      || (o.values != null && !Array.isArray(o.values))
+      || !(typeof o.sets === 'string' || Array.isArray(o.sets)) || !('default' in o)) {
+      refuse(ErrorCode.INVALID_PROFILE, `profile option ${JSON.stringify(o?.name ?? o)} is malformed`);
+    }
+    const map = o.map ? Object.fromEntries(Object.entries(o.map).map(([k, v]) => [k.toLowerCase(), v])) : null;
+    const changes = o.changes ?? (o.locked_when_open ? 'at_start_only' : 'between_hands');
+    specs.set(o.name, { ...o, map, changes, targets: typeof o.sets === 'string' ? [o.sets] : o.sets });
+  }
+  return specs;
+}
+
+function parameterValues(spec, value) {
+  const mapped = spec.map ? spec.map[String(value).toLowerCase()] : value;
+  if (spec.map && mapped === undefined) {
+    refuse(ErrorCode.INVALID_PROFILE, `option ${spec.name}: the map has no entry for ${showValue(value)}`);
+  }
+  if (typeof spec.sets === 'string') return [mapped];
+  if (!Array.isArray(mapped) || mapped.length !== spec.targets.length) {
+    refuse(ErrorCode.INVALID_PROFILE, `option ${spec.name}: the map entry for ${showValue(value)} must list ${spec.targets.length} values`);
+  }
+  return mapped;
+}
+
+const copyJson = (v) => (v === undefined ? v : JSON.parse(JSON.stringify(v)));
+
+function setPath(data, path, value) {
+  const keys = path.split('.');
+  let node = data;
+  for (const key of keys.slice(0, -1)) {
+    if (node === null || typeof node !== 'object' || !(key in node)) throw new Error(path);
+    node = node[key];
+  }
+  if (node === null || typeof node !== 'object') throw new Error(path);
+  node[keys.at(-1)] = value;
+}
+
+/**
+ * The resolved profile: `document` with `options` applied to its rules (start.options win,
+ * an option left out takes its default), and `option_values` holding every option's value.
+ * `check(name)` is called for each option name after it is found, before any value.
+ */
+export function resolveProfile(document, options = {}, check = () => {}) {
+  const specs = optionSpecs(document);
+  for (const name of Object.keys(options)) {
+    if (!specs.has(name)) {
+      refuse(ErrorCode.UNKNOWN_OPTION, `unknown option ${JSON.stringify(name)}; this profile's options: ${[...specs.keys()].join(', ') || 'none'}`);
+    }
+    check(name);
+  }
+  const chosen = {};
+  for (const [name, value] of Object.entries(options)) chosen[name] = normalizeOption(specs.get(name), value);
+  const resolved = copyJson(document);
+  const values = {};
+  for (const [name, spec] of specs) {
+    const value = name in chosen ? chosen[name] : normalizeOption(spec, spec.default);
+    values[name] = value;
+    const params = parameterValues(spec, value);
+    spec.targets.forEach((path, i) => {
+      try {
+        setPath(resolved.rules, path, copyJson(params[i]));
+      } catch {
+        refuse(ErrorCode.INVALID_PROFILE, `option ${name} sets unknown rule parameter ${path}`);
+      }
+    });
+  }
+  resolved.option_values = values;
+  return { profile: resolved, specs };
+}
+
+// -- what an engine implements ----------------------------------------------------------
+
+/** Every value of a parameter, in a support declaration. */
+export const ANY = Object.freeze({ toString: () => 'ANY' });
+
+/** The rule parameters the kit itself plays for a TrackedEngine; spread into a binding's. */
+export const KIT_RULES = Object.freeze({
+  seats: ANY,
+  'deck.cards': [52],
+  'deck.jokers': ANY,
+  'deck.packs_by_seats': ANY,
+  hand_size: ANY,
+  direction: ANY,
+  'deal.dealer': ['none', 'seat_before_starter'],
+  'deal.first_starter': ANY,
+  'deal.order': ['one_at_a_time_from_starter'],
+  'deal.first_offer': ['turned_up_card'],
+  next_starter: ['next_seat', 'round_winner', 'seat_after_round_winner', 'caller'],
+  'pick.from_offer': ['any', 'last_placed', 'first_or_last_placed', 'run_ends'],
+  'pick.only_after_multi_throw': ANY,
+  'reshuffle.moment': ['when_deck_emptied', 'when_draw_finds_deck_empty'],
+  'reshuffle.new_deck': ['out_of_play'],
+  'reshuffle.kept_aside': ['current_offer', 'offer_and_throw', 'pickable_and_throw'],
+  deck_runs_out: ['reshuffle', 'round_ends_no_score', 'round_ends_hands_score'],
+  'call.timing': ['start_of_turn'],
+  'game_end.kind': ['host_ends', 'fixed_rounds', 'elimination'],
+  'game_end.rounds': ANY,
+  turn_timer: ANY,
+});
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Every [dotted path, value] of `rules`, descending into non-empty objects only. */
+export function* leaves(rules, prefix = '') {
+  for (const [key, value] of Object.entries(rules)) {
+    const path = prefix + key;
+    if (isObject(value) && Object.keys(value).length) yield* leaves(value, `${path}.`);
+    else yield [path, value];
+  }
+}
+
+function at(rules, path) {
+  let node = rules;
+  for (const key of path.split('.')) node = node?.[key];
+  return node;
+}
+
+function sortedJson(value) {
+  if (Array.isArray(value)) return value.map(sortedJson);
+  if (isObject(value)) return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortedJson(value[k])]));
+  return value;
+}
+/** Whether two JSON values are equal, whatever the order of their objects' keys. */
+export const sameJson = (a, b) => JSON.stringify(sortedJson(a)) === JSON.stringify(sortedJson(b));
+
+/** The message naming the first parameter of `rules` that `support` does not cover, or null;
+ * parameters under a path of `skip` are left out. */
+export function unsupported(rules, support, skip = []) {
+  const declared = Object.keys(support).sort((a, b) => b.length - a.length);
+  const skipped = (path) => skip.some((s) => path === s || path.startsWith(`${s}.`) || s.startsWith(`${path}.`));
+  for (const [path] of leaves(rules)) {
+    if (skipped(path)) continue;
+    const owner = declared.find((d) => path === d || path.startsWith(`${d}.`));
+    if (owner === undefined) return `rules.${path}: this engine does not implement this rule parameter`;
+    const allowed = support[owner];
+    if (allowed === ANY) continue;
+    const held = at(rules, owner);
+    const ok = typeof allowed === 'function' ? allowed(held) : allowed.some((v) => sameJson(v, held));
+    if (!ok) {
+      const shown = typeof allowed === 'function' ? 'other values' : allowed.map((v) => JSON.stringify(v)).join(', ');
+      return `rules.${owner}: ${JSON.stringify(held)} is not implemented by this engine (it plays ${shown})`;
+    }
+  }
+  return null;
+}
+
+/**
+ * For resolved rules: unsupported_option naming the option whose value set a parameter the
+ * engine does not play (an engine may offer fewer values), else unsupported_profile.
+ */
+export function refuseUnsupported(rules, specs, support) {
+  const message = unsupported(rules, support);
+  if (message === null) return;
+  const path = message.split(':', 1)[0].slice('rules.'.length);
+  const parents = (t) => t.split('.').map((_, i, keys) => keys.slice(0, i + 1).join('.'));
+  const owner = [...specs.values()].find((spec) => spec.targets.some((t) => parents(t).includes(path)));
+  if (owner === undefined) refuse(ErrorCode.UNSUPPORTED_PROFILE, message);
+  refuse(ErrorCode.UNSUPPORTED_OPTION, `option ${owner.name}: ${message}`);
+}
+
+/** Throw Refused(`code`) naming the first parameter `support` does not cover. */
+export function checkSupport(rules, support, code) {
+  const message = unsupported(rules, support);
+  if (message !== null) refuse(code, message);
+}
+
+// -- the rules the kit reads ------------------------------------------------------------
+
+function need(rules, path, test, what) {
+  const value = at(rules, path);
+  if (!test(value)) refuse(ErrorCode.INVALID_PROFILE, `rules.${path}: must be ${what}, not ${JSON.stringify(value)}`);
+  return value;
+}
+const int = (least) => (v) => Number.isInteger(v) && v >= least;
+const str = (v) => typeof v === 'string';
+const bool = (v) => typeof v === 'boolean';
+
+/** The rule parameters the kit plays with, read from a resolved profile's rules. */
+export function readRules(r) {
+  if (!isObject(r)) refuse(ErrorCode.INVALID_PROFILE, 'the profile has no rules');
+  const rules = {
+    seatsMin: need(r, 'seats.min', int(2), 'an integer of at least 2'),
+    seatsMax: need(r, 'seats.max', int(2), 'an integer of at least 2'),
+    handSize: need(r, 'hand_size', int(1), 'an integer of at least 1'),
+    jokersPerPack: need(r, 'deck.jokers', int(0), 'an integer'),
+    jokersWild: at(r, 'deck.jokers_wild') ?? 'none',
+    packSteps: need(r, 'deck.packs_by_seats', (v) => v == null || Array.isArray(v), 'a list') ?? [],
+    cardValues: need(r, 'card_values', isObject, 'an object'),
+    dealer: need(r, 'deal.dealer', str, 'a string'),
+    firstStarter: need(r, 'deal.first_starter', int(0), 'an integer'),
+    nextStarter: need(r, 'next_starter', str, 'a string'),
+    setMin: need(r, 'throws.set.min', int(1), 'an integer'),
+    setMax: need(r, 'throws.set.max', int(1), 'an integer'),
+    runMin: need(r, 'throws.run.min', int(2), 'an integer'),
+    runAce: need(r, 'throws.run.ace', str, 'a string'),
+    pickFromOffer: need(r, 'pick.from_offer', str, 'a string'),
+    onlyAfterMultiThrow: need(r, 'pick.only_after_multi_throw', bool, 'true or false'),
+    reshuffleMoment: need(r, 'reshuffle.moment', str, 'a string'),
+    keptAside: need(r, 'reshuffle.kept_aside', str, 'a string'),
+    deckRunsOut: at(r, 'deck_runs_out') ?? 'reshuffle',
+    scoring: need(r, 'scoring.kind', str, 'a string'),
+    gameEnd: need(r, 'game_end.kind', str, 'a string'),
+    rounds: at(r, 'game_end.rounds') ?? null,
+    money: at(r, 'money') ?? null,
+    timerSeconds: at(r, 'turn_timer.seconds') ?? 0,
+    timerExpiry: at(r, 'turn_timer.on_expiry') ?? 'throw_highest_single_then_draw',
+    raw: r,
+  };
+  for (const key of RANKS) need(r, `card_values.${key}`, int(0), 'an integer');
+  rules.packSteps.forEach((_, i) => {
+    need(r, `deck.packs_by_seats.${i}.from_seats`, int(2), 'an integer of at least 2');
+    need(r, `deck.packs_by_seats.${i}.packs`, int(1), 'an integer of at least 1');
+  });
+  if (at(r, 'turn_timer') != null) need(r, 'turn_timer.seconds', int(0), 'an integer');
+  if (rules.rounds !== null) need(r, 'game_end.rounds', int(1), 'an integer of at least 1');
+  if (rules.seatsMin > rules.seatsMax) refuse(ErrorCode.INVALID_PROFILE, 'rules.seats: the seat range is empty');
+  if (rules.money !== null) need(r, 'money.dollars_per_point', (v) => typeof v === 'string' && /^[0-9]{1,12}(\.[0-9]{1,2})?$/.test(v), 'an amount such as "0.05"');
+  return Object.freeze(rules);
+}
+
+/** How many packs a table of `seats` plays with. */
+export function packsFor(rules, seats) {
+  let packs = 1;
+  for (const step of rules.packSteps) if (seats >= step.from_seats) packs = step.packs;
+  return packs;
+}
+
+/** A card's value under the profile's card_values (a joker's `X`, 0 when absent). */
+export const profileCardValue = (rules, card) => (card === JOKER ? rules.cardValues.X ?? 0 : rules.cardValues[card[0]]);
+
+// -- throws and the pick rule (for `kind` and `pickable`) -------------------------------
+
+const wildIn = (rules, kind) => (kind === 'set'
+  ? ['sets', 'sets_and_runs'].includes(rules.jokersWild)
+  : ['runs', 'sets_and_runs'].includes(rules.jokersWild));
+
+const RUN_BOUNDS = { low: [1, 13], high: [2, 14], low_or_high: [1, 14] };
+
+/** Each card of a run with the rank it stands at, lowest first; null if no run. */
+export function runPositions(cards, rules) {
+  if (cards.length < rules.runMin) return null;
+  const naturals = cards.filter((c) => c !== JOKER);
+  const jokers = cards.filter((c) => c === JOKER);
+  if (jokers.length && !wildIn(rules, 'run')) return null;
+  if (!naturals.length || naturals.some((c) => suitOf(c) !== suitOf(naturals[0]))) return null;
+  const aces = rules.runAce === 'high' ? [14] : rules.runAce === 'low_or_high' ? [1, 14] : [1];
+  for (const ace of aces) {
+    const ranked = naturals.map((c) => [rankOf(c) === 1 ? ace : rankOf(c), c]).sort((a, b) => a[0] - b[0]);
+    const ranks = ranked.map(([r]) => r);
+    if (ranks.some((r, i) => i && r === ranks[i - 1])) return null;
+    const low = ranks[0];
+    const high = ranks.at(-1);
+    const spare = jokers.length - (high - low + 1 - ranks.length);
+    if (spare < 0) continue;
+    const [bottom, top] = RUN_BOUNDS[rules.runAce] ?? RUN_BOUNDS.low;
+    const up = Math.min(spare, top - high);
+    const down = spare - up;
+    if (low - down < bottom) continue;
+    const byRank = new Map(ranked);
+    const placed = [];
+    for (let rank = low - down; rank <= high + up; rank += 1) placed.push([byRank.get(rank) ?? JOKER, rank]);
+    return placed;
+  }
+  return null;
+}
+
+/** The kind of throw `cards` make under the profile ('single', 'set', 'run'), or null. */
+export function classifyThrow(cards, rules) {
+  if (!cards.length) return null;
+  if (cards.length === 1) return 'single';
+  const naturals = cards.filter((c) => c !== JOKER);
+  const maxPacks = Math.max(1, ...rules.packSteps.map((s) => s.packs));
+  if (maxPacks === 1 && new Set(naturals).size !== naturals.length) return null;
+  const ranks = new Set(naturals.map(rankOf));
+  const oneRank = !naturals.length || (ranks.size === 1 && (naturals.length === cards.length || wildIn(rules, 'set')));
+  if (oneRank && cards.length >= rules.setMin && cards.length <= rules.setMax) return 'set';
+  return runPositions(cards, rules) ? 'run' : null;
+}
+
+/** The positions in `offer.cards` (as placed) that the profile's pick rule lets be taken. */
+export function pickablePositions(offer, rules) {
+  const n = offer.cards.length;
+  if (!n) return [];
+  if (rules.pickFromOffer === 'last_placed') return [n - 1];
+  if (rules.pickFromOffer === 'first_or_last_placed') return n > 1 ? [0, n - 1] : [0];
+  if (rules.pickFromOffer === 'run_ends' && offer.kind === 'run') {
+    const placed = runPositions(offer.cards, rules);
+    if (!placed) return offer.cards.map((_, i) => i);
+    const wanted = counts(placed.length > 1 ? [placed[0][0], placed.at(-1)[0]] : [placed[0][0]]);
+    const out = [];
+    offer.cards.forEach((c, i) => {
+      if (wanted.get(c) > 0) { wanted.set(c, wanted.get(c) - 1); out.push(i); }
+    });
+    return out;
+  }
+  return offer.cards.map((_, i) => i);
+}
+
+// -- game results (the protocol's formats) ----------------------------------------------
+
+/** Seats best first (docs/protocol.md, "Game result"). */
+export function standings(scores, outInRound, rules) {
+  const sign = rules.scoring === 'transfer' ? -1 : 1;
+  const key = (s) => [-(outInRound.get(s) ?? 2 ** 30), sign * scores[s], s];
+  return scores.map((_, s) => s).sort((a, b) => {
+    const x = key(a);
+    const y = key(b);
+    for (let i = 0; i < 3; i += 1) if (x[i] !== y[i]) return x[i] - y[i];
+    return 0;
+  });
+}
+
+/** The winners: the last seat in, the best total after fixed rounds, none at a host-ended table. */
+export function winners(scores, active, rules) {
+  if (rules.gameEnd === 'elimination') return [...active].sort((a, b) => a - b);
+  if (rules.gameEnd === 'fixed_rounds') {
+    const pick = rules.scoring === 'transfer' ? Math.max : Math.min;
+    const best = pick(...active.map((s) => scores[s]));
+    return active.filter((s) => scores[s] === best).sort((a, b) => a - b);
+  }
+  return [];
+}
+
+function dollars(rate, points) {
+  // rate has at most two decimals (checked in readRules): cents are exact integers.
+  const [units, scale] = decimalParts(rate);
+  const cents = units * 10n ** BigInt(2 - scale) * BigInt(points);
+  const text = cents.toString().padStart(3, '0');
+  return `${text.slice(0, -2)}.${text.slice(-2)}`;
+}
+
+/** Who pays whom, until all are square (the profile's money.settlement). */
+export function settlement(scores, money) {
+  const rate = money.dollars_per_point;
+  const balance = [...scores];
+  const payments = [];
+  const pay = (from, to, points) => {
+    balance[from] += points;
+    balance[to] -= points;
+    payments.push({ from, to, points, dollars: dollars(rate, points) });
+  };
+  if (money.settlement === 'debtors_pay_creditors_in_seat_order') {
+    for (let d = 0; d < balance.length; d += 1) {
+      for (let c = 0; c < balance.length && balance[d] < 0; c += 1) {
+        if (balance[c] > 0) pay(d, c, Math.min(-balance[d], balance[c]));
+      }
+    }
+    return payments;
+  }
+  for (;;) {
+    let debtor = 0;
+    let creditor = 0;
+    balance.forEach((b, s) => {
+      if (b < balance[debtor]) debtor = s;
+      if (b > balance[creditor]) creditor = s;
+    });
+    if (balance[debtor] >= 0 || balance[creditor] <= 0) return payments;
+    pay(debtor, creditor, Math.min(-balance[debtor], balance[creditor]));
+  }
+}
+
+// -- actions and deals as a binding sees them --------------------------------------------
+
+/** The action of an `act` request: bad_request when malformed, invalid_card for a name. */
+export function actionOf(data) {
+  const kind = data.type;
+  if (kind === 'call') return Object.freeze({ type: 'call' });
+  if (kind === 'throw') {
+    if (!('cards' in data)) refuse(ErrorCode.BAD_REQUEST, "throw action needs 'cards'");
+    return Object.freeze({ type: 'throw', cards: Object.freeze(parseCards(data.cards)) });
+  }
+  if (kind === 'pick') {
+    if (data.from === 'deck') return Object.freeze({ type: 'pick', source: 'deck', card: null });
+    if (data.from === 'offer') {
+      if (typeof data.card !== 'string') refuse(ErrorCode.BAD_REQUEST, "pick from the offer needs 'card'");
+      return Object.freeze({ type: 'pick', source: 'offer', card: parseCard(data.card) });
+    }
+    refuse(ErrorCode.BAD_REQUEST, "pick action needs 'from': 'deck' or 'offer'");
+  }
+  if (kind === 'timeout') return Object.freeze({ type: 'timeout' });
+  return refuse(ErrorCode.BAD_REQUEST, `unknown action type ${JSON.stringify(kind ?? null)}; expected call, throw, pick or timeout`);
+}
+
+/** The deal's layout (protocol 1.1: `hands`, `turned_up`, `stock`), or null when absent. */
+export function dealLayout(request) {
+  if (!('hands' in request)) return null;
+  const { hands } = request;
+  if (!Array.isArray(hands) || !hands.every(Array.isArray)) refuse(ErrorCode.BAD_REQUEST, "'hands' must be an array of card arrays");
+  if (typeof request.turned_up !== 'string') refuse(ErrorCode.BAD_REQUEST, "'turned_up' must be a string");
+  const parsed = hands.map((h) => parseCards(h, 'hands'));
+  const turnedUp = parseCard(request.turned_up);
+  if (!Array.isArray(request.stock)) refuse(ErrorCode.BAD_REQUEST, "'stock' must be an array");
+  return { hands: parsed, turnedUp, stock: parseCards(request.stock, 'stock') };
+}
+
+// -- the tracked engine ----------------------------------------------------------------
+
+export const Phase = Object.freeze({
+  AWAITING_DEAL: 'awaiting_deal',
+  CALL_OR_THROW: 'call_or_throw',
+  PICK: 'pick',
+  AWAITING_RESHUFFLE: 'awaiting_reshuffle',
+  ROUND_OVER: 'round_over',
+  GAME_OVER: 'game_over',
+});
+const BETWEEN_HANDS = [Phase.AWAITING_DEAL, Phase.ROUND_OVER];
+const IN_TURN = [Phase.CALL_OR_THROW, Phase.PICK];
+
+/** A copy of the kit's record of a table (restored when a request fails half-way). */
+const snapshot = (table) => structuredClone(table);
+
+/**
+ * A Backend that keeps everything the protocol reports and an engine need not track, and
+ * asks its hooks about the card play. A binding subclasses it, declares `static NAME`,
+ * `VERSION` and `RULES` (see `unsupported`), and implements the hooks, in the order a hand
+ * calls them (cards are protocol names, seats protocol seats):
+ *
+ * - `beginGame(rules, seats)`: a table opens; `rules` is the resolved profile's rules.
+ * - `beginHand(deal)`: start a hand from the cards as placed: `deal.hands` (per seat,
+ *   canonical order), `deal.turnedUp`, `deal.stock` (top card first).
+ * - `refusal(seat, action)`: what the engine refuses, `{code, message}` (or a code), or
+ *   null; asked after the kit's own checks; must change nothing.
+ * - `onCall(seat)`, `onThrow(seat, cards)` (returns 'single', 'set' or 'run'),
+ *   `onPick(seat, card, source)`, `onReshuffle(stock)`: apply an accepted action.
+ * - `handValue(cards)`: the value of any cards under the engine's rules.
+ * - `scoreRound(caller, handValues)`: score the hand just ended (`caller` null: the deck
+ *   ran out); returns `{winner, deltas, scores, eliminated}`.
+ *
+ * Optional: `pickablePositions(offer, kind)` (default: the profile's pick.from_offer),
+ * `legalThrows(seat, hand)` (default: `refusal` asked about every sub-multiset of the hand),
+ * `settlement(scores)` (default: the profile's money rules).
+ */
+export class TrackedEngine {
+  static NAME = 'kit-engine';
+  static VERSION = '0.0.0';
+  static LANGUAGE = 'javascript';
+  static RULES = KIT_RULES;
+  // The options the engine lets a host set; null: every option of the profile.
+  static OPTIONS = null;
+
+  constructor() {
+    this.table = null;
+    this.rules = {}; // the resolved rules of this (or the next) hand
+    this.kitRules = null;
+  }
+
+  /** What `hello` answers. */
+  static info() {
+    return { name: this.NAME, version: this.VERSION, language: this.LANGUAGE };
+  }
+
+  // -- hooks a binding implements -------------------------------------------------------
+
+  beginGame() {}
+
+  beginHand() { throw new Error('the binding implements no beginHand(deal) hook'); }
+
+  refusal() { return null; }
+
+  onCall() {}
+
+  onThrow() { throw new Error('the binding implements no onThrow(seat, cards) hook'); }
+
+  onPick() {}
+
+  onReshuffle() {}
+
+  handValue() { throw new Error('the binding implements no handValue(cards) hook'); }
+
+  scoreRound() { throw new Error('the binding implements no scoreRound(caller, handValues) hook'); }
+
+  settlement(scores) {
+    return this.kitRules.money ? settlement(scores, this.kitRules.money) : null;
+  }
+
+  pickablePositions(offer, kind) {
+    return pickablePositions({ cards: offer, kind }, this.kitRules);
+  }
+
+  legalThrows(seat, hand) {
+    const ordered = canonical(hand);
+    const found = new Map();
+    for (let mask = 1; mask < 1 << ordered.length; mask += 1) {
+      const cards = ordered.filter((_, i) => mask & (1 << i));
+      const key = cards.join(' ');
+      if (!found.has(key) && this.#refusalOf(seat, Object.freeze({ type: 'throw', cards })) === null) found.set(key, cards);
+    }
+    return [...found.values()];
+  }
+
+  // -- the Backend: start and options ---------------------------------------------------
+
+  start(document, options, seats) {
+    const support = this.constructor.RULES;
+    // The order of checks for start: the profile, then the option names, then the values,
+    // then the seat count. The parameters options set are checked once resolved.
+    if (!isObject(document.rules)) refuse(ErrorCode.INVALID_PROFILE, 'the profile has no rules');
+    readRules(document.rules);
+    const targets = [...optionSpecs(document).values()].flatMap((s) => s.targets);
+    const fixed = unsupported(document.rules, support, targets);
+    if (fixed !== null) refuse(ErrorCode.UNSUPPORTED_PROFILE, fixed);
+    const allowed = this.constructor.OPTIONS;
+    const { profile, specs } = resolveProfile(document, options, (name) => {
+      if (allowed != null && !allowed.includes(name)) refuse(ErrorCode.UNSUPPORTED_OPTION, `this engine has no option ${name}`);
+    });
+    refuseUnsupported(profile.rules, specs, support);
+    const rules = readRules(profile.rules);
+    if (!Number.isInteger(seats) || seats < rules.seatsMin || seats > rules.seatsMax) {
+      refuse(ErrorCode.INVALID_SEATS, `seats must be ${rules.seatsMin} to ${rules.seatsMax}, not ${seats}`);
+    }
+    for (let n = rules.seatsMin; n <= rules.seatsMax; n += 1) {
+      if (n * rules.handSize + 2 > packsFor(rules, n) * (52 + rules.jokersPerPack)) {
+        refuse(ErrorCode.INVALID_PROFILE, `rules.hand_size: ${n} hands and a turned-up card need more cards than the deck holds`);
+      }
+    }
+    if (rules.gameEnd === 'fixed_rounds' && !rules.rounds) refuse(ErrorCode.INVALID_PROFILE, 'rules.game_end.rounds: fixed_rounds needs a number of rounds');
+    const previous = [this.table, this.rules, this.kitRules, this.document, this.specs, this.profile];
+    this.document = document;
+    this.specs = specs;
+    this.profile = profile;
+    this.rules = profile.rules;
+    this.kitRules = rules;
+    this.table = {
+      seats,
+      phase: Phase.AWAITING_DEAL,
+      round: 0,
+      scores: Array(seats).fill(0),
+      active: Array.from({ length: seats }, (_, s) => s),
+      outInRound: new Map(), // seat -> the round it went out, in the order out
+      starter: rules.firstStarter % seats,
+      toAct: null,
+      hands: Array.from({ length: seats }, () => []),
+      deck: [], // top card first
+      offer: [],
+      offerKind: null,
+      thrown: [],
+      thrownKind: null,
+      outOfPlay: [],
+      drawWaiting: null, // the seat whose draw waits for a new deck
+      turnsTaken: 0,
+      multiThrowers: new Set(),
+      lastRound: null,
+      result: null,
+    };
+    try {
+      this.beginGame(this.rules, seats);
+    } catch (err) {
+      [this.table, this.rules, this.kitRules, this.document, this.specs, this.profile] = previous;
+      throw err;
+    }
+  }
+
+  setOption(name, value) {
+    const t = this.table;
+    const spec = this.specs.get(name);
+    if (!spec) refuse(ErrorCode.UNKNOWN_OPTION, `unknown option ${JSON.stringify(name)}; this profile's options: ${[...this.specs.keys()].join(', ') || 'none'}`);
+    if (!BETWEEN_HANDS.includes(t.phase)) refuse(ErrorCode.WRONG_PHASE, 'options change only between hands');
+    if (spec.changes === 'at_start_only') refuse(ErrorCode.OPTION_LOCKED, `option ${name} is locked once the table is open`);
+    if (spec.changes === 'before_first_deal' && t.round > 0) refuse(ErrorCode.OPTION_LOCKED, `option ${name} is locked once the first hand is dealt`);
+    const allowed = this.constructor.OPTIONS;
+    if (allowed != null && !allowed.includes(name)) refuse(ErrorCode.UNSUPPORTED_OPTION, `this engine has no option ${name}`);
+    const { profile } = resolveProfile(this.document, { ...this.profile.option_values, [name]: value });
+    refuseUnsupported(profile.rules, this.specs, this.constructor.RULES);
+    this.kitRules = readRules(profile.rules);
+    this.profile = profile;
+    this.rules = profile.rules;
+    return [{ type: 'option_changed', name, value: profile.option_values[name] }];
+  }
+
+  // -- the Backend: deals ---------------------------------------------------------------
+
+  deal(deck, layout) {
+    const t = this.table;
+    const kit = this.kitRules;
+    if (!BETWEEN_HANDS.includes(t.phase)) refuse(ErrorCode.WRONG_PHASE, `cannot deal in phase ${t.phase}`);
+    const packs = packsFor(kit, t.seats);
+    const full = fullDeck(packs, kit.jokersPerPack);
+    if (!sameCards(deck, full)) {
+      refuse(ErrorCode.INVALID_DECK, full.length === 52 ? 'deal needs each of the 52 cards exactly once'
+        : `deal needs the table's ${full.length} cards: ${packs} pack(s) of 52 with ${kit.jokersPerPack} joker(s) each`);
+    }
+    const order = turnOrderFrom(t, t.starter);
+    const size = kit.handSize;
+    let hands;
+    let turnedUp;
+    let stock;
+    if (layout) {
+      const shaped = layout.hands.length === t.seats
+        && layout.hands.every((h, s) => h.length === (t.active.includes(s) ? size : 0));
+      const placed = [...layout.hands.flat(), layout.turnedUp, ...layout.stock];
+      if (!shaped || !sameCards(placed, deck)) {
+        refuse(ErrorCode.INVALID_DECK, `the deal's hands, turned_up and stock must hold the deck's cards: ${size} to each seat in play, none to a seat that is out`);
+      }
+      hands = layout.hands.map((h) => [...h]);
+      ({ turnedUp } = layout);
+      stock = [...layout.stock];
+    } else {
+      hands = Array.from({ length: t.seats }, () => []);
+      deck.slice(0, size * order.length).forEach((card, i) => hands[order[i % order.length]].push(card));
+      turnedUp = deck[size * order.length];
+      stock = deck.slice(size * order.length + 1);
+    }
+    const round = t.round + 1;
+    const dealer = dealerOf(t, kit);
+    const placed = Object.freeze({
+      round, starter: t.starter, dealer, turnOrder: Object.freeze([...order]),
+      hands: Object.freeze(hands.map((h) => Object.freeze(canonical(h)))), turnedUp, stock: Object.freeze([...stock]),
+    });
+    this.beginHand(placed);
+    Object.assign(t, {
+      round, hands: placed.hands.map((h) => [...h]), deck: stock, offer: [turnedUp], offerKind: 'single',
+      thrown: [], thrownKind: null, outOfPlay: [], drawWaiting: null, turnsTaken: 0,
+      multiThrowers: new Set(), toAct: t.starter, phase: Phase.CALL_OR_THROW,
+    });
+    return [
+      { type: 'round_started', round, dealer, starter: t.starter, turn_order: order },
+      { type: 'dealt', hands: placed.hands.map((h) => [...h]), turned_up: turnedUp, deck_size: stock.length },
+    ];
+  }
+
+  // -- the Backend: turns ---------------------------------------------------------------
+
+  act(seat, action) {
+    const t = this.table;
+    if (!Number.isInteger(seat) || seat < 0 || seat >= t.seats) refuse(ErrorCode.INVALID_SEAT, `no seat ${seat} at this table`);
+    if (!IN_TURN.includes(t.phase)) refuse(ErrorCode.WRONG_PHASE, `no turn is in progress (phase ${t.phase})`);
+    if (seat !== t.toAct) refuse(ErrorCode.NOT_YOUR_TURN, `it is seat ${t.toAct}'s turn, not seat ${seat}'s`);
+    const saved = snapshot(t);
+    try {
+      return this.#play(seat, action);
+    } catch (err) {
+      this.table = saved;
+      throw err;
+    }
+  }
+
+  #play(seat, action) {
+    const t = this.table;
+    if (action.type === 'call') {
+      this.#require(Phase.CALL_OR_THROW, 'call (calls come before the throw)');
+      this.#ask(seat, action);
+      const value = this.handValue([...t.hands[seat]]);
+      this.onCall(seat);
+      return [{ type: 'called', seat, value }, ...this.#endRound(seat)];
+    }
+    if (action.type === 'throw') {
+      this.#require(Phase.CALL_OR_THROW, 'throw (one throw a turn)');
+      this.#checkThrow(seat, action.cards);
+      this.#ask(seat, action);
+      return this.#throw(seat, action.cards);
+    }
+    if (action.type === 'pick') {
+      this.#require(Phase.PICK, 'pick');
+      if (action.source === 'offer') this.#checkOfferPick(seat, action.card);
+      this.#ask(seat, action);
+      return this.#pick(seat, action.source === 'offer' ? action.card : null);
+    }
+    return this.#timeout(seat);
+  }
+
+  #require(phase, what) {
+    if (this.table.phase !== phase) refuse(ErrorCode.WRONG_PHASE, `cannot ${what} in phase ${this.table.phase}`);
+  }
+
+  /** The engine's refusal of `action` by `seat` as {code, message}, or null. */
+  #refusalOf(seat, action) {
+    const found = this.refusal(seat, action);
+    if (found === null || found === undefined || found === false) return null;
+    if (typeof found === 'string') return { code: found, message: `the engine refuses this ${action.type}` };
+    return found;
+  }
+
+  #ask(seat, action) {
+    const found = this.#refusalOf(seat, action);
+    if (found !== null) refuse(found.code, found.message);
+  }
+
+  #checkThrow(seat, cards) {
+    const hand = this.table.hands[seat];
+    const missing = cards.filter((c) => !hand.includes(c));
+    if (missing.length) refuse(ErrorCode.CARD_NOT_IN_HAND, `seat ${seat} does not hold ${missing.join(', ')}`);
+    const held = counts(hand);
+    if (!cards.length || [...counts(cards)].some(([c, n]) => n > held.get(c))) {
+      refuse(ErrorCode.ILLEGAL_THROW, `${cards.join(' ') || 'nothing'} is not a single, a set of one rank or a run`);
+    }
+  }
+
+  #throw(seat, cards) {
+    const t = this.table;
+    const kind = this.onThrow(seat, [...cards]);
+    if (!['single', 'set', 'run'].includes(kind)) throw new Error(`onThrow must name the throw: 'single', 'set' or 'run', not ${kind}`);
+    t.hands[seat] = withoutCards(t.hands[seat], cards);
+    t.thrown = [...cards];
+    t.thrownKind = kind;
+    if (cards.length >= 2) t.multiThrowers.add(seat);
+    t.phase = Phase.PICK;
+    return [{ type: 'thrown', seat, cards: [...cards], kind }];
+  }
+
+  /** The cards of the offer the pick rule lets be taken, as placed. */
+  pickable() {
+    const t = this.table;
+    if (t.offerKind === null) return [];
+    return this.pickablePositions([...t.offer], t.offerKind).map((i) => t.offer[i]);
+  }
+
+  /** Whether `seat` may pick from the offer at all (the multi-throw house rule). */
+  offerOpenTo(seat) {
+    return !this.kitRules.onlyAfterMultiThrow || this.table.multiThrowers.has(seat);
+  }
+
+  #checkOfferPick(seat, card) {
+    if (!this.table.offer.includes(card)) refuse(ErrorCode.CARD_NOT_ON_OFFER, `${card} is not on offer`);
+    if (!this.offerOpenTo(seat)) refuse(ErrorCode.PICK_NOT_ALLOWED, 'thrown cards may be picked only after throwing two or more cards together this round');
+    const allowed = this.pickable();
+    if (!allowed.includes(card)) refuse(ErrorCode.PICK_NOT_ALLOWED, `${card} may not be picked from this throw; allowed: ${allowed.join(', ')}`);
+  }
+
+  #pick(seat, card) {
+    const t = this.table;
+    const kit = this.kitRules;
+    if (card === null && !t.deck.length) return this.#awaitNewDeck(seat);
+    let rest = [...t.offer];
+    let events;
+    if (card === null) {
+      card = t.deck.shift();
+      this.onPick(seat, card, 'deck');
+      events = [{ type: 'picked', seat, from: 'deck', card }];
+    } else {
+      this.onPick(seat, card, 'offer');
+      rest = withoutCards(rest, [card]); // one copy: with several packs the offer may repeat a card
+      events = [{ type: 'picked', seat, from: 'offer', card }];
+    }
+    t.hands[seat].push(card);
+    t.outOfPlay.push(...rest);
+    if (rest.length) events.push({ type: 'out_of_play', cards: canonical(rest) });
+    t.offer = t.thrown;
+    t.offerKind = t.thrownKind;
+    t.thrown = [];
+    t.thrownKind = null;
+    t.turnsTaken += 1;
+    t.toAct = nextActive(t, seat);
+    if (t.deck.length || (kit.deckRunsOut === 'reshuffle' && kit.reshuffleMoment === 'when_draw_finds_deck_empty')) {
+      t.phase = Phase.CALL_OR_THROW;
+    } else if (kit.deckRunsOut !== 'reshuffle') {
+      events.push(...this.#endRound(null));
+    } else {
+      t.phase = Phase.AWAITING_RESHUFFLE;
+      events.push({ type: 'reshuffle_needed', cards: canonical(t.outOfPlay) });
+    }
+    return events;
+  }
+
+  #awaitNewDeck(seat) {
+    const t = this.table;
+    if (this.kitRules.keptAside === 'pickable_and_throw' && t.offerKind !== null) {
+      const keep = new Set(this.pickablePositions([...t.offer], t.offerKind));
+      t.outOfPlay.push(...t.offer.filter((_, i) => !keep.has(i)));
+      t.offer = t.offer.filter((_, i) => keep.has(i));
+    }
+    t.drawWaiting = seat;
+    t.phase = Phase.AWAITING_RESHUFFLE;
+    return [{ type: 'reshuffle_needed', cards: canonical(t.outOfPlay) }];
+  }
+
+  #timeout(seat) {
+    const t = this.table;
+    const kit = this.kitRules;
+    if (kit.timerSeconds <= 0) refuse(ErrorCode.TIMER_OFF, 'the turn timer is off at this table');
+    const weight = (c) => [this.handValue([c]), rankOf(c), SORT_KEY.get(c)];
+    const heavier = (a, b) => compareKeys(weight(a), weight(b)) > 0;
+    const events = [{ type: 'timed_out', seat }];
+    if (t.phase === Phase.CALL_OR_THROW) {
+      events.push(...this.#throw(seat, [t.hands[seat].reduce((best, c) => (heavier(c, best) ? c : best))]));
+    }
+    let take = null;
+    if (kit.timerExpiry === 'throw_highest_single_then_take_lowest' && this.offerOpenTo(seat)) {
+      take = this.pickable().reduce((best, c) => (best === null || heavier(best, c) ? c : best), null);
+    }
+    return [...events, ...this.#pick(seat, take)];
+  }
+
+  reshuffle(order) {
+    const t = this.table;
+    if (t.phase !== Phase.AWAITING_RESHUFFLE) refuse(ErrorCode.WRONG_PHASE, `no reshuffle is due (phase ${t.phase})`);
+    if (!sameCards(order, t.outOfPlay)) {
+      refuse(ErrorCode.INVALID_RESHUFFLE, `reshuffle order must hold exactly the cards out of play: ${canonical(t.outOfPlay).join(' ')}`);
+    }
+    const saved = snapshot(t);
+    try {
+      this.onReshuffle(Object.freeze([...order]));
+      t.deck = [...order];
+      t.outOfPlay = [];
+      t.phase = Phase.CALL_OR_THROW;
+      const events = [{ type: 'reshuffled', deck_size: t.deck.length }];
+      if (t.drawWaiting !== null) {
+        const seat = t.drawWaiting;
+        t.drawWaiting = null;
+        t.phase = Phase.PICK;
+        events.push(...this.#pick(seat, null));
+      }
+      return events;
+    } catch (err) {
+      this.table = saved;
+      throw err;
+    }
+  }
+
+  // -- the end of a hand and of the game ------------------------------------------------
+
+  #endRound(caller) {
+    const t = this.table;
+    const kit = this.kitRules;
+    const values = t.hands.map((h, s) => (t.active.includes(s) ? this.handValue([...h]) : null));
+    const score = this.scoreRound(caller, values);
+    if (score?.deltas?.length !== t.seats || score?.scores?.length !== t.seats) {
+      throw new Error('scoreRound must give deltas and scores for every seat');
+    }
+    const outcome = caller === null ? 'deck_ran_out' : score.winner === caller ? 'won_call' : 'beaten_call';
+    const out = [...(score.eliminated ?? [])].sort((a, b) => a - b);
+    t.scores = [...score.scores];
+    t.lastRound = {
+      round: t.round,
+      outcome,
+      caller,
+      winner: caller === null ? null : score.winner,
+      hand_values: values,
+      deltas: [...score.deltas],
+      scores: [...score.scores],
+      eliminated: out,
+    };
+    const events = [{ type: 'round_ended', ...t.lastRound }];
+    let next = this.#nextStarter(caller, t.lastRound.winner, out);
+    for (const s of out) {
+      t.active = t.active.filter((a) => a !== s);
+      t.outInRound.set(s, t.round);
+      t.hands[s] = [];
+    }
+    if (!t.active.includes(next)) next = nextActive(t, next);
+    t.starter = next;
+    t.toAct = null;
+    t.phase = Phase.ROUND_OVER;
+    const over = (kit.gameEnd === 'elimination' && t.active.length <= 1)
+      || (kit.gameEnd === 'fixed_rounds' && kit.rounds !== null && t.round >= kit.rounds);
+    if (over) events.push(...this.#finishGame());
+    return events;
+  }
+
+  #nextStarter(caller, winner, out) {
+    const t = this.table;
+    const rule = this.kitRules.nextStarter;
+    if (winner !== null && winner !== undefined && !out.includes(winner)) {
+      if (rule === 'round_winner') return winner;
+      if (rule === 'seat_after_round_winner') return nextActive(t, winner);
+    }
+    if (rule === 'caller' && caller !== null && !out.includes(caller)) return caller;
+    return nextActive(t, t.starter);
+  }
+
+  endGame() {
+    if (this.kitRules.gameEnd !== 'host_ends') refuse(ErrorCode.GAME_NOT_ENDABLE, "this profile's game ends by its own rules, not by the host");
+    if (!BETWEEN_HANDS.includes(this.table.phase)) refuse(ErrorCode.WRONG_PHASE, 'the table can be ended only between hands');
+    return this.#finishGame();
+  }
+
+  #finishGame() {
+    const t = this.table;
+    t.result = {
+      winners: winners(t.scores, t.active, this.kitRules),
+      standings: standings(t.scores, t.outInRound, this.kitRules),
+      scores: [...t.scores],
+      eliminated: [...t.outInRound.keys()],
+      settlement: this.settlement([...t.scores]),
+    };
+    t.phase = Phase.GAME_OVER;
+    t.toAct = null;
+    return [{ type: 'game_ended', ...t.result }];
+  }
+
+  // -- views ------------------------------------------------------------------------------
+
+  state() {
+    const t = this.table;
+    return {
+      phase: t.phase,
+      round: t.round,
+      seats: t.seats,
+      active: [...t.active],
+      eliminated: [...t.outInRound.keys()],
+      dealer: dealerOf(t, this.kitRules),
+      starter: t.starter,
+      to_act: t.toAct,
+      hands: t.hands.map(canonical),
+      hand_values: t.hands.map((h) => (h.length ? this.handValue([...h]) : 0)),
+      offer: [...t.offer],
+      offer_kind: t.offerKind,
+      pickable: this.pickable(),
+      thrown: [...t.thrown],
+      multi_throwers: [...t.multiThrowers].sort((a, b) => a - b),
+      deck: [...t.deck],
+      deck_size: t.deck.length,
+      out_of_play: canonical(t.outOfPlay),
+      turns_taken: t.turnsTaken,
+      scores: [...t.scores],
+      options: { ...this.profile.option_values },
+      last_round: t.lastRound,
+      result: t.result,
+    };
+  }
+
+  legal() {
+    const t = this.table;
+    const seat = t.toAct;
+    if (!IN_TURN.includes(t.phase) || seat === null) return null;
+    if (t.phase === Phase.CALL_OR_THROW) {
+      const throws = this.legalThrows(seat, [...t.hands[seat]]).map((c) => [...c])
+        .sort((a, b) => a.length - b.length || compareCards(a, b));
+      return { seat, call: this.#refusalOf(seat, Object.freeze({ type: 'call' })) === null, throws, picks: [] };
+    }
+    const picks = [{ from: 'deck' }];
+    if (this.offerOpenTo(seat)) picks.push(...[...new Set(this.pickable())].map((card) => ({ from: 'offer', card })));
+    return { seat, call: false, throws: [], picks };
+  }
+}
+
+function compareKeys(x, y) {
+  for (let i = 0; i < x.length; i += 1) if (x[i] !== y[i]) return x[i] - y[i];
+  return 0;
+}
+
+function compareCards(a, b) {
+  return compareKeys(a.map((c) => SORT_KEY.get(c)), b.map((c) => SORT_KEY.get(c)));
+}
+
+/** The next seat in play after `seat`. */
+export function nextActive(table, seat) {
+  for (let step = 1; step <= table.seats; step += 1) {
+    const candidate = (seat + step) % table.seats;
+    if (table.active.includes(candidate)) return candidate;
+  }
+  throw new Error('no seat in play');
+}
+
+/** The seats in play in turn order from `first`. */
+export function turnOrderFrom(table, first) {
+  return [...table.active].sort((a, b) => ((a - first + table.seats) % table.seats) - ((b - first + table.seats) % table.seats));
+}
+
+function dealerOf(table, rules) {
+  if (rules.dealer === 'none') return null;
+  return turnOrderFrom(table, table.starter).at(-1);
+}
+
+// -- the protocol session --------------------------------------------------------------
+
+/** The `seq` a response echoes: the request's integer seq in 0..MAX_SEQ, else null. */
+export function requestSeq(request) {
+  const seq = isObject(request) ? request.seq : undefined;
+  return Number.isInteger(seq) && seq >= 0 && seq <= MAX_SEQ ? seq : null;
+}
+
+export function errorResponse(seq, code, message) {
+  return { seq, ok: false, error: { code, message: clipWords(message) } };
+}
+
+const KIND_NAMES = { object: 'an object', array: 'an array', string: 'a string', integer: 'an integer' };
+const IS_KIND = {
+  object: isObject,
+  array: Array.isArray,
+  string: (v) => typeof v === 'string',
+  integer: (v) => Number.isInteger(v),
+};
+
+/** `request[name]` when it is of `kind` ('object', 'array', 'string', 'integer'), else bad_request. */
+export function fieldOf(request, name, kind) {
+  const value = request[name];
+  if (!IS_KIND[kind](value)) refuse(ErrorCode.BAD_REQUEST, `'${name}' must be ${KIND_NAMES[kind]}`);
+  return value;
+}
+
+const isScalar = (v) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
+const VERSION = /^[0-9]+\.[0-9]+$/;
+
+/**
+ * One engine process: the handshake and at most one table. `backend` is a TrackedEngine
+ * (or anything with its Backend methods); `info` is {name, version, language, commands?,
+ * actions?, stateFields?}.
+ */
+export class Session {
+  constructor(backend, info) {
+    this.backend = backend;
+    this.info = { language: 'javascript', commands: COMMANDS, actions: ['call', 'throw', 'pick', 'timeout'], ...info };
+    this.started = false;
+    this.stopped = false;
+  }
+
+  /** The response to one decoded request. */
+  handle(request) {
+    const seq = requestSeq(request);
+    try {
+      if (!isObject(request)) refuse(ErrorCode.BAD_REQUEST, 'a request must be a JSON object');
+      if (seq === null) refuse(ErrorCode.BAD_REQUEST, `'seq' must be an integer from 0 to ${MAX_SEQ}`);
+      const command = request.cmd;
+      if (typeof command !== 'string') refuse(ErrorCode.BAD_REQUEST, "'cmd' must be a command name");
+      if (!COMMANDS.includes(command)) refuse(ErrorCode.UNKNOWN_COMMAND, `unknown command ${JSON.stringify(command)}`);
+      if (!this.info.commands.includes(command)) refuse(ErrorCode.UNSUPPORTED_COMMAND, `this engine does not implement ${command}`);
+      const body = this[`cmd_${command}`](request);
+      return { seq, ok: true, ...body };
+    } catch (err) {
+      if (err instanceof Refused) return errorResponse(seq, err.code, err.message);
+      return errorResponse(seq, ErrorCode.INTERNAL_ERROR, String(err?.stack ?? err).split('\n').slice(0, 2).join(' '));
+    }
+  }
+
+  #open() {
+    if (!this.started) refuse(ErrorCode.WRONG_PHASE, "no game: send 'start' first");
+    return this.backend;
+  }
+
+  cmd_hello(request) {
+    const wanted = request.protocol;
+    if (typeof wanted !== 'string' || !VERSION.test(wanted)) refuse(ErrorCode.BAD_REQUEST, 'hello needs \'protocol\', e.g. "1.0"');
+    if (wanted.split('.')[0] !== PROTOCOL_VERSION.split('.')[0]) {
+      refuse(ErrorCode.UNSUPPORTED_PROTOCOL, `this engine speaks protocol ${PROTOCOL_VERSION}, not ${wanted}`);
+    }
+    const { name, version, language, commands, actions, stateFields } = this.info;
+    const supports = { commands: [...commands], actions: [...actions] };
+    if (stateFields != null) supports.state_fields = [...stateFields];
+    return { engine: { name, version, language }, protocol: PROTOCOL_VERSION, supports };
+  }
+
+  cmd_start(request) {
+    const profile = fieldOf(request, 'profile', 'object');
+    const seats = fieldOf(request, 'seats', 'integer');
+    const options = request.options ?? {};
+    if (!isObject(options) || !Object.values(options).every(isScalar)) refuse(ErrorCode.BAD_REQUEST, "'options' must be an object of option values");
+    this.backend.start(profile, options, seats);
+    this.started = true;
+    return { events: [] };
+  }
+
+  cmd_deal(request) {
+    const deck = parseCards(fieldOf(request, 'deck', 'array'), 'deck');
+    const layout = dealLayout(request);
+    return { events: this.#open().deal(deck, layout) };
+  }
+
+  cmd_act(request) {
+    // The arguments are checked before asking for a game (step 2 comes before step 3).
+    const seat = fieldOf(request, 'seat', 'integer');
+    const action = actionOf(fieldOf(request, 'action', 'object'));
+    return { events: this.#open().act(seat, action) };
+  }
+
+  cmd_reshuffle(request) {
+    const order = parseCards(fieldOf(request, 'order', 'array'), 'order');
+    return { events: this.#open().reshuffle(order) };
+  }
+
+  cmd_set_option(request) {
+    const name = fieldOf(request, 'name', 'string');
+    if (!('value' in request) || !isScalar(request.value)) refuse(ErrorCode.BAD_REQUEST, "set_option needs a 'value': a string, number, boolean or null");
+    return { events: this.#open().setOption(name, request.value) };
+  }
+
+  cmd_end_game() {
+    return { events: this.#open().endGame() };
+  }
+
+  cmd_state() {
+    return { state: this.#open().state() };
+  }
+
+  cmd_legal() {
+    return { legal: this.#open().legal() };
+  }
+
+  cmd_stop() {
+    this.stopped = true;
+    return {};
+  }
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The request on one line (bytes, without its newline), or Refused(bad_request). */
+export function decodeRequest(bytes) {
+  let text;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    refuse(ErrorCode.BAD_REQUEST, 'not JSON: the line is not UTF-8');
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    return refuse(ErrorCode.BAD_REQUEST, clipWords(`not JSON: ${err.message}`));
+  }
+}
+
+/**
+ * The responses to a stream of request bytes, line by line: calls `write(line)` with each
+ * encoded response (newline included). Returns {push(chunk), end()}; `onStop` runs after
+ * the answer to `stop`.
+ */
+export function lineServer(session, write, onStop = () => {}) {
+  let parts = [];
+  let size = 0;
+  let tooLong = false;
+  const answer = (response) => write(`${JSON.stringify(response)}\n`);
+  const finishLine = () => {
+    const line = Buffer.concat(parts);
+    parts = [];
+    size = 0;
+    if (tooLong) {
+      tooLong = false;
+      answer(errorResponse(null, ErrorCode.BAD_REQUEST, `request line longer than ${MAX_LINE_BYTES} bytes`));
+      return;
+    }
+    const body = line.at(-1) === 0x0d ? line.subarray(0, -1) : line;
+    if (!body.toString('latin1').trim()) return;
+    let response;
+    try {
+      response = session.handle(decodeRequest(body));
+    } catch (err) {
+      response = err instanceof Refused ? errorResponse(null, err.code, err.message)
+        : errorResponse(null, ErrorCode.INTERNAL_ERROR, String(err));
+    }
+    answer(response);
+  };
+  return {
+    push(chunk) {
+      let start = 0;
+      while (!session.stopped && start <= chunk.length) {
+        const nl = chunk.indexOf(0x0a, start);
+        const end = nl < 0 ? chunk.length : nl;
+        if (!tooLong) {
+          const piece = chunk.subarray(start, end);
+          if (size + piece.length > MAX_LINE_BYTES) {
+            tooLong = true; // the rest of the line is read and dropped
+            parts = [];
+          } else {
+            parts.push(piece);
+          }
+          size += piece.length;
+        }
+        if (nl < 0) break;
+        finishLine();
+        if (session.stopped) { onStop(); return; }
+        start = nl + 1;
+      }
+    },
+    end() {
+      if (!session.stopped && (size > 0 || tooLong)) finishLine();
+    },
+  };
+}
+
+/**
+ * Serve `session` on standard input and output until `stop` or end of input, then exit 0.
+ * Standard output carries responses only: with `quietPrints` (the default) console.log and
+ * friends write to standard error, so an engine that logs can be served as it is.
+ */
+export function serve(session, { quietPrints = true } = {}) {
+  if (quietPrints) {
+    for (const name of ['log', 'info', 'debug', 'dir', 'table']) console[name] = (...args) => console.error(...args);
+  }
+  const write = (text) => {
+    const data = Buffer.from(text);
+    let off = 0;
+    while (off < data.length) {
+      try {
+        off += writeSync(1, data, off);
+      } catch (err) {
+        if (err.code === 'EAGAIN') continue;
+        if (err.code === 'EPIPE') process.exit(0);
+        throw err;
+      }
+    }
+  };
+  const server = lineServer(session, write, () => process.exit(0));
+  process.stdin.on('data', (chunk) => server.push(chunk));
+  process.stdin.on('end', () => { server.end(); process.exit(0); });
+}
+
+/** Serve `session` on standard input and output (the Python kit's `run`). */
+export function run(session) {
+  serve(session);
+}
+
+/** Serve a TrackedEngine on standard input and output: a binding's whole main. */
+export function main(engine) {
+  run(new Session(engine, engine.constructor.info()));
+}
