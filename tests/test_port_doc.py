@@ -4,8 +4,13 @@ a CI job that installs what step 1 builds, and no package index the suite is not
 from __future__ import annotations
 
 import re
+import shlex
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from conformance import __version__
@@ -58,3 +63,32 @@ def test_no_page_claims_a_package_index() -> None:
         assert "pip install jhyap-conformance\n" not in text, page
         assert "jhyap-conformance==" not in text, page
         assert "<repository URL>" not in text, page
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python examples/python-loop/bind.py",
+        "node examples/javascript-object/bind.mjs",
+    ],
+)
+def test_the_example_bindings_end_as_the_page_says(command: str) -> None:
+    # The page's command, run as written (from the checkout), and its summary as quoted.
+    if command.startswith("node") and shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    block = _block("console", f'$ jhyap run --engine "{command}"')
+    argv = shlex.split(block.strip().removeprefix("$ "))
+    argv[argv.index("--engine") + 1] = command.replace("python ", f"{sys.executable} ", 1)
+    done = subprocess.run(
+        [sys.executable, "-m", "conformance", *argv[1:], "-q"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    summary = re.search(r"== (.*\(\d+ cases\)) in ", done.stdout)
+    assert summary is not None, done.stdout[-500:]
+    quoted = PORT.split(block, 1)[1].split("ends with `", 1)[1].split("`", 1)[0]
+    assert quoted == summary.group(1)
