@@ -23,6 +23,9 @@ EVENT_RULES: Final[Mapping[str, tuple[str, ...]]] = {
     "round_started.starter": ("next_starter", "deal.dealer", "direction"),
     "round_started.turn_order": ("direction", "game_end"),
     "round_started": ("next_starter", "deal"),
+    "dealt.hands": ("deal.order", "deal", "hand_size"),
+    "dealt.turned_up": ("deal.first_offer", "deal"),
+    "dealt.deck_size": ("hand_size", "deck"),
     "dealt": ("deal", "hand_size", "deck"),
     "called": ("call", "card_values"),
     "thrown": ("throws",),
@@ -127,6 +130,19 @@ def _error_code(value: Any) -> str | None:
     return None
 
 
+def _hand_sizes_differ(want: Any, actual: Any, index: int) -> bool:
+    """Whether the engine dealt hands of other sizes than the expected ``dealt`` event's."""
+    got = actual[index] if isinstance(actual, list) and index < len(actual) else None
+    if not isinstance(want, Mapping) or not isinstance(got, Mapping):
+        return False
+    wanted, dealt = want.get("hands"), got.get("hands")
+    if not isinstance(wanted, list) or not isinstance(dealt, list):
+        return False
+    return [len(h) for h in wanted if isinstance(h, list)] != [
+        len(h) for h in dealt if isinstance(h, list)
+    ]
+
+
 def rule_paths(
     differences: Sequence[str], expected: Any, actual: Any, step_kind: str | None = None
 ) -> tuple[str, ...]:
@@ -147,6 +163,8 @@ def rule_paths(
             elif isinstance(kind, str):
                 if kind == "round_ended" and field in ("deltas", "scores"):
                     found += _OUTCOME_SCORING.get(str(events[index].get("outcome")), ())
+                if kind == "dealt" and _hand_sizes_differ(events[index], actual, index):
+                    found.append("hand_size")
                 found += _event_rules(kind, field)
             continue
         counted = _EVENT_COUNT.match(difference)
