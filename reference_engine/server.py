@@ -16,7 +16,7 @@ from .errors import ErrorCode, JhyapError
 from .game import Game
 from .messages import clip_words
 
-PROTOCOL_VERSION = "1.0"
+PROTOCOL_VERSION = "1.1"
 ENGINE_VERSION = "0.1.0"
 MAX_LINE_BYTES = 1 << 20
 MAX_SEQ = (1 << 53) - 1  # the largest integer every JSON implementation holds exactly

@@ -125,7 +125,7 @@ def test_failing_transcript_report_line_by_line(capsys: pytest.CaptureFixture[st
         "  dashain.pick.out-of-play      1",
         "  dashain.turn.throw-then-pick  1",
         "",
-        "engine: jhyap-reference 0.1.0 (protocol 1.0)",
+        "engine: jhyap-reference 0.1.0 (protocol 1.1)",
         lines[-1],
     ]
     assert lines[-1].startswith("== 1 passed, 1 failed (2 cases) in ")
@@ -153,7 +153,7 @@ def test_verbose_adds_the_tables_and_quiet_keeps_one_line_per_failure(
         "  dashain.pick.out-of-play      1",
         "  dashain.turn.throw-then-pick  1",
         "",
-        "engine: jhyap-reference 0.1.0 (protocol 1.0)",
+        "engine: jhyap-reference 0.1.0 (protocol 1.1)",
     ]
     code, out, err = jhyap(
         capsys, "run", "--transcripts", DATA_ARG, "-k", PASSING, "-k", WRONG, "-q"
@@ -171,7 +171,7 @@ def test_a_green_run_prints_a_short_summary(capsys: pytest.CaptureFixture[str]) 
     code, out, _ = jhyap(capsys, "run", "--transcripts", DATA_ARG, "-k", PASSING)
     assert code == 0
     engine, verdict = out.splitlines()
-    assert engine == "engine: jhyap-reference 0.1.0 (protocol 1.0)"
+    assert engine == "engine: jhyap-reference 0.1.0 (protocol 1.1)"
     assert verdict.startswith("== 1 passed (1 case) in ")
 
 
@@ -423,8 +423,8 @@ def test_declined_profile_is_skipped(
         ),
         (
             fake("protocol2", "--refuse"),
-            "jhyap run: the engine is unusable: the engine does not speak protocol 1.0 "
-            "(the harness speaks 1.0): this engine speaks protocol 2.0, not 1.0\n",
+            "jhyap run: the engine is unusable: the engine does not speak protocol 1.1 "
+            "(the harness speaks 1.1): this engine speaks protocol 2.0, not 1.1\n",
         ),
         (
             "/nonexistent/engine --fast",
@@ -580,7 +580,7 @@ def test_client_stderr_tail_is_bounded(pids: Path) -> None:
 def test_client_close_always_reaps(pids: Path) -> None:
     client = EngineClient(fake("passthrough"))
     info = client.handshake()
-    assert info.describe() == "jhyap-reference 0.1.0 (protocol 1.0)"
+    assert info.describe() == "jhyap-reference 0.1.0 (protocol 1.1)"
     assert info.supports_command("legal") and info.supports_action("timeout")
     assert client.close() == 0
     assert client.close() == 0  # closing twice is harmless
@@ -825,7 +825,7 @@ def test_json_and_junit_reports(capsys: pytest.CaptureFixture[str], tmp_path: Pa
         "passed_derived": 0,
     }
     assert data["engine"]["name"] == "jhyap-reference"
-    assert data["engine"]["protocol"] == "1.0"
+    assert data["engine"]["protocol"] == "1.1"
     assert data["engine"]["command"] == shlex.join(
         [sys.executable, "-m", "reference_engine.server"]
     )

@@ -24,6 +24,7 @@ from .known_failures import (
     known_failure_warnings,
     load_known_failures,
 )
+from .versions import version_warning
 from .replay import (
     ERRORED,
     FAILED,
@@ -211,6 +212,7 @@ def run_cases(
     try:
         # Greet the first engine here, so an unusable engine stops the run at once.
         _, info = workers[0].connect()
+        warnings += filter(None, [version_warning(info.protocol)])
         if config.validate_protocol:
             warnings += [
                 f"the hello answer breaks the protocol schema: {p}"
