@@ -419,7 +419,7 @@ def test_declined_profile_is_skipped(
         (
             fake("protocol2"),
             "jhyap run: the engine is unusable: the engine speaks protocol 2.0, the harness speaks "
-            "1.0: the major versions must match\n",
+            "1.1: the major versions must match\n",
         ),
         (
             fake("protocol2", "--refuse"),

@@ -24,7 +24,6 @@ from .known_failures import (
     known_failure_warnings,
     load_known_failures,
 )
-from .versions import version_warning
 from .replay import (
     ERRORED,
     FAILED,
@@ -47,6 +46,7 @@ from .selection import (
     matches,
     select_transcripts,
 )
+from .versions import version_warning
 
 Progress = Callable[[Outcome], None]
 

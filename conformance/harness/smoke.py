@@ -360,7 +360,7 @@ class _Smoke:
                 client,
                 "deal",
                 "the deal",
-                {"cmd": "deal", "deck": plan.deck},
+                plan.deal_request(),
                 ("round_started", "dealt"),
             )
             self.add("deal", OK, f"accepted the deal: {', '.join(types)}")

@@ -51,14 +51,18 @@ def layout_of(
     }
 
 
-def _from_hands(spec: Mapping[str, Json], order: Sequence[str], seats: int) -> Json:
+def _from_hands(
+    spec: Mapping[str, Json], order: Sequence[str], seats: int
+) -> dict[str, Json] | None:
     named = {int(seat): list(cards) for seat, cards in spec["hands"].items()}
     if any(not 0 <= seat < seats for seat in named):
         return None
     return layout_of(order, [named.get(seat, []) for seat in range(seats)], spec["turned_up"])
 
 
-def _from_events(events: Sequence[Json], order: Sequence[str], seats: int) -> Json:
+def _from_events(
+    events: Sequence[Json], order: Sequence[str], seats: int
+) -> dict[str, Json] | None:
     for event in events:
         if not isinstance(event, Mapping) or event.get("type") != "dealt":
             continue
@@ -98,7 +102,10 @@ def with_deal_layouts(steps: Sequence[Json], seats: int) -> tuple[Json, ...]:
             seats = step.start_seats
         if step.kind == "deal" and step.request is not None:
             layout = deal_layout(
-                step.deal, step.request["deck"], seats, step.expect.events,
+                step.deal,
+                step.request["deck"],
+                seats,
+                step.expect.events,
                 step.expect.error is not None,
             )
             if layout is not None:
