@@ -32,6 +32,9 @@ from .client import (
 from .replay import SKIP_CODES, schema_problems
 from .sandbox import EngineLimits
 from .smoke_plan import FIXED, CannotPlan, Turn, plan_for
+from .smoke_points import POINT_NAMES, Verdict, check_point, points
+from .state_fields import unreported_dropped
+from .versions import version_warning
 
 OK: Final = "ok"
 FAIL: Final = "FAIL"
@@ -52,6 +55,7 @@ CHECK_NAMES: Final = (
     "legal",
     "turn",
     "call",
+    *(f"point {name}" for name in POINT_NAMES),  # smoke_points.py
     "stop",
     "exit",
     "schema",
@@ -180,6 +184,7 @@ class _Smoke:
         self.responses: list[tuple[str, int, dict[str, Any]]] = []  # (cmd, seq, response)
         self.stdout_trouble: str | None = None
         self.broken_at: str | None = None  # the check whose request broke the connection
+        self.fields: frozenset[str] | None = None  # hello's state_fields (None: every field)
 
     # -- recording ---------------------------------------------------------------------
 
@@ -197,13 +202,15 @@ class _Smoke:
 
     # -- requests ----------------------------------------------------------------------
 
-    def send(self, client: EngineClient, check: str, message: Mapping[str, Any]) -> dict[str, Any]:
-        """Send a request and record its answer; raise _Broken when none can be read."""
+    def send(
+        self, client: EngineClient, check: str, message: Mapping[str, Any], raw: bytes = b""
+    ) -> dict[str, Any]:
+        """Send a request (or a raw line, whose answer is a state's) and record its answer;
+        raise _Broken when none can be read."""
         cmd = str(message["cmd"])
-        args = {k: v for k, v in message.items() if k != "cmd"}
         seq = client.next_seq
         try:
-            response = client.request(cmd, **args)
+            response = client.send_raw(raw) if raw else client.send(message)
         except ProtocolViolation as exc:
             self.stdout_trouble = self.stdout_trouble or stdout_problem(exc)
             self.broken_at = check
@@ -282,9 +289,11 @@ class _Smoke:
             )
             ok = False
         else:
-            self.add(
-                "protocol", OK, f"speaks protocol {version} (the harness speaks {PROTOCOL_VERSION})"
-            )
+            warning = version_warning(version)
+            text = f"speaks protocol {version} (the harness speaks {PROTOCOL_VERSION})"
+            self.add("protocol", OK, text, [f"warning: {warning}"] if warning else [])
+            declared = (hello.get("supports") or {}).get("state_fields")
+            self.fields = frozenset(declared) if isinstance(declared, list) else None
             ok = True
         engine = hello.get("engine")
         engine = engine if isinstance(engine, dict) else {}
@@ -489,6 +498,24 @@ class _Smoke:
             "legal", OK, f"answered legal for seat {seat}" if seat is not None else "answered legal"
         )
 
+    def protocol_points(self, client: EngineClient, hello: Mapping[str, Any]) -> None:
+        """Each point of smoke_points.py, compared with the reference engine's answers."""
+        shown = {Verdict.PASSED: OK, Verdict.FAILED: FAIL, Verdict.NOT_CHECKED: SKIP}
+        for point in points():
+            name = f"point {point.name}"
+            try:
+                found = check_point(
+                    point,
+                    lambda message: self.send(client, name, message),  # noqa: B023
+                    lambda line: self.send(client, name, {"cmd": "state"}, line),  # noqa: B023
+                    hello,
+                )
+            except _Broken as broken:
+                self.add(name, FAIL, broken.text, broken.details)
+                self.skip_rest(CHECK_NAMES, f"the engine could not be used after {name}")
+                return
+            self.add(name, shown[found.verdict], found.text)
+
     def schema(self) -> None:
         if not self.responses:
             self.add("schema", SKIP, "no response to check")
@@ -496,7 +523,7 @@ class _Smoke:
         problems = [
             f"{cmd} (seq {seq}): {problem}"
             for cmd, seq, response in self.responses
-            for problem in schema_problems(cmd, response)
+            for problem in unreported_dropped(schema_problems(cmd, response), self.fields)
         ]
         total = len(self.responses)
         if not problems:
@@ -627,6 +654,8 @@ class _Smoke:
             hello = self.handshake(client)
             if hello is not None:
                 self.game(client, hello)
+                if self.broken_at is None:
+                    self.protocol_points(client, hello)
             else:
                 self.skip_rest(("protocol", "engine"), "no hello answer")
                 self.skip_rest(GAME_CHECKS, "the handshake failed")
