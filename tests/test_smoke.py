@@ -115,7 +115,7 @@ def test_reference_engine_passes(capsys: pytest.CaptureFixture[str]) -> None:
         "ok   point sets-list: an option whose sets is a list sets each parameter from its map "
         "(protocol.options.sets-list)",
         "ok   point unknown-parameter: a rule parameter the engine does not know is "
-        "unsupported_profile (protocol.start.unknown-parameter)",
+        "unsupported_profile (docs/protocol.md, Declining a profile)",
         "ok   point start-order: start checks the profile, the option names, their values, "
         "then the seats (protocol.order-of-checks.start)",
         "ok   point array-value: an array as an option value is bad_request "
@@ -343,7 +343,7 @@ def test_a_stale_adapter_is_caught_point_by_point(
     assert line_of(lines, "point unknown-parameter") == (
         "FAIL point unknown-parameter: a dhumbal table whose rules hold "
         'call.limit_after_turns, no rule parameter: expected "unsupported_profile", got '
-        '"accepted" (protocol.start.unknown-parameter)'
+        '"accepted" (docs/protocol.md, Declining a profile)'
     )
     assert line_of(lines, "point seq-range") == (
         'FAIL point seq-range: a line with seq -1: expected {"seq": null, "answer": '

@@ -50,7 +50,7 @@ class Probe:
 @dataclass(frozen=True)
 class Point:
     name: str
-    clause: str  # where docs/protocol.md states it (a protocol clause id)
+    where: str  # where docs/protocol.md states it: a protocol clause id, else its section
     what: str  # what an engine that passes does, in words
     probes: tuple[Probe, ...]
 
@@ -123,7 +123,7 @@ def points() -> tuple[Point, ...]:
         ),
         Point(
             "unknown-parameter",
-            "protocol.start.unknown-parameter",
+            "docs/protocol.md, Declining a profile",
             "a rule parameter the engine does not know is unsupported_profile",
             (
                 Probe("a dhumbal table", _start("dhumbal")),
@@ -262,10 +262,10 @@ def check_point(point: Point, ask: Ask, ask_raw: AskRaw, hello: Mapping[str, Jso
         if expected != actual:
             text = (
                 f"{probe.doing}: expected {json.dumps(expected)}, got {json.dumps(actual)} "
-                f"({point.clause})"
+                f"({point.where})"
             )
             return PointResult(point.name, Verdict.FAILED, text)
-    return PointResult(point.name, Verdict.PASSED, f"{point.what} ({point.clause})")
+    return PointResult(point.name, Verdict.PASSED, f"{point.what} ({point.where})")
 
 
 POINT_NAMES: Final = tuple(point.name for point in points())
