@@ -819,10 +819,12 @@ def test_json_and_junit_reports(capsys: pytest.CaptureFixture[str], tmp_path: Pa
         "xfail": 0,
         "xpass": 0,
         "not_applicable": 0,
+        "not_checked": 0,
         "total": 2,
         "modes": {"as_written": 2, "derived": 0, "not_applicable": 0},
         "passed_as_written": 1,
         "passed_derived": 0,
+        "checks_not_checked": 0,
     }
     assert data["engine"]["name"] == "jhyap-reference"
     assert data["engine"]["protocol"] == "1.1"
@@ -845,6 +847,7 @@ def test_json_and_junit_reports(capsys: pytest.CaptureFixture[str], tmp_path: Pa
         "mode_note": "",
         "base": None,
         "changed": [],
+        "not_checked": [],
     }
     root = ET.parse(junit).getroot()
     suite = root.find("testsuite")
