@@ -1,7 +1,8 @@
 """``jhyap smoke``: check an engine's plumbing before its rules (docs/port.md).
 
 :func:`smoke` starts the engine, greets it, plays one short two-seat hand (a deal, a
-refused call, two turns, ``state``, ``legal`` when listed, a call), checks every response
+refused call, two turns, ``state``, ``legal`` when listed, a call), checks the protocol
+points of :mod:`.smoke_points` against the reference engine, checks every response
 against schema/protocol/ and standard output for stray lines, then stops the engine and
 watches it exit. Each check is a :class:`Check`: ok, failed with the fix, or skipped.
 Only a failed launch ends the smoke test early.
