@@ -383,8 +383,7 @@ def _transcript(
     """The transcript of schema-valid data, with the lines of its id and of each step."""
     deck_raw = value.get("deck") or {}
     deck = (int(deck_raw.get("packs", 1)), int(deck_raw.get("jokers", 0)))
-    raws = value.get("steps") or []
-    built = [_build_step(i, raw, step_lines[i], deck) for i, raw in enumerate(raws)]
+    built = [_build_step(i, r, step_lines[i], deck) for i, r in enumerate(value.get("steps") or [])]
     steps = with_deal_layouts(built, value["seats"])  # protocol 1.1: the deal's layout too
     return Transcript(
         id=value["id"],
