@@ -1,3 +1,3 @@
 """Conformance suite for Jhyap (Dhumbal): profile checking, transcripts and the ``jhyap`` CLI."""
 
-__version__ = "0.1.0"  # the package version (pyproject.toml reads it from here)
+__version__ = "0.2.0"  # the package version (pyproject.toml reads it from here)

@@ -434,7 +434,7 @@ class JhyapItem(_ExplainedItem):
             self.add_marker(MODE_MARKERS[case.mode.value])
 
     def runtest(self) -> None:
-        from .harness.replay import NOT_APPLICABLE, PASSED, SKIPPED, XFAIL
+        from .harness.replay import NOT_APPLICABLE, NOT_CHECKED, PASSED, SKIPPED, XFAIL
         from .reporting.report import failure_block, headline
 
         # How the case runs under its ruleset, in the JUnit XML pytest writes and to plugins.
@@ -446,6 +446,8 @@ class JhyapItem(_ExplainedItem):
             pytest.skip(f"not applicable under {outcome.profile}: {outcome.reason}")
         if outcome.status == SKIPPED:
             pytest.skip(outcome.reason)
+        if outcome.status == NOT_CHECKED:
+            pytest.skip("not checked: " + "; ".join(outcome.not_checked))
         if outcome.status == XFAIL:
             pytest.xfail(f"known failure: {outcome.known_failure}")
         block = failure_block(outcome, self.jhyap.rerun)

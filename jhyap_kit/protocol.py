@@ -30,7 +30,7 @@ from reference_engine.messages import clip_words
 
 from .moves import Action, Call, Pick, Refused, Source, Throw, Timeout
 
-PROTOCOL_VERSION: Final = "1.0"
+PROTOCOL_VERSION: Final = "1.1"
 MAX_LINE_BYTES: Final = 1 << 20
 MAX_SEQ: Final = (1 << 53) - 1  # the largest integer every JSON implementation holds exactly
 COMMANDS: Final = (

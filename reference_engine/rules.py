@@ -9,7 +9,7 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
-from .errors import ProfileError
+from .errors import ErrorCode, ProfileError
 
 RANK_KEYS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
 
@@ -145,6 +145,53 @@ _OPTIONAL = ("game_end.rounds", "game_end.out_above", "turn_timer", "money")
 _MONEY = re.compile(r"[0-9]{1,12}(\.[0-9]{1,2})?")
 
 
+# Every rule parameter this engine plays, by section (None: a parameter, not a section).
+# A profile naming another is refused with unsupported_profile, never played as if the
+# parameter were absent (docs/protocol.md, "Declining a profile").
+_KNOWN: dict[str, frozenset[str] | None] = {
+    "seats": frozenset({"min", "max"}),
+    "deck": frozenset({"cards", "jokers", "jokers_wild", "packs_by_seats"}),
+    "hand_size": None,
+    "card_values": frozenset({*RANK_KEYS, "X"}),
+    "direction": None,
+    "deal": frozenset({"dealer", "first_starter", "order", "first_offer"}),
+    "next_starter": None,
+    "deck_runs_out": None,
+    "throws": frozenset({"set", "run", "order_matters"}),
+    "pick": frozenset({"from_offer", "only_after_multi_throw"}),
+    "reshuffle": frozenset({"moment", "new_deck", "kept_aside"}),
+    "call": frozenset({"limit", "inclusive", "timing", "first_round"}),
+    "showdown": frozenset({"tie", "winner_among_lowest"}),
+    "scoring": frozenset(
+        {"kind", "won_call", "beaten_call", "beaten_penalty", "beaten_others", "cuts"}
+        | {"halve_at_multiples_of"}
+    ),
+    "game_end": frozenset({"kind", "rounds", "out_above", "reaching_is_out"}),
+    "money": frozenset({"dollars_per_point", "settlement"}),
+    "turn_timer": frozenset({"seconds", "on_expiry"}),
+}
+_KNOWN_THROWS = {"set": frozenset({"min", "max"}), "run": frozenset({"min", "ace"})}
+
+
+def _check_known(r: Mapping[str, Any]) -> None:
+    """unsupported_profile for the first rule parameter this engine does not know."""
+    unknown = [str(key) for key in r if key not in _KNOWN]
+    for section, keys in _KNOWN.items():
+        node = r.get(section)
+        if keys is not None and isinstance(node, Mapping):
+            unknown += [f"{section}.{key}" for key in node if key not in keys]
+    throws = r.get("throws")
+    for kind, keys in _KNOWN_THROWS.items():
+        node = throws.get(kind) if isinstance(throws, Mapping) else None
+        if isinstance(node, Mapping):
+            unknown += [f"throws.{kind}.{key}" for key in node if key not in keys]
+    if unknown:
+        raise ProfileError(
+            f"rules.{sorted(unknown)[0]}: a rule parameter this engine does not know",
+            ErrorCode.UNSUPPORTED_PROFILE,
+        )
+
+
 def _check_types(r: Mapping[str, Any]) -> None:
     """ProfileError for a rule parameter of the wrong type or below its range."""
     for path, least in _TYPED.items():
@@ -273,6 +320,7 @@ class Rules:
 
     @classmethod
     def _build(cls, r: Mapping[str, Any]) -> Rules:
+        _check_known(r)
         _check_types(r)
         for path, expected in _SINGLE_VALUED.items():
             node: Any = r

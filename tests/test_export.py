@@ -17,7 +17,7 @@ from typing import IO, Any
 import pytest
 
 from conformance import cli
-from conformance.spec.transcript import expand_deal, load_corpus, profiles_for
+from conformance.spec.transcript import canonical, expand_deal, load_corpus, profiles_for
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "transcripts"
@@ -72,7 +72,7 @@ def test_every_file_is_json_and_the_count_is_the_corpus(exported: Path) -> None:
     documents = {name: json.loads(text) for name, text in files.items()}
     index = documents.pop("index.json")
     assert index["format"] == "jhyap-conformance-export"
-    assert index["protocol"] == "1.0"
+    assert index["protocol"] == "1.1"
     assert [entry["file"] for entry in index["files"]] == [f"{t.id}.json" for t in corpus]
     for transcript in corpus:
         document = documents[f"{transcript.id}.json"]
@@ -111,7 +111,16 @@ def test_a_deal_is_expanded_to_the_52_cards(exported: Path) -> None:
     raw_deal = transcript.raw["steps"][0]["deal"]
     for case in document["cases"]:
         deal = case["steps"][1]
-        assert deal["request"] == {"cmd": "deal", "deck": expand_deal(raw_deal)}
+        deck = expand_deal(raw_deal)
+        # Protocol 1.1: the layout the deal gives goes with its deck (hands canonical).
+        assert deal["request"] == {
+            "cmd": "deal",
+            "deck": deck,
+            "hands": [canonical(raw_deal["hands"][str(s)]) for s in (0, 1)],
+            "turned_up": raw_deal["turned_up"],
+            "stock": deck[11:],
+        }
+        assert deck[10] == raw_deal["turned_up"]
         assert len(deal["request"]["deck"]) == len(set(deal["request"]["deck"])) == 52
         assert deal["expect"] == {"accepted": True, "starter": 0}
         assert deal["source"] == f"shared-throws-refused.yaml:{transcript.steps[0].line}"

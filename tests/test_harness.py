@@ -125,7 +125,7 @@ def test_failing_transcript_report_line_by_line(capsys: pytest.CaptureFixture[st
         # a wrong pick points at the pick clause; the turn clause only came along
         "  dashain.pick.out-of-play  1",
         "",
-        "engine: jhyap-reference 0.1.0 (protocol 1.0)",
+        "engine: jhyap-reference 0.1.0 (protocol 1.1)",
         lines[-1],
     ]
     assert lines[-1].startswith("== 1 passed, 1 failed (2 cases) in ")
@@ -153,7 +153,7 @@ def test_verbose_adds_the_tables_and_quiet_keeps_one_line_per_failure(
         # a wrong pick points at the pick clause; the turn clause only came along
         "  dashain.pick.out-of-play  1",
         "",
-        "engine: jhyap-reference 0.1.0 (protocol 1.0)",
+        "engine: jhyap-reference 0.1.0 (protocol 1.1)",
     ]
     code, out, err = jhyap(
         capsys, "run", "--transcripts", DATA_ARG, "-k", PASSING, "-k", WRONG, "-q"
@@ -171,7 +171,7 @@ def test_a_green_run_prints_a_short_summary(capsys: pytest.CaptureFixture[str]) 
     code, out, _ = jhyap(capsys, "run", "--transcripts", DATA_ARG, "-k", PASSING)
     assert code == 0
     engine, verdict = out.splitlines()
-    assert engine == "engine: jhyap-reference 0.1.0 (protocol 1.0)"
+    assert engine == "engine: jhyap-reference 0.1.0 (protocol 1.1)"
     assert verdict.startswith("== 1 passed (1 case) in ")
 
 
@@ -438,12 +438,12 @@ def test_declined_profile_is_skipped(
         (
             fake("protocol2"),
             "jhyap run: the engine is unusable: the engine speaks protocol 2.0, the harness speaks "
-            "1.0: the major versions must match\n",
+            "1.1: the major versions must match\n",
         ),
         (
             fake("protocol2", "--refuse"),
-            "jhyap run: the engine is unusable: the engine does not speak protocol 1.0 "
-            "(the harness speaks 1.0): this engine speaks protocol 2.0, not 1.0\n",
+            "jhyap run: the engine is unusable: the engine does not speak protocol 1.1 "
+            "(the harness speaks 1.1): this engine speaks protocol 2.0, not 1.1\n",
         ),
         (
             "/nonexistent/engine --fast",
@@ -599,7 +599,7 @@ def test_client_stderr_tail_is_bounded(pids: Path) -> None:
 def test_client_close_always_reaps(pids: Path) -> None:
     client = EngineClient(fake("passthrough"))
     info = client.handshake()
-    assert info.describe() == "jhyap-reference 0.1.0 (protocol 1.0)"
+    assert info.describe() == "jhyap-reference 0.1.0 (protocol 1.1)"
     assert info.supports_command("legal") and info.supports_action("timeout")
     assert client.close() == 0
     assert client.close() == 0  # closing twice is harmless
@@ -841,13 +841,15 @@ def test_json_and_junit_reports(capsys: pytest.CaptureFixture[str], tmp_path: Pa
         "xfail": 0,
         "xpass": 0,
         "not_applicable": 0,
+        "not_checked": 0,
         "total": 2,
         "modes": {"as_written": 2, "derived": 0, "not_applicable": 0},
         "passed_as_written": 1,
         "passed_derived": 0,
+        "checks_not_checked": 0,
     }
     assert data["engine"]["name"] == "jhyap-reference"
-    assert data["engine"]["protocol"] == "1.0"
+    assert data["engine"]["protocol"] == "1.1"
     assert data["engine"]["command"] == shlex.join(
         [sys.executable, "-m", "reference_engine.server"]
     )
@@ -867,6 +869,7 @@ def test_json_and_junit_reports(capsys: pytest.CaptureFixture[str], tmp_path: Pa
         "mode_note": "",
         "base": None,
         "changed": [],
+        "not_checked": [],
     }
     root = ET.parse(junit).getroot()
     suite = root.find("testsuite")

@@ -96,7 +96,7 @@ def test_reference_engine(pytester: pytest.Pytester, capsys: pytest.CaptureFixtu
         f"  rerun: jhyap run -k {WRONG} --profile dashain --engine {shlex.quote(REFERENCE)} "
         f"--transcripts {DATA}\n" in out
     )
-    assert "engine: jhyap-reference 0.1.0 (protocol 1.0)" in out
+    assert "engine: jhyap-reference 0.1.0 (protocol 1.1)" in out
     # Exactly the explanations `jhyap run` prints for the same cases, line for line.
     capsys.readouterr()  # the in-process session wrote there too
     code = cli.main(["run", "--engine", REFERENCE, "--transcripts", str(DATA)])
@@ -254,7 +254,7 @@ def test_the_engine_summary_survives_xdist(pytester: pytest.Pytester) -> None:
     result = jhyap(pytester, REFERENCE, "-n", "2", "-p", "xdist", "-rf", "-vv")
     result.assert_outcomes(passed=3, failed=2)
     lines = result.stdout.lines
-    assert "engine: jhyap-reference 0.1.0 (protocol 1.0)" in lines
+    assert "engine: jhyap-reference 0.1.0 (protocol 1.1)" in lines
     assert (
         f'FAILED jhyap::dashain::{WRONG} - events[0].card: expected "3c", got "2c" '
         "(step 3: seat 0 picks from the deck)"

@@ -76,7 +76,7 @@ def test_the_json_report_is_versioned_and_valid(
     assert report["tool"] == {
         "name": "jhyap-conformance",
         "version": __version__,
-        "protocol": "1.0",
+        "protocol": "1.1",
     }
     created = datetime.datetime.fromisoformat(report["created"])
     assert before <= created <= datetime.datetime.now(datetime.UTC)
@@ -147,7 +147,7 @@ def test_the_schema_catches_a_broken_report(
     assert problems(report) == [
         "$.format_version: 1 was expected",
         "$.results[0].outcome: 'fine' is not one of ['passed', 'failed', 'errored', "
-        "'crashed', 'timed_out', 'skipped', 'xfail', 'xpass', 'not_applicable']",
+        "'crashed', 'timed_out', 'skipped', 'xfail', 'xpass', 'not_applicable', 'not_checked']",
         "$.results[0].failure: {'summary': " + problems(report)[2].split("{'summary': ")[1],
     ]
     assert problems(report)[2].endswith("is not valid under any of the given schemas")
@@ -175,7 +175,7 @@ def test_every_status_of_the_schema_is_a_status_of_the_harness() -> None:
     assert outcome["enum"] == list(STATUSES)
     assert len(outcome["enumDescriptions"]) == len(STATUSES)
     modes = ["modes", "passed_as_written", "passed_derived"]
-    required = [*STATUSES, "total", "wall_time", *modes]
+    required = [*STATUSES, "total", "wall_time", *modes, "checks_not_checked"]
     assert list(schema["properties"]["summary"]["required"]) == required
     assert set(schema["properties"]["summary"]["properties"]) == set(required)
 
@@ -261,7 +261,8 @@ def test_every_outcome_makes_a_valid_report() -> None:
     report = json.loads(json.dumps(json_report(result, context), default=list))
     assert problems(report) == []
     assert [r["failure"] is None for r in report["results"]] == [
-        s in ("passed", "skipped", "not_applicable") for s in [*STATUSES, "passed", "failed"]
+        s in ("passed", "skipped", "not_applicable", "not_checked")
+        for s in [*STATUSES, "passed", "failed"]
     ]
     assert [r["mode"] for r in report["results"][-2:]] == ["derived", "derived"]
     document = etree.fromstring(junit_report(result, context).encode("utf-8"))

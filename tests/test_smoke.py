@@ -33,6 +33,13 @@ ALL_CHECKS = [
     "legal",
     "turn",
     "call",
+    "point range-max-null",
+    "point sets-list",
+    "point unknown-parameter",
+    "point start-order",
+    "point array-value",
+    "point seq-range",
+    "point legal-order",
     "stop",
     "exit",
     "schema",
@@ -92,7 +99,7 @@ def test_reference_engine_passes(capsys: pytest.CaptureFixture[str]) -> None:
     assert lines[1:] == [
         "ok   launch: the engine started",
         "ok   hello: answered hello",
-        "ok   protocol: speaks protocol 1.0 (the harness speaks 1.0)",
+        "ok   protocol: speaks protocol 1.1 (the harness speaks 1.1)",
         "ok   engine: jhyap-reference 0.1.0, written in python",
         "ok   start: accepted a 2-seat dhumbal table",
         "ok   deal: accepted the deal: round_started, dealt",
@@ -103,11 +110,25 @@ def test_reference_engine_passes(capsys: pytest.CaptureFixture[str]) -> None:
         "ok   legal: answered legal for seat 1",
         "ok   turn: accepted seat 1's turn: a throw of Kc, a pick from the deck",
         "ok   call: accepted seat 0's call: called, round_ended",
+        "ok   point range-max-null: an option range with max null takes any value from its "
+        "min, by its step (protocol.options.range-no-max)",
+        "ok   point sets-list: an option whose sets is a list sets each parameter from its map "
+        "(protocol.options.sets-list)",
+        "ok   point unknown-parameter: a rule parameter the engine does not know is "
+        "unsupported_profile (docs/protocol.md, Declining a profile)",
+        "ok   point start-order: start checks the profile, the option names, their values, "
+        "then the seats (protocol.order-of-checks.start)",
+        "ok   point array-value: an array as an option value is bad_request "
+        "(protocol.order-of-checks.arguments)",
+        "ok   point seq-range: a seq outside 0 to 2^53 - 1 is bad_request with seq null "
+        "(protocol.seq.null)",
+        "ok   point legal-order: legal lists throws shorter first, then by their cards' "
+        "canonical positions (protocol.legal.order)",
         "ok   stop: answered stop",
         "ok   exit: exited with status 0, no process left",
-        "ok   schema: all 12 responses match schema/protocol/",
-        "ok   stdout: standard output carried only responses, one per request (12)",
-        "smoke: 17 ok, 0 failed, 0 skipped; ready for jhyap run",
+        "ok   schema: all 31 responses match schema/protocol/",
+        "ok   stdout: standard output carried only responses, one per request (31)",
+        "smoke: 24 ok, 0 failed, 0 skipped; ready for jhyap run",
     ]
 
 
@@ -132,7 +153,7 @@ def test_debug_output_on_stdout_is_named(capsys: pytest.CaptureFixture[str], pid
     assert checks(lines) == [
         *[("ok", n) for n in ALL_CHECKS[:5]],
         ("FAIL", "deal"),
-        *[("skip", n) for n in ALL_CHECKS[6:13]],
+        *[("skip", n) for n in ALL_CHECKS[6:20]],
         ("ok", "stop"),
         ("ok", "exit"),
         ("ok", "schema"),
@@ -143,7 +164,7 @@ def test_debug_output_on_stdout_is_named(capsys: pytest.CaptureFixture[str], pid
         "ok   stop: answered stop (by a fresh engine: the first could not be used after deal)"
     )
     assert len(list(pids.iterdir())) == 2
-    assert lines[-1] == "smoke: 8 ok, 2 failed, 7 skipped; fix the failures before jhyap run"
+    assert lines[-1] == "smoke: 8 ok, 2 failed, 14 skipped; fix the failures before jhyap run"
 
 
 def test_engine_exiting_during_hello(capsys: pytest.CaptureFixture[str], pids: Path) -> None:
@@ -163,7 +184,7 @@ def test_engine_exiting_during_hello(capsys: pytest.CaptureFixture[str], pids: P
     assert lines[-3:] == [
         "engine stderr (last 1 line):",
         "  | fake engine: cannot find my configuration file",
-        "smoke: 1 ok, 1 failed, 15 skipped; fix the failures before jhyap run",
+        "smoke: 1 ok, 1 failed, 22 skipped; fix the failures before jhyap run",
     ]
 
 
@@ -194,7 +215,7 @@ def test_responses_that_break_the_schema(
     ]
     schema = lines.index(line_of(lines, "schema"))
     assert lines[schema : schema + 2] == [
-        "FAIL schema: 1 of 12 responses break schema/protocol/; make them match the JSON "
+        "FAIL schema: 3 of 31 responses break schema/protocol/; make them match the JSON "
         "Schemas (docs/schemas.md):",
         "       deal (seq 2): event.schema.json#/$defs/dealt/properties/deck_size/type: 'many' "
         "is not of type 'integer' (at $.events[1].deck_size)",
@@ -221,8 +242,8 @@ def test_protocol_major_version_mismatch(capsys: pytest.CaptureFixture[str], pid
     code, lines, _ = run_smoke(capsys, "--engine", fake("protocol2", "--refuse"))
     assert code == 1
     assert line_of(lines, "protocol") == (
-        "FAIL protocol: the engine does not speak protocol 1.0: this engine speaks protocol "
-        "2.0, not 1.0; the harness speaks 1.0 and needs an engine that speaks major version 1"
+        "FAIL protocol: the engine does not speak protocol 1.1: this engine speaks protocol "
+        "2.0, not 1.1; the harness speaks 1.1 and needs an engine that speaks major version 1"
     )
     assert line_of(lines, "deal") == "skip deal: not run: the handshake failed"
     assert line_of(lines, "exit") == "ok   exit: exited with status 0, no process left"
@@ -255,7 +276,15 @@ def test_an_engine_of_its_own_rules_gets_a_green_smoke_with_profile(
     )
     code, lines, err = run_smoke(capsys, "--engine", engine, "--profile", str(variant))
     assert (code, err) == (0, "")
-    assert checks(lines) == [("ok", name) for name in ALL_CHECKS]
+    # The protocol points play shipped tables, which this engine declines: not checked.
+    assert checks(lines) == [
+        ("skip" if name.startswith("point ") and name != "point seq-range" else "ok", name)
+        for name in ALL_CHECKS
+    ]
+    assert line_of(lines, "point sets-list") == (
+        "skip point sets-list: the engine declines a jhyap-jacks-zero table with picture_cards "
+        "eleven_to_thirteen: unsupported_profile"
+    )
     assert lines[1] == (
         "profile: jhyap-encyclopedia-halve-at-50: checked against a variant of "
         "jhyap-encyclopedia (normative parameters overridden: scoring.halve_at_multiples_of), "
@@ -289,3 +318,58 @@ def test_smoke_with_a_profile_that_cannot_be_loaded(
     assert (code, lines) == (2, [])
     assert err.splitlines()[0] == "jhyap smoke: the profile cannot be loaded:"
     assert err.splitlines()[1].startswith(f"{bad}:4: rules.hand_size: ")
+
+
+def test_a_stale_adapter_is_caught_point_by_point(
+    capsys: pytest.CaptureFixture[str], pids: Path
+) -> None:
+    """An adapter written to the previous release's docs plays the smoke hand, yet misses
+    every point docs/versions.md lists as changed: smoke names each one."""
+    code, lines, _ = run_smoke(capsys, "--engine", fake("stale_adapter"))
+    assert code == 1
+    failed = [name for status, name in checks(lines) if status == "FAIL"]
+    assert failed == [
+        "point range-max-null",
+        "point sets-list",
+        "point unknown-parameter",
+        "point start-order",
+        "point array-value",
+        "point seq-range",
+        "point legal-order",
+    ]
+    assert [name for status, name in checks(lines) if status == "ok"] == [
+        name for name in ALL_CHECKS if not name.startswith("point ")
+    ]
+    assert line_of(lines, "point unknown-parameter") == (
+        "FAIL point unknown-parameter: a dhumbal table whose rules hold "
+        'call.limit_after_turns, no rule parameter: expected "unsupported_profile", got '
+        '"accepted" (docs/protocol.md, Declining a profile)'
+    )
+    assert line_of(lines, "point seq-range") == (
+        'FAIL point seq-range: a line with seq -1: expected {"seq": null, "answer": '
+        '"bad_request"}, got {"seq": -1, "answer": "unknown_command"} (protocol.seq.null)'
+    )
+    # It says it was written for protocol 1.0: one warning line names what it may miss.
+    protocol = lines.index(line_of(lines, "protocol"))
+    assert lines[protocol] == "ok   protocol: speaks protocol 1.0 (the harness speaks 1.1)"
+    assert lines[protocol + 1].startswith(
+        "       warning: the engine was written for protocol 1.0, the harness speaks 1.1: "
+        "it may miss the deal's layout"
+    )
+    assert lines[-1] == "smoke: 17 ok, 7 failed, 0 skipped; fix the failures before jhyap run"
+
+
+def test_a_point_an_engine_cannot_show_is_not_checked(
+    capsys: pytest.CaptureFixture[str], pids: Path
+) -> None:
+    """An engine reporting few state fields and no legal: the points that read them are
+    not checked (skip), never passed."""
+    code, lines, _ = run_smoke(capsys, "--engine", fake("few_state_fields"))
+    assert code == 0
+    assert line_of(lines, "point range-max-null") == (
+        "skip point range-max-null: the engine does not report state.options"
+    )
+    assert line_of(lines, "point sets-list") == (
+        "skip point sets-list: the engine does not report state.hand_values"
+    )
+    assert line_of(lines, "schema").startswith("ok   schema: all ")

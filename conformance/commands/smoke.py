@@ -23,6 +23,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         "smoke",
         help="check an engine's plumbing before its rules",
         description="Start the engine, check its hello answer, play one short two-seat hand, "
+        "check seven protocol points against the reference engine's answers (docs/versions.md), "
         "check every response against schema/protocol/ and standard output for stray lines, "
         "then stop the engine and watch it exit. One line per check: ok, FAIL (with the fix) "
         "or skip; colour on a terminal unless NO_COLOR is set (FORCE_COLOR forces it).",

@@ -42,6 +42,7 @@ from reference_engine.profile import OptionSpec, OptionType, option_specs, resol
 from reference_engine.rules import GameEndKind, ScoringKind
 from reference_engine.server import Session, decode_request
 
+from ..spec.deal_layout import layout_from_state
 from ..spec.transcript import raw_line
 
 Json = Any
@@ -700,7 +701,10 @@ class _Builder:
                 self.send({"cmd": "end_game"})
                 self.send({"cmd": "state"})
             return False
-        self.send({"cmd": "deal", "deck": names(deal_order(game, self.rng, spec.deal_style))})
+        deal = {"cmd": "deal", "deck": names(deal_order(game, self.rng, spec.deal_style))}
+        if self.send(deal):  # protocol 1.1: the layout as the model dealt it goes along
+            layout = layout_from_state(game.state(), deal["deck"])
+            self.requests[-1] = request({**deal, **(layout or {})})
         self.checkpoint(0.5)
         return True
 

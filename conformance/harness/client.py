@@ -39,7 +39,7 @@ from reference_engine import bounded_json
 
 from .sandbox import EngineLimits
 
-PROTOCOL_VERSION: Final = "1.0"
+PROTOCOL_VERSION: Final = "1.1"
 MAX_RESPONSE_BYTES: Final = 16 * 1024 * 1024
 STDERR_TAIL_LINES: Final = 200
 STDERR_TAIL_BYTES: Final = 64 * 1024

@@ -17,7 +17,7 @@ from typing import Any
 from reference_engine.errors import ErrorCode, JhyapError
 from reference_engine.server import MAX_LINE_BYTES, Session, decode_request
 
-from .client import EngineInfo, EngineTimeout
+from .client import PROTOCOL_VERSION, EngineInfo, EngineTimeout
 
 
 def _copy(response: Mapping[str, Any]) -> dict[str, Any]:
@@ -38,7 +38,7 @@ class ReferenceClient:
         return self._seq
 
     def handshake(self) -> EngineInfo:
-        answer = self.send({"cmd": "hello", "protocol": "1.0"})
+        answer = self.send({"cmd": "hello", "protocol": PROTOCOL_VERSION})
         return EngineInfo(
             engine=answer.get("engine") or {},
             protocol=str(answer.get("protocol")),

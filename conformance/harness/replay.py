@@ -21,6 +21,7 @@ import referencing.jsonschema
 from ..spec import data
 from ..spec.protocol import is_protocol_clause
 from ..spec.transcript import Step, Transcript, raw_line
+from . import state_fields as reported
 from .client import (
     EngineCrashed,
     EngineError,
@@ -48,18 +49,11 @@ XFAIL: Final = "xfail"
 XPASS: Final = "xpass"
 # The ruleset declared cannot play the transcript's setup (seats, deck, an option value).
 NOT_APPLICABLE: Final = "not_applicable"
-STATUSES: Final = (
-    PASSED,
-    FAILED,
-    ERRORED,
-    CRASHED,
-    TIMED_OUT,
-    SKIPPED,
-    XFAIL,
-    XPASS,
-    NOT_APPLICABLE,
-)
-OK_STATUSES: Final = frozenset({PASSED, SKIPPED, XFAIL, NOT_APPLICABLE})
+# Every check needs a state field the engine does not report (state_fields.py).
+NOT_CHECKED: Final = "not_checked"
+_RAN: Final = (PASSED, FAILED, ERRORED, CRASHED, TIMED_OUT, SKIPPED, XFAIL, XPASS)
+STATUSES: Final = (*_RAN, NOT_APPLICABLE, NOT_CHECKED)
+OK_STATUSES: Final = frozenset({PASSED, SKIPPED, XFAIL, NOT_APPLICABLE, NOT_CHECKED})
 NOT_PASSED: Final = frozenset({FAILED, ERRORED, CRASHED, TIMED_OUT})
 
 # The protocol clauses a failure is credited to when the answer itself is malformed,
@@ -113,6 +107,7 @@ class Outcome:
     mode_note: str = ""
     base: str | None = None
     changed: tuple[str, ...] = ()
+    not_checked: tuple[str, ...] = ()  # checkpoint fields the engine does not report
 
     @property
     def ok(self) -> bool:
@@ -304,6 +299,7 @@ class _Context:
     validate: bool
     transcript: Transcript
     resolved: Mapping[str, Any]
+    fields: frozenset[str] | None = None  # the state fields the engine reports (None: all)
     started: bool = False  # a start was accepted: there is a table to ask the state of
     step: Step | None = None
     request: dict[str, Any] | None = None
@@ -313,7 +309,7 @@ class _Context:
 def _check_schema(ctx: _Context, cmd: str | None, response: Mapping[str, Any]) -> None:
     if not ctx.validate or (cmd is None and response.get("ok") is True):
         return  # an accepted line that names no command has no schema to meet
-    problems = schema_problems(cmd or "state", response)
+    problems = reported.unreported_dropped(schema_problems(cmd or "state", response), ctx.fields)
     if problems:
         raise _StepFailure(
             FAILED,
@@ -416,8 +412,7 @@ def _run_check(ctx: _Context, step: Step) -> None:
     response = _send(ctx, {"cmd": "state"})
     if not response["ok"]:
         raise _refusal(response, "state")
-    check = step.check or {}
-    state = response.get("state")
+    check, state = reported.narrowed(step.check or {}, ctx.fields), response.get("state")
     differences = compare_check(check, state)
     if differences:
         actual = checked_fields(check, state)
@@ -637,6 +632,7 @@ def replay(
     def credit(clauses: Sequence[str]) -> tuple[str, ...]:
         return credited_clauses(clauses, owned)
 
+    fields = reported.reported_fields(info)
     base = Outcome(
         PASSED,
         transcript.id,
@@ -644,11 +640,12 @@ def replay(
         clauses=credit(transcript.clauses),
         file=str(transcript.file),
         line=transcript.line,
+        not_checked=reported.not_checked(transcript, fields),
     )
     missing = check_requirements(transcript, info)
     if missing:
         return replace(base, status=SKIPPED, reason=missing, duration=clock() - began)
-    ctx = _Context(client, validate_protocol, transcript, resolved)
+    ctx = _Context(client, validate_protocol, transcript, resolved, fields)
     # An engine process plays several cases: its report shows what this one made it write.
     stderr_since = client.stderr_mark()
     index = 0
@@ -681,7 +678,8 @@ def replay(
     except EngineError as exc:
         status, reason = ERRORED, str(exc)
     else:
-        return replace(base, duration=clock() - began)
+        status = PASSED if reported.anything_checked(transcript, fields) else NOT_CHECKED
+        return replace(base, status=status, duration=clock() - began)
     focus = 0
     if credited is None:
         step_now = ctx.step if index else None
@@ -725,6 +723,7 @@ __all__ = [
     "ERRORED",
     "FAILED",
     "NOT_APPLICABLE",
+    "NOT_CHECKED",
     "NOT_PASSED",
     "OK_STATUSES",
     "PASSED",

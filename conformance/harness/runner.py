@@ -46,6 +46,7 @@ from .selection import (
     matches,
     select_transcripts,
 )
+from .versions import version_warning
 
 Progress = Callable[[Outcome], None]
 
@@ -222,6 +223,7 @@ def run_cases(
     try:
         # Greet the first engine here, so an unusable engine stops the run at once.
         _, info = workers[0].connect()
+        warnings += filter(None, [version_warning(info.protocol)])
         if config.validate_protocol:
             warnings += [
                 f"the hello answer breaks the protocol schema: {p}"

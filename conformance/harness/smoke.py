@@ -1,7 +1,8 @@
 """``jhyap smoke``: check an engine's plumbing before its rules (docs/port.md).
 
 :func:`smoke` starts the engine, greets it, plays one short two-seat hand (a deal, a
-refused call, two turns, ``state``, ``legal`` when listed, a call), checks every response
+refused call, two turns, ``state``, ``legal`` when listed, a call), checks the protocol
+points of :mod:`.smoke_points` against the reference engine, checks every response
 against schema/protocol/ and standard output for stray lines, then stops the engine and
 watches it exit. Each check is a :class:`Check`: ok, failed with the fix, or skipped.
 Only a failed launch ends the smoke test early.
@@ -32,6 +33,9 @@ from .client import (
 from .replay import SKIP_CODES, schema_problems
 from .sandbox import EngineLimits
 from .smoke_plan import FIXED, CannotPlan, Turn, plan_for
+from .smoke_points import POINT_NAMES, Verdict, check_point, points
+from .state_fields import unreported_dropped
+from .versions import version_warning
 
 OK: Final = "ok"
 FAIL: Final = "FAIL"
@@ -52,6 +56,7 @@ CHECK_NAMES: Final = (
     "legal",
     "turn",
     "call",
+    *(f"point {name}" for name in POINT_NAMES),  # smoke_points.py
     "stop",
     "exit",
     "schema",
@@ -180,6 +185,7 @@ class _Smoke:
         self.responses: list[tuple[str, int, dict[str, Any]]] = []  # (cmd, seq, response)
         self.stdout_trouble: str | None = None
         self.broken_at: str | None = None  # the check whose request broke the connection
+        self.fields: frozenset[str] | None = None  # hello's state_fields (None: every field)
 
     # -- recording ---------------------------------------------------------------------
 
@@ -197,13 +203,15 @@ class _Smoke:
 
     # -- requests ----------------------------------------------------------------------
 
-    def send(self, client: EngineClient, check: str, message: Mapping[str, Any]) -> dict[str, Any]:
-        """Send a request and record its answer; raise _Broken when none can be read."""
+    def send(
+        self, client: EngineClient, check: str, message: Mapping[str, Any], raw: bytes = b""
+    ) -> dict[str, Any]:
+        """Send a request (or a raw line, whose answer is a state's) and record its answer;
+        raise _Broken when none can be read."""
         cmd = str(message["cmd"])
-        args = {k: v for k, v in message.items() if k != "cmd"}
         seq = client.next_seq
         try:
-            response = client.request(cmd, **args)
+            response = client.send_raw(raw) if raw else client.send(message)
         except ProtocolViolation as exc:
             self.stdout_trouble = self.stdout_trouble or stdout_problem(exc)
             self.broken_at = check
@@ -282,9 +290,11 @@ class _Smoke:
             )
             ok = False
         else:
-            self.add(
-                "protocol", OK, f"speaks protocol {version} (the harness speaks {PROTOCOL_VERSION})"
-            )
+            warning = version_warning(version)
+            text = f"speaks protocol {version} (the harness speaks {PROTOCOL_VERSION})"
+            self.add("protocol", OK, text, [f"warning: {warning}"] if warning else [])
+            declared = (hello.get("supports") or {}).get("state_fields")
+            self.fields = frozenset(declared) if isinstance(declared, list) else None
             ok = True
         engine = hello.get("engine")
         engine = engine if isinstance(engine, dict) else {}
@@ -360,7 +370,7 @@ class _Smoke:
                 client,
                 "deal",
                 "the deal",
-                {"cmd": "deal", "deck": plan.deck},
+                plan.deal_request(),
                 ("round_started", "dealt"),
             )
             self.add("deal", OK, f"accepted the deal: {', '.join(types)}")
@@ -489,6 +499,24 @@ class _Smoke:
             "legal", OK, f"answered legal for seat {seat}" if seat is not None else "answered legal"
         )
 
+    def protocol_points(self, client: EngineClient, hello: Mapping[str, Any]) -> None:
+        """Each point of smoke_points.py, compared with the reference engine's answers."""
+        shown = {Verdict.PASSED: OK, Verdict.FAILED: FAIL, Verdict.NOT_CHECKED: SKIP}
+        for point in points():
+            name = f"point {point.name}"
+            try:
+                found = check_point(
+                    point,
+                    lambda message: self.send(client, name, message),  # noqa: B023
+                    lambda line: self.send(client, name, {"cmd": "state"}, line),  # noqa: B023
+                    hello,
+                )
+            except _Broken as broken:
+                self.add(name, FAIL, broken.text, broken.details)
+                self.skip_rest(CHECK_NAMES, f"the engine could not be used after {name}")
+                return
+            self.add(name, shown[found.verdict], found.text)
+
     def schema(self) -> None:
         if not self.responses:
             self.add("schema", SKIP, "no response to check")
@@ -496,7 +524,7 @@ class _Smoke:
         problems = [
             f"{cmd} (seq {seq}): {problem}"
             for cmd, seq, response in self.responses
-            for problem in schema_problems(cmd, response)
+            for problem in unreported_dropped(schema_problems(cmd, response), self.fields)
         ]
         total = len(self.responses)
         if not problems:
@@ -627,6 +655,8 @@ class _Smoke:
             hello = self.handshake(client)
             if hello is not None:
                 self.game(client, hello)
+                if self.broken_at is None:
+                    self.protocol_points(client, hello)
             else:
                 self.skip_rest(("protocol", "engine"), "no hello answer")
                 self.skip_rest(GAME_CHECKS, "the handshake failed")

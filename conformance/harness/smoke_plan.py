@@ -15,6 +15,7 @@ from typing import Any, Final
 
 from reference_engine.profile import resolve
 
+from ..spec.deal_layout import deal_layout
 from ..spec.transcript import expand_deal, table_deck
 from .derive import NotApplicable, laid_out
 from .inprocess import ReferenceClient
@@ -52,9 +53,21 @@ class HandPlan:
     turns: tuple[Turn, ...]  # two at least: the first checks throw and pick, the rest "turn"
     call: int | None  # the seat that calls, or None where the ruleset allows no call then
     wrong_seat: int  # a seat whose call is out of turn right after the deal
+    layout: Mapping[str, Json] | None = None  # what the deal gives (protocol 1.1), if known
+
+    def deal_request(self) -> dict[str, Json]:
+        return {"cmd": "deal", "deck": list(self.deck), **(self.layout or {})}
 
 
-FIXED: Final = HandPlan(SEATS, expand_deal(DEAL), (Turn(0, ("Kh",)), Turn(1, ("Kc",))), 0, 1)
+_FIXED_DECK: Final = expand_deal(DEAL)
+FIXED: Final = HandPlan(
+    SEATS,
+    _FIXED_DECK,
+    (Turn(0, ("Kh",)), Turn(1, ("Kc",))),
+    0,
+    1,
+    deal_layout(DEAL, _FIXED_DECK, SEATS, None),
+)
 
 
 class CannotPlan(Exception):
@@ -113,7 +126,8 @@ def plan_for(document: Mapping[str, Json]) -> HandPlan:
         turns.append(Turn(seat, tuple(cards)))
     if len(turns) < 2:
         raise CannotPlan("the hand ends before two turns are played")
-    return HandPlan(seats, deck, tuple(turns), caller, (turns[0].seat + 1) % seats)
+    layout = deal_layout(None, deck, seats, dealt["events"])
+    return HandPlan(seats, deck, tuple(turns), caller, (turns[0].seat + 1) % seats, layout)
 
 
 __all__ = ["DEAL", "FIXED", "SEATS", "CannotPlan", "HandPlan", "Turn", "plan_for"]

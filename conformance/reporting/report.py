@@ -23,6 +23,7 @@ from ..harness.replay import (
     ERRORED,
     FAILED,
     NOT_APPLICABLE,
+    NOT_CHECKED,
     NOT_PASSED,
     PASSED,
     SKIPPED,
@@ -37,6 +38,7 @@ from .files import WriteRefused, write_atomic
 from .modes import DERIVED, WRITTEN, any_derived, mode_counts, mode_lines, split_counts
 from .style import Style, plural
 from .terminal import visible_styled
+from .unchecked import junit_note, unchecked_lines, unchecked_total
 
 SYMBOLS = {
     "passed": ".",
@@ -48,6 +50,7 @@ SYMBOLS = {
     XFAIL: "x",
     XPASS: "X",
     NOT_APPLICABLE: "-",
+    NOT_CHECKED: "?",
 }
 HEADINGS = {
     FAILED: "FAILED",
@@ -62,6 +65,7 @@ LABELS = {
     XFAIL: "xfailed",
     XPASS: "xpassed",
     NOT_APPLICABLE: "not applicable",
+    NOT_CHECKED: "not checked",
 }
 COLOURS = {
     "passed": "green",
@@ -73,9 +77,10 @@ COLOURS = {
     SKIPPED: "yellow",
     XFAIL: "yellow",
     NOT_APPLICABLE: "yellow",
+    NOT_CHECKED: "yellow",
 }
 BAD = NOT_PASSED | {XPASS}
-OK_PLAIN = frozenset({PASSED, SKIPPED, NOT_APPLICABLE})  # no failure to describe
+OK_PLAIN = frozenset({PASSED, SKIPPED, NOT_APPLICABLE, NOT_CHECKED})  # no failure to describe
 PLAIN = Style(enabled=False)
 STDERR_LINES = 20
 DOTS_PER_LINE = 80
@@ -315,6 +320,7 @@ def summary_lines(
         lines.append("skipped:")
         lines += [f"  {n} x {reason}" for reason, n in sorted(skipped.items())]
         lines.append("")
+    lines += unchecked_lines(outcomes)
     xfails = [o for o in outcomes if o.status == XFAIL]
     if xfails:
         lines.append("known failures (xfail):")
@@ -482,6 +488,7 @@ def result_json(outcome: Outcome, context: ReportContext) -> dict[str, Any]:
         "mode_note": o.mode_note,
         "base": o.base,
         "changed": list(o.changed),
+        "not_checked": list(o.not_checked),
         "failure": None if o.status in OK_PLAIN else failure_json(o, context),
     }
 
@@ -501,6 +508,7 @@ def json_report(result: RunResult, context: ReportContext) -> dict[str, Any]:
     summary["passed_derived"] = sum(
         1 for o in result.outcomes if o.status == PASSED and o.mode == DERIVED
     )
+    summary["checks_not_checked"] = unchecked_total(result.outcomes)
     summary["wall_time"] = round(result.wall_time, 3)
     return {
         "format": REPORT_FORMAT,
@@ -547,7 +555,7 @@ def junit_report(result: RunResult, context: ReportContext) -> str:
     counts = Counter(o.status for o in result.outcomes)
     failures = counts[FAILED] + counts[XPASS]
     errors = counts[ERRORED] + counts[CRASHED] + counts[TIMED_OUT]
-    skipped = counts[SKIPPED] + counts[XFAIL] + counts[NOT_APPLICABLE]
+    skipped = counts[SKIPPED] + counts[XFAIL] + counts[NOT_APPLICABLE] + counts[NOT_CHECKED]
     totals = {
         "name": "jhyap",
         "tests": str(len(result.outcomes)),
@@ -578,24 +586,26 @@ def junit_report(result: RunResult, context: ReportContext) -> str:
                 "time": f"{o.duration:.4f}",
             },
         )
-        if o.status == "passed" and o.mode != DERIVED:
-            continue
+        notes = [f"derived: {o.mode_note}"] if o.mode == DERIVED else []
+        notes += [note] if (note := junit_note(o)) and o.status != NOT_CHECKED else []
         if o.status == "passed":
-            ET.SubElement(case, "system-out").text = _xml_text(f"derived: {o.mode_note}")
+            if notes:
+                ET.SubElement(case, "system-out").text = _xml_text("\n".join(notes))
             continue
-        if o.status in (SKIPPED, XFAIL, NOT_APPLICABLE):
+        if o.status in (SKIPPED, XFAIL, NOT_APPLICABLE, NOT_CHECKED):
             message = {
                 SKIPPED: o.reason,
                 XFAIL: f"known failure: {o.known_failure}",
                 NOT_APPLICABLE: f"not applicable: {o.reason}",
+                NOT_CHECKED: note or "not checked",
             }[o.status]
             ET.SubElement(case, "skipped", {"message": _xml_text(message)})
             continue
         tag = "failure" if o.status in (FAILED, XPASS) else "error"
         child = ET.SubElement(case, tag, {"message": _xml_text(headline(o)), "type": o.status})
         child.text = _xml_text("\n".join(failure_block(o, rerun)))
-        if o.mode == DERIVED:
-            ET.SubElement(case, "system-out").text = _xml_text(f"derived: {o.mode_note}")
+        if notes:
+            ET.SubElement(case, "system-out").text = _xml_text("\n".join(notes))
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, "unicode") + "\n"
 

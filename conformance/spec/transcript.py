@@ -17,6 +17,7 @@ from reference_engine.profile import resolve
 from reference_engine.rules import packs_at
 
 from . import data, filecache, protocol, readings, yamlsafe
+from .deal_layout import with_deal_layouts
 from .profiles import Problem, load_profile, rule_defaults, stringify_keys
 
 if TYPE_CHECKING:  # imported when a transcript is checked, not to read a cached one
@@ -382,9 +383,8 @@ def _transcript(
     """The transcript of schema-valid data, with the lines of its id and of each step."""
     deck_raw = value.get("deck") or {}
     deck = (int(deck_raw.get("packs", 1)), int(deck_raw.get("jokers", 0)))
-    steps = tuple(
-        _build_step(i, raw, step_lines[i], deck) for i, raw in enumerate(value.get("steps") or [])
-    )
+    built = [_build_step(i, r, step_lines[i], deck) for i, r in enumerate(value.get("steps") or [])]
+    steps = with_deal_layouts(built, value["seats"])  # protocol 1.1: the deal's layout too
     return Transcript(
         id=value["id"],
         title=value["title"],
