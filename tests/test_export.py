@@ -60,10 +60,14 @@ def test_every_file_is_json_and_the_count_is_the_corpus(exported: Path) -> None:
         "bga-yaniv-reshuffle-next-draw",
         "family-reshuffle-next-draw-run-on-offer",
         "jhyap-encyclopedia-countered-others-score",
+        "jhyap-jacks-zero-call-limit-fixed-at-open",
         "jhyap-jacks-zero-dealer-seat-before-starter",
+        "jhyap-jacks-zero-house-rule-before-first-deal",
+        "jhyap-jacks-zero-house-rule-fixed-at-open",
         "yaniv-israel-reshuffle-next-draw",
         "yarsa-dhumbal-dealer-seat-before-starter",
         "yarsa-dhumbal-reshuffle-next-draw",
+        "yarsa-dhumbal-set-size-triples",
         "yarsa-dhumbal-show-points-before-first-deal",
     }
     corpus = [t for t in corpus if t.id not in alternative]

@@ -64,7 +64,9 @@ def test_each_profile_declares_the_open_points_of_its_document() -> None:
         "bga-yaniv": {"reshuffle": ["end_of_turn", "next_draw"]},
         "jhyap-encyclopedia": {"countered_others": ["score_nothing", "score_own_hands"]},
         "jhyap-jacks-zero": {
+            "call_limit_lock": ["first_deal", "table_open"],
             "dealer": ["none", "seat_before_starter"],
+            "house_rule_lock": ["between_rounds", "first_deal", "table_open"],
             "reshuffle": ["end_of_turn", "next_draw"],
         },
         "yaniv-israel": {"reshuffle": ["end_of_turn", "next_draw"]},
@@ -72,9 +74,10 @@ def test_each_profile_declares_the_open_points_of_its_document() -> None:
             "dealer": ["none", "seat_before_starter"],
             "reshuffle": ["end_of_turn", "next_draw"],
             "show_points_lock": ["first_deal", "table_open"],
+            "set_size": ["pairs", "triples"],
         },
     }
-    assert len(ALTERNATIVES) == 19
+    assert len(ALTERNATIVES) == 23
 
 
 @pytest.mark.parametrize(("pid", "reading", "choice"), ALTERNATIVES)
@@ -113,7 +116,7 @@ def test_reference_engine_passes_the_corpus_under_each_alternative_reading(
 def test_every_reading_value_is_tested_by_a_transcript() -> None:
     transcripts, _ = load_corpus()
     rows = reading_coverage(shipped_documents(), transcripts)
-    assert len(rows) == 19 + 18  # the alternatives and each reading the profiles play
+    assert len(rows) == 23 + 21  # the alternatives and each reading the profiles play
     assert [(r["profile"], r["reading"], r["choice"]) for r in rows if not r["transcripts"]] == []
     row = next(r for r in rows if (r["profile"], r["choice"]) == ("everestbuzz", "next_draw"))
     assert row["transcripts"] == ["everestbuzz-reshuffle-next-draw"]
@@ -263,9 +266,9 @@ def test_alternatives_counted_per_profile() -> None:
         "alankar-dhumbal": 2,
         "bga-yaniv": 1,
         "jhyap-encyclopedia": 1,
-        "jhyap-jacks-zero": 2,
+        "jhyap-jacks-zero": 5,
         "yaniv-israel": 1,
-        "yarsa-dhumbal": 3,
+        "yarsa-dhumbal": 4,
     }
 
 
