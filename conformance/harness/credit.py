@@ -85,6 +85,11 @@ ERROR_RULES: Final[Mapping[str, tuple[str, ...]]] = {
     "invalid_option_value": ("options",),
     "invalid_deck": ("deck",),
     "invalid_reshuffle": ("reshuffle",),
+    # A move the transcript expects accepted, refused for cards or a turn it does not see:
+    # the hands, the offer or the turn order are not what the rules made them.
+    "card_not_in_hand": ("deal", "hand_size", "pick"),
+    "card_not_on_offer": ("deal.first_offer", "throws", "pick"),
+    "not_your_turn": ("next_starter", "direction", "deal.dealer"),
 }
 
 # The clause family (the second part of a clause id) of a parameter's first part, where
