@@ -467,6 +467,22 @@ def _game_ended(events: list[dict[str, Any]], exp: Expect) -> None:
     check("winners first in the standings", standings[: len(winners)], winners)
 
 
+def _equal_hands(game: Game, rng: random.Random) -> None:
+    """Give a drawn seat the ranks of another's hand, from its own cards and the deck, so
+    that equal hands (and the tie-break among them) come up often, whatever the values."""
+    x, y = rng.sample(range(game.seats), 2)
+    pool = game.hands[y] + game.deck
+    matched = []
+    for card in game.hands[x]:
+        found = next((c for c in pool if c.rank == card.rank), None)
+        if found is None:
+            return
+        pool.remove(found)
+        matched.append(found)
+    game.hands[y] = matched
+    game.deck = pool  # as long as before: y gave up as many cards as it took
+
+
 def showdown_checked(table: Table) -> None:
     """One call from a drawn deal, with totals drawn near the profile's cut points, halving
     multiples and threshold, so that each of those rules comes into play; then the game's end
@@ -484,6 +500,8 @@ def showdown_checked(table: Table) -> None:
         game.round = exp.round = rng.randint(1, r.rounds)
     else:
         exp.round = 1
+    if table.seats >= 3 and rng.random() < 0.5:
+        _equal_hands(game, rng)
     hands = game.state()["hands"]
     values = {s: r.hand_value(hands[s]) for s in exp.active}
     caller = rng.choice(exp.active)

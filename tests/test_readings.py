@@ -62,7 +62,10 @@ def test_each_profile_declares_the_open_points_of_its_document() -> None:
             "target_reached": ["above", "reaching"],
         },
         "bga-yaniv": {"reshuffle": ["end_of_turn", "next_draw"]},
-        "jhyap-encyclopedia": {"countered_others": ["score_nothing", "score_own_hands"]},
+        "jhyap-encyclopedia": {
+            "countered_others": ["score_nothing", "score_own_hands"],
+            "single_card": ["any_time", "no_combination"],
+        },
         "jhyap-jacks-zero": {
             "dealer": ["none", "seat_before_starter"],
             "reshuffle": ["end_of_turn", "next_draw"],
@@ -74,7 +77,7 @@ def test_each_profile_declares_the_open_points_of_its_document() -> None:
             "show_points_lock": ["first_deal", "table_open"],
         },
     }
-    assert len(ALTERNATIVES) == 19
+    assert len(ALTERNATIVES) == 20
 
 
 @pytest.mark.parametrize(("pid", "reading", "choice"), ALTERNATIVES)
@@ -113,7 +116,7 @@ def test_reference_engine_passes_the_corpus_under_each_alternative_reading(
 def test_every_reading_value_is_tested_by_a_transcript() -> None:
     transcripts, _ = load_corpus()
     rows = reading_coverage(shipped_documents(), transcripts)
-    assert len(rows) == 19 + 18  # the alternatives and each reading the profiles play
+    assert len(rows) == 20 + 19  # the alternatives and each reading the profiles play
     assert [(r["profile"], r["reading"], r["choice"]) for r in rows if not r["transcripts"]] == []
     row = next(r for r in rows if (r["profile"], r["choice"]) == ("everestbuzz", "next_draw"))
     assert row["transcripts"] == ["everestbuzz-reshuffle-next-draw"]
@@ -262,7 +265,7 @@ def test_alternatives_counted_per_profile() -> None:
         "everestbuzz": 1,
         "alankar-dhumbal": 2,
         "bga-yaniv": 1,
-        "jhyap-encyclopedia": 1,
+        "jhyap-encyclopedia": 2,
         "jhyap-jacks-zero": 2,
         "yaniv-israel": 1,
         "yarsa-dhumbal": 3,
