@@ -1050,7 +1050,7 @@ def test_coverage(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert len(clause_lines) == total - 8
     assert all(line.endswith("(uncovered)") for line in clause_lines)
     reading_lines = out.split(f"8/{total} clauses covered\n")[1].splitlines()
-    assert len(reading_lines) == 37 + 1
+    assert len(reading_lines) == 39 + 1
     assert all("(untested)" in line for line in reading_lines[:-1])
 
 
