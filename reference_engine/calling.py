@@ -6,15 +6,17 @@ from .errors import ErrorCode
 from .rules import FirstRoundCall, Rules
 
 
-def call_refusal(hand_value: int, turns_taken: int, players: int, rules: Rules) -> ErrorCode | None:
+def call_refusal(
+    hand_value: int, turns_taken: int, players: int, rules: Rules, seats: int | None = None
+) -> ErrorCode | None:
     """Why a call at the start of a turn is refused, or None when it is allowed.
 
     ``turns_taken`` counts the turns completed in this hand; a profile that
-    locks the first round lets nobody call until every player has had one.
+    locks the first round lets nobody call until every player has had one. ``seats``, the
+    table's seat count, picks the limit where call.limit_by_seats steps it.
     """
+    limit = rules.call_limit if seats is None else rules.call_limit_for(seats)
     if rules.first_round is FirstRoundCall.AFTER_EVERY_PLAYER_HAD_A_TURN and turns_taken < players:
         return ErrorCode.CALL_TOO_EARLY
-    within = (
-        hand_value <= rules.call_limit if rules.call_inclusive else hand_value < rules.call_limit
-    )
+    within = hand_value <= limit if rules.call_inclusive else hand_value < limit
     return None if within else ErrorCode.CALL_OVER_LIMIT

@@ -319,16 +319,20 @@ class Game:
     def _call(self, seat: int) -> list[Event]:
         self._require_phase(Phase.CALL_OR_THROW, "call (calls come before the throw)")
         value = self.hand_value(seat)
-        refusal = calling.call_refusal(value, self.turns_taken, len(self.active), self.rules)
+        refusal = calling.call_refusal(
+            value, self.turns_taken, len(self.active), self.rules, self.seats
+        )
         if refusal is ErrorCode.CALL_TOO_EARLY:
             raise RuleViolation("no call until every player has had a turn this hand", refusal)
         if refusal is not None:
             raise RuleViolation(
-                f"hand worth {value} is over the call limit {self.rules.call_limit}", refusal
+                f"hand worth {value} is over the call limit "
+                f"{self.rules.call_limit_for(self.seats)}",
+                refusal,
             )
         return [{"type": "called", "seat": seat, "value": value}, *self._end_round(seat)]
 
-    def _throw(self, seat: int, cards: Sequence[Card]) -> list[Event]:
+    def _throw(self, seat: int, cards: Sequence[Card], forced: bool = False) -> list[Event]:
         self._require_phase(Phase.CALL_OR_THROW, "throw (one throw a turn)")
         hand = self.hands[seat]
         missing = [c for c in cards if c not in hand]
@@ -345,13 +349,20 @@ class Game:
                 "a set of one rank or a run in one suit",
                 ErrorCode.ILLEGAL_THROW,
             )
+        if not forced and throws.single_refused(cards, hand, self.rules):
+            raise RuleViolation(
+                "a single card may be thrown only when the hand holds no set or run",
+                ErrorCode.ILLEGAL_THROW,
+            )
         for card in cards:
             hand.remove(card)
-        self.thrown = Throw(tuple(cards), kind)
+        self.thrown = Throw(throws.laid(cards, kind, self.rules), kind)
         if len(cards) >= 2:
             self.multi_throwers.add(seat)
         self.phase = Phase.PICK
-        return [{"type": "thrown", "seat": seat, "cards": names(cards), "kind": kind.value}]
+        return [
+            {"type": "thrown", "seat": seat, "cards": names(self.thrown.cards), "kind": kind.value}
+        ]
 
     def _check_offer_pick(self, seat: int, card: Card) -> None:
         assert self.offer is not None
@@ -429,7 +440,8 @@ class Game:
         value = self.rules.card_value
         if self.phase is Phase.CALL_OR_THROW:
             highest = max(self.hands[seat], key=lambda c: (value(c.rank), c.rank, c.sort_key))
-            events += self._throw(seat, (highest,))
+            # The timer's single is forced: throws.single does not refuse it.
+            events += self._throw(seat, (highest,), forced=True)
         take: Card | None = None
         if self.rules.timer_expiry is TimerExpiry.THROW_HIGHEST_SINGLE_THEN_TAKE_LOWEST:
             assert self.offer is not None
@@ -547,7 +559,11 @@ class Game:
         if self.phase is Phase.CALL_OR_THROW:
             can_call = (
                 calling.call_refusal(
-                    self.hand_value(seat), self.turns_taken, len(self.active), self.rules
+                    self.hand_value(seat),
+                    self.turns_taken,
+                    len(self.active),
+                    self.rules,
+                    self.seats,
                 )
                 is None
             )

@@ -41,6 +41,20 @@ class RunAce(StrEnum):
     LOW_OR_HIGH = "low_or_high"
 
 
+class SingleThrow(StrEnum):
+    """When a single card may be thrown."""
+
+    ANY = "any"
+    WHEN_NO_COMBINATION = "when_no_combination"
+
+
+class ThrowLaid(StrEnum):
+    """The order a throw's cards lie in on the offer."""
+
+    AS_PLACED = "as_placed"
+    BY_RANK = "by_rank"
+
+
 class ShowdownTie(StrEnum):
     BEATS_CALLER = "beats_caller"
     CALLER_WINS = "caller_wins"
@@ -157,10 +171,10 @@ _KNOWN: dict[str, frozenset[str] | None] = {
     "deal": frozenset({"dealer", "first_starter", "order", "first_offer"}),
     "next_starter": None,
     "deck_runs_out": None,
-    "throws": frozenset({"set", "run", "order_matters"}),
+    "throws": frozenset({"set", "run", "order_matters", "single", "laid"}),
     "pick": frozenset({"from_offer", "only_after_multi_throw"}),
     "reshuffle": frozenset({"moment", "new_deck", "kept_aside"}),
-    "call": frozenset({"limit", "inclusive", "timing", "first_round"}),
+    "call": frozenset({"limit", "inclusive", "timing", "first_round", "limit_by_seats"}),
     "showdown": frozenset({"tie", "winner_among_lowest"}),
     "scoring": frozenset(
         {"kind", "won_call", "beaten_call", "beaten_penalty", "beaten_others", "cuts"}
@@ -170,7 +184,10 @@ _KNOWN: dict[str, frozenset[str] | None] = {
     "money": frozenset({"dollars_per_point", "settlement"}),
     "turn_timer": frozenset({"seconds", "on_expiry"}),
 }
-_KNOWN_THROWS = {"set": frozenset({"min", "max"}), "run": frozenset({"min", "ace"})}
+_KNOWN_THROWS = {
+    "set": frozenset({"min", "max", "jokers_alone"}),
+    "run": frozenset({"min", "ace", "max", "min_naturals", "wrap"}),
+}
 
 
 def _check_known(r: Mapping[str, Any]) -> None:
@@ -192,8 +209,46 @@ def _check_known(r: Mapping[str, Any]) -> None:
         )
 
 
+# Optional parameters of the throw and call families, with the least value an integer takes.
+_OPTIONAL_TYPED: dict[str, int | None] = {
+    "throws.run.max": 2,
+    "throws.run.min_naturals": 1,
+    "throws.run.wrap": None,
+    "throws.set.jokers_alone": None,
+}
+
+
+def _optional(r: Mapping[str, Any], path: str) -> Any:
+    """The value at ``path`` under rules, or None when a key on the way is absent."""
+    node: Any = r
+    for key in path.split("."):
+        if not isinstance(node, Mapping) or key not in node:
+            return None
+        node = node[key]
+    return node
+
+
 def _check_types(r: Mapping[str, Any]) -> None:
     """ProfileError for a rule parameter of the wrong type or below its range."""
+    for path, least in _OPTIONAL_TYPED.items():
+        value = _optional(r, path)
+        if value is None:
+            continue
+        if least is None:
+            if not isinstance(value, bool):
+                raise ProfileError(f"rules.{path}: must be true or false, not {value!r}")
+        elif isinstance(value, bool) or not isinstance(value, int):
+            raise ProfileError(f"rules.{path}: must be an integer, not {value!r}")
+        elif value < least:
+            raise ProfileError(f"rules.{path}: must be at least {least}, not {value}")
+    for step in _optional(r, "call.limit_by_seats") or ():
+        for key, least in (("from_seats", 2), ("limit", 0)):
+            value = step.get(key) if isinstance(step, Mapping) else None
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ProfileError(
+                    f"rules.call.limit_by_seats.{key}: must be an integer of at least {least},"
+                    f" not {value!r}"
+                )
     for path, least in _TYPED.items():
         node: Any = r
         for key in path.split("."):
@@ -245,6 +300,14 @@ def packs_at(steps: Iterable[tuple[int, int]], seats: int) -> int:
 
 
 @dataclass(frozen=True, slots=True)
+class LimitStep:
+    """From ``from_seats`` seats up, a hand may call at ``limit``."""
+
+    from_seats: int
+    limit: int
+
+
+@dataclass(frozen=True, slots=True)
 class Rules:
     """Every rule parameter the engine reads, taken from a resolved profile."""
 
@@ -288,6 +351,13 @@ class Rules:
     halve_at_multiples_of: int | None = None
     reaching_is_out: bool = False
     deck_runs_out: DeckRunsOut = DeckRunsOut.RESHUFFLE
+    run_max: int | None = None
+    run_min_naturals: int = 1
+    run_wrap: bool = False
+    set_jokers_alone: bool = True
+    single: SingleThrow = SingleThrow.ANY
+    laid: ThrowLaid = ThrowLaid.AS_PLACED
+    limit_steps: tuple[LimitStep, ...] = ()
     # Derived: each rank's value, the joker's at index 0 (hands are valued on every state).
     rank_values: tuple[int, ...] = field(init=False, compare=False, repr=False)
 
@@ -300,6 +370,14 @@ class Rules:
     def packs_for(self, seats: int) -> int:
         """How many packs a table of ``seats`` plays with."""
         return packs_at(((st.from_seats, st.packs) for st in self.pack_steps), seats)
+
+    def call_limit_for(self, seats: int) -> int:
+        """The call limit at a table of ``seats`` seats: call.limit below the first step."""
+        limit = self.call_limit
+        for step in self.limit_steps:
+            if seats >= step.from_seats:
+                limit = step.limit
+        return limit
 
     @property
     def max_packs(self) -> int:
@@ -384,6 +462,21 @@ class Rules:
             halve_at_multiples_of=scoring.get("halve_at_multiples_of"),
             reaching_is_out=bool(game_end.get("reaching_is_out", False)),
             deck_runs_out=DeckRunsOut(r.get("deck_runs_out", "reshuffle")),
+            run_max=_optional(r, "throws.run.max"),
+            run_min_naturals=int(_optional(r, "throws.run.min_naturals") or 1),
+            run_wrap=bool(_optional(r, "throws.run.wrap") or False),
+            set_jokers_alone=_optional(r, "throws.set.jokers_alone") is not False,
+            single=SingleThrow(r["throws"].get("single", "any")),
+            laid=ThrowLaid(r["throws"].get("laid", "as_placed")),
+            limit_steps=tuple(
+                sorted(
+                    (
+                        LimitStep(int(step["from_seats"]), int(step["limit"]))
+                        for step in r["call"].get("limit_by_seats") or ()
+                    ),
+                    key=lambda step: step.from_seats,
+                )
+            ),
         )
         at_turn_end = rules.reshuffle_moment is ReshuffleMoment.WHEN_DECK_EMPTIED
         if at_turn_end != (rules.kept_aside is KeptAside.CURRENT_OFFER):
@@ -404,6 +497,8 @@ class Rules:
                     f"and one card to draw need {needed} cards, more than the "
                     f"{rules.deck_size(seats)}-card deck"
                 )
+        if rules.run_max is not None and rules.run_max < rules.run_min:
+            raise ProfileError("rules.throws.run.max: below throws.run.min, no run is legal")
         if rules.game_end is GameEndKind.FIXED_ROUNDS and not rules.rounds:
             raise ProfileError("rules.game_end.rounds: fixed_rounds needs a number of rounds")
         if rules.game_end is GameEndKind.ELIMINATION and rules.out_above is None:

@@ -8,7 +8,7 @@ from enum import StrEnum
 from itertools import combinations, pairwise
 
 from .cards import Card
-from .rules import JokersWild, Rules, RunAce
+from .rules import JokersWild, Rules, RunAce, SingleThrow, ThrowLaid
 
 
 class ThrowKind(StrEnum):
@@ -53,14 +53,18 @@ def run_positions(cards: Sequence[Card], rules: Rules) -> list[tuple[Card, int]]
     upwards, then downwards: one fixed reading, so the ends of a run are well defined.
     """
     count = len(cards)
-    if count < rules.run_min:
+    if count < rules.run_min or (rules.run_max is not None and count > rules.run_max):
         return None
     naturals = [c for c in cards if not c.is_joker]
     jokers = [c for c in cards if c.is_joker]
     if jokers and not _wild_in(rules, ThrowKind.RUN):
         return None
+    if len(naturals) < rules.run_min_naturals:
+        return None
     if not naturals or any(c.suit != naturals[0].suit for c in naturals):
         return None
+    if rules.run_wrap:
+        return _wrapped_positions(naturals, jokers)
     for ace in _ace_ranks(rules):
         ranked = sorted(((ace if c.rank == 1 else c.rank, c) for c in naturals), key=_first)
         ranks = [r for r, _ in ranked]
@@ -89,6 +93,38 @@ def _first(pair: tuple[int, Card]) -> int:
     return pair[0]
 
 
+def _wrapped_positions(naturals: list[Card], jokers: list[Card]) -> list[tuple[Card, int]] | None:
+    """A run whose ranks go round the corner (Q K A 2): the king is followed by the ace.
+
+    The run starts after the widest gap between its naturals' ranks, going round (the
+    lowest starting rank among equal gaps), so the naturals span as few ranks as they
+    can; jokers fill the gaps, then extend the run upwards. Ranks are stated 1 to 13
+    going round; a run holds at most thirteen cards.
+    """
+    if len(naturals) + len(jokers) > 13:
+        return None
+    ranks = sorted(c.rank for c in naturals)
+    if any(b == a for a, b in pairwise(ranks)):
+        return None
+    # The gap before each natural, going round: the run starts at the one after the widest.
+    gaps = [(ranks[i] - ranks[i - 1] - 1) % 13 for i in range(len(ranks))]
+    if len(ranks) == 1:
+        gaps = [12]
+    widest = max(gaps)
+    start = ranks[gaps.index(widest)]
+    span = 13 - widest  # ranks from the first natural to the last, going round
+    if span > len(naturals) + len(jokers):
+        return None
+    by_rank = {c.rank: c for c in naturals}
+    spare_jokers = list(jokers)
+    placed: list[tuple[Card, int]] = []
+    for step in range(len(naturals) + len(jokers)):
+        rank = (start - 1 + step) % 13 + 1
+        card = by_rank.get(rank)
+        placed.append((card, rank) if card is not None else (spare_jokers.pop(), rank))
+    return placed
+
+
 def classify(cards: Sequence[Card], rules: Rules) -> ThrowKind | None:
     """The kind of throw ``cards`` make, or None when they are no legal throw."""
     count = len(cards)
@@ -102,8 +138,9 @@ def classify(cards: Sequence[Card], rules: Rules) -> ThrowKind | None:
         return None  # one pack holds each card once
     naturals = [c for c in cards if not c.is_joker]
     ranks = {c.rank for c in naturals}
-    # Jokers alone are a set of their own rank; among naturals they stand in only when wild.
-    one_rank = not naturals or (
+    # Jokers alone are a set of their own rank (where the profile allows it); among
+    # naturals they stand in only when wild.
+    one_rank = (not naturals and rules.set_jokers_alone) or (
         len(ranks) == 1 and (len(naturals) == count or _wild_in(rules, ThrowKind.SET))
     )
     if one_rank and rules.set_min <= count <= rules.set_max:
@@ -121,8 +158,10 @@ def legal_throws(hand: Sequence[Card], rules: Rules) -> list[tuple[Card, ...]]:
         any(c.is_joker for c in ordered)
         or len(set(ordered)) != len(ordered)
         or rules.run_ace is not RunAce.LOW
+        or rules.run_wrap
+        or rules.run_max is not None
     ):
-        return _legal_throws_by_subsets(ordered, rules)
+        return _singles_rule(_legal_throws_by_subsets(ordered, rules), rules)
     found: list[tuple[Card, ...]] = [(c,) for c in ordered]
     by_rank: dict[int, list[Card]] = {}
     by_suit: dict[str, list[Card]] = {}
@@ -140,7 +179,37 @@ def legal_throws(hand: Sequence[Card], rules: Rules) -> list[tuple[Card, ...]]:
                 end += 1
                 if end - start + 1 >= rules.run_min:
                     found.append(tuple(suited[start : end + 1]))
-    return sorted(found, key=_throw_order)
+    return _singles_rule(sorted(found, key=_throw_order), rules)
+
+
+def _singles_rule(found: list[tuple[Card, ...]], rules: Rules) -> list[tuple[Card, ...]]:
+    """Under throws.single when_no_combination, no single while a larger throw is legal."""
+    if rules.single is SingleThrow.WHEN_NO_COMBINATION and any(len(t) > 1 for t in found):
+        return [t for t in found if len(t) > 1]
+    return found
+
+
+def single_refused(cards: Sequence[Card], hand: Sequence[Card], rules: Rules) -> bool:
+    """Whether throwing ``cards`` alone is refused because ``hand`` holds a set or a run."""
+    if len(cards) != 1 or rules.single is SingleThrow.ANY:
+        return False
+    return any(len(t) > 1 for t in legal_throws(hand, rules))
+
+
+def laid(cards: Sequence[Card], kind: ThrowKind, rules: Rules) -> tuple[Card, ...]:
+    """The throw's cards in the order they lie on the offer, the last on top.
+
+    as_placed: the order the player placed them. by_rank: a run by the ranks its cards
+    stand at, lowest first (a joker where it stands); a set or single in canonical card
+    order (suits c d h s, jokers last).
+    """
+    if rules.laid is ThrowLaid.AS_PLACED:
+        return tuple(cards)
+    if kind is ThrowKind.RUN:
+        placed = run_positions(cards, rules)
+        if placed is not None:
+            return tuple(card for card, _ in placed)
+    return tuple(sorted(cards, key=lambda c: c.sort_key))
 
 
 def _throw_order(cards: tuple[Card, ...]) -> tuple[int, list[int]]:

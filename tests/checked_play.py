@@ -225,7 +225,7 @@ def _turn(game: Game, exp: Expect, rng: random.Random, style: Style) -> None:
         refused(game, lambda: game.act(seat, Timeout()), "timer_off")
     if state["phase"] == "call_or_throw":
         hand = state["hands"][seat]
-        why = turn.call_refusal(r.hand_value(hand), exp.turns, len(exp.active), r)
+        why = turn.call_refusal(r.hand_value(hand), exp.turns, len(exp.active), r, exp.seats)
         check("legal call", legal.call, why is None)
         throws = turn.legal_throws(hand, r)
         check("legal throws", {tuple(str(c) for c in t) for t in legal.throws}, throws)
@@ -242,7 +242,7 @@ def _turn(game: Game, exp: Expect, rng: random.Random, style: Style) -> None:
             cards = list(one if len(one) >= len(two) else two)
             rng.shuffle(cards)
             events = game.act(seat, ThrowCards(tuple(parse_cards(cards))))
-            check("thrown as placed", game.state()["thrown"], cards)
+            check("thrown as laid", game.state()["thrown"], turn.laid(cards, r))
             check(
                 "thrown",
                 events,
@@ -250,7 +250,7 @@ def _turn(game: Game, exp: Expect, rng: random.Random, style: Style) -> None:
                     {
                         "type": "thrown",
                         "seat": seat,
-                        "cards": cards,
+                        "cards": turn.laid(cards, r),
                         "kind": turn.throw_kind(cards, r),
                     }
                 ],
@@ -281,6 +281,9 @@ def _turn(game: Game, exp: Expect, rng: random.Random, style: Style) -> None:
 def _illegal_throw(
     game: Game, seat: int, hand: list[str], throws: set[tuple[str, ...]], rng: random.Random
 ) -> None:
+    single = rng.choice(hand)
+    if (single,) not in throws:  # throws.single when_no_combination: the hand holds a set or run
+        refused(game, lambda: game.act(seat, ThrowCards((parse_card(single),))), "illegal_throw")
     if len(hand) < 2:
         return
     cards = rng.sample(hand, rng.randint(2, len(hand)))
@@ -464,6 +467,22 @@ def _game_ended(events: list[dict[str, Any]], exp: Expect) -> None:
     check("winners first in the standings", standings[: len(winners)], winners)
 
 
+def _equal_hands(game: Game, rng: random.Random) -> None:
+    """Give a drawn seat the ranks of another's hand, from its own cards and the deck, so
+    that equal hands (and the tie-break among them) come up often, whatever the values."""
+    x, y = rng.sample(range(game.seats), 2)
+    pool = game.hands[y] + game.deck
+    matched = []
+    for card in game.hands[x]:
+        found = next((c for c in pool if c.rank == card.rank), None)
+        if found is None:
+            return
+        pool.remove(found)
+        matched.append(found)
+    game.hands[y] = matched
+    game.deck = pool  # as long as before: y gave up as many cards as it took
+
+
 def showdown_checked(table: Table) -> None:
     """One call from a drawn deal, with totals drawn near the profile's cut points, halving
     multiples and threshold, so that each of those rules comes into play; then the game's end
@@ -481,6 +500,8 @@ def showdown_checked(table: Table) -> None:
         game.round = exp.round = rng.randint(1, r.rounds)
     else:
         exp.round = 1
+    if table.seats >= 3 and rng.random() < 0.5:
+        _equal_hands(game, rng)
     hands = game.state()["hands"]
     values = {s: r.hand_value(hands[s]) for s in exp.active}
     caller = rng.choice(exp.active)

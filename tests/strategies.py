@@ -74,6 +74,19 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
         else draw(st.sampled_from(["offer_and_throw", "pickable_and_throw"]))
     )
     inclusive = draw(st.booleans())
+    run_min = draw(st.integers(2, 5))
+    limit_steps = draw(
+        st.lists(
+            st.fixed_dictionaries(
+                {
+                    "from_seats": st.integers(seats_min, seats_max),
+                    "limit": st.integers(0 if inclusive else 1, 40),
+                }
+            ),
+            max_size=2,
+            unique_by=lambda step: step["from_seats"],
+        )
+    )
     if scoring_kind == "penalty":
         scoring: dict[str, Json] = {
             "kind": "penalty",
@@ -144,12 +157,17 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
             )
         ),
         "throws": {
-            "set": {"min": set_min, "max": set_max},
+            "set": {"min": set_min, "max": set_max, "jokers_alone": draw(st.booleans())},
             "run": {
-                "min": draw(st.integers(2, 5)),
+                "min": run_min,
+                "max": draw(st.one_of(st.none(), st.integers(run_min, run_min + 2))),
+                "min_naturals": draw(st.integers(1, 3)),
+                "wrap": draw(st.booleans()),
                 "ace": draw(st.sampled_from(["low", "high", "low_or_high"])),
             },
             "order_matters": draw(st.booleans()),
+            "single": draw(st.sampled_from(["any", "when_no_combination"])),
+            "laid": draw(st.sampled_from(["as_placed", "by_rank"])),
         },
         "pick": {
             "from_offer": draw(
@@ -161,6 +179,7 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
         "call": {
             # An exclusive limit of 0 refuses every call (conformance/spec/combinations.py).
             "limit": draw(st.integers(0 if inclusive else 1, 40)),
+            "limit_by_seats": limit_steps,
             "inclusive": inclusive,
             "timing": "start_of_turn",
             "first_round": draw(st.sampled_from(["allowed", "after_every_player_had_a_turn"])),

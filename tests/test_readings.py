@@ -62,7 +62,10 @@ def test_each_profile_declares_the_open_points_of_its_document() -> None:
             "target_reached": ["above", "reaching"],
         },
         "bga-yaniv": {"reshuffle": ["end_of_turn", "next_draw"]},
-        "jhyap-encyclopedia": {"countered_others": ["score_nothing", "score_own_hands"]},
+        "jhyap-encyclopedia": {
+            "countered_others": ["score_nothing", "score_own_hands"],
+            "single_card": ["any_time", "no_combination"],
+        },
         "jhyap-jacks-zero": {
             "call_limit_lock": ["first_deal", "table_open"],
             "dealer": ["none", "seat_before_starter"],
@@ -77,7 +80,7 @@ def test_each_profile_declares_the_open_points_of_its_document() -> None:
             "set_size": ["pairs", "triples"],
         },
     }
-    assert len(ALTERNATIVES) == 23
+    assert len(ALTERNATIVES) == 24
 
 
 @pytest.mark.parametrize(("pid", "reading", "choice"), ALTERNATIVES)
@@ -116,7 +119,7 @@ def test_reference_engine_passes_the_corpus_under_each_alternative_reading(
 def test_every_reading_value_is_tested_by_a_transcript() -> None:
     transcripts, _ = load_corpus()
     rows = reading_coverage(shipped_documents(), transcripts)
-    assert len(rows) == 23 + 21  # the alternatives and each reading the profiles play
+    assert len(rows) == 24 + 22  # the alternatives and each reading the profiles play
     assert [(r["profile"], r["reading"], r["choice"]) for r in rows if not r["transcripts"]] == []
     row = next(r for r in rows if (r["profile"], r["choice"]) == ("everestbuzz", "next_draw"))
     assert row["transcripts"] == ["everestbuzz-reshuffle-next-draw"]
@@ -265,7 +268,7 @@ def test_alternatives_counted_per_profile() -> None:
         "everestbuzz": 1,
         "alankar-dhumbal": 2,
         "bga-yaniv": 1,
-        "jhyap-encyclopedia": 1,
+        "jhyap-encyclopedia": 2,
         "jhyap-jacks-zero": 5,
         "yaniv-israel": 1,
         "yarsa-dhumbal": 4,

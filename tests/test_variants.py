@@ -189,3 +189,50 @@ def test_the_variants_page_transcript_has_teeth(
     out = capsys.readouterr().out
     assert statuses == [1]
     assert "events[1].deltas: expected [33, 0], got [28, 0]" in out
+
+
+# -- issue 28: the throw and call dimensions no shipped profile plays ----------------------
+
+THROW_VARIANTS = {
+    # variant id: the rules line that states its dimension, and the same line at the default
+    "dhumbal-runs-at-most-four": ("{throws: {run: {max: 4}}}", "{throws: {run: {max: null}}}"),
+    "bga-yaniv-two-naturals": (
+        "{throws: {run: {min_naturals: 2}}}",
+        "{throws: {run: {min_naturals: 1}}}",
+    ),
+    "jhyap-encyclopedia-limit-by-seats": (
+        "{call: {limit_by_seats: [{from_seats: 3, limit: 10}, {from_seats: 4, limit: 15}]}}",
+        "{call: {limit_by_seats: []}}",
+    ),
+    "bga-yaniv-laid-by-rank": ("{throws: {laid: by_rank}}", "{throws: {laid: as_placed}}"),
+}
+VARIANTS_DIR = Path(__file__).resolve().parent / "data" / "variants"
+THROW_TRANSCRIPTS = VARIANTS_DIR / "throw-transcripts"
+
+
+def test_the_throw_dimension_variants_pass_their_oracles(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    files = ",".join(str(VARIANTS_DIR / f"{name}.yaml") for name in THROW_VARIANTS)
+    status = main(["run", "-q", "--profile", files, "--transcripts", str(THROW_TRANSCRIPTS)])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "== 4 passed as written, 8 passed derived, 4 not applicable (16 cases)" in out
+
+
+@pytest.mark.parametrize("name", sorted(THROW_VARIANTS))
+def test_each_throw_dimension_oracle_fails_without_its_rule(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The variant with its one rule set back to the default fails its own transcript."""
+    stated, default = THROW_VARIANTS[name]
+    text = (VARIANTS_DIR / f"{name}.yaml").read_text("utf-8")
+    assert f"rules: {stated}" in text
+    broken = tmp_path / f"{name}.yaml"
+    broken.write_text(text.replace(stated, default), "utf-8")
+    status = main(
+        ["run", "-q", "--profile", str(broken), "--transcripts", str(THROW_TRANSCRIPTS), "-k", name]
+    )
+    out = capsys.readouterr().out
+    assert status == 1, out
+    assert "== 1 failed (1 case)" in out

@@ -67,4 +67,21 @@ def rule_problems(rules: Mapping[str, Json]) -> list[tuple[DataPath, str]]:
                 "less than 0)",
             )
         )
+    steps = call.get("limit_by_seats") or []
+    if not call["inclusive"] and any(step["limit"] == 0 for step in steps):
+        found.append(
+            (
+                _at("call.limit_by_seats"),
+                "call.inclusive false with a call.limit_by_seats limit of 0 refuses every call "
+                "at those seats",
+            )
+        )
+    run = rules["throws"]["run"]
+    if run.get("max") is not None and run["max"] < run["min"]:
+        found.append(
+            (
+                _at("throws.run.max"),
+                "throws.run.max below throws.run.min leaves no run legal",
+            )
+        )
     return found

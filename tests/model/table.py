@@ -33,6 +33,13 @@ class Table:
     run_min: int
     run_ace: str
     order_matters: bool
+    set_jokers_alone: bool
+    run_max: int | None
+    run_min_naturals: int
+    run_wrap: bool
+    single: str
+    laid: str
+    limit_by_seats: tuple[tuple[int, int], ...]
     from_offer: str
     only_after_multi_throw: bool
     moment: str
@@ -85,6 +92,15 @@ class Table:
             run_min=throws["run"]["min"],
             run_ace=throws["run"]["ace"],
             order_matters=throws["order_matters"],
+            set_jokers_alone=throws["set"].get("jokers_alone", True),
+            run_max=throws["run"].get("max"),
+            run_min_naturals=throws["run"].get("min_naturals", 1),
+            run_wrap=throws["run"].get("wrap", False),
+            single=throws.get("single", "any"),
+            laid=throws.get("laid", "as_placed"),
+            limit_by_seats=tuple(
+                (s["from_seats"], s["limit"]) for s in rules["call"].get("limit_by_seats") or []
+            ),
             from_offer=rules["pick"]["from_offer"],
             only_after_multi_throw=rules["pick"]["only_after_multi_throw"],
             moment=rules["reshuffle"]["moment"],
@@ -123,6 +139,14 @@ class Table:
         """Every card of the table: 52 per pack plus the pack's jokers."""
         one = [r + s for r in RANKS for s in SUITS] + [JOKER] * self.jokers
         return one * self.packs(seats)
+
+    def limit(self, seats: int) -> int:
+        """'From a number of seats at the table up, calls use another limit.'"""
+        limit = self.call_limit
+        for from_seats, step in sorted(self.limit_by_seats):
+            if seats >= from_seats:
+                limit = step
+        return limit
 
     def value(self, card: str) -> int:
         return self.values[card[0]]

@@ -25,20 +25,26 @@ def run_ranks(cards: Sequence[str], t: Table) -> list[int] | None:
 
 
 def run_layout(cards: Sequence[str], t: Table) -> tuple[list[int], int] | None:
-    """The ranks a run stands for, lowest first, and the rank its aces take; None if no run.
+    """The ranks a run stands for, in run order, and the rank its aces take; None if no run.
 
     The naturals are of one suit with distinct ranks; jokers (only where deck.jokers_wild
     lets them stand in runs) fill the gaps, then extend the run upwards, then downwards
-    (bga-yaniv.throws.jokers); an ace is tried low before high.
+    (bga-yaniv.throws.jokers); an ace is tried low before high. throws.run.max bounds the
+    run's length, throws.run.min_naturals its natural cards; throws.run.wrap lets it turn
+    the corner (_wrapped).
     """
-    if len(cards) < t.run_min:
+    if len(cards) < t.run_min or (t.run_max is not None and len(cards) > t.run_max):
         return None
     naturals = [c for c in cards if c != JOKER]
     jokers = len(cards) - len(naturals)
     if jokers and t.jokers_wild not in ("runs", "sets_and_runs"):
         return None
+    if len(naturals) < t.run_min_naturals:
+        return None
     if not naturals or len({c[1] for c in naturals}) != 1:
         return None
+    if t.run_wrap:
+        return _wrapped(sorted(rank(c) for c in naturals), len(cards))
     bottom, top = _bounds(t)
     for ace in _ace_values(t):
         ranks = sorted(ace if rank(c) == 1 else rank(c) for c in naturals)
@@ -56,6 +62,28 @@ def run_layout(cards: Sequence[str], t: Table) -> tuple[list[int], int] | None:
     return None
 
 
+def _wrapped(ranks: list[int], n: int) -> tuple[list[int], int] | None:
+    """A run going round the corner: n ranks from a start, the king followed by the ace.
+
+    Of the windows of n ranks that start at a natural and hold every natural, the one whose
+    last natural comes soonest (jokers fill gaps, then go upwards); among equals the lowest
+    start rank (the schema's "widest gap" words, counted the other way round).
+    """
+    if len(set(ranks)) != len(ranks) or n > 13:
+        return None
+    best: tuple[int, int] | None = None
+    for start in ranks:
+        window = [(start - 1 + i) % 13 + 1 for i in range(n)]
+        if not set(ranks) <= set(window):
+            continue
+        last = max(window.index(r) for r in ranks)
+        if best is None or last < best[0]:
+            best = (last, start)
+    if best is None:
+        return None
+    return [(best[1] - 1 + i) % 13 + 1 for i in range(n)], 1
+
+
 def throw_kind(cards: Sequence[str], t: Table) -> str | None:
     """'single', 'set' or 'run' for a legal throw, else None. Any order of the cards."""
     if not cards:
@@ -65,7 +93,7 @@ def throw_kind(cards: Sequence[str], t: Table) -> str | None:
     naturals = [c for c in cards if c != JOKER]
     wild_sets = t.jokers_wild in ("sets", "sets_and_runs")
     # A set: one rank; jokers alone make a set of jokers, among naturals only when wild in sets.
-    one_rank = not naturals or (
+    one_rank = (not naturals and t.set_jokers_alone) or (
         len({rank(c) for c in naturals}) == 1 and (len(naturals) == len(cards) or wild_sets)
     )
     if one_rank and t.set_min <= len(cards) <= t.set_max:
@@ -83,7 +111,22 @@ def legal_throws(hand: Sequence[str], t: Table) -> set[tuple[str, ...]]:
         for combo in combinations(ordered, size):
             if combo not in found and throw_kind(combo, t) is not None:
                 found.add(combo)
+    if t.single == "when_no_combination" and any(len(c) > 1 for c in found):
+        return {c for c in found if len(c) > 1}
     return found
+
+
+def laid(cards: Sequence[str], t: Table) -> list[str]:
+    """throws.laid: as placed, or by rank (a run by the ranks its cards stand at, a joker
+    where it stands; a set or single in canonical order)."""
+    if t.laid == "as_placed":
+        return list(cards)
+    layout = run_layout(cards, t) if throw_kind(cards, t) == "run" else None
+    if layout is None:
+        return canonical(list(cards))
+    ranks, ace = layout
+    at = {(ace if rank(c) == 1 else rank(c)): c for c in cards if c != JOKER}
+    return [at.get(r, JOKER) for r in ranks]
 
 
 def pickable(offer: Sequence[str], kind: str | None, t: Table) -> list[str]:
@@ -121,11 +164,12 @@ def offer_open(seat: int, multi_throwers: Collection[int], t: Table) -> bool:
     return not t.only_after_multi_throw or seat in multi_throwers
 
 
-def call_refusal(value: int, turns_taken: int, players: int, t: Table) -> str | None:
+def call_refusal(value: int, turns_taken: int, players: int, t: Table, seats: int) -> str | None:
     """Why a call is refused ('call_too_early', 'call_over_limit'), or None."""
     if t.first_round == "after_every_player_had_a_turn" and turns_taken < players:
         return "call_too_early"
-    within = value <= t.call_limit if t.call_inclusive else value < t.call_limit
+    limit = t.limit(seats)
+    within = value <= limit if t.call_inclusive else value < limit
     return None if within else "call_over_limit"
 
 

@@ -33,6 +33,8 @@ from reference_engine.rules import (
     ScoringKind,
     Settlement,
     ShowdownTie,
+    SingleThrow,
+    ThrowLaid,
     TimerExpiry,
 )
 
@@ -146,8 +148,8 @@ def _new_deck_reversed(original: Any) -> Any:
 
 
 def _offer_sorted(original: Any) -> Any:
-    def throw(self: Game, seat: int, thrown: Sequence[cards.Card]) -> Any:
-        events = original(self, seat, thrown)
+    def throw(self: Game, seat: int, thrown: Sequence[cards.Card], forced: bool = False) -> Any:
+        events = original(self, seat, thrown, forced)
         if not self.rules.order_matters and self.thrown is not None:
             self.thrown = throws.Throw(
                 tuple(cards.sorted_cards(self.thrown.cards)), self.thrown.kind
@@ -350,6 +352,31 @@ MUTANTS: dict[str, Mutant] = {
         "games_follow_the_model",
         _rules(lambda r: _when(r.run_ace is RunAce.LOW_OR_HIGH, run_ace=RunAce.LOW)),
     ),
+    "run_max_ignored": Mutant(
+        "throws.run.max", "games_follow_the_model", _rules(lambda r: {"run_max": None})
+    ),
+    "min_naturals_read_as_one": Mutant(
+        "throws.run.min_naturals",
+        "games_follow_the_model",
+        _rules(lambda r: {"run_min_naturals": 1}),
+    ),
+    "runs_never_turn_the_corner": Mutant(
+        "throws.run.wrap", "games_follow_the_model", _rules(lambda r: {"run_wrap": False})
+    ),
+    "jokers_always_a_set": Mutant(
+        "throws.set.jokers_alone",
+        "games_follow_the_model",
+        _rules(lambda r: {"set_jokers_alone": True}),
+    ),
+    "single_always_allowed": Mutant(
+        "throws.single", "games_follow_the_model", _rules(lambda r: {"single": SingleThrow.ANY})
+    ),
+    "laid_as_placed": Mutant(
+        "throws.laid", "games_follow_the_model", _rules(lambda r: {"laid": ThrowLaid.AS_PLACED})
+    ),
+    "call_limit_steps_ignored": Mutant(
+        "call.limit_by_seats", "games_follow_the_model", _rules(lambda r: {"limit_steps": ()})
+    ),
     "unordered_offer_sorted": Mutant(
         "throws.order_matters", "games_follow_the_model", _function(Game, "_throw", _offer_sorted)
     ),
@@ -400,7 +427,9 @@ MUTANTS: dict[str, Mutant] = {
         "call.first_round",
         "games_follow_the_model",
         _function(
-            calling, "call_refusal", lambda original: lambda v, t, p, r: original(v, p, p, r)
+            calling,
+            "call_refusal",
+            lambda original: lambda v, t, p, r, *seats: original(v, p, p, r, *seats),
         ),
     ),
     "tie_read_as_caller_wins": Mutant(
