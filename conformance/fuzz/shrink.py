@@ -29,7 +29,8 @@ from reference_engine.cards import DECK
 from reference_engine.profile import option_specs, resolve
 
 from .driver import Divergence, Unsupported
-from .generate import GameSpec, Plan, Request, generate, option_samples, request
+from .generate import GameSpec, Plan, Request, generate, request
+from .steer import option_samples
 
 Json = Any
 Evaluate = Callable[[Plan], "Divergence | Unsupported | None"]
