@@ -11,6 +11,8 @@ from reference_engine.cards import DECK, Card
 from reference_engine.game import Game
 
 DEAL_STYLES = ("uniform", "low", "mirror", "runs", "sets", "quick")
+# Styles the steering asks for (see .steer): each aims one hand of values at a counter.
+TARGETED_STYLES = ("tie", "tiebreak", "edge")
 
 
 def _deal_hands(
@@ -108,6 +110,90 @@ class _Taken:
         self.counts[card] += 1
 
 
+def _valued_hands(
+    rng: random.Random,
+    targets: Sequence[int | None],
+    size: int,
+    card_value: Callable[[Card], int],
+    deck: Sequence[Card],
+) -> list[list[Card]]:
+    """Hands of the given values (None: any), in order; a value that cannot be made is
+    left to chance."""
+    pool = list(deck)
+    rng.shuffle(pool)
+    taken = _Taken(Counter(deck))
+    hands: list[list[Card]] = [[] for _ in targets]
+    for hand, target in zip(hands, targets, strict=True):
+        if target is None:
+            continue
+        by_value: dict[int, list[Card]] = {}
+        for card in pool:
+            by_value.setdefault(card_value(card), []).append(card)
+        values = sorted(by_value)
+        if not values or not values[0] * size <= target <= values[-1] * size:
+            continue
+        for _ in range(60):
+            parts = [rng.choice(values) for _ in range(size - 1)]
+            last = target - sum(parts)
+            if last not in by_value:
+                continue
+            wanted: list[Card] = []
+            counts: Counter[Card] = Counter()
+            for value in [*parts, last]:
+                free = [c for c in by_value[value] if taken.counts[c] + counts[c] < taken.copies[c]]
+                if not free:
+                    break
+                card = rng.choice(free)
+                counts[card] += 1
+                wanted.append(card)
+            if len(wanted) == size:
+                for card in wanted:
+                    taken.add(card)
+                hand.extend(wanted)
+                break
+    for hand in hands:
+        for card in pool:
+            if len(hand) >= size:
+                break
+            if card not in taken:
+                taken.add(card)
+                hand.append(card)
+    return hands
+
+
+def targets_for(game: Game, style: str, rng: random.Random) -> list[int | None]:
+    """Hand values, in turn order from the starter, that aim at a counter: ``tie`` (the
+    starter can call and one other holds as much), ``tiebreak`` (two or more others hold
+    the same lower value), ``edge`` (the starter can call at once and each other's total
+    lands exactly on the threshold or a score cut)."""
+    rules = game.rules
+    seats = game.turn_order_from(game.starter)
+    size = rules.hand_size
+    low = size * min(rules.card_value(r) for r in range(1, 14))
+    limit = rules.call_limit - (0 if rules.call_inclusive else 1)
+    call = rng.randint(min(low + 1, limit), max(low + 1, limit)) if limit >= low else low
+    targets: list[int | None] = [None] * len(seats)
+    if style == "tie":
+        targets[0] = targets[1 % len(seats)] = call
+    elif style == "tiebreak":
+        lower = rng.randint(low, max(low, call - 1))
+        targets[0] = max(call, lower + 1)
+        for k in range(1, len(seats)):
+            targets[k] = lower if k <= 2 or rng.random() < 0.5 else None
+    elif style == "edge":
+        goals = [c.at for c in rules.score_cuts]
+        if rules.out_above is not None:
+            goals.append(rules.out_above)
+        if rules.halve_at_multiples_of:
+            goals.append(rules.halve_at_multiples_of)
+        targets[0] = low
+        for k, seat in enumerate(seats[1:], start=1):
+            if goals:
+                gap = rng.choice(goals) - game.scores[seat]
+                targets[k] = gap if gap > low else None
+    return targets
+
+
 def deal_order(game: Game, rng: random.Random, style: str = "") -> list[Card]:
     """An order of the table's cards in ``style`` (a random one when empty), dealt from
     the starter."""
@@ -119,9 +205,14 @@ def deal_order(game: Game, rng: random.Random, style: str = "") -> list[Card]:
         order = list(game.full_deck)
         rng.shuffle(order)
         return order
-    hands = _deal_hands(
-        rng, style, len(seats), size, lambda c: game.rules.card_value(c.rank), game.full_deck
-    )
+
+    def value(card: Card) -> int:
+        return game.rules.card_value(card.rank)
+
+    if style in TARGETED_STYLES:
+        hands = _valued_hands(rng, targets_for(game, style, rng), size, value, game.full_deck)
+    else:
+        hands = _deal_hands(rng, style, len(seats), size, value, game.full_deck)
     used = Counter(c for h in hands for c in h)
     rest = []
     for card in game.full_deck:

@@ -69,6 +69,7 @@ class _Builder:
         self.session = Session()
         self.requests: list[Request] = []
         self.coverage: Counter[str] = Counter()
+        self.reached: list[tuple[int, str]] = []
         self.problems: list[str] = []
 
     @property
@@ -85,7 +86,9 @@ class _Builder:
         self.requests.append(item)
         if response["ok"]:
             events = response.get("events") or []
-            count_events(self.coverage, events, self.game.rules, scores)
+            counted: Counter[str] = Counter()
+            count_events(counted, events, self.game.rules, scores)
+            self._reach(counted)
             self._check_invariants()
         elif before is not None and self.session.game is not None and self.game.state() != before:
             self.problems.append(f"the refused {item.cmd} changed the model's state")
@@ -104,9 +107,15 @@ class _Builder:
             self.session.handle(decode_request(line.encode("utf-8")))
         self.requests.append(item)
         self.raw_sent += 1
-        self.coverage[RAW_LINES] += 1
+        self._reach(Counter({RAW_LINES: 1}))
         if self.game.state() != before:
             self.problems.append(f"the raw line {item.message['kind']} changed the model's state")
+
+    def _reach(self, counted: Counter[str]) -> None:
+        """Count at the last request added."""
+        self.coverage.update(counted)
+        at = len(self.requests) - 1
+        self.reached.extend((at, name) for name, n in counted.items() for _ in range(n))
 
     def _check_invariants(self) -> None:
         game = self.game
@@ -316,8 +325,14 @@ class _Builder:
         response = self.session.handle({"seq": 0, **start.message})
         self.requests.append(start)
         if not response["ok"]:
-            self.coverage[REFUSED_TABLES] += 1
-            return Plan(spec, tuple(self.requests), response["error"]["code"], self.coverage)
+            self._reach(Counter({REFUSED_TABLES: 1}))
+            return Plan(
+                spec,
+                tuple(self.requests),
+                response["error"]["code"],
+                self.coverage,
+                reached=tuple(self.reached),
+            )
         while len(self.requests) - self.raw_sent < spec.max_requests:
             if spec.raw_rate:
                 self.raw_probe()
@@ -336,7 +351,14 @@ class _Builder:
                 self.turn_step()
                 if self.chance(spec.check_rate):
                     self.send({"cmd": "state"})
-        return Plan(spec, tuple(self.requests), None, self.coverage, tuple(self.problems))
+        return Plan(
+            spec,
+            tuple(self.requests),
+            None,
+            self.coverage,
+            reached=tuple(self.reached),
+            invariant_problems=tuple(self.problems),
+        )
 
 
 def _near_miss(group: Sequence[Card]) -> str:

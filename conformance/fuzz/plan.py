@@ -63,11 +63,19 @@ class Plan:
     requests: tuple[Request, ...]
     start_error: str | None = None
     coverage: Counter[str] = field(default_factory=Counter)
+    # (request index, counter) for each count: what a game reached before it diverged
+    reached: tuple[tuple[int, str], ...] = ()
     invariant_problems: tuple[str, ...] = ()  # broken by the model itself: a reference bug
 
     @property
     def profile(self) -> str:
         return self.spec.profile
+
+    def coverage_until(self, index: int | None) -> Counter[str]:
+        """The counts of the requests up to ``index`` (all when None)."""
+        if index is None:
+            return Counter(self.coverage)
+        return Counter(name for at, name in self.reached if at <= index)
 
 
 def encode(message: Mapping[str, Json]) -> str:

@@ -4,13 +4,28 @@ the coverage counters a profile has not reached yet."""
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
+from reference_engine.errors import JhyapError
 from reference_engine.profile import OptionSpec, OptionType, option_specs, resolve
-from reference_engine.rules import GameEndKind
+from reference_engine.rules import GameEndKind, Rules
 
+from .counters import (
+    AT_THRESHOLD,
+    BEATEN_CALLS,
+    CUTS,
+    ELIMINATIONS,
+    GAMES_ENDED,
+    RESHUFFLE_COUNTERS,
+    SEVERAL_LOWEST,
+    SHARED_WINS,
+    TIES_WITH_CALLER,
+    TIMEOUTS,
+    WON_CALLS,
+)
 from .plan import GameSpec
 
 Json = Any
@@ -120,3 +135,89 @@ def random_spec(
         max_requests=1500 if long_game else rng.choice((150, 400)),
         deal_style="quick" if long_game and rng.random() < 0.5 else "",
     )
+
+
+# -- steering --------------------------------------------------------------------------
+
+# What a game aims at when a counter is still at zero: a deal style, and spec changes.
+_AIMS: dict[str, dict[str, Json]] = {
+    TIES_WITH_CALLER: {"deal_style": "tie", "call_rate": 1.0, "max_rounds": 2},
+    SEVERAL_LOWEST: {"deal_style": "tiebreak", "call_rate": 1.0, "max_rounds": 2},
+    AT_THRESHOLD: {"deal_style": "edge", "call_rate": 1.0, "max_rounds": 0},
+    CUTS: {"deal_style": "edge", "call_rate": 1.0, "max_rounds": 0},
+    ELIMINATIONS: {"deal_style": "quick", "call_rate": 1.0, "max_rounds": 0},
+    GAMES_ENDED: {"deal_style": "quick", "call_rate": 1.0, "max_rounds": 0},
+    SHARED_WINS: {"deal_style": "tie", "call_rate": 1.0, "max_rounds": 0},
+    TIMEOUTS: {"timeout_rate": 0.95},
+    WON_CALLS: {"call_rate": 1.0, "deal_style": "quick"},
+    BEATEN_CALLS: {"call_rate": 1.0, "deal_style": "tiebreak"},
+}
+STEER_RATE = 0.7  # the share of games that aim at a counter still missing
+
+
+def steer(
+    spec: GameSpec,
+    document: Mapping[str, Json],
+    missing: Sequence[str],
+    rng: random.Random,
+) -> GameSpec:
+    """``spec`` aimed at one of the ``missing`` counters (most of the time): the deal
+    style, call rate and length that reach it, and option values that allow it."""
+    if not missing or rng.random() >= STEER_RATE:
+        return spec
+    aim = rng.choice(sorted(missing))
+    changes: dict[str, Json] = {"probe_rate": 0.0, "raw_rate": 0.0}
+    if aim in RESHUFFLE_COUNTERS.values():
+        changes.update(call_rate=0.0, max_rounds=1, deal_style="uniform")
+        changes["options"] = _options_for(document, spec.options, rng, reshuffle=aim)
+    else:
+        changes.update(_AIMS.get(aim, {}))
+        if aim in (AT_THRESHOLD, CUTS, ELIMINATIONS, GAMES_ENDED, SHARED_WINS):
+            changes["max_requests"] = 1500
+            changes["options"] = _options_for(document, spec.options, rng, cuts=aim == CUTS)
+        if aim == TIMEOUTS:
+            changes["options"] = _options_for(document, spec.options, rng, timer=True)
+    rules = resolve(document, changes.get("options", spec.options))["rules"]
+    low, high = int(rules["seats"]["min"]), int(rules["seats"]["max"])
+    if aim == SEVERAL_LOWEST:
+        changes["seats"] = max(low, min(high, max(spec.seats, 3)))
+    elif not low <= spec.seats <= high:
+        changes["seats"] = rng.randint(low, high)
+    if changes.get("max_rounds") == 0 and rules["game_end"]["kind"] == GameEndKind.HOST_ENDS:
+        changes["max_rounds"] = 6
+    return replace(spec, **changes)
+
+
+def _options_for(
+    document: Mapping[str, Json],
+    options: Mapping[str, Json],
+    rng: random.Random,
+    *,
+    reshuffle: str = "",
+    cuts: bool = False,
+    timer: bool = False,
+) -> dict[str, Json]:
+    """``options`` with values that can reach the aim: a reshuffle moment, score cuts,
+    a running timer; for game ends, the lowest threshold (games end sooner)."""
+    chosen = dict(options)
+    for name, spec in option_specs(document).items():
+        fitting = []
+        for value in option_samples(spec):
+            try:
+                rules = Rules.from_profile(resolve(document, {**chosen, name: value}))
+            except (JhyapError, ValueError):
+                continue
+            if (
+                (reshuffle and RESHUFFLE_COUNTERS[rules.reshuffle_moment] == reshuffle)
+                or (cuts and (rules.score_cuts or rules.halve_at_multiples_of))
+                or (timer and rules.timer_seconds > 0)
+            ):
+                fitting.append(value)
+        if fitting and spec.sets in _AIMED_PARAMETERS:
+            chosen[name] = rng.choice(fitting)
+        elif spec.sets == "game_end.out_above" and not (reshuffle or timer):
+            chosen[name] = option_samples(spec)[0]
+    return chosen
+
+
+_AIMED_PARAMETERS = ("reshuffle.moment", "scoring.cuts", "turn_timer.seconds")
