@@ -320,9 +320,9 @@ def finding_lines(finding: Finding, number: int = 1) -> list[str]:
     fuzz_block = finding.data["fuzz"]
     stopped = f", stopped by {shrunk.stopped}" if shrunk.stopped else ""
     lines = [
-        f"DIVERGENCE {number} in game {finding.game} ({finding.profile}), request "
-        f"{found.index}, found after {finding.find_seconds:.1f} s of fuzzing: "
-        f"{found.signature} ({found.kind})",
+        f"DIVERGED in game {finding.game} ({finding.profile}), request {found.index} "
+        f"after {finding.find_seconds:.1f} s of fuzzing: {found.signature} ({found.kind}) "
+        f"[divergence {number}]",
         *(f"  {d}" for d in found.differences[:6]),
         f"  expected (reference): {shorten(found.expected)}",
         f"  actual (engine): {shorten(found.actual)}",

@@ -166,7 +166,7 @@ def steer(
     if not missing or rng.random() >= STEER_RATE:
         return spec
     aim = rng.choice(sorted(missing))
-    changes: dict[str, Json] = {"probe_rate": 0.0, "raw_rate": 0.0}
+    changes: dict[str, Json] = {}  # probes are refused: they leave the aim intact
     if aim in RESHUFFLE_COUNTERS.values():
         changes.update(call_rate=0.0, max_rounds=1, deal_style="uniform")
         changes["options"] = _options_for(document, spec.options, rng, reshuffle=aim)
