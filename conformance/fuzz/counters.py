@@ -9,7 +9,7 @@ counters still at zero (see :mod:`.steer`).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from reference_engine.errors import JhyapError
@@ -91,9 +91,11 @@ def count_events(
     events: Sequence[Mapping[str, Json]],
     rules: Rules,
     scores_before: Sequence[int],
+    order_from: Callable[[int], Sequence[int]],
 ) -> None:
     """Count what an accepted request's events reached; ``scores_before`` are the totals
-    before the request (a cut is a total other than the sum of the old one and the delta)."""
+    before the request (a cut is a total other than the sum of the old one and the delta),
+    ``order_from(seat)`` the turn order from a seat."""
     for event in events:
         kind = event["type"]
         if kind == "reshuffled":
@@ -101,7 +103,7 @@ def count_events(
         elif kind == "timed_out":
             coverage[TIMEOUTS] += 1
         elif kind == "round_ended":
-            _count_round(coverage, event, rules, scores_before)
+            _count_round(coverage, event, rules, scores_before, order_from)
         elif kind == "game_ended":
             coverage[GAMES_ENDED] += 1
             if len(event["winners"]) >= 2:
@@ -109,7 +111,11 @@ def count_events(
 
 
 def _count_round(
-    coverage: Counter[str], event: Mapping[str, Json], rules: Rules, before: Sequence[int]
+    coverage: Counter[str],
+    event: Mapping[str, Json],
+    rules: Rules,
+    before: Sequence[int],
+    order_from: Callable[[int], Sequence[int]],
 ) -> None:
     values = event["hand_values"]
     caller = event["caller"]
@@ -122,7 +128,9 @@ def _count_round(
         lowest = min(others) if others else None
         if lowest == values[caller]:
             coverage[TIES_WITH_CALLER] += 1
-        if lowest is not None and others.count(lowest) >= 2 and lowest <= values[caller]:
+        tied = [s for s in order_from(caller) if s != caller and values[s] == lowest]
+        # A tie-break is tested where the turn order and the seat numbers pick apart.
+        if len(tied) >= 2 and lowest <= values[caller] and tied[0] != min(tied):
             coverage[SEVERAL_LOWEST] += 1
     scores, deltas = event["scores"], event["deltas"]
     same_length = len(before) == len(scores) == len(deltas)

@@ -132,14 +132,11 @@ def _valued_hands(
         values = sorted(by_value)
         if not values or not values[0] * size <= target <= values[-1] * size:
             continue
-        for _ in range(60):
-            parts = [rng.choice(values) for _ in range(size - 1)]
-            last = target - sum(parts)
-            if last not in by_value:
-                continue
+        for _ in range(20):
+            parts = _composition(rng, target, size, values)
             wanted: list[Card] = []
             counts: Counter[Card] = Counter()
-            for value in [*parts, last]:
+            for value in parts:
                 free = [c for c in by_value[value] if taken.counts[c] + counts[c] < taken.copies[c]]
                 if not free:
                     break
@@ -161,6 +158,28 @@ def _valued_hands(
     return hands
 
 
+def _composition(rng: random.Random, target: int, size: int, values: Sequence[int]) -> list[int]:
+    """``size`` card values from ``values`` (sorted) that sum to ``target`` (which the
+    caller checked is reachable): the lowest each, raised one at a time at random."""
+    parts = [0] * size  # indices into values
+    total = values[0] * size
+    while total < target:
+        rising = [i for i in range(size) if parts[i] + 1 < len(values)]
+        i = rng.choice(rising)
+        step = values[parts[i] + 1] - values[parts[i]]
+        if total + step > target:
+            smaller = [
+                j for j in rising if values[parts[j] + 1] - values[parts[j]] <= target - total
+            ]
+            if not smaller:
+                break
+            i = rng.choice(smaller)
+            step = values[parts[i] + 1] - values[parts[i]]
+        parts[i] += 1
+        total += step
+    return [values[p] for p in parts]
+
+
 def targets_for(game: Game, style: str, rng: random.Random) -> list[int | None]:
     """Hand values, in turn order from the starter, that aim at a counter: ``tie`` (the
     starter can call and one other holds as much), ``tiebreak`` (two or more others hold
@@ -176,8 +195,10 @@ def targets_for(game: Game, style: str, rng: random.Random) -> list[int | None]:
     if style == "tie":
         targets[0] = targets[1 % len(seats)] = call
     elif style == "tiebreak":
-        lower = rng.randint(low, max(low, call - 1))
-        targets[0] = max(call, lower + 1)
+        # Lower than the call, or as much (where a tie with the caller beats the call,
+        # the others tied with it are broken among; and it is all a low limit allows).
+        lower = rng.choice((call, rng.randint(low, max(low, call - 1))))
+        targets[0] = max(call, lower)
         for k in range(1, len(seats)):
             targets[k] = lower if k <= 2 or rng.random() < 0.5 else None
     elif style == "edge":
@@ -187,10 +208,12 @@ def targets_for(game: Game, style: str, rng: random.Random) -> list[int | None]:
         if rules.halve_at_multiples_of:
             goals.append(rules.halve_at_multiples_of)
         targets[0] = low
+        # A gap too wide for one hand is closed by the highest hand that is easy to make.
+        high = size * (max(rules.card_value(r) for r in range(1, 14)) - 1)
         for k, seat in enumerate(seats[1:], start=1):
             if goals:
                 gap = rng.choice(goals) - game.scores[seat]
-                targets[k] = gap if gap > low else None
+                targets[k] = min(gap, high) if gap > low else None
     return targets
 
 

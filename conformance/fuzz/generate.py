@@ -87,7 +87,7 @@ class _Builder:
         if response["ok"]:
             events = response.get("events") or []
             counted: Counter[str] = Counter()
-            count_events(counted, events, self.game.rules, scores)
+            count_events(counted, events, self.game.rules, scores, self._order_from)
             self._reach(counted)
             self._check_invariants()
         elif before is not None and self.session.game is not None and self.game.state() != before:
@@ -110,6 +110,11 @@ class _Builder:
         self._reach(Counter({RAW_LINES: 1}))
         if self.game.state() != before:
             self.problems.append(f"the raw line {item.message['kind']} changed the model's state")
+
+    def _order_from(self, seat: int) -> Sequence[int]:
+        """Every seat (out or not) in the game's turn order from ``seat``."""
+        seats = self.game.seats
+        return sorted(range(seats), key=lambda s: (s - seat) % seats)
 
     def _reach(self, counted: Counter[str]) -> None:
         """Count at the last request added."""
@@ -211,7 +216,7 @@ class _Builder:
         if game.phase is Phase.CALL_OR_THROW:
             legal = game.legal_actions()
             assert legal is not None
-            if legal.call and self.chance(spec.call_rate):
+            if legal.call and self._calls(seat):
                 self.send({"cmd": "act", "seat": seat, "action": {"type": "call"}})
                 self.checkpoint(0.7)
                 return
@@ -237,6 +242,28 @@ class _Builder:
             )
         else:
             self.send({"cmd": "act", "seat": seat, "action": {"type": "pick", "from": "deck"}})
+
+    def _calls(self, seat: int) -> bool:
+        """Whether the seat to act calls: at the spec's call rate, or, with a call aim,
+        when the hands make what it aims at (and now and then anyway)."""
+        aim = self.spec.call_aim
+        if not aim:
+            return self.chance(self.spec.call_rate)
+        game = self.game
+        values = {s: game.hand_value(s) for s in game.active}
+        order = [s for s in self._order_from(seat) if s in values and s != seat]
+        mine = values[seat]
+        lowest = min((values[s] for s in order), default=None)
+        if aim == "tie":
+            hit = lowest == mine
+        elif aim == "tiebreak":
+            tied = [s for s in order if values[s] == lowest]
+            hit = lowest is not None and lowest <= mine and len(tied) >= 2 and tied[0] != min(tied)
+        else:
+            rules = game.rules
+            goals = {c.at for c in rules.score_cuts} | {rules.out_above or -1}
+            hit = any(game.scores[s] + values[s] in goals for s in order)
+        return hit or self.chance(0.02)
 
     def turn_probe(self, seat: int) -> None:
         """An action of the seat to act (or of another seat) that the rules refuse."""

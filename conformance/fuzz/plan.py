@@ -29,6 +29,8 @@ class GameSpec:
     max_requests: int = 400  # raw-line probes not counted
     deal_style: str = ""  # one of DEAL_STYLES for every deal; "" draws one per deal
     raw_rate: float = 0.03  # a raw-line probe before a step, at this rate (0: none)
+    # A call held back until the hands make this (see .steer): "tie", "tiebreak", "edge".
+    call_aim: str = ""
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,10 @@ STYLES: tuple[dict[str, Any], ...] = (
     {"max_rounds": 1, "call_rate": 1.0, "deal_style": "mirror", **_QUIET},
     {"max_rounds": 1, "call_rate": 0.9, "probe_rate": 0.3, "check_rate": 0.3, "raw_rate": 0.0},
     {"max_rounds": 2, "call_rate": 1.0, "deal_style": "quick", **_QUIET},
+    # The steering's aims: ties, tie-breaks, totals on the threshold or a cut.
+    {"max_rounds": 2, "call_rate": 1.0, "deal_style": "tiebreak", **_QUIET},
+    {"max_rounds": 2, "call_rate": 1.0, "deal_style": "tie", **_QUIET},
+    {"max_rounds": 0, "call_rate": 1.0, "deal_style": "edge", **_QUIET},
     {"timeout_rate": 0.97, **_QUIET},
 )
 

@@ -141,10 +141,10 @@ def random_spec(
 
 # What a game aims at when a counter is still at zero: a deal style, and spec changes.
 _AIMS: dict[str, dict[str, Json]] = {
-    TIES_WITH_CALLER: {"deal_style": "tie", "call_rate": 1.0, "max_rounds": 2},
-    SEVERAL_LOWEST: {"deal_style": "tiebreak", "call_rate": 1.0, "max_rounds": 2},
-    AT_THRESHOLD: {"deal_style": "edge", "call_rate": 1.0, "max_rounds": 0},
-    CUTS: {"deal_style": "edge", "call_rate": 1.0, "max_rounds": 0},
+    TIES_WITH_CALLER: {"deal_style": "tie", "call_aim": "tie", "max_rounds": 2},
+    SEVERAL_LOWEST: {"deal_style": "tiebreak", "call_aim": "tiebreak", "max_rounds": 3},
+    AT_THRESHOLD: {"deal_style": "edge", "call_aim": "edge", "max_rounds": 0},
+    CUTS: {"deal_style": "edge", "call_aim": "edge", "max_rounds": 0},
     ELIMINATIONS: {"deal_style": "quick", "call_rate": 1.0, "max_rounds": 0},
     GAMES_ENDED: {"deal_style": "quick", "call_rate": 1.0, "max_rounds": 0},
     SHARED_WINS: {"deal_style": "tie", "call_rate": 1.0, "max_rounds": 0},
