@@ -207,7 +207,10 @@ class _Campaign:
                     task = _game_task(config, handed, self.missing(handed))
                     flying[handed] = pool.submit(task, GAME)
                     handed += 1
-                if taken not in flying:
+                if self.deadline is not None and time.monotonic() >= self.deadline:
+                    for future in flying.values():
+                        future.cancel()  # games not begun are dropped at the deadline
+                if taken not in flying or flying[taken].cancelled():
                     break
                 plan, outcome = flying.pop(taken).result()
                 self.take(pool, taken, plan, outcome)
@@ -259,7 +262,8 @@ class _Campaign:
         found_at = self.now()
         find_seconds = found_at - self.result.shrinking_seconds
         began = time.monotonic()
-        deadline = began + max(0.0, find_seconds) + config.shrink_grace
+        # The checks after the shrink (two replays) come out of the same allowance.
+        deadline = began + max(0.0, find_seconds) + config.shrink_grace - VERIFY_RESERVE
         if self.deadline is not None:
             deadline = min(deadline, self.deadline - VERIFY_RESERVE)
         self.tell(f"shrinking {divergence.signature}: {divergence.index + 1} requests")

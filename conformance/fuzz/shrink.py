@@ -36,7 +36,7 @@ Outcome = Divergence | Unsupported | None
 EvaluateMany = Callable[[Sequence[Plan]], list[Outcome]]
 Report = Callable[[str], None]
 NEARBY_SEEDS = 4
-NEARBY_CAP = 250  # requests of one nearby game: the search is for short ones
+NEARBY_CAP = 600  # requests of one nearby game: the search is for short ones
 DEFAULT_BUDGET = 200_000  # requests sent to each engine while shrinking
 
 
@@ -78,7 +78,8 @@ STYLES: tuple[dict[str, Any], ...] = (
     # The steering's aims: ties, tie-breaks, totals on the threshold or a cut.
     {"max_rounds": 2, "call_rate": 1.0, "deal_style": "tiebreak", **_QUIET},
     {"max_rounds": 2, "call_rate": 1.0, "deal_style": "tie", **_QUIET},
-    {"max_rounds": 0, "call_rate": 1.0, "deal_style": "edge", **_QUIET},
+    {"max_rounds": 0, "call_aim": "edge", "deal_style": "edge", **_QUIET},
+    {"max_rounds": 3, "call_aim": "tiebreak", "deal_style": "tiebreak", **_QUIET},
     {"timeout_rate": 0.97, **_QUIET},
 )
 
@@ -208,12 +209,17 @@ class _Shrinker:
                 return None
         return None
 
-    def requests(self, plan: Plan, divergence: Divergence) -> tuple[Plan, Divergence]:
-        """ddmin over the requests after the start, a batch of chunks at a time."""
+    def requests(
+        self, plan: Plan, divergence: Divergence, unit: int = 1
+    ) -> tuple[Plan, Divergence]:
+        """ddmin over the requests after the start, a batch of chunks at a time; chunks
+        are whole multiples of ``unit`` requests from the first action (a round of turns,
+        a throw and a pick for each seat, keeps the turn order where it was)."""
         requests = plan.requests
-        chunk = max(1, (len(requests) - 2) // 2)
-        while chunk >= 1 and self.open():
-            position = 1
+        first = next((i for i, r in enumerate(requests) if r.cmd == "act"), 1) if unit > 1 else 1
+        chunk = max(unit, (len(requests) - first - 1) // 2 // unit * unit)
+        while chunk >= unit and self.open():
+            position = first
             while position < len(requests) - 1 and self.open():
                 starts: list[int] = []
                 options: list[tuple[Request, ...]] = []
@@ -235,7 +241,7 @@ class _Shrinker:
                 requests, divergence = options[hit][: winner.index + 1], winner
                 position = starts[hit]
             self.note(f"requests in chunks of {chunk}", plan, divergence)
-            chunk //= 2
+            chunk = chunk // 2 // unit * unit
         return replace(plan, requests=requests), divergence
 
     def cards(self, plan: Plan, divergence: Divergence) -> tuple[Plan, Divergence]:
@@ -297,8 +303,19 @@ def _nearby_specs(document: Mapping[str, Json], spec: GameSpec) -> list[GameSpec
         seat_counts = [spec.seats]
     else:
         seat_counts = sorted(range(low, high + 1), key=lambda n: (n != spec.seats and n > low, n))
+    # The failing game's own style first (its aims included), quieter.
+    own = {
+        "probe_rate": 0.0,
+        "raw_rate": 0.0,
+        "check_rate": 0.0,
+        "call_rate": spec.call_rate,
+        "deal_style": spec.deal_style,
+        "call_aim": spec.call_aim,
+        "max_rounds": spec.max_rounds,
+        "timeout_rate": spec.timeout_rate,
+    }
     found = []
-    for style in STYLES:
+    for style in (own, *STYLES):
         if style.get("timeout_rate") and not timer:
             continue
         found += [
@@ -328,6 +345,7 @@ def shrink(
     best, best_div = work.first(plan, divergence)
     best, best_div = work.nearby(documents, best, best_div)
     best, best_div = work.hands(best, best_div)
+    best, best_div = work.requests(best, best_div, unit=2 * best.spec.seats)
     best, best_div = work.requests(best, best_div)
     best, best_div = work.cards(best, best_div)
     return Shrunk(best, best_div, work.tried, budget - work.left, work.stopped)
