@@ -35,14 +35,15 @@ from .counters import COUNTERS, applicable_counters
 from .driver import DEFAULT_WINDOW, Divergence, Unsupported
 from .generate import Plan, generate, random_spec
 from .pool import CANDIDATE, GAME, EnginePair, PairPool
-from .shrink import DEFAULT_BUDGET, Shrunk, shrink, truncated
+from .shrink import DEFAULT_BUDGET, Shrunk, shrink, transcribable, truncated
 from .steer import steer
 from .verify import verify_and_write
-from .writer import KnownDivergence, known_entry
+from .writer import KnownDivergence, involved_clauses, known_entry, transcript_id
 
 Json = Any
 LAG = 32  # games in flight at most; steering sees the games this many before
-VERIFY_RESERVE = 3.0  # seconds kept at the end of a timed run to check a transcript
+VERIFY_RESERVE = 2.0  # seconds kept at the end of a timed run to check a transcript
+VERIFY_PER_REQUEST = 0.01  # and this much more per request of the unshrunk plan
 DEFAULT_MAX_FINDINGS = 20
 
 
@@ -215,6 +216,8 @@ class _Campaign:
                 plan, outcome = flying.pop(taken).result()
                 self.take(pool, taken, plan, outcome)
                 taken += 1
+                if result.capped:
+                    break
             for future in flying.values():
                 future.cancel()
         except BaseException:
@@ -256,16 +259,49 @@ class _Campaign:
             if len(result.findings) >= self.config.max_findings:
                 result.capped = True
 
+    def late(self, game: int, plan: Plan, divergence: Divergence) -> Finding:
+        """A class found when the run's time is spent: listed with its rerun command, not
+        shrunk, written or checked (a file is written only once checked)."""
+        config = self.config
+        found_at = self.now()
+        ident = transcript_id(plan.profile, config.seed, game)
+        rerun, _ = commands(config, game, plan.profile, ident)
+        data = {
+            "clauses": involved_clauses(config.documents[plan.profile], divergence),
+            "fuzz": {"rerun": rerun, "replay": "(none: no transcript was written)"},
+        }
+        shrunk = Shrunk(truncated(plan, divergence), divergence, 0, 0, "the time limit")
+        note = ("found as --time ran out: not shrunk, written or checked; rerun to file it",)
+        return Finding(
+            game,
+            plan.profile,
+            divergence,
+            len(plan.requests),
+            shrunk,
+            None,
+            data,
+            note,
+            False,
+            found_at - self.result.shrinking_seconds,
+            0.0,
+            found_at,
+        )
+
     def file(self, pool: PairPool, game: int, plan: Plan, divergence: Divergence) -> Finding:
         """Shrink, write and check one new divergence class."""
         config = self.config
+        # Checking replays the transcript twice, one request at a time: its allowance
+        # grows with the length.
+        reserve = VERIFY_RESERVE + VERIFY_PER_REQUEST * (divergence.index + 1)
+        if self.deadline is not None and time.monotonic() >= self.deadline - reserve:
+            return self.late(game, plan, divergence)
         found_at = self.now()
         find_seconds = found_at - self.result.shrinking_seconds
         began = time.monotonic()
         # The checks after the shrink (two replays) come out of the same allowance.
-        deadline = began + max(0.0, find_seconds) + config.shrink_grace - VERIFY_RESERVE
+        deadline = began + max(0.0, find_seconds) + config.shrink_grace - reserve
         if self.deadline is not None:
-            deadline = min(deadline, self.deadline - VERIFY_RESERVE)
+            deadline = min(deadline, self.deadline - reserve)
         self.tell(f"shrinking {divergence.signature}: {divergence.index + 1} requests")
         shrunk = shrink(
             config.documents,
@@ -280,8 +316,10 @@ class _Campaign:
         self.tell(f"checking the transcript of {divergence.signature}")
         tries = [(shrunk.plan, shrunk.divergence)]
         unshrunk = truncated(plan, divergence)
-        if len(unshrunk.requests) != len(shrunk.plan.requests):
-            tries.append((unshrunk, divergence))
+        cleaned = replace(unshrunk, requests=transcribable(unshrunk.requests))
+        for fallback in (cleaned, unshrunk):
+            if len(fallback.requests) > len(tries[-1][0].requests):
+                tries.append((fallback, replace(divergence, index=len(fallback.requests) - 1)))
         path, data, verified, ok = verify_and_write(config, pool, game, tries, commands)
         seconds = time.monotonic() - began
         self.result.shrinking_seconds += seconds

@@ -84,6 +84,19 @@ STYLES: tuple[dict[str, Any], ...] = (
 )
 
 
+def transcribable(requests: Sequence[Request]) -> tuple[Request, ...]:
+    """``requests`` without the actions before the first deal (refused probes: they change
+    nothing) but the last request, which a transcript can write."""
+    kept: list[Request] = []
+    dealt = False
+    for index, item in enumerate(requests):
+        dealt = dealt or item.cmd == "deal"
+        if item.cmd == "act" and not dealt and index != len(requests) - 1:
+            continue
+        kept.append(item)
+    return tuple(kept)
+
+
 class _Shrinker:
     def __init__(
         self,
@@ -143,6 +156,13 @@ class _Shrinker:
         """Truncated; a raw line right after the start; no state checks but the last."""
         requests = plan.requests[: divergence.index + 1]
         candidates: list[tuple[Request, ...]] = []
+        # A transcript may not hold an action before the first deal, even a refused one:
+        # every other candidate is made without them.
+        without = transcribable(requests)
+        if without != requests:
+            (found,) = self.batch([replace(plan, requests=without)])
+            if found is not None:
+                requests, divergence = without[: found.index + 1], found
         if requests[-1].raw is not None and len(requests) > 2:
             candidates.append((requests[0], requests[-1]))
         checks = tuple(
@@ -351,4 +371,4 @@ def shrink(
     return Shrunk(best, best_div, work.tried, budget - work.left, work.stopped)
 
 
-__all__ = ["DEFAULT_BUDGET", "Shrunk", "shrink", "truncated"]
+__all__ = ["DEFAULT_BUDGET", "Shrunk", "shrink", "transcribable", "truncated"]

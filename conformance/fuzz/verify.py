@@ -10,6 +10,7 @@ finding says why (a bug of the suite, to report).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,12 +54,27 @@ def verify(config: FuzzConfig, path: Path, profile: str) -> tuple[tuple[str, ...
     if problems:
         return tuple(f"validate: {p}" for p in problems[:5]), False
     try:
-        against_reference = replay_file(
-            config.reference, config.reference_env, path, config.documents, profile, config.timeout
-        )
-        against_engine = replay_file(
-            config.engine, config.engine_env, path, config.documents, profile, config.timeout
-        )
+        # Both replays at once: each is its own engine process.
+        with ThreadPoolExecutor(2, thread_name_prefix="jhyap-fuzz-verify") as both:
+            reference = both.submit(
+                replay_file,
+                config.reference,
+                config.reference_env,
+                path,
+                config.documents,
+                profile,
+                config.timeout,
+            )
+            engine = both.submit(
+                replay_file,
+                config.engine,
+                config.engine_env,
+                path,
+                config.documents,
+                profile,
+                config.timeout,
+            )
+            against_reference, against_engine = reference.result(), engine.result()
     except Exception as exc:  # an unreadable file is a suite bug: said, not raised
         return (f"the transcript could not be replayed: {exc}",), False
     where = (
