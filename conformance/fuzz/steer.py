@@ -19,6 +19,7 @@ from .counters import (
     CUTS,
     ELIMINATIONS,
     GAMES_ENDED,
+    REFUSED_TABLES,
     RESHUFFLE_COUNTERS,
     SEVERAL_LOWEST,
     SHARED_WINS,
@@ -181,8 +182,9 @@ def steer(
     low, high = int(rules["seats"]["min"]), int(rules["seats"]["max"])
     if aim == SEVERAL_LOWEST:
         changes["seats"] = max(low, min(high, max(spec.seats, 3)))
-    elif not low <= spec.seats <= high:
-        changes["seats"] = rng.randint(low, high)
+    elif aim == REFUSED_TABLES:
+        changes["seats"] = rng.choice((low - 1, high + 1))
+    # Else a seat count outside the range stays: a refused table is a probe too.
     if changes.get("max_rounds") == 0 and rules["game_end"]["kind"] == GameEndKind.HOST_ENDS:
         changes["max_rounds"] = 6
     return replace(spec, **changes)
