@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from reference_engine.errors import JhyapError
 from reference_engine.profile import option_specs, resolve
-from reference_engine.rules import GameEndKind, ReshuffleMoment, Rules
+from reference_engine.rules import DeckRunsOut, GameEndKind, ReshuffleMoment, Rules
 
 Json = Any
 
@@ -69,12 +69,23 @@ def applicable_counters(document: Mapping[str, Json]) -> tuple[str, ...]:
     no totals at a threshold where no threshold is set)."""
     variants = rule_variants(document)
     ends = {r.game_end for r in variants}
-    moments = {RESHUFFLE_COUNTERS[r.reshuffle_moment] for r in variants}
+    moments = {
+        RESHUFFLE_COUNTERS[r.reshuffle_moment]
+        for r in variants
+        if r.deck_runs_out is DeckRunsOut.RESHUFFLE
+    }
+    # A cut at the threshold itself moves every total that lands on it.
+    thresholds = any(
+        r.game_end is GameEndKind.ELIMINATION and r.out_above not in {c.at for c in r.score_cuts}
+        for r in variants
+    )
     found = []
     for name in COUNTERS:
         if name in RESHUFFLE_COUNTERS.values() and name not in moments:
             continue
         if name in (ELIMINATIONS, AT_THRESHOLD) and GameEndKind.ELIMINATION not in ends:
+            continue
+        if name == AT_THRESHOLD and not thresholds:
             continue
         if name == CUTS and not any(r.score_cuts or r.halve_at_multiples_of for r in variants):
             continue
