@@ -10,8 +10,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from reference_engine import server  # noqa: E402
-from tests.mutants.engine import MUTANTS  # noqa: E402
+from reference_engine import server
+from tests.mutants.engine import MUTANTS
 
 MUTANTS["out_at_100"]()
 MUTANTS["tie_break_by_seat_number"]()
