@@ -155,8 +155,16 @@ class PairPool:
             self._queue.put((2, next(self._order), None, None))
         for thread in self._threads:
             thread.join(timeout=30)
-        for pair in self.pairs:
-            pair.close(graceful=graceful)
+        # Every pair at once: a graceful stop waits for each engine to exit.
+        closers = [
+            threading.Thread(target=pair.close, args=(graceful,), daemon=True)
+            for pair in self.pairs
+            if pair.engine is not None or pair.reference is not None
+        ]
+        for closer in closers:
+            closer.start()
+        for closer in closers:
+            closer.join(timeout=30)
 
 
 __all__ = ["CANDIDATE", "GAME", "EnginePair", "PairPool", "transfer_scoring"]
