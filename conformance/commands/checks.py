@@ -35,6 +35,7 @@ MAX_SEATS: Final = 64
 MAX_SEED: Final = 2**63 - 1
 MAX_WINDOW: Final = 10_000
 MAX_SHRINK_BUDGET: Final = 10_000_000
+MAX_FINDINGS: Final = 1000  # distinct divergences one fuzz run shrinks
 
 
 def clip(text: str, limit: int = CLIP) -> str:

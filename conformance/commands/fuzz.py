@@ -9,19 +9,29 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
-from conformance.fuzz.campaign import Finding, FuzzConfig, FuzzResult, fuzz, never_reached
+from conformance.fuzz.campaign import (
+    DEFAULT_MAX_FINDINGS,
+    Finding,
+    FuzzConfig,
+    FuzzResult,
+    fuzz,
+    never_reached,
+)
+from conformance.fuzz.counters import COUNTERS
 from conformance.fuzz.driver import DEFAULT_WINDOW, ReferenceFailed, shorten
-from conformance.fuzz.generate import COUNTERS
+from conformance.fuzz.report import json_report
 from conformance.fuzz.shrink import DEFAULT_BUDGET
 from conformance.fuzz.writer import KnownDivergence, KnownDivergenceError, load_known_divergences
 from conformance.harness.client import EngineUnusable
+from conformance.harness.sandbox import engine_environment
 from conformance.reporting.report import write_atomic
 
 from . import Subparsers, jobs_count
 from .checks import (
     MAX_DURATION,
+    MAX_FINDINGS,
     MAX_GAMES,
     MAX_SEATS,
     MAX_SEED,
@@ -37,7 +47,6 @@ from .run import default_engine, default_engine_env
 
 DEFAULT_GAMES = 300
 DEFAULT_OUT = "fuzz-findings"
-REPORT_VERSION = 1
 
 
 def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
@@ -47,9 +56,13 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         help="play seeded random games on an engine and on the reference, compare every answer",
         description="Differential fuzzing: seeded random games (legal moves mixed with "
         "illegal ones) are sent to the engine and to the reference engine over the protocol, "
-        "and every answer is compared. The first divergence is shrunk and written as a "
-        "transcript of kind fuzz (the reference's answers, not an oracle). The same seed "
-        "plays the same games.",
+        "and every answer is compared (and checked against schema/protocol/). Every distinct "
+        "divergence (by signature) is shrunk once and written as a transcript of kind fuzz "
+        "(the reference's answers, not an oracle), kept only when it validates, fails "
+        "against the engine and passes against the reference. Games are steered toward "
+        "the coverage counters not yet reached. The same seed plays the same games. Exit "
+        "status: 0 no divergence, 1 a divergence (or a reference bug), 2 a usage error or "
+        "an unusable engine.",
     )
     parser.add_argument(
         "--engine",
@@ -73,7 +86,10 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         help=f"games to play (default {DEFAULT_GAMES})",
     )
     amount.add_argument(
-        "--time", type=seconds(MAX_DURATION), metavar="S", help="play for S seconds instead"
+        "--time",
+        type=seconds(MAX_DURATION),
+        metavar="S",
+        help="run for S seconds instead, shrinking and checking included",
     )
     parser.add_argument(
         "--seed", type=whole(0, MAX_SEED), default=0, help="the run's seed (default 0)"
@@ -126,6 +142,28 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         metavar="REQUESTS",
         help=f"requests the shrinker may send (default {DEFAULT_BUDGET})",
     )
+    parser.add_argument(
+        "--max-findings",
+        type=whole(1, MAX_FINDINGS),
+        default=DEFAULT_MAX_FINDINGS,
+        metavar="N",
+        help=f"stop after N distinct divergences (default {DEFAULT_MAX_FINDINGS})",
+    )
+    parser.add_argument(
+        "--validate-protocol",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="check every engine answer against schema/protocol/, as jhyap run does (on by "
+        "default; --no-validate-protocol switches it off)",
+    )
+    parser.add_argument(
+        "--engine-env",
+        action="append",
+        default=[],
+        metavar="NAME[=VALUE]",
+        help="pass an environment variable to the engine (repeatable; as for jhyap run, and "
+        "repeated in the rerun and replay commands printed)",
+    )
     parser.add_argument("--reference", metavar="CMD", help=argparse.SUPPRESS)
     parser.set_defaults(run=run)
 
@@ -152,16 +190,17 @@ class _Progress:
                 return
             self.last = now
             line = (
-                f"{result.games:,} games, {result.requests:,} requests, "
-                f"{result.games_per_second:,.1f} games/s, {result.requests_per_second:,.0f} "
-                "requests/s"
+                f"{result.seconds:,.0f} s: {result.games:,} games, {result.requests:,} requests, "
+                f"{result.games_per_second:,.1f} games/s, {len(result.findings)} found"
             )
-            self.stream.write(f"\r{line}   " if self.tty else line + "\n")
+            if result.activity:
+                line += f"; {result.activity}"
+            self.stream.write(f"\r{line[:150]:<150}" if self.tty else line + "\n")
             self.stream.flush()
 
     def finish(self) -> None:
         if self.tty:
-            self.stream.write("\r" + " " * 80 + "\r")
+            self.stream.write("\r" + " " * 150 + "\r")
             self.stream.flush()
 
 
@@ -185,6 +224,16 @@ def build_config(args: argparse.Namespace) -> FuzzConfig | str:
         return "--window must be at least 1"
     if args.shrink_budget < 0:
         return "--shrink-budget must not be negative"
+    max_findings = getattr(args, "max_findings", DEFAULT_MAX_FINDINGS)
+    if not 1 <= max_findings <= MAX_FINDINGS:
+        return f"--max-findings must be from 1 to {MAX_FINDINGS}"
+    env_items = tuple(getattr(args, "engine_env", None) or ())
+    try:
+        engine_env = (
+            default_engine_env(env_items) if args.engine is None else engine_environment(env_items)
+        )
+    except ValueError as exc:
+        return str(exc)
     named = [p.strip() for text in args.profile for p in text.split(",") if p.strip()]
     clash = clashing_paths(
         (("--json", getattr(args, "json", None)), ("--out", args.out)),
@@ -217,7 +266,8 @@ def build_config(args: argparse.Namespace) -> FuzzConfig | str:
         documents=documents,
         profiles=profiles,
         names=dict(zip(ids, named, strict=True)),
-        engine_env=None if args.engine is not None else default_env,
+        engine_env=engine_env,
+        engine_env_items=env_items,
         reference_env=None if args.reference is not None else default_env,
         games=None if args.time is not None else (args.games or DEFAULT_GAMES),
         seconds=args.time,
@@ -229,6 +279,8 @@ def build_config(args: argparse.Namespace) -> FuzzConfig | str:
         known=known,
         out=Path(args.out),
         shrink_budget=args.shrink_budget,
+        max_findings=max_findings,
+        check_schema=getattr(args, "validate_protocol", True),
     )
 
 
@@ -237,10 +289,10 @@ def summary_lines(config: FuzzConfig, result: FuzzResult) -> list[str]:
     per_profile = ", ".join(f"{p} {result.stats[p].games}" for p in config.profiles)
     lines = [
         f"{result.games:,} games ({per_profile}), {result.requests:,} requests in "
-        f"{result.seconds:.1f} s: {result.games_per_second:,.1f} games/s, "
-        f"{result.requests_per_second:,.0f} requests/s (seed {config.seed}, "
-        f"{config.jobs} job{'s' if config.jobs != 1 else ''})",
-        "coverage:",
+        f"{result.seconds:.1f} s ({result.shrinking_seconds:.1f} s shrinking and checking): "
+        f"{result.games_per_second:,.1f} games/s, {result.requests_per_second:,.0f} "
+        f"requests/s (seed {config.seed}, {config.jobs} job{'s' if config.jobs != 1 else ''})",
+        "coverage (counted up to each game's divergence):",
     ]
     missing = never_reached(config, result)
     for profile in config.profiles:
@@ -253,86 +305,42 @@ def summary_lines(config: FuzzConfig, result: FuzzResult) -> list[str]:
         lines.append(f"skipped: the engine declined {profile} ({message})")
     for signature, count in sorted(result.known_hits.items()):
         lines.append(f"known divergence ({count} games): {signature}")
+    for signature, count in sorted(result.repeats.items()):
+        lines.append(f"met again ({count} more games): {signature}")
     for problem in sorted(set(result.reference_problems)):
         lines.append(f"REFERENCE INVARIANT BROKEN: {problem}")
+    if result.capped:
+        lines.append(f"stopped at --max-findings {config.max_findings}")
     return lines
 
 
-def finding_lines(finding: Finding) -> list[str]:
+def finding_lines(finding: Finding, number: int = 1) -> list[str]:
     found, shrunk = finding.found, finding.shrunk
     steps = len(finding.data.get("steps") or [])
     fuzz_block = finding.data["fuzz"]
+    stopped = f", stopped by {shrunk.stopped}" if shrunk.stopped else ""
     lines = [
         f"DIVERGED in game {finding.game} ({finding.profile}), request {found.index} "
-        f"after {finding.find_seconds:.1f} s: {found.signature} ({found.kind})",
+        f"after {finding.find_seconds:.1f} s of fuzzing: {found.signature} ({found.kind}) "
+        f"[divergence {number}]",
         *(f"  {d}" for d in found.differences[:6]),
         f"  expected (reference): {shorten(found.expected)}",
         f"  actual (engine): {shorten(found.actual)}",
         f"  clauses involved: {', '.join(finding.data['clauses'])}",
-        f"  shrunk in {finding.shrink_seconds:.1f} s ({shrunk.candidates} candidates, "
-        f"{shrunk.requests_sent:,} requests): {found.index + 1} requests -> {steps} steps, "
-        f"{shrunk.plan.spec.seats} seats",
+        f"  shrunk and checked in {finding.shrink_seconds:.1f} s ({shrunk.candidates} "
+        f"candidates, {shrunk.requests_sent:,} requests{stopped}): {found.index + 1} "
+        f"requests -> {steps} steps, {shrunk.plan.spec.seats} seats",
     ]
-    if shrunk.divergence.signature != found.signature:  # never: the shrinker keeps it
-        lines.append(f"  shrunk divergence: {shrunk.divergence.signature}")
     if finding.transcript is not None:
         lines.append(f"  transcript: {finding.transcript} (kind fuzz: not an oracle)")
-        lines += [f"  replayed {line}" for line in finding.verified]
+    lines += [f"  checked: {line}" for line in finding.verified]
     lines += [
         f"  replay: {fuzz_block['replay']}",
         f"  rerun: {fuzz_block['rerun']}",
         "  to accept it, list it in a --known-divergences file: "
-        f"- {{signature: {json.dumps(found.signature)}, clause: ..., reason: ...}}",
+        f"- {{signature: {json.dumps(shrunk.divergence.signature)}, clause: ..., reason: ...}}",
     ]
     return lines
-
-
-def json_report(config: FuzzConfig, result: FuzzResult, status: int) -> dict[str, Any]:
-    missing = never_reached(config, result)
-    finding = result.finding
-    report: dict[str, Any] = {
-        "report_version": REPORT_VERSION,
-        "engine": config.engine,
-        "seed": config.seed,
-        "games": result.games,
-        "requests": result.requests,
-        "seconds": round(result.seconds, 3),
-        "games_per_second": round(result.games_per_second, 2),
-        "requests_per_second": round(result.requests_per_second, 1),
-        "jobs": config.jobs,
-        "profiles": {
-            p: {
-                "games": result.stats[p].games,
-                "requests": result.stats[p].requests,
-                "unsupported": result.stats[p].unsupported,
-                "coverage": {c: result.stats[p].coverage[c] for c in COUNTERS},
-                "never_reached": missing[p],
-            }
-            for p in config.profiles
-        },
-        "known_divergences": dict(result.known_hits),
-        "reference_problems": sorted(set(result.reference_problems)),
-        "divergence": None,
-        "exit_status": status,
-    }
-    if finding is not None:
-        report["divergence"] = {
-            "game": finding.game,
-            "profile": finding.profile,
-            "request": finding.found.index,
-            "class": finding.found.kind,
-            "signature": finding.found.signature,
-            "differences": list(finding.found.differences),
-            "clauses": finding.data["clauses"],
-            "transcript": str(finding.transcript) if finding.transcript else None,
-            "steps": len(finding.data.get("steps") or []),
-            "verified": finding.verified_ok,
-            "find_seconds": round(finding.find_seconds, 3),
-            "shrink_seconds": round(finding.shrink_seconds, 3),
-            "replay": finding.data["fuzz"]["replay"],
-            "rerun": finding.data["fuzz"]["rerun"],
-        }
-    return report
 
 
 def run(args: argparse.Namespace) -> int:
@@ -357,10 +365,12 @@ def run(args: argparse.Namespace) -> int:
     for line in summary_lines(config, result):
         print(line)
     played = sum(s.games for s in result.stats.values())
-    if result.finding is not None:
+    if result.findings:
         status = 1
-        for line in finding_lines(result.finding):
-            print(line)
+        for number, finding in enumerate(result.findings, start=1):
+            for line in finding_lines(finding, number):
+                print(line)
+        print(f"{len(result.findings)} distinct divergence(s)")
     elif played == 0:
         status = 2
         print("jhyap fuzz: the engine declined every game: nothing was fuzzed", file=sys.stderr)
@@ -369,8 +379,9 @@ def run(args: argparse.Namespace) -> int:
         print("no divergence" if status == 0 else "the reference broke an invariant")
     if args.json:
         try:
-            text = json.dumps(json_report(config, result, status), indent=2, ensure_ascii=False)
-            write_atomic(args.json, text + "\n")
+            argv = tuple(getattr(args, "argv", ("jhyap", "fuzz")))
+            report = json_report(config, result, status, argv)
+            write_atomic(args.json, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
         except OSError as exc:
             return _fail(f"cannot write the report: {exc}")
     return status

@@ -1,10 +1,15 @@
 """Differential fuzzing (``jhyap fuzz``): seeded random games sent to an engine and to the
-reference engine over the protocol, every answer compared, the first divergence shrunk to a
-transcript of kind ``fuzz``.
+reference engine over the protocol, every answer compared, every distinct divergence
+shrunk to a transcript of kind ``fuzz`` that is checked before it is kept.
 
+- :mod:`.plan`: a game's spec, requests and plan;
 - :mod:`.generate`: a seeded game plan, chosen by playing it on an in-process model;
+- :mod:`.probes`: the raw-line probes; :mod:`.deals`: deal orders;
+- :mod:`.counters`: the coverage counters; :mod:`.steer`: specs aimed at those not reached;
 - :mod:`.driver`: the two engines asked side by side (pipelined) and their answers compared;
+- :mod:`.pool`: engine pairs shared by games and shrink candidates;
 - :mod:`.shrink`: a shorter plan with the same divergence;
 - :mod:`.writer`: the transcript, and the known divergences file;
-- :mod:`.campaign`: many games, over ``--jobs`` engine pairs, with coverage counters.
+- :mod:`.verify`: a transcript kept only when it validates and replays as promised;
+- :mod:`.campaign`: the run; :mod:`.report`: its JSON report.
 """

@@ -1,55 +1,57 @@
-"""A fuzzing run: many seeded games over ``jobs`` engine pairs, then the first divergence
-shrunk, written as a transcript and checked with a real replay.
+"""A fuzzing campaign: seeded games over ``jobs`` engine pairs, every distinct divergence
+class found, each shrunk once, written and checked with real replays.
 
-Game ``g`` of a run is fully determined by the run's seed and ``g`` (its profile is the
-``g``-th of the list, round robin), so the same seed gives the same games whatever the
-number of jobs; with several jobs the reported divergence is still the one of the lowest
-game number, because games are handed out in order and the run waits for lower ones.
+Game ``g`` is fully determined by the run's seed, ``g`` and the coverage of the games
+before ``g - LAG`` (its profile is the ``g``-th of the list, round robin; the steering
+aims it at counters those games left at zero). Results are taken in game order and a game
+is handed out only once every game ``LAG`` before it is taken, so the same seed gives the
+same games, and the same findings in the same order, whatever the number of jobs.
+
+A game stops at its first divergence: after it the two engines' states may differ, and
+what follows would repeat that difference rather than test another rule. A game that
+meets a known or an already-found divergence is counted against it, and the coverage
+counters count only what the game reached before it diverged; the steering then sends new
+games toward the counters still at zero, so rules behind a divergence are exercised by
+games that do not reach it first (or, where every game reaches it, are reported as never
+reached).
+
+``seconds`` bounds the whole run, shrinking and checking included: no game is handed out
+after it, and each shrink ends by it (and by its find time plus ``shrink_grace``).
 """
 
 from __future__ import annotations
 
 import random
 import shlex
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from concurrent.futures import Future
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from reference_engine.profile import resolve
-
-from ..harness.client import EngineClient, EngineError, EngineUnusable
-from ..harness.replay import PASSED, Outcome, replay
-from ..harness.runner import run_each
-from ..spec.transcript import load_transcript
-from .driver import (
-    DEFAULT_WINDOW,
-    Divergence,
-    PipelinedClient,
-    ReferenceFailed,
-    Unsupported,
-    run_plan,
-)
-from .generate import COUNTERS, Plan, applicable_counters, generate, random_spec
-from .shrink import DEFAULT_BUDGET, Shrunk, shrink
-from .writer import (
-    KnownDivergence,
-    known_entry,
-    transcript_data,
-    transcript_id,
-    write_transcript,
-)
+from .counters import COUNTERS, applicable_counters
+from .driver import DEFAULT_WINDOW, Divergence, Unsupported
+from .generate import Plan, generate, random_spec
+from .pool import CANDIDATE, GAME, EnginePair, PairPool
+from .shrink import DEFAULT_BUDGET, Shrunk, shrink, transcribable, truncated
+from .steer import steer
+from .verify import verify_and_write
+from .writer import KnownDivergence, involved_clauses, known_entry, transcript_id
 
 Json = Any
+LAG = 32  # games in flight at most; steering sees the games this many before
+VERIFY_RESERVE = 2.0  # seconds kept at the end of a timed run to check a transcript
+VERIFY_PER_REQUEST = 0.01  # and this much more per request of the unshrunk plan
+DEFAULT_MAX_FINDINGS = 20
 
 
 @dataclass(frozen=True)
 class FuzzConfig:
     """What to fuzz and how. ``profiles`` are ids of ``documents``; ``names`` says how the
-    user named each (a shipped id or a file), for the commands printed."""
+    user named each (a shipped id or a file), for the commands printed;
+    ``engine_env_items`` are the ``--engine-env`` arguments, repeated in those commands."""
 
     engine: str
     reference: str
@@ -58,6 +60,7 @@ class FuzzConfig:
     names: Mapping[str, str] = field(default_factory=dict)
     engine_env: Mapping[str, str] | None = None
     reference_env: Mapping[str, str] | None = None
+    engine_env_items: tuple[str, ...] = ()
     games: int | None = None
     seconds: float | None = None
     seed: int = 0
@@ -68,6 +71,10 @@ class FuzzConfig:
     known: tuple[KnownDivergence, ...] = ()
     out: Path | None = None
     shrink_budget: int = DEFAULT_BUDGET
+    shrink_grace: float = 30.0  # a shrink may take its find time plus this many seconds
+    max_findings: int = DEFAULT_MAX_FINDINGS
+    check_schema: bool = True
+    steer: bool = True
 
 
 @dataclass
@@ -80,19 +87,20 @@ class ProfileStats:
 
 @dataclass(frozen=True)
 class Finding:
-    """The first divergence of a run, shrunk and written."""
+    """One divergence class of a run, shrunk and written."""
 
     game: int
-    profile: str
+    profile: str  # where it diverges (the shrunk plan's profile: the same as found)
     found: Divergence
     found_requests: int  # the plan's length when found
     shrunk: Shrunk
     transcript: Path | None
     data: Mapping[str, Json]
-    verified: tuple[str, ...]  # what the replays of the written transcript showed
+    verified: tuple[str, ...]  # what the checks of the written transcript showed
     verified_ok: bool
-    find_seconds: float
-    shrink_seconds: float
+    find_seconds: float  # fuzzing time (earlier shrinks left out) until it was found
+    shrink_seconds: float  # shrinking, writing and checking
+    found_at: float = 0.0  # seconds into the run
 
 
 @dataclass
@@ -101,10 +109,19 @@ class FuzzResult:
     games: int
     requests: int
     seconds: float
-    finding: Finding | None = None
+    findings: list[Finding] = field(default_factory=list)
     known_hits: Counter[str] = field(default_factory=Counter)
+    repeats: Counter[str] = field(default_factory=Counter)  # later games per found class
     unsupported: dict[str, str] = field(default_factory=dict)  # profile -> engine's message
     reference_problems: list[str] = field(default_factory=list)
+    shrinking_seconds: float = 0.0
+    capped: bool = False  # stopped at max_findings
+    activity: str = ""  # what the run does now, for progress lines
+
+    @property
+    def finding(self) -> Finding | None:
+        """The first finding (of the lowest game), if any."""
+        return self.findings[0] if self.findings else None
 
     @property
     def requests_per_second(self) -> float:
@@ -122,258 +139,228 @@ def game_seed(seed: int, game: int) -> int:
     return random.Random(f"jhyap-fuzz:{seed}:{game}").randrange(1 << 62)
 
 
-def plan_for(config: FuzzConfig, game: int) -> Plan:
-    """The plan of game ``game`` of a run."""
+def plan_for(config: FuzzConfig, game: int, missing: Sequence[str] = ()) -> Plan:
+    """The plan of game ``game`` of a run, aimed at the ``missing`` counters."""
     profile = config.profiles[game % len(config.profiles)]
-    spec = random_spec(config.documents, profile, game_seed(config.seed, game), config.seats)
+    seed = game_seed(config.seed, game)
+    spec = random_spec(config.documents, profile, seed, config.seats)
+    if missing:
+        spec = steer(spec, config.documents[profile], missing, random.Random(f"steer:{seed}"))
+        if config.seats is not None:
+            spec = replace(spec, seats=config.seats)
     return generate(config.documents[profile], spec)
 
 
-def _transfer(plan: Plan) -> bool:
-    return bool(plan.requests[0].message["profile"]["rules"]["scoring"]["kind"] == "transfer")
+_Played = tuple[Plan, Divergence | Unsupported | None]
 
 
-class EnginePair:
-    """The engine under test and the reference, each a protocol subprocess."""
+def _game_task(config: FuzzConfig, game: int, missing: Sequence[str]) -> Any:
+    def task(pair: EnginePair) -> _Played:
+        plan = plan_for(config, game, missing)
+        return plan, pair.run(plan)
 
-    def __init__(self, config: FuzzConfig) -> None:
+    return task
+
+
+class _Campaign:
+    def __init__(self, config: FuzzConfig, progress: Progress | None) -> None:
         self.config = config
-        self.engine: PipelinedClient | None = None
-        self.reference: PipelinedClient | None = None
+        self.progress = progress
+        self.began = time.monotonic()
+        self.deadline = self.began + config.seconds if config.seconds is not None else None
+        self.result = FuzzResult({p: ProfileStats() for p in config.profiles}, 0, 0, 0.0)
+        self.applicable = {p: applicable_counters(config.documents[p]) for p in config.profiles}
+        self.found: set[str] = set()
 
-    def _start(self, command: str, env: Mapping[str, str] | None) -> PipelinedClient:
-        client = PipelinedClient(command, timeout=self.config.timeout, env=env)
+    def now(self) -> float:
+        return time.monotonic() - self.began
+
+    def more_games(self, game: int) -> bool:
+        config = self.config
+        if self.result.capped or (config.games is not None and game >= config.games):
+            return False
+        return self.deadline is None or time.monotonic() < self.deadline
+
+    def missing(self, game: int) -> tuple[str, ...]:
+        if not self.config.steer:
+            return ()
+        profile = self.config.profiles[game % len(self.config.profiles)]
+        coverage = self.result.stats[profile].coverage
+        return tuple(c for c in self.applicable[profile] if not coverage[c])
+
+    def tell(self, activity: str = "") -> None:
+        self.result.activity = activity
+        self.result.seconds = self.now()
+        if self.progress is not None:
+            self.progress(self.result)
+
+    def run(self) -> FuzzResult:
+        config, result = self.config, self.result
+        pool = PairPool(config, config.jobs)
+        failed = False
         try:
-            client.handshake()
+            # An unusable engine stops the run before any game.
+            pool.submit(lambda pair: pair.connect(), CANDIDATE).result()
+            flying: dict[int, Future[_Played]] = {}
+            handed = taken = 0
+            while True:
+                while handed < taken + LAG and self.more_games(handed):
+                    task = _game_task(config, handed, self.missing(handed))
+                    flying[handed] = pool.submit(task, GAME)
+                    handed += 1
+                if self.deadline is not None and time.monotonic() >= self.deadline:
+                    for future in flying.values():
+                        future.cancel()  # games not begun are dropped at the deadline
+                if taken not in flying or flying[taken].cancelled():
+                    break
+                plan, outcome = flying.pop(taken).result()
+                self.take(pool, taken, plan, outcome)
+                taken += 1
+                if result.capped:
+                    break
+            for future in flying.values():
+                future.cancel()
         except BaseException:
-            client.close(graceful=False)
+            failed = True
             raise
-        return client
-
-    def connect(self) -> tuple[PipelinedClient, PipelinedClient]:
-        if self.reference is None:
-            try:
-                self.reference = self._start(self.config.reference, self.config.reference_env)
-            except EngineUnusable as exc:
-                raise ReferenceFailed(f"the reference engine is unusable: {exc}") from None
-        if self.engine is None:
-            self.engine = self._start(self.config.engine, self.config.engine_env)
-        return self.engine, self.reference
-
-    def run(self, plan: Plan) -> Divergence | Unsupported | None:
-        engine, reference = self.connect()
-        try:
-            return run_plan(
-                engine, reference, plan, transfer=_transfer(plan), window=self.config.window
-            )
         finally:
-            if engine.broken is not None or not engine.alive:
-                self.engine = None
-                engine.close(graceful=False)
-            if reference.broken is not None or not reference.alive:
-                self.reference = None
-                reference.close(graceful=False)
+            result.seconds = self.now()
+            pool.close(graceful=not failed)
+        return result
 
-    def reference_answers(self, plan: Plan) -> list[dict[str, Json]]:
-        _, reference = self.connect()
-        answers: list[dict[str, Json]] = []
-        window = self.config.window
-        for begin in range(0, len(plan.requests), window):
-            chunk = plan.requests[begin : begin + window]
-            got, error = reference.collect(reference.post(chunk), chunk)
-            if error is not None:
-                raise ReferenceFailed(f"the reference engine failed: {error}")
-            answers.extend(got)
-        return answers
+    def take(
+        self, pool: PairPool, game: int, plan: Plan, outcome: Divergence | Unsupported | None
+    ) -> None:
+        result = self.result
+        stats = result.stats[plan.profile]
+        diverged = outcome if isinstance(outcome, Divergence) else None
+        sent = diverged.index + 1 if diverged is not None else len(plan.requests)
+        stats.requests += sent
+        result.requests += sent
+        result.games += 1
+        result.reference_problems.extend(plan.invariant_problems)
+        if isinstance(outcome, Unsupported):
+            stats.unsupported += 1
+            result.unsupported.setdefault(plan.profile, outcome.message)
+        else:
+            stats.games += 1
+            stats.coverage.update(plan.coverage_until(diverged.index if diverged else None))
+        self.tell()
+        if diverged is None:
+            return
+        signature = diverged.signature
+        if known_entry(self.config.known, signature) is not None:
+            result.known_hits[signature] += 1
+        elif signature in self.found:
+            result.repeats[signature] += 1
+        else:
+            self.found.add(signature)
+            result.findings.append(self.file(pool, game, plan, diverged))
+            if len(result.findings) >= self.config.max_findings:
+                result.capped = True
 
-    def close(self, graceful: bool = True) -> None:
-        for client in (self.engine, self.reference):
-            if client is not None:
-                client.close(graceful=graceful and client.broken is None)
-        self.engine = self.reference = None
+    def late(self, game: int, plan: Plan, divergence: Divergence) -> Finding:
+        """A class found when the run's time is spent: listed with its rerun command, not
+        shrunk, written or checked (a file is written only once checked)."""
+        config = self.config
+        found_at = self.now()
+        ident = transcript_id(plan.profile, config.seed, game)
+        rerun, _ = commands(config, game, plan.profile, ident)
+        data = {
+            "clauses": involved_clauses(config.documents[plan.profile], divergence),
+            "fuzz": {"rerun": rerun, "replay": "(none: no transcript was written)"},
+        }
+        shrunk = Shrunk(truncated(plan, divergence), divergence, 0, 0, "the time limit")
+        note = ("found as --time ran out: not shrunk, written or checked; rerun to file it",)
+        return Finding(
+            game,
+            plan.profile,
+            divergence,
+            len(plan.requests),
+            shrunk,
+            None,
+            data,
+            note,
+            False,
+            found_at - self.result.shrinking_seconds,
+            0.0,
+            found_at,
+        )
+
+    def file(self, pool: PairPool, game: int, plan: Plan, divergence: Divergence) -> Finding:
+        """Shrink, write and check one new divergence class."""
+        config = self.config
+        # Checking replays the transcript twice, one request at a time: its allowance
+        # grows with the length.
+        reserve = VERIFY_RESERVE + VERIFY_PER_REQUEST * (divergence.index + 1)
+        if self.deadline is not None and time.monotonic() >= self.deadline - reserve:
+            return self.late(game, plan, divergence)
+        found_at = self.now()
+        find_seconds = found_at - self.result.shrinking_seconds
+        began = time.monotonic()
+        # The checks after the shrink (two replays) come out of the same allowance.
+        deadline = began + max(0.0, find_seconds) + config.shrink_grace - reserve
+        if self.deadline is not None:
+            deadline = min(deadline, self.deadline - reserve)
+        self.tell(f"shrinking {divergence.signature}: {divergence.index + 1} requests")
+        shrunk = shrink(
+            config.documents,
+            plan,
+            divergence,
+            pool.run_all,
+            config.shrink_budget,
+            width=pool.width,
+            deadline=deadline,
+            report=self.tell,
+        )
+        self.tell(f"checking the transcript of {divergence.signature}")
+        tries = [(shrunk.plan, shrunk.divergence)]
+        unshrunk = truncated(plan, divergence)
+        cleaned = replace(unshrunk, requests=transcribable(unshrunk.requests))
+        for fallback in (cleaned, unshrunk):
+            if len(fallback.requests) > len(tries[-1][0].requests):
+                tries.append((fallback, replace(divergence, index=len(fallback.requests) - 1)))
+        path, data, verified, ok = verify_and_write(config, pool, game, tries, commands)
+        seconds = time.monotonic() - began
+        self.result.shrinking_seconds += seconds
+        self.tell()
+        return Finding(
+            game,
+            shrunk.plan.profile,
+            divergence,
+            len(plan.requests),
+            shrunk,
+            path,
+            data,
+            verified,
+            ok,
+            find_seconds,
+            seconds,
+            found_at,
+        )
 
 
 def fuzz(config: FuzzConfig, progress: Progress | None = None) -> FuzzResult:
-    """Play the run's games; shrink and write the first divergence not known."""
-    began = time.monotonic()
-    result = FuzzResult({p: ProfileStats() for p in config.profiles}, 0, 0, 0.0)
-    lock = threading.Lock()
-    state: dict[str, Any] = {"next": 0, "found": None}
-    found: list[tuple[int, Plan, Divergence, float]] = []
-    failures: list[BaseException] = []
-    stop = threading.Event()
-    jobs = max(1, config.jobs)
-    pairs = [EnginePair(config) for _ in range(jobs)]
-
-    def take() -> int | None:
-        with lock:
-            game = state["next"]
-            if stop.is_set() or (config.games is not None and game >= config.games):
-                return None
-            if config.seconds is not None and time.monotonic() - began >= config.seconds:
-                return None
-            if state["found"] is not None and game > state["found"]:
-                return None
-            state["next"] = game + 1
-            return int(game)
-
-    def work(pair: EnginePair) -> None:
-        try:
-            while (game := take()) is not None:
-                plan = plan_for(config, game)
-                outcome = pair.run(plan)
-                with lock:
-                    stats = result.stats[plan.profile]
-                    sent = len(plan.requests)
-                    if isinstance(outcome, Divergence):
-                        sent = outcome.index + 1
-                    stats.requests += sent
-                    result.requests += sent
-                    result.games += 1
-                    if plan.invariant_problems:
-                        result.reference_problems.extend(plan.invariant_problems)
-                    if isinstance(outcome, Unsupported):
-                        stats.unsupported += 1
-                        result.unsupported.setdefault(plan.profile, outcome.message)
-                    else:
-                        stats.games += 1
-                        stats.coverage.update(plan.coverage)
-                    if isinstance(outcome, Divergence):
-                        entry = known_entry(config.known, outcome.signature)
-                        if entry is not None:
-                            result.known_hits[outcome.signature] += 1
-                        else:
-                            found.append((game, plan, outcome, time.monotonic() - began))
-                            if state["found"] is None or game < state["found"]:
-                                state["found"] = game
-                    result.seconds = time.monotonic() - began
-                    if progress is not None:
-                        progress(result)
-        except BaseException as exc:
-            with lock:
-                failures.append(exc)
-            stop.set()
-
-    try:
-        pairs[0].connect()  # an unusable engine stops the run before any game
-        run_each(work, pairs, "jhyap-fuzz")
-        result.seconds = time.monotonic() - began
-        if failures:
-            raise failures[0]
-        if found:
-            game, plan, divergence, when = min(found, key=lambda f: f[0])
-            result.finding = _shrink_and_write(config, pairs[0], game, plan, divergence, when)
-    finally:
-        stop.set()
-        for pair in pairs:
-            pair.close(graceful=not failures)
-    return result
+    """Play the run's games; shrink, write and check each new divergence class."""
+    return _Campaign(config, progress).run()
 
 
 def commands(config: FuzzConfig, game: int, profile: str, ident: str) -> tuple[str, str]:
     """The fuzz command that finds game ``game`` again, and the run command replaying it."""
     named = [config.names.get(p, p) for p in config.profiles]
-    rerun = ["jhyap", "fuzz", "--engine", config.engine]
+    env: list[str] = []
+    for item in config.engine_env_items:
+        env += ["--engine-env", item]
+    rerun = ["jhyap", "fuzz", "--engine", config.engine, *env]
     for name in named:
         rerun += ["--profile", name]
     rerun += ["--seed", str(config.seed), "--games", str(game + 1)]
     if config.seats is not None:
         rerun += ["--seats", str(config.seats)]
     out = str(config.out) if config.out is not None else "."
-    replay_words = ["jhyap", "run", "--engine", config.engine, "--transcripts", out, "-k", ident]
-    replay_words += ["--profile", config.names.get(profile, profile)]
+    replay_words = ["jhyap", "run", "--engine", config.engine, *env, "--transcripts", out]
+    replay_words += ["-k", ident, "--profile", config.names.get(profile, profile)]
     return shlex.join(rerun), shlex.join(replay_words)
-
-
-def _shrink_and_write(
-    config: FuzzConfig,
-    pair: EnginePair,
-    game: int,
-    plan: Plan,
-    divergence: Divergence,
-    find_seconds: float,
-) -> Finding:
-    began = time.monotonic()
-    shrunk = shrink(
-        config.documents, plan, divergence, pair.run, config.shrink_budget, config.profiles
-    )
-    answers = pair.reference_answers(shrunk.plan)
-    profile = shrunk.plan.profile
-    ident = transcript_id(profile, config.seed, game)
-    rerun, replay_command = commands(config, game, profile, ident)
-    data = transcript_data(
-        config.documents[profile],
-        shrunk.plan,
-        answers,
-        shrunk.divergence,
-        seed=config.seed,
-        game=game,
-        engine=config.engine,
-        rerun=rerun,
-        replay=replay_command,
-    )
-    shrink_seconds = time.monotonic() - began
-    path = None
-    verified: tuple[str, ...] = ()
-    verified_ok = False
-    if config.out is not None:
-        path = write_transcript(config.out, data)
-        verified, verified_ok = verify(config, path, profile)
-    return Finding(
-        game,
-        plan.profile,
-        divergence,
-        len(plan.requests),
-        shrunk,
-        path,
-        data,
-        verified,
-        verified_ok,
-        find_seconds,
-        shrink_seconds,
-    )
-
-
-def replay_file(
-    command: str,
-    env: Mapping[str, str] | None,
-    path: Path,
-    documents: Mapping[str, Json],
-    profile: str,
-    timeout: float = 10.0,
-) -> Outcome:
-    """Replay one transcript file under ``profile`` on a fresh engine process."""
-    transcript = load_transcript(path, documents)
-    resolved = resolve(documents[profile], transcript.options)
-    with EngineClient(command, timeout=timeout, env=env) as client:
-        info = client.handshake()
-        return replay(client, info, transcript, profile, resolved)
-
-
-def verify(config: FuzzConfig, path: Path, profile: str) -> tuple[tuple[str, ...], bool]:
-    """Whether the written transcript validates, fails against the engine and passes against
-    the reference; one line per check."""
-    lines = []
-    try:
-        against_reference = replay_file(
-            config.reference, config.reference_env, path, config.documents, profile, config.timeout
-        )
-        against_engine = replay_file(
-            config.engine, config.engine_env, path, config.documents, profile, config.timeout
-        )
-    except (EngineError, ValueError, Exception) as exc:  # an invalid file is a suite bug
-        return (f"the transcript could not be replayed: {exc}",), False
-    ok = against_reference.status == PASSED and against_engine.status != PASSED
-    lines.append(f"against the reference: {against_reference.status}")
-    lines.append(
-        f"against the engine: {against_engine.status}"
-        + (
-            f" at step {against_engine.step}: {against_engine.reason}"
-            if against_engine.step
-            else ""
-        )
-    )
-    return tuple(lines), ok
 
 
 def never_reached(config: FuzzConfig, result: FuzzResult) -> dict[str, list[str]]:
@@ -386,19 +373,17 @@ def never_reached(config: FuzzConfig, result: FuzzResult) -> dict[str, list[str]
     return missing
 
 
-def plans_equal(a: Sequence[Plan], b: Sequence[Plan]) -> bool:
-    return [[r.body for r in p.requests] for p in a] == [[r.body for r in p.requests] for p in b]
-
-
 __all__ = [
+    "DEFAULT_MAX_FINDINGS",
+    "GAME",
     "EnginePair",
     "Finding",
     "FuzzConfig",
     "FuzzResult",
     "ProfileStats",
+    "commands",
     "fuzz",
     "game_seed",
     "never_reached",
     "plan_for",
-    "verify",
 ]

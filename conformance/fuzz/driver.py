@@ -37,7 +37,7 @@ from ..harness.client import (
     ProtocolViolation,
 )
 from ..harness.compare import compare_check, compare_events
-from ..harness.replay import SKIP_CODES
+from ..harness.replay import COMMANDS, SKIP_CODES, schema_problems
 from .generate import Plan, Request
 
 Json = Any
@@ -51,7 +51,11 @@ INVARIANT = "invariant"  # the engine's state breaks an invariant of every game
 CRASH = "crash"
 TIMEOUT = "timeout"
 PROTOCOL = "protocol"
-CLASSES: Final = (REFUSAL, EVENTS, STATE, INVARIANT, CRASH, TIMEOUT, PROTOCOL)
+SCHEMA = "schema"  # the engine's answer breaks schema/protocol/, as `jhyap run` checks it
+CLASSES: Final = (REFUSAL, EVENTS, STATE, INVARIANT, CRASH, TIMEOUT, PROTOCOL, SCHEMA)
+# State fields no rule gives a meaning once the game is over: not compared then (a
+# transcript may not check them either).
+UNCHECKABLE_AFTER_GAME: Final = ("starter", "dealer")
 
 
 class ReferenceFailed(Exception):
@@ -180,7 +184,14 @@ def compare_answers(
     if want != "accepted" or request.cmd == "start":
         return []
     if request.cmd == "state":
-        return compare_check(expected.get("state") or {}, actual.get("state"))
+        want_state = dict(expected.get("state") or {})
+        got_state = actual.get("state")
+        if want_state.get("phase") == "game_over":
+            for name in UNCHECKABLE_AFTER_GAME:
+                want_state.pop(name, None)
+            if isinstance(got_state, Mapping):
+                got_state = {k: v for k, v in got_state.items() if k not in UNCHECKABLE_AFTER_GAME}
+        return compare_check(want_state, got_state)
     events = expected.get("events")
     if not isinstance(events, list):
         return []
@@ -264,6 +275,29 @@ def _failure(profile: str, request: Request, index: int, error: EngineError) -> 
     )
 
 
+def schema_divergence(
+    profile: str, request: Request, index: int, answer: Mapping[str, Json]
+) -> Divergence | None:
+    """A divergence when the engine's answer breaks the protocol schema, as a replay's
+    check would say it (the line of a raw probe that names no command: checked only when
+    refused)."""
+    if request.raw is None:
+        cmd: str | None = request.cmd
+    else:
+        spec = request.raw.get("json")
+        named = spec.get("cmd") if isinstance(spec, Mapping) else None
+        cmd = named if isinstance(named, str) and named in COMMANDS else None
+    if cmd is None and answer.get("ok") is True:
+        return None
+    problems = schema_problems(cmd or "state", answer)
+    if not problems:
+        return None
+    where = problems[0].split(": ", 1)[0]
+    signature = f"{profile} {step_name(request.message)}: schema {where}"
+    wanted = "an answer the schema allows"
+    return Divergence(index, SCHEMA, signature, tuple(problems), wanted, answer)
+
+
 def run_plan(
     engine: PipelinedClient,
     reference: PipelinedClient,
@@ -271,6 +305,7 @@ def run_plan(
     *,
     transfer: bool,
     window: int = DEFAULT_WINDOW,
+    check_schema: bool = True,
 ) -> Divergence | Unsupported | None:
     """Send the plan to both engines; the first divergence, Unsupported, or None."""
     requests = plan.requests
@@ -302,6 +337,8 @@ def run_plan(
             if differences:
                 kind, signature = classify(plan.profile, req, want, differences, transfer, got)
                 return Divergence(begin + offset, kind, signature, tuple(differences), want, got)
+            if check_schema and (bad := schema_divergence(plan.profile, req, begin + offset, got)):
+                return bad
         if error is not None:
             return _failure(plan.profile, chunk[len(actual)], begin + len(actual), error)
     return None

@@ -25,565 +25,35 @@ game; the model answers each, and checks that it did not.
 from __future__ import annotations
 
 import contextlib
-import json
 import random
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from decimal import Decimal
+from collections.abc import Mapping, Sequence
 from itertools import combinations
-from typing import Any, Final
+from typing import Any
 
 from reference_engine import picking, throws
 from reference_engine.cards import DECK, Card, names
 from reference_engine.errors import JhyapError
 from reference_engine.game import Game, Phase
-from reference_engine.profile import OptionSpec, OptionType, option_specs, resolve
+from reference_engine.profile import option_specs, resolve
 from reference_engine.rules import GameEndKind, ScoringKind
 from reference_engine.server import Session, decode_request
 
 from ..spec.deal_layout import layout_from_state
-from ..spec.transcript import raw_line
+from .counters import (
+    COUNTERS,
+    RAW_LINES,
+    REFUSED_TABLES,
+    applicable_counters,
+    count_events,
+)
+from .deals import deal_order
+from .plan import GameSpec, Plan, Request, encode, request, start_request
+from .probes import RAW_KINDS, RAW_PROBES, RawProbe, raw_request
+from .steer import invalid_option_values, random_option_value, random_spec
 
 Json = Any
 BETWEEN_HANDS = (Phase.AWAITING_DEAL, Phase.ROUND_OVER)
-DEAL_STYLES = ("uniform", "low", "mirror", "runs", "sets", "quick")
-
-# Coverage counters: the branches a run should reach, per profile.
-RESHUFFLES = "reshuffles"
-TIES_WITH_CALLER = "ties with the caller"
-SEVERAL_LOWEST = "tie-breaks among several lowest"
-ELIMINATIONS = "eliminations"
-SHARED_WINS = "shared wins"
-WON_CALLS = "won calls"
-BEATEN_CALLS = "beaten calls"
-GAMES_ENDED = "games ended"
-TIMEOUTS = "timeouts"
-REFUSED_TABLES = "refused tables"
-RAW_LINES = "raw-line probes"
-COUNTERS = (
-    WON_CALLS,
-    BEATEN_CALLS,
-    TIES_WITH_CALLER,
-    SEVERAL_LOWEST,
-    RESHUFFLES,
-    ELIMINATIONS,
-    SHARED_WINS,
-    GAMES_ENDED,
-    TIMEOUTS,
-    REFUSED_TABLES,
-    RAW_LINES,
-)
-
-
-def applicable_counters(document: Mapping[str, Json]) -> tuple[str, ...]:
-    """The counters a profile can reach at all (no shared wins where one seat survives)."""
-    specs = option_specs(document)
-    resolved = resolve(document)
-    kinds = {resolved["rules"]["game_end"]["kind"]}
-    timers = {resolved["rules"].get("turn_timer") is not None}
-    for spec in specs.values():
-        if spec.sets == "game_end.kind":
-            kinds.update(str(spec.parameter_value(v)) for v in spec.values or ())
-    found = []
-    for name in COUNTERS:
-        if name == ELIMINATIONS and GameEndKind.ELIMINATION not in kinds:
-            continue
-        if name == SHARED_WINS and GameEndKind.FIXED_ROUNDS not in kinds:
-            continue
-        if name == TIMEOUTS and not any(timers):
-            continue
-        found.append(name)
-    return tuple(found)
-
-
-@dataclass(frozen=True)
-class GameSpec:
-    """Everything a plan is made from; the same spec always gives the same plan."""
-
-    profile: str
-    seats: int
-    options: Mapping[str, Json]
-    seed: int
-    call_rate: float = 0.5
-    probe_rate: float = 0.1
-    timeout_rate: float = 0.0
-    check_rate: float = 0.1
-    max_rounds: int = 2  # hands before the plan ends (0: until the game is over)
-    max_requests: int = 400  # raw-line probes not counted
-    deal_style: str = ""  # one of DEAL_STYLES for every deal; "" draws one per deal
-    raw_rate: float = 0.03  # a raw-line probe before a step, at this rate (0: none)
-
-
-@dataclass(frozen=True)
-class Request:
-    """One protocol request (without seq) and its JSON text."""
-
-    message: Mapping[str, Json]
-    body: str
-    probe: bool = False  # chosen so that the rules refuse it
-    raw: Mapping[str, Json] | None = None  # a raw-line probe: a transcript's raw step spec
-
-    @property
-    def cmd(self) -> str:
-        """The command; ``raw`` for a raw-line probe (its message is ``{"cmd": "raw",
-        "kind": ...}``)."""
-        return str(self.message["cmd"])
-
-    def line(self, seq: int) -> tuple[str, int | None]:
-        """The line sent with ``seq`` as the client's seq (no newline), and the seq it
-        carries from the client (None when the line carries none of the client's)."""
-        if self.raw is None:
-            return f'{{"seq":{seq},{self.body[1:]}', seq
-        data, put = raw_line(self.raw, seq)
-        return data.decode("utf-8"), put
-
-
-@dataclass(frozen=True)
-class Plan:
-    """A game's requests; ``requests[0]`` is the ``start``."""
-
-    spec: GameSpec
-    requests: tuple[Request, ...]
-    start_error: str | None = None
-    coverage: Counter[str] = field(default_factory=Counter)
-    invariant_problems: tuple[str, ...] = ()  # broken by the model itself: a reference bug
-
-    @property
-    def profile(self) -> str:
-        return self.spec.profile
-
-
-def encode(message: Mapping[str, Json]) -> str:
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
-
-
-def request(message: Mapping[str, Json], probe: bool = False) -> Request:
-    return Request(message, encode(message), probe)
-
-
-_START_CACHE: dict[tuple[str, str, int], Request] = {}
-
-
-def start_request(profile: Mapping[str, Json], seats: int) -> Request:
-    """The ``start`` request; its long JSON text is made once per table kind."""
-    key = (str(profile.get("id")), encode(profile["option_values"]), seats)
-    cached = _START_CACHE.get(key)
-    if cached is None or cached.message["profile"] != profile:
-        cached = request(
-            {
-                "cmd": "start",
-                "profile": profile,
-                "options": profile["option_values"],
-                "seats": seats,
-            }
-        )
-        if len(_START_CACHE) > 256:
-            _START_CACHE.clear()
-        _START_CACHE[key] = cached
-    return cached
-
-
-# -- raw-line probes -----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class RawProbe:
-    """A kind of malformed line: the raw step that sends it, what docs/protocol.md says
-    the answer is, and the protocol clauses it tests."""
-
-    kind: str
-    spec: Mapping[str, Json]  # {"text": ...} or {"json": ..., "add_seq"?: false}
-    error: str | None  # the error code; None: accepted
-    seq: str  # "null", "echoed" (the client's seq) or "own" (the line's own valid seq)
-    clauses: tuple[str, ...]
-
-
-_NOT_JSON = ("protocol.transport.not-json", "protocol.seq.null")
-_NOT_OBJECT = ("protocol.transport.not-object", "protocol.seq.null")
-_SEQ_NULL = ("protocol.seq.null",)
-_COMMAND = ("protocol.order-of-checks.command", "protocol.seq.echo")
-_ARGUMENTS = ("protocol.order-of-checks.arguments", "protocol.seq.echo")
-_BAD, _CARD = "bad_request", "invalid_card"
-
-
-def _probe(
-    kind: str, spec: Mapping[str, Json], error: str | None, seq: str, clauses: tuple[str, ...]
-) -> RawProbe:
-    return RawProbe(kind, spec, error, seq, clauses)
-
-
-RAW_PROBES: Final = {
-    p.kind: p
-    for p in (
-        # The line: not JSON, not an object (seq null whatever the line held).
-        _probe("not-json", {"text": "this is not json"}, _BAD, "null", _NOT_JSON),
-        _probe("truncated-json", {"text": '{"seq":3,"cmd":"state"'}, _BAD, "null", _NOT_JSON),
-        _probe("seq-nan", {"text": '{"seq":NaN,"cmd":"state"}'}, _BAD, "null", _NOT_JSON),
-        _probe("json-array", {"json": [1, 2, 3]}, _BAD, "null", _NOT_OBJECT),
-        _probe("json-string", {"json": "a string"}, _BAD, "null", _NOT_OBJECT),
-        _probe("json-number", {"json": 42}, _BAD, "null", _NOT_OBJECT),
-        _probe("json-null", {"json": None}, _BAD, "null", _NOT_OBJECT),
-        # An array 1,000 levels deep: not an object whatever the engine's depth limit.
-        _probe("deep-array", {"text": "[" * 1000 + "]" * 1000}, _BAD, "null", _NOT_OBJECT),
-        # The seq: missing or no integer of 0 to 2^53 - 1.
-        _probe("no-seq", {"json": {"cmd": "state"}, "add_seq": False}, _BAD, "null", _SEQ_NULL),
-        _probe("seq-string", {"json": {"seq": "7", "cmd": "state"}}, _BAD, "null", _SEQ_NULL),
-        _probe("seq-bool", {"json": {"seq": True, "cmd": "state"}}, _BAD, "null", _SEQ_NULL),
-        _probe("seq-fraction", {"json": {"seq": 2.5, "cmd": "state"}}, _BAD, "null", _SEQ_NULL),
-        _probe("seq-negative", {"json": {"seq": -1, "cmd": "state"}}, _BAD, "null", _SEQ_NULL),
-        _probe("seq-null", {"json": {"seq": None, "cmd": "state"}}, _BAD, "null", _SEQ_NULL),
-        _probe(
-            "seq-too-large",
-            {"json": {"seq": 9007199254740992, "cmd": "state"}},
-            _BAD,
-            "null",
-            _SEQ_NULL,
-        ),
-        # 2^53 - 1 is a seq: echoed; a one-card deal is wrong_phase in a hand, else
-        # invalid_deck.
-        _probe(
-            "seq-largest",
-            {"json": {"seq": 9007199254740991, "cmd": "deal", "deck": ["Ac"]}},
-            "wrong_phase or invalid_deck",
-            "own",
-            ("protocol.seq.echo", "protocol.order-of-checks.deal"),
-        ),
-        # The command: missing, not a string, naming no command (case-sensitive).
-        _probe("no-cmd", {"json": {}}, _BAD, "echoed", _COMMAND),
-        _probe("cmd-not-string", {"json": {"cmd": 7}}, _BAD, "echoed", _COMMAND),
-        _probe("unknown-cmd", {"json": {"cmd": "shuffle"}}, "unknown_command", "echoed", _COMMAND),
-        _probe("cmd-wrong-case", {"json": {"cmd": "STATE"}}, "unknown_command", "echoed", _COMMAND),
-        # Fields the engine does not know are ignored: a state request, accepted.
-        _probe(
-            "extra-fields",
-            {"json": {"cmd": "state", "colour": "blue", "x-trace": "abc"}},
-            None,
-            "echoed",
-            ("protocol.messages.request-extra-fields", "protocol.seq.echo"),
-        ),
-        # The arguments, checked before the phase and the seat.
-        _probe(
-            "seat-string",
-            {"json": {"cmd": "act", "seat": "0", "action": {"type": "call"}}},
-            _BAD,
-            "echoed",
-            _ARGUMENTS,
-        ),
-        _probe(
-            "action-no-type",
-            {"json": {"cmd": "act", "seat": 0, "action": {}}},
-            _BAD,
-            "echoed",
-            _ARGUMENTS,
-        ),
-        _probe(
-            "pick-no-from",
-            {"json": {"cmd": "act", "seat": 0, "action": {"type": "pick"}}},
-            _BAD,
-            "echoed",
-            _ARGUMENTS,
-        ),
-        _probe(
-            "card-not-string",
-            {"json": {"cmd": "act", "seat": 0, "action": {"type": "throw", "cards": [5]}}},
-            _BAD,
-            "echoed",
-            _ARGUMENTS,
-        ),
-        _probe(
-            "deck-not-list", {"json": {"cmd": "deal", "deck": "Ac"}}, _BAD, "echoed", _ARGUMENTS
-        ),
-        _probe(
-            "option-value-array",
-            {"json": {"cmd": "set_option", "name": "call_limit", "value": [10]}},
-            _BAD,
-            "echoed",
-            _ARGUMENTS,
-        ),
-        _probe(
-            "no-card-thrown",
-            {"json": {"cmd": "act", "seat": 0, "action": {"type": "throw", "cards": ["Xx"]}}},
-            _CARD,
-            "echoed",
-            _ARGUMENTS,
-        ),
-        _probe(
-            "no-card-picked",
-            {
-                "json": {
-                    "cmd": "act",
-                    "seat": 0,
-                    "action": {"type": "pick", "from": "offer", "card": "1x"},
-                }
-            },
-            _CARD,
-            "echoed",
-            _ARGUMENTS,
-        ),
-        _probe(
-            "no-card-dealt",
-            {"json": {"cmd": "deal", "deck": ["Ac", "Xx"]}},
-            _CARD,
-            "echoed",
-            _ARGUMENTS,
-        ),
-        _probe(
-            "no-card-reshuffled",
-            {"json": {"cmd": "reshuffle", "order": ["Zz"]}},
-            _CARD,
-            "echoed",
-            _ARGUMENTS,
-        ),
-    )
-}
-RAW_KINDS: Final = tuple(RAW_PROBES)
-
-
-def raw_request(kind: str) -> Request:
-    """The raw-line probe of ``kind`` (one of :data:`RAW_PROBES`)."""
-    probe = RAW_PROBES[kind]
-    message = {"cmd": "raw", "kind": kind}
-    return Request(message, encode({"raw": probe.spec}), probe.error is not None, probe.spec)
-
-
-# -- specs ---------------------------------------------------------------------------
-
-
-# An unbounded range (``max: null``) is sampled up to this many steps above its minimum.
-UNBOUNDED_STEPS = 100
-
-
-def range_bounds(spec: OptionSpec) -> tuple[Decimal, Decimal, Decimal]:
-    """The low and high values fuzzed, and the step, of a range option; an unbounded
-    range is sampled up to :data:`UNBOUNDED_STEPS` steps above its minimum (or its default)."""
-    assert spec.range is not None
-    low, step = Decimal(str(spec.range["min"])), Decimal(str(spec.range["step"]))
-    if spec.range.get("max") is not None:
-        return low, Decimal(str(spec.range["max"])), step
-    return low, max(low, Decimal(str(spec.default))) + step * UNBOUNDED_STEPS, step
-
-
-def _range_value(spec: OptionSpec, number: Decimal) -> Json:
-    return int(number) if spec.type is OptionType.INTEGER else spec.normalize(str(number))
-
-
-def option_samples(spec: OptionSpec) -> list[Json]:
-    """The allowed values of an option: all listed ones, or a range's edges and default."""
-    if spec.values is not None:
-        return list(spec.values)
-    low, high, step = range_bounds(spec)
-    picks = {low, high, Decimal(str(spec.default)), low + step, high - step}
-    return [_range_value(spec, number) for number in sorted(picks)]
-
-
-def random_option_value(spec: OptionSpec, rng: random.Random) -> Json:
-    if spec.range is not None and rng.random() < 0.3:
-        low, high, step = range_bounds(spec)
-        count = int((high - low) / step)
-        return _range_value(spec, low + step * rng.randint(0, count))
-    return rng.choice(option_samples(spec))
-
-
-def invalid_option_values(spec: OptionSpec) -> list[Json]:
-    """Values the option refuses: out of its set or range, and of the wrong JSON type."""
-    bad: list[Json] = [None]
-    bounded = spec.range is not None and spec.range.get("max") is not None
-    if spec.type is OptionType.BOOLEAN:
-        bad += ["true", 1, 0]
-    elif spec.type is OptionType.INTEGER:
-        bad += ["12", True, 1.5]
-        if spec.range is not None:
-            bad += [int(spec.range["min"]) - 1]
-            if bounded:
-                bad += [int(spec.range["max"]) + 1]
-        else:
-            bad += [max(spec.values or [0]) + 1, -1]
-    elif spec.type is OptionType.DECIMAL:
-        # A decimal travels as a string in plain notation: a JSON number or an exponent
-        # is refused even when its value is allowed.
-        bad += [True, "abc", "-1.00", "NaN", "5e-2", 0.05, 1]
-        if spec.range is not None:
-            low, step = Decimal(str(spec.range["min"])), Decimal(str(spec.range["step"]))
-            bad += [str(low - step), str(low + step / 2)]
-            if bounded:
-                bad += [str(Decimal(str(spec.range["max"])) + step)]
-    else:
-        bad += [True, 3, "no-such-choice", ""]
-    return bad
-
-
-def random_spec(
-    documents: Mapping[str, Mapping[str, Json]],
-    profile: str,
-    seed: int,
-    seats: int | None = None,
-) -> GameSpec:
-    """A random game spec for ``profile``: seats (sometimes just outside the range),
-    option values over every allowed value, and a style of play."""
-    rng = random.Random(seed)
-    document = documents[profile]
-    rules = resolve(document)["rules"]
-    low, high = int(rules["seats"]["min"]), int(rules["seats"]["max"])
-    if seats is None:
-        roll = rng.random()
-        if roll < 0.04:
-            seats = low - 1
-        elif roll < 0.08:
-            seats = high + 1
-        else:
-            seats = rng.randint(low, high)
-    options = {
-        name: random_option_value(spec, rng) for name, spec in option_specs(document).items()
-    }
-    ends = GameEndKind(rules["game_end"]["kind"])
-    max_rounds = rng.choice((1, 1, 2, 3, 0))
-    if max_rounds == 0 and ends is GameEndKind.HOST_ENDS:
-        max_rounds = 6
-    long_game = max_rounds == 0 or max_rounds >= 6
-    return GameSpec(
-        profile=profile,
-        seats=seats,
-        options=options,
-        seed=rng.randrange(1 << 30),
-        call_rate=rng.choice((0.02, 0.3, 0.9, 0.9)),
-        probe_rate=rng.choice((0.0, 0.1, 0.1, 0.3)),
-        timeout_rate=rng.choice((0.0, 0.0, 0.3, 0.95)),
-        check_rate=rng.choice((0.05, 0.2)),
-        max_rounds=max_rounds,
-        max_requests=1500 if long_game else rng.choice((150, 400)),
-        deal_style="quick" if long_game and rng.random() < 0.5 else "",
-    )
-
-
-# -- deals ---------------------------------------------------------------------------
-
-
-def _deal_hands(
-    rng: random.Random,
-    style: str,
-    players: int,
-    size: int,
-    card_value: Callable[[Card], int],
-    deck: Sequence[Card] = DECK,
-) -> list[list[Card]]:
-    """Hands for ``players`` seats in the given style, drawn from ``deck`` (a multiset:
-    with several packs a card has several copies)."""
-    pool = list(deck)
-    rng.shuffle(pool)
-    copies = Counter(deck)
-    taken: _Taken = _Taken(copies)
-
-    def take(card: Card) -> Card | None:
-        if card in taken:
-            return None
-        taken.add(card)
-        return card
-
-    def fill(hand: list[Card], wanted: Sequence[Card]) -> None:
-        for card in wanted:
-            if len(hand) < size and take(card) is not None:
-                hand.append(card)
-
-    hands: list[list[Card]] = [[] for _ in range(players)]
-    if style == "low":
-        low = [c for c in pool if c.rank <= 4]
-        for hand in hands:
-            fill(hand, [c for c in low if c not in taken][: rng.randint(2, size)])
-    elif style == "mirror":
-        # Hands of one equal value: ties with the caller and several equal lowest hands.
-        target = rng.randint(size + 1, 15)
-        for number, hand in enumerate(hands[: rng.choice((2, players, players))]):
-            if number == 1 and rng.random() < 0.5:
-                # The others lower than the starter, and equal: a beaten call whose
-                # winner comes from a tie-break among several lowest hands.
-                target = rng.randint(size, target)
-            for _ in range(40):
-                parts = [1] * size
-                for _ in range(target - size):
-                    parts[rng.randrange(size)] += 1
-                wanted: list[Card] = []
-                for value in parts:
-                    wanted += [
-                        c
-                        for c in pool
-                        if c not in taken and c not in wanted and card_value(c) == value
-                    ][:1]
-                if len(wanted) == size:
-                    fill(hand, wanted)
-                    break
-    elif style == "runs":
-        for hand in hands:
-            suit = rng.choice("cdhs")
-            start = rng.choice((1, 11, 12, 12, 13, rng.randint(1, 11)))
-            length = 15 - start if start >= 11 and rng.random() < 0.7 else rng.randint(2, 4)
-            wrap = [(start + k - 1) % 13 + 1 for k in range(length)]
-            mixed = rng.random() < 0.4
-            if mixed:
-                wanted = [rng.choice([c for c in pool if c.rank == r]) for r in wrap]
-            else:
-                wanted = [c for r in wrap for c in DECK if c.rank == r and c.suit == suit]
-            fill(hand, wanted)
-    elif style == "quick":
-        # The starter can call at once and the others hold a lot: hands end fast and
-        # scores climb, so that eliminations and game ends come within a few steps.
-        fill(hands[0], sorted(pool, key=card_value)[: rng.randint(size, size + 3)])
-        rng.shuffle(hands[0])
-        for hand in hands[1:]:
-            fill(hand, [c for c in pool if card_value(c) >= rng.randint(1, 13)])
-    elif style == "sets":
-        for hand in hands:
-            rank = rng.randint(1, 13)
-            fill(hand, [c for c in pool if c.rank == rank][: rng.randint(2, 4)])
-    for hand in hands:
-        fill(hand, pool)
-    return hands
-
-
-class _Taken:
-    """The cards already taken from a multiset deck: a card is "in" once all its copies are."""
-
-    def __init__(self, copies: Counter[Card]) -> None:
-        self.copies = copies
-        self.counts: Counter[Card] = Counter()
-
-    def __contains__(self, card: object) -> bool:
-        return isinstance(card, Card) and self.counts[card] >= self.copies[card]
-
-    def add(self, card: Card) -> None:
-        self.counts[card] += 1
-
-
-def deal_order(game: Game, rng: random.Random, style: str = "") -> list[Card]:
-    """An order of the table's cards in ``style`` (a random one when empty), dealt from
-    the starter."""
-    seats = game.turn_order_from(game.starter)
-    size = game.rules.hand_size
-    # Equal hands twice as often: ties are what engines most often get wrong.
-    style = style or rng.choice((*DEAL_STYLES, "mirror"))
-    if style == "uniform":
-        order = list(game.full_deck)
-        rng.shuffle(order)
-        return order
-    hands = _deal_hands(
-        rng, style, len(seats), size, lambda c: game.rules.card_value(c.rank), game.full_deck
-    )
-    used = Counter(c for h in hands for c in h)
-    rest = []
-    for card in game.full_deck:
-        if used[card]:
-            used[card] -= 1
-        else:
-            rest.append(card)
-    rng.shuffle(rest)
-    if rng.random() < 0.3:
-        rest.sort(key=lambda c: c.rank if rng.random() < 0.7 else 13)  # low cards on top
-    for hand in hands:
-        rng.shuffle(hand)
-    return [hands[i % len(seats)][i // len(seats)] for i in range(size * len(seats))] + rest
-
-
-# -- the plan --------------------------------------------------------------------------
 
 
 class _Builder:
@@ -600,6 +70,7 @@ class _Builder:
         self.session = Session()
         self.requests: list[Request] = []
         self.coverage: Counter[str] = Counter()
+        self.reached: list[tuple[int, str]] = []
         self.problems: list[str] = []
 
     @property
@@ -611,10 +82,14 @@ class _Builder:
         """Add a request and answer it on the model; whether the model accepted it."""
         item = message if isinstance(message, Request) else request(message, probe)
         before = self.game.state() if probe and self.session.game is not None else None
+        scores = tuple(self.game.scores) if self.session.game is not None else ()
         response = self.session.handle({"seq": 0, **item.message})
         self.requests.append(item)
         if response["ok"]:
-            self._count(response.get("events") or [])
+            events = response.get("events") or []
+            counted: Counter[str] = Counter()
+            count_events(counted, events, self.game.rules, scores, self._order_from)
+            self._reach(counted)
             self._check_invariants()
         elif before is not None and self.session.game is not None and self.game.state() != before:
             self.problems.append(f"the refused {item.cmd} changed the model's state")
@@ -633,38 +108,20 @@ class _Builder:
             self.session.handle(decode_request(line.encode("utf-8")))
         self.requests.append(item)
         self.raw_sent += 1
-        self.coverage[RAW_LINES] += 1
+        self._reach(Counter({RAW_LINES: 1}))
         if self.game.state() != before:
             self.problems.append(f"the raw line {item.message['kind']} changed the model's state")
 
-    def _count(self, events: Sequence[Mapping[str, Json]]) -> None:
-        for event in events:
-            kind = event["type"]
-            if kind == "reshuffled":
-                self.coverage[RESHUFFLES] += 1
-            elif kind == "timed_out":
-                self.coverage[TIMEOUTS] += 1
-            elif kind == "round_ended":
-                values = event["hand_values"]
-                caller = event["caller"]
-                if caller is None:  # the deck ran out: no call to win or beat
-                    pass
-                elif event["outcome"] == "won_call":
-                    self.coverage[WON_CALLS] += 1
-                else:
-                    self.coverage[BEATEN_CALLS] += 1
-                    others = [v for s, v in enumerate(values) if v is not None and s != caller]
-                    lowest = min(others)
-                    if lowest == values[caller]:
-                        self.coverage[TIES_WITH_CALLER] += 1
-                    if others.count(lowest) >= 2:
-                        self.coverage[SEVERAL_LOWEST] += 1
-                if event["eliminated"]:
-                    self.coverage[ELIMINATIONS] += 1
-            elif kind == "game_ended":
-                self.coverage[GAMES_ENDED] += 1
-                if len(event["winners"]) >= 2:
-                    self.coverage[SHARED_WINS] += 1
+    def _order_from(self, seat: int) -> Sequence[int]:
+        """Every seat (out or not) in the game's turn order from ``seat``."""
+        seats = self.game.seats
+        return sorted(range(seats), key=lambda s: (s - seat) % seats)
+
+    def _reach(self, counted: Counter[str]) -> None:
+        """Count at the last request added."""
+        self.coverage.update(counted)
+        at = len(self.requests) - 1
+        self.reached.extend((at, name) for name, n in counted.items() for _ in range(n))
 
     def _check_invariants(self) -> None:
         game = self.game
@@ -763,7 +220,7 @@ class _Builder:
         if game.phase is Phase.CALL_OR_THROW:
             legal = game.legal_actions()
             assert legal is not None
-            if legal.call and self.chance(spec.call_rate):
+            if legal.call and self._calls(seat):
                 self.send({"cmd": "act", "seat": seat, "action": {"type": "call"}})
                 self.checkpoint(0.7)
                 return
@@ -789,6 +246,28 @@ class _Builder:
             )
         else:
             self.send({"cmd": "act", "seat": seat, "action": {"type": "pick", "from": "deck"}})
+
+    def _calls(self, seat: int) -> bool:
+        """Whether the seat to act calls: at the spec's call rate, or, with a call aim,
+        when the hands make what it aims at (and now and then anyway)."""
+        aim = self.spec.call_aim
+        if not aim:
+            return self.chance(self.spec.call_rate)
+        game = self.game
+        values = {s: game.hand_value(s) for s in game.active}
+        order = [s for s in self._order_from(seat) if s in values and s != seat]
+        mine = values[seat]
+        lowest = min((values[s] for s in order), default=None)
+        if aim == "tie":
+            hit = lowest == mine
+        elif aim == "tiebreak":
+            tied = [s for s in order if values[s] == lowest]
+            hit = lowest is not None and lowest <= mine and len(tied) >= 2 and tied[0] != min(tied)
+        else:
+            rules = game.rules
+            goals = {c.at for c in rules.score_cuts} | {rules.out_above or -1}
+            hit = any(game.scores[s] + values[s] in goals for s in order)
+        return hit or self.chance(0.02)
 
     def turn_probe(self, seat: int) -> None:
         """An action of the seat to act (or of another seat) that the rules refuse."""
@@ -877,8 +356,14 @@ class _Builder:
         response = self.session.handle({"seq": 0, **start.message})
         self.requests.append(start)
         if not response["ok"]:
-            self.coverage[REFUSED_TABLES] += 1
-            return Plan(spec, tuple(self.requests), response["error"]["code"], self.coverage)
+            self._reach(Counter({REFUSED_TABLES: 1}))
+            return Plan(
+                spec,
+                tuple(self.requests),
+                response["error"]["code"],
+                self.coverage,
+                reached=tuple(self.reached),
+            )
         while len(self.requests) - self.raw_sent < spec.max_requests:
             if spec.raw_rate:
                 self.raw_probe()
@@ -897,7 +382,14 @@ class _Builder:
                 self.turn_step()
                 if self.chance(spec.check_rate):
                     self.send({"cmd": "state"})
-        return Plan(spec, tuple(self.requests), None, self.coverage, tuple(self.problems))
+        return Plan(
+            spec,
+            tuple(self.requests),
+            None,
+            self.coverage,
+            reached=tuple(self.reached),
+            invariant_problems=tuple(self.problems),
+        )
 
 
 def _near_miss(group: Sequence[Card]) -> str:

@@ -11,13 +11,14 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..spec.transcript import CARD_NAMES, expand_deal
-from .driver import Divergence, step_name
+from ..spec.transcript import deck_names, expand_deal, table_deck
+from .driver import SCHEMA, UNCHECKABLE_AFTER_GAME, Divergence, step_name
 from .generate import RAW_PROBES, Plan, Request
 
 Json = Any
@@ -84,9 +85,11 @@ def involved_clauses(document: Mapping[str, Json], divergence: Divergence) -> li
     return clauses
 
 
-def _deal_step(order: Sequence[str], answer: Mapping[str, Json] | None) -> dict[str, Json]:
+def _deal_step(
+    order: Sequence[str], answer: Mapping[str, Json] | None, deck: tuple[int, int] = (1, 0)
+) -> dict[str, Json]:
     """A deal as hands, turned-up card and the deck cards that matter, when that says the
-    same 52-card order; else the order itself."""
+    same order of the table's ``deck`` (packs, jokers per pack); else the order itself."""
     events = (answer or {}).get("events") or []
     started = next((e for e in events if e.get("type") == "round_started"), None)
     dealt = next((e for e in events if e.get("type") == "dealt"), None)
@@ -99,11 +102,13 @@ def _deal_step(order: Sequence[str], answer: Mapping[str, Json] | None) -> dict[
         hands[str(seats[i % len(seats)])].append(order[i])
     turned = order[size * len(seats)]
     rest = list(order[size * len(seats) + 1 :])
-    named = {c for h in hands.values() for c in h} | {turned}
+    canonical = deck_names(*deck)
     keep = len(rest)
     while keep > 0:
-        head = set(rest[: keep - 1]) | named
-        if rest[keep - 1 :] == [c for c in CARD_NAMES if c not in head]:
+        left = Counter(canonical)
+        left.subtract([*[c for h in hands.values() for c in h], turned, *rest[: keep - 1]])
+        tail = [c for c in dict.fromkeys(canonical) for _ in range(max(0, left[c]))]
+        if rest[keep - 1 :] == tail:
             keep -= 1
         else:
             break
@@ -114,7 +119,7 @@ def _deal_step(order: Sequence[str], answer: Mapping[str, Json] | None) -> dict[
     }
     if keep:
         spec["deck"] = rest[:keep]
-    if expand_deal({**spec, "hands": hands}) != list(order):
+    if expand_deal({**spec, "hands": hands}, deck) != list(order):
         return {"order": list(order)}
     return spec
 
@@ -138,13 +143,21 @@ def steps_of(
     requests: Sequence[Request],
     answers: Sequence[Mapping[str, Json]],
     divergence: Divergence | None = None,
+    deck: tuple[int, int] = (1, 0),
 ) -> list[dict[str, Json]]:
     """Transcript steps for the requests after ``start``, expecting the reference's answers.
 
-    The diverging ``state`` request becomes a check of the differing fields only.
+    The diverging ``state`` request becomes a check of the differing fields only; a check
+    once the game is over leaves out the fields that mean nothing then.
     """
     steps: list[dict[str, Json]] = []
+    game_over = False
     for index, (item, answer) in enumerate(zip(requests, answers, strict=True)):
+        if index and (answer.get("ok") or item.cmd == "state"):
+            events = answer.get("events") or []
+            ended = any(isinstance(e, Mapping) and e.get("type") == "game_ended" for e in events)
+        else:
+            ended = False
         if index == 0:
             continue
         message = item.message
@@ -155,13 +168,15 @@ def steps_of(
             if divergence is not None and index == divergence.index:
                 fields = {re.split(r"[\[.:]", d, maxsplit=1)[0] for d in divergence.differences}
                 state = {k: v for k, v in state.items() if k in fields} or state
+            if game_over:
+                state = {k: v for k, v in state.items() if k not in UNCHECKABLE_AFTER_GAME}
             steps.append({"check": state})
             continue
         if cmd == "raw":
             steps.append(_raw_step(item, answer))
             continue
         if cmd == "deal":
-            step = {"deal": _deal_step(message["deck"], answer)}
+            step = {"deal": _deal_step(message["deck"], answer, deck)}
         elif cmd == "act":
             step = {"act": _act(message)}
         elif cmd == "reshuffle":
@@ -177,6 +192,7 @@ def steps_of(
         else:
             step["expect"] = {"error": answer["error"]["code"]}
         steps.append(step)
+        game_over = game_over or ended
     return steps
 
 
@@ -231,12 +247,18 @@ def transcript_data(
     if plan.spec.options:
         data["options"] = dict(plan.spec.options)
     data["seats"] = plan.spec.seats
+    rules = plan.requests[0].message["profile"]["rules"]
+    low, high = int(rules["seats"]["min"]), int(rules["seats"]["max"])
+    deck = table_deck(rules, plan.spec.seats) if low <= plan.spec.seats <= high else (1, 0)
+    if deck != (1, 0):
+        data["deck"] = {"packs": deck[0], "jokers": deck[1]}
     data["clauses"] = involved_clauses(document, divergence)
     data["fuzz"] = {
         "seed": seed,
         "game": game,
         "signature": divergence.signature,
-        "class": divergence.kind,
+        # The transcript format names the classes it had; a schema break is a protocol one.
+        "class": "protocol" if divergence.kind == SCHEMA else divergence.kind,
         "engine": engine,
         "rerun": rerun,
         "replay": replay,
@@ -244,7 +266,7 @@ def transcript_data(
     if plan.start_error is not None or (answers and not answers[0].get("ok")):
         data["start_error"] = answers[0]["error"]["code"]
     else:
-        data["steps"] = steps_of(plan.requests, answers, divergence)
+        data["steps"] = steps_of(plan.requests, answers, divergence, deck)
     return data
 
 

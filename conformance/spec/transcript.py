@@ -637,6 +637,8 @@ def _check_steps(steps: Sequence[Mapping[str, Any]], transcript: Transcript, add
         game_over = game_over or any(
             isinstance(e, Mapping) and e.get("type") == "game_ended" for e in events
         )
+        if any(isinstance(e, Mapping) and e.get("type") == "round_ended" for e in events):
+            in_hand = False  # a hand may end without a call (the deck ran out)
         if "start" in raw:
             if not refused:
                 started, in_hand, dealt, game_over = True, False, False, False

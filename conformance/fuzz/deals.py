@@ -1,0 +1,251 @@
+"""Deal orders that lean toward the edges: low cards, mirrored hands for ties, near-runs,
+sets, and quick hands whose scores climb fast."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+from reference_engine.cards import DECK, Card
+from reference_engine.game import Game
+
+DEAL_STYLES = ("uniform", "low", "mirror", "runs", "sets", "quick")
+# Styles the steering asks for (see .steer): each aims one hand of values at a counter.
+TARGETED_STYLES = ("tie", "tiebreak", "edge")
+
+
+def _deal_hands(
+    rng: random.Random,
+    style: str,
+    players: int,
+    size: int,
+    card_value: Callable[[Card], int],
+    deck: Sequence[Card] = DECK,
+) -> list[list[Card]]:
+    """Hands for ``players`` seats in the given style, drawn from ``deck`` (a multiset:
+    with several packs a card has several copies)."""
+    pool = list(deck)
+    rng.shuffle(pool)
+    copies = Counter(deck)
+    taken: _Taken = _Taken(copies)
+
+    def take(card: Card) -> Card | None:
+        if card in taken:
+            return None
+        taken.add(card)
+        return card
+
+    def fill(hand: list[Card], wanted: Sequence[Card]) -> None:
+        for card in wanted:
+            if len(hand) < size and take(card) is not None:
+                hand.append(card)
+
+    hands: list[list[Card]] = [[] for _ in range(players)]
+    if style == "low":
+        low = [c for c in pool if c.rank <= 4]
+        for hand in hands:
+            fill(hand, [c for c in low if c not in taken][: rng.randint(2, size)])
+    elif style == "mirror":
+        # Hands of one equal value: ties with the caller and several equal lowest hands.
+        target = rng.randint(size + 1, 15)
+        for number, hand in enumerate(hands[: rng.choice((2, players, players))]):
+            if number == 1 and rng.random() < 0.5:
+                # The others lower than the starter, and equal: a beaten call whose
+                # winner comes from a tie-break among several lowest hands.
+                target = rng.randint(size, target)
+            for _ in range(40):
+                parts = [1] * size
+                for _ in range(target - size):
+                    parts[rng.randrange(size)] += 1
+                wanted: list[Card] = []
+                for value in parts:
+                    wanted += [
+                        c
+                        for c in pool
+                        if c not in taken and c not in wanted and card_value(c) == value
+                    ][:1]
+                if len(wanted) == size:
+                    fill(hand, wanted)
+                    break
+    elif style == "runs":
+        for hand in hands:
+            suit = rng.choice("cdhs")
+            start = rng.choice((1, 11, 12, 12, 13, rng.randint(1, 11)))
+            length = 15 - start if start >= 11 and rng.random() < 0.7 else rng.randint(2, 4)
+            wrap = [(start + k - 1) % 13 + 1 for k in range(length)]
+            mixed = rng.random() < 0.4
+            if mixed:
+                wanted = [rng.choice([c for c in pool if c.rank == r]) for r in wrap]
+            else:
+                wanted = [c for r in wrap for c in DECK if c.rank == r and c.suit == suit]
+            fill(hand, wanted)
+    elif style == "quick":
+        # The starter can call at once and the others hold a lot: hands end fast and
+        # scores climb, so that eliminations and game ends come within a few steps.
+        fill(hands[0], sorted(pool, key=card_value)[: rng.randint(size, size + 3)])
+        rng.shuffle(hands[0])
+        for hand in hands[1:]:
+            fill(hand, [c for c in pool if card_value(c) >= rng.randint(1, 13)])
+    elif style == "sets":
+        for hand in hands:
+            rank = rng.randint(1, 13)
+            fill(hand, [c for c in pool if c.rank == rank][: rng.randint(2, 4)])
+    for hand in hands:
+        fill(hand, pool)
+    return hands
+
+
+class _Taken:
+    """The cards already taken from a multiset deck: a card is "in" once all its copies are."""
+
+    def __init__(self, copies: Counter[Card]) -> None:
+        self.copies = copies
+        self.counts: Counter[Card] = Counter()
+
+    def __contains__(self, card: object) -> bool:
+        return isinstance(card, Card) and self.counts[card] >= self.copies[card]
+
+    def add(self, card: Card) -> None:
+        self.counts[card] += 1
+
+
+def _valued_hands(
+    rng: random.Random,
+    targets: Sequence[int | None],
+    size: int,
+    card_value: Callable[[Card], int],
+    deck: Sequence[Card],
+) -> list[list[Card]]:
+    """Hands of the given values (None: any), in order; a value that cannot be made is
+    left to chance."""
+    pool = list(deck)
+    rng.shuffle(pool)
+    taken = _Taken(Counter(deck))
+    hands: list[list[Card]] = [[] for _ in targets]
+    for hand, target in zip(hands, targets, strict=True):
+        if target is None:
+            continue
+        by_value: dict[int, list[Card]] = {}
+        for card in pool:
+            by_value.setdefault(card_value(card), []).append(card)
+        values = sorted(by_value)
+        if not values or not values[0] * size <= target <= values[-1] * size:
+            continue
+        for _ in range(20):
+            parts = _composition(rng, target, size, values)
+            wanted: list[Card] = []
+            counts: Counter[Card] = Counter()
+            for value in parts:
+                free = [c for c in by_value[value] if taken.counts[c] + counts[c] < taken.copies[c]]
+                if not free:
+                    break
+                card = rng.choice(free)
+                counts[card] += 1
+                wanted.append(card)
+            if len(wanted) == size:
+                for card in wanted:
+                    taken.add(card)
+                hand.extend(wanted)
+                break
+    for hand in hands:
+        for card in pool:
+            if len(hand) >= size:
+                break
+            if card not in taken:
+                taken.add(card)
+                hand.append(card)
+    return hands
+
+
+def _composition(rng: random.Random, target: int, size: int, values: Sequence[int]) -> list[int]:
+    """``size`` card values from ``values`` (sorted) that sum to ``target`` (which the
+    caller checked is reachable): the lowest each, raised one at a time at random."""
+    parts = [0] * size  # indices into values
+    total = values[0] * size
+    while total < target:
+        rising = [i for i in range(size) if parts[i] + 1 < len(values)]
+        i = rng.choice(rising)
+        step = values[parts[i] + 1] - values[parts[i]]
+        if total + step > target:
+            smaller = [
+                j for j in rising if values[parts[j] + 1] - values[parts[j]] <= target - total
+            ]
+            if not smaller:
+                break
+            i = rng.choice(smaller)
+            step = values[parts[i] + 1] - values[parts[i]]
+        parts[i] += 1
+        total += step
+    return [values[p] for p in parts]
+
+
+def targets_for(game: Game, style: str, rng: random.Random) -> list[int | None]:
+    """Hand values, in turn order from the starter, that aim at a counter: ``tie`` (the
+    starter can call and one other holds as much), ``tiebreak`` (two or more others hold
+    the same lower value), ``edge`` (the starter can call at once and each other's total
+    lands exactly on the threshold or a score cut)."""
+    rules = game.rules
+    seats = game.turn_order_from(game.starter)
+    size = rules.hand_size
+    low = size * min(rules.card_value(r) for r in range(1, 14))
+    limit = rules.call_limit - (0 if rules.call_inclusive else 1)
+    call = rng.randint(min(low + 1, limit), max(low + 1, limit)) if limit >= low else low
+    targets: list[int | None] = [None] * len(seats)
+    if style == "tie":
+        targets[0] = targets[1 % len(seats)] = call
+    elif style == "tiebreak":
+        # Lower than the call, or as much (where a tie with the caller beats the call,
+        # the others tied with it are broken among; and it is all a low limit allows).
+        lower = rng.choice((call, rng.randint(low, max(low, call - 1))))
+        targets[0] = max(call, lower)
+        for k in range(1, len(seats)):
+            targets[k] = lower if k <= 2 or rng.random() < 0.5 else None
+    elif style == "edge":
+        goals = [c.at for c in rules.score_cuts]
+        if rules.out_above is not None:
+            goals.append(rules.out_above)
+        if rules.halve_at_multiples_of:
+            goals.append(rules.halve_at_multiples_of)
+        targets[0] = low
+        # A gap too wide for one hand is closed by the highest hand that is easy to make.
+        high = size * (max(rules.card_value(r) for r in range(1, 14)) - 1)
+        for k, seat in enumerate(seats[1:], start=1):
+            if goals:
+                gap = rng.choice(goals) - game.scores[seat]
+                targets[k] = min(gap, high) if gap > low else None
+    return targets
+
+
+def deal_order(game: Game, rng: random.Random, style: str = "") -> list[Card]:
+    """An order of the table's cards in ``style`` (a random one when empty), dealt from
+    the starter."""
+    seats = game.turn_order_from(game.starter)
+    size = game.rules.hand_size
+    # Equal hands twice as often: ties are what engines most often get wrong.
+    style = style or rng.choice((*DEAL_STYLES, "mirror"))
+    if style == "uniform":
+        order = list(game.full_deck)
+        rng.shuffle(order)
+        return order
+
+    def value(card: Card) -> int:
+        return game.rules.card_value(card.rank)
+
+    if style in TARGETED_STYLES:
+        hands = _valued_hands(rng, targets_for(game, style, rng), size, value, game.full_deck)
+    else:
+        hands = _deal_hands(rng, style, len(seats), size, value, game.full_deck)
+    used = Counter(c for h in hands for c in h)
+    rest = []
+    for card in game.full_deck:
+        if used[card]:
+            used[card] -= 1
+        else:
+            rest.append(card)
+    rng.shuffle(rest)
+    if rng.random() < 0.3:
+        rest.sort(key=lambda c: c.rank if rng.random() < 0.7 else 13)  # low cards on top
+    for hand in hands:
+        rng.shuffle(hand)
+    return [hands[i % len(seats)][i // len(seats)] for i in range(size * len(seats))] + rest

@@ -1,0 +1,110 @@
+"""The values a fuzzed game is made of: its spec, its requests and its plan."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..spec.transcript import raw_line
+
+Json = Any
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Everything a plan is made from; the same spec always gives the same plan."""
+
+    profile: str
+    seats: int
+    options: Mapping[str, Json]
+    seed: int
+    call_rate: float = 0.5
+    probe_rate: float = 0.1
+    timeout_rate: float = 0.0
+    check_rate: float = 0.1
+    max_rounds: int = 2  # hands before the plan ends (0: until the game is over)
+    max_requests: int = 400  # raw-line probes not counted
+    deal_style: str = ""  # one of DEAL_STYLES for every deal; "" draws one per deal
+    raw_rate: float = 0.03  # a raw-line probe before a step, at this rate (0: none)
+    # A call held back until the hands make this (see .steer): "tie", "tiebreak", "edge".
+    call_aim: str = ""
+
+
+@dataclass(frozen=True)
+class Request:
+    """One protocol request (without seq) and its JSON text."""
+
+    message: Mapping[str, Json]
+    body: str
+    probe: bool = False  # chosen so that the rules refuse it
+    raw: Mapping[str, Json] | None = None  # a raw-line probe: a transcript's raw step spec
+
+    @property
+    def cmd(self) -> str:
+        """The command; ``raw`` for a raw-line probe (its message is ``{"cmd": "raw",
+        "kind": ...}``)."""
+        return str(self.message["cmd"])
+
+    def line(self, seq: int) -> tuple[str, int | None]:
+        """The line sent with ``seq`` as the client's seq (no newline), and the seq it
+        carries from the client (None when the line carries none of the client's)."""
+        if self.raw is None:
+            return f'{{"seq":{seq},{self.body[1:]}', seq
+        data, put = raw_line(self.raw, seq)
+        return data.decode("utf-8"), put
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A game's requests; ``requests[0]`` is the ``start``."""
+
+    spec: GameSpec
+    requests: tuple[Request, ...]
+    start_error: str | None = None
+    coverage: Counter[str] = field(default_factory=Counter)
+    # (request index, counter) for each count: what a game reached before it diverged
+    reached: tuple[tuple[int, str], ...] = ()
+    invariant_problems: tuple[str, ...] = ()  # broken by the model itself: a reference bug
+
+    @property
+    def profile(self) -> str:
+        return self.spec.profile
+
+    def coverage_until(self, index: int | None) -> Counter[str]:
+        """The counts of the requests up to ``index`` (all when None)."""
+        if index is None:
+            return Counter(self.coverage)
+        return Counter(name for at, name in self.reached if at <= index)
+
+
+def encode(message: Mapping[str, Json]) -> str:
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+
+
+def request(message: Mapping[str, Json], probe: bool = False) -> Request:
+    return Request(message, encode(message), probe)
+
+
+_START_CACHE: dict[tuple[str, str, int], Request] = {}
+
+
+def start_request(profile: Mapping[str, Json], seats: int) -> Request:
+    """The ``start`` request; its long JSON text is made once per table kind."""
+    key = (str(profile.get("id")), encode(profile["option_values"]), seats)
+    cached = _START_CACHE.get(key)
+    if cached is None or cached.message["profile"] != profile:
+        cached = request(
+            {
+                "cmd": "start",
+                "profile": profile,
+                "options": profile["option_values"],
+                "seats": seats,
+            }
+        )
+        if len(_START_CACHE) > 256:
+            _START_CACHE.clear()
+        _START_CACHE[key] = cached
+    return cached

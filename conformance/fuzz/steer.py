@@ -1,0 +1,225 @@
+"""Game specs: seats, option values and a style of play for each game, steered toward
+the coverage counters a profile has not reached yet."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from decimal import Decimal
+from typing import Any
+
+from reference_engine.errors import JhyapError
+from reference_engine.profile import OptionSpec, OptionType, option_specs, resolve
+from reference_engine.rules import GameEndKind, Rules
+
+from .counters import (
+    AT_THRESHOLD,
+    BEATEN_CALLS,
+    CUTS,
+    ELIMINATIONS,
+    GAMES_ENDED,
+    REFUSED_TABLES,
+    RESHUFFLE_COUNTERS,
+    SEVERAL_LOWEST,
+    SHARED_WINS,
+    TIES_WITH_CALLER,
+    TIMEOUTS,
+    WON_CALLS,
+)
+from .plan import GameSpec
+
+Json = Any
+
+
+# An unbounded range (``max: null``) is sampled up to this many steps above its minimum.
+UNBOUNDED_STEPS = 100
+
+
+def range_bounds(spec: OptionSpec) -> tuple[Decimal, Decimal, Decimal]:
+    """The low and high values fuzzed, and the step, of a range option; an unbounded
+    range is sampled up to :data:`UNBOUNDED_STEPS` steps above its minimum (or its default)."""
+    assert spec.range is not None
+    low, step = Decimal(str(spec.range["min"])), Decimal(str(spec.range["step"]))
+    if spec.range.get("max") is not None:
+        return low, Decimal(str(spec.range["max"])), step
+    return low, max(low, Decimal(str(spec.default))) + step * UNBOUNDED_STEPS, step
+
+
+def _range_value(spec: OptionSpec, number: Decimal) -> Json:
+    return int(number) if spec.type is OptionType.INTEGER else spec.normalize(str(number))
+
+
+def option_samples(spec: OptionSpec) -> list[Json]:
+    """The allowed values of an option: all listed ones, or a range's edges and default."""
+    if spec.values is not None:
+        return list(spec.values)
+    low, high, step = range_bounds(spec)
+    picks = {low, high, Decimal(str(spec.default)), low + step, high - step}
+    return [_range_value(spec, number) for number in sorted(picks)]
+
+
+def random_option_value(spec: OptionSpec, rng: random.Random) -> Json:
+    if spec.range is not None and rng.random() < 0.3:
+        low, high, step = range_bounds(spec)
+        count = int((high - low) / step)
+        return _range_value(spec, low + step * rng.randint(0, count))
+    return rng.choice(option_samples(spec))
+
+
+def invalid_option_values(spec: OptionSpec) -> list[Json]:
+    """Values the option refuses: out of its set or range, and of the wrong JSON type."""
+    bad: list[Json] = [None]
+    bounded = spec.range is not None and spec.range.get("max") is not None
+    if spec.type is OptionType.BOOLEAN:
+        bad += ["true", 1, 0]
+    elif spec.type is OptionType.INTEGER:
+        bad += ["12", True, 1.5]
+        if spec.range is not None:
+            bad += [int(spec.range["min"]) - 1]
+            if bounded:
+                bad += [int(spec.range["max"]) + 1]
+        else:
+            bad += [max(spec.values or [0]) + 1, -1]
+    elif spec.type is OptionType.DECIMAL:
+        # A decimal travels as a string in plain notation: a JSON number or an exponent
+        # is refused even when its value is allowed.
+        bad += [True, "abc", "-1.00", "NaN", "5e-2", 0.05, 1]
+        if spec.range is not None:
+            low, step = Decimal(str(spec.range["min"])), Decimal(str(spec.range["step"]))
+            bad += [str(low - step), str(low + step / 2)]
+            if bounded:
+                bad += [str(Decimal(str(spec.range["max"])) + step)]
+    else:
+        bad += [True, 3, "no-such-choice", ""]
+    return bad
+
+
+def random_spec(
+    documents: Mapping[str, Mapping[str, Json]],
+    profile: str,
+    seed: int,
+    seats: int | None = None,
+) -> GameSpec:
+    """A random game spec for ``profile``: seats (sometimes just outside the range),
+    option values over every allowed value, and a style of play."""
+    rng = random.Random(seed)
+    document = documents[profile]
+    rules = resolve(document)["rules"]
+    low, high = int(rules["seats"]["min"]), int(rules["seats"]["max"])
+    if seats is None:
+        roll = rng.random()
+        if roll < 0.04:
+            seats = low - 1
+        elif roll < 0.08:
+            seats = high + 1
+        else:
+            seats = rng.randint(low, high)
+    options = {
+        name: random_option_value(spec, rng) for name, spec in option_specs(document).items()
+    }
+    ends = GameEndKind(rules["game_end"]["kind"])
+    max_rounds = rng.choice((1, 1, 2, 3, 0))
+    if max_rounds == 0 and ends is GameEndKind.HOST_ENDS:
+        max_rounds = 6
+    long_game = max_rounds == 0 or max_rounds >= 6
+    return GameSpec(
+        profile=profile,
+        seats=seats,
+        options=options,
+        seed=rng.randrange(1 << 30),
+        call_rate=rng.choice((0.02, 0.3, 0.9, 0.9)),
+        probe_rate=rng.choice((0.0, 0.1, 0.1, 0.3)),
+        timeout_rate=rng.choice((0.0, 0.0, 0.3, 0.95)),
+        check_rate=rng.choice((0.05, 0.2)),
+        max_rounds=max_rounds,
+        max_requests=1500 if long_game else rng.choice((150, 400)),
+        deal_style="quick" if long_game and rng.random() < 0.5 else "",
+    )
+
+
+# -- steering --------------------------------------------------------------------------
+
+# What a game aims at when a counter is still at zero: a deal style, and spec changes.
+_AIMS: dict[str, dict[str, Json]] = {
+    TIES_WITH_CALLER: {"deal_style": "tie", "call_aim": "tie", "max_rounds": 2},
+    SEVERAL_LOWEST: {"deal_style": "tiebreak", "call_aim": "tiebreak", "max_rounds": 3},
+    AT_THRESHOLD: {"deal_style": "edge", "call_aim": "edge", "max_rounds": 0},
+    CUTS: {"deal_style": "edge", "call_aim": "edge", "max_rounds": 0},
+    ELIMINATIONS: {"deal_style": "quick", "call_rate": 1.0, "max_rounds": 0},
+    GAMES_ENDED: {"deal_style": "quick", "call_rate": 1.0, "max_rounds": 0},
+    SHARED_WINS: {"deal_style": "tie", "call_rate": 1.0, "max_rounds": 0},
+    TIMEOUTS: {"timeout_rate": 0.95},
+    WON_CALLS: {"call_rate": 1.0, "deal_style": "quick"},
+    BEATEN_CALLS: {"call_rate": 1.0, "deal_style": "tiebreak"},
+}
+STEER_RATE = 0.7  # the share of games that aim at a counter still missing
+
+
+def steer(
+    spec: GameSpec,
+    document: Mapping[str, Json],
+    missing: Sequence[str],
+    rng: random.Random,
+) -> GameSpec:
+    """``spec`` aimed at one of the ``missing`` counters (most of the time): the deal
+    style, call rate and length that reach it, and option values that allow it."""
+    if not missing or rng.random() >= STEER_RATE:
+        return spec
+    aim = rng.choice(sorted(missing))
+    changes: dict[str, Json] = {}  # probes are refused: they leave the aim intact
+    if aim in RESHUFFLE_COUNTERS.values():
+        changes.update(call_rate=0.0, max_rounds=1, deal_style="uniform")
+        changes["options"] = _options_for(document, spec.options, rng, reshuffle=aim)
+    else:
+        changes.update(_AIMS.get(aim, {}))
+        if aim in (AT_THRESHOLD, CUTS, ELIMINATIONS, GAMES_ENDED, SHARED_WINS):
+            changes["max_requests"] = 1500
+            changes["options"] = _options_for(document, spec.options, rng, cuts=aim == CUTS)
+        if aim == TIMEOUTS:
+            changes["options"] = _options_for(document, spec.options, rng, timer=True)
+    rules = resolve(document, changes.get("options", spec.options))["rules"]
+    low, high = int(rules["seats"]["min"]), int(rules["seats"]["max"])
+    if aim == SEVERAL_LOWEST:
+        changes["seats"] = max(low, min(high, max(spec.seats, 3)))
+    elif aim == REFUSED_TABLES:
+        changes["seats"] = rng.choice((low - 1, high + 1))
+    # Else a seat count outside the range stays: a refused table is a probe too.
+    if changes.get("max_rounds") == 0 and rules["game_end"]["kind"] == GameEndKind.HOST_ENDS:
+        changes["max_rounds"] = 6
+    return replace(spec, **changes)
+
+
+def _options_for(
+    document: Mapping[str, Json],
+    options: Mapping[str, Json],
+    rng: random.Random,
+    *,
+    reshuffle: str = "",
+    cuts: bool = False,
+    timer: bool = False,
+) -> dict[str, Json]:
+    """``options`` with values that can reach the aim: a reshuffle moment, score cuts,
+    a running timer; for game ends, the lowest threshold (games end sooner)."""
+    chosen = dict(options)
+    for name, spec in option_specs(document).items():
+        fitting = []
+        for value in option_samples(spec):
+            try:
+                rules = Rules.from_profile(resolve(document, {**chosen, name: value}))
+            except (JhyapError, ValueError):
+                continue
+            if (
+                (reshuffle and RESHUFFLE_COUNTERS[rules.reshuffle_moment] == reshuffle)
+                or (cuts and (rules.score_cuts or rules.halve_at_multiples_of))
+                or (timer and rules.timer_seconds > 0)
+            ):
+                fitting.append(value)
+        if fitting and spec.sets in _AIMED_PARAMETERS:
+            chosen[name] = rng.choice(fitting)
+        elif spec.sets == "game_end.out_above" and not (reshuffle or timer):
+            chosen[name] = option_samples(spec)[0]
+    return chosen
+
+
+_AIMED_PARAMETERS = ("reshuffle.moment", "scoring.cuts", "turn_timer.seconds")
