@@ -503,7 +503,7 @@ class Game:
         self.starter = next_starter
         self.to_act = None
         self.phase = Phase.ROUND_OVER
-        if game_end.game_over_after_round(self.round, self.active, self.rules):
+        if game_end.game_over_after_round(self.round, self.scores, self.active, self.rules):
             events += self._finish_game()
         return events
 

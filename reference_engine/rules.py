@@ -47,10 +47,18 @@ class ShowdownTie(StrEnum):
 
 
 class BeatenOthers(StrEnum):
-    """What the seats other than the caller and the round winner score on a beaten call."""
+    """What the seats other than the caller score on a beaten call."""
 
     SCORE_NOTHING = "score_nothing"
-    SCORE_OWN_HANDS = "score_own_hands"
+    SCORE_OWN_HANDS = "score_own_hands"  # the round winner excepted
+    ALL_BUT_CALLER_SCORE_OWN_HANDS = "all_but_caller_score_own_hands"
+
+
+class WinnerAmongLowest(StrEnum):
+    """Which of several equal lowest non-callers wins a beaten call."""
+
+    FIRST_AFTER_CALLER = "first_after_caller"
+    LOWEST_SEAT = "lowest_seat"
 
 
 class DeckRunsOut(StrEnum):
@@ -107,6 +115,7 @@ class GameEndKind(StrEnum):
     HOST_ENDS = "host_ends"
     FIXED_ROUNDS = "fixed_rounds"
     ELIMINATION = "elimination"
+    FIRST_PAST_TARGET = "first_past_target"
 
 
 # Choices with a single value today: the engine checks them so that a profile
@@ -116,7 +125,6 @@ _SINGLE_VALUED = {
     "deal.first_offer": "turned_up_card",
     "reshuffle.new_deck": "out_of_play",
     "call.timing": "start_of_turn",
-    "showdown.winner_among_lowest": "first_after_caller",
     "scoring.won_call": "each_other_hand",
 }
 
@@ -163,6 +171,11 @@ def _check_types(r: Mapping[str, Any]) -> None:
                 raise ProfileError(f"rules.{path}: must be an integer, not {node!r}")
             elif node < least:
                 raise ProfileError(f"rules.{path}: must be at least {least}, not {node}")
+    drop = r["scoring"].get("drop_at_multiples_of")
+    if drop is not None and (isinstance(drop, bool) or not isinstance(drop, int) or drop < 1):
+        raise ProfileError(
+            f"rules.scoring.drop_at_multiples_of: must be a positive integer or null, not {drop!r}"
+        )
     money = r.get("money")
     if money is not None:
         amount = money["dollars_per_point"]
@@ -239,6 +252,8 @@ class Rules:
     beaten_others: BeatenOthers = BeatenOthers.SCORE_NOTHING
     score_cuts: tuple[ScoreCut, ...] = ()
     halve_at_multiples_of: int | None = None
+    drop_at_multiples_of: int | None = None
+    winner_among_lowest: WinnerAmongLowest = WinnerAmongLowest.FIRST_AFTER_CALLER
     reaching_is_out: bool = False
     deck_runs_out: DeckRunsOut = DeckRunsOut.RESHUFFLE
     # Derived: each rank's value, the joker's at index 0 (hands are valued on every state).
@@ -334,6 +349,8 @@ class Rules:
                 ScoreCut(int(cut["at"]), int(cut["to"])) for cut in scoring.get("cuts") or ()
             ),
             halve_at_multiples_of=scoring.get("halve_at_multiples_of"),
+            drop_at_multiples_of=scoring.get("drop_at_multiples_of"),
+            winner_among_lowest=WinnerAmongLowest(r["showdown"]["winner_among_lowest"]),
             reaching_is_out=bool(game_end.get("reaching_is_out", False)),
             deck_runs_out=DeckRunsOut(r.get("deck_runs_out", "reshuffle")),
         )
@@ -358,8 +375,9 @@ class Rules:
                 )
         if rules.game_end is GameEndKind.FIXED_ROUNDS and not rules.rounds:
             raise ProfileError("rules.game_end.rounds: fixed_rounds needs a number of rounds")
-        if rules.game_end is GameEndKind.ELIMINATION and rules.out_above is None:
-            raise ProfileError("rules.game_end.out_above: elimination needs a threshold")
+        past_target = (GameEndKind.ELIMINATION, GameEndKind.FIRST_PAST_TARGET)
+        if rules.game_end in past_target and rules.out_above is None:
+            raise ProfileError(f"rules.game_end.out_above: {rules.game_end} needs a threshold")
         if rules.game_end is GameEndKind.HOST_ENDS and rules.dollars_per_point is None:
             raise ProfileError("rules.money: a host-ended table needs dollars per point")
         return rules

@@ -431,7 +431,7 @@ def _round_ended(
     for s in out:
         exp.out_round[s] = exp.round
     exp.to_act = None
-    if results.game_over(exp.round, exp.active, r):
+    if results.game_over(exp.round, exp.scores, exp.active, r):
         _game_ended(events[1:], exp)
     else:
         check("events after round_ended", events[1:], [])
@@ -481,15 +481,20 @@ def showdown_checked(table: Table) -> None:
         game.round = exp.round = rng.randint(1, r.rounds)
     else:
         exp.round = 1
-    hands = game.state()["hands"]
-    values = {s: r.hand_value(hands[s]) for s in exp.active}
     caller = rng.choice(exp.active)
     after = [s for s in sorted(exp.active, key=lambda s: (s - caller) % exp.seats) if s != caller]
+    if len(after) >= 2 and rng.random() < 0.5:
+        # Two others level at the lowest hand, so that the rule among equal lowest decides.
+        low = min(after, key=lambda s: r.hand_value([str(c) for c in game.hands[s]]))
+        game.hands[rng.choice([s for s in after if s != low])] = list(game.hands[low])
+    hands = game.state()["hands"]
+    values = {s: r.hand_value(hands[s]) for s in exp.active}
     show = results.showdown(values, after, caller, r)
     scores = []
     for s in range(table.seats):
         delta = show.deltas[s]
         marks = [at for at, _ in r.cuts] + ([r.halve_at * rng.randint(1, 3)] if r.halve_at else [])
+        marks += [r.drop_at * rng.randint(1, 3)] if r.drop_at else []
         if r.out_above is not None:
             marks += [r.out_above, r.out_above + 1]
         choice = rng.choice([*marks, None]) if marks else None

@@ -62,11 +62,12 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
     end_kind = draw(
         st.sampled_from(
             # host_ends needs money, and money needs transfer scoring.
-            ["fixed_rounds", "elimination"]
+            ["fixed_rounds", "elimination", "first_past_target"]
             if scoring_kind == "penalty"
             else ["host_ends", "fixed_rounds"]
         )
     )
+    past_target = ("elimination", "first_past_target")
     moment = draw(st.sampled_from(["when_deck_emptied", "when_draw_finds_deck_empty"]))
     kept = (
         "current_offer"
@@ -80,7 +81,11 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
             "won_call": "each_other_hand",
             "beaten_call": "caller_hand_plus_penalty",
             "beaten_penalty": draw(st.integers(0, 40)),
-            "beaten_others": draw(st.sampled_from(["score_nothing", "score_own_hands"])),
+            "beaten_others": draw(
+                st.sampled_from(
+                    ["score_nothing", "score_own_hands", "all_but_caller_score_own_hands"]
+                )
+            ),
             "cuts": draw(
                 st.lists(
                     st.fixed_dictionaries({"at": st.integers(1, 120), "to": st.integers(0, 120)}),
@@ -89,6 +94,7 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
                 )
             ),
             "halve_at_multiples_of": draw(st.one_of(st.none(), st.integers(1, 60))),
+            "drop_at_multiples_of": draw(st.one_of(st.none(), st.integers(1, 60))),
         }
     else:
         scoring = {
@@ -167,14 +173,14 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
         },
         "showdown": {
             "tie": draw(st.sampled_from(["beats_caller", "caller_wins"])),
-            "winner_among_lowest": "first_after_caller",
+            "winner_among_lowest": draw(st.sampled_from(["first_after_caller", "lowest_seat"])),
         },
         "scoring": scoring,
         "game_end": {
             "kind": end_kind,
             "rounds": draw(st.integers(1, 4)) if end_kind == "fixed_rounds" else None,
-            "out_above": draw(st.integers(0, 120)) if end_kind == "elimination" else None,
-            "reaching_is_out": draw(st.booleans()) if end_kind == "elimination" else False,
+            "out_above": draw(st.integers(0, 120)) if end_kind in past_target else None,
+            "reaching_is_out": draw(st.booleans()) if end_kind in past_target else False,
         },
         "money": money,
         "turn_timer": timer,

@@ -43,6 +43,14 @@ def rule_problems(rules: Mapping[str, Json]) -> list[tuple[DataPath, str]]:
                     "and a cut total would not",
                 )
             )
+        if scoring.get("drop_at_multiples_of") is not None:
+            found.append(
+                (
+                    _at("scoring.drop_at_multiples_of"),
+                    "scoring.drop_at_multiples_of needs scoring.kind penalty: a transfer tally "
+                    "sums to zero, and a dropped total would not",
+                )
+            )
         if scoring.get("halve_at_multiples_of") is not None:
             found.append(
                 (
