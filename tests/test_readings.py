@@ -67,14 +67,17 @@ def test_each_profile_declares_the_open_points_of_its_document() -> None:
             "dealer": ["none", "seat_before_starter"],
             "reshuffle": ["end_of_turn", "next_draw"],
         },
-        "yaniv-israel": {"reshuffle": ["end_of_turn", "next_draw"]},
+        "yaniv-israel": {
+            "game_end": ["first_past_target", "play_on"],
+            "reshuffle": ["end_of_turn", "next_draw"],
+        },
         "yarsa-dhumbal": {
             "dealer": ["none", "seat_before_starter"],
             "reshuffle": ["end_of_turn", "next_draw"],
             "show_points_lock": ["first_deal", "table_open"],
         },
     }
-    assert len(ALTERNATIVES) == 19
+    assert len(ALTERNATIVES) == 20
 
 
 @pytest.mark.parametrize(("pid", "reading", "choice"), ALTERNATIVES)
@@ -264,7 +267,7 @@ def test_alternatives_counted_per_profile() -> None:
         "bga-yaniv": 1,
         "jhyap-encyclopedia": 1,
         "jhyap-jacks-zero": 2,
-        "yaniv-israel": 1,
+        "yaniv-israel": 2,
         "yarsa-dhumbal": 3,
     }
 
