@@ -93,6 +93,7 @@ class BeatenCall(StrEnum):
 class ReshuffleMoment(StrEnum):
     WHEN_DECK_EMPTIED = "when_deck_emptied"
     WHEN_DRAW_FINDS_DECK_EMPTY = "when_draw_finds_deck_empty"
+    AT_THROW_AFTER_DECK_EMPTIED = "at_throw_after_deck_emptied"
 
 
 class KeptAside(StrEnum):
@@ -355,7 +356,12 @@ class Rules:
             deck_runs_out=DeckRunsOut(r.get("deck_runs_out", "reshuffle")),
         )
         at_turn_end = rules.reshuffle_moment is ReshuffleMoment.WHEN_DECK_EMPTIED
-        if at_turn_end != (rules.kept_aside is KeptAside.CURRENT_OFFER):
+        if at_turn_end and rules.kept_aside is KeptAside.OFFER_AND_THROW:
+            raise ProfileError(
+                "reshuffle.kept_aside offer_and_throw needs a reshuffle.moment after the "
+                "emptying pick, not when_deck_emptied"
+            )
+        if rules.kept_aside is KeptAside.CURRENT_OFFER and not at_turn_end:
             raise ProfileError(
                 # The words jhyap validate uses (conformance/spec/combinations.py).
                 "reshuffle.kept_aside current_offer goes with reshuffle.moment when_deck_emptied, "

@@ -68,11 +68,17 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
         )
     )
     past_target = ("elimination", "first_past_target")
-    moment = draw(st.sampled_from(["when_deck_emptied", "when_draw_finds_deck_empty"]))
-    kept = (
-        "current_offer"
-        if moment == "when_deck_emptied"
-        else draw(st.sampled_from(["offer_and_throw", "pickable_and_throw"]))
+    moment = draw(
+        st.sampled_from(
+            ["when_deck_emptied", "when_draw_finds_deck_empty", "at_throw_after_deck_emptied"]
+        )
+    )
+    kept = draw(
+        st.sampled_from(
+            ["current_offer", "pickable_and_throw"]
+            if moment == "when_deck_emptied"
+            else ["offer_and_throw", "pickable_and_throw"]
+        )
     )
     inclusive = draw(st.booleans())
     if scoring_kind == "penalty":

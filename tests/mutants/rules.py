@@ -406,6 +406,27 @@ MUTANTS: dict[str, Mutant] = {
             )
         ),
     ),
+    "takeable_not_held_back_at_once": Mutant(
+        "reshuffle.kept_aside",
+        "games_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.kept_aside is KeptAside.PICKABLE_AND_THROW
+                and r.reshuffle_moment is ReshuffleMoment.WHEN_DECK_EMPTIED,
+                kept_aside=KeptAside.CURRENT_OFFER,
+            )
+        ),
+    ),
+    "throw_after_empty_deck_read_as_next_draw": Mutant(
+        "reshuffle.moment",
+        "games_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.reshuffle_moment is ReshuffleMoment.AT_THROW_AFTER_DECK_EMPTIED,
+                reshuffle_moment=ReshuffleMoment.WHEN_DRAW_FINDS_DECK_EMPTY,
+            )
+        ),
+    ),
     "call_limit_one_more": Mutant(
         "call.limit", "games_follow_the_model", _rules(lambda r: {"call_limit": r.call_limit + 1})
     ),
