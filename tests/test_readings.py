@@ -56,7 +56,9 @@ def test_each_profile_declares_the_open_points_of_its_document() -> None:
             "house_rule_lock": ["between_rounds", "first_deal", "table_open"],
             "reshuffle": ["end_of_turn", "next_draw"],
         },
-        "everestbuzz": {"reshuffle": ["end_of_turn", "next_draw"]},
+        "everestbuzz": {
+            "reshuffle": ["at_next_throw", "end_of_turn", "end_of_turn_keep_pickup", "next_draw"]
+        },
         "alankar-dhumbal": {
             "reshuffle": ["end_of_turn", "next_draw"],
             "target_reached": ["above", "reaching"],
@@ -77,7 +79,7 @@ def test_each_profile_declares_the_open_points_of_its_document() -> None:
             "show_points_lock": ["first_deal", "table_open"],
         },
     }
-    assert len(ALTERNATIVES) == 20
+    assert len(ALTERNATIVES) == 22
 
 
 @pytest.mark.parametrize(("pid", "reading", "choice"), ALTERNATIVES)
@@ -262,7 +264,7 @@ def test_alternatives_counted_per_profile() -> None:
     assert Counter(pid for pid, _, _ in ALTERNATIVES) == {
         "dashain": 3,
         "dhumbal": 5,
-        "everestbuzz": 1,
+        "everestbuzz": 3,
         "alankar-dhumbal": 2,
         "bga-yaniv": 1,
         "jhyap-encyclopedia": 1,
