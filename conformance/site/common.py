@@ -117,7 +117,10 @@ VALUE_WORDS: dict[str, dict[str, str]] = {
         "run_ends": "any card of a single or set; only an end card of a run",
         "last_placed": "only the card placed last",
     },
-    "reshuffle.moment": {"when_deck_emptied": "as soon as the deck's last card is picked"},
+    "reshuffle.moment": {
+        "when_deck_emptied": "as soon as the deck's last card is picked",
+        "at_throw_after_deck_emptied": "right after the next throw once the deck is empty",
+    },
     "reshuffle.new_deck": {"out_of_play": "the cards gone out of play"},
     "reshuffle.kept_aside": {"current_offer": "the cards on offer"},
     "call.timing": {"start_of_turn": "at the start of a turn, before throwing"},
