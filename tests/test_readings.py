@@ -118,7 +118,7 @@ def test_reference_engine_passes_the_corpus_under_each_alternative_reading(
 def test_every_reading_value_is_tested_by_a_transcript() -> None:
     transcripts, _ = load_corpus()
     rows = reading_coverage(shipped_documents(), transcripts)
-    assert len(rows) == 19 + 18  # the alternatives and each reading the profiles play
+    assert len(rows) == 22 + 19  # the alternatives and each reading the profiles play
     assert [(r["profile"], r["reading"], r["choice"]) for r in rows if not r["transcripts"]] == []
     row = next(r for r in rows if (r["profile"], r["choice"]) == ("everestbuzz", "next_draw"))
     assert row["transcripts"] == ["everestbuzz-reshuffle-next-draw"]
@@ -184,12 +184,14 @@ def test_overriding_a_normative_parameter_makes_a_variant(tmp_path: Path) -> Non
         (
             "readings: {reshuffle: sometimes}",
             "mybuzz.yaml:4: readings.reshuffle: reading reshuffle has no choice 'sometimes'; "
-            "everestbuzz offers: reshuffle (end_of_turn | next_draw)",
+            "everestbuzz offers: reshuffle (end_of_turn | next_draw | end_of_turn_keep_pickup"
+            " | at_next_throw)",
         ),
         (
             "readings: {dealer: none}",
             "mybuzz.yaml:4: readings.dealer: no reading 'dealer'; "
-            "everestbuzz offers: reshuffle (end_of_turn | next_draw)",
+            "everestbuzz offers: reshuffle (end_of_turn | next_draw | end_of_turn_keep_pickup"
+            " | at_next_throw)",
         ),
         (
             "readings: {reshuffle: 3}",
@@ -412,7 +414,8 @@ def test_validate_checks_a_declared_readings_file(
     assert main(["validate", str(bad)]) == 1
     assert capsys.readouterr().out.splitlines() == [
         f"{bad}:6: readings.reshuffle: reading reshuffle has no choice 'later'; "
-        "everestbuzz offers: reshuffle (end_of_turn | next_draw)"
+        "everestbuzz offers: reshuffle (end_of_turn | next_draw | end_of_turn_keep_pickup"
+        " | at_next_throw)"
     ]
 
 
