@@ -149,6 +149,7 @@ class Game:
         self.thrown: Throw | None = None  # this turn's throw, before the pick
         self.out_of_play: list[Card] = []
         self.draw_waiting: int | None = None  # the seat whose draw waits for a new deck
+        self.timeout_waiting: int | None = None  # the seat whose timeout pick waits for one
         self.set_aside: list[Card] = []  # the last hands of seats put out, until the next deal
         self.turns_taken = 0
         self.multi_throwers: set[int] = set()
@@ -221,6 +222,7 @@ class Game:
         self.thrown = None
         self.out_of_play = []
         self.draw_waiting = None
+        self.timeout_waiting = None
         self.set_aside = []
         self.turns_taken = 0
         self.multi_throwers = set()
@@ -360,9 +362,20 @@ class Game:
         if len(cards) >= 2:
             self.multi_throwers.add(seat)
         self.phase = Phase.PICK
-        return [
+        events: list[Event] = [
             {"type": "thrown", "seat": seat, "cards": names(self.thrown.cards), "kind": kind.value}
         ]
+        if (
+            not self.deck
+            and self.rules.reshuffle_moment is ReshuffleMoment.AT_THROW_AFTER_DECK_EMPTIED
+        ):
+            # The deck is remade now, before the pick, whichever way the seat then picks.
+            self._keep_aside_from_offer()
+            self.phase = Phase.AWAITING_RESHUFFLE
+            events.append(
+                {"type": "reshuffle_needed", "cards": names(sorted_cards(self.out_of_play))}
+            )
+        return events
 
     def _check_offer_pick(self, seat: int, card: Card) -> None:
         assert self.offer is not None
@@ -395,13 +408,21 @@ class Game:
             rest.remove(card)  # one copy: with several packs the offer may repeat a card
             events = [{"type": "picked", "seat": seat, "from": "offer", "card": str(card)}]
         self.hands[seat].append(card)
+        held = self._held_back(rest)
+        if held:
+            # The previous throw's takeable cards stay out of the new deck made at once; they
+            # wait on offer, beside the throw just made, until the reshuffle.
+            rest = [c for i, c in enumerate(self.offer.cards) if i not in held]
+            kept = tuple(c for i, c in enumerate(self.offer.cards) if i in held)
+            self.offer = Throw(kept, self.offer.kind)
         self.out_of_play.extend(rest)
         if rest:
             events.append({"type": "out_of_play", "cards": names(sorted_cards(rest))})
-        self.offer, self.thrown = self.thrown, None
+        if not held:
+            self.offer, self.thrown = self.thrown, None
         self.turns_taken += 1
         self.to_act = self.next_active(seat)
-        at_next_draw = self.rules.reshuffle_moment is ReshuffleMoment.WHEN_DRAW_FINDS_DECK_EMPTY
+        at_next_draw = self.rules.reshuffle_moment is not ReshuffleMoment.WHEN_DECK_EMPTIED
         if self.deck:
             self.phase = Phase.CALL_OR_THROW
         elif self.rules.deck_runs_out is not DeckRunsOut.RESHUFFLE:
@@ -415,20 +436,46 @@ class Game:
             )
         return events
 
+    def _held_back(self, rest: Sequence[Card]) -> set[int]:
+        """Positions of the offer kept out of a deck remade as this pick empties it.
+
+        Only under reshuffle.moment when_deck_emptied with kept_aside pickable_and_throw,
+        after a draw of the deck's last card: the previous throw's takeable cards. None when
+        the new deck would then have no card at all.
+        """
+        rules = self.rules
+        if (
+            self.deck
+            or rules.deck_runs_out is not DeckRunsOut.RESHUFFLE
+            or rules.reshuffle_moment is not ReshuffleMoment.WHEN_DECK_EMPTIED
+            or rules.kept_aside is not KeptAside.PICKABLE_AND_THROW
+            or len(rest) != len(self.offer.cards if self.offer else ())
+        ):
+            return set()
+        assert self.offer is not None
+        held = set(picking.pickable_positions(self.offer, rules))
+        if not self.out_of_play and len(held) == len(self.offer.cards):
+            return set()
+        return held
+
+    def _keep_aside_from_offer(self) -> None:
+        """With kept_aside pickable_and_throw, the offer's cards that cannot be taken join
+        the new deck; by position, since with two packs or two jokers a name can be both."""
+        assert self.offer is not None
+        if self.rules.kept_aside is KeptAside.PICKABLE_AND_THROW:
+            keep = set(picking.pickable_positions(self.offer, self.rules))
+            cards = self.offer.cards
+            self.out_of_play.extend(c for i, c in enumerate(cards) if i not in keep)
+            kept = tuple(c for i, c in enumerate(cards) if i in keep)
+            self.offer = Throw(kept, self.offer.kind)
+
     def _await_new_deck(self, seat: int) -> list[Event]:
         """A draw finds the deck empty: the out-of-play cards must become a new deck first.
 
         Only under reshuffle.moment when_draw_finds_deck_empty; with kept_aside
         pickable_and_throw the offer's cards that cannot be taken join the new deck too.
         """
-        assert self.offer is not None
-        if self.rules.kept_aside is KeptAside.PICKABLE_AND_THROW:
-            # By position: with two packs or two jokers a name can be both kept and not.
-            keep = set(picking.pickable_positions(self.offer, self.rules))
-            cards = self.offer.cards
-            self.out_of_play.extend(c for i, c in enumerate(cards) if i not in keep)
-            kept = tuple(c for i, c in enumerate(cards) if i in keep)
-            self.offer = Throw(kept, self.offer.kind)
+        self._keep_aside_from_offer()
         self.draw_waiting = seat
         self.phase = Phase.AWAITING_RESHUFFLE
         return [{"type": "reshuffle_needed", "cards": names(sorted_cards(self.out_of_play))}]
@@ -442,13 +489,23 @@ class Game:
             highest = max(self.hands[seat], key=lambda c: (value(c.rank), c.rank, c.sort_key))
             # The timer's single is forced: throws.single does not refuse it.
             events += self._throw(seat, (highest,), forced=True)
+            after: Phase = self.phase  # the throw may have called for a new deck
+            if after is Phase.AWAITING_RESHUFFLE:
+                # The deck is remade at this throw; the timeout's pick follows the reshuffle.
+                self.timeout_waiting = seat
+                return events
+        return events + self._timeout_pick(seat)
+
+    def _timeout_pick(self, seat: int) -> list[Event]:
+        """A timeout's pick: the lowest takeable card (take_lowest) or the deck's top."""
+        value = self.rules.card_value
         take: Card | None = None
         if self.rules.timer_expiry is TimerExpiry.THROW_HIGHEST_SINGLE_THEN_TAKE_LOWEST:
             assert self.offer is not None
             if picking.offer_open_to(seat, self.multi_throwers, self.rules):
                 pickable = picking.pickable_cards(self.offer, self.rules)
                 take = min(pickable, key=lambda c: (value(c.rank), c.rank, c.sort_key))
-        return events + self._pick(seat, take)
+        return self._pick(seat, take)
 
     @_atomic
     def reshuffle(self, order: Sequence[Card]) -> list[Event]:
@@ -469,6 +526,19 @@ class Game:
             seat, self.draw_waiting = self.draw_waiting, None
             self.phase = Phase.PICK
             events += self._pick(seat, None)
+        elif self.thrown is not None and self.to_act is not None:
+            if self.rules.reshuffle_moment is ReshuffleMoment.WHEN_DECK_EMPTIED:
+                # The previous throw's cards held back from the new deck go out of play now.
+                assert self.offer is not None
+                held = list(self.offer.cards)
+                self.out_of_play.extend(held)
+                self.offer, self.thrown = self.thrown, None
+                events.append({"type": "out_of_play", "cards": names(sorted_cards(held))})
+            else:  # at_throw_after_deck_emptied: the seat that threw picks now
+                self.phase = Phase.PICK
+                if self.timeout_waiting is not None:
+                    seat, self.timeout_waiting = self.timeout_waiting, None
+                    events += self._timeout_pick(seat)
         return events
 
     # -- the end of a hand and of the game -----------------------------------
@@ -515,7 +585,7 @@ class Game:
         self.starter = next_starter
         self.to_act = None
         self.phase = Phase.ROUND_OVER
-        if game_end.game_over_after_round(self.round, self.active, self.rules):
+        if game_end.game_over_after_round(self.round, self.scores, self.active, self.rules):
             events += self._finish_game()
         return events
 

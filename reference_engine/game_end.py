@@ -42,7 +42,20 @@ def eliminated_after(scores: Sequence[int], active: Sequence[int], rules: Rules)
     return out
 
 
-def game_over_after_round(round_number: int, active: Sequence[int], rules: Rules) -> bool:
+def past_target(scores: Sequence[int], active: Sequence[int], rules: Rules) -> bool:
+    """Whether a seat in play has passed the target (or reached it, where that counts)."""
+    limit = rules.out_above
+    assert limit is not None
+    if rules.reaching_is_out:
+        return any(scores[s] >= limit for s in active)
+    return any(scores[s] > limit for s in active)
+
+
+def game_over_after_round(
+    round_number: int, scores: Sequence[int], active: Sequence[int], rules: Rules
+) -> bool:
+    if rules.game_end is GameEndKind.FIRST_PAST_TARGET:
+        return past_target(scores, active, rules)
     if rules.game_end is GameEndKind.ELIMINATION:
         return len(active) <= 1
     if rules.game_end is GameEndKind.FIXED_ROUNDS:
@@ -54,10 +67,11 @@ def winners(scores: Sequence[int], active: Sequence[int], rules: Rules) -> list[
     """The seats that win (docs/protocol.md, "Game result"): always the first seats of the
     standings. The last seat in after an elimination; after fixed rounds every seat still in
     with the best total, the highest under transfer scoring and the lowest under penalty
-    scoring; none at an open table, whose result is its settlement."""
+    scoring; the same after a game that ends when a total passes its target; none at an
+    open table, whose result is its settlement."""
     if rules.game_end is GameEndKind.ELIMINATION:
         return sorted(active)
-    if rules.game_end is GameEndKind.FIXED_ROUNDS:
+    if rules.game_end in (GameEndKind.FIXED_ROUNDS, GameEndKind.FIRST_PAST_TARGET):
         pick = max if rules.scoring is ScoringKind.TRANSFER else min
         best = pick(scores[s] for s in active)
         return [s for s in sorted(active) if scores[s] == best]

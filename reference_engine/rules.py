@@ -61,10 +61,18 @@ class ShowdownTie(StrEnum):
 
 
 class BeatenOthers(StrEnum):
-    """What the seats other than the caller and the round winner score on a beaten call."""
+    """What the seats other than the caller score on a beaten call."""
 
     SCORE_NOTHING = "score_nothing"
-    SCORE_OWN_HANDS = "score_own_hands"
+    SCORE_OWN_HANDS = "score_own_hands"  # the round winner excepted
+    ALL_BUT_CALLER_SCORE_OWN_HANDS = "all_but_caller_score_own_hands"
+
+
+class WinnerAmongLowest(StrEnum):
+    """Which of several equal lowest non-callers wins a beaten call."""
+
+    FIRST_AFTER_CALLER = "first_after_caller"
+    LOWEST_SEAT = "lowest_seat"
 
 
 class DeckRunsOut(StrEnum):
@@ -99,6 +107,7 @@ class BeatenCall(StrEnum):
 class ReshuffleMoment(StrEnum):
     WHEN_DECK_EMPTIED = "when_deck_emptied"
     WHEN_DRAW_FINDS_DECK_EMPTY = "when_draw_finds_deck_empty"
+    AT_THROW_AFTER_DECK_EMPTIED = "at_throw_after_deck_emptied"
 
 
 class KeptAside(StrEnum):
@@ -121,6 +130,7 @@ class GameEndKind(StrEnum):
     HOST_ENDS = "host_ends"
     FIXED_ROUNDS = "fixed_rounds"
     ELIMINATION = "elimination"
+    FIRST_PAST_TARGET = "first_past_target"
 
 
 # Choices with a single value today: the engine checks them so that a profile
@@ -130,7 +140,6 @@ _SINGLE_VALUED = {
     "deal.first_offer": "turned_up_card",
     "reshuffle.new_deck": "out_of_play",
     "call.timing": "start_of_turn",
-    "showdown.winner_among_lowest": "first_after_caller",
     "scoring.won_call": "each_other_hand",
 }
 
@@ -265,6 +274,11 @@ def _check_types(r: Mapping[str, Any]) -> None:
                 raise ProfileError(f"rules.{path}: must be an integer, not {node!r}")
             elif node < least:
                 raise ProfileError(f"rules.{path}: must be at least {least}, not {node}")
+    drop = r["scoring"].get("drop_at_multiples_of")
+    if drop is not None and (isinstance(drop, bool) or not isinstance(drop, int) or drop < 1):
+        raise ProfileError(
+            f"rules.scoring.drop_at_multiples_of: must be a positive integer or null, not {drop!r}"
+        )
     money = r.get("money")
     if money is not None:
         amount = money["dollars_per_point"]
@@ -349,6 +363,8 @@ class Rules:
     beaten_others: BeatenOthers = BeatenOthers.SCORE_NOTHING
     score_cuts: tuple[ScoreCut, ...] = ()
     halve_at_multiples_of: int | None = None
+    drop_at_multiples_of: int | None = None
+    winner_among_lowest: WinnerAmongLowest = WinnerAmongLowest.FIRST_AFTER_CALLER
     reaching_is_out: bool = False
     deck_runs_out: DeckRunsOut = DeckRunsOut.RESHUFFLE
     run_max: int | None = None
@@ -460,6 +476,8 @@ class Rules:
                 ScoreCut(int(cut["at"]), int(cut["to"])) for cut in scoring.get("cuts") or ()
             ),
             halve_at_multiples_of=scoring.get("halve_at_multiples_of"),
+            drop_at_multiples_of=scoring.get("drop_at_multiples_of"),
+            winner_among_lowest=WinnerAmongLowest(r["showdown"]["winner_among_lowest"]),
             reaching_is_out=bool(game_end.get("reaching_is_out", False)),
             deck_runs_out=DeckRunsOut(r.get("deck_runs_out", "reshuffle")),
             run_max=_optional(r, "throws.run.max"),
@@ -479,7 +497,12 @@ class Rules:
             ),
         )
         at_turn_end = rules.reshuffle_moment is ReshuffleMoment.WHEN_DECK_EMPTIED
-        if at_turn_end != (rules.kept_aside is KeptAside.CURRENT_OFFER):
+        if at_turn_end and rules.kept_aside is KeptAside.OFFER_AND_THROW:
+            raise ProfileError(
+                "reshuffle.kept_aside offer_and_throw needs a reshuffle.moment after the "
+                "emptying pick, not when_deck_emptied"
+            )
+        if rules.kept_aside is KeptAside.CURRENT_OFFER and not at_turn_end:
             raise ProfileError(
                 # The words jhyap validate uses (conformance/spec/combinations.py).
                 "reshuffle.kept_aside current_offer goes with reshuffle.moment when_deck_emptied, "
@@ -501,8 +524,9 @@ class Rules:
             raise ProfileError("rules.throws.run.max: below throws.run.min, no run is legal")
         if rules.game_end is GameEndKind.FIXED_ROUNDS and not rules.rounds:
             raise ProfileError("rules.game_end.rounds: fixed_rounds needs a number of rounds")
-        if rules.game_end is GameEndKind.ELIMINATION and rules.out_above is None:
-            raise ProfileError("rules.game_end.out_above: elimination needs a threshold")
+        past_target = (GameEndKind.ELIMINATION, GameEndKind.FIRST_PAST_TARGET)
+        if rules.game_end in past_target and rules.out_above is None:
+            raise ProfileError(f"rules.game_end.out_above: {rules.game_end} needs a threshold")
         if rules.game_end is GameEndKind.HOST_ENDS and rules.dollars_per_point is None:
             raise ProfileError("rules.money: a host-ended table needs dollars per point")
         return rules

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .rules import BeatenCall, BeatenOthers, Rules, ScoringKind, ShowdownTie
+from .rules import BeatenCall, BeatenOthers, Rules, ScoringKind, ShowdownTie, WinnerAmongLowest
 
 
 class Outcome(StrEnum):
@@ -28,12 +28,15 @@ def showdown(
     """Settle a call. ``turn_order`` lists the seats in play, starting after the caller."""
     others = [s for s in turn_order if s != caller]
     lowest = min(values[s] for s in others)
-    # Among equal lowest, the first after the caller wins; the profile says who wins a tie.
+    # The profile says who wins a tie with the caller, and which of equal lowest others wins.
     if rules.tie is ShowdownTie.BEATS_CALLER:
         beaten = lowest <= values[caller]
     else:
         beaten = lowest < values[caller]
-    winner = next(s for s in others if values[s] == lowest) if beaten else caller
+    tied = [s for s in others if values[s] == lowest]
+    if rules.winner_among_lowest is WinnerAmongLowest.LOWEST_SEAT:
+        tied.sort()
+    winner = tied[0] if beaten else caller
     deltas = dict.fromkeys(turn_order, 0)
     if rules.scoring is ScoringKind.TRANSFER:
         if beaten:
@@ -48,9 +51,10 @@ def showdown(
             deltas[caller] = sum(values[s] for s in others)
     elif beaten:
         deltas[caller] = values[caller] + rules.beaten_penalty
-        if rules.beaten_others is BeatenOthers.SCORE_OWN_HANDS:
+        if rules.beaten_others is not BeatenOthers.SCORE_NOTHING:
+            winner_too = rules.beaten_others is BeatenOthers.ALL_BUT_CALLER_SCORE_OWN_HANDS
             for seat in others:
-                if seat != winner:
+                if seat != winner or winner_too:
                     deltas[seat] = values[seat]
     else:
         for seat in others:
@@ -59,10 +63,14 @@ def showdown(
 
 
 def cut_score(total: int, rules: Rules) -> int:
-    """A seat's total after the profile's score cuts: an exact match first, then halving."""
+    """A seat's total after the profile's score cuts: an exact match first, then a drop at
+    a multiple, then halving; one of them at most."""
     for cut in rules.score_cuts:
         if total == cut.at:
             return cut.to
+    drop = rules.drop_at_multiples_of
+    if drop and total > 0 and total % drop == 0:
+        return total - drop
     step = rules.halve_at_multiples_of
     if step and total > 0 and total % step == 0:
         return total // 2

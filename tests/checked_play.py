@@ -55,6 +55,7 @@ class Expect:
     to_act: int | None = None
     turns: int = 0
     multi: set[int] = field(default_factory=set)
+    timeout_state: dict[str, Any] | None = None  # a timeout's pick waits for a new deck
 
 
 def _fail(what: str, got: Any, want: Any) -> AssertionError:
@@ -193,11 +194,44 @@ def _reshuffle(game: Game, exp: Expect, rng: random.Random) -> None:
     rng.shuffle(pile)
     events = game.reshuffle(parse_cards(pile))
     check("reshuffled", events[0], {"type": "reshuffled", "deck_size": len(pile)})
-    if len(events) > 1:  # the waiting draw takes the new deck's top card
+    r = exp.rules
+    if r.moment == "when_deck_emptied" and state["thrown"]:
+        # The previous throw's takeable cards, held back from the new deck, go out of play.
+        held = canonical(state["offer"])
+        check("held cards go out of play", events[1:], [{"type": "out_of_play", "cards": held}])
+        after = game.state()
+        check("offer after the reshuffle", after["offer"], state["thrown"])
+        check("out of play after the reshuffle", after["out_of_play"], held)
+        check("new deck", after["deck"], pile)
+    elif r.moment == "at_throw_after_deck_emptied":
+        # The seat that threw picks now; a timeout's pick is made at once.
+        before, exp.timeout_state = exp.timeout_state, None
+        if before is None:
+            check("phase after the reshuffle", game.state()["phase"], "pick")
+            check("events after the reshuffle", events[1:], [])
+            check("new deck", game.state()["deck"], pile)
+            return
+        before = dict(before, deck=pile, offer=state["offer"], out_of_play=[])
+        take = turn.timeout_take(_takeable(before, exp, before["to_act"]), r)
+        card = take if take is not None else pile[0]
+        _after_pick(game, exp, before, events[1:], card, from_deck=take is None)
+    elif len(events) > 1:  # the waiting draw takes the new deck's top card
         check("the waiting draw", events[1]["card"], pile[0])
         _after_pick(game, exp, state, events[1:], pile[0], from_deck=True, remade=pile)
     else:
         check("new deck", game.state()["deck"], pile)
+
+
+def _remade_at_throw(state: dict[str, Any], r: Rules) -> list[dict[str, Any]]:
+    """The reshuffle_needed a throw onto an empty deck calls for (at_throw_after_deck_emptied):
+    the older discards, and under pickable_and_throw the offer's cards that cannot be taken."""
+    if state["deck"] or r.moment != "at_throw_after_deck_emptied":
+        return []
+    out = list(state["out_of_play"])
+    if r.kept_aside == "pickable_and_throw":
+        kept = turn.pickable(state["offer"], state["offer_kind"], r)
+        out += list((Counter(state["offer"]) - Counter(kept)).elements())
+    return [{"type": "reshuffle_needed", "cards": canonical(out)}]
 
 
 def _takeable(state: dict[str, Any], exp: Expect, seat: int) -> list[str]:
@@ -252,7 +286,8 @@ def _turn(game: Game, exp: Expect, rng: random.Random, style: Style) -> None:
                         "seat": seat,
                         "cards": turn.laid(cards, r),
                         "kind": turn.throw_kind(cards, r),
-                    }
+                    },
+                    *_remade_at_throw(state, r),
                 ],
             )
             if len(cards) >= 2:
@@ -308,6 +343,13 @@ def _timeout(
             {"type": "thrown", "seat": seat, "cards": [card], "kind": "single"},
         )
         rest = rest[1:]
+        remade = _remade_at_throw(state, r)
+        if remade:
+            check("a new deck at the timeout's throw", rest, remade)
+            hands = [list(h) for h in state["hands"]]
+            hands[seat].remove(card)
+            exp.timeout_state = dict(state, hands=hands, thrown=[card])
+            return
     if hand is not None:  # the state as it stood after the throw the timeout made
         hands = [list(h) for h in state["hands"]]
         hands[seat].remove(card)
@@ -359,6 +401,23 @@ def _after_pick(
     offer = list(before["offer"])
     if not from_deck:
         offer.remove(card)
+    deck_left = len(before["deck"]) - (1 if from_deck and remade is None else 0)
+    if remade is not None:
+        deck_left = len(remade) - 1
+    held_back: list[str] = []
+    if (
+        from_deck
+        and deck_left == 0
+        and r.deck_runs_out == "reshuffle"
+        and r.moment == "when_deck_emptied"
+        and r.kept_aside == "pickable_and_throw"
+    ):
+        # The previous throw's takeable cards are held back from the deck made at once,
+        # unless the new deck would then have no card.
+        held_back = turn.pickable(before["offer"], before["offer_kind"], r)
+        if not before["out_of_play"] and len(held_back) == len(offer):
+            held_back = []
+        offer = list((Counter(offer) - Counter(held_back)).elements())
     tail = events[1:]
     if offer:
         check("out_of_play", tail[0], {"type": "out_of_play", "cards": canonical(offer)})
@@ -366,13 +425,12 @@ def _after_pick(
     exp.turns += 1
     exp.to_act = results.next_turn(seat, exp.active, exp.seats)
     state = game.state()
-    check("offer after a pick", state["offer"], before["thrown"])
-    deck_left = len(before["deck"]) - (1 if from_deck and remade is None else 0)
-    if remade is not None:
-        deck_left = len(remade) - 1
-    if deck_left > 0 or (
-        r.deck_runs_out == "reshuffle" and r.moment == "when_draw_finds_deck_empty"
-    ):
+    if held_back:
+        check("held back on offer", state["offer"], held_back)
+        check("the throw waits beside it", state["thrown"], before["thrown"])
+    else:
+        check("offer after a pick", state["offer"], before["thrown"])
+    if deck_left > 0 or (r.deck_runs_out == "reshuffle" and r.moment != "when_deck_emptied"):
         check("events after a pick", tail, [])
         return
     if r.deck_runs_out != "reshuffle":
@@ -434,7 +492,7 @@ def _round_ended(
     for s in out:
         exp.out_round[s] = exp.round
     exp.to_act = None
-    if results.game_over(exp.round, exp.active, r):
+    if results.game_over(exp.round, exp.scores, exp.active, r):
         _game_ended(events[1:], exp)
     else:
         check("events after round_ended", events[1:], [])
@@ -467,10 +525,9 @@ def _game_ended(events: list[dict[str, Any]], exp: Expect) -> None:
     check("winners first in the standings", standings[: len(winners)], winners)
 
 
-def _equal_hands(game: Game, rng: random.Random) -> None:
-    """Give a drawn seat the ranks of another's hand, from its own cards and the deck, so
-    that equal hands (and the tie-break among them) come up often, whatever the values."""
-    x, y = rng.sample(range(game.seats), 2)
+def _equal_hands(game: Game, x: int, y: int) -> None:
+    """Give seat ``y`` the ranks of seat ``x``'s hand, from its own cards and the deck (no
+    card twice), so that equal hands and the tie-break among them come up often."""
     pool = game.hands[y] + game.deck
     matched = []
     for card in game.hands[x]:
@@ -500,17 +557,20 @@ def showdown_checked(table: Table) -> None:
         game.round = exp.round = rng.randint(1, r.rounds)
     else:
         exp.round = 1
-    if table.seats >= 3 and rng.random() < 0.5:
-        _equal_hands(game, rng)
-    hands = game.state()["hands"]
-    values = {s: r.hand_value(hands[s]) for s in exp.active}
     caller = rng.choice(exp.active)
     after = [s for s in sorted(exp.active, key=lambda s: (s - caller) % exp.seats) if s != caller]
+    if len(after) >= 2 and rng.random() < 0.5:
+        # Two others level at the lowest hand, so that the rule among equal lowest decides.
+        low = min(after, key=lambda s: r.hand_value([str(c) for c in game.hands[s]]))
+        _equal_hands(game, low, rng.choice([s for s in after if s != low]))
+    hands = game.state()["hands"]
+    values = {s: r.hand_value(hands[s]) for s in exp.active}
     show = results.showdown(values, after, caller, r)
     scores = []
     for s in range(table.seats):
         delta = show.deltas[s]
         marks = [at for at, _ in r.cuts] + ([r.halve_at * rng.randint(1, 3)] if r.halve_at else [])
+        marks += [r.drop_at * rng.randint(1, 3)] if r.drop_at else []
         if r.out_above is not None:
             marks += [r.out_above, r.out_above + 1]
         choice = rng.choice([*marks, None]) if marks else None

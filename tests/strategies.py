@@ -62,16 +62,23 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
     end_kind = draw(
         st.sampled_from(
             # host_ends needs money, and money needs transfer scoring.
-            ["fixed_rounds", "elimination"]
+            ["fixed_rounds", "elimination", "first_past_target"]
             if scoring_kind == "penalty"
             else ["host_ends", "fixed_rounds"]
         )
     )
-    moment = draw(st.sampled_from(["when_deck_emptied", "when_draw_finds_deck_empty"]))
-    kept = (
-        "current_offer"
-        if moment == "when_deck_emptied"
-        else draw(st.sampled_from(["offer_and_throw", "pickable_and_throw"]))
+    past_target = ("elimination", "first_past_target")
+    moment = draw(
+        st.sampled_from(
+            ["when_deck_emptied", "when_draw_finds_deck_empty", "at_throw_after_deck_emptied"]
+        )
+    )
+    kept = draw(
+        st.sampled_from(
+            ["current_offer", "pickable_and_throw"]
+            if moment == "when_deck_emptied"
+            else ["offer_and_throw", "pickable_and_throw"]
+        )
     )
     inclusive = draw(st.booleans())
     run_min = draw(st.integers(2, 5))
@@ -93,7 +100,11 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
             "won_call": "each_other_hand",
             "beaten_call": "caller_hand_plus_penalty",
             "beaten_penalty": draw(st.integers(0, 40)),
-            "beaten_others": draw(st.sampled_from(["score_nothing", "score_own_hands"])),
+            "beaten_others": draw(
+                st.sampled_from(
+                    ["score_nothing", "score_own_hands", "all_but_caller_score_own_hands"]
+                )
+            ),
             "cuts": draw(
                 st.lists(
                     st.fixed_dictionaries({"at": st.integers(1, 120), "to": st.integers(0, 120)}),
@@ -102,6 +113,7 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
                 )
             ),
             "halve_at_multiples_of": draw(st.one_of(st.none(), st.integers(1, 60))),
+            "drop_at_multiples_of": draw(st.one_of(st.none(), st.integers(1, 60))),
         }
     else:
         scoring = {
@@ -186,14 +198,14 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
         },
         "showdown": {
             "tie": draw(st.sampled_from(["beats_caller", "caller_wins"])),
-            "winner_among_lowest": "first_after_caller",
+            "winner_among_lowest": draw(st.sampled_from(["first_after_caller", "lowest_seat"])),
         },
         "scoring": scoring,
         "game_end": {
             "kind": end_kind,
             "rounds": draw(st.integers(1, 4)) if end_kind == "fixed_rounds" else None,
-            "out_above": draw(st.integers(0, 120)) if end_kind == "elimination" else None,
-            "reaching_is_out": draw(st.booleans()) if end_kind == "elimination" else False,
+            "out_above": draw(st.integers(0, 120)) if end_kind in past_target else None,
+            "reaching_is_out": draw(st.booleans()) if end_kind in past_target else False,
         },
         "money": money,
         "turn_timer": timer,

@@ -30,6 +30,24 @@ CASES = [
     ),
     (
         "dashain",
+        {"reshuffle": {"moment": "at_throw_after_deck_emptied"}},
+        "rules.reshuffle",
+        ("reshuffle.kept_aside", "reshuffle.moment"),
+    ),
+    (
+        "dhumbal",
+        {"reshuffle": {"moment": "when_deck_emptied", "kept_aside": "offer_and_throw"}},
+        "rules.reshuffle",
+        ("reshuffle.kept_aside", "reshuffle.moment"),
+    ),
+    (
+        "dashain",
+        {"scoring": {"drop_at_multiples_of": 50}},
+        "rules.scoring.drop_at_multiples_of",
+        ("scoring.drop_at_multiples_of", "scoring.kind"),
+    ),
+    (
+        "dashain",
         {"scoring": {"cuts": [{"at": 50, "to": 0}]}},
         "rules.scoring.cuts",
         ("scoring.cuts", "scoring.kind"),

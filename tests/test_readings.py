@@ -56,7 +56,9 @@ def test_each_profile_declares_the_open_points_of_its_document() -> None:
             "house_rule_lock": ["between_rounds", "first_deal", "table_open"],
             "reshuffle": ["end_of_turn", "next_draw"],
         },
-        "everestbuzz": {"reshuffle": ["end_of_turn", "next_draw"]},
+        "everestbuzz": {
+            "reshuffle": ["at_next_throw", "end_of_turn", "end_of_turn_keep_pickup", "next_draw"]
+        },
         "alankar-dhumbal": {
             "reshuffle": ["end_of_turn", "next_draw"],
             "target_reached": ["above", "reaching"],
@@ -72,7 +74,10 @@ def test_each_profile_declares_the_open_points_of_its_document() -> None:
             "house_rule_lock": ["between_rounds", "first_deal", "table_open"],
             "reshuffle": ["end_of_turn", "next_draw"],
         },
-        "yaniv-israel": {"reshuffle": ["end_of_turn", "next_draw"]},
+        "yaniv-israel": {
+            "game_end": ["first_past_target", "play_on"],
+            "reshuffle": ["end_of_turn", "next_draw"],
+        },
         "yarsa-dhumbal": {
             "dealer": ["none", "seat_before_starter"],
             "reshuffle": ["end_of_turn", "next_draw"],
@@ -80,7 +85,7 @@ def test_each_profile_declares_the_open_points_of_its_document() -> None:
             "set_size": ["pairs", "triples"],
         },
     }
-    assert len(ALTERNATIVES) == 24
+    assert len(ALTERNATIVES) == 27
 
 
 @pytest.mark.parametrize(("pid", "reading", "choice"), ALTERNATIVES)
@@ -119,7 +124,7 @@ def test_reference_engine_passes_the_corpus_under_each_alternative_reading(
 def test_every_reading_value_is_tested_by_a_transcript() -> None:
     transcripts, _ = load_corpus()
     rows = reading_coverage(shipped_documents(), transcripts)
-    assert len(rows) == 24 + 22  # the alternatives and each reading the profiles play
+    assert len(rows) == 27 + 23  # the alternatives and each reading the profiles play
     assert [(r["profile"], r["reading"], r["choice"]) for r in rows if not r["transcripts"]] == []
     row = next(r for r in rows if (r["profile"], r["choice"]) == ("everestbuzz", "next_draw"))
     assert row["transcripts"] == ["everestbuzz-reshuffle-next-draw"]
@@ -185,12 +190,14 @@ def test_overriding_a_normative_parameter_makes_a_variant(tmp_path: Path) -> Non
         (
             "readings: {reshuffle: sometimes}",
             "mybuzz.yaml:4: readings.reshuffle: reading reshuffle has no choice 'sometimes'; "
-            "everestbuzz offers: reshuffle (end_of_turn | next_draw)",
+            "everestbuzz offers: reshuffle (end_of_turn | next_draw | end_of_turn_keep_pickup"
+            " | at_next_throw)",
         ),
         (
             "readings: {dealer: none}",
             "mybuzz.yaml:4: readings.dealer: no reading 'dealer'; "
-            "everestbuzz offers: reshuffle (end_of_turn | next_draw)",
+            "everestbuzz offers: reshuffle (end_of_turn | next_draw | end_of_turn_keep_pickup"
+            " | at_next_throw)",
         ),
         (
             "readings: {reshuffle: 3}",
@@ -265,12 +272,12 @@ def test_alternatives_counted_per_profile() -> None:
     assert Counter(pid for pid, _, _ in ALTERNATIVES) == {
         "dashain": 3,
         "dhumbal": 5,
-        "everestbuzz": 1,
+        "everestbuzz": 3,
         "alankar-dhumbal": 2,
         "bga-yaniv": 1,
         "jhyap-encyclopedia": 2,
         "jhyap-jacks-zero": 5,
-        "yaniv-israel": 1,
+        "yaniv-israel": 2,
         "yarsa-dhumbal": 4,
     }
 
@@ -413,7 +420,8 @@ def test_validate_checks_a_declared_readings_file(
     assert main(["validate", str(bad)]) == 1
     assert capsys.readouterr().out.splitlines() == [
         f"{bad}:6: readings.reshuffle: reading reshuffle has no choice 'later'; "
-        "everestbuzz offers: reshuffle (end_of_turn | next_draw)"
+        "everestbuzz offers: reshuffle (end_of_turn | next_draw | end_of_turn_keep_pickup"
+        " | at_next_throw)"
     ]
 
 

@@ -99,6 +99,8 @@ PARAM_LABELS: dict[str, str] = {
     "scoring.won_call": "A won call",
     "scoring.beaten_call": "A beaten call",
     "scoring.beaten_penalty": "Extra penalty on a beaten call",
+    "scoring.beaten_others": "The other seats on a beaten call",
+    "scoring.drop_at_multiples_of": "A total on a multiple of this drops by it",
     "game_end.kind": "How the game ends",
     "game_end.rounds": "Number of rounds",
     "game_end.out_above": "A player is out above (points)",
@@ -127,7 +129,10 @@ VALUE_WORDS: dict[str, dict[str, str]] = {
         "run_ends": "any card of a single or set; only an end card of a run",
         "last_placed": "only the card placed last",
     },
-    "reshuffle.moment": {"when_deck_emptied": "as soon as the deck's last card is picked"},
+    "reshuffle.moment": {
+        "when_deck_emptied": "as soon as the deck's last card is picked",
+        "at_throw_after_deck_emptied": "right after the next throw once the deck is empty",
+    },
     "reshuffle.new_deck": {"out_of_play": "the cards gone out of play"},
     "reshuffle.kept_aside": {"current_offer": "the cards on offer"},
     "call.timing": {"start_of_turn": "at the start of a turn, before throwing"},
@@ -136,7 +141,15 @@ VALUE_WORDS: dict[str, dict[str, str]] = {
         "after_every_player_had_a_turn": "only once every player has had a turn",
     },
     "showdown.tie": {"beats_caller": "beats the caller"},
-    "showdown.winner_among_lowest": {"first_after_caller": "the first after the caller wins"},
+    "showdown.winner_among_lowest": {
+        "first_after_caller": "the first after the caller wins",
+        "lowest_seat": "the smallest seat number wins",
+    },
+    "scoring.beaten_others": {
+        "score_nothing": "score nothing",
+        "score_own_hands": "score their hands, the round winner excepted",
+        "all_but_caller_score_own_hands": "score their hands, the round winner too",
+    },
     "scoring.kind": {
         "transfer": "points change hands (a running tally)",
         "penalty": "penalty points add up",
@@ -155,6 +168,7 @@ VALUE_WORDS: dict[str, dict[str, str]] = {
         "host_ends": "when the host ends the table",
         "fixed_rounds": "after a fixed number of rounds",
         "elimination": "when one player is left",
+        "first_past_target": "when a total passes the target; the lowest total wins",
     },
     "money.settlement": {
         "largest_debtor_pays_largest_creditor": (

@@ -23,7 +23,16 @@ def rule_problems(rules: Mapping[str, Json]) -> list[tuple[DataPath, str]]:
     found: list[tuple[DataPath, str]] = []
     reshuffle, scoring, call = rules["reshuffle"], rules["scoring"], rules["call"]
     at_turn_end = reshuffle["moment"] == "when_deck_emptied"
-    if at_turn_end != (reshuffle["kept_aside"] == "current_offer"):
+    if at_turn_end and reshuffle["kept_aside"] == "offer_and_throw":
+        # The throw on offer went out of play with the pick that emptied the deck.
+        found.append(
+            (
+                _at("reshuffle"),
+                "reshuffle.kept_aside offer_and_throw needs a reshuffle.moment after the "
+                "emptying pick, not when_deck_emptied",
+            )
+        )
+    elif reshuffle["kept_aside"] == "current_offer" and not at_turn_end:
         # The engine's words for it too (Rules.from_profile): a reading check, which asks
         # both, reports it once.
         found.append(
@@ -41,6 +50,14 @@ def rule_problems(rules: Mapping[str, Json]) -> list[tuple[DataPath, str]]:
                     _at("scoring.cuts"),
                     "scoring.cuts needs scoring.kind penalty: a transfer tally sums to zero, "
                     "and a cut total would not",
+                )
+            )
+        if scoring.get("drop_at_multiples_of") is not None:
+            found.append(
+                (
+                    _at("scoring.drop_at_multiples_of"),
+                    "scoring.drop_at_multiples_of needs scoring.kind penalty: a transfer tally "
+                    "sums to zero, and a dropped total would not",
                 )
             )
         if scoring.get("halve_at_multiples_of") is not None:

@@ -193,15 +193,17 @@ def _rule_problems(rules: Mapping[str, Json]) -> list[tuple[DataPath, str]]:
             "game_end.rounds",
             f"must be null unless game_end.kind is fixed_rounds, not {end['kind']}",
         )
-    if end["kind"] == "elimination" and end["out_above"] is None:
-        add("game_end.out_above", "game_end.kind elimination needs the score a player is out above")
-    if end["kind"] != "elimination" and end["out_above"] is not None:
+    past_target = end["kind"] in ("elimination", "first_past_target")
+    if past_target and end["out_above"] is None:
+        add("game_end.out_above", f"game_end.kind {end['kind']} needs its threshold score")
+    if not past_target and end["out_above"] is not None:
         add(
             "game_end.out_above",
-            f"must be null unless game_end.kind is elimination, not {end['kind']}",
+            "must be null unless game_end.kind is elimination or first_past_target, "
+            f"not {end['kind']}",
         )
-    if end["kind"] == "elimination" and scoring["kind"] != "penalty":
-        add("game_end.kind", f"elimination needs scoring.kind penalty, not {scoring['kind']}")
+    if past_target and scoring["kind"] != "penalty":
+        add("game_end.kind", f"{end['kind']} needs scoring.kind penalty, not {scoring['kind']}")
     if end["kind"] == "host_ends" and rules["money"] is None:
         add("money", "game_end.kind host_ends needs money (how the table settles up)")
     plus_penalty = scoring["beaten_call"] == "caller_hand_plus_penalty"
@@ -213,8 +215,8 @@ def _rule_problems(rules: Mapping[str, Json]) -> list[tuple[DataPath, str]]:
         add("scoring.beaten_penalty", "only caller_hand_plus_penalty uses a penalty; must be 0")
     if scoring.get("beaten_others", "score_nothing") != "score_nothing" and not plus_penalty:
         add("scoring.beaten_others", "other seats score only under caller_hand_plus_penalty")
-    if end.get("reaching_is_out") and end["kind"] != "elimination":
-        add("game_end.reaching_is_out", "only an elimination game has a threshold to reach")
+    if end.get("reaching_is_out") and not past_target:
+        add("game_end.reaching_is_out", "only a game with a threshold has one to reach")
     if rules.get("deck_runs_out", "reshuffle") == "round_ends_hands_score" and (
         scoring["kind"] != "penalty"
     ):

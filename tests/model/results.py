@@ -22,11 +22,14 @@ def showdown(
     """``after_caller``: the other seats in play in turn order from the one after the caller.
 
     tie beats_caller: a hand equal to the caller's beats the call; caller_wins: only a
-    strictly lower one. Among equal lowest, the first after the caller wins.
+    strictly lower one. Among equal lowest, the first after the caller wins (first_after_caller)
+    or the one with the smallest seat number (lowest_seat).
     """
     lowest = min(values[s] for s in after_caller)
     beaten = lowest <= values[caller] if t.tie == "beats_caller" else lowest < values[caller]
-    winner = next(s for s in after_caller if values[s] == lowest) if beaten else caller
+    equal = [s for s in after_caller if values[s] == lowest]
+    first = min(equal) if t.among_lowest == "lowest_seat" else equal[0]
+    winner = first if beaten else caller
     deltas = dict.fromkeys([caller, *after_caller], 0)
     if t.kind == "transfer":
         if not beaten:  # each other hand is paid to the caller
@@ -42,10 +45,12 @@ def showdown(
             deltas[s] = values[s]
     else:  # caller_hand_plus_penalty
         deltas[caller] = values[caller] + t.beaten_penalty
-        if t.beaten_others == "score_own_hands":
-            for s in after_caller:
-                if s != winner:
-                    deltas[s] = values[s]
+        # score_own_hands spares the round winner; all_but_caller_score_own_hands does not.
+        for s in after_caller:
+            if t.beaten_others == "all_but_caller_score_own_hands" or (
+                t.beaten_others == "score_own_hands" and s != winner
+            ):
+                deltas[s] = values[s]
     return Showdown("beaten_call" if beaten else "won_call", winner, deltas)
 
 
@@ -56,11 +61,14 @@ def deck_ran_out(values: Mapping[int, int], t: Table) -> dict[int, int]:
 
 
 def after_cuts(total: int, t: Table) -> int:
-    """A total of exactly ``at`` becomes ``to``; else a positive multiple of halve_at halves.
-    Applied only to a seat the hand scored for (its delta was not 0)."""
+    """A total of exactly ``at`` becomes ``to``; else a positive multiple of drop_at loses
+    drop_at; else a positive multiple of halve_at halves. Applied only to a seat the hand
+    scored for (its delta was not 0)."""
     for at, to in t.cuts:
         if total == at:
             return to
+    if t.drop_at and total > 0 and total % t.drop_at == 0:
+        return total - t.drop_at
     if t.halve_at and total > 0 and total % t.halve_at == 0:
         return total // 2
     return total
@@ -81,7 +89,12 @@ def eliminated(scores: Sequence[int], active: Sequence[int], t: Table) -> list[i
     return out
 
 
-def game_over(rounds_played: int, active: Sequence[int], t: Table) -> bool:
+def game_over(rounds_played: int, scores: Sequence[int], active: Sequence[int], t: Table) -> bool:
+    """first_past_target: once any total in play is over out_above (or at it, reaching_is_out)."""
+    if t.end == "first_past_target":
+        assert t.out_above is not None
+        limit = t.out_above
+        return any(scores[s] > limit or (t.reaching_is_out and scores[s] == limit) for s in active)
     if t.end == "elimination":
         return len(active) <= 1
     if t.end == "fixed_rounds":

@@ -48,12 +48,14 @@ class Table:
     call_inclusive: bool
     first_round: str
     tie: str
+    among_lowest: str
     kind: str
     beaten_call: str
     beaten_penalty: int
     beaten_others: str
     cuts: tuple[tuple[int, int], ...]
     halve_at: int | None
+    drop_at: int | None
     end: str
     rounds: int | None
     out_above: int | None
@@ -109,12 +111,14 @@ class Table:
             call_inclusive=rules["call"]["inclusive"],
             first_round=rules["call"]["first_round"],
             tie=rules["showdown"]["tie"],
+            among_lowest=rules["showdown"]["winner_among_lowest"],
             kind=scoring["kind"],
             beaten_call=scoring["beaten_call"],
             beaten_penalty=scoring["beaten_penalty"],
             beaten_others=scoring.get("beaten_others", "score_nothing"),
             cuts=tuple((c["at"], c["to"]) for c in scoring.get("cuts") or []),
             halve_at=scoring.get("halve_at_multiples_of"),
+            drop_at=scoring.get("drop_at_multiples_of"),
             end=end["kind"],
             rounds=end["rounds"],
             out_above=end["out_above"],

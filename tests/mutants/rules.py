@@ -36,6 +36,7 @@ from reference_engine.rules import (
     SingleThrow,
     ThrowLaid,
     TimerExpiry,
+    WinnerAmongLowest,
 )
 
 Patch = Callable[[Callable[[object, str, object], None]], None]
@@ -238,12 +239,30 @@ def _rate_doubled(original: Any) -> Any:
 
 
 def _fixed_rounds_never_end(original: Any) -> Any:
-    def over(round_number: int, active: Sequence[int], rules: Rules) -> bool:
+    def over(round_number: int, scores: Sequence[int], active: Sequence[int], rules: Rules) -> bool:
         if rules.game_end is GameEndKind.FIXED_ROUNDS:
             return False
-        return bool(original(round_number, active, rules))
+        return bool(original(round_number, scores, active, rules))
 
     return over
+
+
+def _past_target_plays_on(original: Any) -> Any:
+    """first_past_target read as elimination: the game goes on past the target."""
+
+    def over(round_number: int, scores: Sequence[int], active: Sequence[int], rules: Rules) -> bool:
+        if rules.game_end is GameEndKind.FIRST_PAST_TARGET:
+            return False
+        return bool(original(round_number, scores, active, rules))
+
+    return over
+
+
+def _drop_ignored(original: Any) -> Any:
+    def cut_score(total: int, rules: Rules) -> int:
+        return int(original(total, dataclasses.replace(rules, drop_at_multiples_of=None)))
+
+    return cut_score
 
 
 def _timer_seconds_ignored(original: Any) -> Any:
@@ -414,6 +433,27 @@ MUTANTS: dict[str, Mutant] = {
             )
         ),
     ),
+    "takeable_not_held_back_at_once": Mutant(
+        "reshuffle.kept_aside",
+        "games_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.kept_aside is KeptAside.PICKABLE_AND_THROW
+                and r.reshuffle_moment is ReshuffleMoment.WHEN_DECK_EMPTIED,
+                kept_aside=KeptAside.CURRENT_OFFER,
+            )
+        ),
+    ),
+    "throw_after_empty_deck_read_as_next_draw": Mutant(
+        "reshuffle.moment",
+        "games_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.reshuffle_moment is ReshuffleMoment.AT_THROW_AFTER_DECK_EMPTIED,
+                reshuffle_moment=ReshuffleMoment.WHEN_DRAW_FINDS_DECK_EMPTY,
+            )
+        ),
+    ),
     "call_limit_one_more": Mutant(
         "call.limit", "games_follow_the_model", _rules(lambda r: {"call_limit": r.call_limit + 1})
     ),
@@ -442,6 +482,11 @@ MUTANTS: dict[str, Mutant] = {
         "showdowns_follow_the_model",
         _function(scoring, "showdown", _tie_by_seat_number),
     ),
+    "lowest_seat_read_as_first_after_caller": Mutant(
+        "showdown.winner_among_lowest",
+        "showdowns_follow_the_model",
+        _rules(lambda r: {"winner_among_lowest": WinnerAmongLowest.FIRST_AFTER_CALLER}),
+    ),
     "winners_by_highest_total": Mutant(
         "scoring.kind", "games_follow_the_model", _function(game_end, "winners", _winners_by_max)
     ),
@@ -469,6 +514,21 @@ MUTANTS: dict[str, Mutant] = {
         "showdowns_follow_the_model",
         _rules(lambda r: {"beaten_others": BeatenOthers.SCORE_NOTHING}),
     ),
+    "round_winner_spared_on_a_beaten_call": Mutant(
+        "scoring.beaten_others",
+        "showdowns_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.beaten_others is BeatenOthers.ALL_BUT_CALLER_SCORE_OWN_HANDS,
+                beaten_others=BeatenOthers.SCORE_OWN_HANDS,
+            )
+        ),
+    ),
+    "drop_at_multiples_ignored": Mutant(
+        "scoring.drop_at_multiples_of",
+        "showdowns_follow_the_model",
+        _function(scoring, "cut_score", _drop_ignored),
+    ),
     "cuts_ignored": Mutant(
         "scoring.cuts", "showdowns_follow_the_model", _function(scoring, "cut_score", _cut_ignored)
     ),
@@ -481,6 +541,11 @@ MUTANTS: dict[str, Mutant] = {
         "game_end.kind",
         "games_follow_the_model",
         _function(game_end, "game_over_after_round", _fixed_rounds_never_end),
+    ),
+    "first_past_target_plays_on": Mutant(
+        "game_end.kind",
+        "showdowns_follow_the_model",
+        _function(game_end, "game_over_after_round", _past_target_plays_on),
     ),
     "one_round_too_many": Mutant(
         "game_end.rounds",
