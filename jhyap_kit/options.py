@@ -91,7 +91,7 @@ def change_option(
     values = dict(opened.profile["option_values"])
     values[name] = value
     resolved = _resolve(opened.document, values)
-    _refuse_unsupported(resolved["rules"], specs, support)
+    _refuse_unsupported(resolved["rules"], specs, support, changing=name)
     return Opened(opened.document, resolved, KitRules.read(resolved["rules"]))
 
 
@@ -105,18 +105,20 @@ def _check_name(
 
 
 def _refuse_unsupported(
-    rules: Mapping[str, Json], specs: Mapping[str, OptionSpec], support: RuleSupport
+    rules: Mapping[str, Json],
+    specs: Mapping[str, OptionSpec],
+    support: RuleSupport,
+    changing: str | None = None,
 ) -> None:
     """unsupported_option, naming the option, for a parameter value an option set that the
-    engine does not play (docs/readings.md: an engine may offer fewer values)."""
+    engine does not play (docs/readings.md: an engine may offer fewer values). Where two
+    options set the parameter, the one being changed (``changing``) is named."""
     message = unsupported(rules, support)
     if message is None:
         return
     path = message.split(":", 1)[0].removeprefix("rules.")
-    owner = next(
-        (n for n, spec in specs.items() for t in spec.targets if path in (t, *_parents(t))),
-        None,
-    )
+    setters = [n for n, spec in specs.items() for t in spec.targets if path in (t, *_parents(t))]
+    owner = changing if changing in setters else next(iter(setters), None)
     if owner is None:
         raise Refused(ErrorCode.UNSUPPORTED_PROFILE, message)
     raise Refused(ErrorCode.UNSUPPORTED_OPTION, f"option {owner}: {message}")

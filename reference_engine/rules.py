@@ -187,7 +187,7 @@ _KNOWN: dict[str, frozenset[str] | None] = {
     "showdown": frozenset({"tie", "winner_among_lowest"}),
     "scoring": frozenset(
         {"kind", "won_call", "beaten_call", "beaten_penalty", "beaten_others", "cuts"}
-        | {"halve_at_multiples_of"}
+        | {"halve_at_multiples_of", "drop_at_multiples_of"}
     ),
     "game_end": frozenset({"kind", "rounds", "out_above", "reaching_is_out"}),
     "money": frozenset({"dollars_per_point", "settlement"}),

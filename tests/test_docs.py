@@ -860,14 +860,14 @@ def test_at_a_glance_states_only_what_each_profile_says() -> None:
 
 def test_at_a_glance_follows_a_changed_parameter() -> None:
     document = copy.deepcopy(dict(docsgen.load_site().profiles["bga-yaniv"]))
-    assert "the others but the round winner add their own hands" in _glance(document)
+    assert "; the others score their hands, the round winner too." in _glance(document)
     document["rules"]["scoring"]["beaten_others"] = "score_nothing"
-    assert "; nobody else scores." in _glance(document)
+    assert "; the others score nothing." in _glance(document)
     del document["rules"]["scoring"]["beaten_others"]  # the schema default
-    assert "; nobody else scores." in _glance(document)
+    assert "; the others score nothing." in _glance(document)
     document["rules"]["scoring"]["kind"] = "transfer"
     document["rules"]["scoring"]["beaten_call"] = "all_hands"
-    assert "nobody else" not in _glance(document)
+    assert "the others" not in _glance(document)
     assert "the caller pays the winner the total of all hands." in _glance(document)
 
 

@@ -244,3 +244,24 @@ def test_standings_order_still_in_then_later_out_then_score_then_seat() -> None:
     assert standings([104, 120, 60, 110], {0: 4, 3: 4, 1: 2}, penalty) == [2, 0, 3, 1]
     transfer = rules("everestbuzz")
     assert standings([50, -100, 50], {}, transfer) == [0, 2, 1]
+
+
+def test_the_engine_knows_every_rule_parameter_of_the_schema() -> None:
+    # The engine refuses a parameter it does not know (unsupported_profile); one the schema
+    # has and the engine's list lacks would refuse valid profiles.
+    import json as _json
+
+    from conformance.spec import data as spec_data
+    from reference_engine import rules as engine_rules
+
+    schema = _json.loads((spec_data.schema_dir() / "profile.schema.json").read_text("utf-8"))
+
+    def every(node: Any) -> Any:
+        props = node.get("properties") if isinstance(node, dict) else None
+        if not props:
+            return None
+        return {key: every(child) for key, child in props.items()}
+
+    everything = every(schema["$defs"]["rules"])
+    assert everything is not None and "throws" in everything and "scoring" in everything
+    engine_rules._check_known(everything)  # raises ProfileError naming the first unknown one

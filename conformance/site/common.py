@@ -146,9 +146,9 @@ VALUE_WORDS: dict[str, dict[str, str]] = {
         "lowest_seat": "the smallest seat number wins",
     },
     "scoring.beaten_others": {
-        "score_nothing": "score nothing",
-        "score_own_hands": "score their hands, the round winner excepted",
-        "all_but_caller_score_own_hands": "score their hands, the round winner too",
+        "score_nothing": "the others score nothing",
+        "score_own_hands": "the others score their hands, the round winner excepted",
+        "all_but_caller_score_own_hands": "the others score their hands, the round winner too",
     },
     "scoring.kind": {
         "transfer": "points change hands (a running tally)",
@@ -159,10 +159,6 @@ VALUE_WORDS: dict[str, dict[str, str]] = {
         "hands_except_winner": "the caller pays the winner every hand but the winner's",
         "all_hands": "the caller pays the winner the total of all hands",
         "caller_hand_plus_penalty": "the caller adds their hand plus the penalty",
-    },
-    "scoring.beaten_others": {
-        "score_nothing": "nobody else scores",
-        "score_own_hands": "the others but the round winner add their own hands",
     },
     "game_end.kind": {
         "host_ends": "when the host ends the table",

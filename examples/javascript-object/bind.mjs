@@ -38,7 +38,9 @@ class YanivBinding extends TrackedEngine {
     'deck.jokers_wild': ['runs'],
     'deck.packs_by_seats': [[]],
     card_values: (v) => Object.entries(VALUES).every(([k, n]) => v[k] === n) && Object.keys(v).length === 14,
-    'throws.set': [{ min: 2, max: 4 }],
+    'throws.set.min': [2],
+    'throws.set.max': [4],
+    'throws.set.jokers_alone': [true], // two jokers make a pair here
     'throws.run': [{ min: 3, ace: 'low' }],
     'throws.order_matters': [false],
     'pick.from_offer': ['first_or_last_placed'],

@@ -159,7 +159,7 @@ export declare function sameJson(a: Json, b: Json): boolean;
 /** The message naming the first parameter `support` does not cover, or null. */
 export declare function unsupported(rules: JsonObject, support: RuleSupport, skip?: readonly string[]): string | null;
 /** unsupported_option naming the option that set an unplayed parameter, else unsupported_profile. */
-export declare function refuseUnsupported(rules: JsonObject, specs: Map<string, OptionSpec & { targets: string[] }>, support: RuleSupport): void;
+export declare function refuseUnsupported(rules: JsonObject, specs: Map<string, OptionSpec & { targets: string[] }>, support: RuleSupport, changing?: string | null): void;
 export declare function checkSupport(rules: JsonObject, support: RuleSupport, code: ErrorCodeValue): void;
 
 /** The parameters the kit reads, from a resolved profile's rules (Refused invalid_profile). */

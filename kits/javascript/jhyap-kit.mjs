@@ -372,12 +372,14 @@ export function unsupported(rules, support, skip = []) {
  * For resolved rules: unsupported_option naming the option whose value set a parameter the
  * engine does not play (an engine may offer fewer values), else unsupported_profile.
  */
-export function refuseUnsupported(rules, specs, support) {
+export function refuseUnsupported(rules, specs, support, changing = null) {
   const message = unsupported(rules, support);
   if (message === null) return;
   const path = message.split(':', 1)[0].slice('rules.'.length);
   const parents = (t) => t.split('.').map((_, i, keys) => keys.slice(0, i + 1).join('.'));
-  const owner = [...specs.values()].find((spec) => spec.targets.some((t) => parents(t).includes(path)));
+  // Where two options set the parameter, the one being changed is named.
+  const setters = [...specs.values()].filter((spec) => spec.targets.some((t) => parents(t).includes(path)));
+  const owner = setters.find((spec) => spec.name === changing) ?? setters[0];
   if (owner === undefined) refuse(ErrorCode.UNSUPPORTED_PROFILE, message);
   refuse(ErrorCode.UNSUPPORTED_OPTION, `option ${owner.name}: ${message}`);
 }
@@ -784,7 +786,7 @@ export class TrackedEngine {
     const allowed = this.constructor.OPTIONS;
     if (allowed != null && !allowed.includes(name)) refuse(ErrorCode.UNSUPPORTED_OPTION, `this engine has no option ${name}`);
     const { profile } = resolveProfile(this.document, { ...this.profile.option_values, [name]: value });
-    refuseUnsupported(profile.rules, this.specs, this.constructor.RULES);
+    refuseUnsupported(profile.rules, this.specs, this.constructor.RULES, name);
     this.kitRules = readRules(profile.rules);
     this.profile = profile;
     this.rules = profile.rules;

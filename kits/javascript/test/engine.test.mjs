@@ -294,7 +294,7 @@ test('a refused action changes nothing, even when a hook fails half-way', async 
 
 test('an option value setting a parameter inside a declared subtree is named too', async () => {
   class SetsOfFour extends ProfileEngine {
-    static RULES = { ...ProfileEngine.RULES, throws: [{ set: { min: 2, max: 4 }, run: { min: 3, ace: 'low' }, order_matters: false }] };
+    static RULES = { ...ProfileEngine.RULES, throws: [{ set: { min: 2, max: 4, jokers_alone: false }, run: { min: 3, ace: 'low' }, order_matters: false }] };
   }
   const doc = fixture('bga-yaniv');
   doc.options.push({ name: 'set_max', type: 'integer', range: { min: 3, max: 4, step: 1 }, default: 4, sets: 'throws.set.max', locked_when_open: false });
@@ -303,7 +303,7 @@ test('an option value setting a parameter inside a declared subtree is named too
   assert.equal(t.send({ cmd: 'start', profile: doc, options: { set_max: 4 }, seats: 2 }).ok, true);
   assert.deepEqual(t.send({ cmd: 'set_option', name: 'set_max', value: 3 }).error, {
     code: 'unsupported_option',
-    message: 'option set_max: rules.throws: {"set":{"min":2,"max":3},"run":{"min":3,"ace":"low"},"order_matters":false} is not implemented by this engine (it plays {"set":{"min":2,"max":4},"run":{"min":3,"ace":"low"},"order_matters":false})',
+    message: 'option set_max: rules.throws: {"set":{"min":2,"max":3,"jokers_alone":false},"run":{"min":3,"ace":"low"},"order_matters":false} is not implemented by this engine (it plays {"set":{"min":2,"max":4,"jokers_alone":false},"run":{"min":3,"ace":"low"},"order_matters":false})',
   });
   assert.equal(t.send({ cmd: 'state' }).state.options.set_max, 4);
   doc.rules.throws.run.min = 4;
