@@ -171,13 +171,15 @@ def legal_throws(hand: Sequence[Card], rules: Rules) -> list[tuple[Card, ...]]:
     for group in by_rank.values():
         for size in range(max(2, rules.set_min), min(rules.set_max, len(group)) + 1):
             found.extend(combinations(group, size))
+    # Without jokers every card of a run is natural: it needs min_naturals cards too.
+    shortest = max(rules.run_min, rules.run_min_naturals)
     for suited in by_suit.values():
         # Within one suit ranks are distinct; every consecutive stretch long enough is a run.
         for start in range(len(suited)):
             end = start
             while end + 1 < len(suited) and suited[end + 1].rank == suited[end].rank + 1:
                 end += 1
-                if end - start + 1 >= rules.run_min:
+                if end - start + 1 >= shortest:
                     found.append(tuple(suited[start : end + 1]))
     return _singles_rule(sorted(found, key=_throw_order), rules)
 

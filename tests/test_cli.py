@@ -151,7 +151,7 @@ EXIT_CASES: list[tuple[str, str, Args, ExitCode]] = [
             "--engine",
             f"{MUTANT} deal_in_blocks",
             "--games",
-            "1",
+            "2",  # seed 0's first game is a table the model refuses: no deal to diverge on
             "--profile",
             "dashain",
             "--out",

@@ -15,6 +15,7 @@ def _table(pick: str, kept_aside: str = "current_offer") -> Game:
     doc: dict[str, Any] = copy.deepcopy(profile_document("yaniv-israel"))  # two packs at 4
     rules = doc["rules"]
     rules["pick"]["from_offer"] = pick
+    rules["throws"]["run"]["wrap"] = False  # runs stop at the king here: Qs X X is J Q K
     if kept_aside != "current_offer":
         rules["reshuffle"].update(moment="when_draw_finds_deck_empty", kept_aside=kept_aside)
     game = Game(doc, 4)

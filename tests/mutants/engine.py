@@ -143,26 +143,33 @@ def everestbuzz_first_placed() -> None:
 
 
 def limit_exclusive() -> None:
-    def refusal(value: int, turns: int, players: int, rules: Rules) -> ErrorCode | None:
-        if value == rules.call_limit:
+    def refusal(
+        value: int, turns: int, players: int, rules: Rules, seats: int | None = None
+    ) -> ErrorCode | None:
+        limit = rules.call_limit if seats is None else rules.call_limit_for(seats)
+        if value == limit:
             return ErrorCode.CALL_OVER_LIMIT
-        return _refusal(value, turns, players, rules)
+        return _refusal(value, turns, players, rules, seats)
 
     calling.call_refusal = refusal
 
 
 def no_first_round_lock() -> None:
-    def refusal(value: int, turns: int, players: int, rules: Rules) -> ErrorCode | None:
-        return _refusal(value, players, players, rules)
+    def refusal(
+        value: int, turns: int, players: int, rules: Rules, seats: int | None = None
+    ) -> ErrorCode | None:
+        return _refusal(value, players, players, rules, seats)
 
     calling.call_refusal = refusal
 
 
 def first_round_lock_everywhere() -> None:
-    def refusal(value: int, turns: int, players: int, rules: Rules) -> ErrorCode | None:
+    def refusal(
+        value: int, turns: int, players: int, rules: Rules, seats: int | None = None
+    ) -> ErrorCode | None:
         if turns < players:
             return ErrorCode.CALL_TOO_EARLY
-        return _refusal(value, turns, players, rules)
+        return _refusal(value, turns, players, rules, seats)
 
     calling.call_refusal = refusal
 
