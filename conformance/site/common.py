@@ -128,6 +128,7 @@ VALUE_WORDS: dict[str, dict[str, str]] = {
         "any": "any card of it",
         "run_ends": "any card of a single or set; only an end card of a run",
         "last_placed": "only the card placed last",
+        "first_or_last_placed": "the card placed first or the one placed last",
     },
     "reshuffle.moment": {
         "when_deck_emptied": "as soon as the deck's last card is picked",
