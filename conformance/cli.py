@@ -37,6 +37,7 @@ COMMANDS: tuple[str, ...] = (
     "simulate",
     "engine",
     "fuzz",
+    "merge",
 )
 
 

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import IO
 
+from conformance.distributed.shards import WHOLE, add_shard_argument
 from conformance.fuzz.campaign import (
     DEFAULT_MAX_FINDINGS,
     Finding,
@@ -164,6 +165,15 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         help="pass an environment variable to the engine (repeatable; as for jhyap run, and "
         "repeated in the rerun and replay commands printed)",
     )
+    add_shard_argument(parser, "games (of --games, or of an unbounded --time run)")
+    parser.add_argument(
+        "--steer",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="aim games at the coverage counters earlier games left at zero (on by default; "
+        "a shard steers by its own games; --no-steer fixes every game by the seed and its "
+        "index alone, so that shards merge into the unsharded run game for game)",
+    )
     parser.add_argument("--reference", metavar="CMD", help=argparse.SUPPRESS)
     parser.set_defaults(run=run)
 
@@ -260,6 +270,7 @@ def build_config(args: argparse.Namespace) -> FuzzConfig | str:
         except KnownDivergenceError as exc:
             return str(exc)
     default_env = default_engine_env()
+    shard = getattr(args, "shard", WHOLE)
     return FuzzConfig(
         engine=args.engine if args.engine is not None else default_engine(),
         reference=args.reference if args.reference is not None else default_engine(),
@@ -281,6 +292,8 @@ def build_config(args: argparse.Namespace) -> FuzzConfig | str:
         shrink_budget=args.shrink_budget,
         max_findings=max_findings,
         check_schema=getattr(args, "validate_protocol", True),
+        steer=getattr(args, "steer", True),
+        shard=(shard.index, shard.count),
     )
 
 
@@ -291,7 +304,8 @@ def summary_lines(config: FuzzConfig, result: FuzzResult) -> list[str]:
         f"{result.games:,} games ({per_profile}), {result.requests:,} requests in "
         f"{result.seconds:.1f} s ({result.shrinking_seconds:.1f} s shrinking and checking): "
         f"{result.games_per_second:,.1f} games/s, {result.requests_per_second:,.0f} "
-        f"requests/s (seed {config.seed}, {config.jobs} job{'s' if config.jobs != 1 else ''})",
+        f"requests/s (seed {config.seed}, {config.jobs} job{'s' if config.jobs != 1 else ''}"
+        f"{shard_words(config)})",
         "coverage (counted up to each game's divergence):",
     ]
     missing = never_reached(config, result)
@@ -312,6 +326,11 @@ def summary_lines(config: FuzzConfig, result: FuzzResult) -> list[str]:
     if result.capped:
         lines.append(f"stopped at --max-findings {config.max_findings}")
     return lines
+
+
+def shard_words(config: FuzzConfig) -> str:
+    index, count = config.shard
+    return f", shard {index}/{count}" if count > 1 else ""
 
 
 def finding_lines(finding: Finding, number: int = 1) -> list[str]:

@@ -7,8 +7,25 @@ import json
 import sys
 from typing import Any
 
+from conformance.distributed.shards import Shard, add_shard_argument
+from conformance.simulation.stats import Tally
+
 from . import ExitCode, Subparsers, add_option_argument, jobs_count, profile_with_options
 from .checks import MAX_ROUNDS, MAX_SEATS, MAX_SIMULATED_GAMES, clashing_paths, whole
+
+FORMAT = "jhyap-simulation"
+FORMAT_VERSION = 1
+# The header keys every shard of one run shares (and merge checks).
+RUN_KEYS: tuple[str, ...] = (
+    "profile",
+    "options",
+    "seats",
+    "policies",
+    "total_games",
+    "seed",
+    "max_rounds",
+    "host_ends",
+)
 
 FIGURES: tuple[tuple[str, str, bool], ...] = (
     # attribute, label, shown as a percentage
@@ -47,7 +64,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         "--games",
         type=whole(1, MAX_SIMULATED_GAMES),
         default=1000,
-        help="games to play (default: 1000)",
+        help="games to play (default: 1000; with --shard, of the whole run)",
     )
     parser.add_argument(
         "--policy",
@@ -68,10 +85,12 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     parser.add_argument(
         "--jobs", "-j", type=jobs_count, default=1, help="processes to play in; auto: one per CPU"
     )
+    add_shard_argument(parser, "games")
     parser.add_argument(
         "--json",
         metavar="FILE",
-        help="also write the figures as JSON ('-': standard output, instead of the table)",
+        help="also write the figures as JSON ('-': standard output, instead of the table), "
+        "with the exact sums they come from (schema/simulation.schema.json)",
     )
     parser.set_defaults(run=run)
 
@@ -83,7 +102,6 @@ def _fail(message: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from conformance.simulation.play import SimulationSpec, default_seats, play_games
-    from conformance.simulation.stats import summarise
     from reference_engine.errors import JhyapError
     from reference_engine.game import Game
     from reference_engine.policies import POLICIES
@@ -107,31 +125,58 @@ def run(args: argparse.Namespace) -> int:
     except JhyapError as exc:
         return _fail(exc.message)
     spec = SimulationSpec(document, seats, policies, options, args.max_rounds)
-    progress = _progress(args.games) if sys.stderr.isatty() else None
-    records = play_games(spec, args.games, args.seed, jobs=args.jobs, progress=progress)
+    shard: Shard = args.shard
+    games = shard.games(args.games)
+    progress = _progress(len(games)) if sys.stderr.isatty() else None
+    records = play_games(spec, games, args.seed, jobs=args.jobs, progress=progress)
     if progress is not None:
         sys.stderr.write("\r" + " " * 40 + "\r")
-    summary = summarise(records)
-    header = {
-        "profile": document["id"],
-        "options": options,
-        "seats": seats,
+    header = run_header(spec, args.games, args.seed, shard)
+    return write_and_print(header, Tally.of(records), args.json, "simulate")
+
+
+def run_header(spec: Any, games: int, seed: str, shard: Shard) -> dict[str, Any]:
+    """The JSON header of a simulation (or of one shard of it)."""
+    from conformance import __version__
+
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "tool": {"name": "jhyap-conformance", "version": __version__},
+        "profile": spec.document["id"],
+        "options": dict(spec.options),
+        "seats": spec.seats,
         "policies": list(spec.seat_policies()),
-        "games": args.games,
-        "seed": args.seed,
-        "max_rounds": args.max_rounds,
-        "host_ends": document["rules"]["game_end"]["kind"] == "host_ends",
+        "total_games": games,
+        "seed": seed,
+        "max_rounds": spec.max_rounds,
+        "host_ends": spec.document["rules"]["game_end"]["kind"] == "host_ends",
+        "shard": shard.to_json(),
     }
-    if args.json:
+
+
+def figures_json(header: dict[str, Any], tally: Tally) -> dict[str, Any]:
+    """The figures of ``tally`` under ``header``, and the tally they come from."""
+    return {**header, **tally.summary().to_json(), "tally": tally.to_json()}
+
+
+def write_and_print(header: dict[str, Any], tally: Tally, path: str | None, command: str) -> int:
+    """Write the JSON to ``path`` (if any) and print the table (unless it went to stdout)."""
+    if path:
         from conformance.reporting.report import STDOUT, os_error_text, write_report
 
+        text = json.dumps(figures_json(header, tally), indent=2) + "\n"
         try:
-            write_report(args.json, json.dumps({**header, **summary.to_json()}, indent=2) + "\n")
+            write_report(path, text)
         except OSError as exc:
-            return _fail(f"cannot write the JSON: {os_error_text(exc, args.json)}")
-        if args.json == STDOUT:
+            print(
+                f"jhyap {command}: cannot write the JSON: {os_error_text(exc, path)}",
+                file=sys.stderr,
+            )
+            return ExitCode.ERROR
+        if path == STDOUT:
             return ExitCode.OK
-    print(_table(header, summary))
+    print(_table(header, tally.summary()))
     return ExitCode.OK
 
 
@@ -146,9 +191,13 @@ def _progress(total: int) -> Any:
 def _table(header: dict[str, Any], summary: Any) -> str:
     options = ", ".join(f"{k}={v}" for k, v in header["options"].items()) or "defaults"
     policies = sorted(set(header["policies"]))
+    shard = Shard(header["shard"]["index"], header["shard"]["count"])
+    games = f"{summary.games} games"
+    if not shard.whole:
+        games += f" (shard {shard.text()} of {header['total_games']})"
     lines = [
         f"{header['profile']} ({options}), {header['seats']} seats, "
-        f"{'/'.join(policies)} play, {header['games']} games, seed {header['seed']}",
+        f"{'/'.join(policies)} play, {games}, seed {header['seed']}",
         f"{summary.hands} hands; 95 % confidence intervals in brackets",
         "",
     ]

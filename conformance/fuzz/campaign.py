@@ -75,6 +75,10 @@ class FuzzConfig:
     max_findings: int = DEFAULT_MAX_FINDINGS
     check_schema: bool = True
     steer: bool = True
+    # Play only shard (K, N): the games whose index is K-1 modulo N (conformance.distributed).
+    # A shard steers by its own games' coverage: with steering off, the shards' games are
+    # exactly the unsharded run's.
+    shard: tuple[int, int] = (1, 1)
 
 
 @dataclass
@@ -175,6 +179,11 @@ class _Campaign:
     def now(self) -> float:
         return time.monotonic() - self.began
 
+    def game_at(self, position: int) -> int:
+        """The index of this shard's ``position``-th game."""
+        index, count = self.config.shard
+        return index - 1 + position * count
+
     def more_games(self, game: int) -> bool:
         config = self.config
         if self.result.capped or (config.games is not None and game >= config.games):
@@ -204,8 +213,9 @@ class _Campaign:
             flying: dict[int, Future[_Played]] = {}
             handed = taken = 0
             while True:
-                while handed < taken + LAG and self.more_games(handed):
-                    task = _game_task(config, handed, self.missing(handed))
+                while handed < taken + LAG and self.more_games(self.game_at(handed)):
+                    game = self.game_at(handed)
+                    task = _game_task(config, game, self.missing(game))
                     flying[handed] = pool.submit(task, GAME)
                     handed += 1
                 if self.deadline is not None and time.monotonic() >= self.deadline:
@@ -214,7 +224,7 @@ class _Campaign:
                 if taken not in flying or flying[taken].cancelled():
                     break
                 plan, outcome = flying.pop(taken).result()
-                self.take(pool, taken, plan, outcome)
+                self.take(pool, self.game_at(taken), plan, outcome)
                 taken += 1
                 if result.capped:
                     break
@@ -355,6 +365,10 @@ def commands(config: FuzzConfig, game: int, profile: str, ident: str) -> tuple[s
     for name in named:
         rerun += ["--profile", name]
     rerun += ["--seed", str(config.seed), "--games", str(game + 1)]
+    if config.shard != (1, 1):
+        rerun += ["--shard", f"{config.shard[0]}/{config.shard[1]}"]
+    if not config.steer:
+        rerun.append("--no-steer")
     if config.seats is not None:
         rerun += ["--seats", str(config.seats)]
     out = str(config.out) if config.out is not None else "."

@@ -58,6 +58,16 @@ def json_report(
         "engine": {"command": config.engine},
         "seed": config.seed,
         "jobs": config.jobs,
+        # What decides the games, so that shards of one run can be merged (jhyap merge).
+        "run": {
+            "profiles": list(config.profiles),
+            "games": config.games,
+            "seconds": config.seconds,
+            "seats": config.seats,
+            "steer": config.steer,
+            "max_findings": config.max_findings,
+            "shard": {"index": config.shard[0], "count": config.shard[1]},
+        },
         "games": result.games,
         "requests": result.requests,
         "seconds": round(result.seconds, 3),

@@ -114,21 +114,23 @@ def play_one(spec: SimulationSpec, seed: int | str, index: int) -> GameRecord:
     return GameRecord(tuple(hands), finished, turns, winners)
 
 
-def _play_range(args: tuple[SimulationSpec, int | str, int, int]) -> list[GameRecord]:
-    spec, seed, start, stop = args
-    return [play_one(spec, seed, i) for i in range(start, stop)]
+def _play_range(args: tuple[SimulationSpec, int | str, range]) -> list[GameRecord]:
+    spec, seed, indices = args
+    return [play_one(spec, seed, i) for i in indices]
 
 
 def play_games(
     spec: SimulationSpec,
-    games: int,
+    games: int | range,
     seed: int | str,
     jobs: int = 1,
     progress: Callable[[int], None] | None = None,
     chunk: int = 25,
 ) -> list[GameRecord]:
-    """Play ``games`` seeded games, in game order whatever ``jobs`` is."""
-    ranges = [(start, min(start + chunk, games)) for start in range(0, games, chunk)]
+    """Play ``games`` seeded games (a count, or the indices of a shard's games), in game
+    order whatever ``jobs`` is."""
+    indices = range(games) if isinstance(games, int) else games
+    ranges = [indices[start : start + chunk] for start in range(0, len(indices), chunk)]
     records: list[GameRecord] = []
     done = 0
 
@@ -140,7 +142,7 @@ def play_games(
             if progress is not None:
                 progress(done)
 
-    tasks = [(spec, seed, a, b) for a, b in ranges]
+    tasks = [(spec, seed, part) for part in ranges]
     if jobs <= 1 or len(tasks) <= 1:
         collect(_play_range(task) for task in tasks)
     else:

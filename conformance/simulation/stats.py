@@ -3,13 +3,18 @@
 Means use the normal interval (1.96 standard errors); shares use the Wilson
 interval. Hands of one game are treated as independent, which makes the
 intervals of per-hand figures slightly narrower than they should be.
+
+Every figure is computed from sufficient statistics kept exactly (counts, and sums and
+sums of squares as fractions): a :class:`Tally`. Tallies of disjoint sets of games add
+exactly, so shards merged give the figures of one run to the last digit.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from .play import GameRecord, HandRecord
@@ -40,17 +45,51 @@ class Estimate:
 NONE = Estimate(math.nan, math.nan, math.nan, 0)
 
 
+@dataclass(frozen=True, slots=True)
+class Moments:
+    """A mean's sufficient statistics, exact: they add without rounding."""
+
+    n: int = 0
+    total: Fraction = Fraction(0)
+    squares: Fraction = Fraction(0)
+
+    @classmethod
+    def of(cls, values: Iterable[float]) -> Moments:
+        n = 0
+        total: int | Fraction = 0
+        squares: int | Fraction = 0
+        for x in values:
+            # Integers stay integers (fast); a float is taken at its exact binary value.
+            q = x if isinstance(x, int) else Fraction(x)
+            n += 1
+            total += q
+            squares += q * q
+        return cls(n, Fraction(total), Fraction(squares))
+
+    def __add__(self, other: Moments) -> Moments:
+        return Moments(self.n + other.n, self.total + other.total, self.squares + other.squares)
+
+    def estimate(self) -> Estimate:
+        n = self.n
+        if n == 0:
+            return NONE
+        m = float(self.total / n)
+        if n == 1:
+            return Estimate(m, m, m, 1)
+        variance = (self.squares - self.total * self.total / n) / (n - 1)
+        half = Z95 * math.sqrt(variance) / math.sqrt(n)
+        return Estimate(m, m - half, m + half, n)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"n": self.n, "sum": str(self.total), "sum_squares": str(self.squares)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Moments:
+        return cls(int(data["n"]), Fraction(data["sum"]), Fraction(data["sum_squares"]))
+
+
 def mean(values: Iterable[float]) -> Estimate:
-    data = list(values)
-    n = len(data)
-    if n == 0:
-        return NONE
-    m = sum(data) / n
-    if n == 1:
-        return Estimate(m, m, m, 1)
-    sd = math.sqrt(sum((x - m) ** 2 for x in data) / (n - 1))
-    half = Z95 * sd / math.sqrt(n)
-    return Estimate(m, m - half, m + half, n)
+    return Moments.of(values).estimate()
 
 
 def share(hits: int, n: int) -> Estimate:
@@ -105,32 +144,116 @@ class Summary:
         return out
 
 
+MEANS: tuple[str, ...] = (
+    "turns_per_hand",
+    "hands_per_game",
+    "reshuffles_per_hand",
+    "value_at_call",
+    "value_at_beaten_call",
+    "won_call_swing",
+    "beaten_call_swing",
+    "won_call_tally",
+    "beaten_call_tally",
+    "turns_per_game",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """The sufficient statistics of a :class:`Summary`; tallies of disjoint games add."""
+
+    games: int = 0
+    hands: int = 0
+    won_calls: int = 0
+    unfinished_games: int = 0
+    moments: Mapping[str, Moments] = field(default_factory=dict)  # by name of MEANS
+    wins_by_seats: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
+    # hands won by position in the turn order, by the number of players in the hand
+
+    @classmethod
+    def of(cls, records: Sequence[GameRecord]) -> Tally:
+        hands: list[HandRecord] = [h for g in records for h in g.hands]
+        finished = [g for g in records if g.finished]
+        won = [h for h in hands if h.won]
+        beaten = [h for h in hands if not h.won]
+        observations: dict[str, Iterable[float]] = {
+            "turns_per_hand": (h.turns for h in hands),
+            "hands_per_game": (len(g.hands) for g in finished),
+            "reshuffles_per_hand": (h.reshuffles for h in hands),
+            "value_at_call": (h.called_value for h in hands),
+            "value_at_beaten_call": (h.called_value for h in beaten),
+            "won_call_swing": (h.swing for h in won),
+            "beaten_call_swing": (-h.swing for h in beaten),
+            "won_call_tally": (h.tally for h in won),
+            "beaten_call_tally": (-h.tally for h in beaten),
+            "turns_per_game": (g.turns for g in finished),
+        }
+        wins: dict[int, list[int]] = {}
+        for h in hands:
+            wins.setdefault(h.seats, [0] * h.seats)[h.winner_position] += 1
+        return cls(
+            games=len(records),
+            hands=len(hands),
+            won_calls=len(won),
+            unfinished_games=len(records) - len(finished),
+            moments={name: Moments.of(observations[name]) for name in MEANS},
+            wins_by_seats={seats: tuple(w) for seats, w in sorted(wins.items())},
+        )
+
+    def __add__(self, other: Tally) -> Tally:
+        wins = dict(self.wins_by_seats)
+        for seats, counts in other.wins_by_seats.items():
+            mine = wins.get(seats, (0,) * seats)
+            wins[seats] = tuple(a + b for a, b in zip(mine, counts, strict=True))
+        return Tally(
+            self.games + other.games,
+            self.hands + other.hands,
+            self.won_calls + other.won_calls,
+            self.unfinished_games + other.unfinished_games,
+            {
+                name: self.moments.get(name, Moments()) + other.moments.get(name, Moments())
+                for name in MEANS
+            },
+            dict(sorted(wins.items())),
+        )
+
+    def summary(self) -> Summary:
+        table = max(self.wins_by_seats, default=0)
+        full = self.wins_by_seats.get(table, ())
+        estimates = {name: self.moments.get(name, Moments()).estimate() for name in MEANS}
+        return Summary(
+            games=self.games,
+            hands=self.hands,
+            call_success=share(self.won_calls, self.hands),
+            win_by_position=tuple(share(w, sum(full)) for w in full),
+            unfinished_games=self.unfinished_games,
+            **estimates,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "games": self.games,
+            "hands": self.hands,
+            "won_calls": self.won_calls,
+            "unfinished_games": self.unfinished_games,
+            "moments": {name: self.moments.get(name, Moments()).to_json() for name in MEANS},
+            "wins_by_seats": {str(s): list(w) for s, w in self.wins_by_seats.items()},
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Tally:
+        return cls(
+            int(data["games"]),
+            int(data["hands"]),
+            int(data["won_calls"]),
+            int(data["unfinished_games"]),
+            {name: Moments.from_json(data["moments"][name]) for name in MEANS},
+            {int(s): tuple(int(x) for x in w) for s, w in data["wins_by_seats"].items()},
+        )
+
+
 def summarise(records: Sequence[GameRecord]) -> Summary:
-    hands: list[HandRecord] = [h for g in records for h in g.hands]
-    finished = [g for g in records if g.finished]
-    won = [h for h in hands if h.won]
-    beaten = [h for h in hands if not h.won]
-    table = max((h.seats for h in hands), default=0)
-    full = [h for h in hands if h.seats == table]
-    return Summary(
-        games=len(records),
-        hands=len(hands),
-        turns_per_hand=mean(h.turns for h in hands),
-        hands_per_game=mean(len(g.hands) for g in finished),
-        reshuffles_per_hand=mean(h.reshuffles for h in hands),
-        call_success=share(len(won), len(hands)),
-        value_at_call=mean(h.called_value for h in hands),
-        value_at_beaten_call=mean(h.called_value for h in beaten),
-        won_call_swing=mean(h.swing for h in won),
-        beaten_call_swing=mean(-h.swing for h in beaten),
-        won_call_tally=mean(h.tally for h in won),
-        beaten_call_tally=mean(-h.tally for h in beaten),
-        turns_per_game=mean(g.turns for g in finished),
-        win_by_position=tuple(
-            share(sum(1 for h in full if h.winner_position == p), len(full)) for p in range(table)
-        ),
-        unfinished_games=len(records) - len(finished),
-    )
+    return Tally.of(records).summary()
 
 
 def success_by_value(hands: Iterable[HandRecord]) -> dict[int, Estimate]:
