@@ -52,9 +52,11 @@ def parse_shard(text: str) -> Shard:
         raise argparse.ArgumentTypeError(f"must be K/N (shard K of N, e.g. 2/4), not {text!r}")
     index, count = int(match.group(1)), int(match.group(2))
     if not 1 <= count <= MAX_SHARDS:
-        raise argparse.ArgumentTypeError(f"N must be from 1 to {MAX_SHARDS}, not {count}")
+        raise argparse.ArgumentTypeError(
+            f"must be K/N with N from 1 to {MAX_SHARDS}, not {text.strip()!r}"
+        )
     if not 1 <= index <= count:
-        raise argparse.ArgumentTypeError(f"K must be from 1 to N ({count}), not {index}")
+        raise argparse.ArgumentTypeError(f"must be K/N with K from 1 to N, not {text.strip()!r}")
     return Shard(index, count)
 
 
