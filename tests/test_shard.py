@@ -284,3 +284,42 @@ def test_fuzz_shards_through_the_command_line(
         f"jhyap merge: {tmp_path / 's'} is a simulation and {files[0]} a fuzz report: "
         "they do not merge"
     )
+
+
+# -- simulate --cluster: refused up front ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (
+            ("--cluster", "somewhere"),
+            "--cluster: must be local:N or a scheduler address such as tcp://host:8786, "
+            "not 'somewhere'",
+        ),
+        (("--cluster", "local:0"), "--cluster: local:N needs N from 1 to 1024"),
+        (
+            ("--cluster", "local:2", "--jobs", "2"),
+            "--cluster and --jobs: the cluster's workers are the jobs; give one",
+        ),
+    ],
+)
+def test_a_bad_cluster_is_refused_before_playing(
+    extra: tuple[str, ...], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = _main(capsys, "simulate", "dhumbal", *extra)
+    assert (code, out, err) == (2, "", f"jhyap simulate: {message}\n")
+
+
+def test_a_cluster_without_dask_names_the_extra(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed fails
+    code, out, err = _main(capsys, "simulate", "dhumbal", "--games", "1", "--cluster", "local:1")
+    assert (code, out) == (2, "")
+    assert err == (
+        "jhyap simulate: --cluster: a cluster needs Dask: "
+        "pip install 'jhyap-conformance[distributed]'\n"
+    )

@@ -87,6 +87,13 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     )
     add_shard_argument(parser, "games")
     parser.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="play on a Dask cluster instead of --jobs: local:N (N worker processes on this "
+        "machine) or a scheduler's address, tcp://HOST:PORT, whose workers have this "
+        "jhyap-conformance (needs the distributed extra); the figures are the same",
+    )
+    parser.add_argument(
         "--json",
         metavar="FILE",
         help="also write the figures as JSON ('-': standard output, instead of the table), "
@@ -109,6 +116,14 @@ def run(args: argparse.Namespace) -> int:
     clash = clashing_paths((("--json", args.json),), (("PROFILE", args.profile),))
     if clash:
         return _fail(clash)
+    if args.cluster is not None:
+        from conformance.distributed.cluster import address_problem
+
+        problem = address_problem(args.cluster)
+        if problem is not None:
+            return _fail(f"--cluster: {problem}")
+        if args.jobs != 1:
+            return _fail("--cluster and --jobs: the cluster's workers are the jobs; give one")
     loaded = profile_with_options("simulate", args.profile, args.option)
     if loaded is None:
         return ExitCode.ERROR
@@ -128,11 +143,20 @@ def run(args: argparse.Namespace) -> int:
     shard: Shard = args.shard
     games = shard.games(args.games)
     progress = _progress(len(games)) if sys.stderr.isatty() else None
-    records = play_games(spec, games, args.seed, jobs=args.jobs, progress=progress)
+    if args.cluster is not None:
+        from conformance.distributed.cluster import ClusterUnavailable, simulate_on_cluster
+
+        try:
+            tally = simulate_on_cluster(spec, games, args.seed, args.cluster, progress)
+        except ClusterUnavailable as exc:
+            return _fail(f"--cluster: {exc}")
+    else:
+        records = play_games(spec, games, args.seed, jobs=args.jobs, progress=progress)
+        tally = Tally.of(records)
     if progress is not None:
         sys.stderr.write("\r" + " " * 40 + "\r")
     header = run_header(spec, args.games, args.seed, shard)
-    return write_and_print(header, Tally.of(records), args.json, "simulate")
+    return write_and_print(header, tally, args.json, "simulate")
 
 
 def run_header(spec: Any, games: int, seed: str, shard: Shard) -> dict[str, Any]:

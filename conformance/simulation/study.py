@@ -18,7 +18,7 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,10 +136,19 @@ def study_key(documents: Mapping[str, Mapping[str, Any]]) -> str:
     return digest.hexdigest()[:20]
 
 
-def compute(documents: Mapping[str, Mapping[str, Any]], jobs: int = 2) -> dict[str, Any]:
+Mapper = Callable[[Callable[[Any], Any], Sequence[Any]], list[Any]]
+
+
+def compute(
+    documents: Mapping[str, Mapping[str, Any]], jobs: int = 2, mapper: Mapper | None = None
+) -> dict[str, Any]:
+    """The study; ``mapper`` (a function over tasks, results in order) measures the points
+    elsewhere, e.g. on a Dask cluster (conformance.distributed.cluster)."""
     points = [p for pid, doc in documents.items() for p in points_of(pid, doc)]
     tasks = [(p, documents[p.profile]) for p in points]
-    if jobs > 1:
+    if mapper is not None:
+        results = mapper(measure, tasks)
+    elif jobs > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             results = list(pool.map(measure, tasks))
     else:
@@ -199,9 +208,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m conformance.simulation.study")
     parser.add_argument("--write", type=Path, default=SNAPSHOT, help="where to write the study")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="measure on a Dask cluster: local:N (N worker processes here) or a scheduler's "
+        "address (the distributed extra)",
+    )
     args = parser.parse_args(argv)
     documents = {pid: load_profile(pid) for pid in shipped_profile_ids()}
-    _write(args.write, compute(documents, args.jobs))
+    if args.cluster:
+        from conformance.distributed.cluster import ClusterUnavailable, map_on_cluster
+
+        address = args.cluster
+        try:
+            data = compute(documents, mapper=lambda fn, tasks: map_on_cluster(fn, tasks, address))
+        except ClusterUnavailable as exc:
+            print(f"{parser.prog}: --cluster: {exc}", file=sys.stderr)
+            return 2
+    else:
+        data = compute(documents, args.jobs)
+    _write(args.write, data)
     print(f"wrote {args.write}", file=sys.stderr)
     return 0
 

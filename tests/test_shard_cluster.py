@@ -1,0 +1,40 @@
+"""``simulate --cluster`` and the study on a Dask cluster (the ``distributed`` extra): a
+local cluster on this machine gives the figures of one process. Skipped without Dask."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conformance import cli
+from conformance.distributed.cluster import map_on_cluster
+from conformance.simulation import study
+from conformance.spec.profiles import load_profile
+
+pytest.importorskip("distributed", reason="the distributed extra is not installed")
+
+ARGS = ("simulate", "everestbuzz", "--games", "12", "--seed", "3", "--seats", "3")
+
+
+def test_a_local_cluster_gives_the_figures_of_one_process(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main([*ARGS, "--json", str(tmp_path / "one.json")]) == 0
+    one_table = capsys.readouterr().out
+    code = cli.main([*ARGS, "--cluster", "local:2", "--json", str(tmp_path / "two.json")])
+    out, err = capsys.readouterr()
+    assert (code, out, err) == (0, one_table, "")
+    assert (tmp_path / "two.json").read_text() == (tmp_path / "one.json").read_text()
+    # A shard on a cluster is that shard.
+    code = cli.main([*ARGS, "--shard", "2/3", "--cluster", "local:1", "--json", "-"])
+    shard = json.loads(capsys.readouterr().out)
+    assert code == 0 and shard["games"] == 4 and shard["shard"] == {"index": 2, "count": 3}
+
+
+def test_study_points_measured_on_a_cluster_are_those_of_one_process() -> None:
+    document = load_profile("everestbuzz")
+    tasks = [(p, document) for p in study.points_of("everestbuzz", document)[:2]]
+    here = [study.measure(task) for task in tasks]
+    assert map_on_cluster(study.measure, tasks, "local:2") == here
