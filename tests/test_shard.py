@@ -320,6 +320,6 @@ def test_a_cluster_without_dask_names_the_extra(
     code, out, err = _main(capsys, "simulate", "dhumbal", "--games", "1", "--cluster", "local:1")
     assert (code, out) == (2, "")
     assert err == (
-        "jhyap simulate: --cluster: a cluster needs Dask: "
-        "pip install 'jhyap-conformance[distributed]'\n"
+        "jhyap simulate: --cluster: a cluster needs Dask: install the distributed extra "
+        "(pip install '.[distributed]' in the checkout)\n"
     )

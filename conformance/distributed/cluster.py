@@ -17,7 +17,7 @@ from typing import Any, Final
 from conformance.simulation.play import SimulationSpec, play_one
 from conformance.simulation.stats import Tally
 
-EXTRA_HINT: Final = "pip install 'jhyap-conformance[distributed]'"
+EXTRA_HINT: Final = "install the distributed extra (pip install '.[distributed]' in the checkout)"
 LOCAL = re.compile(r"local:(\d{1,4})")
 CHUNK: Final = 25  # games a task: a task's overhead is milliseconds, a game's tens of them
 
