@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance import cli
-from conformance.distributed.merge import merge_files
+from conformance.distributed.merge import merge_files, schema_problem
 from conformance.distributed.shards import Shard, parse_shard
 from conformance.fuzz.campaign import fuzz
 from conformance.fuzz.report import json_report
@@ -59,6 +59,16 @@ def test_a_bad_shard_is_refused_in_one_line(
         assert err.startswith(f"jhyap {command[0]}: --shard: {message}")
         assert len(err.splitlines()) == 1
     assert parse_shard(" 3 / 4 ") == Shard(3, 4)
+
+
+def test_a_shard_without_games_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in (["simulate", "dhumbal"], ["fuzz"]):
+        code, out, err = _main(capsys, *command, "--games", "3", "--shard", "4/5")
+        assert (code, out) == (2, "")
+        assert err == (
+            f"jhyap {command[0]}: --shard 4/5: a run of 3 games has no game for shard 4 "
+            "(--games must be at least K)\n"
+        )
 
 
 # -- exact sufficient statistics --------------------------------------------------------
@@ -252,6 +262,7 @@ def test_four_fuzz_shards_merged_are_the_run(tmp_path: Path) -> None:
         files.append(str(path))
     merged = merge_files(files).report
     assert merged["merged_from"] == files
+    assert schema_problem(merged, "fuzz-report.schema.json") is None
     whole["exit_status"] = 1 if whole["divergences"] else 0
     assert _comparable(merged) == _comparable(whole)
     # What the comparison covers is not empty.

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import IO
 
-from conformance.distributed.shards import WHOLE, add_shard_argument
+from conformance.distributed.shards import WHOLE, add_shard_argument, empty_shard_problem
 from conformance.fuzz.campaign import (
     DEFAULT_MAX_FINDINGS,
     Finding,
@@ -228,6 +228,10 @@ def build_config(args: argparse.Namespace) -> FuzzConfig | str:
         return f"--time must be above 0 and at most {MAX_DURATION}"
     if args.jobs < 1:
         return "--jobs must be at least 1"
+    shard = getattr(args, "shard", WHOLE)
+    empty = empty_shard_problem(shard, None if args.time else (args.games or DEFAULT_GAMES))
+    if empty:
+        return empty
     if not 0 < args.timeout <= MAX_TIMEOUT:
         return f"--timeout must be above 0 and at most {MAX_TIMEOUT}"
     if args.window < 1:
@@ -270,7 +274,6 @@ def build_config(args: argparse.Namespace) -> FuzzConfig | str:
         except KnownDivergenceError as exc:
             return str(exc)
     default_env = default_engine_env()
-    shard = getattr(args, "shard", WHOLE)
     return FuzzConfig(
         engine=args.engine if args.engine is not None else default_engine(),
         reference=args.reference if args.reference is not None else default_engine(),

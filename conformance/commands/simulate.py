@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from conformance.distributed.shards import Shard, add_shard_argument
+from conformance.distributed.shards import Shard, add_shard_argument, empty_shard_problem
 from conformance.simulation.stats import Tally
 
 from . import ExitCode, Subparsers, add_option_argument, jobs_count, profile_with_options
@@ -116,6 +116,9 @@ def run(args: argparse.Namespace) -> int:
     clash = clashing_paths((("--json", args.json),), (("PROFILE", args.profile),))
     if clash:
         return _fail(clash)
+    empty = empty_shard_problem(args.shard, args.games)
+    if empty:
+        return _fail(empty)
     if args.cluster is not None:
         from conformance.distributed.cluster import address_problem
 

@@ -41,7 +41,7 @@ class Merged:
     report: dict[str, Any]
 
 
-def _schema_problem(data: Any, name: str) -> str | None:
+def schema_problem(data: Any, name: str) -> str | None:
     import jsonschema
 
     from conformance.spec.data import schema_dir
@@ -84,7 +84,7 @@ def read_shard(path: str) -> tuple[str, ShardFile]:
         )
     if kind == FUZZ and "run" not in data:
         raise MergeError(f"{path}: no 'run' field: written by a jhyap fuzz without --shard")
-    problem = _schema_problem(data, SCHEMAS[kind])
+    problem = schema_problem(data, SCHEMAS[kind])
     if problem is not None:
         raise MergeError(f"{path}: field {problem}")
     shard = data["shard"] if kind == SIMULATION else data["run"]["shard"]

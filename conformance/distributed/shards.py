@@ -45,6 +45,16 @@ class Shard:
 WHOLE: Final = Shard()
 
 
+def empty_shard_problem(shard: Shard, games: int | None) -> str | None:
+    """Why shard ``shard`` of a run of ``games`` games would play none, or None."""
+    if games is not None and shard.index > games:
+        return (
+            f"--shard {shard.text()}: a run of {games} game{'s' if games != 1 else ''} has "
+            f"no game for shard {shard.index} (--games must be at least K)"
+        )
+    return None
+
+
 def parse_shard(text: str) -> Shard:
     """A ``--shard`` value: ``K/N`` with N from 1 to MAX_SHARDS and K from 1 to N."""
     match = re.fullmatch(r"\s*(\d{1,9})\s*/\s*(\d{1,9})\s*", text)
