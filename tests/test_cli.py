@@ -51,6 +51,13 @@ def _bad_profile(folder: Path) -> str:
     return str(path)
 
 
+def _json_of(folder: Path, *argv: str) -> str:
+    """The --json file of one run of ``argv`` (a whole run: one shard of one)."""
+    path = folder / "run.json"
+    cli.main([*argv, "--json", str(path)])
+    return str(path)
+
+
 def _serve_stop() -> int:
     """``jhyap engine`` as a process: one stop request, then its exit status."""
     done = subprocess.run(
@@ -160,6 +167,33 @@ EXIT_CASES: list[tuple[str, str, Args, ExitCode]] = [
         ExitCode.FAILURES,
     ),
     ("fuzz", "no such engine", lambda t: ["fuzz", "--engine", "/nonexistent"], ExitCode.ERROR),
+    (
+        "merge",
+        "a simulation",
+        lambda t: ["merge", _json_of(t, "simulate", "dhumbal", "--games", "1")],
+        ExitCode.OK,
+    ),
+    (
+        "merge",
+        "a campaign that diverged",
+        lambda t: [
+            "merge",
+            _json_of(
+                t,
+                "fuzz",
+                "--engine",
+                f"{MUTANT} deal_in_blocks",
+                "--games",
+                "2",
+                "--profile",
+                "dashain",
+                "--out",
+                str(t / "found"),
+            ),
+        ],
+        ExitCode.FAILURES,
+    ),
+    ("merge", "no such file", lambda t: ["merge", str(t / "none.json")], ExitCode.ERROR),
 ]
 
 
@@ -225,6 +259,7 @@ def test_a_bug_is_2_and_ctrl_c_is_130_for_every_command(
         "simulate": ["dhumbal"],
         "record": ["dhumbal", "x", "--seats", "2"],
         "export": ["x"],
+        "merge": ["x.json"],
     }
     code, _, err = jhyap(capsys, command, *required.get(command, []))
     assert code == status
