@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance import cli
+from conformance import __version__, cli
 from conformance.distributed.merge import merge_files, schema_problem
 from conformance.distributed.shards import Shard, parse_shard
 from conformance.fuzz.campaign import fuzz
@@ -204,6 +204,14 @@ def test_merge_refuses_shards_of_different_runs(
     assert _refusal(capsys, s["1"], s["1-of-2"]) == (
         f"jhyap merge: {s['1']} and {s['1-of-2']} are not shards of one run: one of 3 "
         "shards and one of 2"
+    )
+    older = tmp_path / "older.json"
+    data = json.loads(s["3"].read_text())
+    data["tool"]["version"] = "0.0.1"
+    older.write_text(json.dumps(data))
+    assert _refusal(capsys, s["1"], s["2"], older) == (
+        f"jhyap merge: {s['1']} and {older} are not shards of one run: their jhyap version "
+        f'differs ("{__version__}" and "0.0.1")'
     )
     broken = tmp_path / "broken.json"
     data = json.loads(s["3"].read_text())

@@ -92,13 +92,14 @@ def read_shard(path: str) -> tuple[str, ShardFile]:
 
 
 def _run_of(kind: str, data: Mapping[str, Any]) -> dict[str, Any]:
-    """What every shard of one run shares."""
+    """What every shard of one run shares (its jhyap version too: the games may differ)."""
+    version = {"jhyap version": data["tool"]["version"]}
     if kind == SIMULATION:
         from conformance.commands.simulate import RUN_KEYS
 
-        return {key: data[key] for key in RUN_KEYS}
+        return {**{key: data[key] for key in RUN_KEYS}, **version}
     run = {k: v for k, v in data["run"].items() if k != "shard"}
-    return {"engine": data["engine"]["command"], "seed": data["seed"], **run}
+    return {"engine": data["engine"]["command"], "seed": data["seed"], **run, **version}
 
 
 def check_together(kind: str, shards: Sequence[ShardFile]) -> list[ShardFile]:
@@ -142,8 +143,9 @@ def merge_simulations(shards: Sequence[ShardFile]) -> dict[str, Any]:
     for shard in shards:
         tally = tally + Tally.from_json(shard.data["tally"])
     first = shards[0].data
-    header = {key: first[key] for key in ("format", "format_version", "tool")}
-    header.update(_run_of(SIMULATION, first))
+    from conformance.commands.simulate import RUN_KEYS
+
+    header = {key: first[key] for key in ("format", "format_version", "tool", *RUN_KEYS)}
     header["shard"] = {"index": 1, "count": 1}
     return figures_json(header, tally)
 
