@@ -38,3 +38,13 @@ def test_study_points_measured_on_a_cluster_are_those_of_one_process() -> None:
     tasks = [(p, document) for p in study.points_of("everestbuzz", document)[:2]]
     here = [study.measure(task) for task in tasks]
     assert map_on_cluster(study.measure, tasks, "local:2") == here
+
+
+def test_an_unreachable_scheduler_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code = cli.main(["simulate", "dhumbal", "--games", "1", "--cluster", "tcp://127.0.0.1:1"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert err.startswith(
+        "jhyap simulate: --cluster: cannot reach the scheduler tcp://127.0.0.1:1: "
+    )
+    assert len(err.splitlines()) == 1
