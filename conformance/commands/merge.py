@@ -54,10 +54,10 @@ def run(args: argparse.Namespace) -> int:
     if merged.format == SIMULATION:
         from conformance.simulation.stats import Tally
 
-        from .simulate import _table
+        from .simulate import figures_table
 
         status = int(ExitCode.OK)
-        text = _table(report, Tally.from_json(report["tally"]).summary())
+        text = figures_table(report, Tally.from_json(report["tally"]).summary())
         dumped = json.dumps(report, indent=2) + "\n"
     else:
         status = int(report["exit_status"])

@@ -5,13 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conformance.distributed.shards import Shard, add_shard_argument, empty_shard_problem
 from conformance.simulation.stats import Tally
 
 from . import ExitCode, Subparsers, add_option_argument, jobs_count, profile_with_options
 from .checks import MAX_ROUNDS, MAX_SEATS, MAX_SIMULATED_GAMES, clashing_paths, whole
+
+if TYPE_CHECKING:
+    from conformance.simulation.play import SimulationSpec
 
 FORMAT = "jhyap-simulation"
 FORMAT_VERSION = 1
@@ -162,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
     return write_and_print(header, tally, args.json, "simulate")
 
 
-def run_header(spec: Any, games: int, seed: str, shard: Shard) -> dict[str, Any]:
+def run_header(spec: SimulationSpec, games: int, seed: str, shard: Shard) -> dict[str, Any]:
     """The JSON header of a simulation (or of one shard of it)."""
     from conformance import __version__
 
@@ -203,7 +206,7 @@ def write_and_print(header: dict[str, Any], tally: Tally, path: str | None, comm
             return ExitCode.ERROR
         if path == STDOUT:
             return ExitCode.OK
-    print(_table(header, tally.summary()))
+    print(figures_table(header, tally.summary()))
     return ExitCode.OK
 
 
@@ -215,7 +218,7 @@ def _progress(total: int) -> Any:
     return show
 
 
-def _table(header: dict[str, Any], summary: Any) -> str:
+def figures_table(header: dict[str, Any], summary: Any) -> str:
     options = ", ".join(f"{k}={v}" for k, v in header["options"].items()) or "defaults"
     policies = sorted(set(header["policies"]))
     shard = Shard(header["shard"]["index"], header["shard"]["count"])
