@@ -48,3 +48,25 @@ def test_an_unreachable_scheduler_is_one_line(capsys: pytest.CaptureFixture[str]
         "jhyap simulate: --cluster: cannot reach the scheduler tcp://127.0.0.1:1: "
     )
     assert len(err.splitlines()) == 1
+
+
+def test_a_campaign_on_a_cluster_is_its_shards_merged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from conformance.distributed import campaign
+
+    fuzz_args = ["--games", "4", "--profile", "everestbuzz", "--seed", "4", "--no-steer"]
+    fuzz_args += ["--out", str(tmp_path / "out")]
+    out = tmp_path / "merged.json"
+    argv = ["--cluster", "local:2", "--shards", "2", "--json", str(out), "--", *fuzz_args]
+    assert campaign.main(argv) == 0
+    text = capsys.readouterr().out
+    assert text.splitlines()[0].startswith("4 games (everestbuzz 4), ")
+    assert text.splitlines()[-1] == "no divergence"
+    merged = json.loads(out.read_text())
+    assert cli.main(["fuzz", *fuzz_args, "--json", str(tmp_path / "one.json")]) == 0
+    one = json.loads((tmp_path / "one.json").read_text())
+    for key in ("games", "requests", "profiles", "met_again", "divergences", "exit_status"):
+        assert merged[key] == one[key], key
+    assert campaign.main(["--cluster", "local:2", "--shards", "2", "--", "--shard", "1/2"]) == 2
+    assert "--shard is set here" in capsys.readouterr().err
