@@ -48,7 +48,8 @@ def _deal_hands(
             fill(hand, [c for c in low if c not in taken][: rng.randint(2, size)])
     elif style == "mirror":
         # Hands of one equal value: ties with the caller and several equal lowest hands.
-        target = rng.randint(size + 1, 15)
+        # Above the lowest possible hand (one point a card), even for hands of 15 or more.
+        target = rng.randint(size + 1, max(size + 1, 15))
         for number, hand in enumerate(hands[: rng.choice((2, players, players))]):
             if number == 1 and rng.random() < 0.5:
                 # The others lower than the starter, and equal: a beaten call whose
