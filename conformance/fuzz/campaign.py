@@ -156,7 +156,8 @@ def plan_for(config: FuzzConfig, game: int, missing: Sequence[str] = ()) -> Plan
     seed = game_seed(config.seed, game)
     spec = random_spec(config.documents, profile, seed, config.seats)
     if missing:
-        spec = steer(spec, config.documents[profile], missing, random.Random(f"steer:{seed}"))
+        steering = random.Random(f"steer:{seed}")
+        spec = steer(spec, config.documents[profile], missing, steering, game // len(config.profiles))
         if config.seats is not None:
             spec = replace(spec, seats=config.seats)
     return generate(config.documents[profile], spec)
