@@ -43,7 +43,7 @@ def _miss(total: int, goal: int | str) -> int:
 
 
 def aimed_throw(
-    game: Game, seat: int, goal: Goal, legal: Sequence[Sequence[Card]]
+    game: Game, seat: int, goal: Goal, legal: Sequence[tuple[Card, ...]]
 ) -> tuple[Card, ...] | None:
     """The legal throw that, with the best pick after it, brings the hand nearest ``goal``;
     more cards first on a draw (a shorter hand moves faster). None without a goal."""
@@ -52,11 +52,12 @@ def aimed_throw(
     held = game.hand_value(seat)
     picks = _pick_values(game, seat) or [0]
 
-    def miss(throw: Sequence[Card]) -> tuple[int, int]:
+    def miss(throw: tuple[Card, ...]) -> tuple[int, int]:
         left = held - _value(game, throw)
         return min(_miss(left + p, goal) for p in picks), -len(throw)
 
-    return tuple(min(legal, key=miss))
+    best: tuple[Card, ...] = min(legal, key=miss)
+    return best
 
 
 def aimed_pick(game: Game, seat: int, goal: Goal) -> Card | None:

@@ -157,7 +157,9 @@ def plan_for(config: FuzzConfig, game: int, missing: Sequence[str] = ()) -> Plan
     spec = random_spec(config.documents, profile, seed, config.seats)
     if missing:
         steering = random.Random(f"steer:{seed}")
-        spec = steer(spec, config.documents[profile], missing, steering, game // len(config.profiles))
+        spec = steer(
+            spec, config.documents[profile], missing, steering, game // len(config.profiles)
+        )
         if config.seats is not None:
             spec = replace(spec, seats=config.seats)
     return generate(config.documents[profile], spec)

@@ -40,6 +40,7 @@ from reference_engine.rules import GameEndKind, ScoringKind
 from reference_engine.server import Session, decode_request
 
 from ..spec.deal_layout import layout_from_state
+from .aimed import aimed_pick, aimed_throw, goals_for
 from .counters import (
     COUNTERS,
     RAW_LINES,
@@ -47,7 +48,6 @@ from .counters import (
     applicable_counters,
     count_events,
 )
-from .aimed import aimed_pick, aimed_throw, goals_for
 from .deals import aimed_deal
 from .plan import GameSpec, Plan, Request, encode, request, start_request
 from .probes import RAW_KINDS, RAW_PROBES, RawProbe, raw_request
@@ -283,7 +283,8 @@ class _Builder:
         elif aim == "even":
             # Every other hand at the one value dealt, above the caller's: a won call.
             wanted = {self.targets.get(s) for s in order}
-            hit = len(wanted) == 1 and {values[s] for s in order} == wanted and lowest > mine
+            even = len(wanted) == 1 and {values[s] for s in order} == wanted
+            hit = even and lowest is not None and lowest > mine
             hit = hit and seat == self.aim_order[0]  # the winners take turns with the starter
         elif aim == "tiebreak":
             tied = [s for s in order if values[s] == lowest]

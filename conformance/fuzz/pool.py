@@ -8,6 +8,7 @@ shrunk gets every pair as soon as each finishes the game it is playing.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import queue
@@ -147,9 +148,9 @@ class PairPool:
                 return False
         try:
             if not self._closing.is_set():
-                pair.connect()
-        except Exception:  # noqa: S110 - the pair's first task meets it again and says why
-            pass
+                # A failure here is met again, and told, by the pair's first task.
+                with contextlib.suppress(Exception):
+                    pair.connect()
         finally:
             self._starting.release()
         return not self._closing.is_set()
