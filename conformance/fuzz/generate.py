@@ -293,6 +293,12 @@ class _Builder:
             rules = game.rules
             goals = {c.at for c in rules.score_cuts} | {rules.out_above or -1}
             hit = any(game.scores[s] + values[s] in goals for s in order)
+            # Where no hand can close its gap yet, a call now makes the totals climb.
+            high = rules.hand_size * (max(rules.card_value(r) for r in range(1, 14)) - 1)
+            hit = hit or all(
+                all(g - game.scores[s] > high or g <= game.scores[s] for g in goals)
+                for s in order
+            )
         return hit or self.chance(0.02)
 
     def turn_probe(self, seat: int) -> None:
