@@ -19,7 +19,7 @@ from conformance.fuzz.campaign import (
     fuzz,
     never_reached,
 )
-from conformance.fuzz.counters import COUNTERS
+from conformance.fuzz.counters import COUNTERS, unreachable_counters
 from conformance.fuzz.driver import DEFAULT_WINDOW, ReferenceFailed, shorten
 from conformance.fuzz.report import json_report
 from conformance.fuzz.shrink import DEFAULT_BUDGET
@@ -299,6 +299,13 @@ def summary_lines(config: FuzzConfig, result: FuzzResult) -> list[str]:
         counts = result.stats[profile].coverage
         shown = ", ".join(f"{name} {counts[name]}" for name in COUNTERS if counts[name])
         lines.append(f"  {profile}: {shown or 'nothing'}")
+        unreachable = unreachable_counters(config.documents[profile])
+        if unreachable:
+            by_reason: dict[str, list[str]] = {}
+            for name, reason in unreachable.items():
+                by_reason.setdefault(reason, []).append(name)
+            why = "; ".join(f"{', '.join(names)} ({r})" for r, names in by_reason.items())
+            lines.append(f"  {profile}: cannot reach: {why}")
         if missing[profile] and result.stats[profile].games:
             lines.append(f"  {profile}: never reached: {', '.join(missing[profile])}")
     lines += declined_lines(config, result)

@@ -296,8 +296,7 @@ class _Builder:
             # Where no hand can close its gap yet, a call now makes the totals climb.
             high = rules.hand_size * (max(rules.card_value(r) for r in range(1, 14)) - 1)
             hit = hit or all(
-                all(g - game.scores[s] > high or g <= game.scores[s] for g in goals)
-                for s in order
+                all(g - game.scores[s] > high or g <= game.scores[s] for g in goals) for s in order
             )
         return hit or self.chance(0.02)
 

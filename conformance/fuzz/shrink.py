@@ -339,14 +339,15 @@ def _nearby_specs(document: Mapping[str, Json], spec: GameSpec) -> list[GameSpec
         "timeout_rate": spec.timeout_rate,
     }
     styles = [s for s in (own, *AIMED, *STYLES) if timer or not s.get("timeout_rate")]
-    # In waves, the simplest table first: each wave tries every style once, so that the
-    # style that makes the divergence short (totals on the threshold: the aimed ``edge``)
-    # comes within the first few batches, not after every seed of every other style.
+    # In waves, one seed each: a wave tries every style at each seat count, fewest seats
+    # first, so that the style that makes the divergence short (totals on the threshold:
+    # the aimed ``edge``; a tie-break: ``tiebreak`` at three seats) comes within the
+    # first few batches, not after every seed of every other style.
     return [
         replace(spec, seats=n, seed=seed, options=options, **style)
-        for n in seat_counts[:3]
         for seed in seeds
         for options in option_sets[:2]
+        for n in seat_counts[:3]
         for style in styles
     ]
 
