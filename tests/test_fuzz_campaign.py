@@ -76,6 +76,20 @@ def test_every_transcript_fuzz_writes_keeps_its_promise(name: str, tmp_path: Pat
         assert_keeps_its_promise(cfg, path)
 
 
+def test_a_mutant_diverging_everywhere_writes_a_transcript_keeping_its_promise_per_profile(
+    tmp_path: Path,
+) -> None:
+    # The per-mutant test above stops at 4 classes: here every profile gets its file (two
+    # packs, jokers, fixed rounds, transfers), each filed under the profile it diverges in.
+    cfg = quick(mutant("deal_in_blocks"), tmp_path, max_findings=len(EVERY_PROFILE))
+    result = fuzz(cfg)
+    assert sorted(f.profile for f in result.findings) == list(EVERY_PROFILE)
+    written = sorted(tmp_path.glob("*.yaml"))
+    assert len(written) == len(EVERY_PROFILE)
+    for path in written:
+        assert_keeps_its_promise(cfg, path)
+
+
 def test_tables_of_two_packs_and_jokers_are_written_with_their_deck(tmp_path: Path) -> None:
     # yaniv-israel plays two packs of 54 cards from four seats.
     cfg = quick(mutant("deal_in_blocks"), tmp_path, profiles=("yaniv-israel",), games=1, seats=4)
