@@ -96,7 +96,7 @@ def unreachable_counters(document: Mapping[str, Json]) -> dict[str, str]:
                 else "an empty deck is never reshuffled"
             )
         elif name in (ELIMINATIONS, AT_THRESHOLD) and GameEndKind.ELIMINATION not in ends:
-            found[name] = "no seat is ever out (the game does not end by elimination)"
+            found[name] = "the game does not end by elimination"
         elif name == AT_THRESHOLD and not thresholds:
             found[name] = "a score cut at the threshold moves every total that lands on it"
         elif name == CUTS and not any(r.score_cuts or r.halve_at_multiples_of for r in variants):
