@@ -84,6 +84,7 @@ def test_a_mutant_diverging_everywhere_writes_a_transcript_keeping_its_promise_p
     cfg = quick(mutant("deal_in_blocks"), tmp_path, max_findings=len(EVERY_PROFILE))
     result = fuzz(cfg)
     assert sorted(f.profile for f in result.findings) == list(EVERY_PROFILE)
+    assert [f.verified for f in result.findings if not f.verified_ok] == []
     written = sorted(tmp_path.glob("*.yaml"))
     assert len(written) == len(EVERY_PROFILE)
     for path in written:
@@ -128,6 +129,8 @@ def test_a_field_neither_defined_nor_x_fails_the_schema_check(tmp_path: Path) ->
     assert finding.found.kind == SCHEMA
     assert finding.found.signature.startswith("dhumbal deal: schema event.schema.json#")
     assert finding.verified_ok, finding.verified
+    assert finding.transcript is not None  # filed under its own class (once: protocol)
+    assert yaml.safe_load(finding.transcript.read_text("utf-8"))["fuzz"]["class"] == SCHEMA
     # Switched off, as `jhyap run --no-validate-protocol` does: the engine is otherwise right.
     assert fuzz(replace(cfg, check_schema=False, out=tmp_path / "off")).findings == []
     # Vendor fields (x-) are allowed.

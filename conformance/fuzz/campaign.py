@@ -354,7 +354,11 @@ class _Campaign:
         unshrunk = truncated(plan, divergence)
         cleaned = replace(unshrunk, requests=transcribable(unshrunk.requests))
         for fallback in (cleaned, unshrunk):
-            if len(fallback.requests) > len(tries[-1][0].requests):
+            # The cleaned plan even when no longer: a shrink cut short by its time may keep
+            # an action before the first deal, which no transcript can hold.
+            if all(fallback.requests != t.requests for t, _ in tries) and (
+                fallback is cleaned or len(fallback.requests) > len(tries[-1][0].requests)
+            ):
                 tries.append((fallback, replace(divergence, index=len(fallback.requests) - 1)))
         path, data, verified, ok = verify_and_write(config, pool, game, tries, commands)
         seconds = time.monotonic() - began
