@@ -44,7 +44,9 @@ from .writer import KnownDivergence, involved_clauses, known_entry, transcript_i
 
 Json = Any
 LAG = 32  # games in flight at most; steering sees the games this many before
-VERIFY_RESERVE = 5.0  # seconds kept at the end of a timed run (and of a shrink) to check a transcript
+VERIFY_RESERVE = (
+    5.0  # seconds kept at the end of a timed run (and of a shrink) to check a transcript
+)
 VERIFY_PER_REQUEST = 0.01  # and this much more per request of the unshrunk plan
 DEFAULT_MAX_FINDINGS = 20
 
