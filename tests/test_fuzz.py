@@ -338,8 +338,8 @@ def test_a_broken_engine_is_caught_and_shrunk_to_a_failing_transcript(
     [
         (
             "non_json_seq_zero",
-            39,
-            49,
+            0,
+            68,
             "dashain raw truncated-json: seq expected null, got 0",
             "protocol",
             {
@@ -350,15 +350,15 @@ def test_a_broken_engine_is_caught_and_shrunk_to_a_failing_transcript(
         (
             "unknown_command_bad_request",
             5,
-            7,
+            12,
             "everestbuzz raw cmd-wrong-case: expected unknown_command, got bad_request",
             "refusal",
             {"raw": {"json": {"cmd": "STATE"}}, "expect": {"error": "unknown_command"}},
         ),
         (
             "string_seq_echoed",
-            5,
-            425,
+            11,
+            828,
             'everestbuzz raw seq-string: seq expected null, got "7"',
             "protocol",
             {

@@ -76,6 +76,21 @@ def test_every_transcript_fuzz_writes_keeps_its_promise(name: str, tmp_path: Pat
         assert_keeps_its_promise(cfg, path)
 
 
+def test_a_mutant_diverging_everywhere_writes_a_transcript_keeping_its_promise_per_profile(
+    tmp_path: Path,
+) -> None:
+    # The per-mutant test above stops at 4 classes: here every profile gets its file (two
+    # packs, jokers, fixed rounds, transfers), each filed under the profile it diverges in.
+    cfg = quick(mutant("deal_in_blocks"), tmp_path, max_findings=len(EVERY_PROFILE))
+    result = fuzz(cfg)
+    assert sorted(f.profile for f in result.findings) == list(EVERY_PROFILE)
+    assert [f.verified for f in result.findings if not f.verified_ok] == []
+    written = sorted(tmp_path.glob("*.yaml"))
+    assert len(written) == len(EVERY_PROFILE)
+    for path in written:
+        assert_keeps_its_promise(cfg, path)
+
+
 def test_tables_of_two_packs_and_jokers_are_written_with_their_deck(tmp_path: Path) -> None:
     # yaniv-israel plays two packs of 54 cards from four seats.
     cfg = quick(mutant("deal_in_blocks"), tmp_path, profiles=("yaniv-israel",), games=1, seats=4)
@@ -114,6 +129,8 @@ def test_a_field_neither_defined_nor_x_fails_the_schema_check(tmp_path: Path) ->
     assert finding.found.kind == SCHEMA
     assert finding.found.signature.startswith("dhumbal deal: schema event.schema.json#")
     assert finding.verified_ok, finding.verified
+    assert finding.transcript is not None  # filed under its own class (once: protocol)
+    assert yaml.safe_load(finding.transcript.read_text("utf-8"))["fuzz"]["class"] == SCHEMA
     # Switched off, as `jhyap run --no-validate-protocol` does: the engine is otherwise right.
     assert fuzz(replace(cfg, check_schema=False, out=tmp_path / "off")).findings == []
     # Vendor fields (x-) are allowed.

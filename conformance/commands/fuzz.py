@@ -20,7 +20,7 @@ from conformance.fuzz.campaign import (
     fuzz,
     never_reached,
 )
-from conformance.fuzz.counters import COUNTERS
+from conformance.fuzz.counters import COUNTERS, unreachable_counters
 from conformance.fuzz.driver import DEFAULT_WINDOW, ReferenceFailed, shorten
 from conformance.fuzz.report import json_report
 from conformance.fuzz.shrink import DEFAULT_BUDGET
@@ -316,10 +316,16 @@ def summary_lines(config: FuzzConfig, result: FuzzResult) -> list[str]:
         counts = result.stats[profile].coverage
         shown = ", ".join(f"{name} {counts[name]}" for name in COUNTERS if counts[name])
         lines.append(f"  {profile}: {shown or 'nothing'}")
-        if missing[profile]:
+        unreachable = unreachable_counters(config.documents[profile])
+        if unreachable:
+            by_reason: dict[str, list[str]] = {}
+            for name, reason in unreachable.items():
+                by_reason.setdefault(reason, []).append(name)
+            why = "; ".join(f"{', '.join(names)} ({r})" for r, names in by_reason.items())
+            lines.append(f"  {profile}: cannot reach: {why}")
+        if missing[profile] and result.stats[profile].games:
             lines.append(f"  {profile}: never reached: {', '.join(missing[profile])}")
-    for profile, message in result.unsupported.items():
-        lines.append(f"skipped: the engine declined {profile} ({message})")
+    lines += declined_lines(config, result)
     for signature, count in sorted(result.known_hits.items()):
         lines.append(f"known divergence ({count} games): {signature}")
     for signature, count in sorted(result.repeats.items()):
@@ -334,6 +340,26 @@ def summary_lines(config: FuzzConfig, result: FuzzResult) -> list[str]:
 def shard_words(config: FuzzConfig) -> str:
     index, count = config.shard
     return f", shard {index}/{count}" if count > 1 else ""
+
+
+def declined_lines(config: FuzzConfig, result: FuzzResult) -> list[str]:
+    """Per profile, the games the engine declined: not applicable, not divergences."""
+    lines = []
+    for profile in config.profiles:
+        stats = result.stats[profile]
+        if not stats.unsupported:
+            continue
+        played = stats.games + stats.unsupported
+        whole = " (the whole profile: its counters are not applicable)" if not stats.games else ""
+        lines.append(
+            f"not applicable: the engine declined {stats.unsupported} of {played} {profile} "
+            f"games, skipped and not counted as divergences{whole}:"
+        )
+        for message, count in stats.declined.most_common(5):
+            lines.append(f"  {count} x {message}")
+        if stats.games and (values := stats.never_accepted()):
+            lines.append(f"  option values no accepted table had: {', '.join(values)}")
+    return lines
 
 
 def finding_lines(finding: Finding, number: int = 1) -> list[str]:
@@ -395,7 +421,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"{len(result.findings)} distinct divergence(s)")
     elif played == 0:
         status = 2
-        print("jhyap fuzz: the engine declined every game: nothing was fuzzed", file=sys.stderr)
+        why = (
+            "the engine declined every game"
+            if any(s.unsupported for s in result.stats.values())
+            else f"no game finished within --time {args.time:g}"
+            if args.time is not None
+            else "no game was played"
+        )
+        print(f"jhyap fuzz: {why}: nothing was fuzzed", file=sys.stderr)
     else:
         status = 1 if result.reference_problems else 0
         print("no divergence" if status == 0 else "the reference broke an invariant")

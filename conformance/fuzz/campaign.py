@@ -21,18 +21,20 @@ after it, and each shrink ends by it (and by its find time plus ``shrink_grace``
 
 from __future__ import annotations
 
+import json
 import random
 import shlex
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future
+from concurrent.futures import Future, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .counters import COUNTERS, applicable_counters
-from .driver import DEFAULT_WINDOW, Divergence, Unsupported
+from .driver import DEFAULT_WINDOW, Divergence, GameDropped, Unsupported
 from .generate import Plan, generate, random_spec
 from .pool import CANDIDATE, GAME, EnginePair, PairPool
 from .shrink import DEFAULT_BUDGET, Shrunk, shrink, transcribable, truncated
@@ -42,7 +44,9 @@ from .writer import KnownDivergence, involved_clauses, known_entry, transcript_i
 
 Json = Any
 LAG = 32  # games in flight at most; steering sees the games this many before
-VERIFY_RESERVE = 2.0  # seconds kept at the end of a timed run to check a transcript
+VERIFY_RESERVE = (
+    5.0  # seconds kept at the end of a timed run (and of a shrink) to check a transcript
+)
 VERIFY_PER_REQUEST = 0.01  # and this much more per request of the unshrunk plan
 DEFAULT_MAX_FINDINGS = 20
 
@@ -85,8 +89,17 @@ class FuzzConfig:
 class ProfileStats:
     games: int = 0
     requests: int = 0
-    unsupported: int = 0
+    unsupported: int = 0  # games the engine declined (skipped: not divergences)
+    applicable: tuple[str, ...] = ()  # the counters the profile can reach
     coverage: Counter[str] = field(default_factory=Counter)
+    declined: Counter[str] = field(default_factory=Counter)  # the engine's messages
+    # Option values (``name=value``) of the tables the engine declined, and accepted.
+    declined_values: Counter[str] = field(default_factory=Counter)
+    accepted_values: set[str] = field(default_factory=set)
+
+    def never_accepted(self) -> list[str]:
+        """Option values of declined tables that no accepted table had."""
+        return sorted(v for v in self.declined_values if v not in self.accepted_values)
 
 
 @dataclass(frozen=True)
@@ -149,7 +162,10 @@ def plan_for(config: FuzzConfig, game: int, missing: Sequence[str] = ()) -> Plan
     seed = game_seed(config.seed, game)
     spec = random_spec(config.documents, profile, seed, config.seats)
     if missing:
-        spec = steer(spec, config.documents[profile], missing, random.Random(f"steer:{seed}"))
+        steering = random.Random(f"steer:{seed}")
+        spec = steer(
+            spec, config.documents[profile], missing, steering, game // len(config.profiles)
+        )
         if config.seats is not None:
             spec = replace(spec, seats=config.seats)
     return generate(config.documents[profile], spec)
@@ -158,10 +174,14 @@ def plan_for(config: FuzzConfig, game: int, missing: Sequence[str] = ()) -> Plan
 _Played = tuple[Plan, Divergence | Unsupported | None]
 
 
-def _game_task(config: FuzzConfig, game: int, missing: Sequence[str]) -> Any:
+def _game_task(
+    config: FuzzConfig, game: int, missing: Sequence[str], stopped: threading.Event
+) -> Any:
     def task(pair: EnginePair) -> _Played:
+        if stopped.is_set():
+            raise GameDropped
         plan = plan_for(config, game, missing)
-        return plan, pair.run(plan)
+        return plan, pair.run(plan, stop=stopped.is_set)
 
     return task
 
@@ -174,6 +194,8 @@ class _Campaign:
         self.deadline = self.began + config.seconds if config.seconds is not None else None
         self.result = FuzzResult({p: ProfileStats() for p in config.profiles}, 0, 0, 0.0)
         self.applicable = {p: applicable_counters(config.documents[p]) for p in config.profiles}
+        for profile, stats in self.result.stats.items():
+            stats.applicable = self.applicable[profile]
         self.found: set[str] = set()
 
     def now(self) -> float:
@@ -212,18 +234,29 @@ class _Campaign:
             pool.submit(lambda pair: pair.connect(), CANDIDATE).result()
             flying: dict[int, Future[_Played]] = {}
             handed = taken = 0
+            # Set at the deadline: games not finished then are dropped, and no engine
+            # is started for them (with many jobs on few cores, a game in flight can
+            # take many times the run's time to finish).
+            stopped = threading.Event()
             while True:
                 while handed < taken + LAG and self.more_games(self.game_at(handed)):
                     game = self.game_at(handed)
-                    task = _game_task(config, game, self.missing(game))
+                    task = _game_task(config, game, self.missing(game), stopped)
                     flying[handed] = pool.submit(task, GAME)
                     handed += 1
+                if taken in flying and self.deadline is not None:
+                    wait([flying[taken]], timeout=max(0.0, self.deadline - time.monotonic()))
                 if self.deadline is not None and time.monotonic() >= self.deadline:
+                    if taken not in flying or not flying[taken].done():
+                        stopped.set()
                     for future in flying.values():
                         future.cancel()  # games not begun are dropped at the deadline
                 if taken not in flying or flying[taken].cancelled():
                     break
-                plan, outcome = flying.pop(taken).result()
+                try:
+                    plan, outcome = flying.pop(taken).result()
+                except GameDropped:
+                    break
                 self.take(pool, self.game_at(taken), plan, outcome)
                 taken += 1
                 if result.capped:
@@ -252,7 +285,12 @@ class _Campaign:
         if isinstance(outcome, Unsupported):
             stats.unsupported += 1
             result.unsupported.setdefault(plan.profile, outcome.message)
+            stats.declined[outcome.message] += 1
+            if outcome.what == "start":
+                stats.declined_values.update(_option_words(plan))
         else:
+            if plan.start_error is None:
+                stats.accepted_values.update(_option_words(plan))
             stats.games += 1
             stats.coverage.update(plan.coverage_until(diverged.index if diverged else None))
         self.tell()
@@ -328,7 +366,11 @@ class _Campaign:
         unshrunk = truncated(plan, divergence)
         cleaned = replace(unshrunk, requests=transcribable(unshrunk.requests))
         for fallback in (cleaned, unshrunk):
-            if len(fallback.requests) > len(tries[-1][0].requests):
+            # The cleaned plan even when no longer: a shrink cut short by its time may keep
+            # an action before the first deal, which no transcript can hold.
+            if all(fallback.requests != t.requests for t, _ in tries) and (
+                fallback is cleaned or len(fallback.requests) > len(tries[-1][0].requests)
+            ):
                 tries.append((fallback, replace(divergence, index=len(fallback.requests) - 1)))
         path, data, verified, ok = verify_and_write(config, pool, game, tries, commands)
         seconds = time.monotonic() - began
@@ -348,6 +390,10 @@ class _Campaign:
             seconds,
             found_at,
         )
+
+
+def _option_words(plan: Plan) -> list[str]:
+    return [f"{k}={json.dumps(v)}" for k, v in sorted(plan.spec.options.items())]
 
 
 def fuzz(config: FuzzConfig, progress: Progress | None = None) -> FuzzResult:
@@ -382,7 +428,7 @@ def never_reached(config: FuzzConfig, result: FuzzResult) -> dict[str, list[str]
     missing = {}
     for profile in config.profiles:
         stats = result.stats[profile]
-        possible = applicable_counters(config.documents[profile])
+        possible = stats.applicable or applicable_counters(config.documents[profile])
         missing[profile] = [c for c in COUNTERS if c in possible and not stats.coverage[c]]
     return missing
 

@@ -67,6 +67,13 @@ def rule_variants(document: Mapping[str, Json]) -> list[Rules]:
 def applicable_counters(document: Mapping[str, Json]) -> tuple[str, ...]:
     """The counters a profile can reach at all (no shared wins where one seat survives,
     no totals at a threshold where no threshold is set)."""
+    unreachable = unreachable_counters(document)
+    return tuple(name for name in COUNTERS if name not in unreachable)
+
+
+def unreachable_counters(document: Mapping[str, Json]) -> dict[str, str]:
+    """The counters the profile cannot reach, under its defaults or any one option value,
+    each with the reason."""
     variants = rule_variants(document)
     ends = {r.game_end for r in variants}
     moments = {
@@ -79,22 +86,26 @@ def applicable_counters(document: Mapping[str, Json]) -> tuple[str, ...]:
         r.game_end is GameEndKind.ELIMINATION and r.out_above not in {c.at for c in r.score_cuts}
         for r in variants
     )
-    found = []
+    reshuffles = any(r.deck_runs_out is DeckRunsOut.RESHUFFLE for r in variants)
+    found: dict[str, str] = {}
     for name in COUNTERS:
         if name in RESHUFFLE_COUNTERS.values() and name not in moments:
-            continue
-        if name in (ELIMINATIONS, AT_THRESHOLD) and GameEndKind.ELIMINATION not in ends:
-            continue
-        if name == AT_THRESHOLD and not thresholds:
-            continue
-        if name == CUTS and not any(r.score_cuts or r.halve_at_multiples_of for r in variants):
-            continue
-        if name == SHARED_WINS and GameEndKind.FIXED_ROUNDS not in ends:
-            continue
-        if name == TIMEOUTS and not any(r.timer_seconds > 0 for r in variants):
-            continue
-        found.append(name)
-    return tuple(found)
+            found[name] = (
+                "the deck is reshuffled at another moment"
+                if reshuffles
+                else "an empty deck is never reshuffled"
+            )
+        elif name in (ELIMINATIONS, AT_THRESHOLD) and GameEndKind.ELIMINATION not in ends:
+            found[name] = "the game does not end by elimination"
+        elif name == AT_THRESHOLD and not thresholds:
+            found[name] = "a score cut at the threshold moves every total that lands on it"
+        elif name == CUTS and not any(r.score_cuts or r.halve_at_multiples_of for r in variants):
+            found[name] = "no score cut"
+        elif name == SHARED_WINS and GameEndKind.FIXED_ROUNDS not in ends:
+            found[name] = "the game does not end after a fixed number of rounds"
+        elif name == TIMEOUTS and not any(r.timer_seconds > 0 for r in variants):
+            found[name] = "no turn timer"
+    return found
 
 
 def count_events(
@@ -163,4 +174,5 @@ __all__ = [
     "applicable_counters",
     "count_events",
     "rule_variants",
+    "unreachable_counters",
 ]

@@ -12,7 +12,7 @@ from reference_engine.game import Game
 
 DEAL_STYLES = ("uniform", "low", "mirror", "runs", "sets", "quick")
 # Styles the steering asks for (see .steer): each aims one hand of values at a counter.
-TARGETED_STYLES = ("tie", "tiebreak", "edge")
+TARGETED_STYLES = ("tie", "tiebreak", "edge", "even")
 
 
 def _deal_hands(
@@ -48,7 +48,8 @@ def _deal_hands(
             fill(hand, [c for c in low if c not in taken][: rng.randint(2, size)])
     elif style == "mirror":
         # Hands of one equal value: ties with the caller and several equal lowest hands.
-        target = rng.randint(size + 1, 15)
+        # Above the lowest possible hand (one point a card), even for hands of 15 or more.
+        target = rng.randint(size + 1, max(size + 1, 15))
         for number, hand in enumerate(hands[: rng.choice((2, players, players))]):
             if number == 1 and rng.random() < 0.5:
                 # The others lower than the starter, and equal: a beaten call whose
@@ -180,15 +181,34 @@ def _composition(rng: random.Random, target: int, size: int, values: Sequence[in
     return [values[p] for p in parts]
 
 
+def lowest_hand(game: Game) -> int:
+    """The lowest value a hand can have at this table: its ``hand_size`` cheapest cards."""
+    values = sorted(game.rules.card_value(c.rank) for c in game.full_deck)
+    return sum(values[: game.rules.hand_size])
+
+
+def tiebreak_positions(seats: Sequence[int]) -> tuple[int, int]:
+    """Two positions after the caller's (``seats[0]``) in turn order whose seats the turn
+    order and the seat numbers rank apart (the first has the higher number), so that a
+    tie between them tests the tie-break; the next two where none do (the caller is seat
+    0 and play goes up: the round's winner starts the next hand, where they do)."""
+    for i in range(1, len(seats)):
+        for j in range(i + 1, len(seats)):
+            if seats[i] > seats[j]:
+                return i, j
+    return 1 % len(seats), 2 % len(seats)
+
+
 def targets_for(game: Game, style: str, rng: random.Random) -> list[int | None]:
     """Hand values, in turn order from the starter, that aim at a counter: ``tie`` (the
-    starter can call and one other holds as much), ``tiebreak`` (two or more others hold
-    the same lower value), ``edge`` (the starter can call at once and each other's total
-    lands exactly on the threshold or a score cut)."""
+    starter can call and one other holds as much), ``tiebreak`` (two others whose order
+    tests the tie-break hold the same lower value), ``edge`` (the starter can call at once
+    and each other's total lands exactly on the threshold or a score cut), ``even`` (the
+    starter can call and every other holds one value above the limit: a won call each
+    hand, and totals that tie when the winners take turns)."""
     rules = game.rules
     seats = game.turn_order_from(game.starter)
-    size = rules.hand_size
-    low = size * min(rules.card_value(r) for r in range(1, 14))
+    low = lowest_hand(game)
     limit = rules.call_limit - (0 if rules.call_inclusive else 1)
     call = rng.randint(min(low + 1, limit), max(low + 1, limit)) if limit >= low else low
     targets: list[int | None] = [None] * len(seats)
@@ -199,8 +219,12 @@ def targets_for(game: Game, style: str, rng: random.Random) -> list[int | None]:
         # the others tied with it are broken among; and it is all a low limit allows).
         lower = rng.choice((call, rng.randint(low, max(low, call - 1))))
         targets[0] = max(call, lower)
+        first, second = tiebreak_positions(seats)
+        targets[first] = targets[second] = lower
+    elif style == "even":
+        targets[0] = min(call, limit) if limit >= low else low
         for k in range(1, len(seats)):
-            targets[k] = lower if k <= 2 or rng.random() < 0.5 else None
+            targets[k] = max(limit, low) + 3
     elif style == "edge":
         goals = [c.at for c in rules.score_cuts]
         if rules.out_above is not None:
@@ -209,7 +233,7 @@ def targets_for(game: Game, style: str, rng: random.Random) -> list[int | None]:
             goals.append(rules.halve_at_multiples_of)
         targets[0] = low
         # A gap too wide for one hand is closed by the highest hand that is easy to make.
-        high = size * (max(rules.card_value(r) for r in range(1, 14)) - 1)
+        high = rules.hand_size * (max(rules.card_value(r) for r in range(1, 14)) - 1)
         for k, seat in enumerate(seats[1:], start=1):
             if goals:
                 gap = rng.choice(goals) - game.scores[seat]
@@ -217,9 +241,60 @@ def targets_for(game: Game, style: str, rng: random.Random) -> list[int | None]:
     return targets
 
 
+def _shrinking_hands(
+    rng: random.Random,
+    aimed: Sequence[bool],
+    size: int,
+    card_value: Callable[[Card], int],
+    game: Game,
+) -> list[list[Card]]:
+    """Hands for a table where no hand of ``size`` cards can be called: each aimed seat
+    holds a pair of high cards to throw at once and the lowest cards left, so that with
+    a low card picked after the pair its hand can be called (or tie) within a turn."""
+    pool = list(game.full_deck)
+    rng.shuffle(pool)
+    taken = _Taken(Counter(game.full_deck))
+    by_rank: dict[int, list[Card]] = {}
+    for card in pool:
+        by_rank.setdefault(card.rank, []).append(card)
+    high = sorted(by_rank, key=lambda r: (-card_value(by_rank[r][0]), r))
+    hands: list[list[Card]] = [[] for _ in aimed]
+    pairs = iter(r for r in high if len(by_rank[r]) >= 2)
+    for hand, wanted in zip(hands, aimed, strict=True):
+        rank = next(pairs, None) if wanted else None
+        if rank is None:
+            continue
+        for card in by_rank[rank][:2]:
+            taken.add(card)
+            hand.append(card)
+    cheapest = sorted(pool, key=card_value)
+    for hand, wanted in zip(hands, aimed, strict=True):
+        for card in cheapest if wanted else ():
+            if len(hand) >= size:
+                break
+            if card not in taken and sum(c == card for c in hand) < taken.copies[card]:
+                taken.add(card)
+                hand.append(card)
+    for hand in hands:
+        for card in pool:
+            if len(hand) >= size:
+                break
+            if card not in taken:
+                taken.add(card)
+                hand.append(card)
+    return hands
+
+
 def deal_order(game: Game, rng: random.Random, style: str = "") -> list[Card]:
     """An order of the table's cards in ``style`` (a random one when empty), dealt from
     the starter."""
+    return aimed_deal(game, rng, style)[0]
+
+
+def aimed_deal(
+    game: Game, rng: random.Random, style: str = ""
+) -> tuple[list[Card], dict[int, int | None]]:
+    """:func:`deal_order`, and for a targeted style the hand value it aims each seat at."""
     seats = game.turn_order_from(game.starter)
     size = game.rules.hand_size
     # Equal hands twice as often: ties are what engines most often get wrong.
@@ -227,13 +302,21 @@ def deal_order(game: Game, rng: random.Random, style: str = "") -> list[Card]:
     if style == "uniform":
         order = list(game.full_deck)
         rng.shuffle(order)
-        return order
+        return order, {}
 
     def value(card: Card) -> int:
         return game.rules.card_value(card.rank)
 
+    aimed: dict[int, int | None] = {}
+    rules = game.rules
+    callable_at_deal = rules.call_limit - (0 if rules.call_inclusive else 1) >= lowest_hand(game)
     if style in TARGETED_STYLES:
-        hands = _valued_hands(rng, targets_for(game, style, rng), size, value, game.full_deck)
+        targets = targets_for(game, style, rng)
+        aimed = dict(zip(seats, targets, strict=True))
+        if callable_at_deal or size < 3:
+            hands = _valued_hands(rng, targets, size, value, game.full_deck)
+        else:
+            hands = _shrinking_hands(rng, [t is not None for t in targets], size, value, game)
     else:
         hands = _deal_hands(rng, style, len(seats), size, value, game.full_deck)
     used = Counter(c for h in hands for c in h)
@@ -244,8 +327,12 @@ def deal_order(game: Game, rng: random.Random, style: str = "") -> list[Card]:
         else:
             rest.append(card)
     rng.shuffle(rest)
-    if rng.random() < 0.3:
-        rest.sort(key=lambda c: c.rank if rng.random() < 0.7 else 13)  # low cards on top
+    if aimed and not callable_at_deal:
+        rest.sort(key=value)  # the low cards turned up and drawn first
+    elif rng.random() < (0.6 if aimed else 0.3):
+        # Low cards turned up and drawn first: aimed hands can get lower.
+        rest.sort(key=lambda c: c.rank if rng.random() < 0.7 else 13)
     for hand in hands:
         rng.shuffle(hand)
-    return [hands[i % len(seats)][i // len(seats)] for i in range(size * len(seats))] + rest
+    dealt = [hands[i % len(seats)][i // len(seats)] for i in range(size * len(seats))]
+    return dealt + rest, aimed

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -114,11 +114,26 @@ class Divergence:
         return f"{self.signature} ({self.kind})"
 
 
+class GameDropped(Exception):
+    """A game given up half-way: the run's time is spent (the engines stay usable)."""
+
+
 @dataclass(frozen=True)
 class Unsupported:
-    """The engine declined the profile, an option or a command: the game is skipped."""
+    """The engine declined the profile, an option or a command: the game is skipped.
+    ``what`` names what it declined (the table's options, a command)."""
 
     message: str
+    what: str = ""
+
+
+def _declined(req: Request) -> str:
+    """What a declined request asked for: ``start`` (the table: its options are the
+    spec's), ``set_option NAME=VALUE``, or the step."""
+    message = req.message
+    if message.get("cmd") == "set_option":
+        return f"set_option {message.get('name')}={json.dumps(message.get('value'))}"
+    return "start" if message.get("cmd") == "start" else step_name(message)
 
 
 def step_name(message: Mapping[str, Json]) -> str:
@@ -306,10 +321,14 @@ def run_plan(
     transfer: bool,
     window: int = DEFAULT_WINDOW,
     check_schema: bool = True,
+    stop: Callable[[], bool] | None = None,
 ) -> Divergence | Unsupported | None:
-    """Send the plan to both engines; the first divergence, Unsupported, or None."""
+    """Send the plan to both engines; the first divergence, Unsupported, or None.
+    ``stop`` is asked between windows: when it says so, :class:`GameDropped` is raised."""
     requests = plan.requests
     for begin in range(0, len(requests), window):
+        if stop is not None and stop():
+            raise GameDropped
         chunk = requests[begin : begin + window]
         try:
             sent = engine.post(chunk)
@@ -325,9 +344,11 @@ def run_plan(
         actual, error = engine.collect(sent, chunk)
         for offset, (want, got) in enumerate(zip(expected, actual, strict=False)):
             req = chunk[offset]
-            if not got.get("ok") and _code(got) in SKIP_CODES and want.get("ok"):
+            # "Not played here" is no divergence, even where the reference refuses too
+            # (a table of too many seats declined as a whole): as `jhyap run` skips it.
+            if not got.get("ok") and _code(got) in SKIP_CODES and _code(want) != _code(got):
                 message = got.get("error", {}).get("message", "")
-                return Unsupported(f"{_code(got)}: {message}")
+                return Unsupported(f"{_code(got)}: {message}", _declined(req))
             if req.raw is not None:
                 differences = compare_raw(
                     want, req.line(ref_first + offset)[1], got, req.line(sent + offset)[1]
@@ -353,6 +374,7 @@ __all__ = [
     "CLASSES",
     "DEFAULT_WINDOW",
     "Divergence",
+    "GameDropped",
     "PipelinedClient",
     "ReferenceFailed",
     "Unsupported",

@@ -40,6 +40,7 @@ from reference_engine.rules import GameEndKind, ScoringKind
 from reference_engine.server import Session, decode_request
 
 from ..spec.deal_layout import layout_from_state
+from .aimed import aimed_pick, aimed_throw, goals_for
 from .counters import (
     COUNTERS,
     RAW_LINES,
@@ -47,7 +48,7 @@ from .counters import (
     applicable_counters,
     count_events,
 )
-from .deals import deal_order
+from .deals import aimed_deal
 from .plan import GameSpec, Plan, Request, encode, request, start_request
 from .probes import RAW_KINDS, RAW_PROBES, RawProbe, raw_request
 from .steer import invalid_option_values, random_option_value, random_spec
@@ -72,6 +73,10 @@ class _Builder:
         self.coverage: Counter[str] = Counter()
         self.reached: list[tuple[int, str]] = []
         self.problems: list[str] = []
+        # What the last targeted deal aimed each seat at, and its turn order: the aimed
+        # play (see .aimed) steers throws and picks toward it.
+        self.targets: dict[int, int | None] = {}
+        self.aim_order: list[int] = []
 
     @property
     def game(self) -> Game:
@@ -158,7 +163,9 @@ class _Builder:
                 self.send({"cmd": "end_game"})
                 self.send({"cmd": "state"})
             return False
-        deal = {"cmd": "deal", "deck": names(deal_order(game, self.rng, spec.deal_style))}
+        order, targets = aimed_deal(game, self.rng, spec.deal_style)
+        deal = {"cmd": "deal", "deck": names(order)}
+        self.targets, self.aim_order = targets, game.turn_order_from(game.starter)
         if self.send(deal):  # protocol 1.1: the layout as the model dealt it goes along
             layout = layout_from_state(game.state(), deal["deck"])
             self.requests[-1] = request({**deal, **(layout or {})})
@@ -226,6 +233,9 @@ class _Builder:
                 return
             one, two = self.rng.choice(legal.throws), self.rng.choice(legal.throws)
             cards = list(one if len(one) >= len(two) else two)
+            aimed = aimed_throw(game, seat, self._goal(seat), legal.throws)
+            if aimed is not None and not self.chance(0.1):
+                cards = list(aimed)
             self.rng.shuffle(cards)
             self.send(
                 {"cmd": "act", "seat": seat, "action": {"type": "throw", "cards": names(cards)}}
@@ -235,8 +245,10 @@ class _Builder:
         offer: tuple[Card, ...] = ()
         if picking.offer_open_to(seat, game.multi_throwers, game.rules):
             offer = picking.pickable_cards(game.offer, game.rules)
-        if offer and self.chance(0.4):
-            card = str(self.rng.choice(offer))
+        goal = self._goal(seat)
+        aimed_card = aimed_pick(game, seat, goal) if goal is not None else None
+        if aimed_card is not None or (offer and goal is None and self.chance(0.4)):
+            card = str(aimed_card if aimed_card is not None else self.rng.choice(offer))
             self.send(
                 {
                     "cmd": "act",
@@ -246,6 +258,14 @@ class _Builder:
             )
         else:
             self.send({"cmd": "act", "seat": seat, "action": {"type": "pick", "from": "deck"}})
+
+    def _goal(self, seat: int) -> int | str | None:
+        """The hand value the aimed play steers ``seat`` toward (None: no aim)."""
+        if not self.spec.call_aim or not self.targets or not self.aim_order:
+            return None
+        if any(s not in self.game.active for s in self.aim_order[:1]):
+            return None
+        return goals_for(self.game, self.spec.call_aim, self.aim_order, self.targets).get(seat)
 
     def _calls(self, seat: int) -> bool:
         """Whether the seat to act calls: at the spec's call rate, or, with a call aim,
@@ -260,6 +280,12 @@ class _Builder:
         lowest = min((values[s] for s in order), default=None)
         if aim == "tie":
             hit = lowest == mine
+        elif aim == "even":
+            # Every other hand at the one value dealt, above the caller's: a won call.
+            wanted = {self.targets.get(s) for s in order}
+            even = len(wanted) == 1 and {values[s] for s in order} == wanted
+            hit = even and lowest is not None and lowest > mine
+            hit = hit and seat == self.aim_order[0]  # the winners take turns with the starter
         elif aim == "tiebreak":
             tied = [s for s in order if values[s] == lowest]
             hit = lowest is not None and lowest <= mine and len(tied) >= 2 and tied[0] != min(tied)
@@ -267,6 +293,11 @@ class _Builder:
             rules = game.rules
             goals = {c.at for c in rules.score_cuts} | {rules.out_above or -1}
             hit = any(game.scores[s] + values[s] in goals for s in order)
+            # Where no hand can close its gap yet, a call now makes the totals climb.
+            high = rules.hand_size * (max(rules.card_value(r) for r in range(1, 14)) - 1)
+            hit = hit or all(
+                all(g - game.scores[s] > high or g <= game.scores[s] for g in goals) for s in order
+            )
         return hit or self.chance(0.02)
 
     def turn_probe(self, seat: int) -> None:

@@ -8,7 +8,9 @@ shrunk gets every pair as soon as each finishes the game it is playing.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import os
 import queue
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -16,7 +18,7 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..harness.client import EngineUnusable
-from .driver import Divergence, PipelinedClient, ReferenceFailed, Unsupported, run_plan
+from .driver import Divergence, GameDropped, PipelinedClient, ReferenceFailed, Unsupported, run_plan
 from .plan import Plan
 
 if TYPE_CHECKING:
@@ -58,7 +60,12 @@ class EnginePair:
             self.engine = self._start(self.config.engine, self.config.engine_env)
         return self.engine, self.reference
 
-    def run(self, plan: Plan) -> Divergence | Unsupported | None:
+    def run(
+        self, plan: Plan, stop: Callable[[], bool] | None = None
+    ) -> Divergence | Unsupported | None:
+        """Play ``plan`` on both engines; ``stop`` may drop it (see :func:`run_plan`)."""
+        if stop is not None and stop():
+            raise GameDropped  # before starting any engine
         engine, reference = self.connect()
         try:
             return run_plan(
@@ -68,6 +75,7 @@ class EnginePair:
                 transfer=transfer_scoring(plan),
                 window=self.config.window,
                 check_schema=self.config.check_schema,
+                stop=stop,
             )
         finally:
             if engine.broken is not None or not engine.alive:
@@ -110,8 +118,17 @@ class PairPool:
         self.pairs = [EnginePair(config) for _ in range(max(1, size))]
         self._queue: queue.PriorityQueue[_Task] = queue.PriorityQueue()
         self._order = itertools.count()
+        # The first pair serves at once; the others start their engines a few at a time
+        # once it has served a task, and take tasks only when started: with many jobs on
+        # few cores, starting every process at once would outlast a short run, and the
+        # game the run waits for would wait for its engines behind all the others.
+        self._first_served = threading.Event()
+        self._closing = threading.Event()
+        self._starting = threading.Semaphore(max(2, os.cpu_count() or 1))
         self._threads = [
-            threading.Thread(target=self._serve, args=(pair,), name=f"jhyap-fuzz-{i}", daemon=True)
+            threading.Thread(
+                target=self._serve, args=(pair, i > 0), name=f"jhyap-fuzz-{i}", daemon=True
+            )
             for i, pair in enumerate(self.pairs)
         ]
         for thread in self._threads:
@@ -121,7 +138,26 @@ class PairPool:
     def width(self) -> int:
         return len(self.pairs)
 
-    def _serve(self, pair: EnginePair) -> None:
+    def _start(self, pair: EnginePair) -> bool:
+        """Start the pair's engines after the first pair served; False when closing."""
+        while not self._first_served.wait(timeout=0.05):
+            if self._closing.is_set():
+                return False
+        while not self._starting.acquire(timeout=0.05):
+            if self._closing.is_set():
+                return False
+        try:
+            if not self._closing.is_set():
+                # A failure here is met again, and told, by the pair's first task.
+                with contextlib.suppress(Exception):
+                    pair.connect()
+        finally:
+            self._starting.release()
+        return not self._closing.is_set()
+
+    def _serve(self, pair: EnginePair, later: bool) -> None:
+        if later and not self._start(pair):
+            return
         while True:
             _, _, task, future = self._queue.get()
             if task is None or future is None:
@@ -132,6 +168,8 @@ class PairPool:
                 future.set_result(task(pair))
             except BaseException as exc:
                 future.set_exception(exc)
+            finally:
+                self._first_served.set()
 
     def submit(self, task: Callable[[EnginePair], T], priority: int = GAME) -> Future[T]:
         future: Future[T] = Future()
@@ -144,6 +182,7 @@ class PairPool:
         return [f.result() for f in futures]
 
     def close(self, graceful: bool = True) -> None:
+        self._closing.set()
         while True:  # tasks not begun are dropped
             try:
                 _, _, _, pending = self._queue.get_nowait()

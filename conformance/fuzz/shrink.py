@@ -78,9 +78,13 @@ STYLES: tuple[dict[str, Any], ...] = (
     # The steering's aims: ties, tie-breaks, totals on the threshold or a cut.
     {"max_rounds": 2, "call_rate": 1.0, "deal_style": "tiebreak", **_QUIET},
     {"max_rounds": 2, "call_rate": 1.0, "deal_style": "tie", **_QUIET},
+    {"timeout_rate": 0.97, **_QUIET},
+)
+# The steering's aimed games (see .aimed): tried right after the failing game's own style.
+AIMED: tuple[dict[str, Any], ...] = (
     {"max_rounds": 0, "call_aim": "edge", "deal_style": "edge", **_QUIET},
     {"max_rounds": 3, "call_aim": "tiebreak", "deal_style": "tiebreak", **_QUIET},
-    {"timeout_rate": 0.97, **_QUIET},
+    {"max_rounds": 2, "call_aim": "tie", "deal_style": "tie", **_QUIET},
 )
 
 
@@ -334,17 +338,18 @@ def _nearby_specs(document: Mapping[str, Json], spec: GameSpec) -> list[GameSpec
         "max_rounds": spec.max_rounds,
         "timeout_rate": spec.timeout_rate,
     }
-    found = []
-    for style in (own, *STYLES):
-        if style.get("timeout_rate") and not timer:
-            continue
-        found += [
-            replace(spec, seats=n, seed=seed, options=options, **style)
-            for options in option_sets[:2]
-            for n in seat_counts[:3]
-            for seed in seeds
-        ]
-    return found
+    styles = [s for s in (own, *AIMED, *STYLES) if timer or not s.get("timeout_rate")]
+    # In waves, one seed each: a wave tries every style at each seat count, fewest seats
+    # first, so that the style that makes the divergence short (totals on the threshold:
+    # the aimed ``edge``; a tie-break: ``tiebreak`` at three seats) comes within the
+    # first few batches, not after every seed of every other style.
+    return [
+        replace(spec, seats=n, seed=seed, options=options, **style)
+        for seed in seeds
+        for options in option_sets[:2]
+        for n in seat_counts[:3]
+        for style in styles
+    ]
 
 
 def shrink(

@@ -19,6 +19,7 @@ from .counters import (
     CUTS,
     ELIMINATIONS,
     GAMES_ENDED,
+    RAW_LINES,
     REFUSED_TABLES,
     RESHUFFLE_COUNTERS,
     SEVERAL_LOWEST,
@@ -148,12 +149,15 @@ _AIMS: dict[str, dict[str, Json]] = {
     CUTS: {"deal_style": "edge", "call_aim": "edge", "max_rounds": 0},
     ELIMINATIONS: {"deal_style": "quick", "call_rate": 1.0, "max_rounds": 0},
     GAMES_ENDED: {"deal_style": "quick", "call_rate": 1.0, "max_rounds": 0},
-    SHARED_WINS: {"deal_style": "tie", "call_rate": 1.0, "max_rounds": 0},
+    SHARED_WINS: {"deal_style": "even", "call_aim": "even", "max_rounds": 0},
     TIMEOUTS: {"timeout_rate": 0.95},
     WON_CALLS: {"call_rate": 1.0, "deal_style": "quick"},
-    BEATEN_CALLS: {"call_rate": 1.0, "deal_style": "tiebreak"},
+    BEATEN_CALLS: {"deal_style": "tie", "call_aim": "tie", "max_rounds": 2},
 }
-STEER_RATE = 0.7  # the share of games that aim at a counter still missing
+STEER_RATE = 0.85  # the share of games that aim at a counter still missing
+# Counters nearly every game reaches: aimed at only once the others are.
+_EASY = (WON_CALLS, RAW_LINES)
+_RARE = (SEVERAL_LOWEST, AT_THRESHOLD, CUTS, SHARED_WINS)
 
 
 def steer(
@@ -161,12 +165,17 @@ def steer(
     document: Mapping[str, Json],
     missing: Sequence[str],
     rng: random.Random,
+    turn: int | None = None,
 ) -> GameSpec:
     """``spec`` aimed at one of the ``missing`` counters (most of the time): the deal
-    style, call rate and length that reach it, and option values that allow it."""
+    style, call rate and length that reach it, and option values that allow it. Game
+    ``turn`` of a run aims at the ``turn``-th missing counter, round robin, so that each
+    is aimed at as often (else at one drawn at random)."""
     if not missing or rng.random() >= STEER_RATE:
         return spec
-    aim = rng.choice(sorted(missing))
+    aims = sorted(c for c in missing if c not in _EASY) or sorted(missing)
+    aims += [c for c in aims if c in _RARE]  # the rarest are aimed at twice as often
+    aim = aims[turn % len(aims)] if turn is not None else rng.choice(aims)
     changes: dict[str, Json] = {}  # probes are refused: they leave the aim intact
     if aim in RESHUFFLE_COUNTERS.values():
         changes.update(call_rate=0.0, max_rounds=1, deal_style="uniform")
@@ -182,12 +191,23 @@ def steer(
     low, high = int(rules["seats"]["min"]), int(rules["seats"]["max"])
     if aim == SEVERAL_LOWEST:
         changes["seats"] = max(low, min(high, max(spec.seats, 3)))
+    elif aim == SHARED_WINS:
+        changes["seats"] = _seats_sharing(rules, low, high, rng)
     elif aim == REFUSED_TABLES:
         changes["seats"] = rng.choice((low - 1, high + 1))
     # Else a seat count outside the range stays: a refused table is a probe too.
     if changes.get("max_rounds") == 0 and rules["game_end"]["kind"] == GameEndKind.HOST_ENDS:
         changes["max_rounds"] = 6
     return replace(spec, **changes)
+
+
+def _seats_sharing(rules: Mapping[str, Json], low: int, high: int, rng: random.Random) -> int:
+    """A seat count at which fixed rounds won in turn leave two or more seats level: the
+    rounds a multiple of it, or one short of a multiple by at least two."""
+    rounds = rules["game_end"].get("rounds") or 0
+    fitting = [n for n in range(max(2, low), high + 1) if rounds and rounds % n != 1]
+    # The fewest seats: their hands of one value are the easiest to deal.
+    return min(fitting) if fitting else max(2, low)
 
 
 def _options_for(

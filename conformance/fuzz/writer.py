@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..spec.transcript import deck_names, expand_deal, table_deck
-from .driver import SCHEMA, UNCHECKABLE_AFTER_GAME, Divergence, step_name
+from .driver import UNCHECKABLE_AFTER_GAME, Divergence, step_name
 from .generate import RAW_PROBES, Plan, Request
 
 Json = Any
@@ -257,8 +257,7 @@ def transcript_data(
         "seed": seed,
         "game": game,
         "signature": divergence.signature,
-        # The transcript format names the classes it had; a schema break is a protocol one.
-        "class": "protocol" if divergence.kind == SCHEMA else divergence.kind,
+        "class": divergence.kind,
         "engine": engine,
         "rerun": rerun,
         "replay": replay,
