@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import stat
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -351,8 +352,9 @@ def _load(
         if context is None:
             context = documents_context(documents)
         if context is not None:
-            entry = filecache.key("transcript", content, str(path), context)
-            hit = filecache.get(entry)
+            # The absolute path: validate and run name the same file differently, one entry.
+            entry = filecache.key("transcript", content, os.path.abspath(path), context)
+            hit = filecache.get(entry, content)
             if isinstance(hit, dict):
                 try:
                     return [], _transcript(path, hit["value"], hit["line"], hit["steps"])
@@ -373,7 +375,9 @@ def _load(
     transcript = _transcript(path, value, doc.line(["id"]), step_lines)
     problems = _semantic_problems(doc, value, transcript, documents)
     if not problems and entry is not None:
-        filecache.put(entry, {"value": value, "line": transcript.line, "steps": step_lines})
+        filecache.put(
+            entry, {"value": value, "line": transcript.line, "steps": step_lines}, content
+        )
     return problems, (None if problems else transcript)
 
 
