@@ -22,6 +22,7 @@ from reference_engine.profile import resolve
 
 from ..reporting.style import plural
 from ..spec import filecache, readings
+from ..spec.profiles import Problem
 from ..spec.transcript import (
     Transcript,
     corpus_files,
@@ -189,7 +190,7 @@ class _Corpus:
     _RECENT = 8  # transcripts kept: the workers of a run ask for neighbouring cases
 
     def __init__(
-        self, documents: Mapping[str, Mapping[str, Any]], context: str | None, keep: bool
+        self, documents: Mapping[str, Mapping[str, Any]] | None, context: str | None, keep: bool
     ) -> None:
         self.paths: list[Path] = []
         self._documents = documents
@@ -360,6 +361,18 @@ def load_selection(
             f"no case matches the selection ({plural(len(corpus_ids), 'transcript')} in {source})",
         )
     return Selection(documents, LazyTranscripts(corpus), cases, known, source, corpus_ids)
+
+
+def stream_corpus(root: Path | None = None) -> tuple[LazyTranscripts, list[Problem]]:
+    """``load_corpus(root)``, every file checked now, one at a time, and the transcripts
+    read again when iterated (the memory of a few files, whatever the corpus)."""
+    corpus = _Corpus(None, documents_context(None), filecache.cache_dir() is None)
+    problems: list[Problem] = []
+    for found, transcript in iter_corpus(root):
+        problems += found
+        if transcript is not None:
+            corpus.add(transcript.file, transcript)
+    return LazyTranscripts(corpus), problems
 
 
 def _selected(
