@@ -58,6 +58,7 @@ def main() -> int:
     parser.add_argument("--checkout", type=Path, default=ROOT, help="the code to measure")
     parser.add_argument("--jobs", type=int, default=1, help="run --jobs")
     parser.add_argument("--run-sizes", default="", help="sizes for run (default: --sizes)")
+    parser.add_argument("--no-warm", action="store_true", help="cold runs only")
     args = parser.parse_args()
     checkout = args.checkout.resolve()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -85,7 +86,7 @@ def main() -> int:
                 else:
                     argv += ["--transcripts", str(corpus), "--jobs", str(args.jobs)]
                 cold = measure(argv, checkout, env)
-                warm = measure(argv, checkout, env)
+                warm = (0.0, 0.0, 0) if args.no_warm else measure(argv, checkout, env)
                 bad = "" if cold[2] == warm[2] == 0 else f"  (exit {cold[2]}, {warm[2]})"
                 print(
                     f"{command:<9} {factor:>4}x {files:>6} {cold[0]:>8.0f} {cold[1]:>7.1f} "
