@@ -235,6 +235,12 @@ class LazyTranscripts(Sequence[Transcript]):
     def __len__(self) -> int:
         return len(self._corpus.paths) if self._indices is None else len(self._indices)
 
+    @property
+    def ids(self) -> list[str]:
+        """Every transcript's id, unread: a loaded transcript's id is its file's name."""
+        indices = self._indices if self._indices is not None else range(len(self._corpus.paths))
+        return [self._corpus.paths[i].stem for i in indices]
+
     @overload
     def __getitem__(self, index: int) -> Transcript: ...
     @overload
