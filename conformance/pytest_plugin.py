@@ -240,7 +240,7 @@ class JhyapSession:
                 timeout=timeout if timeout != DEFAULT_TIMEOUT else None,
                 known_failures=config.getoption("jhyap_known_failures"),
             ),
-            known_failure_warnings(known, corpus, documents),
+            known_failure_warnings(known, getattr(corpus, "ids", corpus), documents),
             source,
         )
 

@@ -197,13 +197,17 @@ def test_validate_checks_a_clean_file_once_and_a_broken_one_every_time(
     assert parsed == ["broken.yaml"]
 
 
-def test_the_cache_stays_bounded(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(filecache, "MAX_ENTRIES", 4)
-    for n in range(5):
-        filecache.put(f"entry-{n}", n)
+def test_the_cache_stays_bounded_by_size(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    entry = 1000  # bytes an entry takes on disk, header included
+    filler = "x" * (entry - len(filecache._header("entry-0", b"", b'""')) - 2)
+    monkeypatch.setenv("JHYAP_CACHE_SIZE", str(4 * entry))
+    monkeypatch.setattr(filecache, "_known_size", {})
+    for n in range(4):
+        filecache.put(f"entry-{n}", filler, b"")
         os.utime(cache / f"entry-{n}.json", ns=(n * 10**9, n * 10**9))
-    # The fifth write found five entries: the two oldest went.
+    assert {(cache / f"entry-{n}.json").stat().st_size for n in range(4)} == {entry}
+    # The fifth write took the cache past 4,000 bytes: the oldest went, down to 3,000.
+    filecache.put("entry-4", filler, b"")
     assert sorted(p.name for p in cache.iterdir()) == [f"entry-{n}.json" for n in (2, 3, 4)]
-    filecache.put("entry-5", 5)
-    assert filecache.get("entry-5") == 5
-    assert filecache.get("entry-0") is None
+    assert filecache.get("entry-4", b"") == filler
+    assert filecache.get("entry-0", b"") is None

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from conformance.harness.selection import Case, InputError, load_selection
+from conformance.harness.selection import Case, InputError, load_selection, stream_corpus
 from conformance.reporting.modes import MODE_WORDS
 from conformance.reporting.report import STDOUT, os_error_text, write_report
 from conformance.reporting.style import plural
@@ -18,7 +18,7 @@ from conformance.spec.data import DataNotFound
 from conformance.spec.profiles import ProfileFileError
 from conformance.spec.protocol import OWNER as PROTOCOL
 from conformance.spec.protocol import ProtocolClausesError, protocol_clause_ids
-from conformance.spec.transcript import Transcript, load_corpus, profiles_for, shipped_documents
+from conformance.spec.transcript import Transcript, profiles_for, shipped_documents
 
 from . import ExitCode, Subparsers
 from .checks import clashing_paths
@@ -65,12 +65,17 @@ def ruleset_coverage(cases: Sequence[Case], document: Mapping[str, Any]) -> dict
     the way each ran under the ruleset; a clause cited only by cases not applicable is
     tested by none."""
     listing: dict[str, dict[str, list[str]]] = {}
-    for case in sorted(cases, key=lambda c: c.transcript.id):
-        if case.mode.value not in MODE_ORDER:
+    # (id, mode, clauses) of each case, not the cases: they may be read one at a time.
+    cited = sorted(
+        ((c.transcript.id, c.mode.value, c.transcript.clauses) for c in cases),
+        key=lambda item: item[0],
+    )
+    for transcript_id, mode, cites in cited:
+        if mode not in MODE_ORDER:
             continue
-        for clause in case.transcript.clauses:
+        for clause in cites:
             ways = listing.setdefault(clause, {m: [] for m in MODE_ORDER})
-            ways[case.mode.value].append(case.transcript.id)
+            ways[mode].append(transcript_id)
     ids = [str(c["id"]) for c in document.get("clauses") or []] + list(protocol_clause_ids())
     clauses = {cid: listing.get(cid, {m: [] for m in MODE_ORDER}) for cid in ids}
     counts = {
@@ -126,9 +131,10 @@ def coverage(
     """Each clause id (profile order, then file order; the protocol clauses last, with the
     profile ``protocol``) with its profile and transcript ids."""
     listing: dict[str, list[str]] = {}
-    for transcript in sorted(transcripts, key=lambda t: t.id):
-        for clause in transcript.clauses:
-            listing.setdefault(clause, []).append(transcript.id)
+    # Ids and clauses, not the transcripts: they may be read one at a time.
+    for transcript_id, clauses in sorted((t.id, t.clauses) for t in transcripts):
+        for clause in clauses:
+            listing.setdefault(clause, []).append(transcript_id)
     table: dict[str, dict[str, Any]] = {}
     for pid in sorted(documents):
         for clause in documents[pid].get("clauses") or []:
@@ -146,6 +152,13 @@ def reading_coverage(
     under a profile playing that value, cite one of the reading's clauses and select on one
     of its parameters with ``where:``."""
     every = readings.with_alternatives(documents)
+    # What the rows need of each transcript with a where: condition, read in one pass
+    # (the transcripts may be read one at a time): id, parameters, clauses, profiles.
+    conditioned = sorted(
+        (t.id, set(t.where), set(t.clauses), set(profiles_for(t, every)))
+        for t in transcripts
+        if t.where
+    )
     rows = []
     for pid in sorted(documents):
         document = documents[pid]
@@ -159,12 +172,11 @@ def reading_coverage(
                     pid if own[name] == choice else readings.declared(document, name, choice)["id"]
                 )
                 ids = [
-                    t.id
-                    for t in sorted(transcripts, key=lambda t: t.id)
-                    if t.where
-                    and any(p in t.where for p in params)
-                    and set(t.clauses) & set(entry["clauses"])
-                    and played in profiles_for(t, every)
+                    tid
+                    for tid, where, clauses, runs_under in conditioned
+                    if any(p in where for p in params)
+                    and clauses & set(entry["clauses"])
+                    and played in runs_under
                 ]
                 rows.append(
                     {
@@ -197,7 +209,7 @@ def run(args: argparse.Namespace) -> int:
     if root is not None and not root.is_dir():
         print(f"jhyap coverage: no such directory: {root}", file=sys.stderr)
         return ExitCode.ERROR
-    transcripts, problems = load_corpus(root)
+    transcripts, problems = stream_corpus(root)  # read again when iterated
     if problems:
         for problem in problems:
             print(problem, file=sys.stderr)

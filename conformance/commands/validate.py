@@ -56,62 +56,80 @@ def collect(paths: Iterable[str]) -> tuple[list[Path], list[Problem]]:
 def check_files(files: Iterable[Path]) -> list[Problem]:
     """The problems of every file. Transcripts are checked against the shipped profiles
     and every valid profile among ``files``, so a variant and its transcripts validate
-    together."""
+    together.
+
+    Files stream: a transcript is checked as soon as it is read, against the profiles
+    seen so far, and its parsed document dropped. Only a transcript read before the last
+    profile is checked again (parsed again, unless the cache knows it), against them all;
+    so memory does not grow with the corpus, and the problems come out as if every
+    profile had been read first: those of the other files, then the transcripts'."""
     problems: list[Problem] = []
-    # Transcripts wait for every profile among ``files``; those already parsed to tell
-    # what they are keep their document, so no file is parsed twice.
-    transcripts: list[tuple[Path, yamlsafe.YamlDocument | None]] = []
+    # Each transcript, with the number of profiles added when it was checked, and its problems.
+    transcripts: list[tuple[Path, int, list[Problem]]] = []
     documents: dict[str, Any] | None = None
+    added = 0  # profiles among ``files`` so far
+    context: str | None = None
+    context_of = -1  # ``added`` when ``context`` was computed
     for path in files:
         # A file that checked clean with these very bytes is known to be a valid profile
         # or a transcript (which is checked below, against the profiles, from the cache).
         raw = filecache.read_file(path)
         entry = filecache.key("validated", raw) if raw is not None else None
-        known = filecache.get(entry) if entry is not None else None
-        if known == "transcript":
-            transcripts.append((path, None))
-            continue
+        known = filecache.get(entry, raw) if entry is not None else None
+        doc: yamlsafe.YamlDocument | None = None
         if known == "profile":
             document = load_profile(path)
             if documents is None:
                 documents = dict(shipped_documents())
             documents[document["id"]] = document
+            added += 1
             continue
-        try:
-            doc = yamlsafe.load(path)
-        except yamlsafe.YamlProblem as exc:
-            field = yamlsafe.format_path(exc.path or ()) or "(file)"
-            problems.append(Problem(exc.file, exc.line, field, exc.message))
-            continue
-        content = doc.data
-        if isinstance(content, dict) and "profile_format" in content:
-            found = list(check_profile_document(doc))
-            problems.extend(found)
-            if not found and isinstance(content.get("id"), str):
-                if documents is None:
-                    documents = dict(shipped_documents())
-                documents[content["id"]] = load_profile(path)
-                if entry is not None:
-                    filecache.put(entry, "profile")
-        elif isinstance(content, dict) and content.get("id") == protocol.OWNER:
-            problems.extend(protocol.check_catalogue(path))
-        elif isinstance(content, dict) and ("steps" in content or "start_error" in content):
-            if entry is not None:
-                filecache.put(entry, "transcript")
-            transcripts.append((path, doc))
-        else:
-            problems.append(
-                Problem(
-                    str(path),
-                    doc.line(),
-                    "(top)",
-                    "neither a profile (no profile_format key), a transcript "
-                    "(no steps or start_error key) nor the protocol clauses (id: protocol)",
+        if known != "transcript":
+            try:
+                doc = yamlsafe.load(path)
+            except yamlsafe.YamlProblem as exc:
+                field = yamlsafe.format_path(exc.path or ()) or "(file)"
+                problems.append(Problem(exc.file, exc.line, field, exc.message))
+                continue
+            content = doc.data
+            if isinstance(content, dict) and "profile_format" in content:
+                found = list(check_profile_document(doc))
+                problems.extend(found)
+                if not found and isinstance(content.get("id"), str):
+                    if documents is None:
+                        documents = dict(shipped_documents())
+                    documents[content["id"]] = load_profile(path)
+                    added += 1
+                    if entry is not None:
+                        filecache.put(entry, "profile", raw)
+                continue
+            if isinstance(content, dict) and content.get("id") == protocol.OWNER:
+                problems.extend(protocol.check_catalogue(path))
+                continue
+            if not (isinstance(content, dict) and ("steps" in content or "start_error" in content)):
+                problems.append(
+                    Problem(
+                        str(path),
+                        doc.line(),
+                        "(top)",
+                        "neither a profile (no profile_format key), a transcript "
+                        "(no steps or start_error key) nor the protocol clauses (id: protocol)",
+                    )
                 )
-            )
-    context = documents_context(documents)
-    for path, loaded in transcripts:
-        problems.extend(check_transcript_file(path, documents, doc=loaded, context=context))
+                continue
+            if entry is not None:
+                filecache.put(entry, "transcript", raw)
+        if context_of != added:
+            context, context_of = documents_context(documents), added
+        found = check_transcript_file(path, documents, doc=doc, context=context)
+        transcripts.append((path, added, found))
+        del doc  # before the next file is read
+    if any(seen != added for _, seen, _ in transcripts):
+        context = documents_context(documents)
+    for path, seen, found in transcripts:
+        if seen != added:  # a profile came after it: check it against them all
+            found = check_transcript_file(path, documents, context=context)
+        problems.extend(found)
     return problems
 
 

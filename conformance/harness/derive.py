@@ -434,7 +434,7 @@ def classify(
             _fingerprint_of(written_for),
             _code_fingerprint(),
         )
-        hit = filecache.get(entry)
+        hit = filecache.get(entry, content)
         if isinstance(hit, dict):
             try:
                 return _from_json(transcript, hit)
@@ -442,7 +442,7 @@ def classify(
                 pass
     found = _classify(transcript, profile, document, written_for)
     if entry is not None:
-        filecache.put(entry, _to_json(found))
+        filecache.put(entry, _to_json(found), content)
     return found
 
 

@@ -7,22 +7,28 @@ them, as written, derived or not applicable (:mod:`.derive`).
 
 from __future__ import annotations
 
+import bisect
 import fnmatch
+import itertools
 import json
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from reference_engine.errors import JhyapError
 from reference_engine.profile import resolve
 
 from ..reporting.style import plural
-from ..spec import readings
+from ..spec import filecache, readings
+from ..spec.profiles import Problem
 from ..spec.transcript import (
     Transcript,
     corpus_files,
-    load_corpus,
+    documents_context,
+    iter_corpus,
+    load_checked,
     profiles_for,
     shipped_documents,
     with_profile_files,
@@ -92,6 +98,76 @@ def select_transcripts(
     return chosen
 
 
+class CaseBuilder:
+    """The cases of one transcript at a time, each profile resolved once per options."""
+
+    def __init__(
+        self, documents: Mapping[str, Mapping[str, Any]], profiles: Sequence[str] = ()
+    ) -> None:
+        unknown = [p for p in profiles if p not in documents]
+        if unknown:
+            raise InputError(
+                [
+                    f"unknown profile {p!r}; shipped profiles: {', '.join(sorted(documents))}"
+                    for p in unknown
+                ]
+            )
+        self.documents = documents
+        self.profiles = list(dict.fromkeys(profiles))
+        self._resolved: dict[tuple[str, str], tuple[Mapping[str, Any] | None, str | None]] = {}
+        self._owned = {
+            pid: frozenset(str(c["id"]) for c in doc.get("clauses") or [])
+            for pid, doc in documents.items()
+        }
+        if self.profiles:
+            self._shipped = shipped_documents()
+            self._written_for = readings.with_alternatives(self._shipped)
+
+    def _resolve(
+        self, pid: str, options: Mapping[str, Any]
+    ) -> tuple[Mapping[str, Any] | None, str | None]:
+        key = (pid, json.dumps(options, sort_keys=True))
+        if key not in self._resolved:
+            try:
+                self._resolved[key] = (resolve(self.documents[pid], options), None)
+            except JhyapError as exc:
+                problem = f"cannot resolve {pid} with the transcript's options: {exc.message}"
+                self._resolved[key] = (None, problem)
+        return self._resolved[key]
+
+    def cases_of(self, transcript: Transcript) -> list[Case]:
+        """The cases of one transcript, in the order ``build_cases`` gives them per profile."""
+        documents, owned = self.documents, self._owned
+        if not self.profiles:
+            return [
+                Case(transcript, pid, *self._resolve(pid, transcript.options), owned[pid])
+                for pid in profiles_for(transcript, documents)
+            ]
+        return [self._case_under(transcript, pid) for pid in self.profiles]
+
+    def _case_under(self, transcript: Transcript, pid: str) -> Case:
+        document = self.documents[pid]
+        owned = self._owned[pid]
+        # Named by the transcript (and its where: holds), or a trusted ruleset it is bound to.
+        bound = pid in profiles_for(transcript, self.documents)
+        if bound and (trusted(pid, document, self._shipped) or pid in transcript.profiles):
+            # Written for this very ruleset: an oracle, never demoted.
+            return Case(transcript, pid, *self._resolve(pid, transcript.options), owned)
+        found = classify(transcript, pid, document, self._written_for)
+        case_resolved, problem = self._resolve(pid, found.options)
+        return Case(
+            found.transcript,
+            pid,
+            case_resolved,
+            problem,
+            owned,
+            found.mode,
+            found.reason,
+            found.base,
+            found.changed,
+        )
+
+
 def build_cases(
     transcripts: Iterable[Transcript],
     documents: Mapping[str, Mapping[str, Any]],
@@ -99,78 +175,127 @@ def build_cases(
 ) -> list[Case]:
     """The cases: without ``profiles``, every (transcript, profile) pair the corpus is
     written for; with them, every transcript under each of them (as written, derived or
-    not applicable). Each profile is resolved once per case."""
-    unknown = [p for p in profiles if p not in documents]
-    if unknown:
-        raise InputError(
-            [
-                f"unknown profile {p!r}; shipped profiles: {', '.join(sorted(documents))}"
-                for p in unknown
-            ]
-        )
-    cache: dict[tuple[str, str], tuple[Mapping[str, Any] | None, str | None]] = {}
-    owned = {
-        pid: frozenset(str(c["id"]) for c in doc.get("clauses") or [])
-        for pid, doc in documents.items()
-    }
-
-    def resolved(
-        pid: str, options: Mapping[str, Any]
-    ) -> tuple[Mapping[str, Any] | None, str | None]:
-        key = (pid, json.dumps(options, sort_keys=True))
-        if key not in cache:
-            try:
-                cache[key] = (resolve(documents[pid], options), None)
-            except JhyapError as exc:
-                problem = f"cannot resolve {pid} with the transcript's options: {exc.message}"
-                cache[key] = (None, problem)
-        return cache[key]
-
+    not applicable), profile by profile. Each profile is resolved once per options."""
+    builder = CaseBuilder(documents, profiles)
     items = list(transcripts)
-    if not profiles:
-        return [
-            Case(transcript, pid, *resolved(pid, transcript.options), owned[pid])
-            for transcript in items
-            for pid in profiles_for(transcript, documents)
-        ]
-    shipped = shipped_documents()
-    written_for = readings.with_alternatives(shipped)
-    cases = []
-    for pid in dict.fromkeys(profiles):
-        document = documents[pid]
-        sure = trusted(pid, document, shipped)
-        for transcript in items:
-            # Named by the transcript (and its where: holds), or a trusted ruleset it is bound to.
-            bound = pid in profiles_for(transcript, documents)
-            if bound and (sure or pid in transcript.profiles):
-                # Written for this very ruleset: an oracle, never demoted.
-                cases.append(Case(transcript, pid, *resolved(pid, transcript.options), owned[pid]))
-                continue
-            found = classify(transcript, pid, document, written_for)
-            case_resolved, problem = resolved(pid, found.options)
-            cases.append(
-                Case(
-                    found.transcript,
-                    pid,
-                    case_resolved,
-                    problem,
-                    owned[pid],
-                    found.mode,
-                    found.reason,
-                    found.base,
-                    found.changed,
-                )
+    if not builder.profiles:
+        return [case for transcript in items for case in builder.cases_of(transcript)]
+    return [builder._case_under(t, pid) for pid in builder.profiles for t in items]
+
+
+class _Corpus:
+    """The selected transcript files, read again one at a time when asked for: a few stay
+    in memory (the cache makes reading one again cheap); without a cache, all of them."""
+
+    _RECENT = 8  # transcripts kept: the workers of a run ask for neighbouring cases
+
+    def __init__(
+        self, documents: Mapping[str, Mapping[str, Any]] | None, context: str | None, keep: bool
+    ) -> None:
+        self.paths: list[Path] = []
+        self._documents = documents
+        self._context = context
+        self._kept: dict[int, Transcript] | None = {} if keep else None
+        self._recent: dict[int, Transcript] = {}
+        self._lock = threading.Lock()
+
+    def add(self, path: Path, transcript: Transcript) -> None:
+        if self._kept is not None:
+            self._kept[len(self.paths)] = transcript
+        self.paths.append(path)
+
+    def get(self, index: int) -> Transcript:
+        if self._kept is not None:
+            return self._kept[index]
+        with self._lock:
+            found = self._recent.get(index)
+        if found is not None:
+            return found
+        path = self.paths[index]
+        problems, transcript = load_checked(path, self._documents, self._context)
+        if transcript is None:
+            raise InputError(
+                [str(p) for p in problems] or [f"{path}: cannot be read again"],
+                f"{path} changed during the run",
             )
-    return cases
+        with self._lock:
+            self._recent[index] = transcript
+            while len(self._recent) > self._RECENT:
+                del self._recent[next(iter(self._recent))]
+        return transcript
+
+
+class LazyTranscripts(Sequence[Transcript]):
+    """Transcripts read when asked for (see ``_Corpus``)."""
+
+    def __init__(self, corpus: _Corpus, indices: Sequence[int] | None = None) -> None:
+        self._corpus = corpus
+        self._indices = indices
+
+    def __len__(self) -> int:
+        return len(self._corpus.paths) if self._indices is None else len(self._indices)
+
+    @property
+    def ids(self) -> list[str]:
+        """Every transcript's id, unread: a loaded transcript's id is its file's name."""
+        indices = self._indices if self._indices is not None else range(len(self._corpus.paths))
+        return [self._corpus.paths[i].stem for i in indices]
+
+    @overload
+    def __getitem__(self, index: int) -> Transcript: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Transcript]: ...
+    def __getitem__(self, index: int | slice) -> Transcript | list[Transcript]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        position = range(len(self))[index]
+        return self._corpus.get(position if self._indices is None else self._indices[position])
+
+
+class LazyCases(Sequence[Case]):
+    """The cases of a selection, built when asked for from transcripts read again; the
+    memory they take does not grow with the corpus (see ``_Corpus``)."""
+
+    def __init__(
+        self, corpus: _Corpus, chosen: Sequence[int], counts: Sequence[int], builder: CaseBuilder
+    ) -> None:
+        self._corpus = corpus
+        self._chosen = list(chosen)  # corpus indices of the transcripts selected
+        self._builder = builder
+        self._starts = list(itertools.accumulate(counts, initial=0))  # without --profile
+
+    def __len__(self) -> int:
+        if self._builder.profiles:
+            return len(self._builder.profiles) * len(self._chosen)
+        return self._starts[-1]
+
+    @overload
+    def __getitem__(self, index: int) -> Case: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Case]: ...
+    def __getitem__(self, index: int | slice) -> Case | list[Case]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        index = range(len(self))[index]
+        if self._builder.profiles:  # profile by profile, as build_cases orders them
+            which, item = divmod(index, len(self._chosen))
+            transcript = self._corpus.get(self._chosen[item])
+            return self._builder._case_under(transcript, self._builder.profiles[which])
+        item = bisect.bisect_right(self._starts, index) - 1
+        transcript = self._corpus.get(self._chosen[item])
+        return self._builder.cases_of(transcript)[index - self._starts[item]]
 
 
 @dataclass(frozen=True)
 class Selection:
-    """What a run, the pytest plugin or an export works on, checked before any engine starts."""
+    """What a run, the pytest plugin or an export works on, checked before any engine starts.
+
+    ``transcripts`` and ``cases`` are read again from the files (through the cache) when
+    they are iterated, so that a selection of any size takes the memory of a few files."""
 
     documents: Mapping[str, Mapping[str, Any]]
-    transcripts: list[Transcript]  # what was loaded: the corpus, or what -k names in it
-    cases: list[Case]
+    transcripts: Sequence[Transcript]  # what was loaded: the corpus, or what -k names in it
+    cases: Sequence[Case]
     known: list[KnownFailure]
     source: str  # the transcripts directory, or "the shipped corpus"
     corpus_ids: tuple[str, ...] = ()  # the id (file name) of every transcript file
@@ -186,7 +311,8 @@ def load_selection(
     """Load the profiles, the corpus and the known failures and select the cases.
 
     ``profiles`` are shipped ids or profile files, each possibly comma-separated.
-    Raises InputError listing every problem, one line each.
+    Raises InputError listing every problem, one line each. Every file is read and
+    checked here, one at a time; none is kept (but by the cache, or when it is off).
     """
     from ..spec.data import DataNotFound, ProfileNotFound
     from ..spec.profiles import ProfileFileError
@@ -196,31 +322,80 @@ def load_selection(
         raise InputError([], f"no such directory: {root}")
     named = [p.strip() for text in profiles for p in text.split(",") if p.strip()]
     try:
-        documents, chosen = with_profile_files(shipped_documents(), named)
+        documents, chosen_profiles = with_profile_files(shipped_documents(), named)
     except (ProfileFileError, DataNotFound, ProfileNotFound) as exc:
         raise InputError([], f"the profiles cannot be loaded:\n{exc}") from None
     files = corpus_files(root)
     corpus_ids = tuple(dict.fromkeys(path.stem for path in files))
     # A transcript's id is its file name: -k reads and checks only the files it names.
     only = id_selector(corpus_ids, ids) if ids else None
-    transcripts, problems = load_corpus(root, documents, only)
+    corpus = _Corpus(documents, documents_context(documents), filecache.cache_dir() is None)
+    problems: list[str] = []
+    builder: CaseBuilder | None = None
+    refused: InputError | None = None  # an unknown profile: said after the files' problems
+    chosen: list[int] = []
+    counts: list[int] = []
+    for found, transcript in iter_corpus(root, documents, only):
+        problems += [str(p) for p in found]
+        if transcript is None:
+            continue
+        corpus.add(transcript.file, transcript)
+        if problems or refused is not None:
+            continue  # nothing is run: the cases need not be counted
+        if not _selected(transcript, only, clauses):
+            continue
+        if builder is None:
+            try:
+                builder = CaseBuilder(documents, chosen_profiles)
+            except InputError as exc:
+                refused = exc
+                continue
+        chosen.append(len(corpus.paths) - 1)
+        counts.append(len(builder.cases_of(transcript)) if not builder.profiles else 0)
     if problems:
         summary = f"{plural(len(problems), 'problem')} in the transcripts; nothing was run"
-        raise InputError([str(p) for p in problems], summary)
+        raise InputError(problems, summary)
+    if refused is not None:
+        raise refused
+    builder = builder or CaseBuilder(documents, chosen_profiles)
     known = load_known_failures(known_failures) if known_failures else []
-    cases = build_cases(select_transcripts(transcripts, ids, clauses), documents, chosen)
+    cases = LazyCases(corpus, chosen, counts, builder)
     source = str(root) if root is not None else "the shipped corpus"
     if not cases:
         raise InputError(
             [],
             f"no case matches the selection ({plural(len(corpus_ids), 'transcript')} in {source})",
         )
-    return Selection(documents, transcripts, cases, known, source, corpus_ids)
+    return Selection(documents, LazyTranscripts(corpus), cases, known, source, corpus_ids)
+
+
+def stream_corpus(root: Path | None = None) -> tuple[LazyTranscripts, list[Problem]]:
+    """``load_corpus(root)``, every file checked now, one at a time, and the transcripts
+    read again when iterated (the memory of a few files, whatever the corpus)."""
+    corpus = _Corpus(None, documents_context(None), filecache.cache_dir() is None)
+    problems: list[Problem] = []
+    for found, transcript in iter_corpus(root):
+        problems += found
+        if transcript is not None:
+            corpus.add(transcript.file, transcript)
+    return LazyTranscripts(corpus), problems
+
+
+def _selected(
+    transcript: Transcript, only: Callable[[str], bool] | None, clauses: Sequence[str]
+) -> bool:
+    """Whether ``transcript`` is selected, as ``select_transcripts`` would select it."""
+    if only is not None and not only(transcript.id):
+        return False
+    return not clauses or any(matches(p, c) for p in clauses for c in transcript.clauses)
 
 
 __all__ = [
     "Case",
+    "CaseBuilder",
     "InputError",
+    "LazyCases",
+    "LazyTranscripts",
     "Selection",
     "build_cases",
     "id_selector",

@@ -395,7 +395,7 @@ def load_profile(name_or_path: str | os.PathLike[str]) -> dict[str, Json]:
     content = filecache.read_file(path)
     entry = filecache.key("profile", content) if content is not None else None
     if entry is not None:
-        hit = filecache.get(entry)
+        hit = filecache.get(entry, content)
         if isinstance(hit, dict):
             return hit
     try:
@@ -413,7 +413,7 @@ def load_profile(name_or_path: str | os.PathLike[str]) -> dict[str, Json]:
         raise ProfileFileError(problems)
     document: dict[str, Json] = stringify_keys(doc.data)
     if entry is not None:
-        filecache.put(entry, document)
+        filecache.put(entry, document, content)
     return document
 
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import stat
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -351,8 +352,9 @@ def _load(
         if context is None:
             context = documents_context(documents)
         if context is not None:
-            entry = filecache.key("transcript", content, str(path), context)
-            hit = filecache.get(entry)
+            # The absolute path: validate and run name the same file differently, one entry.
+            entry = filecache.key("transcript", content, os.path.abspath(path), context)
+            hit = filecache.get(entry, content)
             if isinstance(hit, dict):
                 try:
                     return [], _transcript(path, hit["value"], hit["line"], hit["steps"])
@@ -373,8 +375,18 @@ def _load(
     transcript = _transcript(path, value, doc.line(["id"]), step_lines)
     problems = _semantic_problems(doc, value, transcript, documents)
     if not problems and entry is not None:
-        filecache.put(entry, {"value": value, "line": transcript.line, "steps": step_lines})
+        filecache.put(
+            entry, {"value": value, "line": transcript.line, "steps": step_lines}, content
+        )
     return problems, (None if problems else transcript)
+
+
+def load_checked(
+    path: Path, documents: Documents | None, context: str | None
+) -> tuple[list[Problem], Transcript | None]:
+    """The problems of one transcript file and, when there are none, the transcript;
+    ``context``: ``documents_context(documents)``, computed once for many files."""
+    return _load(path, documents, context)
 
 
 def _transcript(
@@ -750,31 +762,41 @@ def load_corpus(
     transcript's id is its file name, so this selects transcripts by id unread."""
     transcripts: list[Transcript] = []
     problems: list[Problem] = []
+    for found, transcript in iter_corpus(root, documents, only):
+        problems.extend(found)
+        if transcript is not None:
+            transcripts.append(transcript)
+    return transcripts, problems
+
+
+def iter_corpus(
+    root: Path | None = None,
+    documents: Documents | None = None,
+    only: Callable[[str], bool] | None = None,
+) -> Iterator[tuple[list[Problem], Transcript | None]]:
+    """``load_corpus`` one file at a time: the problems of each file read and, when it has
+    none (and its id is new), its transcript; nothing is kept between files."""
     seen: dict[str, Path] = {}
     context = documents_context(documents)
     for path in corpus_files(root):
         if only is not None and not only(path.stem):
             if not _is_regular_or_missing(path):
                 # refused even unselected: a FIFO or device in the corpus is bad input
-                problems.append(Problem(str(path), 1, "(file)", "not a regular file"))
+                yield [Problem(str(path), 1, "(file)", "not a regular file")], None
             continue
         found, transcript = _load(path, documents, context)
-        problems.extend(found)
-        if transcript is None:
-            continue
-        if transcript.id in seen:
-            problems.append(
-                Problem(
-                    str(path),
-                    transcript.line,
-                    "id",
-                    f"id {transcript.id!r} is also used by {seen[transcript.id]}",
-                )
+        if transcript is not None and transcript.id in seen:
+            problem = Problem(
+                str(path),
+                transcript.line,
+                "id",
+                f"id {transcript.id!r} is also used by {seen[transcript.id]}",
             )
+            yield [*found, problem], None
             continue
-        seen[transcript.id] = path
-        transcripts.append(transcript)
-    return transcripts, problems
+        if transcript is not None:
+            seen[transcript.id] = path
+        yield found, transcript
 
 
 __all__ = [
@@ -786,6 +808,8 @@ __all__ = [
     "check_transcript_file",
     "corpus_files",
     "expand_deal",
+    "iter_corpus",
+    "load_checked",
     "load_corpus",
     "load_transcript",
     "profiles_for",
