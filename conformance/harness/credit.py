@@ -117,6 +117,8 @@ _OUTCOME_SCORING: Final[Mapping[str, tuple[str, ...]]] = {
 }
 
 _EVENT_PATH = re.compile(r"^events\[(\d+)\](?:\.(\w+))?")
+# A deal sent with its layout whose ``dealt`` event reports another (replay.py).
+_LAYOUT = re.compile(r"^dealt\.(hands|turned_up)\b")
 _EVENT_COUNT = re.compile(r"^events: expected \d+ events \[(.*?)\], got \d+ \[(.*?)\]")
 
 
@@ -148,6 +150,12 @@ def _hand_sizes_differ(want: Any, actual: Any, index: int) -> bool:
     ]
 
 
+def _sizes_differ(difference: str) -> bool:
+    """Whether a ``dealt.hands[s]: expected [...], got [...]`` difference is of hand sizes."""
+    want, _, got = difference.partition(": expected ")[2].partition(", got ")
+    return want.count('"') != got.count('"')
+
+
 def rule_paths(
     differences: Sequence[str], expected: Any, actual: Any, step_kind: str | None = None
 ) -> tuple[str, ...]:
@@ -177,6 +185,12 @@ def rule_paths(
             want = Counter(w.strip() for w in counted.group(1).split(","))
             got = Counter(w.strip() for w in counted.group(2).split(","))
             found += [p for k in (want - got) + (got - want) for p in _event_rules(k, None)]
+            continue
+        layout = _LAYOUT.match(difference)
+        if layout:
+            if layout.group(1) == "hands" and _sizes_differ(difference):
+                found.append("hand_size")
+            found += EVENT_RULES[f"dealt.{layout.group(1)}"]
             continue
         if difference.startswith("round_started.starter"):
             found += EVENT_RULES["round_started.starter"]
@@ -230,8 +244,8 @@ def focused(
 ) -> tuple[tuple[str, ...], int]:
     """``clauses`` with those behind ``paths`` first, and how many lead. A clause citing
     one of the paths leads (the likelier path, then the fewer parameters it cites, first);
-    then one of a path's rule family. When no clause of the step is of those, the
-    profile's own clauses (``owned``) citing a path are credited too, at most three."""
+    then one of a path's rule family. The profile's own clauses (``owned``) citing a
+    likelier path than any clause of the step does are credited too, at most three."""
     if not paths:
         return tuple(clauses), 0
 
@@ -247,9 +261,14 @@ def focused(
         return (2, 0, 0)
 
     pool = list(dict.fromkeys(clauses))
-    if not any(rank(c)[0] < 2 for c in pool):
-        extra = sorted((c for c in owned if c not in pool and rank(c)[0] == 0), key=rank)
-        pool += extra[:3]
+    # The clause of the expectation that differed may not be the step's: a deal step
+    # lists the deal clauses, not always the one on its order. The profile's clauses
+    # citing a likelier path than any of the step's are credited too, at most three.
+    best = min((rank(c)[:2] for c in pool if rank(c)[0] == 0), default=(1, 0))
+    extra = sorted(
+        (c for c in owned if c not in pool and rank(c)[0] == 0 and rank(c)[:2] < best), key=rank
+    )
+    pool += extra[:3]
     order = {c: i for i, c in enumerate(pool)}
     ordered = sorted(pool, key=lambda c: (rank(c), order[c]))
     return tuple(ordered), sum(1 for c in ordered if rank(c)[0] < 2)
