@@ -92,6 +92,11 @@ ERROR_RULES: Final[Mapping[str, tuple[str, ...]]] = {
     "not_your_turn": ("next_starter", "direction", "deal.dealer"),
 }
 
+# The rules an action of its own stands for, whatever differed after it.
+_ACTION_RULES: Final[Mapping[str, tuple[str, ...]]] = {
+    "timeout": ("turn_timer.on_expiry", "turn_timer"),
+}
+
 # The clause family (the second part of a clause id) of a parameter's first part, where
 # the two are spelled apart.
 FAMILY_OF: Final[Mapping[str, str]] = {
@@ -157,11 +162,26 @@ def _sizes_differ(difference: str) -> bool:
 
 
 def rule_paths(
-    differences: Sequence[str], expected: Any, actual: Any, step_kind: str | None = None
+    differences: Sequence[str],
+    expected: Any,
+    actual: Any,
+    step_kind: str | None = None,
+    *,
+    action: str | None = None,
+    moves: int | None = None,
 ) -> tuple[str, ...]:
-    """The rule parameters a failure's differences point at, likeliest first."""
+    """The rule parameters a failure's differences point at, likeliest first.
+
+    ``action`` is the failing step's action type (``timeout``...), ``moves`` the actions
+    of the hand before it (None: no deal before it): the same difference means another
+    rule on a hand's first moves (who starts, the turned-up card) than later on."""
     found: list[str] = []
-    for code in (_error_code(expected), _error_code(actual)):
+    if action in _ACTION_RULES:
+        found += _ACTION_RULES[action]
+    # The code the engine answered says which rule it applied, wrongly: it comes first.
+    for code in (_error_code(actual), _error_code(expected)):
+        if code == "not_your_turn" and moves:
+            found += ("direction", "game_end")  # mid-hand: the seat after, skipping seats out
         if code is not None:
             found += ERROR_RULES.get(code, ())
     events = expected if isinstance(expected, list) else []
@@ -174,6 +194,8 @@ def rule_paths(
                 kinds = re.findall(r'"(\w+)"', difference)
                 found += [p for k in kinds for p in _event_rules(k, None)]
             elif isinstance(kind, str):
+                if kind == "out_of_play" and moves is not None and moves < 2:
+                    found.append("deal.first_offer")  # the hand's first pick: the turned-up card
                 if kind == "round_ended" and field in ("deltas", "scores"):
                     found += _OUTCOME_SCORING.get(str(events[index].get("outcome")), ())
                 if kind == "dealt" and _hand_sizes_differ(events[index], actual, index):
@@ -184,7 +206,10 @@ def rule_paths(
         if counted:
             want = Counter(w.strip() for w in counted.group(1).split(","))
             got = Counter(w.strip() for w in counted.group(2).split(","))
-            found += [p for k in (want - got) + (got - want) for p in _event_rules(k, None)]
+            kinds = list((want - got) + (got - want))
+            if "out_of_play" in kinds and moves is not None and moves < 2:
+                found.append("deal.first_offer")
+            found += [p for k in kinds for p in _event_rules(k, None)]
             continue
         layout = _LAYOUT.match(difference)
         if layout:
@@ -249,16 +274,18 @@ def focused(
     if not paths:
         return tuple(clauses), 0
 
-    def rank(clause: str) -> tuple[int, int, int]:
+    def rank(clause: str) -> tuple[int, int, int, int]:
         params = cited.get(clause, frozenset())
-        for n, prefix in enumerate(paths):
-            if any(_cites(p, prefix) for p in params):
-                return (0, n, len(params))
         family = clause.split(".")[1] if clause.count(".") >= 2 else ""
         for n, prefix in enumerate(paths):
+            if any(_cites(p, prefix) for p in params):
+                # The rule's own clause is of its family; an option's, an example's or a
+                # glossary entry citing it comes after.
+                return (0, n, family not in _families(prefix), len(params))
+        for n, prefix in enumerate(paths):
             if family in _families(prefix):
-                return (1, n, 0)
-        return (2, 0, 0)
+                return (1, n, 0, 0)
+        return (2, 0, 0, 0)
 
     pool = list(dict.fromkeys(clauses))
     # The clause of the expectation that differed may not be the step's: a deal step

@@ -626,6 +626,23 @@ def _step_credit(
     return transcript.clauses
 
 
+def _step_context(transcript: Transcript, index: int) -> dict[str, Any]:
+    """What :func:`.credit.rule_paths` weighs besides the differences, for step ``index``
+    (1-based): its action type, and the actions of the hand before it (None: no deal)."""
+    if not index:
+        return {}
+    step = transcript.steps[index - 1]
+    action = (step.request or {}).get("action") if step.kind == "act" else None
+    moves: int | None = None
+    for before in transcript.steps[: index - 1]:
+        if before.kind == "deal":
+            moves = 0
+        elif before.kind == "act" and moves is not None:
+            moves += 1
+    kind = action.get("type") if isinstance(action, Mapping) else None
+    return {"action": kind if isinstance(kind, str) else None, "moves": moves}
+
+
 def credited_clauses(clauses: Sequence[str], owned: Collection[str] | None) -> tuple[str, ...]:
     """Those of ``clauses`` a profile owning ``owned`` answers for: its own and the protocol's."""
     return tuple(c for c in clauses if owned is None or c in owned or is_protocol_clause(c))
@@ -730,6 +747,7 @@ def replay(
             details.get("expected"),
             details.get("actual"),
             step_now.kind if step_now is not None else None,
+            **_step_context(transcript, index),
         )
         # The profile's clause on what differed is credited even where the step lists others.
         credited, focus = focused(credited, paths, clause_parameters(resolved), owned or ())
