@@ -92,6 +92,14 @@ ERROR_RULES: Final[Mapping[str, tuple[str, ...]]] = {
     "not_your_turn": ("next_starter", "direction", "deal.dealer"),
 }
 
+# The rules a request stands for when nothing that differed names one (a crash, a hang).
+_COMMAND_RULES: Final[Mapping[str, tuple[str, ...]]] = {
+    "deal": ("deal", "deck"),
+    "reshuffle": ("reshuffle",),
+    "set_option": ("options",),
+    "end_game": ("game_end",),
+}
+
 # The rules an action of its own stands for, whatever differed after it.
 _ACTION_RULES: Final[Mapping[str, tuple[str, ...]]] = {
     "timeout": ("turn_timer.on_expiry", "turn_timer"),
@@ -169,10 +177,12 @@ def rule_paths(
     *,
     action: str | None = None,
     moves: int | None = None,
+    command: str | None = None,
 ) -> tuple[str, ...]:
     """The rule parameters a failure's differences point at, likeliest first.
 
-    ``action`` is the failing step's action type (``timeout``...), ``moves`` the actions
+    ``command`` is the failing step's request command, ``action`` its action type
+    (``timeout``...), ``moves`` the actions
     of the hand before it (None: no deal before it): the same difference means another
     rule on a hand's first moves (who starts, the turned-up card) than later on."""
     found: list[str] = []
@@ -225,7 +235,28 @@ def rule_paths(
             found += ("throws", "pick", "call")
         elif name in STATE_RULES:
             found += STATE_RULES[name]
+    if not found and command in _COMMAND_RULES:
+        found += _COMMAND_RULES[command]  # nothing differed to say more (a crash): the request
     return tuple(dict.fromkeys(found))
+
+
+# The rule family of a step, by its command or action type.
+_STEP_FAMILY: Final[Mapping[str, str]] = {
+    "deal": "deal",
+    "reshuffle": "reshuffle",
+    "set_option": "options",
+    "call": "call",
+    "throw": "throws",
+    "pick_deck": "pick",
+    "pick_offer": "pick",
+    "pick": "pick",
+    "timeout": "turn_timer",
+}
+
+
+def step_family(command: str | None, action: str | None) -> str | None:
+    """The rule family (a parameter's first part) a step of this command or action is of."""
+    return _STEP_FAMILY.get(action or "") or _STEP_FAMILY.get(command or "")
 
 
 def clause_parameters(resolved: Mapping[str, Any]) -> dict[str, frozenset[str]]:
@@ -266,22 +297,29 @@ def focused(
     paths: Sequence[str],
     cited: Mapping[str, frozenset[str]],
     owned: Iterable[str] = (),
+    hint: str | None = None,
 ) -> tuple[tuple[str, ...], int]:
     """``clauses`` with those behind ``paths`` first, and how many lead. A clause citing
     one of the paths leads (the likelier path, then the fewer parameters it cites, first);
     then one of a path's rule family. The profile's own clauses (``owned``) citing a
-    likelier path than any clause of the step does are credited too, at most three."""
+    likelier path than any clause of the step does are credited too, at most three.
+    ``hint`` is the rule family of the failing step (:func:`step_family`): among clauses
+    citing the same path, one of that family comes first."""
     if not paths:
         return tuple(clauses), 0
+
+    hinted = _families(hint) if hint else set()
 
     def rank(clause: str) -> tuple[int, int, int, int]:
         params = cited.get(clause, frozenset())
         family = clause.split(".")[1] if clause.count(".") >= 2 else ""
         for n, prefix in enumerate(paths):
             if any(_cites(p, prefix) for p in params):
-                # The rule's own clause is of its family; an option's, an example's or a
-                # glossary entry citing it comes after.
-                return (0, n, family not in _families(prefix), len(params))
+                # The rule's own clause is of its family, or of the step's (the turned-up
+                # card leaving play on a pick is a picking clause); an option's, an
+                # example's or a glossary entry citing it comes after.
+                kin = 0 if family in hinted else 1 if family in _families(prefix) else 2
+                return (0, n, kin, len(params))
         for n, prefix in enumerate(paths):
             if family in _families(prefix):
                 return (1, n, 0, 0)
@@ -291,9 +329,9 @@ def focused(
     # The clause of the expectation that differed may not be the step's: a deal step
     # lists the deal clauses, not always the one on its order. The profile's clauses
     # citing a likelier path than any of the step's are credited too, at most three.
-    best = min((rank(c)[:2] for c in pool if rank(c)[0] == 0), default=(1, 0))
+    best = min((rank(c)[:3] for c in pool if rank(c)[0] == 0), default=(1, 0, 0))
     extra = sorted(
-        (c for c in owned if c not in pool and rank(c)[0] == 0 and rank(c)[:2] < best), key=rank
+        (c for c in owned if c not in pool and rank(c)[0] == 0 and rank(c)[:3] < best), key=rank
     )
     pool += extra[:3]
     order = {c: i for i, c in enumerate(pool)}

@@ -37,7 +37,7 @@ from .compare import (
     show,
     strip_vendor,
 )
-from .credit import clause_parameters, focused, rule_paths
+from .credit import clause_parameters, focused, rule_paths, step_family
 
 PASSED: Final = "passed"
 FAILED: Final = "failed"
@@ -632,7 +632,9 @@ def _step_context(transcript: Transcript, index: int) -> dict[str, Any]:
     if not index:
         return {}
     step = transcript.steps[index - 1]
-    action = (step.request or {}).get("action") if step.kind == "act" else None
+    request = step.request or (step.raw or {}).get("json") or {}
+    command = request.get("cmd") if isinstance(request, Mapping) else None
+    action = request.get("action") if command == "act" else None
     moves: int | None = None
     for before in transcript.steps[: index - 1]:
         if before.kind == "deal":
@@ -640,7 +642,11 @@ def _step_context(transcript: Transcript, index: int) -> dict[str, Any]:
         elif before.kind == "act" and moves is not None:
             moves += 1
     kind = action.get("type") if isinstance(action, Mapping) else None
-    return {"action": kind if isinstance(kind, str) else None, "moves": moves}
+    return {
+        "command": command if isinstance(command, str) else None,
+        "action": kind if isinstance(kind, str) else None,
+        "moves": moves,
+    }
 
 
 def credited_clauses(clauses: Sequence[str], owned: Collection[str] | None) -> tuple[str, ...]:
@@ -742,15 +748,19 @@ def replay(
         step_now = ctx.step if index else None
         credited = credit(_step_credit(transcript, step_now, owned))
         # What differed says which rule broke: its clauses first (conformance.harness.credit).
+        context = _step_context(transcript, index)
         paths = rule_paths(
             details.get("differences", ()),
             details.get("expected"),
             details.get("actual"),
             step_now.kind if step_now is not None else None,
-            **_step_context(transcript, index),
+            **context,
         )
+        hint = step_family(context.get("command"), context.get("action"))
         # The profile's clause on what differed is credited even where the step lists others.
-        credited, focus = focused(credited, paths, clause_parameters(resolved), owned or ())
+        credited, focus = focused(
+            credited, paths, clause_parameters(resolved), owned or (), hint=hint
+        )
     outcome = replace(
         base,
         status=status,
