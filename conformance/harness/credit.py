@@ -235,6 +235,12 @@ def rule_paths(
             found += ("throws", "pick", "call")
         elif name in STATE_RULES:
             found += STATE_RULES[name]
+    # A deal's hands explain the rest of it: hands of another size, the turned-up card and
+    # the deck's size follow; hands of other cards, the turned-up card may follow.
+    dealt = [d for d in differences if _LAYOUT.match(d) or re.match(r"^events\[\d+\]\.hands", d)]
+    if dealt:
+        lead = "hand_size" if "hand_size" in found else "deal.order"
+        found = [lead, *(p for p in found if p != lead)]
     if not found and command in _COMMAND_RULES:
         found += _COMMAND_RULES[command]  # nothing differed to say more (a crash): the request
     return tuple(dict.fromkeys(found))
