@@ -186,6 +186,7 @@ def rule_paths(
     of the hand before it (None: no deal before it): the same difference means another
     rule on a hand's first moves (who starts, the turned-up card) than later on."""
     found: list[str] = []
+    sizes = False  # a deal's hands are of other sizes
     if action in _ACTION_RULES:
         found += _ACTION_RULES[action]
     # The code the engine answered says which rule it applied, wrongly: it comes first.
@@ -210,6 +211,7 @@ def rule_paths(
                     found += _OUTCOME_SCORING.get(str(events[index].get("outcome")), ())
                 if kind == "dealt" and _hand_sizes_differ(events[index], actual, index):
                     found.append("hand_size")
+                    sizes = True
                 found += _event_rules(kind, field)
             continue
         counted = _EVENT_COUNT.match(difference)
@@ -225,6 +227,7 @@ def rule_paths(
         if layout:
             if layout.group(1) == "hands" and _sizes_differ(difference):
                 found.append("hand_size")
+                sizes = True
             found += EVENT_RULES[f"dealt.{layout.group(1)}"]
             continue
         if difference.startswith("round_started.starter"):
@@ -234,12 +237,14 @@ def rule_paths(
         if step_kind == "legal":
             found += ("throws", "pick", "call")
         elif name in STATE_RULES:
+            if name == "to_act" and moves:
+                found += ("direction", "game_end")  # mid-hand: the seat after, seats out skipped
             found += STATE_RULES[name]
     # A deal's hands explain the rest of it: hands of another size, the turned-up card and
     # the deck's size follow; hands of other cards, the turned-up card may follow.
     dealt = [d for d in differences if _LAYOUT.match(d) or re.match(r"^events\[\d+\]\.hands", d)]
     if dealt:
-        lead = "hand_size" if "hand_size" in found else "deal.order"
+        lead = "hand_size" if sizes else "deal.order"
         found = [lead, *(p for p in found if p != lead)]
     if not found and command in _COMMAND_RULES:
         found += _COMMAND_RULES[command]  # nothing differed to say more (a crash): the request
