@@ -11,6 +11,7 @@ of the transcript stands.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -169,6 +170,42 @@ def _sizes_differ(difference: str) -> bool:
     return want.count('"') != got.count('"')
 
 
+_LEGAL_THROW = re.compile(r"^throws\[\d+\]: expected (.*), got (.*)$")
+
+
+def _legal_throw_rules(*shown: str) -> tuple[str, ...]:
+    """The throw rules behind a listed throw that differs: that of the first of the two
+    throws (the one expected, else the one the engine listed) that is not a single."""
+    found: list[str] = []
+    for text in shown:
+        try:
+            cards = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(cards, list) and all(isinstance(c, str) for c in cards):
+            found += throw_rules(cards)
+    multi = [p for p in found if p not in ("throws.single", "throws")]
+    return tuple(dict.fromkeys(multi or found))
+
+
+def throw_rules(cards: Sequence[str]) -> tuple[str, ...]:
+    """The throw parameters behind a throw of ``cards`` (names, ``X`` a joker) accepted or
+    refused wrongly: a pair is the set rule, three of a suit the run rule, an ace in a run
+    also its ace rule, a joker the joker rules."""
+    if len(cards) < 2:
+        return ("throws.single", "throws")
+    naturals = [c for c in cards if c != "X"]
+    ranks, suits = {c[:1] for c in naturals}, {c[1:] for c in naturals}
+    jokers = ("deck.jokers_wild", "throws.set.jokers_alone") if len(naturals) < len(cards) else ()
+    if len(ranks) <= 1:
+        return ("throws.set", *jokers, "throws")
+    if len(suits) == 1:
+        ace = ("throws.run.ace", "throws.run.wrap") if "A" in ranks else ()
+        naturals_rule = ("throws.run.min_naturals",) if jokers else ()
+        return (*ace, "throws.run", *jokers, *naturals_rule, "throws")
+    return ("throws",)
+
+
 def rule_paths(
     differences: Sequence[str],
     expected: Any,
@@ -178,11 +215,12 @@ def rule_paths(
     action: str | None = None,
     moves: int | None = None,
     command: str | None = None,
+    thrown: Sequence[str] | None = None,
 ) -> tuple[str, ...]:
     """The rule parameters a failure's differences point at, likeliest first.
 
     ``command`` is the failing step's request command, ``action`` its action type
-    (``timeout``...), ``moves`` the actions
+    (``timeout``...), ``thrown`` the cards a throw step throws, ``moves`` the actions
     of the hand before it (None: no deal before it): the same difference means another
     rule on a hand's first moves (who starts, the turned-up card) than later on."""
     found: list[str] = []
@@ -190,7 +228,10 @@ def rule_paths(
     if action in _ACTION_RULES:
         found += _ACTION_RULES[action]
     # The code the engine answered says which rule it applied, wrongly: it comes first.
-    for code in (_error_code(actual), _error_code(expected)):
+    codes = (_error_code(actual), _error_code(expected))
+    if thrown is not None and "illegal_throw" in codes:
+        found += throw_rules(thrown)  # which kind of throw was judged wrongly
+    for code in codes:
         if code == "not_your_turn" and moves:
             found += ("direction", "game_end")  # mid-hand: the seat after, skipping seats out
         if code is not None:
@@ -235,6 +276,9 @@ def rule_paths(
             continue
         name = re.split(r"[.\[:\s]", difference, maxsplit=1)[0]
         if step_kind == "legal":
+            listed = _LEGAL_THROW.match(difference)
+            if listed:
+                found += _legal_throw_rules(listed.group(1), listed.group(2))
             found += ("throws", "pick", "call")
         elif name in STATE_RULES:
             if name == "to_act" and moves:

@@ -642,10 +642,12 @@ def _step_context(transcript: Transcript, index: int) -> dict[str, Any]:
         elif before.kind == "act" and moves is not None:
             moves += 1
     kind = action.get("type") if isinstance(action, Mapping) else None
+    cards = action.get("cards") if isinstance(action, Mapping) else None
     return {
         "command": command if isinstance(command, str) else None,
         "action": kind if isinstance(kind, str) else None,
         "moves": moves,
+        "thrown": [str(c) for c in cards] if isinstance(cards, list) else None,
     }
 
 
