@@ -56,7 +56,7 @@ STATE_RULES: Final[Mapping[str, tuple[str, ...]]] = {
     "to_act": ("next_starter", "direction"),
     "hands": ("deal", "pick"),
     "hand_values": ("card_values", "jokers"),
-    "offer": ("throws", "pick"),
+    "offer": ("throws.order_matters", "throws.laid", "throws", "pick"),
     "offer_kind": ("throws",),
     "pickable": ("pick",),
     "thrown": ("throws",),
@@ -197,12 +197,16 @@ def throw_rules(cards: Sequence[str]) -> tuple[str, ...]:
     naturals = [c for c in cards if c != "X"]
     ranks, suits = {c[:1] for c in naturals}, {c[1:] for c in naturals}
     jokers = ("deck.jokers_wild", "throws.set.jokers_alone") if len(naturals) < len(cards) else ()
+    # A joker's throw judged wrongly is likeliest the joker rule; a short run, the run's
+    # length; a longer one with an ace, the ace's place in runs.
     if len(ranks) <= 1:
-        return ("throws.set", *jokers, "throws")
+        return (*jokers, "throws.set", "throws")
     if len(suits) == 1:
         ace = ("throws.run.ace", "throws.run.wrap") if "A" in ranks else ()
         naturals_rule = ("throws.run.min_naturals",) if jokers else ()
-        return (*ace, "throws.run", *jokers, *naturals_rule, "throws")
+        if len(cards) < 3:
+            return (*jokers, "throws.run.min", *ace, "throws.run", *naturals_rule, "throws")
+        return (*jokers, *naturals_rule, *ace, "throws.run", "throws")
     return ("throws",)
 
 
@@ -216,11 +220,13 @@ def rule_paths(
     moves: int | None = None,
     command: str | None = None,
     thrown: Sequence[str] | None = None,
+    reshuffled: bool = False,
 ) -> tuple[str, ...]:
     """The rule parameters a failure's differences point at, likeliest first.
 
     ``command`` is the failing step's request command, ``action`` its action type
-    (``timeout``...), ``thrown`` the cards a throw step throws, ``moves`` the actions
+    (``timeout``...), ``thrown`` the cards a throw step throws, ``reshuffled`` whether a
+    new deck was made since the deal, ``moves`` the actions
     of the hand before it (None: no deal before it): the same difference means another
     rule on a hand's first moves (who starts, the turned-up card) than later on."""
     found: list[str] = []
@@ -229,6 +235,8 @@ def rule_paths(
         found += _ACTION_RULES[action]
     # The code the engine answered says which rule it applied, wrongly: it comes first.
     codes = (_error_code(actual), _error_code(expected))
+    if codes[1] == "wrong_phase" and action is not None:
+        found.append("call.timing")  # the turn's phases: call, then throw, then pick
     if thrown is not None and "illegal_throw" in codes:
         found += throw_rules(thrown)  # which kind of throw was judged wrongly
     for code in codes:
@@ -246,6 +254,9 @@ def rule_paths(
                 kinds = re.findall(r'"(\w+)"', difference)
                 found += [p for k in kinds for p in _event_rules(k, None)]
             elif isinstance(kind, str):
+                if kind == "picked" and field == "card":
+                    # the deck's order: the reshuffle's since one was made, else the deal's
+                    found += ("reshuffle.new_deck",) if reshuffled else ("deal.order",)
                 if kind == "out_of_play" and moves is not None and moves < 2:
                     found.append("deal.first_offer")  # the hand's first pick: the turned-up card
                 if kind == "round_ended" and field in ("deltas", "scores"):

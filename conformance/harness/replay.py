@@ -636,17 +636,20 @@ def _step_context(transcript: Transcript, index: int) -> dict[str, Any]:
     command = request.get("cmd") if isinstance(request, Mapping) else None
     action = request.get("action") if command == "act" else None
     moves: int | None = None
+    reshuffled = False
     for before in transcript.steps[: index - 1]:
         if before.kind == "deal":
-            moves = 0
+            moves, reshuffled = 0, False
         elif before.kind == "act" and moves is not None:
             moves += 1
+        reshuffled = reshuffled or before.kind == "reshuffle"
     kind = action.get("type") if isinstance(action, Mapping) else None
     cards = action.get("cards") if isinstance(action, Mapping) else None
     return {
         "command": command if isinstance(command, str) else None,
         "action": kind if isinstance(kind, str) else None,
         "moves": moves,
+        "reshuffled": reshuffled,
         "thrown": [str(c) for c in cards] if isinstance(cards, list) else None,
     }
 
