@@ -77,8 +77,13 @@ def bugs() -> Iterator[Bug]:
             name, mutant.parameter, None, lambda n=name: applied(n), _citing(mutant.parameter)
         )
     for name, bug in PLANTED.items():
-        clauses = frozenset(bug.clauses)
-        yield Bug(name, bug.clauses[0], bug.profile, lambda n=name: planted(n), lambda _: clauses)
+        yield Bug(
+            name,
+            bug.clauses[0],
+            bug.profile,
+            lambda n=name: planted(n),
+            lambda _, c=frozenset(bug.clauses): c,
+        )
 
 
 def _outcome(case: Case) -> Outcome | None:
@@ -86,9 +91,7 @@ def _outcome(case: Case) -> Outcome | None:
     client = ReferenceClient()
     try:
         info = client.handshake()
-        return replay(
-            client, info, case.transcript, case.profile, case.resolved, owned=case.owned
-        )
+        return replay(client, info, case.transcript, case.profile, case.resolved, owned=case.owned)
     except Exception:  # a bug that breaks the session: not a failure to rank
         return None
 

@@ -231,7 +231,7 @@ def rule_paths(
     rule on a hand's first moves (who starts, the turned-up card) than later on."""
     found: list[str] = []
     sizes = False  # a deal's hands are of other sizes
-    if action in _ACTION_RULES:
+    if action is not None and action in _ACTION_RULES:
         found += _ACTION_RULES[action]
     # The code the engine answered says which rule it applied, wrongly: it comes first.
     codes = (_error_code(actual), _error_code(expected))
@@ -301,7 +301,7 @@ def rule_paths(
     if dealt:
         lead = "hand_size" if sizes else "deal.order"
         found = [lead, *(p for p in found if p != lead)]
-    if not found and command in _COMMAND_RULES:
+    if not found and command is not None and command in _COMMAND_RULES:
         found += _COMMAND_RULES[command]  # nothing differed to say more (a crash): the request
     return tuple(dict.fromkeys(found))
 

@@ -570,8 +570,7 @@ def _layout_differences(step: Step, expected: Any, events: Sequence[Any]) -> lis
     if step.kind != "deal" or "hands" not in request:
         return []
     if any(
-        isinstance(e, Mapping) and e.get("type") == "dealt" and "hands" in e
-        for e in expected or ()
+        isinstance(e, Mapping) and e.get("type") == "dealt" and "hands" in e for e in expected or ()
     ):
         return []
     dealt = next((e for e in events if isinstance(e, dict) and e.get("type") == "dealt"), None)

@@ -20,7 +20,7 @@ from reference_engine import calling, game, game_end, picking, scoring
 from reference_engine.cards import Card
 from reference_engine.errors import JhyapError
 from reference_engine.game import Game
-from reference_engine.rules import RunAce, Rules
+from reference_engine.rules import Rules, RunAce
 
 from .rules import Patch, _function, _rules
 
@@ -328,4 +328,3 @@ def planted(name: str) -> Iterator[None]:
 
 def broken_clauses(name: str) -> tuple[str, ...]:
     return PLANTED[name].clauses
-
