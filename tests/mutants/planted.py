@@ -101,10 +101,10 @@ def _winner_last_among_lowest(original: Any) -> Any:
 
 
 def _new_deck_cut_by_one(original: Any) -> Any:
-    """The reshuffle's first card goes to the bottom of the new deck."""
+    """The reshuffle's last card goes on top of the new deck (an off-by-one in the cut)."""
 
     def reshuffle(self: Game, order: Sequence[Card]) -> Any:
-        return original(self, [*order[1:], *order[:1]] if order else order)
+        return original(self, [*order[-1:], *order[:-1]] if order else order)
 
     return reshuffle
 
@@ -235,7 +235,7 @@ PLANTED: dict[str, Planted] = {
     "new_deck_cut_by_one": Planted(
         "bga-yaniv",
         ("bga-yaniv.reshuffle.new-deck",),
-        "the new deck's first card is put at its bottom",
+        "the new deck is cut by one: the order's last card on top",
         _function(Game, "reshuffle", _new_deck_cut_by_one),
     ),
     "call_limit_7_read_as_6": Planted(
