@@ -93,6 +93,9 @@ ERROR_RULES: Final[Mapping[str, tuple[str, ...]]] = {
     "not_your_turn": ("next_starter", "direction", "deal.dealer"),
 }
 
+# The score cuts: what makes a total other than the sum of the rounds' points.
+_CUTS: Final = ("scoring.cuts", "scoring.drop_at_multiples_of", "scoring.halve_at_multiples_of")
+
 # The rules a request stands for when nothing that differed names one (a crash, a hang).
 _COMMAND_RULES: Final[Mapping[str, tuple[str, ...]]] = {
     "deal": ("deal", "deck"),
@@ -133,6 +136,7 @@ _OUTCOME_SCORING: Final[Mapping[str, tuple[str, ...]]] = {
 _EVENT_PATH = re.compile(r"^events\[(\d+)\](?:\.(\w+))?")
 # A deal sent with its layout whose ``dealt`` event reports another (replay.py).
 _LAYOUT = re.compile(r"^dealt\.(hands|turned_up)\b")
+_DEALT_HANDS = re.compile(r"^(dealt|events\[\d+\])\.hands\b")
 _EVENT_COUNT = re.compile(r"^events: expected \d+ events \[(.*?)\], got \d+ \[(.*?)\]")
 
 
@@ -221,12 +225,14 @@ def rule_paths(
     command: str | None = None,
     thrown: Sequence[str] | None = None,
     reshuffled: bool = False,
+    seats_out: bool = False,
 ) -> tuple[str, ...]:
     """The rule parameters a failure's differences point at, likeliest first.
 
     ``command`` is the failing step's request command, ``action`` its action type
     (``timeout``...), ``thrown`` the cards a throw step throws, ``reshuffled`` whether a
-    new deck was made since the deal, ``moves`` the actions
+    new deck was made since the deal, ``seats_out`` whether a seat is out of the game (the
+    seats play skips), ``moves`` the actions
     of the hand before it (None: no deal before it): the same difference means another
     rule on a hand's first moves (who starts, the turned-up card) than later on."""
     found: list[str] = []
@@ -245,6 +251,7 @@ def rule_paths(
         if code is not None:
             found += ERROR_RULES.get(code, ())
     events = expected if isinstance(expected, list) else []
+    deltas_differ = any(".deltas" in d for d in differences)
     for difference in differences:
         match = _EVENT_PATH.match(difference)
         if match:
@@ -259,6 +266,8 @@ def rule_paths(
                     found += ("reshuffle.new_deck",) if reshuffled else ("deal.order",)
                 if kind == "out_of_play" and moves is not None and moves < 2:
                     found.append("deal.first_offer")  # the hand's first pick: the turned-up card
+                if kind == "round_ended" and field == "scores" and not deltas_differ:
+                    found += _CUTS  # the round scored right, the totals not: a cut
                 if kind == "round_ended" and field in ("deltas", "scores"):
                     found += _OUTCOME_SCORING.get(str(events[index].get("outcome")), ())
                 if kind == "dealt" and _hand_sizes_differ(events[index], actual, index):
@@ -292,13 +301,19 @@ def rule_paths(
                 found += _legal_throw_rules(listed.group(1), listed.group(2))
             found += ("throws", "pick", "call")
         elif name in STATE_RULES:
+            if name == "scores":
+                found += _CUTS
             if name == "to_act" and moves:
                 found += ("direction", "game_end")  # mid-hand: the seat after, seats out skipped
             found += STATE_RULES[name]
     # A deal's hands explain the rest of it: hands of another size, the turned-up card and
     # the deck's size follow; hands of other cards, the turned-up card may follow.
-    dealt = [d for d in differences if _LAYOUT.match(d) or re.match(r"^events\[\d+\]\.hands", d)]
-    if dealt:
+    if moves is not None and moves < 2 and any("out_of_play" in d for d in differences):
+        # The hand's first pick leaves the turned-up card out of play, or takes it.
+        found = ["deal.first_offer", *(p for p in found if p != "deal.first_offer")]
+    if seats_out and "game_end" in found:
+        found = ["game_end", *(p for p in found if p != "game_end")]
+    if any(_DEALT_HANDS.match(d) for d in differences):
         lead = "hand_size" if sizes else "deal.order"
         found = [lead, *(p for p in found if p != lead)]
     if not found and command is not None and command in _COMMAND_RULES:
@@ -395,9 +410,9 @@ def focused(
     # The clause of the expectation that differed may not be the step's: a deal step
     # lists the deal clauses, not always the one on its order. The profile's clauses
     # citing a likelier path than any of the step's are credited too, at most three.
-    best = min((rank(c)[:3] for c in pool if rank(c)[0] == 0), default=(1, 0, 0))
+    best = min((rank(c) for c in pool if rank(c)[0] == 0), default=(1, 0, 0, 0))
     extra = sorted(
-        (c for c in owned if c not in pool and rank(c)[0] == 0 and rank(c)[:3] < best), key=rank
+        (c for c in owned if c not in pool and rank(c)[0] == 0 and rank(c) < best), key=rank
     )
     pool += extra[:3]
     order = {c: i for i, c in enumerate(pool)}

@@ -625,6 +625,14 @@ def _step_credit(
     return transcript.clauses
 
 
+def _puts_a_seat_out(step: Step) -> bool:
+    """Whether ``step`` expects a seat out of the game: a round ending with one eliminated."""
+    return any(
+        isinstance(e, Mapping) and e.get("type") == "round_ended" and bool(e.get("eliminated"))
+        for e in step.expect.events or ()
+    )
+
+
 def _step_context(transcript: Transcript, index: int) -> dict[str, Any]:
     """What :func:`.credit.rule_paths` weighs besides the differences, for step ``index``
     (1-based): its action type, and the actions of the hand before it (None: no deal)."""
@@ -635,13 +643,14 @@ def _step_context(transcript: Transcript, index: int) -> dict[str, Any]:
     command = request.get("cmd") if isinstance(request, Mapping) else None
     action = request.get("action") if command == "act" else None
     moves: int | None = None
-    reshuffled = False
+    reshuffled = seats_out = False
     for before in transcript.steps[: index - 1]:
         if before.kind == "deal":
             moves, reshuffled = 0, False
         elif before.kind == "act" and moves is not None:
             moves += 1
         reshuffled = reshuffled or before.kind == "reshuffle"
+        seats_out = seats_out or _puts_a_seat_out(before)
     kind = action.get("type") if isinstance(action, Mapping) else None
     cards = action.get("cards") if isinstance(action, Mapping) else None
     return {
@@ -649,6 +658,7 @@ def _step_context(transcript: Transcript, index: int) -> dict[str, Any]:
         "action": kind if isinstance(kind, str) else None,
         "moves": moves,
         "reshuffled": reshuffled,
+        "seats_out": seats_out,
         "thrown": [str(c) for c in cards] if isinstance(cards, list) else None,
     }
 
