@@ -84,7 +84,7 @@ ERROR_RULES: Final[Mapping[str, tuple[str, ...]]] = {
     "game_not_endable": ("game_end",),
     "option_locked": ("options",),
     "invalid_option_value": ("options",),
-    "invalid_deck": ("deck",),
+    "invalid_deck": ("deck.cards", "deck.jokers", "deck.packs_by_seats", "deck"),
     "invalid_reshuffle": ("reshuffle",),
     # A move the transcript expects accepted, refused for cards or a turn it does not see:
     # the hands, the offer or the turn order are not what the rules made them.
@@ -92,6 +92,9 @@ ERROR_RULES: Final[Mapping[str, tuple[str, ...]]] = {
     "card_not_on_offer": ("deal.first_offer", "throws", "pick"),
     "not_your_turn": ("next_starter", "direction", "deal.dealer"),
 }
+
+# Who acts next mid-hand: the direction of play, or, once a seat is out, the skipping of it.
+_NEXT_SEAT: Final = {False: ("direction", "game_end"), True: ("game_end", "direction")}
 
 # The score cuts: what makes a total other than the sum of the rounds' points.
 _CUTS: Final = ("scoring.cuts", "scoring.drop_at_multiples_of", "scoring.halve_at_multiples_of")
@@ -247,7 +250,7 @@ def rule_paths(
         found += throw_rules(thrown)  # which kind of throw was judged wrongly
     for code in codes:
         if code == "not_your_turn" and moves:
-            found += ("direction", "game_end")  # mid-hand: the seat after, skipping seats out
+            found += _NEXT_SEAT[seats_out]  # mid-hand: the seat after, skipping seats out
         if code is not None:
             found += ERROR_RULES.get(code, ())
     events = expected if isinstance(expected, list) else []
@@ -304,15 +307,13 @@ def rule_paths(
             if name == "scores":
                 found += _CUTS
             if name == "to_act" and moves:
-                found += ("direction", "game_end")  # mid-hand: the seat after, seats out skipped
+                found += _NEXT_SEAT[seats_out]  # mid-hand: the seat after, seats out skipped
             found += STATE_RULES[name]
     # A deal's hands explain the rest of it: hands of another size, the turned-up card and
     # the deck's size follow; hands of other cards, the turned-up card may follow.
     if moves is not None and moves < 2 and any("out_of_play" in d for d in differences):
         # The hand's first pick leaves the turned-up card out of play, or takes it.
         found = ["deal.first_offer", *(p for p in found if p != "deal.first_offer")]
-    if seats_out and "game_end" in found:
-        found = ["game_end", *(p for p in found if p != "game_end")]
     if any(_DEALT_HANDS.match(d) for d in differences):
         lead = "hand_size" if sizes else "deal.order"
         found = [lead, *(p for p in found if p != lead)]

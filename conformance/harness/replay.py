@@ -647,8 +647,8 @@ def _step_context(transcript: Transcript, index: int) -> dict[str, Any]:
     for before in transcript.steps[: index - 1]:
         if before.kind == "deal":
             moves, reshuffled = 0, False
-        elif before.kind == "act" and moves is not None:
-            moves += 1
+        elif before.kind == "act" and moves is not None and before.expect.error is None:
+            moves += 1  # a refused action is no move
         reshuffled = reshuffled or before.kind == "reshuffle"
         seats_out = seats_out or _puts_a_seat_out(before)
     kind = action.get("type") if isinstance(action, Mapping) else None
