@@ -216,3 +216,33 @@ def test_validate_names_the_line_of_an_unknown_step_clause(tmp_path: Path) -> No
         f"{broken}:{line}: steps[2].clauses[0]: no clause 'dashain.call.first-lap'"
         " in any shipped profile or the protocol"
     ]
+
+
+def test_the_step_context_weighs_on_what_a_difference_means() -> None:
+    refused = {"error": {"code": "illegal_throw", "message": "no"}}
+    # a pair judged wrongly is the set rule; a short run the run's length; a joker's throw
+    # the joker rule
+    assert rule_paths([], "accepted", refused, thrown=["Qc", "Qd"])[0] == "throws.set"
+    assert rule_paths([], "accepted", refused, thrown=["Ah", "2h"])[:2] == (
+        "throws.run.min",
+        "throws.run.ace",
+    )
+    assert rule_paths([], "accepted", refused, thrown=["4h", "X", "6h"])[0] == "deck.jokers_wild"
+    wrong_seat = {"error": {"code": "not_your_turn", "message": "no"}}
+    # who moves first in a hand is who starts it; later, the direction of play, and once a
+    # seat is out, the skipping of it
+    assert rule_paths([], "accepted", wrong_seat, moves=0)[0] == "next_starter"
+    assert rule_paths([], "accepted", wrong_seat, moves=3)[0] == "direction"
+    assert rule_paths([], "accepted", wrong_seat, moves=3, seats_out=True)[0] == "game_end"
+    drawn = [{"type": "picked", "from": "deck", "card": "7c"}]
+    difference = ['events[0].card: expected "7c", got "Ks"']
+    assert rule_paths(difference, drawn, None, reshuffled=True)[0] == "reshuffle.new_deck"
+    assert rule_paths(difference, drawn, None)[0] == "deal.order"
+    won = [{"type": "round_ended", "outcome": "won_call"}]
+    assert rule_paths(["events[0].scores: expected [150], got [210]"], won, None)[0] == (
+        "scoring.cuts"
+    )
+    assert rule_paths(["events[0].deltas: expected [5], got [7]"], won, None)[0] == (
+        "scoring.won_call"
+    )
+    assert rule_paths([], None, None, command="deal") == ("deal", "deck")

@@ -5,8 +5,9 @@ rule broke: a wrong ``round_ended.deltas`` is scoring, a wrong ``pickable`` is t
 rule, ``call_over_limit`` where a call was expected accepted is the call limit. Each
 difference is mapped to the rule parameters behind it (:func:`rule_paths`); the clauses
 citing those parameters (their ``params``), else of their rule family, come first, the
-most specific first (:func:`focused`). Where nothing maps (a crash, a timeout), the order
-of the transcript stands.
+most specific first (:func:`focused`). The failing step's context weighs too: the cards
+it throws, how far into the hand it is, whether a new deck was made. Where nothing maps (a
+crash, a timeout), the request's rules (a deal's), else the order of the transcript stand.
 """
 
 from __future__ import annotations
@@ -232,12 +233,12 @@ def rule_paths(
 ) -> tuple[str, ...]:
     """The rule parameters a failure's differences point at, likeliest first.
 
-    ``command`` is the failing step's request command, ``action`` its action type
-    (``timeout``...), ``thrown`` the cards a throw step throws, ``reshuffled`` whether a
-    new deck was made since the deal, ``seats_out`` whether a seat is out of the game (the
-    seats play skips), ``moves`` the actions
-    of the hand before it (None: no deal before it): the same difference means another
-    rule on a hand's first moves (who starts, the turned-up card) than later on."""
+    The step's context weighs too (replay.py's ``_step_context``): ``command`` is its
+    request's command, ``action`` its action type (``timeout``...), ``thrown`` the cards
+    it throws, ``reshuffled`` whether a new deck was made since the deal, ``seats_out``
+    whether a seat is out of the game, ``moves`` the accepted actions of the hand before
+    it (None: no deal before it): the same difference means another rule on a hand's
+    first moves (who starts, the turned-up card) than later on."""
     found: list[str] = []
     sizes = False  # a deal's hands are of other sizes
     if action is not None and action in _ACTION_RULES:
@@ -304,16 +305,14 @@ def rule_paths(
                 found += _legal_throw_rules(listed.group(1), listed.group(2))
             found += ("throws", "pick", "call")
         elif name in STATE_RULES:
-            if name == "scores":
-                found += _CUTS
             if name == "to_act" and moves:
                 found += _NEXT_SEAT[seats_out]  # mid-hand: the seat after, seats out skipped
             found += STATE_RULES[name]
-    # A deal's hands explain the rest of it: hands of another size, the turned-up card and
-    # the deck's size follow; hands of other cards, the turned-up card may follow.
     if moves is not None and moves < 2 and any("out_of_play" in d for d in differences):
         # The hand's first pick leaves the turned-up card out of play, or takes it.
         found = ["deal.first_offer", *(p for p in found if p != "deal.first_offer")]
+    # A deal's hands explain the rest of it: hands of another size, the turned-up card and
+    # the deck's size follow; hands of other cards, the turned-up card may follow.
     if any(_DEALT_HANDS.match(d) for d in differences):
         lead = "hand_size" if sizes else "deal.order"
         found = [lead, *(p for p in found if p != lead)]
