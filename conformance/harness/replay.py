@@ -771,10 +771,10 @@ def replay(
             **context,
         )
         hint = step_family(context.get("command"), context.get("action"))
-        # The profile's clause on what differed is credited even where the step lists others.
-        credited, focus = focused(
-            credited, paths, clause_parameters(resolved), owned or (), hint=hint
-        )
+        # The profile's clause on what differed is credited too, unless the step names its
+        # clauses: its author said which rule it tests.
+        widen = () if step_now is not None and step_now.clauses else (owned or ())
+        credited, focus = focused(credited, paths, clause_parameters(resolved), widen, hint=hint)
     outcome = replace(
         base,
         status=status,
