@@ -382,8 +382,8 @@ def focused(
 ) -> tuple[tuple[str, ...], int]:
     """``clauses`` with those behind ``paths`` first, and how many lead. A clause citing
     one of the paths leads (the likelier path, then the fewer parameters it cites, first);
-    then one of a path's rule family. The profile's own clauses (``owned``) citing a
-    likelier path than any clause of the step does are credited too, at most three.
+    then one of a path's rule family. The profile's own clauses (``owned``) citing the
+    likeliest path more closely than any clause of the step are credited too, at most three.
     ``hint`` is the rule family of the failing step (:func:`step_family`): among clauses
     citing the same path, one of that family comes first."""
     if not paths:
@@ -409,10 +409,12 @@ def focused(
     pool = list(dict.fromkeys(clauses))
     # The clause of the expectation that differed may not be the step's: a deal step
     # lists the deal clauses, not always the one on its order. The profile's clauses
-    # citing a likelier path than any of the step's are credited too, at most three.
+    # citing the likeliest path, more closely than any of the step's, are credited too,
+    # at most three.
     best = min((rank(c) for c in pool if rank(c)[0] == 0), default=(1, 0, 0, 0))
     extra = sorted(
-        (c for c in owned if c not in pool and rank(c)[0] == 0 and rank(c) < best), key=rank
+        (c for c in owned if c not in pool and rank(c)[:2] == (0, 0) and rank(c) < best),
+        key=rank,
     )
     pool += extra[:3]
     order = {c: i for i, c in enumerate(pool)}
