@@ -98,7 +98,8 @@ WRONG_REPORT = [
     f"FAILED {WRONG} [dashain]",
     f"  {DATA_ARG}/{WRONG}.yaml:17  step 3: seat 0 picks from the deck",
     "  the events differ from the transcript",
-    "  clauses: dashain.pick.out-of-play, dashain.turn.throw-then-pick",
+    "  clauses: dashain.deal.given-order, dashain.deal.order, dashain.pick.out-of-play,"
+    " dashain.turn.throw-then-pick",
     '  request: {"seq":14,"cmd":"act","seat":0,"action":{"type":"pick","from":"deck"}}',
     "  expected:",
     '    {"type": "picked", "seat": 0, "from": "deck", "card": "3c"}',
@@ -122,7 +123,10 @@ def test_failing_transcript_report_line_by_line(capsys: pytest.CaptureFixture[st
     assert lines[:16] == WRONG_REPORT
     assert lines[16:] == [
         "top failing clauses:",
-        # a wrong pick points at the pick clause; the turn clause only came along
+        # a wrong card drawn points at the deck's order (the deal's), then the pick clause;
+        # the turn clause only came along
+        "  dashain.deal.given-order  1",
+        "  dashain.deal.order        1",
         "  dashain.pick.out-of-play  1",
         "",
         "engine: jhyap-reference 0.1.0 (protocol 1.1)",
@@ -146,11 +150,15 @@ def test_verbose_adds_the_tables_and_quiet_keeps_one_line_per_failure(
         "dashain       1       1      0",
         "",
         "clause family  passed  failed  other",
+        "dashain.deal        0       1      0",
         "dashain.pick        1       1      0",
         "dashain.turn        0       1      0",
         "",
         "top failing clauses:",
-        # a wrong pick points at the pick clause; the turn clause only came along
+        # a wrong card drawn points at the deck's order (the deal's), then the pick clause;
+        # the turn clause only came along
+        "  dashain.deal.given-order  1",
+        "  dashain.deal.order        1",
         "  dashain.pick.out-of-play  1",
         "",
         "engine: jhyap-reference 0.1.0 (protocol 1.1)",
@@ -857,7 +865,12 @@ def test_json_and_junit_reports(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     assert failed == {
         "id": WRONG,
         "profile": "dashain",
-        "clauses": ["dashain.pick.out-of-play", "dashain.turn.throw-then-pick"],
+        "clauses": [
+            "dashain.deal.given-order",
+            "dashain.deal.order",
+            "dashain.pick.out-of-play",
+            "dashain.turn.throw-then-pick",
+        ],
         "outcome": "failed",
         "file": f"{DATA_ARG}/{WRONG}.yaml",
         "line": 17,

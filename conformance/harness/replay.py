@@ -20,7 +20,7 @@ import referencing.jsonschema
 
 from ..spec import data
 from ..spec.protocol import is_protocol_clause
-from ..spec.transcript import Step, Transcript, raw_line
+from ..spec.transcript import Step, Transcript, canonical, raw_line
 from . import state_fields as reported
 from .client import (
     EngineCrashed,
@@ -37,7 +37,7 @@ from .compare import (
     show,
     strip_vendor,
 )
-from .credit import clause_parameters, focused, rule_paths
+from .credit import clause_parameters, focused, rule_paths, step_family
 
 PASSED: Final = "passed"
 FAILED: Final = "failed"
@@ -56,6 +56,7 @@ STATUSES: Final = (*_RAN, NOT_APPLICABLE, NOT_CHECKED)
 OK_STATUSES: Final = frozenset({PASSED, SKIPPED, XFAIL, NOT_APPLICABLE, NOT_CHECKED})
 NOT_PASSED: Final = frozenset({FAILED, ERRORED, CRASHED, TIMED_OUT})
 
+REFUSAL_CLAUSE: Final = "protocol.messages.refusal-changes-nothing"
 # The protocol clauses a failure is credited to when the answer itself is malformed,
 # whatever the step was checking.
 SCHEMA_CLAUSE: Final = "protocol.messages.schema"
@@ -509,6 +510,8 @@ def _run_action(
                 f"the refused request ({code}) changed the state",
                 differences=tuple(changed),
                 state_diff=True,
+                # Whatever the step was about, the rule broken is that refusals change nothing.
+                credit=(REFUSAL_CLAUSE,),
                 expected={"error": expect.error},
                 actual={"error": response["error"]},
             )
@@ -538,10 +541,16 @@ def _run_action(
                     f"round_started.starter: expected {step.starter}, got "
                     f"{show(started[0].get('starter'))}"
                 )
+        differences.extend(_layout_differences(step, expect.events, events))
     if differences:
         expected: Any = list(expect.events) if expect.events is not None else None
         if step.starter is not None and expected is None:
             expected = [{"type": "round_started", "starter": step.starter}]
+        if expected is None and any(d.startswith("dealt.") for d in differences):
+            request = step.request or {}
+            expected = [
+                {"type": "dealt", "hands": request["hands"], "turned_up": request["turned_up"]}
+            ]
         raise _StepFailure(
             FAILED,
             "the events differ from the transcript",
@@ -549,6 +558,36 @@ def _run_action(
             actual=events,
             differences=tuple(differences),
         )
+
+
+def _layout_differences(step: Step, expected: Any, events: Sequence[Any]) -> list[str]:
+    """Where the ``dealt`` event of a deal sent with its layout reports another layout.
+
+    The layout is what the transcript states the deal gives (its hands, its turned-up
+    card): a hand dealt otherwise fails the deal step itself, where the deal is credited,
+    not the later move that misses a card. Expected events naming the hands check them."""
+    request = step.request or {}
+    if step.kind != "deal" or "hands" not in request:
+        return []
+    if any(
+        isinstance(e, Mapping) and e.get("type") == "dealt" and "hands" in e for e in expected or ()
+    ):
+        return []
+    dealt = next((e for e in events if isinstance(e, dict) and e.get("type") == "dealt"), None)
+    if dealt is None:
+        return []
+    found = []
+    hands = dealt.get("hands")
+    for seat, want in enumerate(request["hands"]):
+        got = hands[seat] if isinstance(hands, list) and seat < len(hands) else None
+        if not isinstance(got, list) or canonical(got) != canonical(want):
+            found.append(f"dealt.hands[{seat}]: expected {show(want)}, got {show(got)}")
+    if dealt.get("turned_up") != request.get("turned_up"):
+        found.append(
+            f"dealt.turned_up: expected {show(request.get('turned_up'))}, "
+            f"got {show(dealt.get('turned_up'))}"
+        )
+    return found
 
 
 def _run_raw(ctx: _Context, step: Step) -> None:
@@ -584,6 +623,44 @@ def _step_credit(
             if found:
                 return found
     return transcript.clauses
+
+
+def _puts_a_seat_out(step: Step) -> bool:
+    """Whether ``step`` expects a seat out of the game: a round ending with one eliminated."""
+    return any(
+        isinstance(e, Mapping) and e.get("type") == "round_ended" and bool(e.get("eliminated"))
+        for e in step.expect.events or ()
+    )
+
+
+def _step_context(transcript: Transcript, index: int) -> dict[str, Any]:
+    """What :func:`.credit.rule_paths` weighs besides the differences, for step ``index``
+    (1-based): its action type, and the actions of the hand before it (None: no deal)."""
+    if not index:
+        return {}
+    step = transcript.steps[index - 1]
+    request = step.request or (step.raw or {}).get("json") or {}
+    command = request.get("cmd") if isinstance(request, Mapping) else None
+    action = request.get("action") if command == "act" else None
+    moves: int | None = None
+    reshuffled = seats_out = False
+    for before in transcript.steps[: index - 1]:
+        if before.kind == "deal":
+            moves, reshuffled = 0, False
+        elif before.kind == "act" and moves is not None and before.expect.error is None:
+            moves += 1  # a refused action is no move
+        reshuffled = reshuffled or before.kind == "reshuffle"
+        seats_out = seats_out or _puts_a_seat_out(before)
+    kind = action.get("type") if isinstance(action, Mapping) else None
+    cards = action.get("cards") if isinstance(action, Mapping) else None
+    return {
+        "command": command if isinstance(command, str) else None,
+        "action": kind if isinstance(kind, str) else None,
+        "moves": moves,
+        "reshuffled": reshuffled,
+        "seats_out": seats_out,
+        "thrown": [str(c) for c in cards] if isinstance(cards, list) else None,
+    }
 
 
 def credited_clauses(clauses: Sequence[str], owned: Collection[str] | None) -> tuple[str, ...]:
@@ -685,15 +762,19 @@ def replay(
         step_now = ctx.step if index else None
         credited = credit(_step_credit(transcript, step_now, owned))
         # What differed says which rule broke: its clauses first (conformance.harness.credit).
+        context = _step_context(transcript, index)
         paths = rule_paths(
             details.get("differences", ()),
             details.get("expected"),
             details.get("actual"),
             step_now.kind if step_now is not None else None,
+            **context,
         )
-        # A step naming its clauses said which rule it tests: nothing is added to them.
+        hint = step_family(context.get("command"), context.get("action"))
+        # The profile's clause on what differed is credited too, unless the step names its
+        # clauses: its author said which rule it tests.
         widen = () if step_now is not None and step_now.clauses else (owned or ())
-        credited, focus = focused(credited, paths, clause_parameters(resolved), widen)
+        credited, focus = focused(credited, paths, clause_parameters(resolved), widen, hint=hint)
     outcome = replace(
         base,
         status=status,

@@ -618,7 +618,12 @@ def _semantic_problems(
             )
     for step in transcript.steps:
         for j, clause in enumerate(step.clauses):
-            if clause not in transcript.clauses:
+            if clause not in clause_owner:
+                add(
+                    ["steps", step.index, "clauses", j],
+                    f"no clause {clause!r} in any shipped profile or the protocol",
+                )
+            elif clause not in transcript.clauses:
                 add(
                     ["steps", step.index, "clauses", j],
                     f"clause {clause!r} is not among the transcript's clauses",

@@ -1,0 +1,330 @@
+"""Bugs planted in the reference engine the way ports of one ruleset get rules wrong.
+
+Unlike the mutants of rules.py (one parameter misread under every profile), each planted
+bug is a port of one profile: its ``profile``, and ``clauses``, the ids of that profile's
+clauses stating the rule it breaks (the first is the rule's own). ``bench/credit.py``
+replays that profile's cases with the bug in (``planted``) and ranks those clauses in
+every failure.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from reference_engine import calling, game, game_end, picking, scoring
+from reference_engine.cards import Card
+from reference_engine.errors import JhyapError
+from reference_engine.game import Game
+from reference_engine.rules import Rules, RunAce
+
+from .rules import Patch, _function, _rules
+
+
+@dataclass(frozen=True)
+class Planted:
+    profile: str
+    clauses: tuple[str, ...]  # the broken rule's clauses; the first is the rule's own
+    what: str
+    patch: Patch
+
+
+def _deal_from_next_seat(original: Any) -> Any:
+    """Deals round by round starting with the seat after the starter."""
+
+    def deal(self: Game, order: Sequence[Card]) -> Any:
+        n, size = len(self.active), self.rules.hand_size
+        head = list(order[: size * n])
+        moved = list(head)
+        for i, card in enumerate(head):
+            moved[(i // n) * n + (i + 1) % n] = card
+        return original(self, moved + list(order[size * n :]))
+
+    return deal
+
+
+def _refused_throw_discards(original: Any) -> Any:
+    """A throw refused as illegal has already taken the cards out of the hand."""
+
+    def act(self: Game, seat: int, action: Any) -> Any:
+        try:
+            return original(self, seat, action)
+        except JhyapError:
+            cards = getattr(action, "cards", None)
+            if cards and self.to_act == seat:
+                hand = self.hands[seat]
+                for card in cards:
+                    if card in hand:
+                        hand.remove(card)
+            raise
+
+    return act
+
+
+def _eliminated_seats_keep_turns(original: Any) -> Any:
+    """Turn passes to the next seat number, out or not, once a seat is out."""
+
+    def next_active(self: Game, seat: int) -> int:
+        if len(self.active) == self.seats or self.phase is not game.Phase.PICK:
+            return int(original(self, seat))
+        return (seat + 1) % self.seats
+
+    return next_active
+
+
+def _turned_up_card_kept(original: Any) -> Any:
+    """The turned-up card left on the table when not taken never goes out of play."""
+
+    def pick(self: Game, seat: int, card: Card | None) -> Any:
+        first = self.turns_taken == 0
+        events = original(self, seat, card)
+        if first:
+            kept = [e for e in events if e.get("type") == "out_of_play"]
+            for event in kept:
+                for name in event["cards"]:
+                    self.out_of_play.remove(next(c for c in self.out_of_play if str(c) == name))
+            events = [e for e in events if e.get("type") != "out_of_play"]
+        return events
+
+    return pick
+
+
+def _winner_last_among_lowest(original: Any) -> Any:
+    def showdown(values: Any, order: Sequence[int], caller: int, rules: Rules) -> Any:
+        return original(values, [order[0], *reversed(order[1:])], caller, rules)
+
+    return showdown
+
+
+def _new_deck_cut_by_one(original: Any) -> Any:
+    """The reshuffle's last card goes on top of the new deck (an off-by-one in the cut)."""
+
+    def reshuffle(self: Game, order: Sequence[Card]) -> Any:
+        return original(self, [*order[-1:], *order[:-1]] if order else order)
+
+    return reshuffle
+
+
+def _call_limit_one_less(original: Any) -> Any:
+    def call_refusal(value: int, turns: int, players: int, rules: Rules, *seats: Any) -> Any:
+        return original(value, turns, players, dataclasses.replace(rules, call_limit=6), *seats)
+
+    return call_refusal
+
+
+def _lock_one_turn_longer(original: Any) -> Any:
+    def call_refusal(value: int, turns: int, players: int, rules: Rules, *seats: Any) -> Any:
+        return original(value, turns - 1 if turns else turns, players, rules, *seats)
+
+    return call_refusal
+
+
+def _won_call_nobody_pays(original: Any) -> Any:
+    def showdown(values: Any, order: Sequence[int], caller: int, rules: Rules) -> Any:
+        result = original(values, order, caller, rules)
+        if result.outcome is scoring.Outcome.WON_CALL:
+            deltas = {s: (d if s == caller else 0) for s, d in result.deltas.items()}
+            return dataclasses.replace(result, deltas=deltas)
+        return result
+
+    return showdown
+
+
+def _whole_run_pickable(original: Any) -> Any:
+    def pickable_cards(offer: Any, rules: Rules) -> Any:
+        return tuple(offer.cards)
+
+    return pickable_cards
+
+
+def _rate_halved(original: Any) -> Any:
+    def settlement(scores: Sequence[int], rate: Decimal, method: Any) -> Any:
+        return original(scores, rate / 2, method)
+
+    return settlement
+
+
+def _clockwise_read_as_seat_order(original: Any) -> Any:
+    def next_active(self: Game, seat: int) -> int:
+        for step in range(1, self.seats + 1):
+            if (seat - step) % self.seats in self.active:
+                return (seat - step) % self.seats
+        raise AssertionError
+
+    return next_active
+
+
+def _dealer_after_starter(original: Any) -> Any:
+    def dealer(self: Game) -> int | None:
+        found = original.fget(self)
+        return None if found is None else self.next_active(self.starter)
+
+    return property(dealer)
+
+
+def _cut_on_any_score_past(original: Any) -> Any:
+    def cut_score(total: int, rules: Rules) -> int:
+        for cut in rules.score_cuts:
+            if total >= cut.at:
+                return cut.to
+        return int(original(total, rules))
+
+    return cut_score
+
+
+def _timer_throws_lowest(original: Any) -> Any:
+    def timeout(self: Game, seat: int) -> Any:
+        if self.phase is not game.Phase.CALL_OR_THROW or self.rules.timer_seconds <= 0:
+            return original(self, seat)
+        value = self.rules.card_value
+        lowest = min(self.hands[seat], key=lambda c: (value(c.rank), c.rank, c.sort_key))
+        events = [{"type": "timed_out", "seat": seat}, *self._throw(seat, (lowest,), forced=True)]
+        if self.phase is game.Phase.AWAITING_RESHUFFLE:
+            self.timeout_waiting = seat
+            return events
+        return events + self._timeout_pick(seat)
+
+    return timeout
+
+
+def _penalty(value: int) -> Callable[[Rules], dict[str, Any]]:
+    return lambda r: {"beaten_penalty": value}
+
+
+PLANTED: dict[str, Planted] = {
+    "deal_starts_after_the_starter": Planted(
+        "dhumbal",
+        ("dhumbal.deal.order", "dhumbal.deal.given-order"),
+        "deals round by round from the seat after the starter",
+        _function(Game, "deal", _deal_from_next_seat),
+    ),
+    "refused_throw_loses_the_cards": Planted(
+        "dashain",
+        ("protocol.messages.refusal-changes-nothing",),
+        "an illegal throw is refused after its cards left the hand",
+        _function(Game, "act", _refused_throw_discards),
+    ),
+    "out_seats_keep_their_turn": Planted(
+        "dhumbal",
+        ("dhumbal.game-end.seats-skipped",),
+        "the turn passes to the next seat number even when that seat is out",
+        _function(Game, "next_active", _eliminated_seats_keep_turns),
+    ),
+    "turned_up_card_never_out_of_play": Planted(
+        "dhumbal",
+        ("dhumbal.pick.turned-up-leaves-play",),
+        "the turned-up card not taken stays on the table instead of going out of play",
+        _function(Game, "_pick", _turned_up_card_kept),
+    ),
+    "failed_show_penalty_20": Planted(
+        "dhumbal",
+        ("dhumbal.scoring.failed-show",),
+        "a failed show costs the hand plus 20, not 25",
+        _rules(_penalty(20)),
+    ),
+    "lowest_tie_goes_to_the_last_seat": Planted(
+        "dashain",
+        ("dashain.showdown.winner",),
+        "among equal lowest hands the last in turn order after the caller wins",
+        _function(scoring, "showdown", _winner_last_among_lowest),
+    ),
+    "new_deck_cut_by_one": Planted(
+        "bga-yaniv",
+        ("bga-yaniv.reshuffle.new-deck",),
+        "the new deck is cut by one: the order's last card on top",
+        _function(Game, "reshuffle", _new_deck_cut_by_one),
+    ),
+    "call_limit_7_read_as_6": Planted(
+        "yaniv-israel",
+        ("yaniv-israel.call.limit",),
+        "calls at 7 refused: the limit taken as 6",
+        _function(calling, "call_refusal", _call_limit_one_less),
+    ),
+    "joker_worth_one": Planted(
+        "yaniv-israel",
+        ("yaniv-israel.cards.values",),
+        "a joker counts 1 instead of 0",
+        _rules(lambda r: {"joker_value": 1}),
+    ),
+    "ace_high_in_runs": Planted(
+        "everestbuzz",
+        ("everestbuzz.throws.ace-low", "everestbuzz.options.no-high-ace"),
+        "Q K A accepted as a run",
+        _rules(lambda r: {"run_ace": RunAce.LOW_OR_HIGH}),
+    ),
+    "first_round_lock_one_turn_longer": Planted(
+        "dashain",
+        ("dashain.call.first-round",),
+        "with first_round_jhyap off, the first call after the lap is still refused",
+        _function(calling, "call_refusal", _lock_one_turn_longer),
+    ),
+    "won_call_others_pay_nothing": Planted(
+        "everestbuzz",
+        ("everestbuzz.scoring.won-call",),
+        "after a won call the caller collects but nobody's score goes down",
+        _function(scoring, "showdown", _won_call_nobody_pays),
+    ),
+    "whole_run_pickable": Planted(
+        "dashain",
+        ("dashain.pick.run-ends",),
+        "any card of a thrown run may be taken, not only its ends",
+        _function(picking, "pickable_cards", _whole_run_pickable),
+    ),
+    "dollars_per_point_halved": Planted(
+        "dashain",
+        ("dashain.money.rate", "dashain.money.settlement-method"),
+        "the settlement pays half the rate",
+        _function(game_end, "settlement", _rate_halved),
+    ),
+    "timer_throws_the_lowest_card": Planted(
+        "dashain",
+        ("dashain.timer.expiry-play",),
+        "on expiry the timer throws the hand's lowest card, not its highest",
+        _function(Game, "_timeout", _timer_throws_lowest),
+    ),
+    "right_read_as_seat_order_down": Planted(
+        "everestbuzz",
+        ("everestbuzz.turn.direction",),
+        "play passes to the lower seat number",
+        _function(Game, "next_active", _clockwise_read_as_seat_order),
+    ),
+    "dealer_is_the_seat_after_the_starter": Planted(
+        "dashain",
+        ("dashain.deal.dealer",),
+        "the dealer reported is the seat after the starter",
+        _function(Game, "dealer", _dealer_after_starter),
+    ),
+    "cut_at_any_score_past_200": Planted(
+        "yaniv-israel",
+        ("yaniv-israel.scoring.cut-200",),
+        "any total of 200 or more is cut to 150, not exactly 200",
+        _function(scoring, "cut_score", _cut_on_any_score_past),
+    ),
+}
+
+
+@contextlib.contextmanager
+def planted(name: str) -> Iterator[None]:
+    """The reference engine with planted bug ``name`` in, put back as it was afterwards."""
+    saved: list[tuple[object, str, object]] = []
+
+    def set_(owner: object, attr: str, value: object) -> None:
+        saved.append(
+            (owner, attr, owner.__dict__[attr] if isinstance(owner, type) else getattr(owner, attr))
+        )
+        setattr(owner, attr, value)
+
+    PLANTED[name].patch(set_)
+    try:
+        yield
+    finally:
+        for owner, attr, value in reversed(saved):
+            setattr(owner, attr, value)
+
+
+def broken_clauses(name: str) -> tuple[str, ...]:
+    return PLANTED[name].clauses
