@@ -18,7 +18,7 @@ from reference_engine.errors import JhyapError
 from reference_engine.profile import resolve
 
 from ..reporting.style import plural
-from ..spec import readings
+from ..spec import readings, wider
 from ..spec.transcript import (
     Transcript,
     corpus_files,
@@ -142,6 +142,13 @@ def build_cases(
         for transcript in items:
             # Named by the transcript (and its where: holds), or a trusted ruleset it is bound to.
             bound = pid in profiles_for(transcript, documents)
+            beyond = wider.beyond_the_profile(transcript, document)
+            if beyond:
+                # It expects refused a value the engine offers beyond the profile.
+                case_resolved, problem = resolved(pid, transcript.options)
+                na = Mode.NOT_APPLICABLE
+                cases.append(Case(transcript, pid, case_resolved, problem, owned[pid], na, beyond))
+                continue
             if bound and (sure or pid in transcript.profiles):
                 # Written for this very ruleset: an oracle, never demoted.
                 cases.append(Case(transcript, pid, *resolved(pid, transcript.options), owned[pid]))
