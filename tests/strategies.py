@@ -238,7 +238,9 @@ def _option(draw: st.DrawFn, r: dict[str, Json], index: int) -> dict[str, Json] 
         if (r["call"]["limit"] - low) % 1:
             return None
     elif kind == "inclusive":
-        if r["call"]["limit"] == 0:
+        # A limit of 0 (or a step at 0) refuses every call once the option turns it exclusive.
+        steps = r["call"].get("limit_by_seats") or []
+        if r["call"]["limit"] == 0 or any(step["limit"] == 0 for step in steps):
             return None
         option = {
             "type": "boolean",
