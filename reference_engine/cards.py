@@ -74,9 +74,14 @@ JOKER = Card(JOKER_RANK, Suit.JOKER)
 _BY_NAME = {str(card): card for card in (*DECK, JOKER)}
 
 
-def full_deck(packs: int = 1, jokers_per_pack: int = 0) -> tuple[Card, ...]:
-    """Every card in play: ``packs`` 52-card packs, each with ``jokers_per_pack`` jokers."""
-    return (DECK + (JOKER,) * jokers_per_pack) * packs
+def full_deck(
+    packs: int = 1, jokers_per_pack: int = 0, ranks_left_out: Iterable[int] = ()
+) -> tuple[Card, ...]:
+    """Every card in play: ``packs`` packs, each the 52 cards less the ranks left out (1 ace
+    to 13 king, all four suits), with ``jokers_per_pack`` jokers."""
+    gone = frozenset(ranks_left_out)
+    pack = tuple(c for c in DECK if c.rank not in gone) if gone else DECK
+    return (pack + (JOKER,) * jokers_per_pack) * packs
 
 
 def parse_card(text: object) -> Card:

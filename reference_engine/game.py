@@ -191,7 +191,8 @@ class Game:
     @property
     def full_deck(self) -> tuple[Card, ...]:
         """Every card this table plays with: its packs and their jokers."""
-        return full_deck(self.rules.packs_for(self.seats), self.rules.jokers_per_pack)
+        rules = self.rules
+        return full_deck(rules.packs_for(self.seats), rules.jokers_per_pack, rules.ranks_left_out)
 
     # -- between hands ------------------------------------------------------
 
@@ -208,7 +209,8 @@ class Game:
                 )
             raise JhyapError(
                 f"deal needs the table's {len(deck)} cards: {self.rules.packs_for(self.seats)}"
-                f" pack(s) of 52 with {self.rules.jokers_per_pack} joker(s) each",
+                f" pack(s) of {self.rules.pack_cards} with {self.rules.jokers_per_pack}"
+                " joker(s) each",
                 ErrorCode.INVALID_DECK,
             )
         seats = self.turn_order_from(self.starter)
@@ -554,8 +556,7 @@ class Game:
             deltas = dict(result.deltas)
         else:
             outcome, winner = "deck_ran_out", None
-            scored = self.rules.deck_runs_out is DeckRunsOut.ROUND_ENDS_HANDS_SCORE
-            deltas = {s: (values[s] if scored else 0) for s in self.active}
+            deltas = scoring.deck_ran_out(values, self.rules)
         for seat, delta in deltas.items():
             self.scores[seat] += delta
             if delta:
@@ -602,19 +603,9 @@ class Game:
         return self.next_active(self.starter)
 
     def _finish_game(self) -> list[Event]:
-        rules = self.rules
-        payments = (
-            game_end.settlement(self.scores, rules.dollars_per_point, rules.settlement)
-            if rules.dollars_per_point is not None
-            else None
+        self.result = game_end.game_result(
+            self.scores, self.active, self.out_in_round, self.last_round, self.rules
         )
-        self.result = {
-            "winners": game_end.winners(self.scores, self.active, rules),
-            "standings": game_end.standings(self.scores, self.out_in_round, rules),
-            "scores": list(self.scores),
-            "eliminated": self.eliminated,
-            "settlement": [p.to_json() for p in payments] if payments is not None else None,
-        }
         self.phase = Phase.GAME_OVER
         self.to_act = None
         return [{"type": "game_ended", **self.result}]

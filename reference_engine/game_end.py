@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from .rules import GameEndKind, Rules, ScoringKind, Settlement
 
@@ -54,6 +55,8 @@ def past_target(scores: Sequence[int], active: Sequence[int], rules: Rules) -> b
 def game_over_after_round(
     round_number: int, scores: Sequence[int], active: Sequence[int], rules: Rules
 ) -> bool:
+    if rules.game_end is GameEndKind.ONE_HAND:
+        return True
     if rules.game_end is GameEndKind.FIRST_PAST_TARGET:
         return past_target(scores, active, rules)
     if rules.game_end is GameEndKind.ELIMINATION:
@@ -89,6 +92,55 @@ def standings(scores: Sequence[int], out_in_round: Mapping[int, int], rules: Rul
     return sorted(
         range(len(scores)), key=lambda s: (-out_in_round.get(s, 1 << 30), sign * scores[s], s)
     )
+
+
+def hand_winners(last_round: Mapping[str, Any]) -> list[int]:
+    """A one-hand game's winners: the hand's winner, or, when the hand ended with no call
+    (the deck ran out), every seat with the lowest hand value."""
+    if last_round.get("winner") is not None:
+        return [int(last_round["winner"])]
+    values = {s: v for s, v in enumerate(last_round["hand_values"]) if v is not None}
+    lowest = min(values.values())
+    return [s for s, v in sorted(values.items()) if v == lowest]
+
+
+def hand_standings(last_round: Mapping[str, Any]) -> list[int]:
+    """A one-hand game's standings: its winners, then by hand value, the lower seat first
+    on equal values."""
+    first = hand_winners(last_round)
+    values = last_round["hand_values"]
+    rest = sorted(
+        (s for s in range(len(values)) if s not in first),
+        key=lambda s: (values[s] is None, values[s] or 0, s),
+    )
+    return [*first, *rest]
+
+
+def game_result(
+    scores: Sequence[int],
+    active: Sequence[int],
+    out_in_round: Mapping[int, int],
+    last_round: Mapping[str, Any] | None,
+    rules: Rules,
+) -> dict[str, Any]:
+    """The game's result (docs/protocol.md, "Game result"): winners, standings, scores, the
+    seats out in the order they went out, and the settlement where money is played."""
+    payments = (
+        settlement(scores, rules.dollars_per_point, rules.settlement)
+        if rules.dollars_per_point is not None
+        else None
+    )
+    if rules.game_end is GameEndKind.ONE_HAND and last_round is not None:
+        won, ranked = hand_winners(last_round), hand_standings(last_round)
+    else:
+        won, ranked = winners(scores, active, rules), standings(scores, out_in_round, rules)
+    return {
+        "winners": won,
+        "standings": ranked,
+        "scores": list(scores),
+        "eliminated": list(out_in_round),
+        "settlement": [p.to_json() for p in payments] if payments is not None else None,
+    }
 
 
 def settlement(

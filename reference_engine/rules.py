@@ -96,6 +96,7 @@ class FirstRoundCall(StrEnum):
 class ScoringKind(StrEnum):
     TRANSFER = "transfer"
     PENALTY = "penalty"
+    NONE = "none"  # no points kept: a one-hand game's result is its winner and hand values
 
 
 class BeatenCall(StrEnum):
@@ -131,6 +132,7 @@ class GameEndKind(StrEnum):
     FIXED_ROUNDS = "fixed_rounds"
     ELIMINATION = "elimination"
     FIRST_PAST_TARGET = "first_past_target"
+    ONE_HAND = "one_hand"
 
 
 # Choices with a single value today: the engine checks them so that a profile
@@ -173,7 +175,7 @@ _MONEY = re.compile(r"[0-9]{1,12}(\.[0-9]{1,2})?")
 # parameter were absent (docs/protocol.md, "Declining a profile").
 _KNOWN: dict[str, frozenset[str] | None] = {
     "seats": frozenset({"min", "max"}),
-    "deck": frozenset({"cards", "jokers", "jokers_wild", "packs_by_seats"}),
+    "deck": frozenset({"cards", "ranks_left_out", "jokers", "jokers_wild", "packs_by_seats"}),
     "hand_size": None,
     "card_values": frozenset({*RANK_KEYS, "X"}),
     "direction": None,
@@ -288,6 +290,26 @@ def _check_types(r: Mapping[str, Any]) -> None:
             )
 
 
+def _ranks_left_out(deck: Mapping[str, Any]) -> tuple[int, ...]:
+    """The ranks (1 ace to 13 king) gone from each pack; ProfileError unless deck.cards
+    counts the cards they leave."""
+    names = deck.get("ranks_left_out") or []
+    if not isinstance(names, list) or any(n not in RANK_KEYS for n in names):
+        raise ProfileError(
+            f"rules.deck.ranks_left_out: a list of ranks (A 2-9 T J Q K), not {names!r}"
+        )
+    ranks = tuple(sorted({RANK_KEYS.index(n) + 1 for n in names}))
+    if len(ranks) != len(names) or len(ranks) > 12:
+        raise ProfileError("rules.deck.ranks_left_out: each rank once, and one rank at least kept")
+    cards = 52 - 4 * len(ranks)
+    if deck["cards"] != cards:
+        raise ProfileError(
+            f"rules.deck.cards: {deck['cards']!r}, but a pack without"
+            f" {' '.join(names) or 'any rank left out'} holds {cards} cards"
+        )
+    return ranks
+
+
 @dataclass(frozen=True, slots=True)
 class ScoreCut:
     """A total of exactly ``at`` after a round becomes ``to``."""
@@ -374,6 +396,7 @@ class Rules:
     single: SingleThrow = SingleThrow.ANY
     laid: ThrowLaid = ThrowLaid.AS_PLACED
     limit_steps: tuple[LimitStep, ...] = ()
+    ranks_left_out: tuple[int, ...] = ()  # 1 ace to 13 king, gone from every pack
     # Derived: each rank's value, the joker's at index 0 (hands are valued on every state).
     rank_values: tuple[int, ...] = field(init=False, compare=False, repr=False)
 
@@ -399,8 +422,13 @@ class Rules:
     def max_packs(self) -> int:
         return max((step.packs for step in self.pack_steps), default=1)
 
+    @property
+    def pack_cards(self) -> int:
+        """Cards in one pack before its jokers."""
+        return 52 - 4 * len(self.ranks_left_out)
+
     def deck_size(self, seats: int) -> int:
-        return self.packs_for(seats) * (52 + self.jokers_per_pack)
+        return self.packs_for(seats) * (self.pack_cards + self.jokers_per_pack)
 
     @classmethod
     def from_profile(cls, profile: Mapping[str, Any]) -> Rules:
@@ -422,8 +450,7 @@ class Rules:
                 node = node[key]
             if node != expected:
                 raise ProfileError(f"rules.{path}: {node!r} is not supported (only {expected!r})")
-        if r["deck"]["cards"] != 52:
-            raise ProfileError("rules.deck.cards: only 52-card packs are supported")
+        left_out = _ranks_left_out(r["deck"])
         money = r.get("money")
         timer = r.get("turn_timer")
         deck = r["deck"]
@@ -495,6 +522,7 @@ class Rules:
                     key=lambda step: step.from_seats,
                 )
             ),
+            ranks_left_out=left_out,
         )
         at_turn_end = rules.reshuffle_moment is ReshuffleMoment.WHEN_DECK_EMPTIED
         if at_turn_end and rules.kept_aside is KeptAside.OFFER_AND_THROW:
@@ -529,4 +557,15 @@ class Rules:
             raise ProfileError(f"rules.game_end.out_above: {rules.game_end} needs a threshold")
         if rules.game_end is GameEndKind.HOST_ENDS and rules.dollars_per_point is None:
             raise ProfileError("rules.money: a host-ended table needs dollars per point")
+        if rules.scoring is ScoringKind.NONE and (
+            rules.game_end is not GameEndKind.ONE_HAND
+            or rules.dollars_per_point is not None
+            or rules.score_cuts
+            or rules.halve_at_multiples_of
+            or rules.drop_at_multiples_of
+        ):
+            raise ProfileError(
+                "rules.scoring.kind: none keeps no totals; it goes with game_end.kind one_hand "
+                "only, without money, cuts, halving or drops"
+            )
         return rules

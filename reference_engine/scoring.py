@@ -6,7 +6,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .rules import BeatenCall, BeatenOthers, Rules, ScoringKind, ShowdownTie, WinnerAmongLowest
+from .rules import (
+    BeatenCall,
+    BeatenOthers,
+    DeckRunsOut,
+    Rules,
+    ScoringKind,
+    ShowdownTie,
+    WinnerAmongLowest,
+)
 
 
 class Outcome(StrEnum):
@@ -38,7 +46,9 @@ def showdown(
         tied.sort()
     winner = tied[0] if beaten else caller
     deltas = dict.fromkeys(turn_order, 0)
-    if rules.scoring is ScoringKind.TRANSFER:
+    if rules.scoring is ScoringKind.NONE:
+        pass  # no points are kept: the winner and the hand values are the result
+    elif rules.scoring is ScoringKind.TRANSFER:
         if beaten:
             amount = sum(values.values())
             if rules.beaten_call is BeatenCall.HANDS_EXCEPT_WINNER:
@@ -60,6 +70,14 @@ def showdown(
         for seat in others:
             deltas[seat] = values[seat]
     return Showdown(Outcome.BEATEN_CALL if beaten else Outcome.WON_CALL, caller, winner, deltas)
+
+
+def deck_ran_out(values: Mapping[int, int], rules: Rules) -> dict[int, int]:
+    """What each seat in play scores when the deck runs out and ends the hand uncalled."""
+    scored = rules.deck_runs_out is DeckRunsOut.ROUND_ENDS_HANDS_SCORE
+    if rules.scoring is ScoringKind.NONE:
+        scored = False
+    return {seat: (value if scored else 0) for seat, value in values.items()}
 
 
 def cut_score(total: int, rules: Rules) -> int:

@@ -51,8 +51,11 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
                 n = step["packs"]
         return n
 
+    # A pack without some ranks, now and then (e.g. 48 cards without kings).
+    left_out = draw(st.sampled_from([[], [], [], ["K"], ["Q", "K"], ["7"]]))
+    cards = 52 - 4 * len(left_out)
     # Every seat count must leave a card to turn up and one to draw.
-    room = min((packs(s) * (52 + jokers) - 2) // s for s in range(seats_min, seats_max + 1))
+    room = min((packs(s) * (cards + jokers) - 2) // s for s in range(seats_min, seats_max + 1))
     hand_size = draw(st.integers(1, min(room, 8)))
     most_packs = max([1, *(s["packs"] for s in steps)])
     largest_set = most_packs * (4 + (jokers if wild in ("sets", "sets_and_runs") else 0))
@@ -148,7 +151,13 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
         }
     return {
         "seats": {"min": seats_min, "max": seats_max},
-        "deck": {"cards": 52, "jokers": jokers, "jokers_wild": wild, "packs_by_seats": steps},
+        "deck": {
+            "cards": cards,
+            "ranks_left_out": left_out,
+            "jokers": jokers,
+            "jokers_wild": wild,
+            "packs_by_seats": steps,
+        },
         "hand_size": hand_size,
         "card_values": draw(_card_values()),
         "direction": draw(st.sampled_from(["left", "right"])),
@@ -229,7 +238,9 @@ def _option(draw: st.DrawFn, r: dict[str, Json], index: int) -> dict[str, Json] 
         if (r["call"]["limit"] - low) % 1:
             return None
     elif kind == "inclusive":
-        if r["call"]["limit"] == 0:
+        # A limit of 0 (or a step at 0) refuses every call once the option turns it exclusive.
+        steps = r["call"].get("limit_by_seats") or []
+        if r["call"]["limit"] == 0 or any(step["limit"] == 0 for step in steps):
             return None
         option = {
             "type": "boolean",

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..spec.transcript import deck_names, expand_deal, table_deck
+from ..spec.transcript import Deck, deck_header, deck_names, expand_deal, table_deck
 from .driver import UNCHECKABLE_AFTER_GAME, Divergence, step_name
 from .generate import RAW_PROBES, Plan, Request
 
@@ -86,7 +86,7 @@ def involved_clauses(document: Mapping[str, Json], divergence: Divergence) -> li
 
 
 def _deal_step(
-    order: Sequence[str], answer: Mapping[str, Json] | None, deck: tuple[int, int] = (1, 0)
+    order: Sequence[str], answer: Mapping[str, Json] | None, deck: Deck = (1, 0)
 ) -> dict[str, Json]:
     """A deal as hands, turned-up card and the deck cards that matter, when that says the
     same order of the table's ``deck`` (packs, jokers per pack); else the order itself."""
@@ -143,7 +143,7 @@ def steps_of(
     requests: Sequence[Request],
     answers: Sequence[Mapping[str, Json]],
     divergence: Divergence | None = None,
-    deck: tuple[int, int] = (1, 0),
+    deck: Deck = (1, 0),
 ) -> list[dict[str, Json]]:
     """Transcript steps for the requests after ``start``, expecting the reference's answers.
 
@@ -251,7 +251,7 @@ def transcript_data(
     low, high = int(rules["seats"]["min"]), int(rules["seats"]["max"])
     deck = table_deck(rules, plan.spec.seats) if low <= plan.spec.seats <= high else (1, 0)
     if deck != (1, 0):
-        data["deck"] = {"packs": deck[0], "jokers": deck[1]}
+        data["deck"] = deck_header(deck)
     data["clauses"] = involved_clauses(document, divergence)
     data["fuzz"] = {
         "seed": seed,

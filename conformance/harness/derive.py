@@ -38,9 +38,12 @@ from ..spec import filecache, readings
 from ..spec.profiles import rule_defaults
 from ..spec.transcript import (
     UNCHECKABLE_AFTER_GAME,
+    Deck,
     Step,
     Transcript,
+    deck_header,
     deck_names,
+    deck_words,
     raw_line,
     rebuild,
     table_deck,
@@ -145,7 +148,7 @@ class NotApplicable(Exception):
     """The ruleset cannot play the transcript's setup."""
 
 
-def laid_out(spec: Mapping[str, Json], deck: tuple[int, int], hand_size: int) -> dict[str, Json]:
+def laid_out(spec: Mapping[str, Json], deck: Deck, hand_size: int) -> dict[str, Json]:
     """A hands-given deal for a deck of ``deck`` and hands of ``hand_size``: each named hand
     cut or filled up to the size (with cards nobody was named, in pack order)."""
     hands = {str(seat): list(cards) for seat, cards in spec["hands"].items()}
@@ -154,10 +157,9 @@ def laid_out(spec: Mapping[str, Json], deck: tuple[int, int], hand_size: int) ->
     left.subtract(named)
     short = [name for name, n in left.items() if n < 0]
     if short:
-        packs, jokers = deck
         raise NotApplicable(
             f"the deal names {', '.join(sorted(short))} more often than the ruleset's deck "
-            f"({packs} pack(s), {jokers} joker(s) each) holds"
+            f"({deck_words(deck)}) holds"
         )
     spare: list[str] = []  # the cards nobody was named, in pack order
     for name in dict.fromkeys(deck_names(*deck)):
@@ -195,10 +197,7 @@ def lay_out_deals(transcript: Transcript, rules: Mapping[str, Json]) -> Transcri
         changed = True
     if not changed and deck == transcript.deck:
         return transcript
-    packs, jokers = deck
-    return rebuild(
-        transcript, {**transcript.raw, "steps": steps, "deck": {"packs": packs, "jokers": jokers}}
-    )
+    return rebuild(transcript, {**transcript.raw, "steps": steps, "deck": deck_header(deck)})
 
 
 # -- deriving the expectations ---------------------------------------------------------

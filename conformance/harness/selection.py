@@ -21,7 +21,7 @@ from reference_engine.errors import JhyapError
 from reference_engine.profile import resolve
 
 from ..reporting.style import plural
-from ..spec import filecache, readings
+from ..spec import filecache, readings, wider
 from ..spec.profiles import Problem
 from ..spec.transcript import (
     Transcript,
@@ -150,6 +150,12 @@ class CaseBuilder:
         owned = self._owned[pid]
         # Named by the transcript (and its where: holds), or a trusted ruleset it is bound to.
         bound = pid in profiles_for(transcript, self.documents)
+        beyond = wider.beyond_the_profile(transcript, document)
+        if beyond:
+            # It expects refused a value the engine offers beyond the profile.
+            case_resolved, problem = self._resolve(pid, transcript.options)
+            na = Mode.NOT_APPLICABLE
+            return Case(transcript, pid, case_resolved, problem, owned, na, beyond)
         if bound and (trusted(pid, document, self._shipped) or pid in transcript.profiles):
             # Written for this very ruleset: an oracle, never demoted.
             return Case(transcript, pid, *self._resolve(pid, transcript.options), owned)

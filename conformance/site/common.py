@@ -64,6 +64,7 @@ PARAM_LABELS: dict[str, str] = {
     "seats.min": "Fewest players",
     "seats.max": "Most players",
     "deck.cards": "Cards in the pack",
+    "deck.ranks_left_out": "Ranks taken out of the pack",
     "deck.jokers": "Jokers in the pack",
     "hand_size": "Cards dealt to each player",
     "direction": "Direction of play",
@@ -154,6 +155,7 @@ VALUE_WORDS: dict[str, dict[str, str]] = {
     "scoring.kind": {
         "transfer": "points change hands (a running tally)",
         "penalty": "penalty points add up",
+        "none": "no points kept: the hand's winner and hand values are the result",
     },
     "scoring.won_call": {"each_other_hand": "each other player's own hand counts against them"},
     "scoring.beaten_call": {
@@ -166,6 +168,7 @@ VALUE_WORDS: dict[str, dict[str, str]] = {
         "fixed_rounds": "after a fixed number of rounds",
         "elimination": "when one player is left",
         "first_past_target": "when a total passes the target; the lowest total wins",
+        "one_hand": "after one hand; the hand's winner wins",
     },
     "money.settlement": {
         "largest_debtor_pays_largest_creditor": (

@@ -76,6 +76,21 @@ def rule_problems(rules: Mapping[str, Json]) -> list[tuple[DataPath, str]]:
                 "so there is nothing to settle",
             )
         )
+    if scoring["kind"] == "none":
+        # No totals are kept: only a one-hand game has a result without them.
+        if rules["game_end"]["kind"] != "one_hand":
+            found.append(
+                (
+                    _at("game_end.kind"),
+                    "scoring.kind none goes with game_end.kind one_hand only: with no totals "
+                    "kept, nothing decides a game of several hands",
+                )
+            )
+        kept = ("cuts", "drop_at_multiples_of", "halve_at_multiples_of")
+        for key in [k for k in kept if scoring.get(k)]:
+            found.append(
+                (_at(f"scoring.{key}"), f"scoring.{key} needs scoring.kind penalty, not none")
+            )
     if call["limit"] == 0 and not call["inclusive"]:
         found.append(
             (

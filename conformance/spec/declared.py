@@ -7,7 +7,9 @@ to it) and may, in this order:
 2. change, add or remove host options, keyed by name (``options:``): a mapping of
    option fields overrides those fields of the base's option, a name the base lacks
    adds a whole option, and ``null`` removes the base's option;
-3. override rule parameters (``rules:``, only those it changes).
+3. override rule parameters (``rules:``, only those it changes);
+4. say which options the engine offers more values of than the profile
+   (``wider_options:``, conformance/spec/wider.py): no variant, the profile's values stay.
 
 Rules and options are then made to agree, since an option's default is the value of
 the rule parameters it sets. A rule the file overrides wins: the option's default moves
@@ -32,9 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from reference_engine.errors import JhyapError
-from reference_engine.profile import OptionSpec, OptionType, set_path
+from reference_engine.profile import OptionSpec, OptionType, option_specs, set_path
 
-from . import data, readings, yamlsafe
+from . import data, readings, wider, yamlsafe
 from .profile_options import grid, lookup, same_value
 from .profile_schema import (
     Problem,
@@ -407,6 +409,15 @@ def resolve_declared(doc: yamlsafe.YamlDocument) -> tuple[dict[str, Json] | None
     )
     merged["summary"] = value.get("summary") or base["summary"]
     merged["derived_from"] = {"profile": base["id"], "readings": dict(chosen), "variant": variant}
+    widened = value.get(wider.KEY) or {}
+    for name, message in wider.problems(widened, option_specs(merged)):
+        report.add((wider.KEY, name), message)
+    if report.problems:
+        return None, report.problems
+    if (
+        widened
+    ):  # values the engine offers beyond the profile's: no variant (conformance/spec/wider.py)
+        merged["derived_from"][wider.KEY] = copy.deepcopy(widened)
     merged_doc = yamlsafe.YamlDocument(doc.file, merged, doc._root)
     source = _source_path(merged, moved)
     return merged, check_profile_document(merged_doc, require_coverage=False, source=source)

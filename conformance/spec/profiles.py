@@ -154,6 +154,13 @@ def _rule_problems(rules: Mapping[str, Json]) -> list[tuple[DataPath, str]]:
             f"(seats are numbered from 0)",
         )
     deck = rules["deck"]
+    left_out = deck.get("ranks_left_out") or []
+    if deck["cards"] != 52 - 4 * len(left_out):
+        add(
+            "deck.cards",
+            f"{deck['cards']} cards, but a pack of 52 without "
+            f"{' '.join(left_out) or 'any rank left out'} holds {52 - 4 * len(left_out)}",
+        )
     steps = deck.get("packs_by_seats") or []
     if [st["from_seats"] for st in steps] != sorted({st["from_seats"] for st in steps}):
         add("deck.packs_by_seats", "steps must go up by from_seats, each seat count once")
@@ -207,13 +214,15 @@ def _rule_problems(rules: Mapping[str, Json]) -> list[tuple[DataPath, str]]:
     if end["kind"] == "host_ends" and rules["money"] is None:
         add("money", "game_end.kind host_ends needs money (how the table settles up)")
     plus_penalty = scoring["beaten_call"] == "caller_hand_plus_penalty"
-    if plus_penalty and scoring["kind"] != "penalty":
+    # Under scoring.kind none the call parameters are not used: any of their values stands.
+    if plus_penalty and scoring["kind"] == "transfer":
         add("scoring.beaten_call", "caller_hand_plus_penalty needs scoring.kind penalty")
     if scoring["kind"] == "penalty" and not plus_penalty:
         add("scoring.beaten_call", "penalty scoring needs beaten_call caller_hand_plus_penalty")
     if scoring["beaten_penalty"] != 0 and not plus_penalty:
         add("scoring.beaten_penalty", "only caller_hand_plus_penalty uses a penalty; must be 0")
-    if scoring.get("beaten_others", "score_nothing") != "score_nothing" and not plus_penalty:
+    others = scoring.get("beaten_others", "score_nothing")
+    if others != "score_nothing" and not plus_penalty:
         add("scoring.beaten_others", "other seats score only under caller_hand_plus_penalty")
     if end.get("reaching_is_out") and not past_target:
         add("game_end.reaching_is_out", "only a game with a threshold has one to reach")

@@ -169,12 +169,15 @@ def claim(document: Mapping[str, Json]) -> dict[str, Json]:
         }
         for name, choice in declared_names.items()
     ]
-    return {
+    found = {
         "profile": document["id"],
         "base": base_id(document),
         "readings": readings,
         "variant": list(derived.get("variant") or []),
     }
+    if derived.get("wider_options"):
+        found["wider_options"] = sorted(derived["wider_options"])
+    return found
 
 
 def claim_text(document: Mapping[str, Json]) -> str:
@@ -194,7 +197,10 @@ def claim_text(document: Mapping[str, Json]) -> str:
     if c["profile"] == c["base"]:
         return f"{c['profile']}: conformance to {c['base']} with its own readings"
     text = f"{c['profile']}: conformance to {c['base']}"
-    return text + (f" with declared readings: {named}" if named else " with its own readings")
+    text += f" with declared readings: {named}" if named else " with its own readings"
+    if c.get("wider_options"):
+        text += "; offering more values than the profile of " + ", ".join(c["wider_options"])
+    return text
 
 
 def claims(

@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reference_engine.cards import DECK, JOKER_NAME, full_deck
+from reference_engine.cards import DECK, JOKER_NAME, RANKS, full_deck
 from reference_engine.errors import JhyapError
 from reference_engine.profile import resolve
 from reference_engine.rules import packs_at
@@ -25,6 +25,10 @@ if TYPE_CHECKING:  # imported when a transcript is checked, not to read a cached
     import jsonschema
 
 CARD_NAMES = [str(c) for c in DECK]
+RANK_SYMBOLS = RANKS
+# A transcript's deck: (packs, jokers per pack), with a third item, the rank symbols each
+# pack leaves out (e.g. "K"), only for a pack that leaves ranks out.
+Deck = tuple[int, int] | tuple[int, int, str]
 _CANONICAL = {name: i for i, name in enumerate([*CARD_NAMES, JOKER_NAME])}
 ACTION_KEYS = ("call", "throw", "pick", "timeout")
 
@@ -94,7 +98,8 @@ class Transcript:
     start_error: str | None = None  # the table itself must be refused with this code
     raw: Mapping[str, Any] = field(default_factory=dict)
     fresh_engine: bool = False  # a new engine process, and no start before the steps
-    deck: tuple[int, int] = (1, 0)  # (packs, jokers per pack) the deals are written for
+    # (packs, jokers per pack[, ranks left out]) the deals are written for
+    deck: Deck = (1, 0)
 
     def location(self, step: Step | None = None) -> str:
         return f"{self.file}:{step.line if step else self.line}"
@@ -119,22 +124,49 @@ def canonical(cards: Iterable[str]) -> list[str]:
     return sorted(cards, key=lambda c: _CANONICAL.get(c, 99))
 
 
-def deck_names(packs: int = 1, jokers: int = 0) -> list[str]:
-    """Every card name of a deck of ``packs`` packs with ``jokers`` jokers each, in order."""
-    return [str(c) for c in full_deck(packs, jokers)]
+def deck_names(packs: int = 1, jokers: int = 0, left_out: str = "") -> list[str]:
+    """Every card name of a deck of ``packs`` packs with ``jokers`` jokers each, without the
+    ranks ``left_out`` (rank symbols, e.g. ``"K"``), in order."""
+    gone = [RANK_SYMBOLS.index(rank) + 1 for rank in left_out]
+    return [str(c) for c in full_deck(packs, jokers, gone)]
 
 
-def table_deck(rules: Mapping[str, Any], seats: int) -> tuple[int, int]:
-    """(packs, jokers per pack) a table of ``seats`` plays with under resolved ``rules``."""
+def table_deck(rules: Mapping[str, Any], seats: int) -> Deck:
+    """(packs, jokers per pack) a table of ``seats`` plays with under resolved ``rules``, and
+    the ranks each pack leaves out as a third item when it leaves some out."""
     steps = rules["deck"].get("packs_by_seats") or ()
     packs = packs_at(((st["from_seats"], st["packs"]) for st in steps), seats)
+    left_out = _left_out(rules["deck"].get("ranks_left_out"))
+    if left_out:
+        return packs, int(rules["deck"]["jokers"]), left_out
     return packs, int(rules["deck"]["jokers"])
 
 
-def expand_deal(spec: Mapping[str, Any], deck: tuple[int, int] = (1, 0)) -> list[str]:
+def _left_out(ranks: Iterable[str] | None) -> str:
+    """Rank symbols in rank order, as one string: ``["K", "Q"]`` is ``"QK"``."""
+    return "".join(sorted(set(ranks or ()), key=RANK_SYMBOLS.index))
+
+
+def deck_header(deck: Deck) -> dict[str, Any]:
+    """A transcript's ``deck:`` for ``deck``."""
+    header: dict[str, Any] = {"packs": deck[0], "jokers": deck[1]}
+    if len(deck) == 3:
+        header["left_out"] = list(deck[2])
+    return header
+
+
+def deck_words(deck: Deck) -> str:
+    """``deck`` in words, for messages: ``1 pack(s) of 48 cards (0 joker(s)), no K``."""
+    left_out = deck[2] if len(deck) == 3 else ""
+    words = f"{deck[0]} pack(s) of {52 - 4 * len(left_out) + deck[1]} cards ({deck[1]} joker(s))"
+    return words + (f", no {' '.join(left_out)}" if left_out else "")
+
+
+def expand_deal(spec: Mapping[str, Any], deck: Deck = (1, 0)) -> list[str]:
     """The whole card order of a deal step (see docs/transcripts.md).
 
-    ``deck`` is (packs, jokers per pack): the cards not named follow in pack order.
+    ``deck`` is (packs, jokers per pack[, ranks left out]): the cards not named follow in
+    pack order.
     """
     if "order" in spec:
         return list(spec["order"])
@@ -187,16 +219,12 @@ def raw_line(spec: Mapping[str, Any], seq: int) -> tuple[bytes, int | None]:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8"), put
 
 
-def _build_step(
-    index: int, raw: Mapping[str, Any], line: int, deck: tuple[int, int] = (1, 0)
-) -> Step:
+def _build_step(index: int, raw: Mapping[str, Any], line: int, deck: Deck = (1, 0)) -> Step:
     step = _build_step_kind(index, raw, line, deck)
     return replace(step, clauses=tuple(raw.get("clauses") or ()))
 
 
-def _build_step_kind(
-    index: int, raw: Mapping[str, Any], line: int, deck: tuple[int, int] = (1, 0)
-) -> Step:
+def _build_step_kind(index: int, raw: Mapping[str, Any], line: int, deck: Deck = (1, 0)) -> Step:
     expect_raw = raw.get("expect") or {}
     expect = Expect(
         error=expect_raw.get("error"),
@@ -394,7 +422,9 @@ def _transcript(
 ) -> Transcript:
     """The transcript of schema-valid data, with the lines of its id and of each step."""
     deck_raw = value.get("deck") or {}
-    deck = (int(deck_raw.get("packs", 1)), int(deck_raw.get("jokers", 0)))
+    packs, jokers = int(deck_raw.get("packs", 1)), int(deck_raw.get("jokers", 0))
+    left_out = _left_out(deck_raw.get("left_out"))
+    deck: Deck = (packs, jokers, left_out) if left_out else (packs, jokers)
     built = [_build_step(i, r, step_lines[i], deck) for i, r in enumerate(value.get("steps") or [])]
     steps = with_deal_layouts(built, value["seats"])  # protocol 1.1: the deal's layout too
     return Transcript(
@@ -451,7 +481,7 @@ def _matches(resolved: Mapping[str, Any], where: Mapping[str, Any]) -> bool:
     return True
 
 
-def _deck_of(rules: Mapping[str, Any], seats: int) -> tuple[int, int] | None:
+def _deck_of(rules: Mapping[str, Any], seats: int) -> Deck | None:
     try:
         return table_deck(rules, seats)
     except (KeyError, TypeError):
@@ -590,12 +620,12 @@ def _semantic_problems(
         inside = seats["min"] <= transcript.seats <= seats["max"]
         played = _deck_of(resolved["rules"], transcript.seats)
         if inside and played != transcript.deck and transcript.steps:
-            packs, jokers = played or (1, 0)
+            header = deck_header(played or (1, 0))
+            written = ", ".join(f"{k}: {v}".replace("'", "") for k, v in header.items())
             add(
                 ["deck"],
-                f"{pid} plays {transcript.seats} seats with {packs} pack(s) of "
-                f"{52 + jokers} cards ({jokers} joker(s)); say so with "
-                f"deck: {{packs: {packs}, jokers: {jokers}}}",
+                f"{pid} plays {transcript.seats} seats with {deck_words(played or (1, 0))};"
+                f" say so with deck: {{{written}}}",
             )
         if not inside and transcript.start_error is None:
             add(
@@ -703,7 +733,7 @@ def _check_deal(
     seats: int,
     path: list[str | int],
     add: Any,
-    deck: tuple[int, int] = (1, 0),
+    deck: Deck = (1, 0),
 ) -> None:
     all_names = deck_names(*deck)
     if "order" in spec:

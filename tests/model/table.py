@@ -64,6 +64,7 @@ class Table:
     settlement: str | None
     timer_seconds: int
     on_expiry: str | None
+    ranks_left_out: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, rules: Mapping[str, Any]) -> Table:
@@ -127,6 +128,7 @@ class Table:
             settlement=money["settlement"] if money else None,
             timer_seconds=timer["seconds"] if timer else 0,
             on_expiry=timer["on_expiry"] if timer else None,
+            ranks_left_out=tuple(deck.get("ranks_left_out") or ()),
         )
 
     # -- the deck ----------------------------------------------------------------
@@ -140,8 +142,10 @@ class Table:
         return packs
 
     def deck(self, seats: int) -> list[str]:
-        """Every card of the table: 52 per pack plus the pack's jokers."""
-        one = [r + s for r in RANKS for s in SUITS] + [JOKER] * self.jokers
+        """Every card of the table: 52 per pack less the ranks left out, plus the pack's
+        jokers."""
+        kept = [r for r in RANKS if r not in self.ranks_left_out]
+        one = [r + s for r in kept for s in SUITS] + [JOKER] * self.jokers
         return one * self.packs(seats)
 
     def limit(self, seats: int) -> int:

@@ -80,17 +80,32 @@ def _function(module: object, name: str, wrap: Callable[[Any], Any]) -> Patch:
 
 
 def _deck_short(original: Any) -> Any:
-    def full_deck(packs: int = 1, jokers_per_pack: int = 0) -> tuple[cards.Card, ...]:
-        return tuple(original(packs, jokers_per_pack))[1:]  # a pack of 51: no ace of clubs
+    def full_deck(
+        packs: int = 1, jokers_per_pack: int = 0, ranks_left_out: Any = ()
+    ) -> tuple[cards.Card, ...]:
+        # One card short: no ace of clubs, or the first card left of a smaller pack.
+        return tuple(original(packs, jokers_per_pack, ranks_left_out))[1:]
+
+    return full_deck
+
+
+def _ranks_all_kept(original: Any) -> Any:
+    def full_deck(
+        packs: int = 1, jokers_per_pack: int = 0, ranks_left_out: Any = ()
+    ) -> tuple[cards.Card, ...]:
+        return tuple(original(packs, jokers_per_pack))  # the ranks left out stay in
 
     return full_deck
 
 
 def _jokers_first_pack_only(original: Any) -> Any:
-    def full_deck(packs: int = 1, jokers_per_pack: int = 0) -> tuple[cards.Card, ...]:
+    def full_deck(
+        packs: int = 1, jokers_per_pack: int = 0, ranks_left_out: Any = ()
+    ) -> tuple[cards.Card, ...]:
+        gone = ranks_left_out
         if packs > 1:
-            return tuple(original(1, jokers_per_pack)) + tuple(original(packs - 1, 0))
-        return tuple(original(packs, jokers_per_pack))
+            return tuple(original(1, jokers_per_pack, gone)) + tuple(original(packs - 1, 0, gone))
+        return tuple(original(packs, jokers_per_pack, gone))
 
     return full_deck
 
@@ -287,6 +302,11 @@ MUTANTS: dict[str, Mutant] = {
     ),
     "pack_of_51": Mutant(
         "deck.cards", "games_follow_the_model", _function(game, "full_deck", _deck_short)
+    ),
+    "ranks_left_out_kept": Mutant(
+        "deck.ranks_left_out",
+        "games_follow_the_model",
+        _function(game, "full_deck", _ranks_all_kept),
     ),
     "jokers_in_the_first_pack_only": Mutant(
         "deck.jokers",
