@@ -8,7 +8,6 @@ import pytest
 
 from conformance import cli
 from conformance.commands import ExitCode
-
 from tests.test_cli import EXIT_CASES, Args, jhyap
 
 # Errors of every command beyond those of the exit-status table: a mistyped option, a

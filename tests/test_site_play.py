@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -87,7 +88,9 @@ def test_refreshing_keeps_the_unchanged_profiles(
     target.write_text(study.SNAPSHOT.read_text(encoding="utf-8"), encoding="utf-8")
     assert study.main(["--write", str(target)]) == 0
     assert measured == []
-    assert capsys.readouterr().err.endswith(f"wrote {target}: 9 profiles, 9 of them unchanged\n")
+    assert capsys.readouterr().err.endswith(
+        f"wrote {os.path.relpath(target)}: 9 profiles, 9 of them unchanged\n"
+    )
     written = json.loads(target.read_text(encoding="utf-8"))
     assert written == json.loads(study.SNAPSHOT.read_text(encoding="utf-8"))
     assert "points" not in written  # stored once, per profile

@@ -276,8 +276,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         1 for pid, part in data["profiles"].items() if old.get(pid, {}).get("key") == part["key"]
     )
     _write(args.write, {k: v for k, v in data.items() if k != "points"})  # points: in memory
+    shown = os.path.relpath(args.write) if args.write.is_absolute() else str(args.write)
     print(
-        f"wrote {args.write}: {len(documents)} profiles, {kept} of them unchanged",
+        f"wrote {shown}: {len(documents)} profiles, {kept} of them unchanged",
         file=sys.stderr,
     )
     return 0
