@@ -103,7 +103,7 @@ def _named_command(argv: Sequence[str]) -> str | None:
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The argument parser with every subcommand in ``COMMANDS`` registered, or only the
     one ``argv`` names: each command imports what it needs, so starting one is quick."""
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="jhyap",
         description="Jhyap (Dhumbal) rules profiles and conformance suite.",
         epilog="Run 'jhyap COMMAND --help' for a command's options and exit statuses.",
@@ -214,15 +214,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.ERROR
     except OSError as exc:
         if exc.errno not in _PATH_ERRNOS:
-            return _internal_error(exc)
+            return _internal_error(exc, words)
         # A path met past the arguments' checks (an environment variable, a file's
         # contents) that the system cannot open: bad input, said on one line.
         name = clip(os.fsdecode(exc.filename)) if exc.filename is not None else "a path"
-        prog = " ".join(filter(None, ("jhyap", _named_command(words))))
-        print(f"{prog}: {name}: {exc.strerror}", file=sys.stderr)
+        print(f"{error_prefix(words)}: {name}: {exc.strerror}", file=sys.stderr)
         return ExitCode.ERROR
     except Exception as exc:
-        return _internal_error(exc)
+        return _internal_error(exc, words)
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
@@ -232,8 +231,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 _PATH_ERRNOS = frozenset({errno.ENAMETOOLONG, errno.ELOOP})
 
 
-def _internal_error(exc: Exception) -> int:
+def error_prefix(words: Sequence[str]) -> str:
+    """``jhyap CMD`` (or ``jhyap`` before a command is known): how every error line starts."""
+    return " ".join(filter(None, ("jhyap", _named_command(words))))
+
+
+def _internal_error(exc: Exception, words: Sequence[str] = ()) -> int:
     """A bug in jhyap, said on one line: exit 2."""
     message = " ".join(str(exc).split()) or "no details"
-    print(f"jhyap: internal error: {type(exc).__name__}: {message}", file=sys.stderr)
+    print(
+        f"{error_prefix(words)}: internal error: {type(exc).__name__}: {message}",
+        file=sys.stderr,
+    )
     return ExitCode.ERROR

@@ -264,7 +264,7 @@ def test_a_bug_is_2_and_ctrl_c_is_130_for_every_command(
     code, _, err = jhyap(capsys, command, *required.get(command, []))
     assert code == status
     if status == ExitCode.ERROR:
-        assert err == "jhyap: internal error: RuntimeError: boom again\n"
+        assert err == f"jhyap {command}: internal error: RuntimeError: boom again\n"
 
 
 def test_an_unknown_profile_is_2_everywhere(
@@ -337,11 +337,11 @@ def test_an_unknown_option_shows_the_subcommand_usage(capsys: pytest.CaptureFixt
     assert (code, out) == (2, "")
     assert err.startswith("usage: jhyap run ")
     assert err.splitlines()[-1] == (
-        "jhyap run: error: unrecognized arguments: --enigne x (did you mean --engine?)"
+        "jhyap run: unrecognized arguments: --enigne x (did you mean --engine?)"
     )
     code, _, err = jhyap(capsys, "show", "dhumbal", "extra")
     assert code == 2
-    assert err.splitlines()[-1] == "jhyap show: error: unrecognized arguments: extra"
+    assert err.splitlines()[-1] == "jhyap show: unrecognized arguments: extra"
 
 
 def test_a_mistyped_command_names_the_nearest_one(capsys: pytest.CaptureFixture[str]) -> None:
@@ -349,7 +349,7 @@ def test_a_mistyped_command_names_the_nearest_one(capsys: pytest.CaptureFixture[
     assert (code, out) == (2, "")
     assert err.startswith("usage: jhyap ")
     assert err.splitlines()[-1] == (
-        "jhyap: error: argument COMMAND: invalid choice: 'rnu' (did you mean run?)"
+        "jhyap: argument COMMAND: invalid choice: 'rnu' (did you mean run?)"
     )
     code, _, err = jhyap(capsys, "fuz")
     assert err.splitlines()[-1].endswith("(did you mean fuzz?)")

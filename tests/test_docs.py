@@ -662,7 +662,8 @@ def test_searching_a_clause_id_lands_on_the_clause(served: str, browser: Any) ->
         threading.Event().wait(0.1)
     # the best result is the profile page, and its first section is the clause itself
     assert links[0].split("?")[0].endswith("/profiles/dhumbal/")
-    assert links[1].endswith("profiles/dhumbal/?h=dhumbal.showdown.failed#dhumbal.showdown.failed")
+    # (the search splits ids at their dots, so that a parameter's name is found on its own)
+    assert links[1].endswith("profiles/dhumbal/?h=dhumbal+showdown+failed#dhumbal.showdown.failed")
 
 
 def test_comparison_chooser_moves_the_differing_rows(served: str, browser: Any) -> None:
@@ -898,3 +899,117 @@ def test_the_site_description_names_no_count_of_rulesets() -> None:
     described = config.split("site_description:", 1)[1].split("\ndocs_dir:", 1)[0]
     assert "rulesets" in described
     assert not re.search(r"\b(three|nine|\d+) (house )?rulesets\b", described)
+
+
+# -- accessibility (axe-core), screenshots and search ------------------------------------------
+
+AXE = ROOT / "tests" / "vendor" / "axe-core" / "axe.min.js"  # MPL-2.0, vendored: runs offline
+
+# One page of every kind the site has.
+PAGE_TYPES: dict[str, str] = {
+    "home": "",
+    "profile": "profiles/dhumbal/",
+    "comparison": "comparison/",
+    "play": "play/",
+    "clauses": "clauses/",
+    "corpus": "corpus/",
+    "transcript": "corpus/dhumbal-dealer-none/",
+    "readings": "readings/",
+    "cli": "cli/",
+    "protocol": "protocol/",
+    "schemas": "schemas/",
+    "glossary": "glossary/",
+    "changelog": "changelog/",
+}
+
+_AXE_RUN = """
+const done = arguments[arguments.length - 1];
+axe.run(document, {resultTypes: ['violations']}).then(result => done(result.violations.map(v =>
+  [v.id, v.impact, v.nodes.length, v.nodes.slice(0, 3).map(n => n.target.join(' '))])));
+"""
+
+
+def axe_violations(browser: Any, impacts: tuple[str, ...] = ("serious", "critical")) -> list[Any]:
+    """axe-core's violations of the loaded page with one of ``impacts``."""
+    browser.set_script_timeout(60)
+    browser.execute_script(AXE.read_text(encoding="utf-8"))
+    found: list[Any] = browser.execute_async_script(_AXE_RUN)
+    return [v for v in found if v[1] in impacts]
+
+
+def test_the_page_types_exist(built: Path) -> None:
+    for kind, page in PAGE_TYPES.items():
+        assert (built / page / "index.html").is_file(), kind
+
+
+@pytest.mark.parametrize("width", [390, 1440])
+@pytest.mark.parametrize("kind", list(PAGE_TYPES))
+def test_axe_finds_nothing_serious(
+    served: str, browser: Any, kind: str, width: int, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    _set_width(browser, width)
+    browser.get(served + PAGE_TYPES[kind])
+    assert axe_violations(browser) == []
+    # A screenshot of the whole page, for a person to look at: JHYAP_SCREENSHOTS=DIR keeps them.
+    folder = Path(os.environ.get("JHYAP_SCREENSHOTS") or tmp_path_factory.mktemp("shots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    height = min(int(browser.execute_script("return document.body.scrollHeight")), 6000)
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+    )
+    assert browser.save_screenshot(str(folder / f"{kind}-{width}.png"))
+
+
+def test_axe_catches_a_faint_link_and_a_skipped_heading(served: str, browser: Any) -> None:
+    _set_width(browser, 1440)
+    browser.get(served + PAGE_TYPES["profile"])
+    browser.execute_script(
+        "const style = document.createElement('style');"
+        "style.textContent = '* { transition: none !important; }"
+        " .md-typeset a { text-decoration: none !important; color: #a63000 !important; }';"
+        "document.head.appendChild(style);"
+        "const h = document.createElement('h5'); h.textContent = 'skipped';"
+        "document.querySelector('article h1').after(h);"
+    )
+    found = {v[0] for v in axe_violations(browser, ("minor", "moderate", "serious", "critical"))}
+    assert "link-in-text-block" in found  # the link colour alone: 2.3:1 against body text
+    assert "heading-order" in found
+
+
+def _search_tokens(index: dict[str, Any], text: str) -> list[str]:
+    # the site's search separator is a JavaScript regular expression that Python reads alike
+    return [t for t in re.split(index["config"]["separator"], text) if t]
+
+
+def test_search_finds_a_parameter_name(built: Path) -> None:
+    index = json.loads((built / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert "beaten_penalty" in _search_tokens(index, "`scoring.beaten_penalty`")
+    assert _search_tokens(index, "dhumbal.showdown.failed") == ["dhumbal", "showdown", "failed"]
+    holding = {
+        doc["location"].split("#")[0]
+        for doc in index["docs"]
+        if "beaten_penalty" in _search_tokens(index, html.unescape(doc["text"]))
+    }
+    assert {"comparison/", "profiles/dhumbal/"} <= holding
+
+
+def test_searching_a_parameter_name_finds_its_row(served: str, browser: Any) -> None:
+    _set_width(browser, 1400)
+    browser.get(served)
+    browser.execute_script(
+        "const input = document.querySelector('.md-search__input');"
+        "input.focus(); input.value = 'beaten_penalty';"
+        "input.dispatchEvent(new Event('input', {bubbles: true}));"
+        "input.dispatchEvent(new KeyboardEvent('keyup', {bubbles: true}));"
+    )
+    links: list[str] = []
+    for _ in range(100):  # the search worker answers asynchronously; poll, no fixed sleep
+        links = browser.execute_script(
+            "return [...document.querySelectorAll('.md-search-result__list a')]"
+            ".map(a => a.getAttribute('href'));"
+        )
+        if links:
+            break
+        threading.Event().wait(0.1)
+    assert any("comparison/" in link for link in links), links

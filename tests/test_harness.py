@@ -779,7 +779,7 @@ def test_selection_by_clause_and_profile(
     code, out, err = jhyap(capsys, "run", "--transcripts", DATA_ARG, "--profile", "nope")
     assert (code, out) == (2, "")
     assert err == (
-        "unknown profile 'nope'; shipped profiles: alankar-dhumbal, bga-yaniv, dashain, "
+        "jhyap run: unknown profile 'nope'; shipped profiles: alankar-dhumbal, bga-yaniv, dashain, "
         "dhumbal, everestbuzz, jhyap-encyclopedia, jhyap-jacks-zero, yaniv-israel, "
         "yarsa-dhumbal\n"
     )

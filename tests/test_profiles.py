@@ -615,7 +615,7 @@ def test_internal_error_is_one_line(
     monkeypatch.setattr(validate, "check_files", boom)
     assert main(["validate"]) == 2
     _out, err = capsys.readouterr()
-    assert err == "jhyap: internal error: RuntimeError: kaboom second line\n"
+    assert err == "jhyap validate: internal error: RuntimeError: kaboom second line\n"
 
 
 def test_usage_error_exits_2(capsys: pytest.CaptureFixture[str]) -> None:

@@ -216,4 +216,6 @@ class CommandParser(argparse.ArgumentParser):
         if found:
             print(f"{self.prog}: {found.group(1)}: {found.group(2)}", file=sys.stderr)
             self.exit(2)
-        super().error(message)
+        # argparse would say "PROG: error: ..."; every jhyap error reads "jhyap CMD: ...".
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: {message}\n")

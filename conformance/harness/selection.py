@@ -106,11 +106,12 @@ class CaseBuilder:
     ) -> None:
         unknown = [p for p in profiles if p not in documents]
         if unknown:
+            # A usage error, not a file's problem: said after the command's name.
+            names = ", ".join(repr(p) for p in unknown)
             raise InputError(
-                [
-                    f"unknown profile {p!r}; shipped profiles: {', '.join(sorted(documents))}"
-                    for p in unknown
-                ]
+                [],
+                f"unknown profile{'s' if len(unknown) > 1 else ''} {names}; shipped profiles: "
+                f"{', '.join(sorted(documents))}",
             )
         self.documents = documents
         self.profiles = list(dict.fromkeys(profiles))

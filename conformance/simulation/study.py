@@ -2,12 +2,15 @@
 
 For every shipped profile it plays seeded hands under each call limit the host may
 choose, at every seat count, and whole games, under each policy. The results are
-cached by a key over the profiles, the engine's and the simulation's sources, the
-seed and ``STUDY_VERSION``: a build reuses them until one of those changes.
+stored per profile, keyed by a hash of the resolved profile and of the code version
+(the engine's and the simulation's sources, the seed and ``STUDY_VERSION``): a build
+reuses a profile's figures until its key changes, measures only the profiles whose key
+did (saying so on stderr, with progress) and caches them under ~/.cache/jhyap.
 
-    python -m conformance.simulation.study [--write FILE]
+    python -m conformance.simulation.study [--write FILE] [--all] [--jobs N]
 
-recomputes the study and writes it (by default to the snapshot the site reads first).
+refreshes the stored study (docs/data/variant-study.json, the snapshot the site reads
+first): it measures the profiles whose key changed and keeps the others.
 """
 
 from __future__ import annotations
@@ -18,142 +21,124 @@ import hashlib
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from reference_engine.profile import option_specs
+from .measure import (
+    GAMES_PER_POLICY,
+    HAND_CAP,
+    HANDS_PER_POINT,
+    LIMITS,
+    POLICIES,
+    SEED,
+    STUDY_VERSION,
+    Point,
+    call_limit_option,
+    measure,
+    points_of,
+)
 
-from .play import HandRecord, SimulationSpec, default_seats, play_one
-from .stats import mean, share, success_by_value, summarise
-
-STUDY_VERSION = 1
-SEED = "variant-study-1"
-HANDS_PER_POINT = 300  # hands played for each point of a hand-length figure
-GAMES_PER_POLICY = 40  # whole games for the game-length figures
-HAND_CAP = 10  # hands per game when only hands are measured
-POLICIES = ("heuristic", "random")
-LIMITS = (5, 10, 15)  # the call limits compared where the host may choose among them
+__all__ = [
+    "GAMES_PER_POLICY",
+    "HANDS_PER_POINT",
+    "HAND_CAP",
+    "LIMITS",
+    "POLICIES",
+    "SEED",
+    "STUDY_VERSION",
+    "Point",
+    "call_limit_option",
+    "code_version",
+    "load_study",
+    "measure",
+    "points_of",
+    "profile_key",
+    "study_key",
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAPSHOT = ROOT / "docs" / "data" / "variant-study.json"
+STORAGE = Path(__file__).name  # this file only stores and caches: not part of the code version
 
 
-@dataclass(frozen=True, slots=True)
-class Point:
-    """One configuration of the study: a profile, its options, a seat count and a policy."""
-
-    profile: str
-    kind: str  # "limit", "seats" or "games"
-    options: Mapping[str, Any]
-    seats: int
-    policy: str
-
-
-def call_limit_option(document: Mapping[str, Any]) -> tuple[str, list[int]] | None:
-    """The option that sets the call limit and the limits of ``LIMITS`` it allows."""
-    for spec in option_specs(document).values():
-        if spec.sets != "call.limit":
-            continue
-        allowed = []
-        for limit in LIMITS:
-            try:
-                spec.normalize(limit)
-            except Exception:
-                continue
-            allowed.append(limit)
-        return spec.name, allowed
-    return None
-
-
-def points_of(profile: str, document: Mapping[str, Any]) -> list[Point]:
-    seats = default_seats(document)
-    points: list[Point] = []
-    limits = call_limit_option(document)
-    for policy in POLICIES:
-        if limits is not None:
-            name, values = limits
-            points += [Point(profile, "limit", {name: v}, seats, policy) for v in values]
-        else:
-            points.append(Point(profile, "limit", {}, seats, policy))
-        if document["rules"]["game_end"]["kind"] != "host_ends":
-            points.append(Point(profile, "games", {}, seats, policy))
-    low, high = int(document["rules"]["seats"]["min"]), int(document["rules"]["seats"]["max"])
-    points += [Point(profile, "seats", {}, n, "heuristic") for n in range(low, high + 1)]
-    return points
-
-
-def measure(args: tuple[Point, Mapping[str, Any]]) -> dict[str, Any]:
-    """Play one point of the study and return its figures as JSON data."""
-    point, document = args
-    seed = f"{SEED}:{point.profile}:{point.kind}:{sorted(point.options.items())}:{point.seats}"
-    if point.kind == "games":
-        spec = SimulationSpec(document, point.seats, (point.policy,), point.options, 200)
-        records = [play_one(spec, seed, i) for i in range(GAMES_PER_POLICY)]
-        return {"summary": summarise(records).to_json()}
-    spec = SimulationSpec(document, point.seats, (point.policy,), point.options, HAND_CAP)
-    records = []
-    hands: list[HandRecord] = []
-    while len(hands) < HANDS_PER_POINT:
-        record = play_one(spec, seed, len(records))
-        records.append(record)
-        hands.extend(record.hands)
-    summary = summarise(records).to_json()
-    summary["turns_per_player"] = mean(h.turns / h.seats for h in hands).to_json()
-    summary["at_limit_success"] = _at_limit(hands, document, point.options)
-    summary["success_by_value"] = {str(v): e.to_json() for v, e in success_by_value(hands).items()}
-    return {"summary": summary}
-
-
-def _at_limit(
-    hands: Sequence[HandRecord], document: Mapping[str, Any], options: Mapping[str, Any]
-) -> dict[str, Any]:
-    """Calls made right on the limit against calls below it (an inclusive limit only)."""
-    limit = int(document["rules"]["call"]["limit"])
-    option = call_limit_option(document)
-    if option is not None and option[0] in options:
-        limit = int(options[option[0]])
-    if not document["rules"]["call"]["inclusive"]:
-        limit -= 1
-    on = [h for h in hands if h.called_value == limit]
-    below = [h for h in hands if h.called_value < limit]
-    return {
-        "limit": limit,
-        "on": share(sum(h.won for h in on), len(on)).to_json(),
-        "below": share(sum(h.won for h in below), len(below)).to_json(),
-    }
-
-
-def study_key(documents: Mapping[str, Mapping[str, Any]]) -> str:
+def code_version() -> str:
+    """A hash of what every profile's figures depend on besides the profile: the engine's
+    and the simulation's sources (this file, which only stores, excepted), the seed and
+    ``STUDY_VERSION``."""
     digest = hashlib.sha256(f"{STUDY_VERSION}:{SEED}".encode())
-    for pid in sorted(documents):
-        digest.update(json.dumps(documents[pid], sort_keys=True, default=str).encode())
     for folder in (ROOT / "reference_engine", Path(__file__).resolve().parent):
         for source in sorted(folder.glob("*.py")):
+            if source.parent == Path(__file__).parent and source.name == STORAGE:
+                continue
             digest.update(source.name.encode() + source.read_bytes())
     return digest.hexdigest()[:20]
 
 
+def profile_key(pid: str, document: Mapping[str, Any], code: str | None = None) -> str:
+    """The key of one profile's figures: its id (the seeds name it), the resolved profile
+    document and the code version."""
+    digest = hashlib.sha256(f"{code or code_version()}:{pid}:".encode())
+    digest.update(json.dumps(document, sort_keys=True, default=str).encode())
+    return digest.hexdigest()[:20]
+
+
+def profile_keys(documents: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    code = code_version()
+    return {pid: profile_key(pid, documents[pid], code) for pid in sorted(documents)}
+
+
+def study_key(documents: Mapping[str, Mapping[str, Any]]) -> str:
+    """The key of the whole study: over every profile's key."""
+    digest = hashlib.sha256(b"variant-study")
+    for pid, key in profile_keys(documents).items():
+        digest.update(f"{pid}={key};".encode())
+    return digest.hexdigest()[:20]
+
+
+Progress = Callable[[str], None]
 Mapper = Callable[[Callable[[Any], Any], Sequence[Any]], list[Any]]
 
 
-def compute(
-    documents: Mapping[str, Mapping[str, Any]], jobs: int = 2, mapper: Mapper | None = None
-) -> dict[str, Any]:
-    """The study; ``mapper`` (a function over tasks, results in order) measures the points
-    elsewhere, e.g. on a Dask cluster (conformance.distributed.cluster)."""
-    points = [p for pid, doc in documents.items() for p in points_of(pid, doc)]
-    tasks = [(p, documents[p.profile]) for p in points]
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def compute_profile(
+    pid: str,
+    document: Mapping[str, Any],
+    jobs: int = 2,
+    progress: Progress | None = _say,
+    mapper: Mapper | None = None,
+) -> list[dict[str, Any]]:
+    """Every point of one profile's study, measured now (progress on stderr); ``mapper`` (a
+    function over tasks, results in order) measures them elsewhere, e.g. on a Dask cluster
+    (conformance.distributed.cluster)."""
+    points = points_of(pid, document)
+    tasks = [(p, document) for p in points]
+    results: list[dict[str, Any]] = []
+    started = time.monotonic()
+
+    def tick() -> None:
+        if progress is not None:
+            elapsed = time.monotonic() - started
+            progress(f"variant study: {pid}: {len(results)}/{len(points)} points ({elapsed:.0f} s)")
+
     if mapper is not None:
-        results = mapper(measure, tasks)
-    elif jobs > 1:
+        results.extend(mapper(measure, tasks))
+        tick()
+    elif jobs > 1 and len(tasks) > 1:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            results = list(pool.map(measure, tasks))
+            for result in pool.map(measure, tasks):
+                results.append(result)
+                tick()
     else:
-        results = [measure(task) for task in tasks]
-    rows = [
+        for task in tasks:
+            results.append(measure(task))
+            tick()
+    return [
         {
             "profile": p.profile,
             "kind": p.kind,
@@ -164,20 +149,76 @@ def compute(
         }
         for p, result in zip(points, results, strict=True)
     ]
-    return {"key": study_key(documents), "version": STUDY_VERSION, "seed": SEED, "points": rows}
 
 
-def _cache_file(key: str) -> Path:
+def _assemble(
+    documents: Mapping[str, Mapping[str, Any]], parts: Mapping[str, Mapping[str, Any]]
+) -> dict[str, Any]:
+    """The study as the site reads it (``points`` in profile order) and as it is stored
+    (``profiles``: each profile's key and points)."""
+    return {
+        "key": study_key(documents),
+        "version": STUDY_VERSION,
+        "seed": SEED,
+        "code": code_version(),
+        "profiles": {pid: dict(parts[pid]) for pid in sorted(parts)},
+        "points": [point for pid in documents for point in parts[pid]["points"]],
+    }
+
+
+def _stored(data: Mapping[str, Any] | None) -> dict[str, Mapping[str, Any]]:
+    """Profile id -> {"key", "points"} of a stored study (an older layout holds none)."""
+    if data is None or not isinstance(data.get("profiles"), Mapping):
+        return {}
+    return {
+        str(pid): part
+        for pid, part in data["profiles"].items()
+        if isinstance(part, Mapping) and isinstance(part.get("points"), list)
+    }
+
+
+def compute(
+    documents: Mapping[str, Mapping[str, Any]],
+    jobs: int = 2,
+    reuse: Mapping[str, Any] | None = None,
+    progress: Progress | None = _say,
+    mapper: Mapper | None = None,
+) -> dict[str, Any]:
+    """The study of ``documents``, reusing each profile of ``reuse`` whose key still fits and
+    measuring the others (saying which, and why, on stderr)."""
+    keys = profile_keys(documents)
+    stored = _stored(reuse)
+    parts: dict[str, Mapping[str, Any]] = {}
+    for pid in documents:
+        old = stored.get(pid)
+        if old is not None and old.get("key") == keys[pid]:
+            parts[pid] = old
+            continue
+        if progress is not None:
+            why = "new profile" if old is None else "profile or engine changed"
+            progress(f"variant study: recomputing {pid} ({why}; this takes a minute or so)")
+        parts[pid] = {
+            "key": keys[pid],
+            "points": compute_profile(pid, documents[pid], jobs, progress, mapper),
+        }
+    return _assemble(documents, parts)
+
+
+def _cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "jhyap" / f"variant-study-{key}.json"
+    return Path(base) / "jhyap" / "variant-study"
 
 
-def _read(path: Path, key: str) -> dict[str, Any] | None:
+def _cache_file(pid: str, key: str) -> Path:
+    return _cache_dir() / f"{pid}-{key}.json"
+
+
+def _read(path: Path) -> dict[str, Any] | None:
     try:
-        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return data if data.get("key") == key else None
+    return data if isinstance(data, dict) else None
 
 
 def _write(path: Path, data: Mapping[str, Any]) -> None:
@@ -187,27 +228,56 @@ def _write(path: Path, data: Mapping[str, Any]) -> None:
     write_atomic(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
 
 
-def load_study(documents: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """The study of ``documents``: from the snapshot, the user cache, or computed now."""
-    key = study_key(documents)
-    for path in (SNAPSHOT, _cache_file(key)):
-        data = _read(path, key)
-        if data is not None:
-            return data
-    data = compute(documents)
-    # An unwritable cache only costs the next build the same time again.
-    with contextlib.suppress(OSError):
-        _write(_cache_file(key), data)
-    return data
+def load_study(
+    documents: Mapping[str, Mapping[str, Any]],
+    progress: Progress | None = _say,
+    snapshot: Path | None = None,
+) -> dict[str, Any]:
+    """The study of ``documents``, profile by profile: from the stored snapshot, else the
+    user cache, else measured now (and cached). Only a profile whose key changed is
+    measured again, and stderr says so."""
+    keys = profile_keys(documents)
+    snapshot_data = _read(snapshot or SNAPSHOT)
+    stored = _stored(snapshot_data)
+    parts: dict[str, Mapping[str, Any]] = {}
+    for pid in documents:
+        part = stored.get(pid)
+        if part is None or part.get("key") != keys[pid]:
+            part = _stored({"profiles": {pid: _read(_cache_file(pid, keys[pid])) or {}}}).get(pid)
+        if part is not None and part.get("key") == keys[pid]:
+            parts[pid] = part
+    missing = [pid for pid in documents if pid not in parts]
+    if missing:
+        started = time.monotonic()
+        fresh = compute(
+            {pid: documents[pid] for pid in missing}, reuse=snapshot_data, progress=progress
+        )
+        for pid, part in _stored(fresh).items():
+            parts[pid] = part
+            # An unwritable cache only costs the next build the same time again.
+            with contextlib.suppress(OSError):
+                _write(_cache_file(pid, keys[pid]), part)
+        if progress is not None:
+            progress(
+                f"variant study: measured {', '.join(missing)} in "
+                f"{time.monotonic() - started:.0f} s (cached in {_cache_dir()}); store it "
+                "for everyone with: python -m conformance.simulation.study"
+            )
+    return _assemble(documents, parts)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     from conformance.spec.data import shipped_profile_ids
     from conformance.spec.profiles import load_profile
 
-    parser = argparse.ArgumentParser(prog="python -m conformance.simulation.study")
+    parser = argparse.ArgumentParser(
+        prog="python -m conformance.simulation.study",
+        description="Refresh the stored variant study: measure the profiles whose key "
+        "changed (a new or edited profile; any engine or simulation change) and keep the rest.",
+    )
     parser.add_argument("--write", type=Path, default=SNAPSHOT, help="where to write the study")
-    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--all", action="store_true", help="measure every profile again")
     parser.add_argument(
         "--cluster",
         metavar="ADDRESS",
@@ -216,19 +286,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     documents = {pid: load_profile(pid) for pid in shipped_profile_ids()}
-    if args.cluster:
-        from conformance.distributed.cluster import ClusterUnavailable, map_on_cluster
+    reuse = None if args.all else _read(args.write)
+    mapper: Mapper | None = None
+    from conformance.distributed.cluster import ClusterUnavailable, map_on_cluster
 
+    if args.cluster:
         address = args.cluster
-        try:
-            data = compute(documents, mapper=lambda fn, tasks: map_on_cluster(fn, tasks, address))
-        except ClusterUnavailable as exc:
-            print(f"{parser.prog}: --cluster: {exc}", file=sys.stderr)
-            return 2
-    else:
-        data = compute(documents, args.jobs)
-    _write(args.write, data)
-    print(f"wrote {args.write}", file=sys.stderr)
+
+        def mapper(fn: Callable[[Any], Any], tasks: Sequence[Any]) -> list[Any]:
+            return map_on_cluster(fn, tasks, address)
+
+    try:
+        data = compute(documents, args.jobs, reuse, mapper=mapper)
+    except ClusterUnavailable as exc:
+        print(f"{parser.prog}: --cluster: {exc}", file=sys.stderr)
+        return 2
+    old = _stored(reuse)
+    kept = sum(
+        1 for pid, part in data["profiles"].items() if old.get(pid, {}).get("key") == part["key"]
+    )
+    _write(args.write, {k: v for k, v in data.items() if k != "points"})  # points: in memory
+    shown = os.path.relpath(args.write) if args.write.is_absolute() else str(args.write)
+    print(
+        f"wrote {shown}: {len(documents)} profiles, {kept} of them unchanged",
+        file=sys.stderr,
+    )
     return 0
 
 

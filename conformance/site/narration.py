@@ -20,10 +20,22 @@ from .common import (
     _md,
     card_text,
     cards_text,
+    rule_defaults,
     scalar_text,
+    value_words,
 )
 
 # -- narrating a transcript ---------------------------------------------------------------------
+
+
+def _played(rules: Mapping[str, Json], path: str) -> Json:
+    """The value ``rules`` play at dotted ``path``: its own, else the schema's default."""
+    node: Json = rules
+    for key in path.split("."):
+        if not isinstance(node, Mapping) or key not in node:
+            return rule_defaults().get(path)
+        node = node[key]
+    return node
 
 
 def _value(card: str, rules: Mapping[str, Json]) -> int:
@@ -451,9 +463,10 @@ def _narrate_step(table: _Table, step: Step, rules: Mapping[str, Json]) -> Narra
             )
         table.deck = order
         table.out_of_play = []
+        made_of = value_words("reshuffle.new_deck", _played(rules, "reshuffle.new_deck"))
         return NarratedStep(
             step.index,
-            "The cards out of play become the new deck, from the top: " + cards_text(order),
+            f"The new deck is made of {made_of}, from the top: {cards_text(order)}",
             details,
         )
     if step.kind == "set_option":
@@ -536,6 +549,10 @@ def _narrate_act(
                 step.index, f"{who}'s turn timer runs out: refused (`{error}`)", details, error
             )
         text = f"{who}'s turn timer runs out"
+        # What then happens is the profile's turn_timer.on_expiry: only the one known is told.
+        expiry = _played(rules, "turn_timer.on_expiry")
+        if expiry != "throw_highest_single_then_draw":
+            table.known = False
         if table.known and isinstance(seat, int) and seat in table.hands:
             if table.thrown is None:
                 single = _timeout_card(table.hands[seat], rules)

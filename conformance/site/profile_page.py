@@ -6,6 +6,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import yaml
 
+from reference_engine.profile import resolve
+
 from ..spec.transcript import Transcript
 from .common import (
     CLAUSES_PAGE,
@@ -68,8 +70,8 @@ def clause_block(
     )
     out = [
         f'<div class="{classes}" markdown="1">',
-        # a heading, so that search finds the clause by its id and lands on it
-        f'<h4 class="jc-clause-id" id="{cid}">{cid}</h4>',
+        # a heading (level 3, under its family's), so that search finds the clause by its id
+        f'<h3 class="jc-clause-id" id="{cid}">{cid}</h3>',
         "",
         badge,
         "",
@@ -130,8 +132,17 @@ def options_table(document: Document) -> list[str]:
     return [*out, ""]
 
 
+def _played_rules(document: Document) -> Mapping[str, Json]:
+    """The rules a table plays under the default options (an option's default sets its rule),
+    or the rules as written where the profile cannot be resolved."""
+    try:
+        return dict(resolve(document, {})["rules"])
+    except Exception:  # a draft profile the site still shows: its rules as written
+        return dict(document.get("rules") or {})
+
+
 def at_a_glance(document: Document) -> list[str]:
-    rules = document.get("rules") or {}
+    rules = _played_rules(document)
     # A parameter a profile leaves out plays its schema default: say that, not nothing.
     found = {**rule_defaults(), **dict(leaf_paths(rules))}
 

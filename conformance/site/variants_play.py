@@ -48,14 +48,20 @@ def _games(data: Mapping[str, Any], profile: str, policy: str) -> Point | None:
     return next((p for p in _points(data, profile, "games") if p["policy"] == policy), None)
 
 
+def _num(x: float, digits: int) -> str:
+    """``x`` to ``digits`` places, never "-0.0": a bound a hair below zero reads as zero."""
+    text = f"{x:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
 def _fig(e: Mapping[str, Any], digits: int = 1, percent: bool = False) -> str:
     if not e["n"]:
         return "n/a"
     scale = 100.0 if percent else 1.0
     unit = " %" if percent else ""
     return (
-        f"{e['value'] * scale:.{digits}f}{unit} "
-        f"({e['low'] * scale:.{digits}f} to {e['high'] * scale:.{digits}f})"
+        f"{_num(e['value'] * scale, digits)}{unit} "
+        f"({_num(e['low'] * scale, digits)} to {_num(e['high'] * scale, digits)})"
     )
 
 
@@ -79,6 +85,7 @@ class Claim:
     source: str  # document and section
     claim: str
     test: Callable[[Mapping[str, Any]], tuple[str, str]]  # data -> (verdict, the numbers)
+    assumption: str = ""  # what the verdict assumes beyond the study, shown beside it
 
 
 def _limit_lengthens(profile: str) -> Callable[[Mapping[str, Any]], tuple[str, str]]:
@@ -162,17 +169,21 @@ def _six_seats(data: Mapping[str, Any]) -> tuple[str, str]:
     )
 
 
+PACE_SECONDS = (2, 5)  # seconds a turn: our assumption, the text gives no pace
+PACE = f"assuming {PACE_SECONDS[0]} to {PACE_SECONDS[1]} seconds a turn"
+
+
 def _ten_minutes(data: Mapping[str, Any]) -> tuple[str, str]:
     games = _games(data, "dhumbal", "heuristic")
     if games is None or not games["summary"]["turns_per_game"]["n"]:
         return "not measurable", "no whole games played"
     turns = games["summary"]["turns_per_game"]
-    minutes = {pace: turns["value"] * pace / 60 for pace in (2, 5)}
-    verdict = "holds" if minutes[2] <= 15 and minutes[5] >= 5 else "does not hold"
+    fast, slow = (turns["value"] * pace / 60 for pace in PACE_SECONDS)
+    verdict = "holds" if fast <= 15 and slow >= 5 else "does not hold"
     return verdict, (
-        f"heuristic play at four seats: a game lasts {_fig(turns, 0)} turns; at 2 seconds a turn "
-        f"that is {minutes[2]:.0f} minutes, at 5 seconds {minutes[5]:.0f} (the text gives no "
-        "pace; these two are our assumptions)"
+        f"heuristic play at four seats: a game lasts {_fig(turns, 0)} turns; at "
+        f"{PACE_SECONDS[0]} seconds a turn that is {fast:.0f} minutes, at {PACE_SECONDS[1]} "
+        f"seconds {slow:.0f} (the text gives no pace; these two are our assumptions)"
     )
 
 
@@ -213,6 +224,7 @@ CLAIMS: tuple[Claim, ...] = (
         "003_c84aed572b47ad5a.txt, page header",
         "A game takes about ten minutes.",
         _ten_minutes,
+        PACE,
     ),
 )
 
@@ -264,19 +276,27 @@ def _svg(fig: Any) -> str:
     return out.getvalue()
 
 
-def limit_figure(data: Mapping[str, Any], profile: str) -> str | None:
+PANEL_SIZE = (4.2, 3.0)  # inches: one panel, shown one a row on a phone, two on a desktop
+
+
+def _panel() -> tuple[Any, Any]:
+    fig, ax = _pyplot().subplots(figsize=PANEL_SIZE)
+    return fig, ax
+
+
+def limit_figures(data: Mapping[str, Any], profile: str) -> dict[str, str] | None:
+    """Hand length and beaten calls against the call limit: two panels, two files."""
     series = {policy: _by_limit(data, profile, policy) for policy in study.POLICIES}
     if not all(len(points) >= 2 for points in series.values()):
         return None
-    plt = _pyplot()
-    fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3.2))
+    (turns_fig, turns), (beaten_fig, beaten_ax) = _panel(), _panel()
     for policy, points in series.items():
         limits = sorted(points)
         kw = {"color": COLOURS[policy], "label": f"{policy} play"}
-        _errorbar(left, limits, [points[k]["summary"]["turns_per_hand"] for k in limits], **kw)
+        _errorbar(turns, limits, [points[k]["summary"]["turns_per_hand"] for k in limits], **kw)
         beaten = [_beaten(points[k]["summary"]["call_success"]) for k in limits]
         _errorbar(
-            right,
+            beaten_ax,
             limits,
             [
                 {**b, "value": b["value"] * 100, "low": b["low"] * 100, "high": b["high"] * 100}
@@ -284,25 +304,28 @@ def limit_figure(data: Mapping[str, Any], profile: str) -> str | None:
             ],
             **kw,
         )
-    left.set(xlabel="call limit", ylabel="turns per hand", xticks=sorted(series["heuristic"]))
-    right.set(xlabel="call limit", ylabel="calls beaten (%)", xticks=sorted(series["heuristic"]))
-    left.legend(frameon=False)
-    return _svg(fig)
+    turns.set(xlabel="call limit", ylabel="turns per hand", xticks=sorted(series["heuristic"]))
+    beaten_ax.set(
+        xlabel="call limit", ylabel="calls beaten (%)", xticks=sorted(series["heuristic"])
+    )
+    turns.legend(frameon=False)
+    beaten_ax.legend(frameon=False)
+    return {"limit-turns": _svg(turns_fig), "limit-beaten": _svg(beaten_fig)}
 
 
-def seats_figure(data: Mapping[str, Any], profile: str) -> str | None:
+def seats_figures(data: Mapping[str, Any], profile: str) -> dict[str, str] | None:
+    """Hand length against the number of players, in turns and turns a player: two files."""
     points = sorted(_points(data, profile, "seats"), key=lambda p: p["seats"])
     if len(points) < 2:
         return None
-    plt = _pyplot()
-    fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3.2))
+    (turns_fig, turns), (each_fig, each) = _panel(), _panel()
     seats = [p["seats"] for p in points]
     colour = COLOURS["heuristic"]
-    _errorbar(left, seats, [p["summary"]["turns_per_hand"] for p in points], color=colour)
-    _errorbar(right, seats, [p["summary"]["turns_per_player"] for p in points], color=colour)
-    left.set(xlabel="players", ylabel="turns per hand", xticks=seats)
-    right.set(xlabel="players", ylabel="turns per player per hand", xticks=seats)
-    return _svg(fig)
+    _errorbar(turns, seats, [p["summary"]["turns_per_hand"] for p in points], color=colour)
+    _errorbar(each, seats, [p["summary"]["turns_per_player"] for p in points], color=colour)
+    turns.set(xlabel="players", ylabel="turns per hand", xticks=seats)
+    each.set(xlabel="players", ylabel="turns per player per hand", xticks=seats)
+    return {"seats-turns": _svg(turns_fig), "seats-each": _svg(each_fig)}
 
 
 def success_figure(data: Mapping[str, Any], profile: str, seats: int) -> str | None:
@@ -315,7 +338,7 @@ def success_figure(data: Mapping[str, Any], profile: str, seats: int) -> str | N
     if not rows:
         return None
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(5, 3.2))
+    fig, ax = plt.subplots(figsize=PANEL_SIZE)
     _errorbar(
         ax,
         [v for v, _ in rows],
@@ -328,7 +351,7 @@ def success_figure(data: Mapping[str, Any], profile: str, seats: int) -> str | N
 
 def position_figure(data: Mapping[str, Any], profile: str) -> str | None:
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(5, 3.2))
+    fig, ax = plt.subplots(figsize=PANEL_SIZE)
     drawn = False
     for offset, policy in ((-0.15, "heuristic"), (0.15, "random")):
         point = _games(data, profile, policy) or next(
@@ -354,6 +377,24 @@ def position_figure(data: Mapping[str, Any], profile: str) -> str | None:
 
 def _figure_md(path: str, alt: str) -> str:
     return f"![{alt}]({path}){{ loading=lazy }}"
+
+
+def _single(name: str, svg: str | None) -> dict[str, str] | None:
+    return {name: svg} if svg is not None else None
+
+
+def _figure_row(
+    pid: str, panels: Mapping[str, str], caption: str, files: dict[str, str]
+) -> list[str]:
+    """One figure: its panels side by side where the page is wide, one a row on a phone
+    (``jc-figures`` in extra.css), each panel its own SVG file, then the caption."""
+    out = ['<div class="jc-figures" markdown="1">', ""]
+    for name, svg in panels.items():
+        path = f"{FIGURES}/{pid}-{name}.svg"
+        files[path] = svg
+        alt = caption if len(panels) == 1 else f"{caption} Panel: {name.replace('-', ' ')}."
+        out += [_figure_md(path, alt), ""]
+    return [*out, "</div>", "", f"*{caption}*", ""]
 
 
 def generate(profiles: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
@@ -383,8 +424,9 @@ def generate(profiles: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
         if claim.profile not in profiles:
             continue
         verdict, numbers = claim.test(data)
+        shown = f"{verdict}, {claim.assumption}" if claim.assumption else verdict
         lines += [
-            f'!!! {VERDICT_STYLE[verdict]} "{verdict}: {claim.claim}"',
+            f'!!! {VERDICT_STYLE[verdict]} "{shown}: {claim.claim}"',
             f"    Source: {claim.source} ([{claim.profile}](profiles/{claim.profile}.md)).",
             "",
             f"    {numbers}.",
@@ -401,26 +443,30 @@ def generate(profiles: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
         document = profiles[pid]
         lines += [f"## {document.get('name', pid)}", ""]
         seats = default_seats(document)
-        made = {
-            "limit": limit_figure(data, pid),
-            "seats": seats_figure(data, pid),
-            "success": success_figure(data, pid, seats),
-            "positions": position_figure(data, pid),
-        }
-        captions = {
-            "limit": f"Hand length and beaten calls against the call limit, {seats} players.",
-            "seats": "Hand length against the number of players (heuristic play), in turns "
-            "and in turns each player takes.",
-            "success": f"Calls that win, by the caller's hand value (heuristic play, {seats} "
-            "players).",
-            "positions": f"Hands won by position in the turn order, {seats} players.",
-        }
-        for name, svg in made.items():
-            if svg is None:
+        rows: list[tuple[dict[str, str] | None, str]] = [
+            (
+                limit_figures(data, pid),
+                f"Hand length (left) and beaten calls (right) against the call limit, "
+                f"{seats} players.",
+            ),
+            (
+                seats_figures(data, pid),
+                "Hand length against the number of players (heuristic play), in turns (left) "
+                "and in turns each player takes (right).",
+            ),
+            (
+                _single("success", success_figure(data, pid, seats)),
+                f"Calls that win, by the caller's hand value (heuristic play, {seats} players).",
+            ),
+            (
+                _single("positions", position_figure(data, pid)),
+                f"Hands won by position in the turn order, {seats} players.",
+            ),
+        ]
+        for panels, caption in rows:
+            if not panels:
                 continue
-            path = f"{FIGURES}/{pid}-{name}.svg"
-            files[path] = svg
-            lines += [_figure_md(path, captions[name]), "", f"*{captions[name]}*", ""]
+            lines += _figure_row(pid, panels, caption, files)
         lines += _table(data, pid, document)
     files[PAGE] = "\n".join(lines) + "\n"
     return files
