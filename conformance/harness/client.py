@@ -45,6 +45,8 @@ STDERR_TAIL_LINES: Final = 200
 STDERR_TAIL_BYTES: Final = 64 * 1024
 DEFAULT_TIMEOUT: Final = 10.0
 _READ_CHUNK: Final = 64 * 1024
+# How often a wait for an answer also checks that the engine process still runs.
+_WATCH_INTERVAL: Final = 0.1
 
 # What the stdout reader thread puts on the queue besides complete lines.
 _TOO_LONG: Final = object()
@@ -318,6 +320,16 @@ class EngineClient:
             if start == len(chunk):
                 return
 
+    def _notice_exit(self) -> None:
+        """Treat an engine that has exited as the end of its output, even while a child
+        it left behind holds the pipe open (the pipe alone would wait for the deadline)."""
+        if self._lines or self._eof or self._proc.poll() is None:
+            return
+        self._pump(0)  # what it wrote before it exited still counts
+        if not self._lines and not self._eof:
+            self._eof = True
+            self._lines.append(_EOF)
+
     def _read_stderr(self, stream: IO[bytes]) -> None:
         fd = stream.fileno()
         try:
@@ -480,7 +492,8 @@ class EngineClient:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     break
-                self._pump(remaining)
+                self._pump(min(remaining, _WATCH_INTERVAL))
+                self._notice_exit()
             if not self._lines:
                 self._fail(
                     EngineTimeout(f"no response to {cmd} (seq {seq}) within {limit:g} s", limit)
@@ -567,7 +580,9 @@ class EngineClient:
         except subprocess.TimeoutExpired:
             status = None
         if status is not None:
-            self._stderr_thread.join(timeout=1.0)
+            # Its last words are in the pipe by now; a child of it may keep the pipe open,
+            # so the reader is not waited for to the end.
+            self._settle_stderr()
         if status is None:
             message = f"the engine closed its standard output {during}"
         elif status < 0:

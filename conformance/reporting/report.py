@@ -33,6 +33,7 @@ from ..harness.replay import (
     XPASS,
     Outcome,
 )
+from ..harness.known_failures import NOT_EXCUSED
 from ..harness.runner import RunResult
 from .files import WriteRefused, write_atomic
 from .modes import DERIVED, WRITTEN, any_derived, mode_counts, mode_lines, split_counts
@@ -189,7 +190,12 @@ def failure_block(outcome: Outcome, rerun: RerunInfo, style: Style = PLAIN) -> l
     if outcome.reason:
         lines.append(f"  {outcome.reason}")
     lines += mode_lines(outcome)
-    if outcome.known_failure:
+    if outcome.known_failure and outcome.status in NOT_EXCUSED:
+        lines.append(
+            f"  listed as a known failure, which excuses a wrong answer, not a "
+            f"{'crash' if outcome.status == CRASHED else 'hang'}: {outcome.known_failure}"
+        )
+    elif outcome.known_failure:
         lines.append(f"  listed as a known failure: {outcome.known_failure}")
     if outcome.status == XPASS:
         # A pass: no clause failed. It is listed so that the stale entry gets removed.
