@@ -308,8 +308,10 @@ class JhyapSession:
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if not self.warnings and self.engine_description is None:
             return
+        from .reporting.report import shown_warnings
+
         terminalreporter.section("jhyap")
-        for warning in self.warnings:
+        for warning in shown_warnings(self.warnings):
             terminalreporter.write_line(f"warning: {warning}")
         if self.engine_description is not None:
             terminalreporter.write_line(f"engine: {self.engine_description}")
