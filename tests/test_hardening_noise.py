@@ -88,3 +88,33 @@ def test_a_crash_on_a_state_request_shows_that_request_not_the_unsent_act(
     assert lines[2] == "  the engine exited with status 5 while answering state (seq 7)"
     assert lines[4] == '  request: {"seq":7,"cmd":"state"}'
     assert '"cmd":"act"' not in out
+
+
+@pytest.mark.parametrize(
+    ("profile", "message"),
+    [
+        ({"id": "x"}, "the profile has no rules object"),
+        ({"id": "x", "rules": []}, "the profile has no rules object"),
+        ({"id": "x", "rules": {}}, "the profile's rules lack the key 'seats'"),
+    ],
+)
+def test_an_incomplete_profile_is_named_in_words_not_as_a_python_exception(
+    profile: dict[str, object], message: str
+) -> None:
+    from reference_engine.server import Session
+
+    session = Session()
+    session.handle({"seq": 0, "cmd": "hello", "protocol": "1.1"})
+    answer = session.handle({"seq": 1, "cmd": "start", "profile": profile, "seats": 2})
+    assert answer["error"] == {"code": "invalid_profile", "message": message}
+
+
+def test_a_long_value_in_a_warning_is_clipped(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    known = tmp_path / "known.yaml"
+    known.write_text(f"- id: a{'9' * 5000}\n  reason: gone\n")
+    code, out, _ = jhyap(capsys, *run_args(fake("passthrough"), "--known-failures", str(known)))
+    assert code == 0
+    [warning] = [line for line in out.splitlines() if line.startswith("warning:")]
+    assert warning == f"warning: known failures: no transcript 'a{'9' * 78}… (5001 characters)'"

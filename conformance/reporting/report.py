@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final
 
+from reference_engine.messages import clip_words
+
 from ..harness.compare import show
 from ..harness.replay import (
     CRASHED,
@@ -357,7 +359,7 @@ MAX_SHOWN_WARNINGS: Final = 20  # a console shows this many warnings, then a cou
 def shown_warnings(warnings: Sequence[str], limit: int = MAX_SHOWN_WARNINGS) -> list[str]:
     """The warnings a console shows, each on one line: the first ``limit``, then how many
     more there are (a large known-failures file must not bury the summary)."""
-    shown = [one_line(w) for w in warnings[:limit]]
+    shown = [clip_words(one_line(w)) for w in warnings[:limit]]
     if len(warnings) > limit:
         more = plural(len(warnings) - limit, "more warning")
         shown.append(f"... and {more} (a --json report lists them all)")
