@@ -52,9 +52,7 @@ def test_an_engine_message_cannot_forge_a_summary_line(
 
 
 def test_one_line_escapes_every_line_break() -> None:
-    assert one_line("a\nb\r\x1b[32mc\u2028d\x85e\tf") == (
-        "a\\nb\\x0d\\x1b[32mc\\u2028d\\x85e\tf"
-    )
+    assert one_line("a\nb\r\x1b[32mc\u2028d\x85e\tf") == ("a\\nb\\x0d\\x1b[32mc\\u2028d\\x85e\tf")
 
 
 def test_a_large_known_failures_file_gives_a_count_not_every_warning(

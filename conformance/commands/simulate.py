@@ -7,8 +7,17 @@ import json
 import sys
 from typing import Any
 
+from conformance.reporting.outputs import FORCE_HELP, SIMULATE_JSON
+
 from . import ExitCode, Subparsers, add_option_argument, jobs_count, profile_with_options
-from .checks import MAX_ROUNDS, MAX_SEATS, MAX_SIMULATED_GAMES, clashing_paths, whole
+from .checks import (
+    MAX_ROUNDS,
+    MAX_SEATS,
+    MAX_SIMULATED_GAMES,
+    clashing_paths,
+    report_file_problem,
+    whole,
+)
 
 FIGURES: tuple[tuple[str, str, bool], ...] = (
     # attribute, label, shown as a percentage
@@ -73,6 +82,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         metavar="FILE",
         help="also write the figures as JSON ('-': standard output, instead of the table)",
     )
+    parser.add_argument("--force", action="store_true", help=FORCE_HELP)
     parser.set_defaults(run=run)
 
 
@@ -91,6 +101,9 @@ def run(args: argparse.Namespace) -> int:
     clash = clashing_paths((("--json", args.json),), (("PROFILE", args.profile),))
     if clash:
         return _fail(clash)
+    problem = report_file_problem(args.json, SIMULATE_JSON, args.force)
+    if problem:
+        return _fail(f"--json: {problem}")
     loaded = profile_with_options("simulate", args.profile, args.option)
     if loaded is None:
         return ExitCode.ERROR
@@ -126,7 +139,8 @@ def run(args: argparse.Namespace) -> int:
         from conformance.reporting.report import STDOUT, os_error_text, write_report
 
         try:
-            write_report(args.json, json.dumps({**header, **summary.to_json()}, indent=2) + "\n")
+            text = json.dumps({**header, **summary.to_json()}, indent=2) + "\n"
+            write_report(args.json, text, kind=SIMULATE_JSON, force=args.force)
         except OSError as exc:
             return _fail(f"cannot write the JSON: {os_error_text(exc, args.json)}")
         if args.json == STDOUT:

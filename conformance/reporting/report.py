@@ -20,6 +20,7 @@ from typing import IO, Any, Final
 from reference_engine.messages import clip_words
 
 from ..harness.compare import show
+from ..harness.known_failures import NOT_EXCUSED
 from ..harness.replay import (
     CRASHED,
     ERRORED,
@@ -35,9 +36,8 @@ from ..harness.replay import (
     XPASS,
     Outcome,
 )
-from ..harness.known_failures import NOT_EXCUSED
 from ..harness.runner import RunResult
-from .files import WriteRefused, write_atomic
+from .files import OutputKind, WriteRefused, write_atomic
 from .modes import DERIVED, WRITTEN, any_derived, mode_counts, mode_lines, split_counts
 from .style import Style, plural
 from .terminal import one_line, visible_styled
@@ -400,14 +400,22 @@ def declared_claims(result: RunResult) -> list[dict[str, Any]]:
 STDOUT: Final = "-"  # a report path meaning standard output
 
 
-def write_report(path: str, text: str, stdout: IO[str] | None = None) -> None:
-    """Write a report to ``path``, or to standard output when ``path`` is ``-``."""
+def write_report(
+    path: str,
+    text: str,
+    stdout: IO[str] | None = None,
+    *,
+    kind: OutputKind | None = None,
+    force: bool = False,
+) -> None:
+    """Write a report to ``path``, or to standard output when ``path`` is ``-``; an
+    existing file only when it is a report of ``kind`` or ``force`` is given."""
     if path == STDOUT:
         out = stdout if stdout is not None else sys.stdout
         out.write(text)
         out.flush()
     else:
-        write_atomic(path, text)
+        write_atomic(path, text, kind=None if force else kind)
 
 
 def os_error_text(exc: OSError, path: str | Path | None = None) -> str:
