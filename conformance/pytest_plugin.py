@@ -20,8 +20,10 @@ controller through ``workeroutput``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
+import signal
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -127,6 +129,7 @@ def pytest_configure(config: pytest.Config) -> None:
     session = JhyapSession.from_config(config, engine)
     session.chosen = chosen
     config.pluginmanager.register(session, PLUGIN_NAME)
+    session.previous_handlers = _interrupt_on_termination()
     config.addinivalue_line("markers", f"{MARKER}: a case of the Jhyap conformance corpus")
     config.addinivalue_line(
         "markers",
@@ -137,6 +140,23 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         f"{MODE_MARKERS['not_applicable']}: a case the declared ruleset cannot play",
     )
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"{signal.Signals(signum).name}")
+
+
+def _interrupt_on_termination() -> dict[int, Any]:
+    """Make SIGTERM and SIGHUP stop the session as Ctrl-C does: pytest then still finishes
+    it (its JUnit XML is written) and the session's engine is ended with its helpers. By
+    default they would end pytest at once, the engine left running. The handlers they had
+    before are returned, to be put back."""
+    previous: dict[int, Any] = {}
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        with contextlib.suppress(ValueError):  # only the main thread may set handlers
+            if signal.getsignal(signum) in (signal.SIG_DFL, None):
+                previous[signum] = signal.signal(signum, _interrupt)
+    return previous
 
 
 class CaseFailed(Exception):
@@ -192,6 +212,7 @@ class JhyapSession:
         self.source = source
         self.worker: EngineWorker = EngineWorker(config)
         self.unusable: str | None = None
+        self.previous_handlers: dict[int, Any] = {}  # SIGTERM's and SIGHUP's, put back
         self.engine_description: str | None = None
         self.chosen: list[str] = []  # item ids given as arguments
 
@@ -304,6 +325,10 @@ class JhyapSession:
 
     def pytest_unconfigure(self) -> None:
         self.close()
+        for signum, handler in self.previous_handlers.items():
+            with contextlib.suppress(ValueError):
+                signal.signal(signum, handler)
+        self.previous_handlers = {}
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if not self.warnings and self.engine_description is None:

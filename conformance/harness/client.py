@@ -37,7 +37,7 @@ from typing import IO, Any, Final, NoReturn
 
 from reference_engine import bounded_json
 
-from .sandbox import EngineLimits
+from .sandbox import EngineLimits, engine_preexec, launch
 
 PROTOCOL_VERSION: Final = "1.1"
 MAX_RESPONSE_BYTES: Final = 16 * 1024 * 1024
@@ -227,17 +227,19 @@ class EngineClient:
             # fork and exec the child is in a session of its own but still carries our
             # environment (no engine id), and would pass for another engine's orphan.
             with _LIVE_LOCK:
-                self._proc = subprocess.Popen(
-                    self.argv,
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    bufsize=0,
-                    start_new_session=True,
-                    close_fds=True,
-                    env=base,
-                    cwd=cwd,
-                    preexec_fn=limits.preexec() if limits is not None else None,
+                self._proc = launch(
+                    lambda: subprocess.Popen(
+                        self.argv,
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE,
+                        bufsize=0,
+                        start_new_session=True,
+                        close_fds=True,
+                        env=base,
+                        cwd=cwd,
+                        preexec_fn=engine_preexec(limits),
+                    )
                 )
                 self.pid = self._proc.pid
                 _LIVE.add(self)
@@ -763,8 +765,9 @@ def adopted_helpers(engine_id: str) -> list[int]:
 
     An adopted orphan is a child of ours in another session than ours (every engine
     starts a session of its own) that is no engine we started. It belongs to the engine
-    whose id its environment carries; one that emptied its environment is anyone's, and
-    is counted for every engine.
+    whose id its environment carries; one that carries no id, an empty one or the id of
+    no engine of ours (it emptied or rewrote its environment) is anyone's, and is counted
+    for every engine: nothing an engine started may outlive it by hiding its id.
     """
     if not _HAVE_PROC:
         return []
@@ -772,10 +775,11 @@ def adopted_helpers(engine_id: str) -> list[int]:
     helpers = []
     with _LIVE_LOCK:  # no engine is being started meanwhile (see EngineClient.__init__)
         engines = {client.pid for client in _LIVE}
+        ours = {client.engine_id for client in _LIVE} - {engine_id}
         for pid, state, parent, _, sid in _processes():
             if parent != me or sid == session or pid in engines or state == b"Z":
                 continue
-            if _engine_id_of(pid) in (engine_id, None):
+            if _engine_id_of(pid) not in ours:
                 helpers.append(pid)
     return helpers
 
