@@ -61,7 +61,10 @@ def plugin_wording(message: str) -> str:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """The plugin's options; all of them are ignored without ``--jhyap-engine``."""
+    """The plugin's options; all of them are ignored without ``--jhyap-engine``. Numbers
+    and paths are checked as ``jhyap``'s own options are (conformance.commands.checks)."""
+    from .commands import checks
+
     group = parser.getgroup(
         "jhyap", "Jhyap conformance (runs the corpus when --jhyap-engine is given)"
     )
@@ -82,36 +85,43 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--jhyap-timeout",
-        type=float,
+        type=checks.seconds(checks.MAX_TIMEOUT),
         default=10.0,
         metavar="SECONDS",
         help="the time to wait for each engine response (default 10)",
     )
     group.addoption(
         "--jhyap-transcripts",
+        type=checks.path_text,
         metavar="DIR",
         default=None,
         help="the transcripts to run (default: the shipped corpus)",
     )
     group.addoption(
         "--jhyap-fuzz-games",
-        type=int,
+        type=checks.whole(1, checks.MAX_GAMES),
         default=None,
         metavar="N",
         help="also add the item jhyap::fuzz: N seeded games of differential fuzzing against "
         "the reference engine (jhyap fuzz); a divergence fails it, shrunk to a transcript",
     )
     group.addoption(
-        "--jhyap-fuzz-seed", type=int, default=0, metavar="S", help="the fuzzing seed (default 0)"
+        "--jhyap-fuzz-seed",
+        type=checks.whole(0, checks.MAX_SEED),
+        default=0,
+        metavar="S",
+        help="the fuzzing seed (default 0)",
     )
     group.addoption(
         "--jhyap-fuzz-out",
+        type=checks.path_text,
         default="fuzz-findings",
         metavar="DIR",
         help="where jhyap::fuzz writes the transcript of a divergence (default fuzz-findings/)",
     )
     group.addoption(
         "--jhyap-known-failures",
+        type=checks.path_text,
         metavar="FILE",
         default=None,
         help="YAML or JSON list of {id, profile (optional), reason}: xfail (strict)",

@@ -116,3 +116,43 @@ def test_a_long_value_in_a_warning_is_clipped(
     assert code == 0
     [warning] = [line for line in out.splitlines() if line.startswith("warning:")]
     assert warning == f"warning: known failures: no transcript 'a{'9' * 78}… (5001 characters)'"
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "rule"),
+    [
+        ("--jhyap-timeout", "inf", "must be a number of seconds above 0 and at most 86400"),
+        ("--jhyap-fuzz-games", "1e12", "must be a whole number from 1 to 10000000"),
+        ("--jhyap-fuzz-seed", "-1", "must be a whole number from 0 to 9223372036854775807"),
+        ("--jhyap-transcripts", "a" * 5000, "must be a path of at most 4095 bytes, not 5000"),
+    ],
+)
+def test_the_pytest_plugin_checks_its_numbers_and_paths_as_jhyap_does(
+    tmp_path: Path, option: str, value: str, rule: str
+) -> None:
+    import subprocess
+
+    ini = tmp_path / "pytest.ini"
+    ini.write_text("[pytest]\n")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-c",
+            str(ini),
+            "-p",
+            "no:cacheprovider",
+            "--jhyap-engine",
+            "x",
+            option,
+            value,
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 4  # pytest's usage error
+    assert f"error: argument {option}: {rule}" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
