@@ -10,6 +10,7 @@ records its pid, and any still running afterwards is an orphan (then killed).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -78,17 +79,9 @@ def _orphans(pids: Path) -> list[int]:
             break
         time.sleep(0.1)
     for pid in alive:
-        with _suppress():
+        with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
     return alive
-
-
-class _suppress:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> bool:
-        return True
 
 
 def run_probe(probe: Probe, totals: Totals) -> None:
@@ -212,6 +205,14 @@ def _known(here: Path) -> None:
     (here / "long.yaml").write_text(f"- id: a{'9' * 5000}\n  reason: gone\n")
 
 
+PYTEST = [sys.executable, "-m", "pytest", "-c", "{here}/pytest.ini", "-p", "no:cacheprovider"]
+PYTEST += ["-q", "--jhyap-engine"]
+
+
+def _pytest_ini(here: Path) -> None:
+    (here / "pytest.ini").write_text("[pytest]\n")  # not this project's settings (xdist)
+
+
 def probes() -> list[Probe]:
     found: list[Probe] = []
     # -- files lost: every file any command writes ---------------------------------------
@@ -284,14 +285,21 @@ def probes() -> list[Probe]:
         found.append(
             Probe(
                 f"pytest --jhyap-engine, {signum.name}",
-                [sys.executable, "-m", "pytest", "-c", "{here}/pytest.ini"]
-                + ["-p", "no:cacheprovider", "-q", "--jhyap-engine"]
-                + [fake("escape", "daemon", "hang"), "--jhyap-transcripts", DATA]
-                + ["--jhyap-timeout", "600", "--junitxml", "{here}/junit.xml", "-k", PASSING],
+                [
+                    *PYTEST,
+                    fake("escape", "daemon", "hang"),
+                    "--jhyap-transcripts",
+                    DATA,
+                    "--jhyap-timeout",
+                    "600",
+                    "--junitxml",
+                    "{here}/junit.xml",
+                    "-k",
+                    PASSING,
+                ],
                 statuses=(2,),
-                setup=lambda here: (here / "pytest.ini").write_text("[pytest]\n"),
+                setup=_pytest_ini,
                 action=_kill_once_started(2, signum),
-                check=lambda out: None,
             )
         )
     # -- wrong verdicts -------------------------------------------------------------------
