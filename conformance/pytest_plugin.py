@@ -20,8 +20,10 @@ controller through ``workeroutput``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
+import signal
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -59,7 +61,10 @@ def plugin_wording(message: str) -> str:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """The plugin's options; all of them are ignored without ``--jhyap-engine``."""
+    """The plugin's options; all of them are ignored without ``--jhyap-engine``. Numbers
+    and paths are checked as ``jhyap``'s own options are (conformance.commands.checks)."""
+    from .commands import checks
+
     group = parser.getgroup(
         "jhyap", "Jhyap conformance (runs the corpus when --jhyap-engine is given)"
     )
@@ -80,36 +85,43 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--jhyap-timeout",
-        type=float,
+        type=checks.seconds(checks.MAX_TIMEOUT),
         default=10.0,
         metavar="SECONDS",
         help="the time to wait for each engine response (default 10)",
     )
     group.addoption(
         "--jhyap-transcripts",
+        type=checks.path_text,
         metavar="DIR",
         default=None,
         help="the transcripts to run (default: the shipped corpus)",
     )
     group.addoption(
         "--jhyap-fuzz-games",
-        type=int,
+        type=checks.whole(1, checks.MAX_GAMES),
         default=None,
         metavar="N",
         help="also add the item jhyap::fuzz: N seeded games of differential fuzzing against "
         "the reference engine (jhyap fuzz); a divergence fails it, shrunk to a transcript",
     )
     group.addoption(
-        "--jhyap-fuzz-seed", type=int, default=0, metavar="S", help="the fuzzing seed (default 0)"
+        "--jhyap-fuzz-seed",
+        type=checks.whole(0, checks.MAX_SEED),
+        default=0,
+        metavar="S",
+        help="the fuzzing seed (default 0)",
     )
     group.addoption(
         "--jhyap-fuzz-out",
+        type=checks.path_text,
         default="fuzz-findings",
         metavar="DIR",
         help="where jhyap::fuzz writes the transcript of a divergence (default fuzz-findings/)",
     )
     group.addoption(
         "--jhyap-known-failures",
+        type=checks.path_text,
         metavar="FILE",
         default=None,
         help="YAML or JSON list of {id, profile (optional), reason}: xfail (strict)",
@@ -127,6 +139,7 @@ def pytest_configure(config: pytest.Config) -> None:
     session = JhyapSession.from_config(config, engine)
     session.chosen = chosen
     config.pluginmanager.register(session, PLUGIN_NAME)
+    session.previous_handlers = _interrupt_on_termination()
     config.addinivalue_line("markers", f"{MARKER}: a case of the Jhyap conformance corpus")
     config.addinivalue_line(
         "markers",
@@ -137,6 +150,23 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         f"{MODE_MARKERS['not_applicable']}: a case the declared ruleset cannot play",
     )
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"{signal.Signals(signum).name}")
+
+
+def _interrupt_on_termination() -> dict[int, Any]:
+    """Make SIGTERM and SIGHUP stop the session as Ctrl-C does: pytest then still finishes
+    it (its JUnit XML is written) and the session's engine is ended with its helpers. By
+    default they would end pytest at once, the engine left running. The handlers they had
+    before are returned, to be put back."""
+    previous: dict[int, Any] = {}
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        with contextlib.suppress(ValueError):  # only the main thread may set handlers
+            if signal.getsignal(signum) in (signal.SIG_DFL, None):
+                previous[signum] = signal.signal(signum, _interrupt)
+    return previous
 
 
 class CaseFailed(Exception):
@@ -192,6 +222,7 @@ class JhyapSession:
         self.source = source
         self.worker: EngineWorker = EngineWorker(config)
         self.unusable: str | None = None
+        self.previous_handlers: dict[int, Any] = {}  # SIGTERM's and SIGHUP's, put back
         self.engine_description: str | None = None
         self.chosen: list[str] = []  # item ids given as arguments
 
@@ -304,12 +335,18 @@ class JhyapSession:
 
     def pytest_unconfigure(self) -> None:
         self.close()
+        for signum, handler in self.previous_handlers.items():
+            with contextlib.suppress(ValueError):
+                signal.signal(signum, handler)
+        self.previous_handlers = {}
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if not self.warnings and self.engine_description is None:
             return
+        from .reporting.report import shown_warnings
+
         terminalreporter.section("jhyap")
-        for warning in self.warnings:
+        for warning in shown_warnings(self.warnings):
             terminalreporter.write_line(f"warning: {warning}")
         if self.engine_description is not None:
             terminalreporter.write_line(f"engine: {self.engine_description}")

@@ -433,12 +433,16 @@ class Rules:
     @classmethod
     def from_profile(cls, profile: Mapping[str, Any]) -> Rules:
         """Typed rules of a resolved profile; ProfileError on anything unplayable."""
+        if not isinstance(profile.get("rules"), Mapping):
+            raise ProfileError("the profile has no rules object")
         try:
             return cls._build(profile["rules"])
         except ProfileError:
             raise
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ProfileError(f"profile rules are incomplete or malformed: {exc!r}") from None
+        except KeyError as exc:
+            raise ProfileError(f"the profile's rules lack the key {exc.args[0]!r}") from None
+        except (TypeError, ValueError) as exc:
+            raise ProfileError(f"the profile's rules are malformed: {exc}") from None
 
     @classmethod
     def _build(cls, r: Mapping[str, Any]) -> Rules:

@@ -70,15 +70,17 @@ def test_run_report_never_replaces_its_known_failures(
 
 
 def test_run_replaces_last_runs_reports(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    """A report replaces the report of the last run, as pytest's --junitxml does."""
+    """A report replaces the report of the last run, as pytest's --junitxml does (any
+    other file in the way is refused: tests/test_hardening_files.py)."""
     json_file, junit = tmp_path / "r.json", tmp_path / "r.xml"
-    json_file.write_text("old\n")
-    junit.write_text("old\n")
     args = ("run", "--transcripts", str(DATA), "-k", PASSING, "-q")
-    code, _, _ = jhyap(capsys, *args, "--json", str(json_file), "--junit", str(junit))
+    reports = ("--json", str(json_file), "--junit", str(junit))
+    assert jhyap(capsys, *args, *reports)[0] == 0
+    first = json_file.read_text(), junit.read_text()
+    code, _, _ = jhyap(capsys, *args, *reports)
     assert code == 0
-    assert json_file.read_text().startswith("{")
-    assert junit.read_text().startswith("<?xml")
+    assert json_file.read_text().startswith("{") and json_file.read_text() != first[0]
+    assert junit.read_text().startswith("<?xml") and junit.read_text() != first[1]
 
 
 def test_simulate_json_never_replaces_its_profile(

@@ -18,6 +18,9 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Final, NoReturn
 
+from conformance.reporting.files import OutputKind, WriteRefused, check_target
+from reference_engine.messages import clip_words
+
 # The longest a path and one of its parts may be (Linux's PATH_MAX and NAME_MAX, in bytes).
 PATH_MAX = 4095
 NAME_MAX = 255
@@ -179,9 +182,12 @@ def folder_problem(path: str) -> str | None:
     return None
 
 
-def report_file_problem(path: str | None) -> str | None:
+def report_file_problem(
+    path: str | None, kind: OutputKind | None = None, force: bool = False
+) -> str | None:
     """Why a report cannot be written at ``path``, or None; checked before a run starts so
-    that a long run is not lost to a mistyped folder. Standard output and unset are fine."""
+    that a long run is not lost to a mistyped folder or to a file in the way (one that is
+    not a report of ``kind``, unless ``force``). Standard output and unset are fine."""
     if path is None or path == STDOUT or path_problem(path) is not None:
         return None
     shown = clip(path, 120)
@@ -193,6 +199,13 @@ def report_file_problem(path: str | None) -> str | None:
         return f"{shown}: {exc.strerror}"
     if info is not None and stat.S_ISDIR(info.st_mode):
         return f"{shown} is a folder, not a file"
+    if info is not None:
+        try:
+            check_target(path, kind=None if force else kind)
+        except WriteRefused as exc:
+            return clip_words(str(exc))
+        except OSError as exc:
+            return f"{shown}: {exc.strerror}"
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         return f"{shown}: its folder {clip(os.path.dirname(path), 120)} does not exist"

@@ -11,6 +11,7 @@ from typing import Any
 
 from conformance.harness.selection import Case, InputError, load_selection, stream_corpus
 from conformance.reporting.modes import MODE_WORDS
+from conformance.reporting.outputs import COVERAGE_JSON, FORCE_HELP
 from conformance.reporting.report import STDOUT, os_error_text, write_report
 from conformance.reporting.style import plural
 from conformance.spec import readings
@@ -21,7 +22,7 @@ from conformance.spec.protocol import ProtocolClausesError, protocol_clause_ids
 from conformance.spec.transcript import Transcript, profiles_for, shipped_documents
 
 from . import ExitCode, Subparsers
-from .checks import clashing_paths
+from .checks import clashing_paths, report_file_problem
 
 
 def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
@@ -39,6 +40,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         help="also write the coverage as JSON; - for standard output (the listing then goes "
         "to standard error)",
     )
+    parser.add_argument("--force", action="store_true", help=FORCE_HELP)
     parser.add_argument(
         "--uncovered", action="store_true", help="list only the clauses no transcript tests"
     )
@@ -110,15 +112,15 @@ def _run_profile(args: argparse.Namespace) -> int:
         f"written, {counts['derived_only']} only derived, {counts['untested']} untested",
         file=listing,
     )
-    if args.json and not _write_json(args.json, report):
+    if args.json and not _write_json(args.json, report, args.force):
         return ExitCode.ERROR
     return ExitCode.OK if counts["untested"] == 0 else ExitCode.FAILURES
 
 
-def _write_json(path: str, report: Mapping[str, Any]) -> bool:
+def _write_json(path: str, report: Mapping[str, Any], force: bool) -> bool:
     """Write the JSON coverage (``-``: standard output); False, said, when it cannot be."""
     try:
-        write_report(path, json.dumps(report, indent=2) + "\n")
+        write_report(path, json.dumps(report, indent=2) + "\n", kind=COVERAGE_JSON, force=force)
     except OSError as exc:
         print(f"jhyap coverage: cannot write the JSON: {os_error_text(exc, path)}", file=sys.stderr)
         return False
@@ -194,8 +196,9 @@ def reading_coverage(
 def run(args: argparse.Namespace) -> int:
     """Print the coverage; exit 1 if a clause is uncovered."""
     clash = clashing_paths((("--json", args.json),), (("--profile", args.profile),))
-    if clash:
-        print(f"jhyap coverage: {clash}", file=sys.stderr)
+    unwritable = report_file_problem(args.json, COVERAGE_JSON, args.force)
+    if clash or unwritable:
+        print(f"jhyap coverage: {clash or f'--json: {unwritable}'}", file=sys.stderr)
         return ExitCode.ERROR
     if args.profile is not None:
         return _run_profile(args)
@@ -239,7 +242,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"{tested}/{plural(len(rows), 'reading value')} tested", file=listing)
     if args.json:
         report = {"covered": covered, "total": len(table), "clauses": table, "readings": rows}
-        if not _write_json(args.json, report):
+        if not _write_json(args.json, report, args.force):
             return ExitCode.ERROR
     complete = covered == len(table) and tested == len(rows)
     return ExitCode.OK if complete else ExitCode.FAILURES

@@ -27,6 +27,7 @@ from conformance.fuzz.shrink import DEFAULT_BUDGET
 from conformance.fuzz.writer import KnownDivergence, KnownDivergenceError, load_known_divergences
 from conformance.harness.client import EngineUnusable
 from conformance.harness.sandbox import engine_environment
+from conformance.reporting.outputs import FORCE_HELP, FUZZ_JSON
 from conformance.reporting.report import write_atomic
 
 from . import Subparsers, jobs_count
@@ -41,6 +42,7 @@ from .checks import (
     MAX_WINDOW,
     clashing_paths,
     folder_problem,
+    report_file_problem,
     seconds,
     whole,
 )
@@ -116,6 +118,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         help=f"where to write the transcript of a divergence (default {DEFAULT_OUT}/)",
     )
     parser.add_argument("--json", metavar="FILE", help="write a JSON report")
+    parser.add_argument("--force", action="store_true", help=FORCE_HELP)
     parser.add_argument(
         "--known-divergences",
         metavar="FILE",
@@ -255,6 +258,10 @@ def build_config(args: argparse.Namespace) -> FuzzConfig | str:
     )
     if clash:
         return clash
+    force = bool(getattr(args, "force", False))
+    problem = report_file_problem(getattr(args, "json", None), FUZZ_JSON, force)
+    if problem:
+        return f"--json: {problem}"
     # Checked before fuzzing, not after a divergence is found and shrunk.
     unwritable = folder_problem(str(args.out)) if args.out is not None else None
     if unwritable:
@@ -436,7 +443,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             argv = tuple(getattr(args, "argv", ("jhyap", "fuzz")))
             report = json_report(config, result, status, argv)
-            write_atomic(args.json, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+            text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+            write_atomic(args.json, text, kind=None if args.force else FUZZ_JSON)
         except OSError as exc:
             return _fail(f"cannot write the report: {exc}")
     return status

@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 
+from conformance.reporting.outputs import FORCE_HELP, FUZZ_JSON, SIMULATE_JSON
+
 from . import ExitCode, Subparsers
 
 
@@ -28,6 +30,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         metavar="FILE",
         help="write the merged report as JSON ('-': standard output, instead of the text)",
     )
+    parser.add_argument("--force", action="store_true", help=FORCE_HELP)
     parser.set_defaults(run=run)
 
 
@@ -59,13 +62,15 @@ def run(args: argparse.Namespace) -> int:
         status = int(ExitCode.OK)
         text = figures_table(report, Tally.from_json(report["tally"]).summary())
         dumped = json.dumps(report, indent=2) + "\n"
+        kind = SIMULATE_JSON
     else:
         status = int(report["exit_status"])
         text = "\n".join(fuzz_lines(report))
         dumped = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+        kind = FUZZ_JSON
     if args.json:
         try:
-            write_report(args.json, dumped)
+            write_report(args.json, dumped, kind=kind, force=args.force)
         except OSError as exc:
             return _fail(f"cannot write the JSON: {os_error_text(exc, args.json)}")
         if args.json == STDOUT:

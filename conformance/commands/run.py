@@ -27,7 +27,9 @@ from conformance.harness.sandbox import (
     EngineLimits,
     engine_environment,
 )
+from conformance.reporting.files import OutputKind
 from conformance.reporting.modes import with_modes
+from conformance.reporting.outputs import FORCE_HELP, RUN_JSON, RUN_JUNIT
 from conformance.reporting.report import (
     STDOUT,
     Progress,
@@ -167,6 +169,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         help="write a JUnit XML report (Jenkins junit-10.xsd), replacing the last one; "
         "- for standard output",
     )
+    parser.add_argument("--force", action="store_true", help=FORCE_HELP)
     parser.add_argument(
         "-q",
         "--quiet",
@@ -245,8 +248,8 @@ def run(args: argparse.Namespace) -> int:
     )
     if clash:
         return _fail(clash)
-    for option, path in (("--json", args.json), ("--junit", args.junit)):
-        problem = report_file_problem(path)
+    for option, path, kind in (("--json", args.json, RUN_JSON), ("--junit", args.junit, RUN_JUNIT)):
+        problem = report_file_problem(path, kind, args.force)
         if problem:
             return _fail(f"{option}: {problem}")
     try:
@@ -334,14 +337,14 @@ def _rerun_info(args: argparse.Namespace) -> RerunInfo:
 def _write_reports(args: argparse.Namespace, result: RunResult, engine: str) -> str | None:
     """Write the --json and --junit reports; None, or why one could not be written."""
     context = _context(args, engine)
-    writers: tuple[tuple[str | None, Callable[[], str]], ...] = (
-        (args.json, lambda: json_text(json_report(result, context))),
-        (args.junit, lambda: junit_report(result, context)),
+    writers: tuple[tuple[str | None, OutputKind, Callable[[], str]], ...] = (
+        (args.json, RUN_JSON, lambda: json_text(json_report(result, context))),
+        (args.junit, RUN_JUNIT, lambda: junit_report(result, context)),
     )
-    for path, text in writers:
+    for path, kind, text in writers:
         if path:
             try:
-                write_report(path, text())
+                write_report(path, text(), kind=kind, force=args.force)
             except OSError as exc:
                 return f"cannot write a report: {os_error_text(exc, path)}"
     return None

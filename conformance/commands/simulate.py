@@ -8,10 +8,18 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from conformance.distributed.shards import Shard, add_shard_argument, empty_shard_problem
+from conformance.reporting.outputs import FORCE_HELP, SIMULATE_JSON
 from conformance.simulation.stats import Tally
 
 from . import ExitCode, Subparsers, add_option_argument, jobs_count, profile_with_options
-from .checks import MAX_ROUNDS, MAX_SEATS, MAX_SIMULATED_GAMES, clashing_paths, whole
+from .checks import (
+    MAX_ROUNDS,
+    MAX_SEATS,
+    MAX_SIMULATED_GAMES,
+    clashing_paths,
+    report_file_problem,
+    whole,
+)
 
 if TYPE_CHECKING:
     from conformance.simulation.play import SimulationSpec
@@ -102,6 +110,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         help="also write the figures as JSON ('-': standard output, instead of the table), "
         "with the exact sums they come from (schema/simulation.schema.json)",
     )
+    parser.add_argument("--force", action="store_true", help=FORCE_HELP)
     parser.set_defaults(run=run)
 
 
@@ -119,6 +128,9 @@ def run(args: argparse.Namespace) -> int:
     clash = clashing_paths((("--json", args.json),), (("PROFILE", args.profile),))
     if clash:
         return _fail(clash)
+    problem = report_file_problem(args.json, SIMULATE_JSON, args.force)
+    if problem:
+        return _fail(f"--json: {problem}")
     empty = empty_shard_problem(args.shard, args.games)
     if empty:
         return _fail(empty)
@@ -162,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
     if progress is not None:
         sys.stderr.write("\r" + " " * 40 + "\r")
     header = run_header(spec, args.games, args.seed, shard)
-    return write_and_print(header, tally, args.json, "simulate")
+    return write_and_print(header, tally, args.json, "simulate", args.force)
 
 
 def run_header(spec: SimulationSpec, games: int, seed: str, shard: Shard) -> dict[str, Any]:
@@ -190,14 +202,16 @@ def figures_json(header: dict[str, Any], tally: Tally) -> dict[str, Any]:
     return {**header, **tally.summary().to_json(), "tally": tally.to_json()}
 
 
-def write_and_print(header: dict[str, Any], tally: Tally, path: str | None, command: str) -> int:
+def write_and_print(
+    header: dict[str, Any], tally: Tally, path: str | None, command: str, force: bool = False
+) -> int:
     """Write the JSON to ``path`` (if any) and print the table (unless it went to stdout)."""
     if path:
         from conformance.reporting.report import STDOUT, os_error_text, write_report
 
         text = json.dumps(figures_json(header, tally), indent=2) + "\n"
         try:
-            write_report(path, text)
+            write_report(path, text, kind=SIMULATE_JSON, force=force)
         except OSError as exc:
             print(
                 f"jhyap {command}: cannot write the JSON: {os_error_text(exc, path)}",

@@ -7,7 +7,7 @@ import sys
 
 from conformance.harness.smoke import Check, smoke
 from conformance.reporting.style import Style, plural
-from conformance.reporting.terminal import visible
+from conformance.reporting.terminal import one_line
 from conformance.spec import readings
 from conformance.spec.data import DataNotFound, ProfileNotFound
 from conformance.spec.profiles import ProfileFileError, load_profile
@@ -59,7 +59,7 @@ STATUS_COLOURS = {"ok": "green", "FAIL": "red", "skip": "yellow"}
 
 def _print(check: Check) -> None:
     style = Style.for_stream(sys.stdout)
-    first, *details = (visible(line) for line in check.lines())  # they quote the engine
+    first, *details = (one_line(line) for line in check.lines())  # they quote the engine
     status, rest = first.split(" ", 1)
     print(style.paint(status, STATUS_COLOURS.get(status, "bold")) + " " + rest)
     for line in details:
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"jhyap smoke: the profile cannot be loaded:\n{exc}", file=sys.stderr)
             return ExitCode.ERROR
     engine = args.engine if args.engine is not None else default_engine()
-    print(f"engine: {visible(engine)}")
+    print(f"engine: {one_line(engine)}")
     if profile is not None:
         print(f"profile: {readings.claim_text(profile)}")
     result = smoke(
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         if tail:
             print(f"engine stderr (last {plural(len(tail), 'line')}):")
             for line in tail:
-                print(f"  | {visible(line)}")
+                print(f"  | {one_line(line)}")
         else:
             print("engine stderr: (nothing)")
     verdict = "fix the failures before jhyap run" if result.failed else "ready for jhyap run"

@@ -37,7 +37,7 @@ from typing import IO, Any, Final, NoReturn
 
 from reference_engine import bounded_json
 
-from .sandbox import EngineLimits
+from .sandbox import EngineLimits, engine_preexec, launch
 
 PROTOCOL_VERSION: Final = "1.1"
 MAX_RESPONSE_BYTES: Final = 16 * 1024 * 1024
@@ -45,6 +45,8 @@ STDERR_TAIL_LINES: Final = 200
 STDERR_TAIL_BYTES: Final = 64 * 1024
 DEFAULT_TIMEOUT: Final = 10.0
 _READ_CHUNK: Final = 64 * 1024
+# How often a wait for an answer also checks that the engine process still runs.
+_WATCH_INTERVAL: Final = 0.1
 
 # What the stdout reader thread puts on the queue besides complete lines.
 _TOO_LONG: Final = object()
@@ -225,17 +227,19 @@ class EngineClient:
             # fork and exec the child is in a session of its own but still carries our
             # environment (no engine id), and would pass for another engine's orphan.
             with _LIVE_LOCK:
-                self._proc = subprocess.Popen(
-                    self.argv,
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    bufsize=0,
-                    start_new_session=True,
-                    close_fds=True,
-                    env=base,
-                    cwd=cwd,
-                    preexec_fn=limits.preexec() if limits is not None else None,
+                self._proc = launch(
+                    lambda: subprocess.Popen(
+                        self.argv,
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE,
+                        bufsize=0,
+                        start_new_session=True,
+                        close_fds=True,
+                        env=base,
+                        cwd=cwd,
+                        preexec_fn=engine_preexec(limits),
+                    )
                 )
                 self.pid = self._proc.pid
                 _LIVE.add(self)
@@ -317,6 +321,16 @@ class EngineClient:
             start = end + 1
             if start == len(chunk):
                 return
+
+    def _notice_exit(self) -> None:
+        """Treat an engine that has exited as the end of its output, even while a child
+        it left behind holds the pipe open (the pipe alone would wait for the deadline)."""
+        if self._lines or self._eof or self._proc.poll() is None:
+            return
+        self._pump(0)  # what it wrote before it exited still counts
+        if not self._lines and not self._eof:
+            self._eof = True
+            self._lines.append(_EOF)
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
         fd = stream.fileno()
@@ -480,7 +494,8 @@ class EngineClient:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     break
-                self._pump(remaining)
+                self._pump(min(remaining, _WATCH_INTERVAL))
+                self._notice_exit()
             if not self._lines:
                 self._fail(
                     EngineTimeout(f"no response to {cmd} (seq {seq}) within {limit:g} s", limit)
@@ -567,7 +582,9 @@ class EngineClient:
         except subprocess.TimeoutExpired:
             status = None
         if status is not None:
-            self._stderr_thread.join(timeout=1.0)
+            # Its last words are in the pipe by now; a child of it may keep the pipe open,
+            # so the reader is not waited for to the end.
+            self._settle_stderr()
         if status is None:
             message = f"the engine closed its standard output {during}"
         elif status < 0:
@@ -748,8 +765,9 @@ def adopted_helpers(engine_id: str) -> list[int]:
 
     An adopted orphan is a child of ours in another session than ours (every engine
     starts a session of its own) that is no engine we started. It belongs to the engine
-    whose id its environment carries; one that emptied its environment is anyone's, and
-    is counted for every engine.
+    whose id its environment carries; one that carries no id, an empty one or the id of
+    no engine of ours (it emptied or rewrote its environment) is anyone's, and is counted
+    for every engine: nothing an engine started may outlive it by hiding its id.
     """
     if not _HAVE_PROC:
         return []
@@ -757,10 +775,11 @@ def adopted_helpers(engine_id: str) -> list[int]:
     helpers = []
     with _LIVE_LOCK:  # no engine is being started meanwhile (see EngineClient.__init__)
         engines = {client.pid for client in _LIVE}
+        ours = {client.engine_id for client in _LIVE} - {engine_id}
         for pid, state, parent, _, sid in _processes():
             if parent != me or sid == session or pid in engines or state == b"Z":
                 continue
-            if _engine_id_of(pid) in (engine_id, None):
+            if _engine_id_of(pid) not in ours:
                 helpers.append(pid)
     return helpers
 

@@ -8,12 +8,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..spec import strictjson, yamlsafe
-from .replay import NOT_PASSED, PASSED, XFAIL, XPASS, Outcome
+from .replay import CRASHED, NOT_PASSED, PASSED, TIMED_OUT, XFAIL, XPASS, Outcome
 
 if TYPE_CHECKING:
     from ..spec.transcript import Transcript
 
 XPASS_REASON = "unexpected pass: remove it from the known failures"
+# What a listed failure never covers: an engine that died or stopped answering has a new
+# problem, whatever wrong answer the entry was written for.
+NOT_EXCUSED = frozenset({CRASHED, TIMED_OUT})
 
 
 class InputError(Exception):
@@ -149,10 +152,14 @@ def known_failure_warnings(
 
 
 def apply_known_failure(outcome: Outcome, known: Sequence[KnownFailure]) -> Outcome:
-    """A listed case that fails is xfail; one that passes is xpass."""
+    """A listed case that fails is xfail; one that passes is xpass. One that crashes or
+    times out keeps its status (the entry is noted): a known wrong answer never hides a
+    crash or a hang."""
     entry = next((k for k in known if k.matches(outcome.transcript_id, outcome.profile)), None)
     if entry is None:
         return outcome
+    if outcome.status in NOT_EXCUSED:
+        return replace(outcome, known_failure=entry.reason)
     if outcome.status in NOT_PASSED:
         return replace(outcome, status=XFAIL, known_failure=entry.reason)
     if outcome.status == PASSED:

@@ -324,9 +324,14 @@ def _check_schema(ctx: _Context, cmd: str | None, response: Mapping[str, Any]) -
 
 def _send(ctx: _Context, message: Mapping[str, Any], *, record: bool = True) -> dict[str, Any]:
     """Send a request, checking its answer's schema when asked to."""
+    sent = {"seq": ctx.client.next_seq, **message}
     if record:
-        ctx.request = {"seq": ctx.client.next_seq, **message}
-    response = ctx.client.send(message)
+        ctx.request = sent
+    try:
+        response = ctx.client.send(message)
+    except EngineError:
+        ctx.request = sent  # a crash or a hang shows the request it came on, sent or not
+        raise
     _check_schema(ctx, str(message["cmd"]), response)
     return response
 

@@ -10,8 +10,15 @@ named in ``$JHYAP_ENGINE_ENV`` (comma- or space-separated names, e.g. for a CI j
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
+import ctypes
 import os
 import re
+import signal
+import subprocess
+import sys
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -85,3 +92,90 @@ class EngineLimits:
                 resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
 
         return apply
+
+
+_PR_SET_PDEATHSIG: Final = 1
+
+
+def parent_death_signal() -> Callable[[], None] | None:
+    """What an engine process runs before the engine so that it is killed when the harness
+    dies, even by ``kill -9`` (which runs no cleanup): ``PR_SET_PDEATHSIG`` on Linux.
+    None elsewhere: there the engine's input closing (its end of the pipe) is the signal,
+    and ``close``/``atexit`` end it on every exit the harness survives to see.
+
+    The kernel sends it when the *thread* that started the engine ends, so engines are
+    started on one thread that lives as long as the harness (:func:`launch`).
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)  # loaded here: the child only calls it
+        prctl = libc.prctl
+    except (OSError, AttributeError):
+        return None
+    parent = os.getpid()
+
+    def apply() -> None:  # runs in the child between fork and exec: keep it small
+        prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        if os.getppid() != parent:  # the harness died before the signal was armed
+            os._exit(1)
+
+    return apply
+
+
+_LAUNCHER: list[concurrent.futures.ThreadPoolExecutor] = []
+_LAUNCHER_LOCK = threading.Lock()
+
+
+def launch(start: Callable[[], subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
+    """Run ``start`` (a Popen) on the launcher thread, which lives until the harness exits:
+    a parent-death signal armed in the child then fires when the harness dies, not when
+    the worker thread that asked for the engine ends. An engine that starts while the
+    caller is interrupted (Ctrl-C) is killed, not left behind."""
+    if not sys.platform.startswith("linux"):
+        return start()
+    with _LAUNCHER_LOCK:
+        if not _LAUNCHER:
+            _LAUNCHER.append(
+                concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="jhyap-launcher")
+            )
+        future = _LAUNCHER[0].submit(start)
+    try:
+        return future.result()
+    except BaseException:
+        if not future.cancel():
+            with contextlib.suppress(Exception):
+                started = future.result(timeout=30)
+                with contextlib.suppress(OSError):
+                    os.killpg(started.pid, signal.SIGKILL)
+                started.wait()
+        raise
+
+
+def engine_preexec(limits: EngineLimits | None) -> Callable[[], None] | None:
+    """Everything an engine process runs before the engine: the parent-death signal and
+    the resource limits (None: nothing)."""
+    steps = [
+        step
+        for step in (parent_death_signal(), limits.preexec() if limits is not None else None)
+        if step is not None
+    ]
+    if not steps:
+        return None
+
+    def apply() -> None:
+        for step in steps:
+            step()
+
+    return apply
+
+
+__all__ = [
+    "BASE_VARIABLES",
+    "PASSTHROUGH_VARIABLE",
+    "EngineLimits",
+    "engine_environment",
+    "engine_preexec",
+    "launch",
+    "parent_death_signal",
+]

@@ -4,19 +4,47 @@ symbolic link or over something that is not a regular file.
 A file is written to a temporary file in the target's directory and renamed over the
 target, so readers see the old file or the new one. :func:`write_atomic` refuses, with
 :class:`WriteRefused` (an OSError whose text is one readable sentence), a target that is
-a symbolic link or not a regular file, and with ``replace=False`` any existing target.
+a symbolic link or not a regular file, with ``replace=False`` any existing target, and
+with an :class:`OutputKind` a target that is not a file of that kind (a report replaces
+the last run's report, never a file of someone else's).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 import tempfile
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 _UMASK_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class OutputKind:
+    """A kind of file a command writes and may replace unasked: only a file that begins
+    as every file of the kind begins (``signature``, a regular expression matched at the
+    start of its first ``HEAD_BYTES``), or an empty one. Anything else there is someone's
+    data, replaced only with ``--force``."""
+
+    what: str  # "a jhyap run JSON report", for the message
+    signature: str
+
+    def begins(self, text: str) -> bool:
+        """Whether ``text`` begins as a file of this kind."""
+        return re.match(self.signature, text) is not None
+
+    def is_one(self, path: str | Path) -> bool:
+        """Whether the file at ``path`` is empty or begins with the signature."""
+        with open(path, "rb") as handle:
+            head = handle.read(HEAD_BYTES)
+        return not head or self.begins(head.decode("utf-8", "replace"))
+
+
+HEAD_BYTES = 4096
 
 
 class WriteRefused(OSError):
@@ -41,8 +69,9 @@ def current_umask() -> int:
     return mask
 
 
-def check_target(path: str | Path, *, replace: bool = True) -> bool:
-    """Whether ``path`` exists; WriteRefused when writing it would be wrong."""
+def check_target(path: str | Path, *, replace: bool = True, kind: OutputKind | None = None) -> bool:
+    """Whether ``path`` exists; WriteRefused when writing it would be wrong: a link, not a
+    regular file, any file unless ``replace``, a file not of ``kind`` when one is given."""
     target = Path(path)
     try:
         info = os.lstat(target)
@@ -54,13 +83,20 @@ def check_target(path: str | Path, *, replace: bool = True) -> bool:
         raise WriteRefused(f"{target} is not a regular file; not replaced")
     if not replace:
         raise WriteRefused(f"{target} exists; not replaced (--force replaces it)")
+    if kind is not None and not kind.is_one(target):
+        raise WriteRefused(
+            f"{target} exists and is not {kind.what}; not replaced (--force replaces it)"
+        )
     return True
 
 
-def write_atomic(path: str | Path, text: str, *, replace: bool = True) -> None:
-    """Write ``text`` so that readers see the old file or the new one, never a part."""
+def write_atomic(
+    path: str | Path, text: str, *, replace: bool = True, kind: OutputKind | None = None
+) -> None:
+    """Write ``text`` so that readers see the old file or the new one, never a part;
+    ``kind``: replace only a file of that kind (see :func:`check_target`)."""
     target = Path(path)
-    check_target(target, replace=replace)
+    check_target(target, replace=replace, kind=kind)
     folder = target.parent if str(target.parent) else Path(".")
     fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     try:

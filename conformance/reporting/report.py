@@ -17,7 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final
 
+from reference_engine.messages import clip_words
+
 from ..harness.compare import show
+from ..harness.known_failures import NOT_EXCUSED
 from ..harness.replay import (
     CRASHED,
     ERRORED,
@@ -34,10 +37,10 @@ from ..harness.replay import (
     Outcome,
 )
 from ..harness.runner import RunResult
-from .files import WriteRefused, write_atomic
+from .files import OutputKind, WriteRefused, write_atomic
 from .modes import DERIVED, WRITTEN, any_derived, mode_counts, mode_lines, split_counts
 from .style import Style, plural
-from .terminal import visible_styled
+from .terminal import one_line, visible_styled
 from .unchecked import junit_note, unchecked_lines, unchecked_total
 
 SYMBOLS = {
@@ -163,8 +166,8 @@ def _compact(value: Any) -> str:
 def _value_lines(label: str, value: Any) -> list[str]:
     """``label`` and a value: a list of events one per line, anything else on one line."""
     if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-        return [f"  {label}:"] + [f"    {_clip(show(v))}" for v in value]
-    return [f"  {label}: {_clip(show(value))}"]
+        return [f"  {label}:"] + [f"    {one_line(_clip(show(v)))}" for v in value]
+    return [f"  {label}: {one_line(_clip(show(value)))}"]
 
 
 def headline(outcome: Outcome) -> str:
@@ -174,8 +177,8 @@ def headline(outcome: Outcome) -> str:
     if outcome.state_diff and outcome.reason and outcome.differences:
         detail = f"{outcome.reason}: {detail}"
     if outcome.step is None:
-        return detail
-    return f"{detail} (step {outcome.step}: {outcome.step_description})"
+        return one_line(detail)
+    return one_line(f"{detail} (step {outcome.step}: {outcome.step_description})")
 
 
 def failure_block(outcome: Outcome, rerun: RerunInfo, style: Style = PLAIN) -> list[str]:
@@ -187,10 +190,15 @@ def failure_block(outcome: Outcome, rerun: RerunInfo, style: Style = PLAIN) -> l
         where += f"  step {outcome.step}: {outcome.step_description}"
     lines.append(where)
     if outcome.reason:
-        lines.append(f"  {outcome.reason}")
+        lines.append(f"  {one_line(outcome.reason)}")
     lines += mode_lines(outcome)
-    if outcome.known_failure:
-        lines.append(f"  listed as a known failure: {outcome.known_failure}")
+    if outcome.known_failure and outcome.status in NOT_EXCUSED:
+        lines.append(
+            f"  listed as a known failure, which excuses a wrong answer, not a "
+            f"{'crash' if outcome.status == CRASHED else 'hang'}: {one_line(outcome.known_failure)}"
+        )
+    elif outcome.known_failure:
+        lines.append(f"  listed as a known failure: {one_line(outcome.known_failure)}")
     if outcome.status == XPASS:
         # A pass: no clause failed. It is listed so that the stale entry gets removed.
         lines.append(f"  rerun: {rerun.command(outcome)}")
@@ -204,18 +212,18 @@ def failure_block(outcome: Outcome, rerun: RerunInfo, style: Style = PLAIN) -> l
         lines += _value_lines("expected", outcome.expected)
         lines += _value_lines("actual", outcome.actual)
         lines.append("  state before and after the refusal:")
-        lines += [f"    {d}" for d in outcome.differences]
+        lines += [f"    {one_line(d)}" for d in outcome.differences]
     else:
         if outcome.expected is not None or outcome.actual is not None:
             lines += _value_lines("expected", outcome.expected)
             lines += _value_lines("actual", outcome.actual)
         if outcome.differences:
             lines.append("  differences:")
-            lines += [f"    {d}" for d in outcome.differences]
+            lines += [f"    {one_line(d)}" for d in outcome.differences]
     tail = outcome.stderr_tail[-STDERR_LINES:]
     if tail:
         lines.append(f"  engine stderr (last {plural(len(tail), 'line')}):")
-        lines += [f"    | {_clip(line)}" for line in tail]
+        lines += [f"    | {one_line(_clip(line))}" for line in tail]
     else:
         lines.append("  engine stderr: (nothing)")
     lines.append(f"  rerun: {rerun.command(outcome)}")
@@ -345,6 +353,19 @@ def quiet_line(outcome: Outcome, style: Style = PLAIN) -> str:
     )
 
 
+MAX_SHOWN_WARNINGS: Final = 20  # a console shows this many warnings, then a count
+
+
+def shown_warnings(warnings: Sequence[str], limit: int = MAX_SHOWN_WARNINGS) -> list[str]:
+    """The warnings a console shows, each on one line: the first ``limit``, then how many
+    more there are (a large known-failures file must not bury the summary)."""
+    shown = [clip_words(one_line(w)) for w in warnings[:limit]]
+    if len(warnings) > limit:
+        more = plural(len(warnings) - limit, "more warning")
+        shown.append(f"... and {more} (a --json report lists them all)")
+    return shown
+
+
 def console_report(
     result: RunResult, rerun: RerunInfo, verbosity: int = 0, style: Style = PLAIN
 ) -> list[str]:
@@ -358,7 +379,7 @@ def console_report(
             else:
                 lines += failure_block(outcome, rerun, style)
                 lines.append("")
-    for warning in result.warnings:
+    for warning in shown_warnings(result.warnings):
         lines.append(f"{style.paint('warning:', 'yellow')} {warning}")
     if result.warnings and verbosity >= 0:
         lines.append("")
@@ -379,14 +400,22 @@ def declared_claims(result: RunResult) -> list[dict[str, Any]]:
 STDOUT: Final = "-"  # a report path meaning standard output
 
 
-def write_report(path: str, text: str, stdout: IO[str] | None = None) -> None:
-    """Write a report to ``path``, or to standard output when ``path`` is ``-``."""
+def write_report(
+    path: str,
+    text: str,
+    stdout: IO[str] | None = None,
+    *,
+    kind: OutputKind | None = None,
+    force: bool = False,
+) -> None:
+    """Write a report to ``path``, or to standard output when ``path`` is ``-``; an
+    existing file only when it is a report of ``kind`` or ``force`` is given."""
     if path == STDOUT:
         out = stdout if stdout is not None else sys.stdout
         out.write(text)
         out.flush()
     else:
-        write_atomic(path, text)
+        write_atomic(path, text, kind=None if force else kind)
 
 
 def os_error_text(exc: OSError, path: str | Path | None = None) -> str:

@@ -24,6 +24,21 @@ def visible(text: str) -> str:
     return _CONTROLS.sub(_escape, text)
 
 
+_LINE_BREAKS = re.compile("[\n\u0085\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``text`` as a part of one report line: every control character visible, and line
+    breaks too (``\\n``), so that what an engine wrote can never start a line of its own
+    (a forged ``== 145 passed ==`` summary). Colour codes it wrote are shown escaped too:
+    only jhyap's own, added after, colour a report."""
+    return _LINE_BREAKS.sub(_escape_break, visible(text))
+
+
+def _escape_break(match: re.Match[str]) -> str:
+    return "\\n" if match.group() == "\n" else _escape(match)
+
+
 # The colours Style paints with (a foreground colour and bold, or the reset): they can
 # only colour text, not move the cursor, clear the screen or write the title/clipboard.
 _OWN_STYLE = re.compile("\x1b\\[(?:3[123](?:;1)?|1|0)m")
