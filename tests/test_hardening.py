@@ -859,9 +859,16 @@ def test_ctrl_c_prints_what_ran_and_writes_its_reports(tmp_path: Path, pids: Pat
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
     assert process.returncode == 130
-    ran = len(json.loads(report.read_text("utf-8"))["results"])
+    data = json.loads(report.read_text("utf-8"))
+    ran = len(data["results"])
     total = len(load_selection().cases)  # a default run: the whole corpus
     assert 3 <= ran < total
+    # Marked incomplete, with what was selected (a finished run says complete: true).
+    assert (data["complete"], data["summary"]["selected"], data["summary"]["total"]) == (
+        False,
+        total,
+        ran,
+    )
     assert re.search(rf"== {ran} passed \({ran} cases\) in [\d.]+ s ==", out), out[-500:]
     assert err.splitlines()[-1] == (
         f"jhyap run: interrupted: {ran} of {total} cases ran (the reports hold those)"

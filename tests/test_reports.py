@@ -73,6 +73,8 @@ def test_the_json_report_is_versioned_and_valid(
     assert problems(report) == []
     assert report["format"] == "jhyap-conformance-report"
     assert report["format_version"] == 1
+    assert report["complete"] is True
+    assert report["summary"]["selected"] == report["summary"]["total"] == len(report["results"])
     assert report["tool"] == {
         "name": "jhyap-conformance",
         "version": __version__,

@@ -282,6 +282,7 @@ def run(args: argparse.Namespace) -> int:
         result = run_cases(cases, config, progress)
     except Interrupted as exc:
         result, interrupted = exc.result, True
+    result.selected = len(cases)
     except EngineUnusable as exc:
         if progress is not None:
             progress.finish()

@@ -74,6 +74,8 @@ class RunResult:
     warnings: list[str] = field(default_factory=list)
     # What the run checked, per profile (conformance.spec.readings.claim, plus "text").
     claims: list[dict[str, Any]] = field(default_factory=list)
+    # How many cases were selected; more than ``len(outcomes)`` when interrupted.
+    selected: int | None = None
 
 
 class Interrupted(KeyboardInterrupt):

@@ -530,6 +530,8 @@ def json_report(result: RunResult, context: ReportContext) -> dict[str, Any]:
     counts = Counter(o.status for o in result.outcomes)
     summary: dict[str, Any] = {s: counts[s] for s in STATUSES}
     summary["total"] = len(result.outcomes)
+    selected = len(result.outcomes) if result.selected is None else result.selected
+    summary["selected"] = selected
     summary["modes"] = mode_counts(result.outcomes)
     summary["passed_as_written"] = sum(
         1 for o in result.outcomes if o.status == PASSED and o.mode == WRITTEN
@@ -550,6 +552,7 @@ def json_report(result: RunResult, context: ReportContext) -> dict[str, Any]:
             "root": context.corpus_root().as_posix(),
         },
         "engine": engine_json(result, context.engine_command),
+        "complete": selected <= len(result.outcomes),
         "summary": summary,
         "warnings": list(result.warnings),
         "claims": [dict(c) for c in result.claims],
