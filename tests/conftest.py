@@ -136,10 +136,10 @@ def made_once(
 
 # -- the order the workers get the tests in ---------------------------------------------------
 
-# Files whose tests are handed out first, in this order (the longest first): xdist deals the
-# tests out in the collected order, and a long test dealt last runs alone at the end while the
-# other worker waits.
-LONG_TESTS_FIRST: tuple[str, ...] = ()
+# Files whose tests are handed out first, in this order: xdist deals the tests out in the
+# collected order, and long tests dealt last run alone at the end while the other worker waits.
+# These two are whole-corpus runs, one a test (every mutant engine; every variant ruleset).
+LONG_TESTS_FIRST: tuple[str, ...] = ("tests/test_teeth.py", "tests/test_every_ruleset.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
