@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import fcntl
+import os
+import shutil
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -106,3 +109,42 @@ def assert_no_survivors(folder: Path) -> None:
             if stat and stat[0] != "Z" and stat[1] in groups:
                 survivors.append(int(entry.name))
     assert survivors == [], f"engine processes survived: {survivors}"
+
+
+# -- made once per run, shared by the xdist workers -------------------------------------------
+
+
+def made_once(
+    tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]
+) -> Path:
+    """The folder ``name``, filled by ``make(folder)`` once per test run: the xdist workers of
+    one run share it (the first to ask makes it, under a lock; the others wait and reuse it).
+    When ``make`` fails, the next to ask starts again."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's own folder, above the workers' (popen-gw0, ...)
+    folder, done = base / f"once-{name}", base / f"once-{name}.done"
+    with open(base / f"once-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            make(folder)
+            done.touch()
+    return folder
+
+
+# -- the order the workers get the tests in ---------------------------------------------------
+
+# Files whose tests are handed out first, in this order: xdist deals the tests out in the
+# collected order, and long tests dealt last run alone at the end while the other worker waits.
+# These two are whole-corpus runs, one a test (every mutant engine; every variant ruleset).
+LONG_TESTS_FIRST: tuple[str, ...] = ("tests/test_teeth.py", "tests/test_every_ruleset.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        path = item.nodeid.split("::", 1)[0]
+        return LONG_TESTS_FIRST.index(path) if path in LONG_TESTS_FIRST else len(LONG_TESTS_FIRST)
+
+    items.sort(key=rank)  # stable: the collected order within each rank

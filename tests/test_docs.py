@@ -33,6 +33,7 @@ from conformance.site import (
     schemas,
 )
 from conformance.spec.transcript import Transcript, load_corpus, load_transcript
+from tests.conftest import made_once
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_ID = "docs-sample-dashain-run-ends"
@@ -377,32 +378,37 @@ def _missing_build_tools() -> str | None:
 def built(
     tmp_path_factory: pytest.TempPathFactory, site: common.SiteData, sample_site: common.SiteData
 ) -> Path:
-    """``mkdocs build --strict`` of the repository, with the corpus plus the sample transcript."""
+    """``mkdocs build --strict`` of the repository, with the corpus plus the sample transcript;
+    built once per test run, the xdist workers share it (read only)."""
     reason = _missing_build_tools()
     if reason:
         pytest.skip(reason)
-    corpus = tmp_path_factory.mktemp("corpus")
-    shipped = ROOT / "conformance" / "transcripts"
-    if shipped.is_dir():
-        shutil.copytree(shipped, corpus, dirs_exist_ok=True)
-    (corpus / f"{SAMPLE_ID}.yaml").write_text(_sample_yaml(site), encoding="utf-8")
-    out = tmp_path_factory.mktemp("site")
-    env = {
-        **os.environ,
-        "JHYAP_DOCS_TRANSCRIPTS": str(corpus),
-        "DISABLE_MKDOCS_2_WARNING": "true",
-        "NO_MKDOCS_2_WARNING": "1",
-    }
-    result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-d", str(out)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    return out
+
+    def build(folder: Path) -> None:
+        corpus = folder / "corpus"
+        shipped = ROOT / "conformance" / "transcripts"
+        if shipped.is_dir():
+            shutil.copytree(shipped, corpus, dirs_exist_ok=True)
+        corpus.mkdir(exist_ok=True)
+        (corpus / f"{SAMPLE_ID}.yaml").write_text(_sample_yaml(site), encoding="utf-8")
+        out = folder / "site"
+        env = {
+            **os.environ,
+            "JHYAP_DOCS_TRANSCRIPTS": str(corpus),
+            "DISABLE_MKDOCS_2_WARNING": "true",
+            "NO_MKDOCS_2_WARNING": "1",
+        }
+        result = subprocess.run(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-d", str(out)],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+
+    return made_once(tmp_path_factory, "site", build) / "site"
 
 
 def _ids(page: Path) -> set[str]:
@@ -604,14 +610,19 @@ def _site_pages(built: Path) -> list[str]:
     return ["", *sorted(pages - {"./"})]
 
 
-def test_no_page_scrolls_sideways(built: Path, served: str, browser: Any) -> None:
+# The pages in parts, so that the xdist workers share the sweep (each has its own browser).
+PAGE_PARTS = 4
+
+
+@pytest.mark.parametrize("part", range(PAGE_PARTS))
+def test_no_page_scrolls_sideways(built: Path, served: str, browser: Any, part: int) -> None:
     """Every page at a phone's and a desktop's width: nothing wider than the window (the page
     itself, and tables or their scroll boxes on the comparison and clause pages)."""
     problems: dict[str, list[str]] = {}
     largest = max(built.rglob("*.html"), key=lambda p: p.stat().st_size)
     assert largest.stat().st_size < PAGE_LIMIT, largest
     shots = os.environ.get("JHYAP_SCREENSHOTS")  # a folder: also take screenshots there
-    for page in _site_pages(built):
+    for page in _site_pages(built)[part::PAGE_PARTS]:
         _set_width(browser, WIDTHS[0])
         browser.get(served + page)
         for width in WIDTHS:
