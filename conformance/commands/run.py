@@ -282,7 +282,6 @@ def run(args: argparse.Namespace) -> int:
         result = run_cases(cases, config, progress)
     except Interrupted as exc:
         result, interrupted = exc.result, True
-    result.selected = len(cases)
     except EngineUnusable as exc:
         if progress is not None:
             progress.finish()
@@ -291,6 +290,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"the engine is unusable: {exc}" + (f"; {failed}" if failed else ""))
     if progress is not None:
         progress.finish()
+    result.selected = len(cases)
     result.warnings[:0] = known_failure_warnings(known, selection.corpus_ids, selection.documents)
     result.claims = with_modes(
         readings.claims(selection.documents, (o.profile for o in result.outcomes)),
