@@ -3,6 +3,7 @@ in the harness's deck headers; its oracle transcript passes and has teeth."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from tests.mutants.rules import applied
 
 VARIANTS = Path(__file__).resolve().parent / "data" / "variants"
 NO_KINGS = VARIANTS / "dhumbal-no-kings.yaml"
-ORACLES = VARIANTS / "dimension-transcripts"
+ORACLE = VARIANTS / "dimension-transcripts" / "dhumbal-no-kings.yaml"
 
 
 def _dhumbal(**deck: object) -> dict[str, object]:
@@ -78,12 +79,23 @@ def test_the_harness_deck_key_names_the_ranks_left_out() -> None:
     assert table_deck(rules, 2) == (1, 0, "QK")
     assert table_deck(_dhumbal()["rules"], 2) == (1, 0)
     assert deck_header((1, 0, "QK")) == {"packs": 1, "jokers": 0, "left_out": ["Q", "K"]}
-    assert deck_words((2, 1, "K")) == "2 pack(s) of 49 cards (1 joker(s)), no K"
+    assert deck_words((2, 1, "K")) == "2 packs of 49 cards without K, 1 joker each"
+    assert deck_words((1, 2)) == "1 pack of 54 cards, 2 jokers"
+    assert deck_words((1, 0)) == "1 pack of 52 cards, no jokers"
     assert len(deck_names(1, 0, "K")) == 48
 
 
-def test_the_no_kings_oracle_passes(capsys: pytest.CaptureFixture[str]) -> None:
-    status = main(["run", "-q", "--profile", str(NO_KINGS), "--transcripts", str(ORACLES)])
+def _oracle_alone(tmp_path: Path) -> str:
+    """A folder holding only the no-kings oracle (its neighbours name other variants)."""
+    folder = tmp_path / "oracle"
+    folder.mkdir()
+    shutil.copy(ORACLE, folder / ORACLE.name)
+    return str(folder)
+
+
+def test_the_no_kings_oracle_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    oracle = _oracle_alone(tmp_path)
+    status = main(["run", "-q", "--profile", str(NO_KINGS), "--transcripts", oracle])
     out = capsys.readouterr().out
     assert status == 0, out
     assert "== 1 passed (1 case)" in out
@@ -97,11 +109,12 @@ def test_the_no_kings_oracle_is_refused_for_a_full_pack(
     text = NO_KINGS.read_text("utf-8")
     assert stated in text
     full.write_text(text.replace(stated, "{deck: {cards: 52, ranks_left_out: []}}"), "utf-8")
-    status = main(["run", "-q", "--profile", str(full), "--transcripts", str(ORACLES)])
+    oracle = _oracle_alone(tmp_path)
+    status = main(["run", "-q", "--profile", str(full), "--transcripts", oracle])
     captured = capsys.readouterr()
     out = captured.out + captured.err
     assert status != 0
-    assert "plays 2 seats with 1 pack(s) of 52 cards (0 joker(s))" in out
+    assert "plays 2 seats with 1 pack of 52 cards, no jokers" in out
 
 
 def test_an_engine_that_keeps_the_kings_is_caught() -> None:

@@ -184,7 +184,8 @@ def test_a_deal_the_deck_cannot_hold_is_not_applicable() -> None:
     found = classify(transcript, "dhumbal", document, shipped_documents())
     assert found.mode is Mode.NOT_APPLICABLE
     assert found.reason == (
-        "the deal names Ah, X more often than the ruleset's deck (1 pack(s), 0 joker(s) each) holds"
+        "the deal names Ah, X more often than the ruleset's deck "
+        "(1 pack of 52 cards, no jokers) holds"
     )
 
 

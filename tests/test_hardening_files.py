@@ -107,7 +107,7 @@ def test_no_kind_of_report_passes_for_another() -> None:
         "junit": '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="jhyap" tests="1"',
         "coverage": '{\n  "covered": 370,\n  "total": 370,',
         "coverage-profile": '{\n  "profile": "dashain",\n  "counts": {',
-        "simulate": '{\n  "profile": "dashain",\n  "options": {},',
+        "simulate": '{\n  "format": "jhyap-simulation",\n  "format_version": 1,',
         "fuzz": '{\n  "format": "jhyap-fuzz-report",\n  "format_version": 1,',
     }
     owners = {

@@ -855,6 +855,7 @@ def test_json_and_junit_reports(capsys: pytest.CaptureFixture[str], tmp_path: Pa
         "passed_as_written": 1,
         "passed_derived": 0,
         "checks_not_checked": 0,
+        "selected": 2,
     }
     assert data["engine"]["name"] == "jhyap-reference"
     assert data["engine"]["protocol"] == "1.1"
@@ -917,7 +918,8 @@ def test_junit_survives_control_characters_in_engine_stderr(
     assert code == 1
     error = ET.parse(junit).getroot().find("testsuite/testcase/error")
     assert error is not None and error.text is not None
-    assert "bell \ufffd and nul \ufffd" in error.text
+    # Shown as visible escapes (no control character can reach the XML or a terminal).
+    assert "bell \\x07 and nul \\x00" in error.text
 
 
 def test_progress_bar_on_a_terminal() -> None:

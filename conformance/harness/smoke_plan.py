@@ -74,6 +74,32 @@ class CannotPlan(Exception):
     """The ruleset cannot play a smoke hand (the reason is the message)."""
 
 
+_RANKS: Final = "A23456789TJQK"
+
+
+def _without_ranks(deal: Mapping[str, Any], left_out: str) -> dict[str, Any]:
+    """``deal`` with each card of a rank the pack leaves out replaced by the highest card of
+    its suit the pack holds and the deal does not name yet (the hand keeps its shape)."""
+    if not left_out:
+        return dict(deal)
+    named = {c for cards in deal["hands"].values() for c in cards}
+    named |= {deal["turned_up"], *deal["deck"]}
+
+    def kept(card: str) -> str:
+        if card[0] not in left_out:
+            return card
+        for rank in reversed(_RANKS):
+            substitute = rank + card[1]
+            if rank not in left_out and substitute not in named:
+                named.add(substitute)
+                return substitute
+        raise CannotPlan(f"the pack holds no card to stand for {card}")
+
+    hands = {seat: [kept(c) for c in cards] for seat, cards in deal["hands"].items()}
+    deck = [kept(c) for c in deal["deck"]]
+    return {**deal, "hands": hands, "turned_up": kept(deal["turned_up"]), "deck": deck}
+
+
 def _act(client: ReferenceClient, seat: int, action: Mapping[str, Json]) -> None:
     answer = client.send({"cmd": "act", "seat": seat, "action": dict(action)})
     if not answer["ok"]:
@@ -85,9 +111,11 @@ def plan_for(document: Mapping[str, Json]) -> HandPlan:
     resolved = resolve(document)
     rules = resolved["rules"]
     seats = max(SEATS, int(rules["seats"]["min"]))
+    left_out = "".join(str(r) for r in rules["deck"].get("ranks_left_out") or [])
+    deal = _without_ranks(DEAL, left_out)
     try:
         spec = laid_out(
-            {**DEAL, "hands": {str(s): DEAL["hands"].get(str(s), []) for s in range(seats)}},
+            {**deal, "hands": {str(s): deal["hands"].get(str(s), []) for s in range(seats)}},
             table_deck(rules, seats),
             int(rules["hand_size"]),
         )

@@ -46,7 +46,7 @@ _COMPILED = frozenset(
         "dependentRequired", "dependentSchemas",
         "items", "prefixItems", "contains", "minItems", "maxItems", "uniqueItems",
         "pattern", "minLength", "maxLength",
-        "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+        "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
         "allOf", "anyOf", "oneOf", "not", "if",
     }
 )  # fmt: skip
@@ -650,6 +650,12 @@ def _number_checks(schema: Mapping[str, Any]) -> list[Check]:
     if "exclusiveMaximum" in schema:
         below = schema["exclusiveMaximum"]
         checks.append(lambda v: not _is_number(v) or not v >= below)
+    if "multipleOf" in schema:
+        step = schema["multipleOf"]
+        if not _is_integer(step) or isinstance(step, float):
+            # The library divides by a float divisor; only whole divisors are compiled.
+            raise Unsupported(f"multipleOf {step!r}")
+        checks.append(lambda v: not _is_number(v) or v % step == 0)
     return checks
 
 

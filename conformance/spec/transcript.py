@@ -156,10 +156,15 @@ def deck_header(deck: Deck) -> dict[str, Any]:
 
 
 def deck_words(deck: Deck) -> str:
-    """``deck`` in words, for messages: ``1 pack(s) of 48 cards (0 joker(s)), no K``."""
+    """``deck`` in words, for messages: ``2 packs of 49 cards without K, 1 joker each``."""
+    packs, jokers = deck[0], deck[1]
     left_out = deck[2] if len(deck) == 3 else ""
-    words = f"{deck[0]} pack(s) of {52 - 4 * len(left_out) + deck[1]} cards ({deck[1]} joker(s))"
-    return words + (f", no {' '.join(left_out)}" if left_out else "")
+    words = f"{packs} pack{'' if packs == 1 else 's'} of {52 - 4 * len(left_out) + jokers} cards"
+    if left_out:
+        words += f" without {' '.join(left_out)}"
+    if not jokers:
+        return words + ", no jokers"
+    return words + f", {jokers} joker{'' if jokers == 1 else 's'}" + (" each" if packs > 1 else "")
 
 
 def expand_deal(spec: Mapping[str, Any], deck: Deck = (1, 0)) -> list[str]:
