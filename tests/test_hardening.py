@@ -9,7 +9,6 @@ import io
 import json
 import os
 import re
-import shlex
 import signal
 import subprocess
 import sys
@@ -33,23 +32,13 @@ from reference_engine import DECK, Card, Game, parse_cards
 from reference_engine.actions import Call, PickDeck, PickOffer, ThrowCards, Timeout
 from reference_engine.errors import ErrorCode, JhyapError
 from reference_engine.server import serve
+from tests.cli_helpers import fake, jhyap
 from tests.conftest import dealt_game, profile_document
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKES = ROOT / "tests" / "fake_engines"
 DATA_ARG = os.path.relpath(ROOT / "tests" / "data" / "transcripts", ROOT)
 PASSING = "harness-pass-run-ends"
-
-
-def fake(name: str, *args: str) -> str:
-    """The command string of a fake engine."""
-    return shlex.join([sys.executable, str(FAKES / f"{name}.py"), *args])
-
-
-def jhyap(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = cli.main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from conformance import cli
 from conformance.reporting.outputs import (
     COVERAGE_JSON,
     FUZZ_JSON,
@@ -15,10 +14,8 @@ from conformance.reporting.outputs import (
     RUN_JUNIT,
     SIMULATE_JSON,
 )
+from tests.cli_helpers import DATA, PASSING, jhyap
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "tests" / "data" / "transcripts"
-PASSING = "harness-pass-run-ends"
 PRECIOUS = "my notes: not a report\n"
 
 RUN = ("run", "--transcripts", str(DATA), "-k", PASSING, "-q")
@@ -37,12 +34,6 @@ WRITERS = [
     (FUZZ, "--json", "a jhyap fuzz JSON report", FUZZ_JSON),
 ]
 IDS = ["run-json", "run-junit", "coverage", "coverage-profile", "simulate", "fuzz"]
-
-
-def jhyap(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = cli.main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.mark.parametrize(("command", "option", "what", "kind"), WRITERS, ids=IDS)

@@ -4,34 +4,15 @@ of its own; a large file's warnings are counted, not listed; messages read well.
 from __future__ import annotations
 
 import json
-import shlex
 import sys
 from pathlib import Path
 
 import pytest
 
-from conformance import cli
 from conformance.reporting.terminal import one_line
+from tests.cli_helpers import fake, jhyap, run_args
 
-ROOT = Path(__file__).resolve().parent.parent
-FAKES = ROOT / "tests" / "fake_engines"
-DATA = ROOT / "tests" / "data" / "transcripts"
-PASSING = "harness-pass-run-ends"
 FORGED = "== 145 passed (145 cases) in 1.00 s =="
-
-
-def fake(name: str, *args: str) -> str:
-    return shlex.join([sys.executable, str(FAKES / f"{name}.py"), *args])
-
-
-def jhyap(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = cli.main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def run_args(engine: str, *more: str) -> tuple[str, ...]:
-    return ("run", "--engine", engine, "--transcripts", str(DATA), "-k", PASSING, *more)
 
 
 @pytest.mark.parametrize("quiet", [(), ("-q",), ("-v",)])

@@ -4,7 +4,6 @@ that rewrites its engine id, a signalled pytest session, a harness killed with S
 from __future__ import annotations
 
 import os
-import shlex
 import signal
 import subprocess
 import sys
@@ -13,23 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance import cli
+from tests.cli_helpers import DATA, PASSING, ROOT, fake, jhyap
 from tests.conftest import assert_no_survivors
-
-ROOT = Path(__file__).resolve().parent.parent
-FAKES = ROOT / "tests" / "fake_engines"
-DATA = ROOT / "tests" / "data" / "transcripts"
-PASSING = "harness-pass-run-ends"
-
-
-def fake(name: str, *args: str) -> str:
-    return shlex.join([sys.executable, str(FAKES / f"{name}.py"), *args])
-
-
-def jhyap(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = cli.main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def wait_for(pids: Path, count: int, timeout: float = 60) -> None:

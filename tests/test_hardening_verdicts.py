@@ -3,33 +3,12 @@ an engine that exits is seen to exit; a failure shows the request that was sent.
 
 from __future__ import annotations
 
-import shlex
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from conformance import cli
-
-ROOT = Path(__file__).resolve().parent.parent
-FAKES = ROOT / "tests" / "fake_engines"
-DATA = ROOT / "tests" / "data" / "transcripts"
-PASSING = "harness-pass-run-ends"
-
-
-def fake(name: str, *args: str) -> str:
-    return shlex.join([sys.executable, str(FAKES / f"{name}.py"), *args])
-
-
-def jhyap(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = cli.main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def run_args(engine: str, *more: str) -> tuple[str, ...]:
-    return ("run", "--engine", engine, "--transcripts", str(DATA), "-k", PASSING, *more)
+from tests.cli_helpers import DATA, PASSING, fake, jhyap, run_args
 
 
 @pytest.mark.parametrize(
