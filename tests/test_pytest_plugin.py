@@ -188,12 +188,14 @@ def test_unusable_engine_is_one_usage_error(pytester: pytest.Pytester) -> None:
 def test_engine_broken_mid_session_stops_the_session(
     pytester: pytest.Pytester, tmp_path: Path, pids: Path
 ) -> None:
-    # The first process plays (and crashes); every later one dies before hello.
+    # The first process plays (and crashes); every later one dies on hello.
     script = tmp_path / "engine.py"
     marker = tmp_path / "started"
     script.write_text(
         "import os, sys\n"
-        f"if os.path.exists({str(marker)!r}):\n    sys.exit(1)\n"
+        # It reads hello first: an engine gone before the request is written is the other
+        # message ("while sending hello"), which a loaded machine can make the case.
+        f"if os.path.exists({str(marker)!r}):\n    sys.stdin.readline()\n    sys.exit(1)\n"
         f"open({str(marker)!r}, 'w').close()\n"
         f"sys.path.insert(0, {str(FAKES)!r})\n"
         f"exec(open({str(FAKES / 'crash_mid_game.py')!r}).read())\n"
