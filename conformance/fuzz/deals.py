@@ -149,6 +149,13 @@ def _valued_hands(
                     taken.add(card)
                 hand.extend(wanted)
                 break
+    return _filled(hands, pool, taken, size)
+
+
+def _filled(
+    hands: list[list[Card]], pool: Sequence[Card], taken: _Taken, size: int
+) -> list[list[Card]]:
+    """``hands`` topped up to ``size`` cards each from ``pool``, in order, with cards not taken."""
     for hand in hands:
         for card in pool:
             if len(hand) >= size:
@@ -275,14 +282,7 @@ def _shrinking_hands(
             if card not in taken and sum(c == card for c in hand) < taken.copies[card]:
                 taken.add(card)
                 hand.append(card)
-    for hand in hands:
-        for card in pool:
-            if len(hand) >= size:
-                break
-            if card not in taken:
-                taken.add(card)
-                hand.append(card)
-    return hands
+    return _filled(hands, pool, taken, size)
 
 
 def deal_order(game: Game, rng: random.Random, style: str = "") -> list[Card]:
