@@ -19,38 +19,47 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import ctypes
-import itertools
 import json
 import os
 import select
 import shlex
 import signal
 import subprocess
-import sys
 import threading
 import time
-from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Final, NoReturn
 
 from reference_engine import bounded_json
 
+from .processes import (
+    ENGINE_ID_VARIABLE,
+    ENGINE_IDS,
+    LIVE,
+    LIVE_LOCK,
+    adopted_helpers,
+    become_subreaper,
+    live_group_members,
+    reap_adopted,
+    signal_name,
+)
 from .sandbox import EngineLimits, engine_preexec, launch
+from .transport import (
+    EOF,
+    MAX_RESPONSE_BYTES,
+    READ_CHUNK,
+    TOO_LONG,
+    LineReader,
+    StderrTail,
+    write_all,
+)
 
 PROTOCOL_VERSION: Final = "1.1"
-MAX_RESPONSE_BYTES: Final = 16 * 1024 * 1024
-STDERR_TAIL_LINES: Final = 200
-STDERR_TAIL_BYTES: Final = 64 * 1024
 DEFAULT_TIMEOUT: Final = 10.0
-_READ_CHUNK: Final = 64 * 1024
 # How often a wait for an answer also checks that the engine process still runs.
 _WATCH_INTERVAL: Final = 0.1
-
-# What the stdout reader thread puts on the queue besides complete lines.
-_TOO_LONG: Final = object()
-_EOF: Final = object()
+_StderrTail = StderrTail  # the name tests and older imports use
 
 
 class EngineError(Exception):
@@ -125,64 +134,11 @@ def _shorten(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
 
 
-class _StderrTail:
-    """The last lines an engine wrote to standard error, bounded in lines and bytes."""
-
-    def __init__(self) -> None:
-        self._lines: deque[str] = deque()
-        self._bytes = 0
-        self._partial = b""
-        self._pushed = 0  # lines taken in since the engine started, kept or not
-        self._lock = threading.Lock()
-
-    def feed(self, chunk: bytes) -> None:
-        with self._lock:
-            data = self._partial + chunk
-            *complete, partial = data.split(b"\n")
-            # A line without end is cut: keep its start, never more than the byte budget.
-            self._partial = partial[:STDERR_TAIL_BYTES]
-            for raw in complete[-STDERR_TAIL_LINES:]:
-                self._push(raw)
-
-    def finish(self) -> None:
-        with self._lock:
-            if self._partial:
-                self._push(self._partial)
-                self._partial = b""
-
-    def _push(self, raw: bytes) -> None:
-        line = raw[:STDERR_TAIL_BYTES].decode("utf-8", "replace").rstrip("\r")
-        self._lines.append(line)
-        self._pushed += 1
-        self._bytes += len(line)
-        while len(self._lines) > STDERR_TAIL_LINES or (
-            self._bytes > STDERR_TAIL_BYTES and len(self._lines) > 1
-        ):
-            self._bytes -= len(self._lines.popleft())
-
-    def mark(self) -> int:
-        """A position in the stream: ``lines(since=mark)`` holds only what comes after it."""
-        with self._lock:
-            return self._pushed
-
-    def lines(self, since: int = 0) -> list[str]:
-        with self._lock:
-            extra = [self._partial.decode("utf-8", "replace")] if self._partial else []
-            kept = list(self._lines)
-            fresh = max(0, min(len(kept), self._pushed - since))
-            return kept[len(kept) - fresh :] + extra
-
-
-# Strong references: an engine whose client was dropped unclosed must still be found.
-_LIVE: set[EngineClient] = set()
-_LIVE_LOCK = threading.Lock()
-
-
 @atexit.register
 def _close_all() -> None:
     """Kill every engine still running when the harness exits, however it exits."""
-    with _LIVE_LOCK:
-        clients = list(_LIVE)
+    with LIVE_LOCK:
+        clients = list(LIVE)
     for client in clients:
         with contextlib.suppress(Exception):
             client.close(graceful=False)
@@ -212,21 +168,17 @@ class EngineClient:
         self._broken: str | None = None
         self._closed = False
         self._close_lock = threading.Lock()
-        self._lines: deque[object] = deque()  # complete stdout lines, _TOO_LONG, _EOF
-        self._partial = bytearray()
-        self._discarding = False  # inside a stdout line already reported as too long
-        self._eof = False
-        self._stderr = _StderrTail()
+        self._stderr = StderrTail()
         self._cases_begun = False
-        _become_subreaper()
-        self.engine_id = f"{os.getpid()}-{next(_ENGINE_IDS)}"
+        become_subreaper()
+        self.engine_id = f"{os.getpid()}-{next(ENGINE_IDS)}"
         base = dict(env) if env is not None else dict(os.environ)
         base[ENGINE_ID_VARIABLE] = self.engine_id
         try:
             # Started and registered under the lock the orphan reaper scans under: between
             # fork and exec the child is in a session of its own but still carries our
             # environment (no engine id), and would pass for another engine's orphan.
-            with _LIVE_LOCK:
+            with LIVE_LOCK:
                 self._proc = launch(
                     lambda: subprocess.Popen(
                         self.argv,
@@ -242,7 +194,7 @@ class EngineClient:
                     )
                 )
                 self.pid = self._proc.pid
-                _LIVE.add(self)
+                LIVE.add(self)
         except FileNotFoundError:
             raise EngineUnusable(
                 f"engine command not found: {self.argv[0]} (from --engine {command!r})"
@@ -256,6 +208,8 @@ class EngineClient:
         assert self._proc.stdin is not None and self._proc.stdout is not None
         assert self._proc.stderr is not None
         self._stdin_fd = self._proc.stdin.fileno()
+        self._stdout = LineReader(self._proc.stdout.fileno())
+        self._lines = self._stdout.lines  # complete stdout lines, TOO_LONG, EOF
         # Non-blocking writes let a request give up at its deadline on an engine
         # that stopped reading (a full pipe would otherwise block us forever).
         os.set_blocking(self._stdin_fd, False)
@@ -281,56 +235,16 @@ class EngineClient:
 
     def _pump(self, wait: float) -> None:
         """Read what stdout has within ``wait`` seconds into whole lines on ``_lines``."""
-        if self._eof:
-            return
-        assert self._proc.stdout is not None
-        fd = self._proc.stdout.fileno()
-        try:
-            ready, _, _ = select.select([fd], [], [], max(wait, 0.0))
-            if not ready:
-                return
-            chunk = os.read(fd, _READ_CHUNK)
-        except (OSError, ValueError):
-            chunk = b""  # the pipe was closed under us by close()
-        if not chunk:
-            if self._partial and not self._discarding:
-                self._lines.append(bytes(self._partial))  # a last line without its newline
-            self._partial.clear()
-            self._eof = True
-            self._lines.append(_EOF)
-            return
-        start = 0
-        while True:
-            end = chunk.find(b"\n", start)
-            if end < 0:
-                if not self._discarding:
-                    self._partial += chunk[start:]
-                    if len(self._partial) > MAX_RESPONSE_BYTES:
-                        self._partial.clear()
-                        self._discarding = True
-                        self._lines.append(_TOO_LONG)
-                return
-            if self._discarding:
-                self._discarding = False
-            elif self._partial:
-                self._partial += chunk[start:end]
-                self._lines.append(bytes(self._partial))
-                self._partial.clear()
-            else:
-                self._lines.append(chunk[start:end])
-            start = end + 1
-            if start == len(chunk):
-                return
+        self._stdout.pump(wait)
 
     def _notice_exit(self) -> None:
         """Treat an engine that has exited as the end of its output, even while a child
         it left behind holds the pipe open (the pipe alone would wait for the deadline)."""
-        if self._lines or self._eof or self._proc.poll() is None:
+        if self._lines or self._stdout.eof or self._proc.poll() is None:
             return
         self._pump(0)  # what it wrote before it exited still counts
-        if not self._lines and not self._eof:
-            self._eof = True
-            self._lines.append(_EOF)
+        if not self._lines:
+            self._stdout.end()
 
     def _read_stderr(self, stream: IO[bytes]) -> None:
         fd = stream.fileno()
@@ -338,7 +252,7 @@ class EngineClient:
             while True:
                 select.select([fd], [], [])  # data or the end, waited for without the lock
                 with self._stderr_reading:
-                    chunk = os.read(fd, _READ_CHUNK)
+                    chunk = os.read(fd, READ_CHUNK)
                     if not chunk:
                         break
                     self._stderr.feed(chunk)
@@ -451,8 +365,8 @@ class EngineClient:
             if not self._lines:
                 return
             item = self._lines.popleft()
-            if item is _EOF:
-                self._lines.appendleft(_EOF)  # let _receive report the exit with its status
+            if item is EOF:
+                self._lines.appendleft(EOF)  # let _receive report the exit with its status
                 return
             if not (isinstance(item, bytes) and not item.strip()):
                 break  # blank lines carry nothing and are ignored
@@ -465,26 +379,18 @@ class EngineClient:
         self._fail(ProtocolViolation(f"unrequested extra line {when}", text))
 
     def _write(self, data: bytes, deadline: float, limit: float, cmd: object, seq: int) -> None:
-        view = memoryview(data)
-        while view:
-            try:
-                written = os.write(self._stdin_fd, view)
-            except BlockingIOError:
-                written = 0
-            except (BrokenPipeError, OSError):
-                self._crashed(f"while sending {cmd} (seq {seq})")
-            view = view[written:]
-            if view:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    self._fail(
-                        EngineTimeout(
-                            f"the engine stopped reading its input: {cmd} (seq {seq}) not sent "
-                            f"within {limit:g} s",
-                            limit,
-                        )
-                    )
-                select.select([], [self._stdin_fd], [], remaining)
+        try:
+            sent = write_all(self._stdin_fd, data, deadline, self._stdout)
+        except OSError:
+            self._crashed(f"while sending {cmd} (seq {seq})")
+        if not sent:
+            self._fail(
+                EngineTimeout(
+                    f"the engine stopped reading its input: {cmd} (seq {seq}) not sent "
+                    f"within {limit:g} s",
+                    limit,
+                )
+            )
 
     def _receive(
         self, seq: int, deadline: float, limit: float, cmd: object, *, check_seq: bool = True
@@ -501,10 +407,10 @@ class EngineClient:
                     EngineTimeout(f"no response to {cmd} (seq {seq}) within {limit:g} s", limit)
                 )
             item = self._lines.popleft()
-            if item is _EOF:
-                self._lines.appendleft(_EOF)  # every later request sees the same end
+            if item is EOF:
+                self._lines.appendleft(EOF)  # every later request sees the same end
                 self._crashed(f"while answering {cmd} (seq {seq})")
-            if item is _TOO_LONG:
+            if item is TOO_LONG:
                 self._fail(
                     ProtocolViolation(
                         f"response line longer than {MAX_RESPONSE_BYTES // (1024 * 1024)} MiB"
@@ -684,8 +590,8 @@ class EngineClient:
                 if stream is not None:
                     with contextlib.suppress(OSError):
                         stream.close()
-            with _LIVE_LOCK:
-                _LIVE.discard(self)
+            with LIVE_LOCK:
+                LIVE.discard(self)
         return self._proc.returncode
 
     def leftover_processes(self) -> list[int]:
@@ -704,138 +610,6 @@ class EngineClient:
         end = time.monotonic() + timeout
         while self._group_running() and time.monotonic() < end:
             time.sleep(0.01)
-
-
-_HAVE_PROC = os.path.exists("/proc/self/stat")
-ENGINE_ID_VARIABLE: Final = "JHYAP_ENGINE_ID"
-_ENGINE_IDS = itertools.count(1)
-_PR_SET_CHILD_SUBREAPER: Final = 36
-_subreaper: bool | None = None
-
-
-def _become_subreaper() -> bool:
-    """Make this process adopt its orphaned descendants (Linux); True when it does."""
-    global _subreaper
-    if _subreaper is None:
-        _subreaper = False
-        if sys.platform.startswith("linux"):
-            with contextlib.suppress(OSError, AttributeError):
-                libc = ctypes.CDLL(None, use_errno=True)
-                _subreaper = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-    return _subreaper
-
-
-def _processes() -> list[tuple[int, bytes, int, int, int]]:
-    """(pid, state, parent, group, session) of every process /proc shows."""
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return []
-    found = []
-    for name in entries:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 3:
-            found.append((int(name), fields[0], int(fields[1]), int(fields[2]), int(fields[3])))
-    return found
-
-
-def _engine_id_of(pid: int) -> str | None:
-    """The JHYAP_ENGINE_ID in a process's environment, or None (also when unreadable)."""
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as handle:
-            environ = handle.read()
-    except OSError:
-        return None
-    prefix = ENGINE_ID_VARIABLE.encode() + b"="
-    for item in environ.split(b"\0"):
-        if item.startswith(prefix):
-            return item[len(prefix) :].decode("ascii", "replace")
-    return None
-
-
-def adopted_helpers(engine_id: str) -> list[int]:
-    """Orphans this process adopted that belong to engine ``engine_id``.
-
-    An adopted orphan is a child of ours in another session than ours (every engine
-    starts a session of its own) that is no engine we started. It belongs to the engine
-    whose id its environment carries; one that carries no id, an empty one or the id of
-    no engine of ours (it emptied or rewrote its environment) is anyone's, and is counted
-    for every engine: nothing an engine started may outlive it by hiding its id.
-    """
-    if not _HAVE_PROC:
-        return []
-    me, session = os.getpid(), os.getsid(0)
-    helpers = []
-    with _LIVE_LOCK:  # no engine is being started meanwhile (see EngineClient.__init__)
-        engines = {client.pid for client in _LIVE}
-        ours = {client.engine_id for client in _LIVE} - {engine_id}
-        for pid, state, parent, _, sid in _processes():
-            if parent != me or sid == session or pid in engines or state == b"Z":
-                continue
-            if _engine_id_of(pid) not in ours:
-                helpers.append(pid)
-    return helpers
-
-
-def reap_adopted(engine_id: str, timeout: float = 2.0) -> None:
-    """Kill and reap the helpers of ``engine_id`` that became our children, and the
-    helpers of theirs that become ours as they die."""
-    if not _become_subreaper():
-        return
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        helpers = adopted_helpers(engine_id)
-        _reap_zombies()
-        if not helpers:
-            return
-        for pid in helpers:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-        for pid in helpers:
-            with contextlib.suppress(ChildProcessError, OSError):
-                os.waitpid(pid, 0)
-
-
-def _reap_zombies() -> None:
-    """Reap adopted children that ended by themselves (never an engine we started)."""
-    me, session = os.getpid(), os.getsid(0)
-    with _LIVE_LOCK:
-        engines = {client.pid for client in _LIVE}
-        for pid, state, parent, _, sid in _processes():
-            if state == b"Z" and parent == me and sid != session and pid not in engines:
-                with contextlib.suppress(ChildProcessError, OSError):
-                    os.waitpid(pid, os.WNOHANG)
-
-
-def live_group_members(pgid: int) -> list[int]:
-    """The processes of group ``pgid`` still running, zombies not counted.
-
-    A zombie whose parent never reaps it (an orphan under a PID 1 that does not reap)
-    would keep ``killpg(pgid, 0)`` succeeding forever, so /proc is asked where it exists.
-    """
-    if not _HAVE_PROC:
-        try:
-            os.killpg(pgid, 0)
-        except (ProcessLookupError, PermissionError):
-            return []
-        return [pgid]
-    return sorted(
-        pid for pid, state, _, group, _ in _processes() if group == pgid and state != b"Z"
-    )
-
-
-def signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
 
 
 __all__ = [

@@ -28,8 +28,8 @@ from .client import (
     EngineTimeout,
     EngineUnusable,
     ProtocolViolation,
-    signal_name,
 )
+from .processes import signal_name
 from .replay import SKIP_CODES, schema_problems
 from .sandbox import EngineLimits
 from .smoke_plan import FIXED, CannotPlan, Turn, plan_for
