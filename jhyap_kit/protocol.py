@@ -131,10 +131,15 @@ class Session:
         self._handlers: dict[str, Callable[[dict[str, Any]], Response]] = {
             name: getattr(self, f"_cmd_{name}") for name in COMMANDS
         }
+        # The backend's state and legal actions, asked again only after another request:
+        # only requests change a game (a refused one too, if the backend is wrong).
+        self._read: dict[str, Any] = {}
 
     def handle(self, request: Any) -> Response:
         """The response to one decoded request line."""
         seq = request_seq(request)
+        if not isinstance(request, dict) or request.get("cmd") not in ("state", "legal"):
+            self._read.clear()
         try:
             if not isinstance(request, dict):
                 raise Refused(ErrorCode.BAD_REQUEST, "a request must be a JSON object")
@@ -213,10 +218,14 @@ class Session:
         return {"events": self._open().end_game()}
 
     def _cmd_state(self, request: dict[str, Any]) -> Response:
-        return {"state": self._open().state()}
+        if "state" not in self._read:
+            self._read["state"] = self._open().state()
+        return {"state": self._read["state"]}
 
     def _cmd_legal(self, request: dict[str, Any]) -> Response:
-        return {"legal": self._open().legal()}
+        if "legal" not in self._read:
+            self._read["legal"] = self._open().legal()
+        return {"legal": self._read["legal"]}
 
     def _cmd_stop(self, request: dict[str, Any]) -> Response:
         self.stopped = True
@@ -326,6 +335,86 @@ def read_line(stream: IO[bytes]) -> bytes | None:
     return line
 
 
+class RequestLines(Protocol):
+    """Where request lines come from."""
+
+    def next_line(self) -> bytes | None:
+        """The next line (as :func:`read_line` gives it), or None at end of input."""
+
+    def waiting(self) -> bool:
+        """Another whole line has already been read: it can be answered before anything
+        is written (the answers to pipelined requests go out together)."""
+
+
+@dataclass
+class StreamLines:
+    """Request lines of a binary stream, each answered as soon as it is read."""
+
+    stream: IO[bytes]
+
+    def next_line(self) -> bytes | None:
+        return read_line(self.stream)
+
+    def waiting(self) -> bool:
+        return False
+
+
+class DescriptorLines:
+    """Request lines read from a file descriptor a chunk at a time (one system call for
+    all the lines a harness wrote at once)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._buffer = bytearray()
+        self._searched = 0  # bytes of the buffer known to hold no newline
+        self._eof = False
+
+    def _newline(self) -> int:
+        at = self._buffer.find(b"\n", self._searched)
+        self._searched = len(self._buffer) if at < 0 else at
+        return at
+
+    def waiting(self) -> bool:
+        return self._newline() >= 0
+
+    def _fill(self) -> bool:
+        """Read one chunk; False at end of input."""
+        if not self._eof:
+            chunk = os.read(self.fd, 1 << 16)
+            if chunk:
+                self._buffer += chunk
+                return True
+            self._eof = True
+        return False
+
+    def next_line(self) -> bytes | None:
+        while (at := self._newline()) < 0:
+            if len(self._buffer) > MAX_LINE_BYTES:
+                self._skip_line()
+                raise _LineTooLong
+            if not self._fill():
+                line = bytes(self._buffer)
+                self._buffer.clear()
+                self._searched = 0
+                return line or None  # a last line without its newline
+        line = bytes(self._buffer[: at + 1])
+        del self._buffer[: at + 1]
+        self._searched = 0
+        if len(line) > MAX_LINE_BYTES + 1:
+            raise _LineTooLong
+        return line
+
+    def _skip_line(self) -> None:
+        """Drop the rest of an over-long line, up to its newline or the end of input."""
+        while (at := self._newline()) < 0:
+            self._buffer.clear()
+            self._searched = 0
+            if not self._fill():
+                return
+        del self._buffer[: at + 1]
+        self._searched = 0
+
+
 def decode_request(line: bytes) -> Any:
     """The request on ``line``, or Refused(bad_request) explaining why it is none."""
     try:
@@ -346,20 +435,20 @@ _encode = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 
 
 def _writer(stdout: IO[str] | None) -> Callable[[str], None]:
-    """Writes one response line and sends it at once: to ``stdout``, or straight to the
+    """Writes response lines and sends them at once: to ``stdout``, or straight to the
     standard output's descriptor (no text layer, and nothing an engine prints)."""
     if stdout is not None:
 
-        def write_text(line: str) -> None:
-            stdout.write(line)
+        def write_text(text: str) -> None:
+            stdout.write(text)
             stdout.flush()
 
         return write_text
     sys.stdout.flush()
     fd = sys.stdout.fileno()
 
-    def write_bytes(line: str) -> None:
-        data = memoryview(line.encode())
+    def write_bytes(text: str) -> None:
+        data = memoryview(text.encode())
         while data:
             data = data[os.write(fd, data) :]
 
@@ -367,13 +456,17 @@ def _writer(stdout: IO[str] | None) -> Callable[[str], None]:
 
 
 def responses(
-    session: Session, source: IO[bytes], decode: Callable[[bytes], Any] = decode_request
+    session: Session,
+    source: IO[bytes] | RequestLines,
+    decode: Callable[[bytes], Any] = decode_request,
 ) -> Iterator[Response]:
     """The response to each request line of ``source``, until ``stop`` or end of input;
     ``decode`` turns a line into a request (raising Refused when it holds none)."""
+    lines = source if isinstance(source, StreamLines | DescriptorLines) else None
+    next_line = lines.next_line if lines is not None else lambda: read_line(source)  # type: ignore[arg-type]
     while not session.stopped:
         try:
-            line = read_line(source)
+            line = next_line()
             if line is None:
                 return
             if not line.strip():
@@ -400,14 +493,25 @@ def serve(
 
     Standard output carries responses only: with ``quiet_prints`` (the default) whatever
     the engine prints goes to standard error instead, so an engine written with ``print``
-    can be served as it is.
+    can be served as it is. On the process's own standard input, the answers to lines
+    that arrived together (a harness pipelines its requests) are written together.
     """
-    source = stdin if stdin is not None else sys.stdin.buffer
+    lines: StreamLines | DescriptorLines = (
+        StreamLines(stdin) if stdin is not None else DescriptorLines(sys.stdin.fileno())
+    )
     write = _writer(stdout)
     redirect = contextlib.redirect_stdout(sys.stderr) if quiet_prints else contextlib.nullcontext()
+    answered: list[str] = []
     with redirect:
-        for response in responses(session, source, decode):
-            write(_encode(response) + "\n")
+        try:
+            for response in responses(session, lines, decode):
+                answered.append(_encode(response) + "\n")
+                if not lines.waiting():
+                    write("".join(answered))
+                    answered.clear()
+        finally:
+            if answered:  # after stop, or when a request broke the loop
+                write("".join(answered))
     return 0
 
 

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from conformance.harness.ahead import DEFAULT_WINDOW
 from conformance.harness.client import DEFAULT_TIMEOUT, EngineUnusable
 from conformance.harness.runner import (
     InputError,
@@ -54,6 +55,7 @@ from .checks import (
     MAX_ENGINE_CPU,
     MAX_ENGINE_MEMORY,
     MAX_TIMEOUT,
+    MAX_WINDOW,
     clashing_paths,
     report_file_problem,
     seconds,
@@ -194,6 +196,14 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         help="the time to wait for each response (default 10)",
     )
     parser.add_argument(
+        "--window",
+        type=whole(1, MAX_WINDOW),
+        default=DEFAULT_WINDOW,
+        metavar="N",
+        help=f"requests in flight per engine (default {DEFAULT_WINDOW}; 1: each waits for "
+        "the answer before it)",
+    )
+    parser.add_argument(
         "--jobs",
         "-j",
         type=jobs_count,
@@ -274,6 +284,7 @@ def run(args: argparse.Namespace) -> int:
         env=env,
         known_failures=tuple(known),
         limits=limits,
+        window=args.window,
     )
     verbosity = args.verbose - args.quiet
     progress = Progress(len(cases)) if verbosity >= 0 else None
@@ -332,6 +343,7 @@ def _rerun_info(args: argparse.Namespace) -> RerunInfo:
         profile_files=profile_files(args.profile),
         validate_protocol=args.validate_protocol,
         known_failures=args.known_failures,
+        window=args.window if args.window != DEFAULT_WINDOW else None,
     )
 
 

@@ -27,7 +27,8 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections import deque
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Final, NoReturn
 
@@ -60,6 +61,14 @@ DEFAULT_TIMEOUT: Final = 10.0
 # How often a wait for an answer also checks that the engine process still runs.
 _WATCH_INTERVAL: Final = 0.1
 _StderrTail = StderrTail  # the name tests and older imports use
+
+
+_READ_ONLY: Final = ("state", "legal")  # requests that change no game
+
+
+def _encode(request: Mapping[str, Any]) -> str:
+    """A request line: compact JSON, not ASCII-escaped."""
+    return json.dumps(request, separators=(",", ":"), ensure_ascii=False) + "\n"
 
 
 class EngineError(Exception):
@@ -169,6 +178,11 @@ class EngineClient:
         self._closed = False
         self._close_lock = threading.Lock()
         self._stderr = StderrTail()
+        # Requests sent ahead (conformance.harness.ahead): written, their answers unread.
+        self._flight: deque[tuple[int, Mapping[str, Any]]] = deque()
+        self._upcoming: Iterator[Mapping[str, Any]] | None = None
+        self._peeked: Mapping[str, Any] | None = None  # taken from _upcoming, not written
+        self._window = 1
         self._cases_begun = False
         become_subreaper()
         self.engine_id = f"{os.getpid()}-{next(ENGINE_IDS)}"
@@ -294,7 +308,7 @@ class EngineClient:
     @property
     def next_seq(self) -> int:
         """The seq the next request will carry."""
-        return self._seq
+        return self._flight[0][0] if self._flight else self._seq
 
     @property
     def returncode(self) -> int | None:
@@ -329,8 +343,12 @@ class EngineClient:
 
     def send(self, message: Mapping[str, Any], *, timeout: float | None = None) -> dict[str, Any]:
         """Like :meth:`request` for a prepared message (without ``seq``)."""
+        if self.planning:
+            answer = self._answer_ahead(message, timeout)
+            if answer is not None:
+                return answer
         seq, deadline, limit = self._next_request(timeout)
-        line = json.dumps({"seq": seq, **message}, separators=(",", ":"), ensure_ascii=False) + "\n"
+        line = _encode({"seq": seq, **message})
         self._write(line.encode("utf-8"), deadline, limit, message.get("cmd"), seq)
         return self._receive(seq, deadline, limit, message.get("cmd"))
 
@@ -340,9 +358,96 @@ class EngineClient:
         For transcripts' raw steps: the line may be anything. It uses up :attr:`next_seq`
         (which a raw JSON line usually carries); the caller judges the answer's seq.
         """
+        self.settle()
         seq, deadline, limit = self._next_request(timeout)
         self._write(line + b"\n", deadline, limit, "a raw line", seq)
         return self._receive(seq, deadline, limit, "a raw line", check_seq=False)
+
+    # -- requests sent ahead ----------------------------------------------------------
+
+    def plan(self, upcoming: Iterator[Mapping[str, Any]], window: int) -> None:
+        """The requests the caller will send next, in order, if all goes as planned: up to
+        ``window`` of them are written before their turn (conformance.harness.ahead). A
+        request sent that is not the next planned one ends the plan (see :meth:`settle`)."""
+        self.settle()
+        if window > 1:
+            self._upcoming, self._window = upcoming, window
+
+    @property
+    def planning(self) -> bool:
+        """Planned requests remain, written or not."""
+        return self._upcoming is not None or self._peeked is not None or bool(self._flight)
+
+    def settle(self) -> None:
+        """End the plan: read the answers of the requests written ahead, and drop them.
+        Raises as a request does when one of them gets no answer."""
+        self._upcoming = self._peeked = None
+        if self._broken is not None:
+            self._flight.clear()  # the answers are lost with the connection
+        while self._flight:
+            seq, message = self._flight.popleft()
+            deadline = time.monotonic() + self.timeout
+            self._receive(seq, deadline, self.timeout, message.get("cmd"))
+
+    def _answer_ahead(
+        self, message: Mapping[str, Any], timeout: float | None
+    ) -> dict[str, Any] | None:
+        """The answer to ``message`` when it is the next planned request, else None (the
+        plan has ended)."""
+        if not self._flight:
+            self._top_up(judged=True)
+        if not self._flight or self._flight[0][1] != message:
+            self.settle()
+            return None
+        seq, _ = self._flight.popleft()
+        limit = self.timeout if timeout is None else timeout
+        answer = self._receive(seq, time.monotonic() + limit, limit, message.get("cmd"))
+        if len(self._flight) <= self._window // 2:
+            self._top_up(judged=False)  # the engine answers these while the caller judges
+        return answer
+
+    def _top_up(self, *, judged: bool) -> None:
+        """Write the next planned requests in one write, up to the window: those that
+        change nothing (``state``, ``legal``), and first the next one whatever it is when
+        every answer so far has been ``judged`` by the caller. A request that may change
+        the game waits until the answer before it has been judged: had that answer failed
+        the case, the engine would have gone on to a step the transcript never reached,
+        and its report (standard error, a crash) would show it."""
+        if self._upcoming is None or self._broken is not None:
+            return
+        if not self._flight:
+            self._check_no_extra_line(self._seq)
+        first, lines = self._seq, []
+        while len(self._flight) < self._window:
+            if self._peeked is None:
+                self._peeked = next(self._upcoming, None)
+                if self._peeked is None:
+                    self._upcoming = None
+                    break
+            if (self._flight or not judged) and self._peeked.get("cmd") not in _READ_ONLY:
+                break
+            message, self._peeked = self._peeked, None
+            self._flight.append((self._seq, message))
+            lines.append(_encode({"seq": self._seq, **message}))
+            self._seq += 1
+        if not lines:
+            return
+        deadline = time.monotonic() + self.timeout
+        try:
+            sent = write_all(self._stdin_fd, "".join(lines).encode("utf-8"), deadline, self._stdout)
+        except OSError:
+            # The engine's input is closed: its answers so far are read first, and the
+            # request that finds it gone reports the crash.
+            self._upcoming = self._peeked = None
+            return
+        if not sent:
+            self._fail(
+                EngineTimeout(
+                    f"the engine stopped reading its input: requests from seq {first} not sent "
+                    f"within {self.timeout:g} s",
+                    self.timeout,
+                )
+            )
 
     def _next_request(self, timeout: float | None) -> tuple[int, float, float]:
         """The next request's seq, deadline and time limit, once the connection is usable
@@ -555,6 +660,10 @@ class EngineClient:
             return self._close(graceful, stop_timeout, term_timeout)
 
     def _close(self, graceful: bool, stop_timeout: float, term_timeout: float) -> int | None:
+        if self._flight:
+            graceful = False  # answers are still due: a stop now would only wait behind them
+        self._upcoming = self._peeked = None
+        self._flight.clear()
         try:
             if graceful and self._broken is None and self.alive:
                 with contextlib.suppress(EngineError):

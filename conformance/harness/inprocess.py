@@ -11,7 +11,7 @@ nothing the engine keeps can be shared with, or changed through, an answer.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from reference_engine.errors import ErrorCode, JhyapError
@@ -88,6 +88,16 @@ class ReferenceClient:
         answer = _copy(self._session.handle(request))
         self._follow(answer)
         return answer
+
+    def plan(self, upcoming: Iterator[Mapping[str, Any]], window: int) -> None:
+        """In this process each request is answered at once: nothing to send ahead."""
+
+    @property
+    def planning(self) -> bool:
+        return False
+
+    def settle(self) -> None:
+        pass
 
     def stderr_mark(self) -> int:
         return 0

@@ -7,9 +7,10 @@ failures (crash, timeout, protocol violation) become outcomes too, never excepti
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any, Final, Protocol
@@ -22,6 +23,7 @@ from ..spec import data
 from ..spec.protocol import is_protocol_clause
 from ..spec.transcript import Step, Transcript, canonical, raw_line
 from . import state_fields as reported
+from .ahead import DEFAULT_WINDOW, planned_requests, start_message
 from .client import (
     EngineCrashed,
     EngineError,
@@ -282,6 +284,13 @@ class Connection(Protocol):
     def stderr_mark(self) -> int: ...
 
     def stderr_tail(self, lines: int | None = None, since: int = 0) -> list[str]: ...
+
+    def plan(self, upcoming: Iterator[Mapping[str, Any]], window: int) -> None: ...
+
+    @property
+    def planning(self) -> bool: ...
+
+    def settle(self) -> None: ...
 
 
 class _StepFailure(Exception):
@@ -683,16 +692,6 @@ def check_requirements(transcript: Transcript, info: EngineInfo) -> str | None:
     return None
 
 
-def start_message(transcript: Transcript, resolved: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``start`` request (without seq) for a transcript under a resolved profile."""
-    return {
-        "cmd": "start",
-        "profile": resolved,
-        "options": resolved["option_values"],
-        "seats": transcript.seats,
-    }
-
-
 def replay(
     client: Connection,
     info: EngineInfo,
@@ -703,11 +702,13 @@ def replay(
     validate_protocol: bool = True,
     owned: Collection[str] | None = None,
     clock: Callable[[], float] = time.monotonic,
+    window: int = DEFAULT_WINDOW,
 ) -> Outcome:
     """Replay ``transcript`` under the resolved profile ``resolved`` (id ``profile``).
 
     ``owned`` are the clause ids of that profile: the outcome is credited only to those
-    and to protocol clauses (None: to every clause listed).
+    and to protocol clauses (None: to every clause listed). Up to ``window`` requests are
+    in flight at once (conformance.harness.ahead); 1 waits for each answer.
     """
     began = clock()
 
@@ -734,6 +735,7 @@ def replay(
     details: dict[str, Any] = {}
     credited: tuple[str, ...] | None = None
     try:
+        client.plan(planned_requests(transcript, resolved, 0), window)
         if not transcript.fresh_engine:
             response = _send(ctx, start_message(transcript, resolved))
             if transcript.start_error is not None:
@@ -746,6 +748,8 @@ def replay(
             ctx.step = step
             # Until the step's own request goes out, a failure shows what it was to send.
             ctx.request = dict(step.request) if step.request is not None else None
+            if not client.planning and step.kind != "raw":
+                client.plan(planned_requests(transcript, resolved, number - 1), window)
             _RUNNERS.get(step.kind, _run_action)(ctx, step)
     except _StepFailure as failure:
         status, reason, details = failure.status, failure.reason, dict(failure.details)
@@ -762,6 +766,9 @@ def replay(
     else:
         status = PASSED if reported.anything_checked(transcript, fields) else NOT_CHECKED
         return replace(base, status=status, duration=clock() - began)
+    # The requests written after the failing step are answered before anything else.
+    with contextlib.suppress(EngineError):  # an engine that fails them is restarted
+        client.settle()
     focus = 0
     if credited is None:
         step_now = ctx.step if index else None

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
+from .ahead import DEFAULT_WINDOW
 from .client import EngineClient, EngineInfo, EngineUnusable
 from .derive import Mode, touched
 from .known_failures import (
@@ -62,6 +63,7 @@ class RunConfig:
     env: Mapping[str, str] | None = None
     known_failures: tuple[KnownFailure, ...] = ()
     limits: EngineLimits | None = None
+    window: int = DEFAULT_WINDOW  # requests in flight per engine (conformance.harness.ahead)
 
 
 @dataclass
@@ -131,20 +133,7 @@ class EngineWorker:
         if case.resolved is None:
             reason = case.problem or "the profile cannot be resolved"
             return _not_sent(case, FAILED, reason, step=0, step_description="start")
-        if t.fresh_engine:
-            self.close()  # the transcript is about an engine that has seen no start yet
-        client, info = self.connect()
-        outcome = replay(
-            client,
-            info,
-            t,
-            case.profile,
-            case.resolved,
-            validate_protocol=self.config.validate_protocol,
-            owned=case.owned,
-        )
-        if client.broken is not None or not client.alive:
-            self.close()
+        outcome = self._replay(case, self.config.window)
         if case.mode is not Mode.WRITTEN or case.note:
             step = t.steps[outcome.step - 1] if outcome.step else None
             reason = outcome.reason
@@ -160,6 +149,26 @@ class EngineWorker:
                 changed=touched(step, case.changed) if not outcome.ok else (),
             )
         return apply_known_failure(outcome, self.config.known_failures)
+
+    def _replay(self, case: Case, window: int) -> Outcome:
+        t = case.transcript
+        assert case.resolved is not None
+        if t.fresh_engine:
+            self.close()  # the transcript is about an engine that has seen no start yet
+        client, info = self.connect()
+        outcome = replay(
+            client,
+            info,
+            t,
+            case.profile,
+            case.resolved,
+            validate_protocol=self.config.validate_protocol,
+            owned=case.owned,
+            window=window,
+        )
+        if client.broken is not None or not client.alive:
+            self.close()
+        return outcome
 
     def close(self, *, graceful: bool = True) -> None:
         if self.client is not None:

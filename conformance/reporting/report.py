@@ -136,6 +136,7 @@ class RerunInfo:
     profile_files: Mapping[str, str] = field(default_factory=dict)  # profile id -> file given
     validate_protocol: bool = True
     known_failures: str | None = None
+    window: int | None = None  # None: the default window
 
     def command(self, outcome: Outcome) -> str:
         profile = self.profile_files.get(outcome.profile, outcome.profile)
@@ -150,6 +151,8 @@ class RerunInfo:
             words.append("--no-validate-protocol")
         if self.known_failures is not None:
             words += ["--known-failures", self.known_failures]
+        if self.window is not None:
+            words += ["--window", str(self.window)]
         return shlex.join(words)
 
 

@@ -1,0 +1,79 @@
+"""Requests sent ahead: a case's coming requests written before their turn (pipelining).
+
+A transcript fixes the requests of a case in advance: ``start``, then each step's request
+(a step that expects a refusal asks the state before and after it, a ``check`` asks the
+state, a ``legal`` the legal actions). So the harness need not wait for each answer
+before it writes the next request: it keeps a window of them in flight, and the engine
+works while the harness judges the answers it has. Each answer is still judged in order,
+as if every request had waited for the one before. When a step fails, the requests
+written after it are answered and their answers dropped (``settle``) before the next
+case, which starts a new table: nothing they did survives. A raw step's line carries the
+seq it is sent with, so the plan stops before it and starts again after it.
+
+The protocol allows this: an engine reads its requests as lines and answers them in
+order (docs/protocol.md); ``--window 1`` sends each request only once the one before
+was answered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Final
+
+from ..spec.transcript import Step, Transcript
+
+DEFAULT_WINDOW: Final = 8
+STATE: Final[Mapping[str, Any]] = {"cmd": "state"}
+LEGAL: Final[Mapping[str, Any]] = {"cmd": "legal"}
+
+
+def start_message(transcript: Transcript, resolved: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``start`` request (without seq) for a transcript under a resolved profile."""
+    return {
+        "cmd": "start",
+        "profile": resolved,
+        "options": resolved["option_values"],
+        "seats": transcript.seats,
+    }
+
+
+def step_requests(
+    transcript: Transcript, resolved: Mapping[str, Any], step: Step
+) -> Sequence[Mapping[str, Any]] | None:
+    """The requests ``step`` sends, in order, if every answer is as the transcript says;
+    None for a raw step (its line depends on its seq)."""
+    if step.kind == "check":
+        return (STATE,)
+    if step.kind == "legal":
+        return (LEGAL,)
+    if step.kind == "raw":
+        return None
+    if step.kind == "start":
+        request: Mapping[str, Any] = start_message(transcript, resolved)
+        if step.start_options is not None:
+            request = {**request, "options": dict(step.start_options)}
+        if step.start_seats is not None:
+            request = {**request, "seats": step.start_seats}
+    else:
+        assert step.request is not None
+        request = step.request
+    if step.expect.error is not None:
+        return (STATE, request, STATE)  # a refusal must leave the state as it was
+    return (request,)
+
+
+def planned_requests(
+    transcript: Transcript, resolved: Mapping[str, Any], first_step: int
+) -> Iterator[Mapping[str, Any]]:
+    """The requests of the case from step ``first_step`` (0-based; 0 also sends the
+    start, unless the transcript begins on a fresh engine) up to the first raw step."""
+    if first_step == 0 and not transcript.fresh_engine:
+        yield start_message(transcript, resolved)
+    for step in transcript.steps[first_step:]:
+        requests = step_requests(transcript, resolved, step)
+        if requests is None:
+            return
+        yield from requests
+
+
+__all__ = ["DEFAULT_WINDOW", "LEGAL", "STATE", "planned_requests", "start_message", "step_requests"]
