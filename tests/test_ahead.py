@@ -126,15 +126,14 @@ def test_lines_that_come_together_are_read_together() -> None:
     assert lines.waiting()  # the second is whole: its answer can wait for it
     assert lines.next_line() == b'{"seq":1}\n'
     assert not lines.waiting()  # half a line is not a line
-    os.write(write_fd, b'q":2}\n' + b"x" * (MAX_LINE_BYTES + 5))
-    assert lines.next_line() == b'{"seq":2}\n'
-
-    def rest() -> None:
+    def rest() -> None:  # more than a pipe holds: written while the lines are read
+        os.write(write_fd, b'q":2}\n' + b"x" * (MAX_LINE_BYTES + 5))
         os.write(write_fd, b"y" * 1000 + b'\n{"seq":3}\n\nlast')
         os.close(write_fd)
 
     writer = threading.Thread(target=rest)
     writer.start()
+    assert lines.next_line() == b'{"seq":2}\n'
     with pytest.raises(_LineTooLong):  # read to its end, then dropped
         lines.next_line()
     writer.join()
