@@ -123,9 +123,7 @@ def main() -> int:
             f"corpus, window {window}: {sent} requests, {passed} cases passed, "
             f"{statistics.median(walls[window]):.2f} s"
         )
-    ratio = statistics.median(
-        a / b for a, b in zip(walls[DEFAULT_WINDOW], walls[1], strict=True)
-    )
+    ratio = statistics.median(a / b for a, b in zip(walls[DEFAULT_WINDOW], walls[1], strict=True))
     print(f"corpus wall time, window {DEFAULT_WINDOW} / window 1: {ratio:.2f}")
     return 0
 

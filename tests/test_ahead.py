@@ -126,6 +126,7 @@ def test_lines_that_come_together_are_read_together() -> None:
     assert lines.waiting()  # the second is whole: its answer can wait for it
     assert lines.next_line() == b'{"seq":1}\n'
     assert not lines.waiting()  # half a line is not a line
+
     def rest() -> None:  # more than a pipe holds: written while the lines are read
         os.write(write_fd, b'q":2}\n' + b"x" * (MAX_LINE_BYTES + 5))
         os.write(write_fd, b"y" * 1000 + b'\n{"seq":3}\n\nlast')

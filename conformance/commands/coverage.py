@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from conformance.harness.selection import Case, InputError, load_selection, stream_corpus
 from conformance.reporting.modes import MODE_WORDS
@@ -127,8 +127,18 @@ def _write_json(path: str, report: Mapping[str, Any], force: bool) -> bool:
     return True
 
 
+class Cited(Protocol):
+    """What the clause map needs of a transcript: its id and the clauses it cites."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def clauses(self) -> tuple[str, ...]: ...
+
+
 def coverage(
-    documents: Mapping[str, Mapping[str, Any]], transcripts: Sequence[Transcript]
+    documents: Mapping[str, Mapping[str, Any]], transcripts: Sequence[Cited]
 ) -> dict[str, dict[str, Any]]:
     """Each clause id (profile order, then file order; the protocol clauses last, with the
     profile ``protocol``) with its profile and transcript ids."""

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import sys
-from collections.abc import Mapping, Sequence
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -25,6 +29,7 @@ from conformance.harness.compare import (
 from conformance.harness.derive import Mode
 from conformance.harness.replay import SKIP_CODES, start_message
 from conformance.harness.runner import Case, InputError, load_selection
+from conformance.harness.selection import LazyTranscripts
 from conformance.reporting.files import WriteRefused, check_target, write_atomic
 from conformance.reporting.report import os_error_text
 from conformance.reporting.style import plural
@@ -208,13 +213,12 @@ def transcript_json(transcript: Transcript, cases: Sequence[Case], root: Path) -
 
 
 def index_json(
-    transcripts: Sequence[Transcript],
-    by_id: Mapping[str, Sequence[Case]],
+    written: Sequence[_Written],
     documents: Mapping[str, Mapping[str, Any]],
     corpus: str,
 ) -> dict[str, Any]:
     """index.json: the files, the clause map, the protocol version and the rules."""
-    clauses = {cid: entry["transcripts"] for cid, entry in coverage(documents, transcripts).items()}
+    clauses = {cid: entry["transcripts"] for cid, entry in coverage(documents, written).items()}
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -222,13 +226,8 @@ def index_json(
         "description": DESCRIPTION,
         "corpus": corpus,
         "files": [
-            {
-                "file": f"{t.id}.json",
-                "id": t.id,
-                "title": t.title,
-                "profiles": [c.profile for c in by_id[t.id]],
-            }
-            for t in transcripts
+            {"file": f"{t.id}.json", "id": t.id, "title": t.title, "profiles": list(t.profiles)}
+            for t in written
         ],
         "clauses": clauses,
         "compare": compare_rules(),
@@ -339,6 +338,54 @@ def _fail(message: str) -> int:
     return ExitCode.ERROR
 
 
+def _transcript_ids(transcripts: Sequence[Transcript]) -> list[str]:
+    """The ids of the selected transcripts, unread where the selection is lazy."""
+    return (
+        transcripts.ids if isinstance(transcripts, LazyTranscripts) else [t.id for t in transcripts]
+    )
+
+
+@dataclass(frozen=True)
+class _Written:
+    """What the index says of a transcript written: no more is kept while exporting."""
+
+    id: str
+    title: str
+    profiles: tuple[str, ...]
+    clauses: tuple[str, ...]
+
+
+def _by_transcript(cases: Iterable[Case]) -> Iterator[list[Case]]:
+    """The cases in runs of one transcript each (a selection lists a transcript's together)."""
+    run: list[Case] = []
+    for case in cases:
+        if run and case.transcript.id != run[0].transcript.id:
+            yield run
+            run = []
+        run.append(case)
+    if run:
+        yield run
+
+
+def _stage(cases: Iterable[Case], base: Path, staging: Path) -> tuple[list[_Written], list[str]]:
+    """Write each transcript's file into ``staging`` as its cases are built (one at a
+    time: memory does not grow with the corpus); what was written, and the problems of
+    cases that cannot be resolved (whose transcripts are not written)."""
+    written: list[_Written] = []
+    problems: list[str] = []
+    for group in _by_transcript(cases):
+        transcript = group[0].transcript
+        unresolved = [c for c in group if c.resolved is None]
+        problems += [f"{c.transcript.location()}: {c.problem}" for c in unresolved]
+        if problems:
+            continue  # nothing will be written: only the problems are still wanted
+        path = staging / f"{transcript.id}.json"
+        path.write_text(dumps(transcript_json(transcript, group, base)), encoding="utf-8")
+        profiles = tuple(c.profile for c in group)
+        written.append(_Written(transcript.id, transcript.title, profiles, transcript.clauses))
+    return written, problems
+
+
 def run(args: argparse.Namespace) -> int:
     """Write the export; 0 on success, 2 for invalid input or an unwritable directory."""
     try:
@@ -349,35 +396,46 @@ def run(args: argparse.Namespace) -> int:
         return ExitCode.ERROR
     cases, transcripts, documents = selection.cases, selection.transcripts, selection.documents
     root = Path(args.transcripts) if args.transcripts else None
-    unresolved = [c for c in cases if c.resolved is None]
-    if unresolved:
-        for case in unresolved:
-            print(f"{case.transcript.location()}: {case.problem}", file=sys.stderr)
-        return _fail("some cases cannot be resolved; nothing was written")
-    by_id: dict[str, list[Case]] = {}
-    for case in cases:
-        by_id.setdefault(case.transcript.id, []).append(case)
-    chosen = [t for t in transcripts if t.id in by_id]
     base = root if root is not None else transcripts_dir()
     corpus = args.transcripts if args.transcripts else "the shipped corpus"
     folder = Path(args.directory)
-    files = {f"{t.id}.json": dumps(transcript_json(t, by_id[t.id], base)) for t in chosen}
-    files[INDEX] = dumps(index_json(chosen, by_id, documents, corpus))
+    names = {f"{tid}.json" for tid in _transcript_ids(transcripts)} | {INDEX}
     if folder.exists() and not folder.is_dir():
         return _fail(f"{folder} exists and is not a directory; nothing was written")
+    created = not folder.exists()
+    staging: Path | None = None
     try:
-        stale = _plan(folder, set(files), args.force)
+        stale = _plan(folder, names, args.force)
         folder.mkdir(parents=True, exist_ok=True)
-        for name, text in files.items():
-            write_atomic(folder / name, text)
+        # Each file is staged as it is made, and moved in once all are: a case that cannot
+        # be resolved, found half-way, still leaves nothing written.
+        staging = Path(tempfile.mkdtemp(prefix=".jhyap-export-", dir=folder))
+        written, problems = _stage(cases, base, staging)
+        if problems:
+            for line in problems:
+                print(line, file=sys.stderr)
+            return _fail("some cases cannot be resolved; nothing was written")
+        for entry in written:
+            name = f"{entry.id}.json"
+            check_target(folder / name)
+            os.replace(staging / name, folder / name)
+        write_atomic(folder / INDEX, dumps(index_json(written, documents, corpus)))
+        kept = {f"{entry.id}.json" for entry in written}
         for path in stale:
-            path.unlink(missing_ok=True)
+            if path.name not in kept:
+                path.unlink(missing_ok=True)
     except WriteRefused as exc:
         return _fail(str(exc))
     except OSError as exc:
         return _fail(f"cannot write to {folder}: {os_error_text(exc)}")
+    finally:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+        if created and folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()  # made for an export that wrote nothing
     print(
-        f"wrote {plural(len(chosen), 'transcript')} ({plural(len(cases), 'case')}) "
+        f"wrote {plural(len(written), 'transcript')} "
+        f"({plural(sum(len(e.profiles) for e in written), 'case')}) "
         f"and {INDEX} to {folder}"
         + (f"; removed {plural(len(stale), 'stale file')}" if stale else "")
     )
