@@ -205,10 +205,14 @@ def copy_json(value: Json) -> Json:
     """``copy.deepcopy`` of profile data, without its memo on the plain dicts, lists
     and scalars that JSON and YAML load into (a start pays this on every table)."""
     cls = value.__class__
+    # Scalars are kept inline, without a call each: they are most of a profile's leaves.
     if cls is dict:
-        return {key: copy_json(item) for key, item in value.items()}
+        return {
+            key: item if item.__class__ in _SCALARS else copy_json(item)
+            for key, item in value.items()
+        }
     if cls is list:
-        return [copy_json(item) for item in value]
+        return [item if item.__class__ in _SCALARS else copy_json(item) for item in value]
     if cls in _SCALARS:
         return value
     return copy.deepcopy(value)

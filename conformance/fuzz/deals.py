@@ -61,11 +61,17 @@ def _deal_hands(
                     parts[rng.randrange(size)] += 1
                 wanted: list[Card] = []
                 for value in parts:
-                    wanted += [
-                        c
-                        for c in pool
-                        if c not in taken and c not in wanted and card_value(c) == value
-                    ][:1]
+                    # The first card of the pool that fits, if any: no need to list them all.
+                    first = next(
+                        (
+                            c
+                            for c in pool
+                            if card_value(c) == value and c not in wanted and c not in taken
+                        ),
+                        None,
+                    )
+                    if first is not None:
+                        wanted.append(first)
                 if len(wanted) == size:
                     fill(hand, wanted)
                     break
