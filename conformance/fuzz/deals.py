@@ -50,6 +50,7 @@ def _deal_hands(
         # Hands of one equal value: ties with the caller and several equal lowest hands.
         # Above the lowest possible hand (one point a card), even for hands of 15 or more.
         target = rng.randint(size + 1, max(size + 1, 15))
+        value_of = {card: card_value(card) for card in copies}  # looked up for every try
         for number, hand in enumerate(hands[: rng.choice((2, players, players))]):
             if number == 1 and rng.random() < 0.5:
                 # The others lower than the starter, and equal: a beaten call whose
@@ -66,7 +67,7 @@ def _deal_hands(
                         (
                             c
                             for c in pool
-                            if card_value(c) == value and c not in wanted and c not in taken
+                            if value_of[c] == value and c not in wanted and c not in taken
                         ),
                         None,
                     )
