@@ -8,9 +8,10 @@ copies of ``Ah`` are equal and hands, offers and decks are multisets.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from operator import attrgetter
 
 from .errors import ErrorCode, JhyapError
 
@@ -104,13 +105,18 @@ def parse_cards(items: object) -> list[Card]:
     return [parse_card(item) for item in items]
 
 
-def _key(card: Card) -> int:
-    return card.sort_key
+# A C-level key: cards are sorted for every state and event, the game's hottest path.
+SORT_KEY: Callable[[Card], int] = attrgetter("sort_key")
 
 
 def sorted_cards(cards: Iterable[Card]) -> list[Card]:
-    return sorted(cards, key=_key)
+    return sorted(cards, key=SORT_KEY)
 
 
 def names(cards: Iterable[Card]) -> list[str]:
     return [c.name for c in cards]
+
+
+def sorted_names(cards: Iterable[Card]) -> list[str]:
+    """The names of ``cards`` in canonical order: ``names(sorted_cards(cards))``."""
+    return [c.name for c in sorted(cards, key=SORT_KEY)]

@@ -17,7 +17,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from . import calling, game_end, picking, scoring, throws
 from .actions import Action, Call, PickDeck, PickOffer, ThrowCards, Timeout
-from .cards import Card, full_deck, names, sorted_cards
+from .cards import Card, full_deck, names, sorted_cards, sorted_names
 from .errors import ErrorCode, JhyapError, OptionError, RuleViolation
 from .profile import OptionChanges, option_specs, resolve
 from .rules import (
@@ -641,6 +641,7 @@ class Game:
     def state(self) -> dict[str, Any]:
         """The whole state as protocol JSON (see docs/protocol.md, "state")."""
         offer = self.offer
+        values = self.rules.rank_values
         return {
             "phase": self.phase.value,
             "round": self.round,
@@ -650,8 +651,8 @@ class Game:
             "dealer": self.dealer,
             "starter": self.starter,
             "to_act": self.to_act,
-            "hands": [names(sorted_cards(h)) for h in self.hands],
-            "hand_values": [self.hand_value(s) for s in range(self.seats)],
+            "hands": [sorted_names(h) for h in self.hands],
+            "hand_values": [sum([values[c.rank] for c in h]) for h in self.hands],
             "offer": names(offer.cards) if offer else [],
             "offer_kind": offer.kind.value if offer else None,
             "pickable": names(picking.pickable_cards(offer, self.rules)) if offer else [],
@@ -659,7 +660,7 @@ class Game:
             "multi_throwers": sorted(self.multi_throwers),
             "deck": names(reversed(self.deck)),
             "deck_size": len(self.deck),
-            "out_of_play": names(sorted_cards(self.out_of_play)),
+            "out_of_play": sorted_names(self.out_of_play),
             "turns_taken": self.turns_taken,
             "scores": list(self.scores),
             "options": dict(self.profile["option_values"]),

@@ -205,10 +205,20 @@ def copy_json(value: Json) -> Json:
     """``copy.deepcopy`` of profile data, without its memo on the plain dicts, lists
     and scalars that JSON and YAML load into (a start pays this on every table)."""
     cls = value.__class__
+    # A shallow copy in C, then only the containers in it copied again: scalars, most of
+    # a profile's leaves, cost nothing each.
     if cls is dict:
-        return {key: copy_json(item) for key, item in value.items()}
+        mapping: dict[str, Json] = value.copy()
+        for key, item in mapping.items():
+            if item.__class__ not in _SCALARS:
+                mapping[key] = copy_json(item)  # replaces a value: the keys stay as they are
+        return mapping
     if cls is list:
-        return [copy_json(item) for item in value]
+        items: list[Json] = value.copy()
+        for index, item in enumerate(items):
+            if item.__class__ not in _SCALARS:
+                items[index] = copy_json(item)
+        return items
     if cls in _SCALARS:
         return value
     return copy.deepcopy(value)

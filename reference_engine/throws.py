@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from itertools import combinations, pairwise
 
-from .cards import Card
+from .cards import JOKER_RANK, Card
 from .rules import JokersWild, Rules, RunAce, SingleThrow, ThrowLaid
 
 
@@ -132,11 +132,9 @@ def classify(cards: Sequence[Card], rules: Rules) -> ThrowKind | None:
         return None
     if count == 1:
         return ThrowKind.SINGLE
-    if rules.max_packs == 1 and len({c for c in cards if not c.is_joker}) != len(
-        [c for c in cards if not c.is_joker]
-    ):
+    naturals = [c for c in cards if c.rank != JOKER_RANK]
+    if rules.max_packs == 1 and len(set(naturals)) != len(naturals):
         return None  # one pack holds each card once
-    naturals = [c for c in cards if not c.is_joker]
     ranks = {c.rank for c in naturals}
     # Jokers alone are a set of their own rank (where the profile allows it); among
     # naturals they stand in only when wild.

@@ -14,7 +14,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-import yaml
 
 from conformance.commands.run import default_engine
 from conformance.fuzz.campaign import FuzzConfig, fuzz, plan_for
@@ -25,7 +24,7 @@ from conformance.harness.replay import PASSED
 from conformance.spec.transcript import check_transcript_file, shipped_documents
 from tests.conftest import ROOT
 from tests.mutants.engine import MUTANTS
-from tests.test_fuzz import config, jhyap, mutant
+from tests.test_fuzz import config, jhyap, mutant, read_yaml
 
 FAKE = ROOT / "tests" / "fake_engines"
 EVERY_PROFILE = tuple(sorted(shipped_documents()))
@@ -53,7 +52,7 @@ def assert_keeps_its_promise(cfg: FuzzConfig, path: Path) -> None:
     """The file validates, fails against the engine and passes against the reference,
     under the profile it is filed under."""
     assert check_transcript_file(path, cfg.documents) == [], path
-    data = yaml.safe_load(path.read_text("utf-8"))
+    data = read_yaml(path)
     (profile,) = data["profiles"]
     assert data["fuzz"]["signature"].startswith(f"{profile} ")
     reference = replay_file(cfg.reference, cfg.reference_env, path, cfg.documents, profile)
@@ -97,7 +96,7 @@ def test_tables_of_two_packs_and_jokers_are_written_with_their_deck(tmp_path: Pa
     result = fuzz(cfg)
     (finding,) = result.findings
     assert finding.transcript is not None
-    data = yaml.safe_load(finding.transcript.read_text("utf-8"))
+    data = read_yaml(finding.transcript)
     assert data["deck"] == {"packs": 2, "jokers": 2}
     assert_keeps_its_promise(cfg, finding.transcript)
 
@@ -130,7 +129,7 @@ def test_a_field_neither_defined_nor_x_fails_the_schema_check(tmp_path: Path) ->
     assert finding.found.signature.startswith("dhumbal deal: schema event.schema.json#")
     assert finding.verified_ok, finding.verified
     assert finding.transcript is not None  # filed under its own class (once: protocol)
-    assert yaml.safe_load(finding.transcript.read_text("utf-8"))["fuzz"]["class"] == SCHEMA
+    assert read_yaml(finding.transcript)["fuzz"]["class"] == SCHEMA
     # Switched off, as `jhyap run --no-validate-protocol` does: the engine is otherwise right.
     assert fuzz(replace(cfg, check_schema=False, out=tmp_path / "off")).findings == []
     # Vendor fields (x-) are allowed.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import random
 from collections import Counter
 from typing import Any
@@ -16,6 +17,7 @@ from reference_engine import (
     ErrorCode,
     Game,
     JhyapError,
+    LegalActions,
     Phase,
     PickDeck,
     PickOffer,
@@ -25,10 +27,21 @@ from reference_engine import (
 from reference_engine.profile import option_specs
 from reference_engine.randomplay import random_step
 from reference_engine.rules import ScoringKind
-from tests.conftest import PROFILE_IDS, profile_document
+from tests.conftest import PROFILE_IDS
+from tests.conftest import profile_document as _read_profile_document
 
 MAX_ROUNDS = 12
 MAX_STEPS = 8000
+
+_DOCUMENTS: dict[str, dict[str, Any]] = {}
+
+
+def profile_document(name: str) -> dict[str, Any]:
+    """A fresh copy of the profile ``name``: its YAML is read once per process (parsing it
+    cost more than a whole game), the copy keeps every example independent."""
+    if name not in _DOCUMENTS:
+        _DOCUMENTS[name] = _read_profile_document(name)
+    return copy.deepcopy(_DOCUMENTS[name])
 
 
 def _option_choices(name: str) -> st.SearchStrategy[dict[str, Any]]:
@@ -85,8 +98,7 @@ def _illegal_candidates(game: Game, rng: random.Random) -> list[Any]:
     return [(seat, a) for a in actions]
 
 
-def _is_listed(game: Game, seat: int, action: Any) -> bool:
-    legal = game.legal_actions()
+def _is_listed(legal: LegalActions | None, seat: int, action: Any) -> bool:
     if legal is None or seat != legal.seat:
         return False
     match action:
@@ -133,11 +145,13 @@ def play_checking_invariants(
         steps += 1
         assert steps < MAX_STEPS, "the game did not end"
         if game.phase in (Phase.CALL_OR_THROW, Phase.PICK):
-            # Unlisted actions are refused and change nothing.
+            # Unlisted actions are refused and change nothing. Each refusal is compared with
+            # the state before the first: equal to the state before it, since none changed it.
+            legal = game.legal_actions()
+            before = game.state()
             for seat, action in _illegal_candidates(game, rng):
-                if _is_listed(game, seat, action):
+                if _is_listed(legal, seat, action):
                     continue
-                before = game.state()
                 try:
                     game.act(seat, action)
                 except JhyapError as refused:

@@ -50,6 +50,7 @@ def _deal_hands(
         # Hands of one equal value: ties with the caller and several equal lowest hands.
         # Above the lowest possible hand (one point a card), even for hands of 15 or more.
         target = rng.randint(size + 1, max(size + 1, 15))
+        value_of = {card: card_value(card) for card in copies}  # looked up for every try
         for number, hand in enumerate(hands[: rng.choice((2, players, players))]):
             if number == 1 and rng.random() < 0.5:
                 # The others lower than the starter, and equal: a beaten call whose
@@ -61,11 +62,17 @@ def _deal_hands(
                     parts[rng.randrange(size)] += 1
                 wanted: list[Card] = []
                 for value in parts:
-                    wanted += [
-                        c
-                        for c in pool
-                        if c not in taken and c not in wanted and card_value(c) == value
-                    ][:1]
+                    # The first card of the pool that fits, if any: no need to list them all.
+                    first = next(
+                        (
+                            c
+                            for c in pool
+                            if value_of[c] == value and c not in wanted and c not in taken
+                        ),
+                        None,
+                    )
+                    if first is not None:
+                        wanted.append(first)
                 if len(wanted) == size:
                     fill(hand, wanted)
                     break

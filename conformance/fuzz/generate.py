@@ -315,8 +315,9 @@ class _Builder:
         missing = [c for c in DECK if c not in held]
         options.append({"type": "throw", "cards": [str(rng.choice(missing))]})
         if game.phase is Phase.CALL_OR_THROW and hand:
+            kinds = self._near_misses(hand)  # once: the three draws below share them
             for _ in range(3):  # illegal shapes are the likeliest to be misjudged
-                options.append({"type": "throw", "cards": names(self._illegal_subset(hand))})
+                options.append({"type": "throw", "cards": names(self._illegal_subset(hand, kinds))})
             options.append({"type": "throw", "cards": [str(hand[0]), str(hand[0])]})
             options.append({"type": "throw", "cards": []})
             options.append({"type": "throw", "cards": ["1x"]})
@@ -350,14 +351,21 @@ class _Builder:
         self.send({"cmd": "act", "seat": actor, "action": action}, probe=True)
         self.checkpoint(0.5)
 
-    def _illegal_subset(self, hand: Sequence[Card]) -> list[Card]:
-        """Cards of the hand that make no legal throw: a kind of near miss drawn first
-        (wrap-around, two-card or mixed-suit runs, gapped runs), then one of that kind."""
+    def _near_misses(self, hand: Sequence[Card]) -> dict[str, list[tuple[Card, ...]]]:
+        """The groups of 2 to 4 cards of the hand that make no legal throw, by near-miss kind."""
         kinds: dict[str, list[tuple[Card, ...]]] = {}
         for size in (2, 3, 4):
             for group in combinations(hand, size):
                 if throws.classify(group, self.game.rules) is None:
                     kinds.setdefault(_near_miss(group), []).append(group)
+        return kinds
+
+    def _illegal_subset(
+        self, hand: Sequence[Card], kinds: Mapping[str, Sequence[tuple[Card, ...]]]
+    ) -> list[Card]:
+        """Cards of the hand that make no legal throw: a kind of near miss drawn first
+        (wrap-around, two-card or mixed-suit runs, gapped runs), then one of that kind
+        (``kinds``: the hand's near misses, from ``_near_misses``)."""
         if not kinds:
             return [hand[0], hand[0]]
         # Wrap-around runs are rare in a hand: when one is there, throw it more often.
