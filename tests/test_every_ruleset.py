@@ -19,7 +19,7 @@ from conformance.cli import main
 from conformance.commands.run import default_engine, default_engine_env
 from conformance.harness import derive
 from conformance.harness.derive import Mode, classify, rule_changes, touched
-from conformance.harness.runner import RunConfig, build_cases, run_cases
+from conformance.harness.runner import RunConfig, build_cases
 from conformance.spec import readings
 from conformance.spec.profiles import load_profile
 from conformance.spec.transcript import (
@@ -28,6 +28,7 @@ from conformance.spec.transcript import (
     shipped_documents,
     with_profile_files,
 )
+from tests.cli_helpers import run_reference_in_process
 from tests.conftest import ROOT
 
 VARIANTS = ROOT / "tests" / "data" / "variants"
@@ -74,7 +75,7 @@ def test_the_reference_engine_passes_the_corpus_under_each_variant(path: Path) -
     # Every transcript faces the variant.
     assert sorted(c.transcript.id for c in cases) == sorted(t.id for t in transcripts)
     config = RunConfig(engine=default_engine(), env=default_engine_env(), jobs=1, timeout=30)
-    outcomes = run_cases(cases, config).outcomes
+    outcomes = run_reference_in_process(cases, config).outcomes
     bad = [(o.transcript_id, o.status, o.reason) for o in outcomes if not o.ok]
     assert bad == []
     assert {o.status for o in outcomes} <= {"passed", "not_applicable"}
