@@ -19,10 +19,11 @@ from conformance.cli import main
 from conformance.commands.run import default_engine, default_engine_env
 from conformance.harness import derive
 from conformance.harness.derive import Mode, classify, rule_changes, touched
-from conformance.harness.runner import RunConfig, build_cases
+from conformance.harness.runner import Case, RunConfig, build_cases
 from conformance.spec import readings
 from conformance.spec.profiles import load_profile
 from conformance.spec.transcript import (
+    Transcript,
     load_corpus,
     load_transcript,
     shipped_documents,
@@ -150,17 +151,26 @@ def test_out_at_exactly_100_is_caught_under_declared_readings(tmp_path: Path) ->
     assert failed == {"regression-dhumbal-4-seats-seed-2": "derived"}
 
 
+@pytest.fixture(scope="module")
+def corpus_as_written() -> tuple[list[Transcript], list[Case]]:
+    """The shipped corpus and its cases without --profile, built once for the profiles."""
+    transcripts, _ = load_corpus(None, shipped_documents())
+    return transcripts, build_cases(transcripts, shipped_documents())
+
+
 @pytest.mark.parametrize("pid", sorted(shipped_documents()))
-def test_under_a_shipped_profile_the_written_cases_stay_as_written(pid: str) -> None:
+def test_under_a_shipped_profile_the_written_cases_stay_as_written(
+    pid: str, corpus_as_written: tuple[list[Transcript], list[Case]]
+) -> None:
     """No hand-written oracle is weakened: what ran under the profile still runs as written."""
     documents = shipped_documents()
-    transcripts, _ = load_corpus(None, documents)
-    before = {(c.transcript.id, c.profile) for c in build_cases(transcripts, documents)}
+    transcripts, as_written = corpus_as_written
+    before = {(c.transcript.id, c.profile) for c in as_written}
     cases = build_cases(transcripts, documents, [pid])
     written = {(c.transcript.id, c.profile) for c in cases if c.mode is Mode.WRITTEN}
     assert {k for k in before if k[1] == pid} <= written
     # ... and the run without --profile is the corpus as written, as before.
-    assert {c.mode for c in build_cases(transcripts, documents)} == {Mode.WRITTEN}
+    assert {c.mode for c in as_written} == {Mode.WRITTEN}
 
 
 def test_seats_outside_the_ruleset_are_not_applicable_not_an_abort(tmp_path: Path) -> None:
