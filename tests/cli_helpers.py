@@ -1,15 +1,19 @@
-"""What the command-line tests share: the fake engines, the harness's own transcripts and
-``jhyap`` called in this process."""
+"""What the command-line tests share: the fake engines, the harness's own transcripts,
+``jhyap`` called in this process and the reference engine run in it."""
 
 from __future__ import annotations
 
 import shlex
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from conformance import cli
+from conformance.harness import runner
+from conformance.harness.inprocess import ReferenceClient
+from conformance.harness.runner import Case, RunConfig, RunResult
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKES = ROOT / "tests" / "fake_engines"
@@ -32,3 +36,25 @@ def jhyap(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str
 def run_args(engine: str, *more: str) -> tuple[str, ...]:
     """``jhyap run`` of ``engine`` on the passing transcript."""
     return ("run", "--engine", engine, "--transcripts", str(DATA), "-k", PASSING, *more)
+
+
+class InProcessReference(ReferenceClient):
+    """The reference engine in this process, standing in for the runner's engine client:
+    for tests about what the reference answers under a ruleset, not about the pipe (the
+    answers still go through JSON, as over it; tests/test_teeth.py runs the real server)."""
+
+    broken = None
+    alive = True
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__()
+
+    def close(self, *, graceful: bool = True) -> None:
+        pass
+
+
+def run_reference_in_process(cases: Sequence[Case], config: RunConfig) -> RunResult:
+    """``run_cases`` with every engine process an in-process reference engine."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(runner, "EngineClient", InProcessReference)
+        return runner.run_cases(cases, config)

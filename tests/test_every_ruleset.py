@@ -19,15 +19,17 @@ from conformance.cli import main
 from conformance.commands.run import default_engine, default_engine_env
 from conformance.harness import derive
 from conformance.harness.derive import Mode, classify, rule_changes, touched
-from conformance.harness.runner import RunConfig, build_cases, run_cases
+from conformance.harness.runner import Case, RunConfig, build_cases
 from conformance.spec import readings
 from conformance.spec.profiles import load_profile
 from conformance.spec.transcript import (
+    Transcript,
     load_corpus,
     load_transcript,
     shipped_documents,
     with_profile_files,
 )
+from tests.cli_helpers import run_reference_in_process
 from tests.conftest import ROOT
 
 VARIANTS = ROOT / "tests" / "data" / "variants"
@@ -74,7 +76,7 @@ def test_the_reference_engine_passes_the_corpus_under_each_variant(path: Path) -
     # Every transcript faces the variant.
     assert sorted(c.transcript.id for c in cases) == sorted(t.id for t in transcripts)
     config = RunConfig(engine=default_engine(), env=default_engine_env(), jobs=1, timeout=30)
-    outcomes = run_cases(cases, config).outcomes
+    outcomes = run_reference_in_process(cases, config).outcomes
     bad = [(o.transcript_id, o.status, o.reason) for o in outcomes if not o.ok]
     assert bad == []
     assert {o.status for o in outcomes} <= {"passed", "not_applicable"}
@@ -149,17 +151,26 @@ def test_out_at_exactly_100_is_caught_under_declared_readings(tmp_path: Path) ->
     assert failed == {"regression-dhumbal-4-seats-seed-2": "derived"}
 
 
+@pytest.fixture(scope="module")
+def corpus_as_written() -> tuple[list[Transcript], list[Case]]:
+    """The shipped corpus and its cases without --profile, built once for the profiles."""
+    transcripts, _ = load_corpus(None, shipped_documents())
+    return transcripts, build_cases(transcripts, shipped_documents())
+
+
 @pytest.mark.parametrize("pid", sorted(shipped_documents()))
-def test_under_a_shipped_profile_the_written_cases_stay_as_written(pid: str) -> None:
+def test_under_a_shipped_profile_the_written_cases_stay_as_written(
+    pid: str, corpus_as_written: tuple[list[Transcript], list[Case]]
+) -> None:
     """No hand-written oracle is weakened: what ran under the profile still runs as written."""
     documents = shipped_documents()
-    transcripts, _ = load_corpus(None, documents)
-    before = {(c.transcript.id, c.profile) for c in build_cases(transcripts, documents)}
+    transcripts, as_written = corpus_as_written
+    before = {(c.transcript.id, c.profile) for c in as_written}
     cases = build_cases(transcripts, documents, [pid])
     written = {(c.transcript.id, c.profile) for c in cases if c.mode is Mode.WRITTEN}
     assert {k for k in before if k[1] == pid} <= written
     # ... and the run without --profile is the corpus as written, as before.
-    assert {c.mode for c in build_cases(transcripts, documents)} == {Mode.WRITTEN}
+    assert {c.mode for c in as_written} == {Mode.WRITTEN}
 
 
 def test_seats_outside_the_ruleset_are_not_applicable_not_an_abort(tmp_path: Path) -> None:

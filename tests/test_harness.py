@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -656,6 +657,24 @@ def test_stderr_tail_keeps_at_most_64_kib() -> None:
 
 
 # -- runner options ------------------------------------------------------------------------
+
+
+def test_a_run_stops_starting_cases_once_an_outcome_settles_it() -> None:
+    from conformance.commands.run import default_engine, default_engine_env
+    from conformance.harness.runner import RunConfig, load_selection, run_cases
+
+    cases = load_selection(str(DATA)).cases
+    ids = [c.transcript.id for c in cases]
+    assert ids[0] == "harness-check-fails" and len(ids) == 5
+    config = RunConfig(engine=default_engine(), env=default_engine_env(), timeout=10)
+    stopped = run_cases(cases, replace(config, stop_when=lambda o: o.status == "failed"))
+    assert [(o.transcript_id, o.status) for o in stopped.outcomes] == [
+        ("harness-check-fails", "failed")
+    ]
+    assert stopped.stopped
+    # Never settled: every case runs, as without the option.
+    whole = run_cases(cases, replace(config, stop_when=lambda o: False))
+    assert [o.transcript_id for o in whole.outcomes] == ids and not whole.stopped
 
 
 def test_jobs_report_in_the_serial_order(

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import yaml
 from conformance import __version__
 from conformance.harness.runner import load_known_failures
 from conformance.spec.transcript import load_corpus, shipped_documents
+from tests.cli_helpers import jhyap
 
 ROOT = Path(__file__).resolve().parent.parent
 PORT = (ROOT / "docs" / "port.md").read_text("utf-8")
@@ -72,23 +72,20 @@ def test_no_page_claims_a_package_index() -> None:
         "node examples/javascript-object/bind.mjs",
     ],
 )
-def test_the_example_bindings_end_as_the_page_says(command: str) -> None:
-    # The page's command, run as written (from the checkout), and its summary as quoted.
+def test_the_example_bindings_end_as_the_page_says(
+    command: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The page's command, run as written (from the checkout; jhyap in this process, the
+    # engine a subprocess), and its summary as quoted.
     if command.startswith("node") and shutil.which("node") is None:
         pytest.skip("node is not installed")
     block = _block("console", f'$ jhyap run --engine "{command}"')
     argv = shlex.split(block.strip().removeprefix("$ "))
     argv[argv.index("--engine") + 1] = command.replace("python ", f"{sys.executable} ", 1)
-    done = subprocess.run(
-        [sys.executable, "-m", "conformance", *argv[1:], "-q"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    summary = re.search(r"== (.*\(\d+ cases\)) in ", done.stdout)
-    assert summary is not None, done.stdout[-500:]
+    monkeypatch.chdir(ROOT)
+    code, out, err = jhyap(capsys, *argv[1:], "-q")
+    assert code == 0, out[-2000:] + err[-2000:]
+    summary = re.search(r"== (.*\(\d+ cases\)) in ", out)
+    assert summary is not None, out[-500:]
     quoted = PORT.split(block, 1)[1].split("ends with `", 1)[1].split("`", 1)[0]
     assert quoted == summary.group(1)

@@ -21,7 +21,7 @@ import yaml
 from conformance.cli import main
 from conformance.commands.coverage import reading_coverage
 from conformance.commands.run import default_engine, default_engine_env
-from conformance.harness.runner import RunConfig, build_cases, run_cases
+from conformance.harness.runner import RunConfig, build_cases
 from conformance.spec import readings
 from conformance.spec.profiles import ProfileFileError, check_profile_document, load_profile
 from conformance.spec.transcript import (
@@ -31,6 +31,7 @@ from conformance.spec.transcript import (
     shipped_documents,
 )
 from conformance.spec.yamlsafe import load as load_yaml
+from tests.cli_helpers import run_reference_in_process
 
 ALTERNATIVES = sorted(
     (pid, reading, choice)
@@ -100,8 +101,8 @@ def test_reference_engine_passes_the_corpus_under_each_alternative_reading(
     # The reading's own transcripts are among them: it is tested, not merely tolerated.
     entry = next(r for r in readings.readings_of(declared) if r["name"] == reading)
     assert any(set(c.transcript.clauses) & set(entry["clauses"]) for c in cases)
-    config = RunConfig(engine=default_engine(), env=default_engine_env(), jobs=2, timeout=30)
-    outcomes = run_cases(cases, config).outcomes
+    config = RunConfig(engine=default_engine(), env=default_engine_env(), jobs=1, timeout=30)
+    outcomes = run_reference_in_process(cases, config).outcomes
     failed = [
         (o.transcript_id, o.reason)
         for o in outcomes

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -376,9 +377,8 @@ def _nearest_base(
 
     best: tuple[int, str, list[str]] | None = None
     for pid in profiles_for(transcript, written_for):
-        try:
-            base_rules = resolve(written_for[pid], transcript.options)["rules"]
-        except JhyapError:
+        base_rules = _base_rules(written_for[pid], transcript.options)
+        if base_rules is None:
             continue
         changes = rule_changes(rules, base_rules)
         if best is None or len(changes) < best[0]:
@@ -386,19 +386,42 @@ def _nearest_base(
     return (best[1], best[2]) if best else (None, [])
 
 
-_FINGERPRINTS: dict[int, tuple[Mapping[str, Mapping[str, Json]], str]] = {}
+_BASE_RULES: dict[tuple[int, str], tuple[Mapping[str, Json], Mapping[str, Json] | None]] = {}
 
 
-def _fingerprint_of(documents: Mapping[str, Mapping[str, Json]]) -> str:
-    """The fingerprint of the profiles the corpus is written for, taken once per mapping
-    (a run classifies every transcript against the same one)."""
-    hit = _FINGERPRINTS.get(id(documents))
-    if hit is not None and hit[0] is documents:
+def _base_rules(
+    document: Mapping[str, Json], options: Mapping[str, Json]
+) -> Mapping[str, Json] | None:
+    """The rules of a profile the corpus is written for, under a transcript's options (None
+    when it cannot take them), resolved once per profile and options: the transcripts of a
+    run share a few of them, and a whole profile is costly to resolve."""
+    entry = (id(document), json.dumps(options, sort_keys=True))
+    hit = _BASE_RULES.get(entry)
+    if hit is not None and hit[0] is document:
+        return hit[1]
+    if len(_BASE_RULES) >= 256:
+        _BASE_RULES.clear()
+    try:
+        found: Mapping[str, Json] | None = resolve(document, options)["rules"]
+    except JhyapError:
+        found = None
+    _BASE_RULES[entry] = (document, found)
+    return found
+
+
+_FINGERPRINTS: dict[int, tuple[Mapping[str, Json], str]] = {}
+
+
+def _fingerprint_of(value: Mapping[str, Json]) -> str:
+    """The fingerprint of the ruleset, or of the profiles the corpus is written for, taken
+    once per mapping (a run classifies every transcript against the same ones)."""
+    hit = _FINGERPRINTS.get(id(value))
+    if hit is not None and hit[0] is value:
         return hit[1]
     if len(_FINGERPRINTS) >= 8:
         _FINGERPRINTS.clear()
-    found = filecache.fingerprint(documents)
-    _FINGERPRINTS[id(documents)] = (documents, found)
+    found = filecache.fingerprint(value)
+    _FINGERPRINTS[id(value)] = (value, found)
     return found
 
 
@@ -429,7 +452,7 @@ def classify(
             content,
             str(transcript.file),
             profile,
-            filecache.fingerprint(document),
+            _fingerprint_of(document),
             _fingerprint_of(written_for),
             _code_fingerprint(),
         )

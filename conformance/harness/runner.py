@@ -64,6 +64,9 @@ class RunConfig:
     known_failures: tuple[KnownFailure, ...] = ()
     limits: EngineLimits | None = None
     window: int = DEFAULT_WINDOW  # requests in flight per engine (conformance.harness.ahead)
+    # Whether an outcome settles the run: once it says so, no further case is started and
+    # the run ends with the outcomes of the cases already under way (``RunResult.stopped``).
+    stop_when: Callable[[Outcome], bool] | None = None
 
 
 @dataclass
@@ -78,6 +81,7 @@ class RunResult:
     claims: list[dict[str, Any]] = field(default_factory=list)
     # How many cases were selected; more than ``len(outcomes)`` when interrupted.
     selected: int | None = None
+    stopped: bool = False  # ended early by ``RunConfig.stop_when``
 
 
 class Interrupted(KeyboardInterrupt):
@@ -206,13 +210,14 @@ def run_cases(
     lock = threading.Lock()
     position = iter(range(len(cases)))
     stop = threading.Event()
+    settled = threading.Event()  # RunConfig.stop_when said so: finish what runs, start nothing
     failures: list[BaseException] = []
 
     def work(worker: EngineWorker) -> None:
         try:
             while not stop.is_set():
                 with lock:
-                    index = next(position, None)
+                    index = None if settled.is_set() else next(position, None)
                 if index is None:
                     return
                 outcome = worker.run(cases[index])
@@ -222,6 +227,8 @@ def run_cases(
                     results[index] = outcome
                     if progress is not None:
                         progress(outcome)
+                    if config.stop_when is not None and config.stop_when(outcome):
+                        settled.set()
         except BaseException as exc:  # EngineUnusable, or a harness bug: end the run
             with lock:
                 failures.append(exc)
@@ -259,9 +266,11 @@ def run_cases(
     if failures:
         unusable = [f for f in failures if isinstance(f, EngineUnusable)]
         raise (unusable or failures)[0]
-    if info is None or len(outcomes) != len(cases):  # a worker died without saying why
-        raise RuntimeError("some cases were not run")
-    return RunResult(outcomes, info, time.monotonic() - began, warnings)
+    if info is None or (len(outcomes) != len(cases) and not settled.is_set()):
+        raise RuntimeError("some cases were not run")  # a worker died without saying why
+    result = RunResult(outcomes, info, time.monotonic() - began, warnings)
+    result.stopped = settled.is_set() and len(outcomes) < len(cases)
+    return result
 
 
 def unusable_result(cases: Sequence[Case], reason: str) -> RunResult:

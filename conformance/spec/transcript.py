@@ -226,7 +226,9 @@ def raw_line(spec: Mapping[str, Any], seq: int) -> tuple[bytes, int | None]:
 
 def _build_step(index: int, raw: Mapping[str, Any], line: int, deck: Deck = (1, 0)) -> Step:
     step = _build_step_kind(index, raw, line, deck)
-    return replace(step, clauses=tuple(raw.get("clauses") or ()))
+    clauses = tuple(raw.get("clauses") or ())
+    # Most steps name no clauses of their own: the default, without a copy of the step.
+    return replace(step, clauses=clauses) if clauses else step
 
 
 def _build_step_kind(index: int, raw: Mapping[str, Any], line: int, deck: Deck = (1, 0)) -> Step:
