@@ -978,26 +978,10 @@ axe.run(document, {resultTypes: ['violations']}).then(result => done(result.viol
 """
 
 
-@pytest.fixture(scope="module")
-def axe_browser(browser: Any) -> Iterator[Any]:
-    """The browser with axe-core in every page it loads: its 500 KB of source sent once, not
-    once a test."""
-    added = browser.execute_cdp_cmd(
-        "Page.addScriptToEvaluateOnNewDocument", {"source": AXE.read_text(encoding="utf-8")}
-    )
-    try:
-        yield browser
-    finally:
-        browser.execute_cdp_cmd(
-            "Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]}
-        )
-
-
 def axe_violations(browser: Any, impacts: tuple[str, ...] = ("serious", "critical")) -> list[Any]:
-    """axe-core's violations of the loaded page with one of ``impacts`` (a page loaded by
-    ``axe_browser``)."""
+    """axe-core's violations of the loaded page with one of ``impacts``."""
     browser.set_script_timeout(60)
-    assert browser.execute_script("return typeof axe") == "object", "axe-core is not loaded"
+    browser.execute_script(AXE.read_text(encoding="utf-8"))
     found: list[Any] = browser.execute_async_script(_AXE_RUN)
     return [v for v in found if v[1] in impacts]
 
@@ -1011,13 +995,12 @@ def test_the_page_types_exist(built: Path) -> None:
 @pytest.mark.parametrize("kind", list(PAGE_TYPES))
 def test_axe_finds_nothing_serious(
     served: str,
-    axe_browser: Any,
     no_search_index: Any,
     kind: str,
     width: int,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
-    browser = axe_browser
+    browser = no_search_index  # axe reads the page; the search index adds nothing to it
     _set_width(browser, width)
     browser.get(served + PAGE_TYPES[kind])
     assert axe_violations(browser) == []
@@ -1032,10 +1015,8 @@ def test_axe_finds_nothing_serious(
     assert browser.save_screenshot(str(folder / f"{kind}-{width}.png"))
 
 
-def test_axe_catches_a_faint_link_and_a_skipped_heading(
-    served: str, axe_browser: Any, no_search_index: Any
-) -> None:
-    browser = axe_browser
+def test_axe_catches_a_faint_link_and_a_skipped_heading(served: str, no_search_index: Any) -> None:
+    browser = no_search_index  # as test_axe_finds_nothing_serious loads pages
     _set_width(browser, 1440)
     browser.get(served + PAGE_TYPES["profile"])
     browser.execute_script(
