@@ -152,6 +152,8 @@ def test_the_page_is_drawn_once_then_taken_from_the_cache(
     profiles = load_profiles()
     assert variants_play.generate(profiles) == {"play.md": "1\n"}
     assert variants_play.generate(profiles) == {"play.md": "1\n"}  # cached: not drawn again
+    reordered = dict(reversed(list(profiles.items())))  # the same profiles: the same page
+    assert variants_play.generate(reordered) == {"play.md": "1\n"}
     assert drawn == [sorted(profiles)]
     edited = copy.deepcopy(dict(profiles))
     edited["dashain"]["name"] = "Dashain, renamed"  # another page: drawn again
@@ -160,3 +162,8 @@ def test_the_page_is_drawn_once_then_taken_from_the_cache(
     assert variants_play.generate(profiles) == {"play.md": "3\n"}  # a broken cache: drawn
     monkeypatch.setattr(study, "code_version", lambda: "another engine")
     assert variants_play.generate(profiles) == {"play.md": "4\n"}
+    assert len(list(variants_play._cache_dir().glob("*.json"))) == 3  # (the broken one redrawn)
+    monkeypatch.setattr(variants_play, "CACHED_PAGES", 2)
+    monkeypatch.setattr(study, "code_version", lambda: "a third engine")
+    assert variants_play.generate(profiles) == {"play.md": "5\n"}
+    assert len(list(variants_play._cache_dir().glob("*.json"))) == 2  # the oldest forgotten

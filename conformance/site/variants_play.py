@@ -419,6 +419,7 @@ def generate(profiles: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(cache, json.dumps(files, sort_keys=True))
+        _forget_old_pages()
     except OSError:  # an unwritable cache only costs the next build the same time again
         pass
     return files
@@ -431,9 +432,25 @@ def _cache_file(profiles: Mapping[str, Mapping[str, Any]], data: Mapping[str, An
     for source in (Path(__file__), Path(study.__file__)):
         digest.update(source.read_bytes())
     digest.update(importlib.metadata.version("matplotlib").encode())
-    digest.update(json.dumps([profiles, data], sort_keys=True, default=str).encode())
+    # the points in any order: the study lists them in the order the profiles came in
+    points = sorted(json.dumps(p, sort_keys=True, default=str) for p in data.get("points", []))
+    rest = {k: v for k, v in data.items() if k != "points"}
+    digest.update(json.dumps([profiles, rest, points], sort_keys=True, default=str).encode())
+    return _cache_dir() / f"{digest.hexdigest()[:20]}.json"
+
+
+CACHED_PAGES = 8  # the newest pages kept in the cache (checkouts, branches)
+
+
+def _cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "jhyap" / "variants-page" / f"{digest.hexdigest()[:20]}.json"
+    return Path(base) / "jhyap" / "variants-page"
+
+
+def _forget_old_pages() -> None:
+    cached = sorted(_cache_dir().glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in cached[CACHED_PAGES:]:
+        old.unlink(missing_ok=True)
 
 
 def _draw(profiles: Mapping[str, Mapping[str, Any]], data: Mapping[str, Any]) -> dict[str, str]:
