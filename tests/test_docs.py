@@ -585,6 +585,37 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         driver.quit()
 
 
+# Fetched by the theme on every page and handed to its search worker, which builds the whole
+# index (the most work of a page load); it changes nothing on the page until a search is typed.
+SEARCH_INDEX = "*/search/search_index.json"
+
+
+@pytest.fixture
+def no_search_index(browser: Any) -> Iterator[Any]:
+    """The browser with the search index blocked, for tests of what pages show (the layout
+    sweep, axe); the search tests use ``browser`` as it is."""
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": [SEARCH_INDEX]})
+    try:
+        yield browser
+    finally:
+        browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+
+
+@pytest.fixture
+def sweep_browser(no_search_index: Any) -> Iterator[Any]:
+    """The browser as the layout sweep uses it: no search index, and reduced motion (the
+    theme then turns its transitions off, so that a page resized from narrow to wide is at
+    once as it settles, not sliding its drawer out wider than the window for a moment)."""
+    browser = no_search_index
+    reduced = [{"name": "prefers-reduced-motion", "value": "reduce"}]
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": reduced})
+    try:
+        yield browser
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+
+
 def _set_width(driver: Any, width: int) -> None:
     driver.execute_cdp_cmd(
         "Emulation.setDeviceMetricsOverride",
@@ -615,18 +646,23 @@ PAGE_PARTS = 4
 
 
 @pytest.mark.parametrize("part", range(PAGE_PARTS))
-def test_no_page_scrolls_sideways(built: Path, served: str, browser: Any, part: int) -> None:
+def test_no_page_scrolls_sideways(built: Path, served: str, sweep_browser: Any, part: int) -> None:
     """Every page at a phone's and a desktop's width: nothing wider than the window (the page
     itself, and tables or their scroll boxes on the comparison and clause pages)."""
+    browser = sweep_browser
     problems: dict[str, list[str]] = {}
     largest = max(built.rglob("*.html"), key=lambda p: p.stat().st_size)
     assert largest.stat().st_size < PAGE_LIMIT, largest
     shots = os.environ.get("JHYAP_SCREENSHOTS")  # a folder: also take screenshots there
+    widths = list(WIDTHS)
+    _set_width(browser, widths[0])
     for page in _site_pages(built)[part::PAGE_PARTS]:
-        _set_width(browser, WIDTHS[0])
+        # Loaded at the width the last page ended at, then resized once: both widths, one
+        # layout fewer a page than setting a width before every load.
         browser.get(served + page)
-        for width in WIDTHS:
-            _set_width(browser, width)
+        for n, width in enumerate(widths):
+            if n:
+                _set_width(browser, width)
             found = _overflow(browser)
             if found:
                 problems[f"{page or '/'} at {width} px"] = found
@@ -634,6 +670,7 @@ def test_no_page_scrolls_sideways(built: Path, served: str, browser: Any, part: 
                 name = (page.strip("/").replace("/", "-") or "home") + f"-{width}.png"
                 Path(shots).mkdir(parents=True, exist_ok=True)
                 browser.save_screenshot(str(Path(shots) / name))
+        widths.reverse()
     assert problems == {}
 
 
@@ -691,7 +728,8 @@ def test_comparison_chooser_moves_the_differing_rows(served: str, browser: Any) 
     assert state == {"shown": [first, first], "differing": 0, "form": True}
 
 
-def test_the_overflow_check_catches_a_wide_table(served: str, browser: Any) -> None:
+def test_the_overflow_check_catches_a_wide_table(served: str, sweep_browser: Any) -> None:
+    browser = sweep_browser  # as the sweep loads pages
     _set_width(browser, 400)
     browser.get(served + "glossary/")
     assert _overflow(browser) == []
@@ -956,8 +994,13 @@ def test_the_page_types_exist(built: Path) -> None:
 @pytest.mark.parametrize("width", [390, 1440])
 @pytest.mark.parametrize("kind", list(PAGE_TYPES))
 def test_axe_finds_nothing_serious(
-    served: str, browser: Any, kind: str, width: int, tmp_path_factory: pytest.TempPathFactory
+    served: str,
+    no_search_index: Any,
+    kind: str,
+    width: int,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
+    browser = no_search_index  # axe reads the page; the search index adds nothing to it
     _set_width(browser, width)
     browser.get(served + PAGE_TYPES[kind])
     assert axe_violations(browser) == []
@@ -972,7 +1015,8 @@ def test_axe_finds_nothing_serious(
     assert browser.save_screenshot(str(folder / f"{kind}-{width}.png"))
 
 
-def test_axe_catches_a_faint_link_and_a_skipped_heading(served: str, browser: Any) -> None:
+def test_axe_catches_a_faint_link_and_a_skipped_heading(served: str, no_search_index: Any) -> None:
+    browser = no_search_index  # as test_axe_finds_nothing_serious loads pages
     _set_width(browser, 1440)
     browser.get(served + PAGE_TYPES["profile"])
     browser.execute_script(

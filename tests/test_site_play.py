@@ -137,3 +137,33 @@ def test_each_panel_is_a_figure_of_its_own(files: dict[str, str]) -> None:
     start = page.index('<div class="jc-figures" markdown="1">')
     row = page[start : page.index("</div>", start)]
     assert row.count("![") == 2  # the two panels of one figure share a row
+
+
+def test_the_page_is_drawn_once_then_taken_from_the_cache(
+    measured: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    drawn: list[list[str]] = []
+
+    def draw(profiles: Mapping[str, Any], data: Mapping[str, Any]) -> dict[str, str]:
+        drawn.append(sorted(profiles))
+        return {"play.md": f"{len(drawn)}\n"}
+
+    monkeypatch.setattr(variants_play, "_draw", draw)
+    profiles = load_profiles()
+    assert variants_play.generate(profiles) == {"play.md": "1\n"}
+    assert variants_play.generate(profiles) == {"play.md": "1\n"}  # cached: not drawn again
+    reordered = dict(reversed(list(profiles.items())))  # the same profiles: the same page
+    assert variants_play.generate(reordered) == {"play.md": "1\n"}
+    assert drawn == [sorted(profiles)]
+    edited = copy.deepcopy(dict(profiles))
+    edited["dashain"]["name"] = "Dashain, renamed"  # another page: drawn again
+    assert variants_play.generate(edited) == {"play.md": "2\n"}
+    variants_play._cache_file(profiles, study.load_study(profiles)).write_text("{")
+    assert variants_play.generate(profiles) == {"play.md": "3\n"}  # a broken cache: drawn
+    monkeypatch.setattr(study, "code_version", lambda: "another engine")
+    assert variants_play.generate(profiles) == {"play.md": "4\n"}
+    assert len(list(variants_play._cache_dir().glob("*.json"))) == 3  # (the broken one redrawn)
+    monkeypatch.setattr(variants_play, "CACHED_PAGES", 2)
+    monkeypatch.setattr(study, "code_version", lambda: "a third engine")
+    assert variants_play.generate(profiles) == {"play.md": "5\n"}
+    assert len(list(variants_play._cache_dir().glob("*.json"))) == 2  # the oldest forgotten

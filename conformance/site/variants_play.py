@@ -7,9 +7,14 @@ drawn with matplotlib and written beside the page.
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
 import io
+import json
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from conformance.simulation import study
@@ -398,8 +403,57 @@ def _figure_row(
 
 
 def generate(profiles: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
-    """The page and its SVG files, by path under docs/."""
+    """The page and its SVG files, by path under docs/; drawn once for the same profiles,
+    study and code, then taken from the user cache (drawing them takes most of a build)."""
     data = study.load_study(profiles)
+    cache = _cache_file(profiles, data)
+    try:
+        cached = json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        cached = None
+    if isinstance(cached, dict) and all(isinstance(v, str) for v in cached.values()):
+        return cached
+    files = _draw(profiles, data)
+    from conformance.reporting.files import write_atomic
+
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(cache, json.dumps(files, sort_keys=True))
+        _forget_old_pages()
+    except OSError:  # an unwritable cache only costs the next build the same time again
+        pass
+    return files
+
+
+def _cache_file(profiles: Mapping[str, Mapping[str, Any]], data: Mapping[str, Any]) -> Path:
+    """Where the page drawn from ``profiles`` and ``data`` is cached: the key covers them,
+    the code that writes the page (this file, the study's) and the matplotlib version."""
+    digest = hashlib.sha256(study.code_version().encode())
+    for source in (Path(__file__), Path(study.__file__)):
+        digest.update(source.read_bytes())
+    digest.update(importlib.metadata.version("matplotlib").encode())
+    # the points in any order: the study lists them in the order the profiles came in
+    points = sorted(json.dumps(p, sort_keys=True, default=str) for p in data.get("points", []))
+    rest = {k: v for k, v in data.items() if k != "points"}
+    digest.update(json.dumps([profiles, rest, points], sort_keys=True, default=str).encode())
+    return _cache_dir() / f"{digest.hexdigest()[:20]}.json"
+
+
+CACHED_PAGES = 8  # the newest pages kept in the cache (checkouts, branches)
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "jhyap" / "variants-page"
+
+
+def _forget_old_pages() -> None:
+    cached = sorted(_cache_dir().glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in cached[CACHED_PAGES:]:
+        old.unlink(missing_ok=True)
+
+
+def _draw(profiles: Mapping[str, Mapping[str, Any]], data: Mapping[str, Any]) -> dict[str, str]:
     files: dict[str, str] = {}
     lines = [
         "# How the variants play",
