@@ -1,6 +1,8 @@
-"""Memory at scale: max RSS of `jhyap validate` and `jhyap run` on 1x, 10x, 100x the corpus.
+"""Memory at scale: max RSS of `jhyap validate`, `run`, `coverage` and `export` on 1x, 10x,
+100x the corpus.
 
-Run: python bench/memory.py [--sizes 1,10,100] [--commands validate,run] [--checkout DIR]
+Run: python bench/memory.py [--sizes 1,10,100] [--commands validate,run,coverage,export]
+     [--checkout DIR]
 
 Each size is the shipped corpus copied that many times into a temporary directory,
 copy k of ``foo.yaml`` being ``foo-xk.yaml`` with ``id: foo-xk`` (a transcript's id is
@@ -54,7 +56,9 @@ def measure(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, flo
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1,10,100", help="corpus multiples (comma-separated)")
-    parser.add_argument("--commands", default="validate,run", help="validate and/or run")
+    parser.add_argument(
+        "--commands", default="validate,run", help="of validate, run, coverage, export"
+    )
     parser.add_argument("--checkout", type=Path, default=ROOT, help="the code to measure")
     parser.add_argument("--jobs", type=int, default=1, help="run --jobs")
     parser.add_argument("--run-sizes", default="", help="sizes for run (default: --sizes)")
@@ -83,8 +87,12 @@ def main() -> int:
                 argv = [sys.executable, "-m", "conformance", command]
                 if command == "validate":
                     argv.append(str(corpus))
-                else:
+                elif command == "run":
                     argv += ["--transcripts", str(corpus), "--jobs", str(args.jobs)]
+                elif command == "coverage":
+                    argv += ["--transcripts", str(corpus)]
+                else:  # export, into a new folder each time
+                    argv += ["--transcripts", str(corpus), "--force", str(Path(scratch) / "out")]
                 cold = measure(argv, checkout, env)
                 warm = (0.0, 0.0, 0) if args.no_warm else measure(argv, checkout, env)
                 bad = "" if cold[2] == warm[2] == 0 else f"  (exit {cold[2]}, {warm[2]})"
