@@ -138,8 +138,12 @@ def made_once(
 
 # Files whose tests are handed out first, in this order: xdist deals the tests out in the
 # collected order, and long tests dealt last run alone at the end while the other worker waits.
-# These two are whole-corpus runs, one a test (every mutant engine; every variant ruleset).
-LONG_TESTS_FIRST: tuple[str, ...] = ("tests/test_teeth.py", "tests/test_every_ruleset.py")
+# The longest: whole-corpus runs under every variant ruleset, random play, the mutant games.
+LONG_TESTS_FIRST: tuple[str, ...] = (
+    "tests/test_every_ruleset.py",
+    "tests/test_properties.py",
+    "tests/test_mutants_killed.py",
+)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
