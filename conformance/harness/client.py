@@ -28,11 +28,8 @@ import subprocess
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
 from typing import IO, Any, Final, NoReturn
-
-from reference_engine import bounded_json
 
 from .processes import (
     ENGINE_ID_VARIABLE,
@@ -44,6 +41,16 @@ from .processes import (
     live_group_members,
     reap_adopted,
     signal_name,
+)
+from .responses import (
+    EngineCrashed,
+    EngineError,
+    EngineInfo,
+    EngineTimeout,
+    EngineUnusable,
+    ProtocolViolation,
+    decode_response,
+    shorten,
 )
 from .sandbox import EngineLimits, engine_preexec, launch
 from .transport import (
@@ -71,63 +78,6 @@ def _encode(request: Mapping[str, Any]) -> str:
     return json.dumps(request, separators=(",", ":"), ensure_ascii=False) + "\n"
 
 
-class EngineError(Exception):
-    """Something went wrong with the engine process or its answers."""
-
-
-class EngineUnusable(EngineError):
-    """The engine cannot be run at all: not found, not executable, or no handshake."""
-
-
-class EngineCrashed(EngineError):
-    """The engine exited (or closed its standard output) while an answer was due."""
-
-    def __init__(self, message: str, returncode: int | None, stderr_tail: Sequence[str]) -> None:
-        super().__init__(message)
-        self.returncode = returncode
-        self.stderr_tail = list(stderr_tail)
-
-
-class EngineTimeout(EngineError):
-    """The engine did not answer a request within the timeout."""
-
-    def __init__(self, message: str, timeout: float) -> None:
-        super().__init__(message)
-        self.timeout = timeout
-
-
-class ProtocolViolation(EngineError):
-    """The engine answered something that is not a protocol response to the request."""
-
-    def __init__(self, reason: str, line: str | None = None) -> None:
-        super().__init__(reason if line is None else f"{reason}: {line}")
-        self.reason = reason
-        self.line = line
-
-
-@dataclass(frozen=True)
-class EngineInfo:
-    """What the engine said about itself in its ``hello`` answer."""
-
-    engine: Mapping[str, Any]
-    protocol: str
-    supports: Mapping[str, Any]
-    raw: Mapping[str, Any] = field(default_factory=dict)
-
-    def supports_command(self, name: str) -> bool:
-        commands = self.supports.get("commands")
-        return isinstance(commands, list) and name in commands
-
-    def supports_action(self, name: str) -> bool:
-        actions = self.supports.get("actions")
-        return isinstance(actions, list) and name in actions
-
-    def describe(self) -> str:
-        name = self.engine.get("name", "?")
-        version = self.engine.get("version", "?")
-        return f"{name} {version} (protocol {self.protocol})"
-
-
 def split_command(command: str) -> list[str]:
     """The argument list of an engine command string (POSIX shell quoting, no expansion)."""
     try:
@@ -137,10 +87,6 @@ def split_command(command: str) -> list[str]:
     if not argv:
         raise EngineUnusable("the engine command is empty")
     return argv
-
-
-def _shorten(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
 
 
 @atexit.register
@@ -476,7 +422,7 @@ class EngineClient:
             if not (isinstance(item, bytes) and not item.strip()):
                 break  # blank lines carry nothing and are ignored
         text = (
-            _shorten(item.decode("utf-8", "replace"))
+            shorten(item.decode("utf-8", "replace"))
             if isinstance(item, bytes)
             else "(a line over 16 MiB)"
         )
@@ -528,58 +474,9 @@ class EngineClient:
 
     def _decode(self, raw: bytes, seq: int, *, check_seq: bool = True) -> dict[str, Any]:
         try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            self._fail(
-                ProtocolViolation(
-                    f"response is not UTF-8 ({exc.reason})",
-                    _shorten(raw.decode("utf-8", "replace")),
-                )
-            )
-        try:
-            response: object = bounded_json.loads(text)
-        except bounded_json.JsonTooDeep as exc:
-            self._fail(ProtocolViolation(f"response {exc}", _shorten(text)))
-        except ValueError:
-            self._fail(ProtocolViolation("response is not JSON", _shorten(text)))
-        if not isinstance(response, dict):
-            self._fail(ProtocolViolation("response is not a JSON object", _shorten(text)))
-        if check_seq:
-            self._check_seq(response.get("seq"), seq, text)
-        ok = response.get("ok")
-        if ok is True:
-            return response
-        error = response.get("error")
-        if (
-            ok is False
-            and isinstance(error, dict)
-            and isinstance(error.get("code"), str)
-            and isinstance(error.get("message"), str)
-        ):
-            return response
-        self._fail(
-            ProtocolViolation(
-                'missing ok/error structure (need "ok": true, or "ok": false with '
-                '"error": {"code", "message"})',
-                _shorten(text),
-            )
-        )
-
-    def _check_seq(self, got: object, seq: int, text: str) -> None:
-        if isinstance(got, int) and not isinstance(got, bool) and 0 <= got < seq:
-            # An earlier request was answered already: this line is one too many.
-            self._fail(
-                ProtocolViolation(
-                    f"unrequested extra line: a second answer to seq {got} (waiting for seq {seq})",
-                    _shorten(text),
-                )
-            )
-        if got != seq or isinstance(got, bool):
-            self._fail(
-                ProtocolViolation(
-                    f"wrong seq: expected {seq}, got {json.dumps(got)}", _shorten(text)
-                )
-            )
+            return decode_response(raw, seq, check_seq=check_seq)
+        except ProtocolViolation as exc:
+            self._fail(exc)
 
     def _fail(self, exc: EngineError) -> NoReturn:
         self._broken = str(exc)

@@ -1,0 +1,119 @@
+"""What an engine answers: the errors of a connection, the ``hello`` info, and the checks
+every response line passes (UTF-8, bounded JSON, an object, ``ok``/``error``, its seq)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from reference_engine import bounded_json
+
+
+class EngineError(Exception):
+    """Something went wrong with the engine process or its answers."""
+
+
+class EngineUnusable(EngineError):
+    """The engine cannot be run at all: not found, not executable, or no handshake."""
+
+
+class EngineCrashed(EngineError):
+    """The engine exited (or closed its standard output) while an answer was due."""
+
+    def __init__(self, message: str, returncode: int | None, stderr_tail: Sequence[str]) -> None:
+        super().__init__(message)
+        self.returncode = returncode
+        self.stderr_tail = list(stderr_tail)
+
+
+class EngineTimeout(EngineError):
+    """The engine did not answer a request within the timeout."""
+
+    def __init__(self, message: str, timeout: float) -> None:
+        super().__init__(message)
+        self.timeout = timeout
+
+
+class ProtocolViolation(EngineError):
+    """The engine answered something that is not a protocol response to the request."""
+
+    def __init__(self, reason: str, line: str | None = None) -> None:
+        super().__init__(reason if line is None else f"{reason}: {line}")
+        self.reason = reason
+        self.line = line
+
+
+@dataclass(frozen=True)
+class EngineInfo:
+    """What the engine said about itself in its ``hello`` answer."""
+
+    engine: Mapping[str, Any]
+    protocol: str
+    supports: Mapping[str, Any]
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+    def supports_command(self, name: str) -> bool:
+        commands = self.supports.get("commands")
+        return isinstance(commands, list) and name in commands
+
+    def supports_action(self, name: str) -> bool:
+        actions = self.supports.get("actions")
+        return isinstance(actions, list) and name in actions
+
+    def describe(self) -> str:
+        name = self.engine.get("name", "?")
+        version = self.engine.get("version", "?")
+        return f"{name} {version} (protocol {self.protocol})"
+
+
+def shorten(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
+def decode_response(raw: bytes, seq: int, *, check_seq: bool = True) -> dict[str, Any]:
+    """The response object on ``raw``, the line answering request ``seq``; ProtocolViolation
+    when it is none (not UTF-8, not JSON, too deep, no ok/error structure, another seq)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        shown = shorten(raw.decode("utf-8", "replace"))
+        raise ProtocolViolation(f"response is not UTF-8 ({exc.reason})", shown) from None
+    try:
+        response: object = bounded_json.loads(text)
+    except bounded_json.JsonTooDeep as exc:
+        raise ProtocolViolation(f"response {exc}", shorten(text)) from None
+    except ValueError:
+        raise ProtocolViolation("response is not JSON", shorten(text)) from None
+    if not isinstance(response, dict):
+        raise ProtocolViolation("response is not a JSON object", shorten(text))
+    if check_seq:
+        _check_seq(response.get("seq"), seq, text)
+    ok = response.get("ok")
+    if ok is True:
+        return response
+    error = response.get("error")
+    if (
+        ok is False
+        and isinstance(error, dict)
+        and isinstance(error.get("code"), str)
+        and isinstance(error.get("message"), str)
+    ):
+        return response
+    raise ProtocolViolation(
+        'missing ok/error structure (need "ok": true, or "ok": false with '
+        '"error": {"code", "message"})',
+        shorten(text),
+    )
+
+
+def _check_seq(got: object, seq: int, text: str) -> None:
+    if isinstance(got, int) and not isinstance(got, bool) and 0 <= got < seq:
+        # An earlier request was answered already: this line is one too many.
+        raise ProtocolViolation(
+            f"unrequested extra line: a second answer to seq {got} (waiting for seq {seq})",
+            shorten(text),
+        )
+    if got != seq or isinstance(got, bool):
+        raise ProtocolViolation(f"wrong seq: expected {seq}, got {json.dumps(got)}", shorten(text))
