@@ -49,8 +49,8 @@ def _parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return parsed
 
 
-def _transcript_entry(cache: Path) -> Path:
-    (entry,) = cache.glob("transcript-*.json")
+def _transcript_entry(cache: Path, kind: str = "transcript") -> Path:
+    (entry,) = (p for p in cache.glob(f"{kind}-*.json") if p.name.rsplit("-", 1)[0] == kind)
     return entry
 
 
@@ -65,12 +65,20 @@ def test_an_entry_edited_to_stay_valid_json_is_ignored_and_rebuilt(
     value["value"]["steps"] = value["value"]["steps"][:1]  # a run would check almost nothing
     value["steps"] = value["steps"][:1]
     entry.write_bytes(head + b"\n" + json.dumps(value).encode())
+    # the parsed document too (kept whatever the profiles)
+    parsed_entry = _transcript_entry(cache, "transcript-parsed")
+    parsed_head, _, parsed_payload = parsed_entry.read_bytes().partition(b"\n")
+    document = json.loads(parsed_payload)
+    document["value"]["steps"] = document["value"]["steps"][:1]
+    parsed_entry.write_bytes(parsed_head + b"\n" + json.dumps(document).encode())
     parsed = _parses(monkeypatch)
     again = load_transcript(path)
     assert again == first
     assert len(again.steps) == len(first.steps) > 1
-    assert parsed == [f"{ONE}.yaml"]  # the entry failed its checksum: the file was read
+    assert parsed == [f"{ONE}.yaml"]  # the entries failed their checksums: the file was read
     assert _transcript_entry(cache).read_bytes().partition(b"\n")[2] == payload  # rebuilt
+    rebuilt = _transcript_entry(cache, "transcript-parsed").read_bytes().partition(b"\n")[2]
+    assert rebuilt == parsed_payload
     load_transcript(path)
     assert parsed == [f"{ONE}.yaml"]  # and the rebuilt entry serves
 

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from conformance.cli import main
 from conformance.harness.runner import load_selection
-from conformance.spec import filecache
+from conformance.spec import filecache, yamlsafe
 from conformance.spec import transcript as transcript_module
 from conformance.spec.profiles import ProfileFileError, load_profile
 from conformance.spec.transcript import check_transcript_file, load_corpus, load_transcript
@@ -57,9 +59,11 @@ def test_a_clean_transcript_is_parsed_once(
     second = load_transcript(path)
     assert parsed == [f"{ONE}.yaml"]
     assert second == first
-    kinds = sorted(p.name.split("-")[0] for p in cache.iterdir())
-    # The shipped profiles are kept too, unless this process had loaded them already.
-    assert kinds in (["transcript"], ["profile"] * len(PROFILE_IDS) + ["transcript"])
+    kinds = sorted(p.name.rsplit("-", 1)[0] for p in cache.iterdir())
+    # The transcript checked under these profiles, and parsed whatever the profiles; the
+    # shipped profiles are kept too, unless this process had loaded them already.
+    mine = ["transcript", "transcript-parsed"]
+    assert kinds in (mine, ["profile"] * len(PROFILE_IDS) + mine)
 
 
 def test_a_changed_file_is_checked_again(
@@ -73,9 +77,10 @@ def test_a_changed_file_is_checked_again(
     problems = [str(p) for p in check_transcript_file(path)]
     assert parsed == [f"{ONE}.yaml"]
     assert problems == [f"{path}:1: id: id '{ONE}x' must match the file name '{ONE}.yaml'"]
-    # A file with problems is never kept: the same problems, found afresh, every time.
+    # A file with problems is never kept as checked: the same problems, found afresh, every
+    # time (from its parsed document, which is kept: its YAML and schema are sound).
     assert [str(p) for p in check_transcript_file(path)] == problems
-    assert parsed == [f"{ONE}.yaml", f"{ONE}.yaml"]
+    assert parsed == [f"{ONE}.yaml"]
 
 
 def test_the_same_bytes_under_other_profiles_are_checked_again(
@@ -85,8 +90,35 @@ def test_the_same_bytes_under_other_profiles_are_checked_again(
     load_transcript(path)
     parsed = _count_parses(monkeypatch)
     problems = check_transcript_file(path, {"dhumbal": load_profile("dhumbal")})
-    assert parsed == [f"{ONE}.yaml"]
+    # The checks that read the profiles run again; the YAML is not read again (its data
+    # and lines come from the cache), and the problem still names its line.
+    assert parsed == []
     assert str(problems[0]) == f"{path}:12: profiles[0]: no profile 'dashain'; known: dhumbal"
+
+
+def _paths(value: object, path: tuple[str | int, ...] = ()) -> Iterator[tuple[str | int, ...]]:
+    yield path
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield from _paths(child, (*path, key))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from _paths(child, (*path, index))
+
+
+def test_the_cached_lines_are_the_parsed_lines() -> None:
+    """Every path of every shipped transcript (and one past each end) has the same line in
+    a document rebuilt from its cached tree as in the parsed one."""
+    checked = 0
+    for file in sorted(CORPUS.rglob("*.yaml")):
+        doc = yamlsafe.load(file)
+        tree = json.loads(json.dumps(yamlsafe.document_tree(doc)))  # as the cache keeps it
+        again = yamlsafe.document_from_tree(doc.file, doc.data, tree)
+        for path in _paths(doc.data):
+            for probe in (path, (*path, "missing"), (*path, 10_000)):
+                assert again.line(probe) == doc.line(probe), (file.name, probe)
+                checked += 1
+    assert checked > 100_000
 
 
 def test_a_cached_profile_is_the_checked_document(cache: Path, tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -395,17 +396,32 @@ def _load(
                     return [], _transcript(path, hit["value"], hit["line"], hit["steps"])
                 except (KeyError, TypeError, ValueError, IndexError):
                     pass  # an entry this code does not understand: check afresh
-    if doc is None:
-        try:
-            doc = yamlsafe.load(path)
-        except yamlsafe.YamlProblem as exc:
-            return [Problem(exc.file, exc.line, "(file)", exc.message)], None
-    value = stringify_keys(doc.data)
-    if not isinstance(value, dict):
-        return [Problem(doc.file, 1, "(top)", "a transcript is a mapping")], None
-    problems = _schema_problems(doc, value)
-    if problems:
-        return problems, None
+    parsed = None
+    if doc is None and content is not None:
+        # Parsed and schema-checked before, whatever the profiles: only the checks that
+        # read the profiles run again (a run under another ruleset rereads no YAML).
+        parsed = filecache.key("transcript-parsed", content, os.path.abspath(path))
+        hit = filecache.get(parsed, content)
+        if isinstance(hit, dict):
+            with contextlib.suppress(KeyError, TypeError, ValueError, AttributeError):
+                doc = yamlsafe.document_from_tree(os.fspath(path), hit["value"], hit["lines"])
+    if doc is not None and parsed is not None:
+        value = doc.data  # cached as checked
+    else:
+        if doc is None:
+            try:
+                doc = yamlsafe.load(path)
+            except yamlsafe.YamlProblem as exc:
+                return [Problem(exc.file, exc.line, "(file)", exc.message)], None
+        value = stringify_keys(doc.data)
+        if not isinstance(value, dict):
+            return [Problem(doc.file, 1, "(top)", "a transcript is a mapping")], None
+        problems = _schema_problems(doc, value)
+        if problems:
+            return problems, None
+        if parsed is not None:
+            tree = yamlsafe.document_tree(doc)
+            filecache.put(parsed, {"value": value, "lines": tree}, content)
     step_lines = [doc.line(["steps", i]) for i in range(len(value.get("steps") or []))]
     transcript = _transcript(path, value, doc.line(["id"]), step_lines)
     problems = _semantic_problems(doc, value, transcript, documents)

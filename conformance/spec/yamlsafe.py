@@ -141,6 +141,29 @@ class YamlDocument:
         return loc.line
 
 
+def document_tree(doc: YamlDocument) -> list[Any]:
+    """The source lines of ``doc`` as JSON data: ``[line, {key: tree}]`` (keys as text)."""
+
+    def tree(loc: _Loc) -> list[Any]:
+        return (
+            [loc.line, {str(k): tree(c) for k, c in loc.children.items()}]
+            if loc.children
+            else [loc.line]
+        )
+
+    return tree(doc._root)
+
+
+def document_from_tree(file: str, data: Any, lines: list[Any]) -> YamlDocument:
+    """The document ``document_tree`` described (a list index is found by its text too)."""
+
+    def loc(node: list[Any]) -> _Loc:
+        children = node[1] if len(node) > 1 else {}
+        return _Loc(int(node[0]), {k: loc(c) for k, c in children.items()})
+
+    return YamlDocument(file, data, loc(lines))
+
+
 class _Resolver(Resolver):
     """The YAML 1.1 implicit types less dates and ``=`` values."""
 
