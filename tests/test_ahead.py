@@ -78,6 +78,16 @@ def test_a_request_off_the_plan_ends_it_and_gets_its_own_answer() -> None:
         assert _batches(client)[2:] == ["batch: state state state", "batch: legal", "batch: state"]
 
 
+def test_a_change_off_the_plan_is_never_written() -> None:
+    with EngineClient(BATCHES, timeout=10) as client:
+        _started(client)
+        client.plan(iter([CALL, STATE]), 8)
+        answer = client.send(STATE)  # not the call the plan said came next
+        assert not client.planning
+        assert answer["seq"] == 2 and "state" in answer
+        assert _batches(client)[2:] == ["batch: state"]  # the call never reached the engine
+
+
 def test_every_case_of_the_corpus_is_planned_as_it_is_sent() -> None:
     """The plan is what the replay sends: a wrong plan would end and cost round trips, so
     every shipped transcript's requests are planned exactly (up to its first raw step)."""

@@ -341,6 +341,12 @@ class EngineClient:
         """The answer to ``message`` when it is the next planned request, else None (the
         plan has ended)."""
         if not self._flight:
+            # Compared before it is written: a request off the plan changes nothing ahead.
+            if self._peeked is None and self._upcoming is not None:
+                self._peeked = next(self._upcoming, None)
+            if self._peeked is None or self._peeked != message:
+                self.settle()
+                return None
             self._top_up(judged=True)
         if not self._flight or self._flight[0][1] != message:
             self.settle()
