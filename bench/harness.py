@@ -53,13 +53,18 @@ def bare_round_trips(count: int) -> float:
     return elapsed / count
 
 
+def start_table(client: EngineClient) -> None:
+    """Greet the reference engine and open a four-seat Dhumbal table."""
+    profile = resolved_profile("dhumbal", {})
+    client.request("hello", protocol="1.1")
+    client.request("start", profile=profile, options=profile["option_values"], seats=4)
+
+
 def client_round_trips(command: str, count: int, cmd: str = "state") -> float:
     """Seconds per round trip through EngineClient."""
     with EngineClient(command, timeout=10, cwd=str(ROOT)) as client:
         if command == REFERENCE:
-            profile = resolved_profile("dhumbal", {})
-            client.request("hello", protocol="1.0")
-            client.request("start", profile=profile, options=profile["option_values"], seats=4)
+            start_table(client)
         client.request(cmd)  # not timed: the echo engine's first answer waits for its start
         start = time.perf_counter()
         for _ in range(count):

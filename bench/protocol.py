@@ -29,12 +29,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness import REFERENCE, bare_round_trips  # noqa: E402  (bench/harness.py)
+from harness import REFERENCE, bare_round_trips, start_table  # noqa: E402  (bench/harness.py)
 
 from conformance.harness.ahead import DEFAULT_WINDOW  # noqa: E402
 from conformance.harness.client import EngineClient  # noqa: E402
 from conformance.harness.runner import RunConfig, build_cases, run_cases  # noqa: E402
-from conformance.spec.profiles import resolved_profile  # noqa: E402
 from conformance.spec.transcript import load_corpus, shipped_documents  # noqa: E402
 
 
@@ -55,9 +54,7 @@ class CountingClient(EngineClient):
 def state_loop(count: int, window: int) -> float:
     """Seconds per ``state`` request to the reference engine, ``window`` in flight."""
     with EngineClient(REFERENCE, timeout=10, cwd=str(ROOT)) as client:
-        profile = resolved_profile("dhumbal", {})
-        client.request("hello", protocol="1.1")
-        client.request("start", profile=profile, options=profile["option_values"], seats=4)
+        start_table(client)
         message = {"cmd": "state"}
 
         def upcoming() -> Iterator[Mapping[str, Any]]:

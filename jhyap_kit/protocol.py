@@ -335,17 +335,6 @@ def read_line(stream: IO[bytes]) -> bytes | None:
     return line
 
 
-class RequestLines(Protocol):
-    """Where request lines come from."""
-
-    def next_line(self) -> bytes | None:
-        """The next line (as :func:`read_line` gives it), or None at end of input."""
-
-    def waiting(self) -> bool:
-        """Another whole line has already been read: it can be answered before anything
-        is written (the answers to pipelined requests go out together)."""
-
-
 @dataclass
 class StreamLines:
     """Request lines of a binary stream, each answered as soon as it is read."""
@@ -353,9 +342,11 @@ class StreamLines:
     stream: IO[bytes]
 
     def next_line(self) -> bytes | None:
+        """The next line (as :func:`read_line` gives it), or None at end of input."""
         return read_line(self.stream)
 
     def waiting(self) -> bool:
+        """Another whole line has already been read (never, here: each is read alone)."""
         return False
 
 
@@ -375,6 +366,8 @@ class DescriptorLines:
         return at
 
     def waiting(self) -> bool:
+        """Another whole line has already been read: it can be answered before anything
+        is written (the answers to pipelined requests go out together)."""
         return self._newline() >= 0
 
     def _fill(self) -> bool:
@@ -457,16 +450,15 @@ def _writer(stdout: IO[str] | None) -> Callable[[str], None]:
 
 def responses(
     session: Session,
-    source: IO[bytes] | RequestLines,
+    source: IO[bytes] | StreamLines | DescriptorLines,
     decode: Callable[[bytes], Any] = decode_request,
 ) -> Iterator[Response]:
     """The response to each request line of ``source``, until ``stop`` or end of input;
     ``decode`` turns a line into a request (raising Refused when it holds none)."""
-    lines = source if isinstance(source, StreamLines | DescriptorLines) else None
-    next_line = lines.next_line if lines is not None else lambda: read_line(source)  # type: ignore[arg-type]
+    lines = source if isinstance(source, StreamLines | DescriptorLines) else StreamLines(source)
     while not session.stopped:
         try:
-            line = next_line()
+            line = lines.next_line()
             if line is None:
                 return
             if not line.strip():

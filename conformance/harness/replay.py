@@ -23,7 +23,7 @@ from ..spec import data
 from ..spec.protocol import is_protocol_clause
 from ..spec.transcript import Step, Transcript, canonical, raw_line
 from . import state_fields as reported
-from .ahead import DEFAULT_WINDOW, planned_requests, start_message
+from .ahead import DEFAULT_WINDOW, LEGAL, STATE, planned_requests, start_message
 from .client import (
     EngineCrashed,
     EngineError,
@@ -414,7 +414,7 @@ def _refusal(response: Mapping[str, Any], doing: str) -> _StepFailure:
 
 
 def _state(ctx: _Context, why: str) -> Any:
-    response = _send(ctx, {"cmd": "state"}, record=False)
+    response = _send(ctx, STATE, record=False)
     if not ctx.started:
         # No table yet: what must not change is the refusal itself.
         return {"state": response.get("error", {}).get("code") if not response["ok"] else "ok"}
@@ -424,7 +424,7 @@ def _state(ctx: _Context, why: str) -> Any:
 
 
 def _run_check(ctx: _Context, step: Step) -> None:
-    response = _send(ctx, {"cmd": "state"})
+    response = _send(ctx, STATE)
     if not response["ok"]:
         raise _refusal(response, "state")
     check, state = reported.narrowed(step.check or {}, ctx.fields), response.get("state")
@@ -441,7 +441,7 @@ def _run_check(ctx: _Context, step: Step) -> None:
 
 
 def _run_legal(ctx: _Context, step: Step) -> None:
-    response = _send(ctx, {"cmd": "legal"})
+    response = _send(ctx, LEGAL)
     if not response["ok"]:
         raise _refusal(response, "legal")
     got = response.get("legal")
