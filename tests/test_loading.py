@@ -23,6 +23,13 @@ ONE = "shared-deal-order"
 PROFILE_IDS = sorted(p.stem for p in (ROOT / "specs").glob("*.yaml"))
 
 
+@pytest.fixture(autouse=True)
+def nothing_kept_in_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every load here is as in a new process: these tests are about the cache on disk
+    (the last ones, about what a process keeps, put the memory back)."""
+    monkeypatch.setattr(transcript_module, "_MEMO", transcript_module._Memo(0))
+
+
 @pytest.fixture
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "cache"
@@ -243,3 +250,69 @@ def test_the_cache_stays_bounded_by_size(cache: Path, monkeypatch: pytest.Monkey
     assert sorted(p.name for p in cache.iterdir()) == [f"entry-{n}.json" for n in (2, 3, 4)]
     assert filecache.get("entry-4", b"") == filler
     assert filecache.get("entry-0", b"") is None
+
+
+# -- what one process keeps in memory ---------------------------------------------------------
+
+
+def _count_cache_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The kinds of cache entries read from now on."""
+    read: list[str] = []
+    real = filecache.get
+
+    def spy(name: str, content: bytes) -> object:
+        read.append(name.rsplit("-", 1)[0])
+        return real(name, content)
+
+    monkeypatch.setattr(transcript_module.filecache, "get", spy)
+    return read
+
+
+def test_a_process_loading_a_file_again_reads_neither_yaml_nor_cache(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(transcript_module, "_MEMO", transcript_module._Memo(1_000_000))
+    path = _copy(ONE, tmp_path / "t")
+    first = load_transcript(path)
+    others = {"dhumbal": load_profile("dhumbal")}
+    parsed, read = _count_parses(monkeypatch), _count_cache_reads(monkeypatch)
+    assert load_transcript(path) is first
+    assert (parsed, read) == ([], [])
+    # Under other profiles only the checks that read them run again, still with its lines.
+    problems = check_transcript_file(path, others)
+    assert str(problems[0]) == f"{path}:12: profiles[0]: no profile 'dashain'; known: dhumbal"
+    assert (parsed, read) == ([], [])
+    # Changed bytes are parsed again.
+    path.write_text(path.read_text("utf-8") + "\n", "utf-8")
+    again = load_transcript(path)
+    assert parsed == [f"{ONE}.yaml"] and again == first and again is not first
+
+
+def test_the_files_kept_in_memory_are_bounded_by_their_bytes(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    names = ["shared-deal-order", "shared-card-values", "alankar-dhumbal-game"]
+    paths = [_copy(name, tmp_path / "t") for name in names]
+    sizes = [p.stat().st_size for p in paths]
+    memo = transcript_module._Memo(sizes[1] + sizes[2])  # room for the last two only
+    monkeypatch.setattr(transcript_module, "_MEMO", memo)
+    for path in paths:
+        load_transcript(path)
+    kept = [p for p in paths if memo.get(os.path.abspath(p), p.read_bytes())]
+    assert kept == paths[1:]
+    # The first file was dropped: read again from the cache on disk, not parsed.
+    parsed, read = _count_parses(monkeypatch), _count_cache_reads(monkeypatch)
+    load_transcript(paths[0])
+    assert (parsed, read) == ([], ["transcript"])
+
+
+def test_with_the_cache_off_a_process_keeps_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JHYAP_CACHE_DIR", "off")
+    monkeypatch.setattr(transcript_module, "_MEMO", transcript_module._Memo(1_000_000))
+    path = _copy(ONE, tmp_path / "t")
+    parsed = _count_parses(monkeypatch)
+    load_transcript(path)
+    load_transcript(path)
+    assert parsed == [f"{ONE}.yaml", f"{ONE}.yaml"]

@@ -82,9 +82,17 @@ class Classification:
 def rule_changes(rules: Mapping[str, Json], base_rules: Mapping[str, Json]) -> list[str]:
     """Each rule parameter that differs from ``base_rules``: ``path: old -> new`` (a
     parameter a profile leaves out has the schema's default)."""
+    return _changes(_rule_leaves(base_rules), _rule_leaves(rules))
+
+
+def _rule_leaves(rules: Mapping[str, Json]) -> dict[str, Json]:
+    """Every rule parameter by its path ("rules.pick.rule"), the schema's default where
+    ``rules`` leaves it out."""
     defaults = {f"rules.{path}": value for path, value in rule_defaults().items()}
-    old = {**defaults, **readings.leaves(base_rules, "rules.")}
-    new = {**defaults, **readings.leaves(rules, "rules.")}
+    return {**defaults, **readings.leaves(rules, "rules.")}
+
+
+def _changes(old: Mapping[str, Json], new: Mapping[str, Json]) -> list[str]:
     return [
         f"{path[len('rules.') :]}: {_word(old.get(path))} -> {_word(new.get(path))}"
         for path in dict.fromkeys([*old, *new])
@@ -376,25 +384,26 @@ def _nearest_base(
     from ..spec.transcript import profiles_for
 
     best: tuple[int, str, list[str]] | None = None
+    new = _rule_leaves(rules)
     for pid in profiles_for(transcript, written_for):
-        base_rules = _base_rules(written_for[pid], transcript.options)
-        if base_rules is None:
+        base = _base_rules(written_for[pid], transcript.options)
+        if base is None:
             continue
-        changes = rule_changes(rules, base_rules)
+        changes = _changes(base[1], new)
         if best is None or len(changes) < best[0]:
             best = (len(changes), pid, changes)
     return (best[1], best[2]) if best else (None, [])
 
 
-_BASE_RULES: dict[tuple[int, str], tuple[Mapping[str, Json], Mapping[str, Json] | None]] = {}
+_BaseRules = tuple[Mapping[str, Json], dict[str, Json]]
+_BASE_RULES: dict[tuple[int, str], tuple[Mapping[str, Json], _BaseRules | None]] = {}
 
 
-def _base_rules(
-    document: Mapping[str, Json], options: Mapping[str, Json]
-) -> Mapping[str, Json] | None:
-    """The rules of a profile the corpus is written for, under a transcript's options (None
-    when it cannot take them), resolved once per profile and options: the transcripts of a
-    run share a few of them, and a whole profile is costly to resolve."""
+def _base_rules(document: Mapping[str, Json], options: Mapping[str, Json]) -> _BaseRules | None:
+    """The rules of a profile the corpus is written for, under a transcript's options, and
+    their ``_rule_leaves`` (None when it cannot take them), resolved once per profile and
+    options: the transcripts of a run share a few of them, and a whole profile is costly
+    to resolve."""
     entry = (id(document), json.dumps(options, sort_keys=True))
     hit = _BASE_RULES.get(entry)
     if hit is not None and hit[0] is document:
@@ -402,7 +411,8 @@ def _base_rules(
     if len(_BASE_RULES) >= 256:
         _BASE_RULES.clear()
     try:
-        found: Mapping[str, Json] | None = resolve(document, options)["rules"]
+        rules = resolve(document, options)["rules"]
+        found: _BaseRules | None = (rules, _rule_leaves(rules))
     except JhyapError:
         found = None
     _BASE_RULES[entry] = (document, found)

@@ -6,7 +6,8 @@ import contextlib
 import json
 import os
 import stat
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -383,19 +384,33 @@ def _load(
     A file that checked clean before, with the same bytes, path and profiles, comes
     from the cache (:mod:`conformance.spec.filecache`) without being parsed again."""
     entry = None
+    known: _Known | None = None
     content = filecache.read_file(path)
     if content is not None:
         if context is None:
             context = documents_context(documents)
+        where = os.path.abspath(path)
+        known = _MEMO.get(where, content)
+        if known is not None and context is not None and context in known.clean:
+            return [], known.transcript
         if context is not None:
             # The absolute path: validate and run name the same file differently, one entry.
-            entry = filecache.key("transcript", content, os.path.abspath(path), context)
-            hit = filecache.get(entry, content)
-            if isinstance(hit, dict):
-                try:
-                    return [], _transcript(path, hit["value"], hit["line"], hit["steps"])
-                except (KeyError, TypeError, ValueError, IndexError):
-                    pass  # an entry this code does not understand: check afresh
+            entry = filecache.key("transcript", content, where, context)
+        if known is not None and known.doc is not None:
+            return _check_known(known, documents, context, entry)
+        hit = filecache.get(entry, content) if entry is not None else None
+        if isinstance(hit, dict):
+            try:
+                transcript = _transcript(path, hit["value"], hit["line"], hit["steps"])
+            except (KeyError, TypeError, ValueError, IndexError):
+                pass  # an entry this code does not understand: check afresh
+            else:
+                assert context is not None
+                if known is None:
+                    known = _Known(content, None, hit["value"], transcript, hit["steps"])
+                    _MEMO.put(where, known)
+                known.clean.add(context)
+                return [], known.transcript
     parsed = None
     if doc is None and content is not None:
         # Parsed and schema-checked before, whatever the profiles: only the checks that
@@ -424,12 +439,89 @@ def _load(
             filecache.put(parsed, {"value": value, "lines": tree}, content)
     step_lines = [doc.line(["steps", i]) for i in range(len(value.get("steps") or []))]
     transcript = _transcript(path, value, doc.line(["id"]), step_lines)
+    if content is not None:
+        clean = set(known.clean) if known is not None else set()
+        known = _Known(content, doc, value, transcript, step_lines, clean)
+        _MEMO.put(os.path.abspath(path), known)
+        return _check_known(known, documents, context, entry)
     problems = _semantic_problems(doc, value, transcript, documents)
-    if not problems and entry is not None:
-        filecache.put(
-            entry, {"value": value, "line": transcript.line, "steps": step_lines}, content
-        )
     return problems, (None if problems else transcript)
+
+
+@dataclass
+class _Known:
+    """A transcript file parsed and schema-checked in this process, and the contexts
+    (``documents_context``) under which it checked clean."""
+
+    content: bytes
+    doc: yamlsafe.YamlDocument | None  # None: read from a cache entry of the whole check
+    value: dict[str, Any]
+    transcript: Transcript
+    step_lines: list[int]
+    clean: set[str] = field(default_factory=set)
+
+
+class _Memo:
+    """The transcript files this process parsed, by absolute path, the most recently used
+    kept up to a bound on their bytes: a process that loads the corpus again (under
+    another ruleset, or a test suite's many runs) neither parses nor reads the cache again;
+    one that streams a large corpus keeps only the bound. Off with the cache
+    (``JHYAP_CACHE_DIR=off``): then every load parses."""
+
+    def __init__(self, bound: int) -> None:
+        self.bound = bound
+        self._known: OrderedDict[str, _Known] = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+
+    def get(self, path: str, content: bytes) -> _Known | None:
+        if filecache.cache_dir() is None:
+            return None
+        with self._lock:
+            known = self._known.get(path)
+            if known is None or known.content != content:
+                return None
+            self._known.move_to_end(path)
+            return known
+
+    def put(self, path: str, known: _Known) -> None:
+        if len(known.content) > self.bound or filecache.cache_dir() is None:
+            return
+        with self._lock:
+            old = self._known.pop(path, None)
+            self._size += len(known.content) - (len(old.content) if old else 0)
+            self._known[path] = known
+            while self._size > self.bound:
+                _, dropped = self._known.popitem(last=False)
+                self._size -= len(dropped.content)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._known.clear()
+            self._size = 0
+
+
+# About four times the shipped corpus's bytes.
+_MEMO = _Memo(4 * 1024 * 1024)
+
+
+def _check_known(
+    known: _Known, documents: Documents | None, context: str | None, entry: str | None = None
+) -> tuple[list[Problem], Transcript | None]:
+    """The problems of a parsed file under ``documents``: none when it checked clean under
+    the same context before (``entry``: the cache entry to write when clean)."""
+    if context is not None and context in known.clean:
+        return [], known.transcript
+    assert known.doc is not None
+    problems = _semantic_problems(known.doc, known.value, known.transcript, documents)
+    if problems:
+        return problems, None
+    if context is not None:
+        known.clean.add(context)
+        if entry is not None:
+            value = {"value": known.value, "line": known.transcript.line, "steps": known.step_lines}
+            filecache.put(entry, value, known.content)
+    return [], known.transcript
 
 
 def load_checked(
@@ -575,13 +667,28 @@ def all_clause_ids(documents: Mapping[str, Mapping[str, Any]] | None = None) -> 
     """Every clause ID of the shipped profiles, mapped to its profile id (the base
     profile's, for a declared-readings profile), and every protocol clause, mapped to
     ``protocol``."""
-    documents = documents if documents is not None else shipped_documents()
+    return dict(_clause_owners(documents if documents is not None else shipped_documents()))
+
+
+def _clause_owners(documents: Mapping[str, Mapping[str, Any]]) -> Mapping[str, str]:
+    """``all_clause_ids``, remembered for the last few mappings (not to be changed)."""
+    hit = _CLAUSE_OWNERS.get(id(documents))
+    if hit is not None and hit[0] is documents:
+        return hit[1]
     owners = {
         c["id"]: readings.base_id(doc)
         for doc in documents.values()
         for c in doc.get("clauses") or []
     }
-    return {**owners, **dict.fromkeys(protocol.protocol_clause_ids(), protocol.OWNER)}
+    found = {**owners, **dict.fromkeys(protocol.protocol_clause_ids(), protocol.OWNER)}
+    if len(_CLAUSE_OWNERS) >= 8:
+        _CLAUSE_OWNERS.clear()
+    _CLAUSE_OWNERS[id(documents)] = (documents, found)
+    return found
+
+
+# The owners of the last few mappings given: the corpus checks every transcript against one.
+_CLAUSE_OWNERS: dict[int, tuple[Mapping[str, Mapping[str, Any]], dict[str, str]]] = {}
 
 
 # -- semantic checks ---------------------------------------------------------------
@@ -658,7 +765,7 @@ def _semantic_problems(
             )
     if transcript.start_error is not None and transcript.steps:
         add(["steps"], "a transcript whose table is refused (start_error) has no steps")
-    clause_owner = all_clause_ids(documents)
+    clause_owner = _clause_owners(documents)
     families = {readings.base_id(documents[pid]) for pid in selected}
     for i, clause in enumerate(transcript.clauses):
         owner = clause_owner.get(clause)

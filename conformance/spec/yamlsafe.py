@@ -122,7 +122,7 @@ class YamlDocument:
 
     file: str
     data: Any
-    _root: _Loc
+    _root: _Loc | list[Any]  # a location tree, or ``document_tree``'s JSON form of one
 
     def line(self, path: str | Iterable[PathPart] = ()) -> int:
         """The line of the value at ``path`` (the line of its key for mapping entries).
@@ -131,6 +131,8 @@ class YamlDocument:
         for a missing key, the line of its parent mapping.
         """
         loc = self._root
+        if isinstance(loc, list):
+            return _tree_line(loc, parse_path(path))
         for part in parse_path(path):
             child = loc.children.get(part)
             if child is None and isinstance(part, int):
@@ -139,6 +141,17 @@ class YamlDocument:
                 break
             loc = child
         return loc.line
+
+
+def _tree_line(node: list[Any], parts: Iterable[PathPart]) -> int:
+    """``YamlDocument.line`` over ``document_tree``'s form, where every key is text."""
+    for part in parts:
+        children = node[1] if len(node) > 1 else None
+        child = children.get(str(part)) if children else None
+        if child is None:
+            break
+        node = child
+    return int(node[0])
 
 
 def document_tree(doc: YamlDocument) -> list[Any]:
@@ -151,17 +164,13 @@ def document_tree(doc: YamlDocument) -> list[Any]:
             else [loc.line]
         )
 
-    return tree(doc._root)
+    return doc._root if isinstance(doc._root, list) else tree(doc._root)
 
 
 def document_from_tree(file: str, data: Any, lines: list[Any]) -> YamlDocument:
-    """The document ``document_tree`` described (a list index is found by its text too)."""
-
-    def loc(node: list[Any]) -> _Loc:
-        children = node[1] if len(node) > 1 else {}
-        return _Loc(int(node[0]), {k: loc(c) for k, c in children.items()})
-
-    return YamlDocument(file, data, loc(lines))
+    """The document ``document_tree`` described, reading its lines from that form as they
+    are asked for (a list index is found by its text too)."""
+    return YamlDocument(file, data, lines)
 
 
 class _Resolver(Resolver):
