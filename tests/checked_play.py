@@ -67,9 +67,13 @@ def check(what: str, got: Any, want: Any) -> None:
         raise _fail(what, got, want)
 
 
-def refused(game: Game, request: Any, code: str | None = None) -> None:
-    """``request()`` must be refused (with ``code``) and change nothing."""
-    before = game.state()
+def refused(
+    game: Game, request: Any, code: str | None = None, before: dict[str, Any] | None = None
+) -> None:
+    """``request()`` must be refused (with ``code``) and change nothing: the state after it
+    is the state before (``before``, when the caller took it since the last change)."""
+    if before is None:
+        before = game.state()
     try:
         request()
     except JhyapError as exc:
@@ -253,10 +257,10 @@ def _turn(game: Game, exp: Expect, rng: random.Random, style: Style) -> None:
     assert legal is not None
     check("legal seat", legal.seat, seat)
     other = (seat + 1) % exp.seats
-    refused(game, lambda: game.act(other, Call()), "not_your_turn")
+    refused(game, lambda: game.act(other, Call()), "not_your_turn", state)
     timer_on = r.timer_seconds > 0
     if not timer_on:
-        refused(game, lambda: game.act(seat, Timeout()), "timer_off")
+        refused(game, lambda: game.act(seat, Timeout()), "timer_off", state)
     if state["phase"] == "call_or_throw":
         hand = state["hands"][seat]
         why = turn.call_refusal(r.hand_value(hand), exp.turns, len(exp.active), r, exp.seats)
@@ -264,8 +268,8 @@ def _turn(game: Game, exp: Expect, rng: random.Random, style: Style) -> None:
         throws = turn.legal_throws(hand, r)
         check("legal throws", {tuple(str(c) for c in t) for t in legal.throws}, throws)
         if why is not None:
-            refused(game, lambda: game.act(seat, Call()), why)
-        _illegal_throw(game, seat, hand, throws, rng)
+            refused(game, lambda: game.act(seat, Call()), why, state)
+        _illegal_throw(game, seat, hand, throws, rng, state)
         if timer_on and rng.random() < style.timeout:
             _timeout(game, exp, seat, hand, state)
         elif why is None and rng.random() < style.call:
@@ -293,13 +297,12 @@ def _turn(game: Game, exp: Expect, rng: random.Random, style: Style) -> None:
             if len(cards) >= 2:
                 exp.multi.add(seat)
         return
-    refused(game, lambda: game.act(seat, Call()), "wrong_phase")  # a call comes before a throw
+    refused(game, lambda: game.act(seat, Call()), "wrong_phase", state)  # a call, then a throw
     takeable = _takeable(state, exp, seat)
     check("legal picks", [str(c) for c in legal.pick_offer], list(dict.fromkeys(takeable)))
     for card in set(state["offer"]) - set(takeable):
-        refused(
-            game, lambda card=card: game.act(seat, PickOffer(parse_card(card))), "pick_not_allowed"
-        )
+        pick = PickOffer(parse_card(card))
+        refused(game, lambda pick=pick: game.act(seat, pick), "pick_not_allowed", state)
     if timer_on and rng.random() < style.timeout:
         _timeout(game, exp, seat, None, state)
         return
@@ -314,18 +317,23 @@ def _turn(game: Game, exp: Expect, rng: random.Random, style: Style) -> None:
 
 
 def _illegal_throw(
-    game: Game, seat: int, hand: list[str], throws: set[tuple[str, ...]], rng: random.Random
+    game: Game,
+    seat: int,
+    hand: list[str],
+    throws: set[tuple[str, ...]],
+    rng: random.Random,
+    state: dict[str, Any],
 ) -> None:
     single = rng.choice(hand)
     if (single,) not in throws:  # throws.single when_no_combination: the hand holds a set or run
-        refused(game, lambda: game.act(seat, ThrowCards((parse_card(single),))), "illegal_throw")
+        throw = ThrowCards((parse_card(single),))
+        refused(game, lambda: game.act(seat, throw), "illegal_throw", state)
     if len(hand) < 2:
         return
     cards = rng.sample(hand, rng.randint(2, len(hand)))
     if tuple(canonical(cards)) not in throws:
-        refused(
-            game, lambda: game.act(seat, ThrowCards(tuple(parse_cards(cards)))), "illegal_throw"
-        )
+        throw = ThrowCards(tuple(parse_cards(cards)))
+        refused(game, lambda: game.act(seat, throw), "illegal_throw", state)
 
 
 def _timeout(

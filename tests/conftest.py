@@ -69,6 +69,15 @@ def profile_id(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
+@pytest.fixture
+def nothing_kept_in_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each transcript load as in a new process: nothing the process parsed before is kept
+    (for tests of the cache on disk)."""
+    from conformance.spec import transcript
+
+    monkeypatch.setattr(transcript, "_MEMO", transcript._Memo(0))
+
+
 # -- engine processes ---------------------------------------------------------------
 
 

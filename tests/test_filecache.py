@@ -22,6 +22,10 @@ CORPUS = ROOT / "conformance" / "transcripts"
 ONE = "shared-deal-order"
 
 
+# Every load here is as in a new process: these tests are about the cache on disk.
+pytestmark = pytest.mark.usefixtures("nothing_kept_in_memory")
+
+
 @pytest.fixture
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "cache"

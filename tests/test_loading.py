@@ -23,11 +23,9 @@ ONE = "shared-deal-order"
 PROFILE_IDS = sorted(p.stem for p in (ROOT / "specs").glob("*.yaml"))
 
 
-@pytest.fixture(autouse=True)
-def nothing_kept_in_memory(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every load here is as in a new process: these tests are about the cache on disk
-    (the last ones, about what a process keeps, put the memory back)."""
-    monkeypatch.setattr(transcript_module, "_MEMO", transcript_module._Memo(0))
+# Every load here is as in a new process: these tests are about the cache on disk (the last
+# ones, about what a process keeps in memory, give it its memory back).
+pytestmark = pytest.mark.usefixtures("nothing_kept_in_memory")
 
 
 @pytest.fixture
@@ -298,7 +296,7 @@ def test_the_files_kept_in_memory_are_bounded_by_their_bytes(
     monkeypatch.setattr(transcript_module, "_MEMO", memo)
     for path in paths:
         load_transcript(path)
-    kept = [p for p in paths if memo.get(os.path.abspath(p), p.read_bytes())]
+    kept = [p for p in paths if memo.get((str(p), os.path.abspath(p)), p.read_bytes())]
     assert kept == paths[1:]
     # The first file was dropped: read again from the cache on disk, not parsed.
     parsed, read = _count_parses(monkeypatch), _count_cache_reads(monkeypatch)

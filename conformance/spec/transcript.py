@@ -390,7 +390,7 @@ def _load(
         if context is None:
             context = documents_context(documents)
         where = os.path.abspath(path)
-        known = _MEMO.get(where, content)
+        known = _MEMO.get((os.fspath(path), where), content)
         if known is not None and context is not None and context in known.clean:
             return [], known.transcript
         if context is not None:
@@ -408,7 +408,7 @@ def _load(
                 assert context is not None
                 if known is None:
                     known = _Known(content, None, hit["value"], transcript, hit["steps"])
-                    _MEMO.put(where, known)
+                    _MEMO.put((os.fspath(path), where), known)
                 known.clean.add(context)
                 return [], known.transcript
     parsed = None
@@ -442,7 +442,7 @@ def _load(
     if content is not None:
         clean = set(known.clean) if known is not None else set()
         known = _Known(content, doc, value, transcript, step_lines, clean)
-        _MEMO.put(os.path.abspath(path), known)
+        _MEMO.put((os.fspath(path), os.path.abspath(path)), known)
         return _check_known(known, documents, context, entry)
     problems = _semantic_problems(doc, value, transcript, documents)
     return problems, (None if problems else transcript)
@@ -462,7 +462,8 @@ class _Known:
 
 
 class _Memo:
-    """The transcript files this process parsed, by absolute path, the most recently used
+    """The transcript files this process parsed, by the path given and the absolute path
+    (a transcript names its file as it was given), the most recently used
     kept up to a bound on their bytes: a process that loads the corpus again (under
     another ruleset, or a test suite's many runs) neither parses nor reads the cache again;
     one that streams a large corpus keeps only the bound. Off with the cache
@@ -470,11 +471,11 @@ class _Memo:
 
     def __init__(self, bound: int) -> None:
         self.bound = bound
-        self._known: OrderedDict[str, _Known] = OrderedDict()
+        self._known: OrderedDict[tuple[str, str], _Known] = OrderedDict()
         self._size = 0
         self._lock = threading.Lock()
 
-    def get(self, path: str, content: bytes) -> _Known | None:
+    def get(self, path: tuple[str, str], content: bytes) -> _Known | None:
         if filecache.cache_dir() is None:
             return None
         with self._lock:
@@ -484,7 +485,7 @@ class _Memo:
             self._known.move_to_end(path)
             return known
 
-    def put(self, path: str, known: _Known) -> None:
+    def put(self, path: tuple[str, str], known: _Known) -> None:
         if len(known.content) > self.bound or filecache.cache_dir() is None:
             return
         with self._lock:
