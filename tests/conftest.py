@@ -6,6 +6,7 @@ import fcntl
 import os
 import shutil
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 import yaml
 
 from reference_engine import Game, parse_cards
+from reference_engine.profile import copy_json
 
 ROOT = Path(__file__).resolve().parent.parent
 # Every profile shipped in specs/: tests over "every profile" follow the directory.
@@ -20,8 +22,17 @@ PROFILE_IDS = tuple(sorted(path.stem for path in (ROOT / "specs").glob("*.yaml")
 
 
 def profile_document(name: str) -> dict[str, Any]:
+    """The shipped profile ``name`` as plain data, the caller's own copy to change."""
+    data: dict[str, Any] = copy_json(_parsed_profile(name))
+    return data
+
+
+@cache
+def _parsed_profile(name: str) -> dict[str, Any]:
+    # Parsed once per process: property tests ask for a profile once per example.
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     with open(ROOT / "specs" / f"{name}.yaml", encoding="utf-8") as handle:
-        data: dict[str, Any] = yaml.safe_load(handle)
+        data: dict[str, Any] = yaml.load(handle, Loader=loader)
     return data
 
 

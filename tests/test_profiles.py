@@ -28,6 +28,7 @@ from conformance.spec.profiles import (
 )
 from reference_engine.errors import OptionError
 from reference_engine.profile import resolve
+from tests.conftest import profile_document
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ROOT / "specs"
@@ -52,8 +53,7 @@ SHIPPED_IDS = [
 
 def shipped(name: str) -> Doc:
     """A fresh copy of a shipped profile, as plain YAML data."""
-    loaded: Doc = yaml.safe_load((SPECS / f"{name}.yaml").read_text(encoding="utf-8"))
-    return loaded
+    return profile_document(name)
 
 
 def shipped_text(name: str) -> str:
