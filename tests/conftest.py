@@ -13,10 +13,16 @@ from typing import Any
 import pytest
 import yaml
 
+from conformance.spec import transcript
 from reference_engine import Game, parse_cards
 from reference_engine.profile import copy_json
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Each worker loads the shipped corpus under some seventy rulesets: it keeps what it parsed
+# (about four times the corpus's bytes; a command keeps nothing).
+transcript.keep_parsed(4 * 1024 * 1024)
+
 # Every profile shipped in specs/: tests over "every profile" follow the directory.
 PROFILE_IDS = tuple(sorted(path.stem for path in (ROOT / "specs").glob("*.yaml")))
 
@@ -84,8 +90,6 @@ def profile_id(request: pytest.FixtureRequest) -> str:
 def nothing_kept_in_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each transcript load as in a new process: nothing the process parsed before is kept
     (for tests of the cache on disk)."""
-    from conformance.spec import transcript
-
     monkeypatch.setattr(transcript, "_MEMO", transcript._Memo(0))
 
 

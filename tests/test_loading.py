@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -314,3 +316,25 @@ def test_with_the_cache_off_a_process_keeps_nothing(
     load_transcript(path)
     load_transcript(path)
     assert parsed == [f"{ONE}.yaml", f"{ONE}.yaml"]
+
+
+def test_a_command_keeps_no_parsed_file(tmp_path: Path) -> None:
+    """A process keeps parsed transcripts only when it asks (the test workers do): a
+    command reads each file once, and kept files would grow its memory with the corpus."""
+    path = _copy(ONE, tmp_path / "t")
+    script = (
+        "import sys\n"
+        "from conformance.spec import filecache, transcript\n"
+        "read = []\n"
+        "real = filecache.get\n"
+        "filecache.get = lambda name, content: read.append(name) or real(name, content)\n"
+        "transcript.load_transcript(sys.argv[1])\n"
+        "first = len(read)\n"
+        "transcript.load_transcript(sys.argv[1])\n"
+        "print(transcript._MEMO.bound, len(read) > first)\n"
+    )
+    env = {**os.environ, "JHYAP_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(path)], capture_output=True, text=True, env=env
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "0 True\n", "")

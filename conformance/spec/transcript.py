@@ -463,11 +463,10 @@ class _Known:
 
 class _Memo:
     """The transcript files this process parsed, by the path given and the absolute path
-    (a transcript names its file as it was given), the most recently used
-    kept up to a bound on their bytes: a process that loads the corpus again (under
-    another ruleset, or a test suite's many runs) neither parses nor reads the cache again;
-    one that streams a large corpus keeps only the bound. Off with the cache
-    (``JHYAP_CACHE_DIR=off``): then every load parses."""
+    (a transcript names its file as it was given), the most recently used kept up to a
+    bound on their bytes: a process that loads the corpus again (under another ruleset)
+    neither parses nor reads the cache again. Off with the cache (``JHYAP_CACHE_DIR=off``):
+    then every load parses."""
 
     def __init__(self, bound: int) -> None:
         self.bound = bound
@@ -502,8 +501,19 @@ class _Memo:
             self._size = 0
 
 
-# About four times the shipped corpus's bytes.
-_MEMO = _Memo(4 * 1024 * 1024)
+# Nothing kept unless the process asks (``keep_parsed``): a command reads each file once,
+# and a parsed file holds several times its bytes, so keeping them would make its memory
+# grow with the corpus up to the bound.
+_MEMO = _Memo(0)
+
+
+def keep_parsed(bound: int) -> None:
+    """Keep the transcript files this process parses, the most recently used up to
+    ``bound`` bytes of source (0: none, the default), for a process that loads the same
+    corpus many times (under many rulesets, as the test suite does)."""
+    _MEMO.bound = bound
+    if bound <= 0:
+        _MEMO.clear()
 
 
 def _check_known(
@@ -975,6 +985,7 @@ __all__ = [
     "corpus_files",
     "expand_deal",
     "iter_corpus",
+    "keep_parsed",
     "load_checked",
     "load_corpus",
     "load_transcript",
