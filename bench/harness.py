@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from conformance.harness.client import EngineClient  # noqa: E402
-from conformance.harness.runner import RunConfig, build_cases, run_cases  # noqa: E402
+from conformance.harness.runner import Case, RunConfig, RunResult, build_cases, run_cases  # noqa: E402
 from conformance.spec.profiles import resolved_profile  # noqa: E402
 from conformance.spec.transcript import load_corpus, shipped_documents  # noqa: E402
 
@@ -72,15 +72,23 @@ def client_round_trips(command: str, count: int, cmd: str = "state") -> float:
         return (time.perf_counter() - start) / count
 
 
-def corpus_in_process(jobs: int) -> tuple[float, int, int]:
+def shipped_cases() -> list[Case]:
+    """The cases of the shipped corpus under the profiles it is written for."""
     transcripts, problems = load_corpus()
     assert not problems, problems
-    cases = build_cases(transcripts, shipped_documents())
+    return build_cases(transcripts, shipped_documents())
+
+
+def passed_count(result: RunResult) -> int:
+    return sum(1 for o in result.outcomes if o.status == "passed")
+
+
+def corpus_in_process(jobs: int) -> tuple[float, int, int]:
+    cases = shipped_cases()
     start = time.perf_counter()
     result = run_cases(cases, RunConfig(engine=REFERENCE, jobs=jobs))
     elapsed = time.perf_counter() - start
-    passed = sum(1 for o in result.outcomes if o.status == "passed")
-    return elapsed, len(cases), passed
+    return elapsed, len(cases), passed_count(result)
 
 
 def corpus_command(jobs: int) -> float:

@@ -29,12 +29,17 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness import REFERENCE, bare_round_trips, start_table  # noqa: E402  (bench/harness.py)
+from harness import (  # noqa: E402  (bench/harness.py)
+    REFERENCE,
+    bare_round_trips,
+    passed_count,
+    shipped_cases,
+    start_table,
+)
 
 from conformance.harness.ahead import DEFAULT_WINDOW  # noqa: E402
 from conformance.harness.client import EngineClient  # noqa: E402
-from conformance.harness.runner import RunConfig, build_cases, run_cases  # noqa: E402
-from conformance.spec.transcript import load_corpus, shipped_documents  # noqa: E402
+from conformance.harness.runner import RunConfig, run_cases  # noqa: E402
 
 
 class CountingClient(EngineClient):
@@ -73,9 +78,7 @@ def corpus(window: int) -> tuple[float, int, int]:
     """Seconds for the corpus, its requests, and the cases that passed."""
     import conformance.harness.runner as runner
 
-    transcripts, problems = load_corpus()
-    assert not problems, problems
-    cases = build_cases(transcripts, shipped_documents())
+    cases = shipped_cases()
     original = runner.EngineClient
     runner.EngineClient = CountingClient  # type: ignore[misc]
     CountingClient.sent = 0
@@ -85,8 +88,7 @@ def corpus(window: int) -> tuple[float, int, int]:
         elapsed = time.perf_counter() - start
     finally:
         runner.EngineClient = original  # type: ignore[misc]
-    passed = sum(1 for o in result.outcomes if o.status == "passed")
-    return elapsed, CountingClient.sent, passed
+    return elapsed, CountingClient.sent, passed_count(result)
 
 
 def main() -> int:

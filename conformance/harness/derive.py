@@ -35,7 +35,7 @@ from typing import Any, Final
 from reference_engine.errors import JhyapError
 from reference_engine.profile import resolve
 
-from ..spec import filecache, readings
+from ..spec import filecache, memo, readings
 from ..spec.profiles import rule_defaults
 from ..spec.transcript import (
     UNCHECKABLE_AFTER_GAME,
@@ -419,20 +419,11 @@ def _base_rules(document: Mapping[str, Json], options: Mapping[str, Json]) -> _B
     return found
 
 
-_FINGERPRINTS: dict[int, tuple[Mapping[str, Json], str]] = {}
-
-
+@memo.by_identity()
 def _fingerprint_of(value: Mapping[str, Json]) -> str:
     """The fingerprint of the ruleset, or of the profiles the corpus is written for, taken
     once per mapping (a run classifies every transcript against the same ones)."""
-    hit = _FINGERPRINTS.get(id(value))
-    if hit is not None and hit[0] is value:
-        return hit[1]
-    if len(_FINGERPRINTS) >= 8:
-        _FINGERPRINTS.clear()
-    found = filecache.fingerprint(value)
-    _FINGERPRINTS[id(value)] = (value, found)
-    return found
+    return filecache.fingerprint(value)
 
 
 @cache

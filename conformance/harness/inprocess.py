@@ -24,7 +24,8 @@ class _NotPlain(Exception):
     """A value JSON would write as something else (or not at all)."""
 
 
-_SCALARS = frozenset({str, int, bool, type(None)})
+# A float reads back as itself too: NaN and the infinities are written as JSON's extensions.
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 def _plain(value: Any) -> Any:
@@ -42,8 +43,6 @@ def _plain(value: Any) -> Any:
         return copied
     if cls is list or cls is tuple:
         return [_plain(item) for item in value]
-    if cls is float and value == value and value not in (float("inf"), float("-inf")):
-        return value
     raise _NotPlain
 
 

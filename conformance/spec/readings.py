@@ -15,6 +15,8 @@ from typing import Any
 
 from reference_engine.profile import OptionSpec, get_path, set_path
 
+from . import memo
+
 Json = Any
 OPTION_FIELDS = ("changes",)
 
@@ -117,9 +119,7 @@ def declared(document: Mapping[str, Json], reading: str, choice: str) -> dict[st
     return result
 
 
-_ALTERNATIVES: dict[int, tuple[Mapping[str, Json], dict[str, Mapping[str, Json]]]] = {}
-
-
+@memo.by_identity()
 def with_alternatives(documents: Mapping[str, Mapping[str, Json]]) -> dict[str, Mapping[str, Json]]:
     """``documents`` plus, for each profile that is not itself derived, one declared-readings
     profile per alternative reading (ids ``<profile>-<reading>-<choice>``).
@@ -127,19 +127,6 @@ def with_alternatives(documents: Mapping[str, Mapping[str, Json]]) -> dict[str, 
     Remembered for the last few mappings given (the corpus checks every transcript against
     the same one); the result must not be changed.
     """
-    hit = _ALTERNATIVES.get(id(documents))
-    if hit is not None and hit[0] is documents:
-        return hit[1]
-    result = _with_alternatives(documents)
-    if len(_ALTERNATIVES) >= 8:
-        _ALTERNATIVES.clear()
-    _ALTERNATIVES[id(documents)] = (documents, result)
-    return result
-
-
-def _with_alternatives(
-    documents: Mapping[str, Mapping[str, Json]],
-) -> dict[str, Mapping[str, Json]]:
     result = dict(documents)
     for document in documents.values():
         if document.get("derived_from"):

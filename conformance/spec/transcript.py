@@ -19,7 +19,7 @@ from reference_engine.errors import JhyapError
 from reference_engine.profile import resolve
 from reference_engine.rules import packs_at
 
-from . import data, filecache, protocol, readings, yamlsafe
+from . import data, filecache, memo, protocol, readings, yamlsafe
 from .deal_layout import with_deal_layouts
 from .profiles import Problem, load_profile, rule_defaults, stringify_keys
 
@@ -385,12 +385,13 @@ def _load(
     from the cache (:mod:`conformance.spec.filecache`) without being parsed again."""
     entry = None
     known: _Known | None = None
+    where = os.path.abspath(path)
+    kept_as = (os.fspath(path), where)  # a transcript names its file as it was given
     content = filecache.read_file(path)
     if content is not None:
         if context is None:
             context = documents_context(documents)
-        where = os.path.abspath(path)
-        known = _MEMO.get((os.fspath(path), where), content)
+        known = _MEMO.get(kept_as, content)
         if known is not None and context is not None and context in known.clean:
             return [], known.transcript
         if context is not None:
@@ -408,14 +409,14 @@ def _load(
                 assert context is not None
                 if known is None:
                     known = _Known(content, None, hit["value"], transcript, hit["steps"])
-                    _MEMO.put((os.fspath(path), where), known)
+                    _MEMO.put(kept_as, known)
                 known.clean.add(context)
                 return [], known.transcript
     parsed = None
     if doc is None and content is not None:
         # Parsed and schema-checked before, whatever the profiles: only the checks that
         # read the profiles run again (a run under another ruleset rereads no YAML).
-        parsed = filecache.key("transcript-parsed", content, os.path.abspath(path))
+        parsed = filecache.key("transcript-parsed", content, where)
         hit = filecache.get(parsed, content)
         if isinstance(hit, dict):
             with contextlib.suppress(KeyError, TypeError, ValueError, AttributeError):
@@ -442,7 +443,7 @@ def _load(
     if content is not None:
         clean = set(known.clean) if known is not None else set()
         known = _Known(content, doc, value, transcript, step_lines, clean)
-        _MEMO.put((os.fspath(path), os.path.abspath(path)), known)
+        _MEMO.put(kept_as, known)
         return _check_known(known, documents, context, entry)
     problems = _semantic_problems(doc, value, transcript, documents)
     return problems, (None if problems else transcript)
@@ -475,7 +476,7 @@ class _Memo:
         self._lock = threading.Lock()
 
     def get(self, path: tuple[str, str], content: bytes) -> _Known | None:
-        if filecache.cache_dir() is None:
+        if self.bound <= 0 or filecache.cache_dir() is None:
             return None
         with self._lock:
             known = self._known.get(path)
@@ -681,25 +682,16 @@ def all_clause_ids(documents: Mapping[str, Mapping[str, Any]] | None = None) -> 
     return dict(_clause_owners(documents if documents is not None else shipped_documents()))
 
 
+@memo.by_identity()
 def _clause_owners(documents: Mapping[str, Mapping[str, Any]]) -> Mapping[str, str]:
-    """``all_clause_ids``, remembered for the last few mappings (not to be changed)."""
-    hit = _CLAUSE_OWNERS.get(id(documents))
-    if hit is not None and hit[0] is documents:
-        return hit[1]
+    """``all_clause_ids``, remembered for the last few mappings (not to be changed): the
+    corpus checks every transcript against the same one."""
     owners = {
         c["id"]: readings.base_id(doc)
         for doc in documents.values()
         for c in doc.get("clauses") or []
     }
-    found = {**owners, **dict.fromkeys(protocol.protocol_clause_ids(), protocol.OWNER)}
-    if len(_CLAUSE_OWNERS) >= 8:
-        _CLAUSE_OWNERS.clear()
-    _CLAUSE_OWNERS[id(documents)] = (documents, found)
-    return found
-
-
-# The owners of the last few mappings given: the corpus checks every transcript against one.
-_CLAUSE_OWNERS: dict[int, tuple[Mapping[str, Mapping[str, Any]], dict[str, str]]] = {}
+    return {**owners, **dict.fromkeys(protocol.protocol_clause_ids(), protocol.OWNER)}
 
 
 # -- semantic checks ---------------------------------------------------------------

@@ -1,0 +1,38 @@
+"""Results remembered per object, by identity: a run asks the same question of the same
+mapping (its profiles, its ruleset) once per transcript."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import TypeVar
+
+_Arg = TypeVar("_Arg")
+_Result = TypeVar("_Result")
+
+
+def by_identity(size: int = 8) -> Callable[[Callable[[_Arg], _Result]], Callable[[_Arg], _Result]]:
+    """Remember a one-argument function's result for the last ``size`` objects given, by
+    identity (for mappings, which cannot be hashed). Each object is kept with its result, so
+    its id cannot pass to another while remembered; the result is shared: not to be changed."""
+
+    def decorate(function: Callable[[_Arg], _Result]) -> Callable[[_Arg], _Result]:
+        remembered: dict[int, tuple[_Arg, _Result]] = {}
+
+        @functools.wraps(function)
+        def remembering(value: _Arg) -> _Result:
+            hit = remembered.get(id(value))
+            if hit is not None and hit[0] is value:
+                return hit[1]
+            result = function(value)
+            if len(remembered) >= size:
+                remembered.clear()
+            remembered[id(value)] = (value, result)
+            return result
+
+        return remembering
+
+    return decorate
+
+
+__all__ = ["by_identity"]

@@ -1,0 +1,24 @@
+"""Results remembered by identity (conformance/spec/memo.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.spec.memo import by_identity
+
+
+def test_a_result_is_remembered_for_the_same_object_only() -> None:
+    calls: list[dict[str, Any]] = []
+
+    @by_identity(size=2)
+    def keys(value: dict[str, Any]) -> list[str]:
+        calls.append(value)
+        return sorted(value)
+
+    first, equal, third = {"a": 1}, {"a": 1}, {"b": 2}
+    assert keys(first) is keys(first)
+    assert keys(equal) == ["a"]  # equal but another object: asked again
+    assert [c is first for c in calls] == [True, False]
+    keys(third)  # a third object past the size: the remembered ones are dropped
+    keys(first)
+    assert len(calls) == 4
