@@ -233,7 +233,9 @@ def resolve(
     """The resolved profile: ``document`` with option values applied to its rules.
 
     Unknown option names raise OptionError with code ``unknown_option``; values
-    outside the allowed set raise OptionError naming the allowed values.
+    outside the allowed set raise OptionError naming the allowed values. The rules and
+    the options are copies; every other value is the document's own (its clauses are most
+    of a profile, and nothing that plays a table edits them).
     """
     try:
         specs = option_specs(document)
@@ -248,7 +250,9 @@ def resolve(
                 ErrorCode.UNKNOWN_OPTION,
             )
     chosen = {name: specs[name].normalize(value) for name, value in (options or {}).items()}
-    resolved: dict[str, Json] = copy_json(dict(document))
+    resolved: dict[str, Json] = dict(document)
+    if "rules" in resolved:
+        resolved["rules"] = copy_json(resolved["rules"])  # options set values in it
     values: dict[str, Json] = {}
     for name, spec in specs.items():
         value = chosen.get(name, spec.normalize(spec.default))

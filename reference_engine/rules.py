@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import StrEnum
@@ -229,6 +230,38 @@ _OPTIONAL_TYPED: dict[str, int | None] = {
 }
 
 
+class _NotPlain(Exception):
+    """Rules data other than JSON's dicts, lists and scalars: built afresh each time."""
+
+
+def _plain_key(value: Any) -> Hashable:
+    """A hashable image of rules data that tells apart whatever :meth:`Rules._build` could
+    tell apart (a list from a tuple, true from 1, 1 from 1.0); _NotPlain for other data."""
+    cls = value.__class__
+    if cls is dict:
+        items = []
+        for key, item in value.items():
+            if key.__class__ is not str:
+                raise _NotPlain
+            items.append((key, _plain_key(item)))
+        return (dict, tuple(items))
+    if cls is list:
+        return (list, tuple([_plain_key(item) for item in value]))
+    if cls is str or cls is int or cls is bool or value is None:
+        return (cls, value)
+    if cls is float:
+        return (float, repr(value))  # -0.0 and nan as written, not as they compare
+    raise _NotPlain
+
+
+# Rules already built, by the image of their data: a start builds the rules of its profile
+# twice (as written and with its options), the costliest part of opening a table. Rules
+# are frozen, so one value serves every table of the same rules.
+_BUILT: dict[Hashable, Rules] = {}
+_BUILT_MAX = 256
+_BUILT_LOCK = threading.Lock()
+
+
 def _optional(r: Mapping[str, Any], path: str) -> Any:
     """The value at ``path`` under rules, or None when a key on the way is absent."""
     node: Any = r
@@ -399,9 +432,13 @@ class Rules:
     ranks_left_out: tuple[int, ...] = ()  # 1 ace to 13 king, gone from every pack
     # Derived: each rank's value, the joker's at index 0 (hands are valued on every state).
     rank_values: tuple[int, ...] = field(init=False, compare=False, repr=False)
+    # Derived: the most packs any table size plays with (read for every throw classified).
+    max_packs: int = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rank_values", (self.joker_value, *self.card_values))
+        packs = max((step.packs for step in self.pack_steps), default=1)
+        object.__setattr__(self, "max_packs", packs)
 
     def card_value(self, rank: int) -> int:
         return self.rank_values[rank]
@@ -419,10 +456,6 @@ class Rules:
         return limit
 
     @property
-    def max_packs(self) -> int:
-        return max((step.packs for step in self.pack_steps), default=1)
-
-    @property
     def pack_cards(self) -> int:
         """Cards in one pack before its jokers."""
         return 52 - 4 * len(self.ranks_left_out)
@@ -435,14 +468,27 @@ class Rules:
         """Typed rules of a resolved profile; ProfileError on anything unplayable."""
         if not isinstance(profile.get("rules"), Mapping):
             raise ProfileError("the profile has no rules object")
+        r = profile["rules"]
         try:
-            return cls._build(profile["rules"])
+            key = _plain_key(r)
+        except (_NotPlain, RecursionError):
+            key = None
+        if key is not None and (known := _BUILT.get(key)) is not None:
+            return known
+        try:
+            built = cls._build(r)
         except ProfileError:
             raise
         except KeyError as exc:
             raise ProfileError(f"the profile's rules lack the key {exc.args[0]!r}") from None
         except (TypeError, ValueError) as exc:
             raise ProfileError(f"the profile's rules are malformed: {exc}") from None
+        if key is not None:
+            with _BUILT_LOCK:  # the fuzzer opens tables in several threads
+                while len(_BUILT) >= _BUILT_MAX:
+                    del _BUILT[next(iter(_BUILT))]  # the oldest
+                _BUILT[key] = built
+        return built
 
     @classmethod
     def _build(cls, r: Mapping[str, Any]) -> Rules:

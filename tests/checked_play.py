@@ -567,10 +567,15 @@ def showdown_checked(table: Table) -> None:
         exp.round = 1
     caller = rng.choice(exp.active)
     after = [s for s in sorted(exp.active, key=lambda s: (s - caller) % exp.seats) if s != caller]
-    if len(after) >= 2 and rng.random() < 0.5:
+    level = rng.random()
+    if len(after) >= 2 and level < 0.4:
         # Two others level at the lowest hand, so that the rule among equal lowest decides.
         low = min(after, key=lambda s: r.hand_value([str(c) for c in game.hands[s]]))
         _equal_hands(game, low, rng.choice([s for s in after if s != low]))
+    elif after and level < 0.7:
+        # The caller level with the lowest other hand, so that the tie rule decides.
+        low = min(after, key=lambda s: r.hand_value([str(c) for c in game.hands[s]]))
+        _equal_hands(game, low, caller)
     hands = game.state()["hands"]
     values = {s: r.hand_value(hands[s]) for s in exp.active}
     show = results.showdown(values, after, caller, r)

@@ -19,6 +19,7 @@ from reference_engine import (
     parse_card,
     parse_cards,
 )
+from reference_engine.errors import ProfileError
 from reference_engine.game_end import settlement
 from reference_engine.rules import Rules
 from reference_engine.throws import ThrowKind, classify
@@ -266,3 +267,28 @@ def test_the_engine_knows_every_rule_parameter_of_the_schema() -> None:
     everything = every(schema["$defs"]["rules"])
     assert everything is not None and "throws" in everything and "scoring" in everything
     engine_rules._check_known(everything)  # raises ProfileError naming the first unknown one
+
+
+def test_rules_are_built_once_per_rules_data_and_refusals_every_time() -> None:
+    document = profile_document("dhumbal")
+    built = Rules.from_profile(document)
+    again = profile_document("dhumbal")
+    assert Rules.from_profile(again) is built  # equal data, another mapping: one value
+    # Data that only compares equal is built afresh: a tuple where the schema has a list is
+    # refused, as it was before any rules were kept.
+    again["rules"]["deck"].update(cards=48, ranks_left_out=["K"])
+    no_kings = Rules.from_profile(again)
+    assert no_kings.ranks_left_out == (13,)
+    again["rules"]["deck"]["ranks_left_out"] = ("K",)
+    with pytest.raises(ProfileError, match="ranks_left_out"):
+        Rules.from_profile(again)
+    again["rules"]["deck"] = document["rules"]["deck"]
+    assert Rules.from_profile(again) is built
+    again["rules"]["scoring"]["beaten_penalty"] = True  # true is not 1
+    with pytest.raises(ProfileError, match="beaten_penalty"):
+        Rules.from_profile(again)
+    with pytest.raises(ProfileError, match="beaten_penalty"):
+        Rules.from_profile(again)  # a refusal is never kept
+    again["rules"]["scoring"]["beaten_penalty"] = 30
+    assert Rules.from_profile(again) is not built
+    assert Rules.from_profile(again).beaten_penalty == 30

@@ -73,3 +73,30 @@ def test_the_engine_keeps_nothing_of_a_request_or_an_answer() -> None:
     first["state"]["scores"].append(99)  # and an answer changed by its reader
     assert client.send({"cmd": "state"})["state"] == kept
     assert kept["scores"] == [0, 0]
+
+
+def _engine_profile(client: ReferenceClient) -> Any:
+    """The profile mapping the client's engine opened its table with."""
+    game = client._session.backend.game
+    return game.document
+
+
+def test_starts_of_one_profile_share_its_copy_until_it_changes() -> None:
+    profile = resolve(shipped_documents()["dhumbal"], {})
+    request = {"cmd": "start", "profile": profile, "seats": 2, "options": {}}
+    first, second, third = ReferenceClient(), ReferenceClient(), ReferenceClient()
+    for client in (first, second):
+        client.handshake()
+        assert client.send(request)["ok"] is True
+    given_first, given_second = _engine_profile(first), _engine_profile(second)
+    assert given_first is given_second  # one copy for both tables
+    assert given_first is not profile and given_first == profile
+    assert set(_containers(given_first)).isdisjoint(_containers(profile))
+    # Edited in place after the starts: the next start copies it afresh, and the tables
+    # already open keep what they were given.
+    profile["rules"]["seats"]["max"] = 3
+    third.handshake()
+    assert third.send({**request, "seats": 3})["ok"] is True
+    assert _engine_profile(third)["rules"]["seats"]["max"] == 3
+    assert given_first["rules"]["seats"]["max"] != 3
+    assert first.send({"cmd": "state"})["state"]["seats"] == 2
