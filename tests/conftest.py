@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
+from conformance.fuzz import generate
 from conformance.spec import transcript
 from reference_engine import Game, parse_cards
 from reference_engine.profile import copy_json
@@ -22,6 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # Each worker loads the shipped corpus under some seventy rulesets: it keeps what it parsed
 # (about four times the corpus's bytes; a command keeps nothing).
 transcript.keep_parsed(4 * 1024 * 1024)
+# And the fuzz plans it made: dozens of campaigns of one seed remake the same plans.
+generate.keep_plans(64)
 
 # Every profile shipped in specs/: tests over "every profile" follow the directory.
 PROFILE_IDS = tuple(sorted(path.stem for path in (ROOT / "specs").glob("*.yaml")))
@@ -91,6 +94,17 @@ def nothing_kept_in_memory(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each transcript load as in a new process: nothing the process parsed before is kept
     (for tests of the cache on disk)."""
     monkeypatch.setattr(transcript, "_MEMO", transcript._Memo(0))
+
+
+@pytest.fixture
+def plans_made_afresh() -> Iterator[None]:
+    """Every fuzz plan made again, as in a new process (for tests that a seed gives the same
+    plans: a kept plan would be the same object, whatever the code)."""
+    generate.keep_plans(0)
+    try:
+        yield
+    finally:
+        generate.keep_plans(64)
 
 
 # -- engine processes ---------------------------------------------------------------

@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 from conformance.commands.run import default_engine, default_engine_env
+from conformance.fuzz import generate as fuzz_generate
 from conformance.fuzz.campaign import FuzzConfig, fuzz, plan_for
 from conformance.fuzz.counters import RESHUFFLE_COUNTERS
 from conformance.fuzz.driver import (
@@ -107,6 +108,7 @@ def assert_run_fails_then_passes(
 # -- plans ----------------------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("plans_made_afresh")
 def test_the_same_seed_gives_the_same_games() -> None:
     cfg = config(default_engine())
     first = [[r.body for r in plan_for(cfg, g).requests] for g in range(9)]
@@ -115,6 +117,31 @@ def test_the_same_seed_gives_the_same_games() -> None:
     assert first == again
     assert first != other
     assert [json.loads(p[0])["cmd"] for p in first] == ["start"] * 9
+
+
+def test_a_process_keeps_the_plans_it_asks_to_keep() -> None:
+    documents = shipped_documents()
+    document = documents["dhumbal"]
+    spec = random_spec(documents, "dhumbal", 7)
+    try:
+        fuzz_generate.keep_plans(2)
+        plan = generate(document, spec)
+        assert generate(document, spec) is plan  # the same mapping and spec: kept
+        copy = json.loads(json.dumps(document))
+        other = generate(copy, spec)  # an equal mapping is another profile: made again
+        assert other is not plan and other.requests == plan.requests
+        generate(document, replace(spec, seed=8))  # a third plan: the oldest goes
+        assert generate(document, spec) is not plan
+        fuzz_generate.keep_plans(0)
+        assert generate(document, spec) is not generate(document, spec)
+    finally:
+        fuzz_generate.keep_plans(64)
+
+
+def test_a_command_keeps_no_plan() -> None:
+    code = "from conformance.fuzz import generate; print(generate._KEPT_PLANS)"
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert found.stdout == "[]\n"
 
 
 def test_plans_mix_probes_with_legal_play_and_vary_seats_and_options() -> None:
@@ -411,6 +438,7 @@ def test_an_engine_mishandling_raw_lines_is_caught_with_a_raw_step_transcript(
     assert_run_fails_then_passes(capsys, mutant(name), tmp_path, data["id"])
 
 
+@pytest.mark.usefixtures("plans_made_afresh")
 def test_shrinking_is_deterministic_for_a_seed(tmp_path: Path) -> None:
     # A budget the shrink runs out of (800 requests: 11 steps left of the game, where 3,000
     # shrink it to 2): the same seed stops at the same transcript too. A shrink that ends

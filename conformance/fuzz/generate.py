@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from itertools import combinations
@@ -449,7 +450,34 @@ def _near_miss(group: Sequence[Card]) -> str:
 
 def generate(document: Mapping[str, Json], spec: GameSpec) -> Plan:
     """The plan of ``spec`` under the profile ``document``."""
-    return _Builder(document, spec).build()
+    if not _KEPT_PLANS:
+        return _Builder(document, spec).build()
+    key = (id(document), repr(spec))  # a spec always gives the same plan
+    with _KEPT_LOCK:
+        kept = _KEPT.get(key)
+    if kept is not None and kept[0] is document:
+        return kept[1]
+    plan = _Builder(document, spec).build()
+    with _KEPT_LOCK:
+        while _KEPT and len(_KEPT) >= _KEPT_PLANS[0]:
+            del _KEPT[next(iter(_KEPT))]
+        _KEPT[key] = (document, plan)  # the document held: its id stays its own
+    return plan
+
+
+# Plans this process keeps (none unless asked): a campaign makes each plan once, but the
+# test suite runs many campaigns of one seed, each remaking the same plans.
+_KEPT_PLANS: list[int] = []
+_KEPT: dict[tuple[int, str], tuple[Mapping[str, Json], Plan]] = {}
+_KEPT_LOCK = threading.Lock()
+
+
+def keep_plans(count: int) -> None:
+    """Keep the last ``count`` plans made in this process, to give again for the same
+    profile mapping and spec (0: none, the default). The plans are shared: not to be changed."""
+    with _KEPT_LOCK:
+        _KEPT_PLANS[:] = [count] if count > 0 else []
+        _KEPT.clear()
 
 
 __all__ = [
@@ -463,6 +491,7 @@ __all__ = [
     "applicable_counters",
     "encode",
     "generate",
+    "keep_plans",
     "random_spec",
     "raw_request",
     "request",
