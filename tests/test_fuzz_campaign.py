@@ -20,8 +20,10 @@ from conformance.fuzz.campaign import FuzzConfig, fuzz, plan_for
 from conformance.fuzz.counters import AT_THRESHOLD, CUTS, SEVERAL_LOWEST, applicable_counters
 from conformance.fuzz.driver import SCHEMA
 from conformance.fuzz.verify import replay_file
-from conformance.harness.replay import PASSED
-from conformance.spec.transcript import check_transcript_file, shipped_documents
+from conformance.harness.inprocess import ReferenceClient
+from conformance.harness.replay import PASSED, replay
+from conformance.spec.transcript import check_transcript_file, load_transcript, shipped_documents
+from reference_engine.profile import resolve
 from tests.conftest import ROOT
 from tests.mutants.engine import MUTANTS
 from tests.test_fuzz import config, jhyap, mutant, read_yaml
@@ -55,7 +57,12 @@ def assert_keeps_its_promise(cfg: FuzzConfig, path: Path) -> None:
     data = read_yaml(path)
     (profile,) = data["profiles"]
     assert data["fuzz"]["signature"].startswith(f"{profile} ")
-    reference = replay_file(cfg.reference, cfg.reference_env, path, cfg.documents, profile)
+    # The reference in this process (the fuzzer's own check replayed it over the pipe, on a
+    # fresh process: verified_ok); the engine on a fresh process of its own.
+    transcript = load_transcript(path, cfg.documents)
+    client = ReferenceClient()
+    resolved = resolve(cfg.documents[profile], transcript.options)
+    reference = replay(client, client.handshake(), transcript, profile, resolved)
     engine = replay_file(cfg.engine, cfg.engine_env, path, cfg.documents, profile)
     assert reference.status == PASSED, (path, reference.reason)
     assert engine.status != PASSED, path
