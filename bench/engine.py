@@ -3,7 +3,9 @@
 Run: python bench/engine.py [--games N] [--repeats R]
 
 Prints, per profile, the median over R runs of turns/s and rounds/s through the
-Python API, then the same through `jhyap engine` over the JSON-lines protocol.
+Python API, then the same through `jhyap engine` over the JSON-lines protocol; and what
+opening a table costs (``Game(profile, seats)``), from the profile mapping of the last table
+and from an equal copy of it, as a protocol ``start`` brings.
 A turn is one call or one throw-and-pick; the policy's own work is included.
 
 Then the echo bound, in the same run: round trips/s over bare pipes to an engine
@@ -46,6 +48,7 @@ sys.path.insert(0, str(ROOT))
 from harness import bare_round_trips  # noqa: E402  (bench/harness.py)
 
 from conformance.spec.profiles import resolved_profile  # noqa: E402
+from reference_engine import Game  # noqa: E402
 from reference_engine.randomplay import play_random_game  # noqa: E402
 
 PROFILES = ("dashain", "everestbuzz", "dhumbal")
@@ -93,6 +96,17 @@ class Pipe:
     def close(self) -> None:
         self.ask("stop")
         self.proc.wait(5)
+
+
+def open_cost(profile: dict[str, Any], opens: int, fresh: bool) -> float:
+    """Microseconds a table takes to open, the mean of ``opens``; ``fresh``: each from its
+    own copy of ``profile`` (made outside the timing), as a start read from a pipe is."""
+    seats = profile["rules"]["seats"]["min"]
+    copies = [json.loads(json.dumps(profile)) for _ in range(opens)] if fresh else []
+    began = time.perf_counter()
+    for n in range(opens):
+        Game(copies[n] if fresh else profile, seats)
+    return (time.perf_counter() - began) / opens * 1e6
 
 
 def _encode(message: dict[str, Any]) -> bytes:
@@ -228,6 +242,13 @@ def main() -> int:
             f"{name:<12} {echo:>10,.0f} {per_turn:>9.2f} {echo / per_turn:>7,.0f} {tps:>9,.0f} "
             f"{share:>6.0%} {same_client:>18.0%}"
         )
+    print("opening a table: Game(profile, seats), microseconds (median of the runs' means)")
+    print(f"{'profile':<12} {'same mapping':>13} {'equal copy':>11}")
+    for name in PROFILES:
+        profile = resolved_profile(name, {})
+        same = statistics.median(open_cost(profile, 500, False) for _ in range(args.repeats))
+        copy = statistics.median(open_cost(profile, 500, True) for _ in range(args.repeats))
+        print(f"{name:<12} {same:>13,.0f} {copy:>11,.0f}")
     return 0
 
 
