@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import re
-import threading
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
 from .errors import ErrorCode, ProfileError
+from .kept import Kept, NotPlain, plain_key
 
 RANK_KEYS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
 
@@ -230,36 +230,10 @@ _OPTIONAL_TYPED: dict[str, int | None] = {
 }
 
 
-class _NotPlain(Exception):
-    """Rules data other than JSON's dicts, lists and scalars: built afresh each time."""
-
-
-def _plain_key(value: Any) -> Hashable:
-    """A hashable image of rules data that tells apart whatever :meth:`Rules._build` could
-    tell apart (a list from a tuple, true from 1, 1 from 1.0); _NotPlain for other data."""
-    cls = value.__class__
-    if cls is dict:
-        items = []
-        for key, item in value.items():
-            if key.__class__ is not str:
-                raise _NotPlain
-            items.append((key, _plain_key(item)))
-        return (dict, tuple(items))
-    if cls is list:
-        return (list, tuple([_plain_key(item) for item in value]))
-    if cls is str or cls is int or cls is bool or value is None:
-        return (cls, value)
-    if cls is float:
-        return (float, repr(value))  # -0.0 and nan as written, not as they compare
-    raise _NotPlain
-
-
 # Rules already built, by the image of their data: a start builds the rules of its profile
 # twice (as written and with its options), the costliest part of opening a table. Rules
 # are frozen, so one value serves every table of the same rules.
-_BUILT: dict[Hashable, Rules] = {}
-_BUILT_MAX = 256
-_BUILT_LOCK = threading.Lock()
+_BUILT: Kept[Rules] = Kept(256)
 
 
 def _optional(r: Mapping[str, Any], path: str) -> Any:
@@ -470,8 +444,8 @@ class Rules:
             raise ProfileError("the profile has no rules object")
         r = profile["rules"]
         try:
-            key = _plain_key(r)
-        except (_NotPlain, RecursionError):
+            key = plain_key(r)
+        except (NotPlain, RecursionError):
             key = None
         if key is not None and (known := _BUILT.get(key)) is not None:
             return known
@@ -484,10 +458,7 @@ class Rules:
         except (TypeError, ValueError) as exc:
             raise ProfileError(f"the profile's rules are malformed: {exc}") from None
         if key is not None:
-            with _BUILT_LOCK:  # the fuzzer opens tables in several threads
-                while len(_BUILT) >= _BUILT_MAX:
-                    del _BUILT[next(iter(_BUILT))]  # the oldest
-                _BUILT[key] = built
+            _BUILT.put(key, built)
         return built
 
     @classmethod

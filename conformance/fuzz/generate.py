@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import random
-import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from itertools import combinations
@@ -36,6 +35,7 @@ from reference_engine import picking, throws
 from reference_engine.cards import DECK, Card, names
 from reference_engine.errors import JhyapError
 from reference_engine.game import Game, Phase
+from reference_engine.kept import Kept
 from reference_engine.profile import option_specs, resolve
 from reference_engine.rules import GameEndKind, ScoringKind
 from reference_engine.server import Session, decode_request
@@ -450,34 +450,26 @@ def _near_miss(group: Sequence[Card]) -> str:
 
 def generate(document: Mapping[str, Json], spec: GameSpec) -> Plan:
     """The plan of ``spec`` under the profile ``document``."""
-    if not _KEPT_PLANS:
+    if _KEPT.size <= 0:
         return _Builder(document, spec).build()
     key = (id(document), repr(spec))  # a spec always gives the same plan
-    with _KEPT_LOCK:
-        kept = _KEPT.get(key)
+    kept = _KEPT.get(key)
     if kept is not None and kept[0] is document:
         return kept[1]
     plan = _Builder(document, spec).build()
-    with _KEPT_LOCK:
-        while _KEPT and len(_KEPT) >= _KEPT_PLANS[0]:
-            del _KEPT[next(iter(_KEPT))]
-        _KEPT[key] = (document, plan)  # the document held: its id stays its own
+    _KEPT.put(key, (document, plan))  # the document held: its id stays its own
     return plan
 
 
 # Plans this process keeps (none unless asked): a campaign makes each plan once, but the
 # test suite runs many campaigns of one seed, each remaking the same plans.
-_KEPT_PLANS: list[int] = []
-_KEPT: dict[tuple[int, str], tuple[Mapping[str, Json], Plan]] = {}
-_KEPT_LOCK = threading.Lock()
+_KEPT: Kept[tuple[Mapping[str, Json], Plan]] = Kept(0)
 
 
 def keep_plans(count: int) -> None:
     """Keep the last ``count`` plans made in this process, to give again for the same
     profile mapping and spec (0: none, the default). The plans are shared: not to be changed."""
-    with _KEPT_LOCK:
-        _KEPT_PLANS[:] = [count] if count > 0 else []
-        _KEPT.clear()
+    _KEPT.resize(max(count, 0))
 
 
 __all__ = [

@@ -11,11 +11,11 @@ nothing the engine keeps can be shared with, or changed through, an answer.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from reference_engine.errors import ErrorCode, JhyapError
+from reference_engine.kept import Kept
 from reference_engine.server import MAX_LINE_BYTES, Session, decode_request
 
 from .client import PROTOCOL_VERSION, EngineInfo, EngineTimeout
@@ -62,9 +62,7 @@ def _copy(message: Mapping[str, Any]) -> dict[str, Any]:
 # the engine was given: a run starts many tables with one resolved profile, and its copy
 # was most of what an in-process start cost. Reused only for the same mapping, still equal
 # to the copy (a comparison in C, far cheaper than the walk); the engine never edits it.
-_PROFILES: dict[int, tuple[Any, dict[str, Any]]] = {}
-_PROFILES_KEPT = 8
-_PROFILES_LOCK = threading.Lock()
+_PROFILES: Kept[tuple[Any, dict[str, Any]]] = Kept(8)
 
 
 def _start_copy(message: Mapping[str, Any]) -> dict[str, Any]:
@@ -73,16 +71,12 @@ def _start_copy(message: Mapping[str, Any]) -> dict[str, Any]:
     profile = message.get("profile")
     if profile.__class__ is not dict:
         return _copy(message)
-    with _PROFILES_LOCK:
-        kept = _PROFILES.get(id(profile))
+    kept = _PROFILES.get(id(profile))
     if kept is not None and kept[0] is profile and profile == kept[1]:
         copied = kept[1]
     else:
         copied = _copy(profile)
-        with _PROFILES_LOCK:
-            while len(_PROFILES) >= _PROFILES_KEPT:
-                del _PROFILES[next(iter(_PROFILES))]
-            _PROFILES[id(profile)] = (profile, copied)  # the mapping held: its id stays its own
+        _PROFILES.put(id(profile), (profile, copied))  # the mapping held: its id stays its own
     request = _copy({key: value for key, value in message.items() if key != "profile"})
     request["profile"] = copied
     return request
