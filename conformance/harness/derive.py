@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from reference_engine.errors import JhyapError
+from reference_engine.kept import Kept
 from reference_engine.profile import resolve
 
 from ..spec import filecache, memo, readings
@@ -396,7 +397,7 @@ def _nearest_base(
 
 
 _BaseRules = tuple[Mapping[str, Json], dict[str, Json]]
-_BASE_RULES: dict[tuple[int, str], tuple[Mapping[str, Json], _BaseRules | None]] = {}
+_BASE_RULES: Kept[tuple[Mapping[str, Json], _BaseRules | None]] = Kept(256)
 
 
 def _base_rules(document: Mapping[str, Json], options: Mapping[str, Json]) -> _BaseRules | None:
@@ -408,14 +409,12 @@ def _base_rules(document: Mapping[str, Json], options: Mapping[str, Json]) -> _B
     hit = _BASE_RULES.get(entry)
     if hit is not None and hit[0] is document:
         return hit[1]
-    if len(_BASE_RULES) >= 256:
-        _BASE_RULES.clear()
     try:
         rules = resolve(document, options)["rules"]
         found: _BaseRules | None = (rules, _rule_leaves(rules))
     except JhyapError:
         found = None
-    _BASE_RULES[entry] = (document, found)
+    _BASE_RULES.put(entry, (document, found))
     return found
 
 

@@ -7,6 +7,8 @@ import functools
 from collections.abc import Callable
 from typing import TypeVar
 
+from reference_engine.kept import Kept
+
 _Arg = TypeVar("_Arg")
 _Result = TypeVar("_Result")
 
@@ -17,7 +19,7 @@ def by_identity(size: int = 8) -> Callable[[Callable[[_Arg], _Result]], Callable
     its id cannot pass to another while remembered; the result is shared: not to be changed."""
 
     def decorate(function: Callable[[_Arg], _Result]) -> Callable[[_Arg], _Result]:
-        remembered: dict[int, tuple[_Arg, _Result]] = {}
+        remembered: Kept[tuple[_Arg, _Result]] = Kept(size)
 
         @functools.wraps(function)
         def remembering(value: _Arg) -> _Result:
@@ -25,9 +27,7 @@ def by_identity(size: int = 8) -> Callable[[Callable[[_Arg], _Result]], Callable
             if hit is not None and hit[0] is value:
                 return hit[1]
             result = function(value)
-            if len(remembered) >= size:
-                remembered.clear()
-            remembered[id(value)] = (value, result)
+            remembered.put(id(value), (value, result))
             return result
 
         return remembering
