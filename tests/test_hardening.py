@@ -536,6 +536,8 @@ def test_a_signalled_run_ends_its_engines_and_their_helpers(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # A shell's background job ignores SIGINT; Ctrl-C reaches a foreground one.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 60
