@@ -879,9 +879,7 @@ def test_cli_page_lists_every_command_and_option() -> None:
     assert sys.executable not in page  # the page does not depend on the machine it was built on
 
 
-def test_the_contrast_check_catches_the_old_deep_orange(
-    served: str, no_search_index: Any
-) -> None:
+def test_the_contrast_check_catches_the_old_deep_orange(served: str, no_search_index: Any) -> None:
     browser = no_search_index
     _set_width(browser, 1400)
     browser.get(served + "comparison/")
