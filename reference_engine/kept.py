@@ -11,7 +11,8 @@ _Value = TypeVar("_Value")
 
 
 class NotPlain(Exception):
-    """Data other than JSON's dicts (of text keys), lists and scalars."""
+    """Data other than JSON's dicts (of text keys), lists and scalars, met by a walk over
+    JSON data (this module's, or the harness's in-process copy, which also takes tuples)."""
 
 
 def plain_key(value: Any) -> Hashable:

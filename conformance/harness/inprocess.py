@@ -15,15 +15,10 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from reference_engine.errors import ErrorCode, JhyapError
-from reference_engine.kept import Kept
+from reference_engine.kept import Kept, NotPlain
 from reference_engine.server import MAX_LINE_BYTES, Session, decode_request
 
 from .client import PROTOCOL_VERSION, EngineInfo, EngineTimeout
-
-
-class _NotPlain(Exception):
-    """A value JSON would write as something else (or not at all)."""
-
 
 # A float reads back as itself too: NaN and the infinities are written as JSON's extensions.
 _SCALARS = frozenset({str, int, float, bool, type(None)})
@@ -39,12 +34,12 @@ def _plain(value: Any) -> Any:
         copied = {}
         for key, item in value.items():
             if key.__class__ is not str:
-                raise _NotPlain
+                raise NotPlain
             copied[key] = _plain(item)
         return copied
     if cls is list or cls is tuple:
         return [_plain(item) for item in value]
-    raise _NotPlain
+    raise NotPlain
 
 
 def _copy(message: Mapping[str, Any]) -> dict[str, Any]:
@@ -53,7 +48,7 @@ def _copy(message: Mapping[str, Any]) -> dict[str, Any]:
     profile is large: the round trip cost half of what the reference's start did)."""
     try:
         copied: dict[str, Any] = _plain(message)
-    except (_NotPlain, RecursionError):
+    except (NotPlain, RecursionError):
         copied = json.loads(json.dumps(message))
     return copied
 
