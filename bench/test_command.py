@@ -1,0 +1,109 @@
+"""The README's test command from a clean clone, timed by phase: what issue 25 asks of it.
+
+Run: python bench/test_command.py [--python PYTHON] [--rev REV] [--keep]
+
+Clones REV (default HEAD) of this checkout into a new temporary folder, makes a virtual
+environment there with PYTHON (default: the interpreter .ci/run would choose), upgrades pip,
+runs ``pip install ".[test]"`` and then ``python -m pytest``, each with an empty
+``XDG_CACHE_HOME`` (a cold cache, as on a fresh machine), and prints each phase's wall
+seconds and CPU seconds (its processes and all they started), the pytest summary line, the
+whole, and the machine's load average before and after. The CPU figure says how much work
+there was; on a shared machine the wall figure also says how busy the machine was.
+Needs git; the browser tests skip without chromium and chromedriver, so install them first
+to time what CI runs. Exits 1 if the tests fail.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def ci_python() -> str:
+    """The interpreter .ci/run takes: $JHYAP_CI_PYTHON, else /usr/bin/python3 if it is 3.11+
+    with venv and ensurepip, else python3."""
+    chosen = os.environ.get("JHYAP_CI_PYTHON")
+    if chosen:
+        return chosen
+    check = "import ensurepip, sys, venv; sys.exit(sys.version_info < (3, 11))"
+    system = Path("/usr/bin/python3")
+    usable = system.exists() and subprocess.run([system, "-c", check]).returncode == 0
+    if usable:
+        return str(system)
+    return "python3"
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def phase(name: str, args: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, str]:
+    """Runs one phase; returns its wall seconds, CPU seconds and last line of output."""
+    cpu, began = children_cpu(), time.perf_counter()
+    result = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True)
+    wall, used = time.perf_counter() - began, children_cpu() - cpu
+    lines = (result.stdout + result.stderr).strip().splitlines() or [""]
+    if result.returncode != 0 and name != "pytest":
+        sys.exit(f"bench/test_command.py: {name} failed (exit {result.returncode}): {lines[-1]}")
+    return wall, used, lines[-1] if result.returncode == 0 else f"FAILED: {lines[-1]}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--python", default=None, help="interpreter for the venv")
+    parser.add_argument("--rev", default="HEAD", help="the revision to clone (default HEAD)")
+    parser.add_argument("--keep", action="store_true", help="keep the clone and print its path")
+    args = parser.parse_args()
+    python = args.python or ci_python()
+    work = Path(tempfile.mkdtemp(prefix="jhyap-test-command-"))
+    clone, cache, venv = work / "clone", work / "cache", work / "venv"
+    cache.mkdir()
+    env = {**os.environ, "XDG_CACHE_HOME": str(cache)}
+    env.pop("VIRTUAL_ENV", None)
+    print(f"load average before: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    subprocess.run(["git", "checkout", "-q", args.rev], cwd=clone, check=True)
+    rev = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=clone, capture_output=True, text=True
+    ).stdout.strip()
+    version = subprocess.run(
+        [python, "-c", "import sys; print(sys.version.split()[0])"], capture_output=True, text=True
+    ).stdout.strip()
+    print(f"revision {rev}, Python {version} ({python}), {os.cpu_count()} cores")
+    bin_dir = venv / "bin"
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
+    phases = [
+        ("venv", [python, "-m", "venv", str(venv)]),
+        ("pip upgrade", [str(bin_dir / "python"), "-m", "pip", "install", "-qU", "pip"]),
+        ("pip install", [str(bin_dir / "pip"), "install", "-q", ".[test]"]),
+        ("pytest", [str(bin_dir / "python"), "-m", "pytest"]),  # the README's, as it is
+    ]
+    total_wall = total_cpu = 0.0
+    failed = False
+    for name, command in phases:
+        wall, cpu, last = phase(name, command, clone, env)
+        total_wall, total_cpu = total_wall + wall, total_cpu + cpu
+        failed = failed or last.startswith("FAILED")
+        shown = f"  {last}" if name == "pytest" else ""
+        print(f"{name:12} {wall:7.1f} s wall {cpu:7.1f} s CPU{shown}")
+    print(f"{'whole':12} {total_wall:7.1f} s wall {total_cpu:7.1f} s CPU")
+    print(f"load average after: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")
+    if args.keep:
+        print(f"kept: {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
