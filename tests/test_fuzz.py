@@ -556,3 +556,22 @@ def test_the_pytest_route_adds_a_fuzz_item(
         ["*DIVERGED in game 0 (alankar-dhumbal)*", "*transcript: *kind fuzz*"]
     )
     session(default_engine()).assert_outcomes(passed=1, deselected=5)
+
+
+def test_a_report_on_standard_output_leaves_the_text_on_standard_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `--json -` is standard output, as for run, coverage, simulate and merge: not a file
+    # named "-" in the folder the command ran in.
+    monkeypatch.chdir(tmp_path)
+    found = str(tmp_path / "found")
+    code, out, err = jhyap_here(
+        capsys, "fuzz", "--games", "2", "--profile", "dhumbal", "--out", found, "--json", "-"
+    )
+    assert code == 0, err
+    data = json.loads(out)
+    jsonschema.validate(data, json.loads(FUZZ_REPORT_SCHEMA.read_text("utf-8")))
+    assert (data["format"], data["exit_status"], data["games"]) == ("jhyap-fuzz-report", 0, 2)
+    assert err.splitlines()[0].startswith("jhyap fuzz: ")
+    assert err.splitlines()[-1] == "no divergence"
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

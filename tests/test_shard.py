@@ -345,3 +345,20 @@ def test_a_cluster_without_dask_names_the_extra(
         "jhyap simulate: --cluster: a cluster needs Dask: install the distributed extra "
         "(pip install '.[distributed]' in the checkout)\n"
     )
+
+
+def test_a_campaign_report_path_in_the_way_is_refused_before_the_cluster(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # No Dask needed: the refusal comes before any scheduler is asked, and the file is kept.
+    from conformance.distributed import campaign
+
+    notes = tmp_path / "notes.json"
+    notes.write_text('{"mine": true}\n')
+    argv = ["--cluster", "tcp://127.0.0.1:1", "--shards", "2", "--json", str(notes)]
+    assert campaign.main([*argv, "--", "--games", "2", "--profile", "dhumbal"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("python -m conformance.distributed.campaign: --json: ")
+    assert "not a jhyap fuzz JSON report" in err and len(err.splitlines()) == 1
+    assert notes.read_text() == '{"mine": true}\n'

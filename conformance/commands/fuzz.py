@@ -28,7 +28,7 @@ from conformance.fuzz.writer import KnownDivergence, KnownDivergenceError, load_
 from conformance.harness.client import EngineUnusable
 from conformance.harness.sandbox import engine_environment
 from conformance.reporting.outputs import FORCE_HELP, FUZZ_JSON
-from conformance.reporting.report import write_atomic
+from conformance.reporting.report import STDOUT, write_report
 
 from . import Subparsers, jobs_count
 from .checks import (
@@ -117,7 +117,12 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         default=DEFAULT_OUT,
         help=f"where to write the transcript of a divergence (default {DEFAULT_OUT}/)",
     )
-    parser.add_argument("--json", metavar="FILE", help="write a JSON report")
+    parser.add_argument(
+        "--json",
+        metavar="FILE",
+        help="write a JSON report (schema/fuzz-report.schema.json); - for standard output "
+        "(the text then goes to standard error)",
+    )
     parser.add_argument("--force", action="store_true", help=FORCE_HELP)
     parser.add_argument(
         "--known-divergences",
@@ -403,9 +408,12 @@ def run(args: argparse.Namespace) -> int:
     config = build_config(args)
     if isinstance(config, str):
         return _fail(config)
+    # With the report on standard output, the text goes to standard error, as run's does.
+    console = sys.stderr if args.json == STDOUT else sys.stdout
     print(
         f"jhyap fuzz: {config.engine} against the reference; seed {config.seed}; "
-        f"profiles {', '.join(config.profiles)}"
+        f"profiles {', '.join(config.profiles)}",
+        file=console,
     )
     progress = _Progress()
     try:
@@ -418,14 +426,14 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     progress.finish()
     for line in summary_lines(config, result):
-        print(line)
+        print(line, file=console)
     played = sum(s.games for s in result.stats.values())
     if result.findings:
         status = 1
         for number, finding in enumerate(result.findings, start=1):
             for line in finding_lines(finding, number):
-                print(line)
-        print(f"{len(result.findings)} distinct divergence(s)")
+                print(line, file=console)
+        print(f"{len(result.findings)} distinct divergence(s)", file=console)
     elif played == 0:
         status = 2
         why = (
@@ -438,13 +446,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"jhyap fuzz: {why}: nothing was fuzzed", file=sys.stderr)
     else:
         status = 1 if result.reference_problems else 0
-        print("no divergence" if status == 0 else "the reference broke an invariant")
+        print("no divergence" if status == 0 else "the reference broke an invariant", file=console)
     if args.json:
         try:
             argv = tuple(getattr(args, "argv", ("jhyap", "fuzz")))
             report = json_report(config, result, status, argv)
             text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
-            write_atomic(args.json, text, kind=None if args.force else FUZZ_JSON)
+            write_report(args.json, text, kind=FUZZ_JSON, force=args.force)
         except OSError as exc:
             return _fail(f"cannot write the report: {exc}")
     return status

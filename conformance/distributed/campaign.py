@@ -46,7 +46,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m conformance.distributed.campaign")
     parser.add_argument("--cluster", required=True, metavar="ADDRESS", help="local:N or tcp://…")
     parser.add_argument("--shards", type=int, required=True, metavar="N", help="shards (tasks)")
-    parser.add_argument("--json", metavar="FILE", help="write the merged report")
+    parser.add_argument(
+        "--json",
+        metavar="FILE",
+        help="write the merged report; - for standard output (the text then goes to standard "
+        "error); an existing file only if it is a fuzz report",
+    )
     args = parser.parse_args(own)
     refused = [w for w in fuzz_args if w.split("=")[0] in ("--shard", "--json")]
     problem = address_problem(args.cluster)
@@ -54,11 +59,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         why = problem or (f"{refused[0]} is set here" if refused else "--shards must be >= 1")
         print(f"{parser.prog}: {why}", file=sys.stderr)
         return 2
+    from conformance.commands.checks import report_file_problem
     from conformance.commands.fuzz import build_config
+    from conformance.reporting.outputs import FUZZ_JSON
+    from conformance.reporting.report import STDOUT, os_error_text, write_report
 
-    check = build_config(_parsed(fuzz_args))  # one line now, not a failed task later
-    if isinstance(check, str):
-        print(f"{parser.prog}: {check}", file=sys.stderr)
+    # one line now, not a failed task later
+    check = build_config(_parsed(fuzz_args))
+    unwritable = report_file_problem(args.json, FUZZ_JSON)
+    if isinstance(check, str) or unwritable:
+        why = check if isinstance(check, str) else f"--json: {unwritable}"
+        print(f"{parser.prog}: {why}", file=sys.stderr)
         return 2
     tasks = [(tuple(fuzz_args), k, args.shards) for k in range(1, args.shards + 1)]
     try:
@@ -69,10 +80,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     shards = [ShardFile(f"shard {k}", r, k, args.shards) for k, r in enumerate(reports, 1)]
     report = merge_fuzz(shards, ("python", "-m", "conformance.distributed.campaign", *words))
     if args.json:
-        from conformance.reporting.files import write_atomic
-
-        write_atomic(args.json, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
-    print("\n".join(fuzz_lines(report)))
+        try:
+            text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+            write_report(args.json, text, kind=FUZZ_JSON)
+        except OSError as exc:
+            print(
+                f"{parser.prog}: cannot write the report: {os_error_text(exc, args.json)}",
+                file=sys.stderr,
+            )
+            return 2
+    console = sys.stderr if args.json == STDOUT else sys.stdout
+    print("\n".join(fuzz_lines(report)), file=console)
     return int(report["exit_status"])
 
 
