@@ -13,7 +13,7 @@ from collections import Counter
 
 from conformance.fuzz.campaign import LAG, FuzzConfig, plan_for
 from conformance.fuzz.counters import applicable_counters
-from conformance.spec.transcript import shipped_documents
+from conformance.spec.selection import shipped_documents
 
 
 def main() -> None:

@@ -49,7 +49,7 @@ def deck_from_hands(
     hands: Sequence[str], turned_up: str, starter: int = 0, deck_top: str = ""
 ) -> list[str]:
     """The 52-card order that deals ``hands`` (space-separated, per seat) from ``starter``."""
-    from conformance.spec.transcript import expand_deal
+    from conformance.spec.decks import expand_deal
 
     return expand_deal(
         {

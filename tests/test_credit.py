@@ -174,7 +174,7 @@ def test_a_planted_bug_is_credited_to_the_rule_it_breaks(
 
 
 def test_every_planted_bug_names_clauses_of_its_profile() -> None:
-    from conformance.spec.transcript import all_clause_ids
+    from conformance.spec.selection import all_clause_ids
     from tests.mutants.planted import PLANTED
 
     owners = all_clause_ids()
@@ -185,7 +185,8 @@ def test_every_planted_bug_names_clauses_of_its_profile() -> None:
 
 
 def test_step_clauses_are_clauses_of_the_transcript_and_its_profiles() -> None:
-    from conformance.spec.transcript import all_clause_ids, load_corpus
+    from conformance.spec.selection import all_clause_ids
+    from conformance.spec.transcript import load_corpus
 
     owners = all_clause_ids()
     named = 0

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import main
-from conformance.spec.transcript import deck_header, deck_names, deck_words, table_deck
+from conformance.spec.decks import deck_header, deck_names, deck_words, table_deck
 from reference_engine import JhyapError
 from reference_engine.cards import full_deck
 from reference_engine.game import Game

@@ -22,13 +22,8 @@ from conformance.harness.derive import Mode, classify, rule_changes, touched
 from conformance.harness.runner import Case, RunConfig, build_cases
 from conformance.spec import readings
 from conformance.spec.profiles import load_profile
-from conformance.spec.transcript import (
-    Transcript,
-    load_corpus,
-    load_transcript,
-    shipped_documents,
-    with_profile_files,
-)
+from conformance.spec.selection import shipped_documents, with_profile_files
+from conformance.spec.transcript import Transcript, load_corpus, load_transcript
 from tests.cli_helpers import run_reference_in_process
 from tests.conftest import ROOT
 

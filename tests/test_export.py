@@ -17,7 +17,9 @@ from typing import IO, Any
 import pytest
 
 from conformance import cli
-from conformance.spec.transcript import canonical, expand_deal, load_corpus, profiles_for
+from conformance.spec.decks import canonical, expand_deal
+from conformance.spec.selection import profiles_for
+from conformance.spec.transcript import load_corpus
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "transcripts"

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from conformance.harness import replay
 from conformance.harness.runner import build_cases
 from conformance.spec.fastschema import compile_schema
-from conformance.spec.transcript import load_corpus, shipped_documents
+from conformance.spec.selection import shipped_documents
+from conformance.spec.transcript import load_corpus
 from reference_engine.server import COMMANDS, Session
 
 OK_COMMANDS = COMMANDS  # every command's answer has a success schema

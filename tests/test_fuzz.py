@@ -44,7 +44,8 @@ from conformance.fuzz.writer import (
     load_known_divergences,
     steps_of,
 )
-from conformance.spec.transcript import load_transcript, shipped_documents, with_profile_files
+from conformance.spec.selection import shipped_documents, with_profile_files
+from conformance.spec.transcript import load_transcript
 from reference_engine.rules import ReshuffleMoment
 from tests.cli_helpers import jhyap as jhyap_here
 from tests.conftest import ROOT

@@ -22,7 +22,8 @@ from conformance.fuzz.driver import SCHEMA
 from conformance.fuzz.verify import replay_file
 from conformance.harness.inprocess import ReferenceClient
 from conformance.harness.replay import PASSED, replay
-from conformance.spec.transcript import check_transcript_file, load_transcript, shipped_documents
+from conformance.spec.selection import shipped_documents
+from conformance.spec.transcript import check_transcript_file, load_transcript
 from reference_engine.profile import resolve
 from tests.conftest import ROOT
 from tests.mutants.engine import MUTANTS

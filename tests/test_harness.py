@@ -29,7 +29,8 @@ from conformance.harness.client import (
 )
 from conformance.harness.replay import schema_problems, start_message
 from conformance.spec.protocol import protocol_clause_ids
-from conformance.spec.transcript import load_corpus, load_transcript, shipped_documents
+from conformance.spec.selection import shipped_documents
+from conformance.spec.transcript import load_corpus, load_transcript
 from reference_engine.errors import ErrorCode
 from reference_engine.profile import resolve
 from tests.conftest import assert_no_survivors

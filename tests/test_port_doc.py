@@ -14,7 +14,8 @@ import yaml
 
 from conformance import __version__
 from conformance.harness.runner import load_known_failures
-from conformance.spec.transcript import load_corpus, shipped_documents
+from conformance.spec.selection import shipped_documents
+from conformance.spec.transcript import load_corpus
 from tests.cli_helpers import jhyap
 
 ROOT = Path(__file__).resolve().parent.parent

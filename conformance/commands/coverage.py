@@ -19,7 +19,8 @@ from conformance.spec.data import DataNotFound
 from conformance.spec.profiles import ProfileFileError
 from conformance.spec.protocol import OWNER as PROTOCOL
 from conformance.spec.protocol import ProtocolClausesError, protocol_clause_ids
-from conformance.spec.transcript import Transcript, profiles_for, shipped_documents
+from conformance.spec.selection import profiles_for, shipped_documents
+from conformance.spec.transcript import Transcript
 
 from . import ExitCode, Subparsers
 from .checks import clashing_paths, report_file_problem

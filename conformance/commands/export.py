@@ -35,7 +35,8 @@ from conformance.reporting.report import os_error_text
 from conformance.reporting.style import plural
 from conformance.spec import yamlsafe
 from conformance.spec.data import transcripts_dir
-from conformance.spec.transcript import Step, Transcript, raw_line
+from conformance.spec.steps import Step, raw_line
+from conformance.spec.transcript import Transcript
 from reference_engine import bounded_json
 
 from . import ExitCode, Subparsers

@@ -227,7 +227,7 @@ def build_config(args: argparse.Namespace) -> FuzzConfig | str:
     from conformance.harness.runner import InputError
     from conformance.spec.data import DataNotFound, ProfileNotFound
     from conformance.spec.profiles import ProfileFileError
-    from conformance.spec.transcript import shipped_documents, with_profile_files
+    from conformance.spec.selection import shipped_documents, with_profile_files
 
     # The command line's types check these too; pytest --jhyap-fuzz builds its own.
     if args.games is not None and args.games < 1:

@@ -48,7 +48,7 @@ from conformance.reporting.style import Style, plural
 from conformance.reporting.terminal import visible
 from conformance.spec import readings
 from conformance.spec.profiles import ProfileFileError
-from conformance.spec.transcript import with_profile_files
+from conformance.spec.selection import with_profile_files
 
 from . import ExitCode, Subparsers, jobs_count
 from .checks import (

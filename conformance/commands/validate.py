@@ -10,11 +10,8 @@ from typing import Any
 from conformance.reporting.style import plural
 from conformance.spec import data, filecache, protocol, yamlsafe
 from conformance.spec.profiles import Problem, check_profile_document, load_profile
-from conformance.spec.transcript import (
-    check_transcript_file,
-    documents_context,
-    shipped_documents,
-)
+from conformance.spec.selection import shipped_documents
+from conformance.spec.transcript import check_transcript_file, documents_context
 
 from . import ExitCode, Subparsers
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..spec.transcript import raw_line
+from ..spec.steps import raw_line
 
 Json = Any
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from reference_engine.profile import option_specs, resolve
 
-from ..spec.transcript import deck_names, table_deck
+from ..spec.decks import deck_names, table_deck
 from .driver import Divergence, Unsupported
 from .generate import GameSpec, Plan, Request, generate, request
 from .steer import option_samples

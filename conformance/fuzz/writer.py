@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..spec.transcript import Deck, deck_header, deck_names, expand_deal, table_deck
+from ..spec.decks import Deck, deck_header, deck_names, expand_deal, table_deck
 from .driver import UNCHECKABLE_AFTER_GAME, Divergence, step_name
 from .generate import RAW_PROBES, Plan, Request
 

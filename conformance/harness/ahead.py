@@ -20,7 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
-from ..spec.transcript import Step, Transcript
+from ..spec.steps import Step
+from ..spec.transcript import Transcript
 
 DEFAULT_WINDOW: Final = 8
 STATE: Final[Mapping[str, Any]] = {"cmd": "state"}

@@ -37,19 +37,11 @@ from reference_engine.kept import Kept
 from reference_engine.profile import resolve
 
 from ..spec import filecache, memo, readings
+from ..spec.decks import Deck, deck_header, deck_names, deck_words, table_deck
 from ..spec.profiles import rule_defaults
-from ..spec.transcript import (
-    UNCHECKABLE_AFTER_GAME,
-    Deck,
-    Step,
-    Transcript,
-    deck_header,
-    deck_names,
-    deck_words,
-    raw_line,
-    rebuild,
-    table_deck,
-)
+from ..spec.steps import Step, raw_line
+from ..spec.transcript import Transcript, rebuild
+from ..spec.transcript_checks import UNCHECKABLE_AFTER_GAME
 from .compare import checked_fields, strip_vendor
 from .inprocess import ReferenceClient
 from .replay import PASSED, SKIPPED, replay, start_message
@@ -382,7 +374,7 @@ def _nearest_base(
     written_for: Mapping[str, Mapping[str, Json]],
 ) -> tuple[str | None, list[str]]:
     """The profile the transcript was written for whose rules differ least from ``rules``."""
-    from ..spec.transcript import profiles_for
+    from ..spec.selection import profiles_for
 
     best: tuple[int, str, list[str]] | None = None
     new = _rule_leaves(rules)

@@ -20,8 +20,10 @@ import referencing
 import referencing.jsonschema
 
 from ..spec import data
+from ..spec.decks import canonical
 from ..spec.protocol import is_protocol_clause
-from ..spec.transcript import Step, Transcript, canonical, raw_line
+from ..spec.steps import Step, raw_line
+from ..spec.transcript import Transcript
 from . import state_fields as reported
 from .ahead import DEFAULT_WINDOW, LEGAL, STATE, planned_requests, start_message
 from .client import (

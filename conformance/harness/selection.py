@@ -23,16 +23,8 @@ from reference_engine.profile import resolve
 from ..reporting.style import plural
 from ..spec import filecache, readings, wider
 from ..spec.profiles import Problem
-from ..spec.transcript import (
-    Transcript,
-    corpus_files,
-    documents_context,
-    iter_corpus,
-    load_checked,
-    profiles_for,
-    shipped_documents,
-    with_profile_files,
-)
+from ..spec.selection import profiles_for, shipped_documents, with_profile_files
+from ..spec.transcript import Transcript, corpus_files, documents_context, iter_corpus, load_checked
 from .derive import Mode, classify, trusted
 from .known_failures import InputError, KnownFailure, load_known_failures
 

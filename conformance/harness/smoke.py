@@ -19,7 +19,7 @@ from typing import Any, Final, NoReturn
 from reference_engine.profile import resolve
 
 from ..reporting.style import plural
-from ..spec.transcript import shipped_documents
+from ..spec.selection import shipped_documents
 from .client import (
     PROTOCOL_VERSION,
     EngineClient,

@@ -16,7 +16,7 @@ from typing import Any, Final
 from reference_engine.profile import resolve
 
 from ..spec.deal_layout import deal_layout
-from ..spec.transcript import expand_deal, table_deck
+from ..spec.decks import expand_deal, table_deck
 from .derive import NotApplicable, laid_out
 from .inprocess import ReferenceClient
 

@@ -16,7 +16,8 @@ from typing import Any
 import yaml
 
 from ..spec import data
-from ..spec.transcript import Transcript, load_corpus, profiles_for
+from ..spec.selection import profiles_for
+from ..spec.transcript import Transcript, load_corpus
 
 Json = Any
 Document = Mapping[str, Json]

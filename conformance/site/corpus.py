@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..spec.readings import with_alternatives
-from ..spec.transcript import Transcript, profiles_for
+from ..spec.selection import profiles_for
+from ..spec.transcript import Transcript
 from .common import (
     CLAUSES_PAGE,
     CORPUS_INDEX,

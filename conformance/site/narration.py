@@ -8,7 +8,8 @@ from typing import Any
 
 from reference_engine.profile import resolve
 
-from ..spec.transcript import Step, Transcript
+from ..spec.steps import Step
+from ..spec.transcript import Transcript
 from .common import (
     _CARD_RE,
     _RANK_ORDER,

@@ -19,18 +19,14 @@ expectations say so).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from .decks import canonical
+
 Json = Any
 LAYOUT_FIELDS = ("hands", "turned_up", "stock")
-
-
-def _canonical(cards: Iterable[str]) -> list[str]:
-    from .transcript import canonical
-
-    return canonical(cards)
 
 
 def layout_of(
@@ -45,7 +41,7 @@ def layout_of(
     if Counter(order[:dealt]) != Counter(card for hand in hands for card in hand):
         return None
     return {
-        "hands": [_canonical(hand) for hand in hands],
+        "hands": [canonical(hand) for hand in hands],
         "turned_up": turned_up,
         "stock": list(order[dealt + 1 :]),
     }

@@ -7,79 +7,23 @@ import json
 import os
 import stat
 import threading
-from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reference_engine.cards import DECK, JOKER_NAME, RANKS, full_deck
-from reference_engine.errors import JhyapError
-from reference_engine.profile import resolve
-from reference_engine.rules import packs_at
-
-from . import data, filecache, memo, protocol, readings, yamlsafe
+from . import data, filecache, protocol, yamlsafe
 from .deal_layout import with_deal_layouts
-from .profiles import Problem, load_profile, rule_defaults, stringify_keys
+from .decks import Deck, left_out_symbols
+from .profiles import Problem, stringify_keys
+from .selection import Documents, shipped_documents
+from .steps import Step, build_step
+from .transcript_checks import semantic_problems
 
 if TYPE_CHECKING:  # imported when a transcript is checked, not to read a cached one
     import jsonschema
-
-CARD_NAMES = [str(c) for c in DECK]
-RANK_SYMBOLS = RANKS
-# A transcript's deck: (packs, jokers per pack), with a third item, the rank symbols each
-# pack leaves out (e.g. "K"), only for a pack that leaves ranks out.
-Deck = tuple[int, int] | tuple[int, int, str]
-_CANONICAL = {name: i for i, name in enumerate([*CARD_NAMES, JOKER_NAME])}
-ACTION_KEYS = ("call", "throw", "pick", "timeout")
-
-
-@dataclass(frozen=True)
-class Expect:
-    """What an action step must produce: an error code, or events (or just acceptance)."""
-
-    error: str | None = None
-    events: tuple[Mapping[str, Any], ...] | None = None
-    seq_given: bool = False  # whether the transcript states the answer's seq
-    seq: int | None = None
-
-
-@dataclass(frozen=True)
-class Step:
-    """One step: a protocol request to send, or a state check."""
-
-    index: int
-    line: int
-    kind: str  # deal, act, reshuffle, set_option, end_game, check, raw, legal, start
-    request: Mapping[str, Any] | None  # protocol request without seq; None for check, raw
-    check: Mapping[str, Any] | None = None
-    expect: Expect = field(default_factory=Expect)
-    starter: int | None = None  # for a deal given by hands: the starter the engine must report
-    clauses: tuple[str, ...] = ()  # the clauses this step checks; () means the transcript's
-    raw: Mapping[str, Any] | None = None  # a raw step: text, json (+ add_seq) or oversize
-    legal: Any = None  # a legal step: the expected answer (null outside a turn)
-    start_options: Mapping[str, Any] | None = None  # a start step's replacement options
-    start_seats: int | None = None  # a start step's replacement seat count
-    deal: Mapping[str, Any] | None = None  # a deal step's spec as written (hands or order)
-
-    def describe(self) -> str:
-        if self.kind == "check":
-            return "check " + ", ".join(self.check or {})
-        if self.kind == "raw":
-            spec = self.raw or {}
-            if "oversize" in spec:
-                return f"a state request padded to {spec['oversize']} bytes"
-            if "text" in spec:
-                return str(spec["text"])
-            return json.dumps(spec.get("json"), separators=(",", ":"))
-        if self.kind == "legal":
-            return "legal: " + json.dumps(self.legal, separators=(",", ":"))
-        if self.kind == "start":
-            options = "" if self.start_options is None else f" options {dict(self.start_options)}"
-            seats = "" if self.start_seats is None else f" seats {self.start_seats}"
-            return f"start{options}{seats}"
-        return json.dumps(self.request, separators=(",", ":"))
 
 
 @dataclass(frozen=True)
@@ -122,182 +66,6 @@ def _schema_validator() -> jsonschema.protocols.Validator:
     return cls(schema)
 
 
-def canonical(cards: Iterable[str]) -> list[str]:
-    return sorted(cards, key=lambda c: _CANONICAL.get(c, 99))
-
-
-def deck_names(packs: int = 1, jokers: int = 0, left_out: str = "") -> list[str]:
-    """Every card name of a deck of ``packs`` packs with ``jokers`` jokers each, without the
-    ranks ``left_out`` (rank symbols, e.g. ``"K"``), in order."""
-    gone = [RANK_SYMBOLS.index(rank) + 1 for rank in left_out]
-    return [str(c) for c in full_deck(packs, jokers, gone)]
-
-
-def table_deck(rules: Mapping[str, Any], seats: int) -> Deck:
-    """(packs, jokers per pack) a table of ``seats`` plays with under resolved ``rules``, and
-    the ranks each pack leaves out as a third item when it leaves some out."""
-    steps = rules["deck"].get("packs_by_seats") or ()
-    packs = packs_at(((st["from_seats"], st["packs"]) for st in steps), seats)
-    left_out = _left_out(rules["deck"].get("ranks_left_out"))
-    if left_out:
-        return packs, int(rules["deck"]["jokers"]), left_out
-    return packs, int(rules["deck"]["jokers"])
-
-
-def _left_out(ranks: Iterable[str] | None) -> str:
-    """Rank symbols in rank order, as one string: ``["K", "Q"]`` is ``"QK"``."""
-    return "".join(sorted(set(ranks or ()), key=RANK_SYMBOLS.index))
-
-
-def deck_header(deck: Deck) -> dict[str, Any]:
-    """A transcript's ``deck:`` for ``deck``."""
-    header: dict[str, Any] = {"packs": deck[0], "jokers": deck[1]}
-    if len(deck) == 3:
-        header["left_out"] = list(deck[2])
-    return header
-
-
-def deck_words(deck: Deck) -> str:
-    """``deck`` in words, for messages: ``2 packs of 49 cards without K, 1 joker each``."""
-    packs, jokers = deck[0], deck[1]
-    left_out = deck[2] if len(deck) == 3 else ""
-    words = f"{packs} pack{'' if packs == 1 else 's'} of {52 - 4 * len(left_out) + jokers} cards"
-    if left_out:
-        words += f" without {' '.join(left_out)}"
-    if not jokers:
-        return words + ", no jokers"
-    return words + f", {jokers} joker{'' if jokers == 1 else 's'}" + (" each" if packs > 1 else "")
-
-
-def expand_deal(spec: Mapping[str, Any], deck: Deck = (1, 0)) -> list[str]:
-    """The whole card order of a deal step (see docs/transcripts.md).
-
-    ``deck`` is (packs, jokers per pack[, ranks left out]): the cards not named follow in
-    pack order.
-    """
-    if "order" in spec:
-        return list(spec["order"])
-    hands = {int(seat): list(cards) for seat, cards in spec["hands"].items()}
-    seats = sorted(hands)
-    total = max(seats) + 1 if seats else 0
-    starter = int(spec["starter"])
-    order_of_play = sorted(seats, key=lambda s: (s - starter) % max(total, starter + 1))
-    size = max(len(h) for h in hands.values())
-    order: list[str] = []
-    for i in range(size):
-        for seat in order_of_play:
-            if i < len(hands[seat]):
-                order.append(hands[seat][i])
-    order.append(spec["turned_up"])
-    order.extend(spec.get("deck") or [])
-    left = Counter(deck_names(*deck))
-    left.subtract(order)
-    for name in dict.fromkeys(deck_names(*deck)):
-        order.extend([name] * max(0, left[name]))
-    return order
-
-
-def _action(act: Mapping[str, Any]) -> dict[str, Any]:
-    if "call" in act:
-        return {"type": "call"}
-    if "throw" in act:
-        return {"type": "throw", "cards": list(act["throw"])}
-    if "timeout" in act:
-        return {"type": "timeout"}
-    pick = act["pick"]
-    if pick == "deck":
-        return {"type": "pick", "from": "deck"}
-    return {"type": "pick", "from": "offer", "card": pick}
-
-
-def raw_line(spec: Mapping[str, Any], seq: int) -> tuple[bytes, int | None]:
-    """The bytes of a raw step's line (without newline), and the seq the harness put in it."""
-    if "text" in spec:
-        return str(spec["text"]).encode("utf-8"), None
-    if "oversize" in spec:
-        head = json.dumps({"seq": seq, "cmd": "state"}, separators=(",", ":"))
-        return (head[:-1] + " " * (int(spec["oversize"]) - len(head)) + "}").encode(), seq
-    value = spec["json"]
-    if isinstance(value, dict) and "seq" not in value and spec.get("add_seq", True):
-        value = {"seq": seq, **value}
-        put: int | None = seq
-    else:
-        put = None
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8"), put
-
-
-def _build_step(index: int, raw: Mapping[str, Any], line: int, deck: Deck = (1, 0)) -> Step:
-    step = _build_step_kind(index, raw, line, deck)
-    clauses = tuple(raw.get("clauses") or ())
-    # Most steps name no clauses of their own: the default, without a copy of the step.
-    return replace(step, clauses=clauses) if clauses else step
-
-
-def _build_step_kind(index: int, raw: Mapping[str, Any], line: int, deck: Deck = (1, 0)) -> Step:
-    expect_raw = raw.get("expect") or {}
-    expect = Expect(
-        error=expect_raw.get("error"),
-        events=tuple(expect_raw["events"]) if "events" in expect_raw else None,
-        seq_given="seq" in expect_raw,
-        seq=expect_raw.get("seq"),
-    )
-    if "raw" in raw:
-        return Step(index, line, "raw", None, expect=expect, raw=dict(raw["raw"]))
-    if "legal" in raw:
-        return Step(index, line, "legal", {"cmd": "legal"}, legal=raw["legal"])
-    if "start" in raw:
-        spec = raw["start"] or {}
-        return Step(
-            index,
-            line,
-            "start",
-            {"cmd": "start"},
-            expect=expect,
-            start_options=spec.get("options"),
-            start_seats=spec.get("seats"),
-        )
-    if "deal" in raw:
-        spec = raw["deal"]
-        return Step(
-            index,
-            line,
-            "deal",
-            {"cmd": "deal", "deck": expand_deal(spec, deck)},
-            expect=expect,
-            starter=spec.get("starter"),
-            deal=spec,
-        )
-    if "act" in raw:
-        act = raw["act"]
-        return Step(
-            index,
-            line,
-            "act",
-            {"cmd": "act", "seat": act["seat"], "action": _action(act)},
-            expect=expect,
-        )
-    if "reshuffle" in raw:
-        return Step(
-            index,
-            line,
-            "reshuffle",
-            {"cmd": "reshuffle", "order": list(raw["reshuffle"])},
-            expect=expect,
-        )
-    if "set_option" in raw:
-        opt = raw["set_option"]
-        return Step(
-            index,
-            line,
-            "set_option",
-            {"cmd": "set_option", "name": opt["name"], "value": opt["value"]},
-            expect=expect,
-        )
-    if "end_game" in raw:
-        return Step(index, line, "end_game", {"cmd": "end_game"}, expect=expect)
-    return Step(index, line, "check", None, check=dict(raw["check"]))
-
-
 @cache
 def _fast_schema_check() -> Callable[[Any], bool] | None:
     from .fastschema import compile_document
@@ -330,9 +98,6 @@ def _schema_message(error: jsonschema.ValidationError) -> str:
             else f"needs exactly one of 'profiles' or 'where': {error.message}"
         )
     return error.message
-
-
-Documents = Mapping[str, Mapping[str, Any]]
 
 
 def load_transcript(path: str | Path, documents: Documents | None = None) -> Transcript:
@@ -445,7 +210,7 @@ def _load(
         known = _Known(content, doc, value, transcript, step_lines, clean)
         _MEMO.put(kept_as, known)
         return _check_known(known, documents, context, entry)
-    problems = _semantic_problems(doc, value, transcript, documents)
+    problems = semantic_problems(doc, value, transcript, documents)
     return problems, (None if problems else transcript)
 
 
@@ -525,7 +290,7 @@ def _check_known(
     if context is not None and context in known.clean:
         return [], known.transcript
     assert known.doc is not None
-    problems = _semantic_problems(known.doc, known.value, known.transcript, documents)
+    problems = semantic_problems(known.doc, known.value, known.transcript, documents)
     if problems:
         return problems, None
     if context is not None:
@@ -550,9 +315,9 @@ def _transcript(
     """The transcript of schema-valid data, with the lines of its id and of each step."""
     deck_raw = value.get("deck") or {}
     packs, jokers = int(deck_raw.get("packs", 1)), int(deck_raw.get("jokers", 0))
-    left_out = _left_out(deck_raw.get("left_out"))
+    left_out = left_out_symbols(deck_raw.get("left_out"))
     deck: Deck = (packs, jokers, left_out) if left_out else (packs, jokers)
-    built = [_build_step(i, r, step_lines[i], deck) for i, r in enumerate(value.get("steps") or [])]
+    built = [build_step(i, r, step_lines[i], deck) for i, r in enumerate(value.get("steps") or [])]
     steps = with_deal_layouts(built, value["seats"])  # protocol 1.1: the deal's layout too
     return Transcript(
         id=value["id"],
@@ -582,325 +347,6 @@ def rebuild(
     line of each step, by default those of the transcript's steps."""
     step_lines = list(lines) if lines is not None else [s.line for s in transcript.steps]
     return _transcript(transcript.file, value, transcript.line, step_lines)
-
-
-# -- selection -------------------------------------------------------------------
-
-
-@cache
-def shipped_documents() -> dict[str, Mapping[str, Any]]:
-    return {p.stem: load_profile(p) for p in data.shipped_profile_paths()}
-
-
-def _matches(resolved: Mapping[str, Any], where: Mapping[str, Any]) -> bool:
-    defaults = rule_defaults()
-    for path, wanted in where.items():
-        try:
-            actual = readings.param_value(resolved, path)
-        except KeyError:
-            # A parameter a profile leaves out has the schema's default (today's behaviour).
-            if path not in defaults:
-                return False
-            actual = defaults[path]
-        choices = wanted if isinstance(wanted, list) else [wanted]
-        if actual not in choices:
-            return False
-    return True
-
-
-def _deck_of(rules: Mapping[str, Any], seats: int) -> Deck | None:
-    try:
-        return table_deck(rules, seats)
-    except (KeyError, TypeError):
-        return None
-
-
-def profiles_for(
-    transcript: Transcript, documents: Mapping[str, Mapping[str, Any]] | None = None
-) -> list[str]:
-    """The profiles the transcript runs under: those it names (and the declared-readings
-    profiles extending them), in its order, or every profile in id order; then only those
-    whose resolved rules match ``where``."""
-    documents = documents if documents is not None else shipped_documents()
-    if transcript.profiles:
-        named = [p for p in transcript.profiles if p in documents]
-        named += [
-            pid
-            for pid in sorted(documents)
-            if pid not in named and readings.base_id(documents[pid]) in transcript.profiles
-        ]
-    else:
-        named = sorted(documents)
-    if transcript.where is None:
-        return named
-    selected = []
-    for pid in named:
-        # Only the rules are matched: resolving without the clauses copies far less.
-        document = documents[pid]
-        rules_only: dict[str, Any] = {
-            "rules": document.get("rules"),
-            "options": document.get("options"),
-        }
-        try:
-            # Without options the document's rules are already its defaults.
-            resolved = resolve(rules_only, transcript.options) if transcript.options else rules_only
-        except JhyapError:
-            continue
-        # A deal is written for one deck: a condition selects only tables playing it.
-        if (
-            _matches(resolved, transcript.where)
-            and _deck_of(resolved["rules"], transcript.seats) == transcript.deck
-        ):
-            selected.append(pid)
-    return selected
-
-
-def with_profile_files(
-    documents: Documents, names: Sequence[str]
-) -> tuple[dict[str, Mapping[str, Any]], list[str]]:
-    """``documents`` plus the profile files among ``names``; and ``names`` as profile ids.
-
-    A name that is an existing file (or ends in .yaml/.yml) is loaded as a profile, so a
-    variant's own transcripts can name it by its id. ProfileFileError if it is invalid.
-    """
-    merged = dict(documents)
-    ids = []
-    for name in names:
-        if Path(name).is_file() or name.endswith((".yaml", ".yml")):
-            document = load_profile(name)
-            merged[document["id"]] = document
-            ids.append(str(document["id"]))
-        else:
-            ids.append(name)
-    return merged, ids
-
-
-def all_clause_ids(documents: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, str]:
-    """Every clause ID of the shipped profiles, mapped to its profile id (the base
-    profile's, for a declared-readings profile), and every protocol clause, mapped to
-    ``protocol``."""
-    return dict(_clause_owners(documents if documents is not None else shipped_documents()))
-
-
-@memo.by_identity()
-def _clause_owners(documents: Mapping[str, Mapping[str, Any]]) -> Mapping[str, str]:
-    """``all_clause_ids``, remembered for the last few mappings (not to be changed): the
-    corpus checks every transcript against the same one."""
-    owners = {
-        c["id"]: readings.base_id(doc)
-        for doc in documents.values()
-        for c in doc.get("clauses") or []
-    }
-    return {**owners, **dict.fromkeys(protocol.protocol_clause_ids(), protocol.OWNER)}
-
-
-# -- semantic checks ---------------------------------------------------------------
-
-
-def _semantic_problems(
-    doc: yamlsafe.YamlDocument,
-    value: Mapping[str, Any],
-    transcript: Transcript,
-    given: Documents | None = None,
-) -> list[Problem]:
-    problems: list[Problem] = []
-
-    def add(path: Sequence[str | int], message: str) -> None:
-        problems.append(
-            Problem(doc.file, doc.line(path), yamlsafe.format_path(path) or "(top)", message)
-        )
-
-    if Path(doc.file).stem != transcript.id:
-        add(["id"], f"id {transcript.id!r} must match the file name {Path(doc.file).name!r}")
-    try:
-        documents = given if given is not None else shipped_documents()
-    except Exception as exc:  # a broken shipped profile is reported by validating specs/
-        add(["profiles"], f"cannot load the shipped profiles: {exc}")
-        return problems
-    for i, pid in enumerate(transcript.profiles):
-        if pid not in documents:
-            add(
-                ["profiles", i],
-                f"no profile {pid!r}; known: {', '.join(sorted(documents))}",
-            )
-    # A transcript may test only an alternative reading, and is checked under every reading.
-    given_documents = documents
-    documents = readings.with_alternatives(documents)
-    selected = profiles_for(transcript, documents)
-    if not selected and not problems:
-        add(
-            ["where" if transcript.where else "profiles"],
-            "selects no profile, under any reading (check the condition and the options)",
-        )
-    # Alternative readings share their profile's seats: check each profile once. A ruleset
-    # given to a run (a declared-readings file, a variant) is checked only where the
-    # transcript names it: under any other it runs, derived or not applicable, never refused.
-    shipped = shipped_documents() if given is not None else given_documents
-    checked = [
-        p for p in selected if p in given_documents and (p in shipped or p in transcript.profiles)
-    ]
-    for pid in checked or [p for p in selected if p not in given_documents]:
-        try:
-            resolved = (
-                resolve(documents[pid], transcript.options)
-                if transcript.options
-                else documents[pid]
-            )
-        except JhyapError as exc:
-            add(["options"], f"under {pid}: {exc.message}")
-            continue
-        seats = resolved["rules"]["seats"]
-        inside = seats["min"] <= transcript.seats <= seats["max"]
-        played = _deck_of(resolved["rules"], transcript.seats)
-        if inside and played != transcript.deck and transcript.steps:
-            header = deck_header(played or (1, 0))
-            written = ", ".join(f"{k}: {v}".replace("'", "") for k, v in header.items())
-            add(
-                ["deck"],
-                f"{pid} plays {transcript.seats} seats with {deck_words(played or (1, 0))};"
-                f" say so with deck: {{{written}}}",
-            )
-        if not inside and transcript.start_error is None:
-            add(
-                ["seats"],
-                f"{transcript.seats} seats is outside {pid}'s {seats['min']}-{seats['max']}"
-                " (a transcript about a refused table says so with start_error)",
-            )
-    if transcript.start_error is not None and transcript.steps:
-        add(["steps"], "a transcript whose table is refused (start_error) has no steps")
-    clause_owner = _clause_owners(documents)
-    families = {readings.base_id(documents[pid]) for pid in selected}
-    for i, clause in enumerate(transcript.clauses):
-        owner = clause_owner.get(clause)
-        if owner is None:
-            add(["clauses", i], f"no clause {clause!r} in any shipped profile or the protocol")
-        elif selected and owner not in families and owner != protocol.OWNER:
-            add(
-                ["clauses", i],
-                f"clause {clause!r} belongs to {owner}, which this transcript does not run under",
-            )
-    for step in transcript.steps:
-        for j, clause in enumerate(step.clauses):
-            if clause not in clause_owner:
-                add(
-                    ["steps", step.index, "clauses", j],
-                    f"no clause {clause!r} in any shipped profile or the protocol",
-                )
-            elif clause not in transcript.clauses:
-                add(
-                    ["steps", step.index, "clauses", j],
-                    f"clause {clause!r} is not among the transcript's clauses",
-                )
-    _check_steps(value.get("steps") or [], transcript, add)
-    return problems
-
-
-# State fields no rule gives a meaning once the game is over; engines report them differently.
-UNCHECKABLE_AFTER_GAME = ("starter", "dealer")
-
-
-def _check_steps(steps: Sequence[Mapping[str, Any]], transcript: Transcript, add: Any) -> None:
-    in_hand = False
-    dealt = False
-    game_over = False
-    started = not transcript.fresh_engine
-    for i, raw in enumerate(steps):
-        refused = "error" in (raw.get("expect") or {})
-        events = (raw.get("expect") or {}).get("events") or []
-        if "check" in raw and game_over:
-            for name in UNCHECKABLE_AFTER_GAME:
-                if name in raw["check"]:
-                    add(
-                        ["steps", i, "check", name],
-                        f"{name} means nothing once the game is over; do not check it",
-                    )
-        game_over = game_over or any(
-            isinstance(e, Mapping) and e.get("type") == "game_ended" for e in events
-        )
-        if any(isinstance(e, Mapping) and e.get("type") == "round_ended" for e in events):
-            in_hand = False  # a hand may end without a call (the deck ran out)
-        if "start" in raw:
-            if not refused:
-                started, in_hand, dealt, game_over = True, False, False, False
-            continue
-        if not started and ("check" in raw or "legal" in raw or (not refused and "raw" not in raw)):
-            kind = next(k for k in raw if k not in ("expect", "note", "clauses"))
-            add(["steps", i, kind], "before the table is started a step must expect an error")
-        if "seq" in (raw.get("expect") or {}) and "raw" not in raw:
-            add(["steps", i, "expect", "seq"], "only a raw step may state the answer's seq")
-        if "deal" in raw:
-            spec = raw["deal"]
-            _check_deal(spec, transcript.seats, ["steps", i, "deal"], add, transcript.deck)
-            if in_hand and not refused:
-                add(["steps", i, "deal"], "a deal in the middle of a hand (no call ended it)")
-            in_hand = in_hand or not refused
-            dealt = True
-        elif "act" in raw:
-            act = raw["act"]
-            if not dealt:
-                add(["steps", i, "act"], "an action before any deal")
-            if not 0 <= act["seat"] < transcript.seats and not refused:
-                add(
-                    ["steps", i, "act", "seat"],
-                    f"no seat {act['seat']} at {transcript.seats} seats",
-                )
-            cards = list(act.get("throw") or []) + (
-                [act["pick"]] if "pick" in act and act["pick"] != "deck" else []
-            )
-            for card in cards:
-                if card not in _CANONICAL and not refused:
-                    add(["steps", i, "act"], f"{card!r} is not a card")
-            if "call" in act and not refused:
-                in_hand = False
-        elif "reshuffle" in raw:
-            order = raw["reshuffle"]
-            if transcript.deck == (1, 0) and len(set(order)) != len(order):
-                add(["steps", i, "reshuffle"], "a card appears twice in the reshuffle order")
-        elif ("set_option" in raw or "end_game" in raw) and in_hand and not refused:
-            key = "set_option" if "set_option" in raw else "end_game"
-            add(["steps", i, key], f"{key} during a hand must expect an error (wrong_phase)")
-
-
-def _check_deal(
-    spec: Mapping[str, Any],
-    seats: int,
-    path: list[str | int],
-    add: Any,
-    deck: Deck = (1, 0),
-) -> None:
-    all_names = deck_names(*deck)
-    if "order" in spec:
-        order = spec["order"]
-        if deck != (1, 0):
-            if Counter(order) != Counter(all_names):
-                add([*path, "order"], f"must hold the deck's {len(all_names)} cards")
-            return
-        if sorted(order) != sorted(CARD_NAMES):
-            twice = sorted({c for c in order if order.count(c) > 1})
-            add(
-                [*path, "order"],
-                "must hold the 52 cards once each"
-                + (f"; twice: {' '.join(twice)}" if twice else ""),
-            )
-        return
-    hands = spec["hands"]
-    named: list[str] = [c for cards in hands.values() for c in cards]
-    named.append(spec["turned_up"])
-    named.extend(spec.get("deck") or [])
-    available = Counter(all_names)
-    seen: Counter[str] = Counter()
-    for card in named:
-        seen[card] += 1
-        if seen[card] > available[card]:
-            add(path, f"card {card} is dealt twice" if deck == (1, 0) else f"too many {card}")
-    sizes = {len(cards) for cards in hands.values()}
-    if len(sizes) > 1:
-        add([*path, "hands"], "every hand must have the same number of cards")
-    for seat in hands:
-        if not 0 <= int(seat) < seats:
-            add([*path, "hands", seat], f"no seat {seat} at {seats} seats")
-    if str(spec["starter"]) not in {str(s) for s in hands}:
-        add([*path, "starter"], f"starter {spec['starter']} is not dealt a hand")
 
 
 def corpus_files(root: Path | None = None) -> list[Path]:
@@ -968,19 +414,14 @@ def iter_corpus(
 
 
 __all__ = [
-    "Expect",
-    "Step",
     "Transcript",
     "TranscriptError",
-    "canonical",
     "check_transcript_file",
     "corpus_files",
-    "expand_deal",
     "iter_corpus",
     "keep_parsed",
     "load_checked",
     "load_corpus",
     "load_transcript",
-    "profiles_for",
     "rebuild",
 ]

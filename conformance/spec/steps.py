@@ -1,0 +1,158 @@
+"""A transcript's steps: what each sends or checks, built from its YAML."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .decks import Deck, expand_deal
+
+
+@dataclass(frozen=True)
+class Expect:
+    """What an action step must produce: an error code, or events (or just acceptance)."""
+
+    error: str | None = None
+    events: tuple[Mapping[str, Any], ...] | None = None
+    seq_given: bool = False  # whether the transcript states the answer's seq
+    seq: int | None = None
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step: a protocol request to send, or a state check."""
+
+    index: int
+    line: int
+    kind: str  # deal, act, reshuffle, set_option, end_game, check, raw, legal, start
+    request: Mapping[str, Any] | None  # protocol request without seq; None for check, raw
+    check: Mapping[str, Any] | None = None
+    expect: Expect = field(default_factory=Expect)
+    starter: int | None = None  # for a deal given by hands: the starter the engine must report
+    clauses: tuple[str, ...] = ()  # the clauses this step checks; () means the transcript's
+    raw: Mapping[str, Any] | None = None  # a raw step: text, json (+ add_seq) or oversize
+    legal: Any = None  # a legal step: the expected answer (null outside a turn)
+    start_options: Mapping[str, Any] | None = None  # a start step's replacement options
+    start_seats: int | None = None  # a start step's replacement seat count
+    deal: Mapping[str, Any] | None = None  # a deal step's spec as written (hands or order)
+
+    def describe(self) -> str:
+        if self.kind == "check":
+            return "check " + ", ".join(self.check or {})
+        if self.kind == "raw":
+            spec = self.raw or {}
+            if "oversize" in spec:
+                return f"a state request padded to {spec['oversize']} bytes"
+            if "text" in spec:
+                return str(spec["text"])
+            return json.dumps(spec.get("json"), separators=(",", ":"))
+        if self.kind == "legal":
+            return "legal: " + json.dumps(self.legal, separators=(",", ":"))
+        if self.kind == "start":
+            options = "" if self.start_options is None else f" options {dict(self.start_options)}"
+            seats = "" if self.start_seats is None else f" seats {self.start_seats}"
+            return f"start{options}{seats}"
+        return json.dumps(self.request, separators=(",", ":"))
+
+
+def _action(act: Mapping[str, Any]) -> dict[str, Any]:
+    if "call" in act:
+        return {"type": "call"}
+    if "throw" in act:
+        return {"type": "throw", "cards": list(act["throw"])}
+    if "timeout" in act:
+        return {"type": "timeout"}
+    pick = act["pick"]
+    if pick == "deck":
+        return {"type": "pick", "from": "deck"}
+    return {"type": "pick", "from": "offer", "card": pick}
+
+
+def raw_line(spec: Mapping[str, Any], seq: int) -> tuple[bytes, int | None]:
+    """The bytes of a raw step's line (without newline), and the seq the harness put in it."""
+    if "text" in spec:
+        return str(spec["text"]).encode("utf-8"), None
+    if "oversize" in spec:
+        head = json.dumps({"seq": seq, "cmd": "state"}, separators=(",", ":"))
+        return (head[:-1] + " " * (int(spec["oversize"]) - len(head)) + "}").encode(), seq
+    value = spec["json"]
+    if isinstance(value, dict) and "seq" not in value and spec.get("add_seq", True):
+        value = {"seq": seq, **value}
+        put: int | None = seq
+    else:
+        put = None
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8"), put
+
+
+def build_step(index: int, raw: Mapping[str, Any], line: int, deck: Deck = (1, 0)) -> Step:
+    step = _build_step_kind(index, raw, line, deck)
+    clauses = tuple(raw.get("clauses") or ())
+    # Most steps name no clauses of their own: the default, without a copy of the step.
+    return replace(step, clauses=clauses) if clauses else step
+
+
+def _build_step_kind(index: int, raw: Mapping[str, Any], line: int, deck: Deck = (1, 0)) -> Step:
+    expect_raw = raw.get("expect") or {}
+    expect = Expect(
+        error=expect_raw.get("error"),
+        events=tuple(expect_raw["events"]) if "events" in expect_raw else None,
+        seq_given="seq" in expect_raw,
+        seq=expect_raw.get("seq"),
+    )
+    if "raw" in raw:
+        return Step(index, line, "raw", None, expect=expect, raw=dict(raw["raw"]))
+    if "legal" in raw:
+        return Step(index, line, "legal", {"cmd": "legal"}, legal=raw["legal"])
+    if "start" in raw:
+        spec = raw["start"] or {}
+        return Step(
+            index,
+            line,
+            "start",
+            {"cmd": "start"},
+            expect=expect,
+            start_options=spec.get("options"),
+            start_seats=spec.get("seats"),
+        )
+    if "deal" in raw:
+        spec = raw["deal"]
+        return Step(
+            index,
+            line,
+            "deal",
+            {"cmd": "deal", "deck": expand_deal(spec, deck)},
+            expect=expect,
+            starter=spec.get("starter"),
+            deal=spec,
+        )
+    if "act" in raw:
+        act = raw["act"]
+        return Step(
+            index,
+            line,
+            "act",
+            {"cmd": "act", "seat": act["seat"], "action": _action(act)},
+            expect=expect,
+        )
+    if "reshuffle" in raw:
+        return Step(
+            index,
+            line,
+            "reshuffle",
+            {"cmd": "reshuffle", "order": list(raw["reshuffle"])},
+            expect=expect,
+        )
+    if "set_option" in raw:
+        opt = raw["set_option"]
+        return Step(
+            index,
+            line,
+            "set_option",
+            {"cmd": "set_option", "name": opt["name"], "value": opt["value"]},
+            expect=expect,
+        )
+    if "end_game" in raw:
+        return Step(index, line, "end_game", {"cmd": "end_game"}, expect=expect)
+    return Step(index, line, "check", None, check=dict(raw["check"]))
