@@ -30,7 +30,8 @@ sys.path.insert(0, str(ROOT))
 
 from conformance.harness.credit import clause_parameters  # noqa: E402
 from conformance.harness.inprocess import ReferenceClient  # noqa: E402
-from conformance.harness.replay import Outcome, replay  # noqa: E402
+from conformance.harness.outcome import Outcome  # noqa: E402
+from conformance.harness.replay import replay  # noqa: E402
 from conformance.harness.selection import Case, load_selection  # noqa: E402
 from tests.mutants.planted import PLANTED, planted  # noqa: E402
 from tests.mutants.rules import MUTANTS, applied  # noqa: E402

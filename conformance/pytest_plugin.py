@@ -38,7 +38,7 @@ from _pytest._code.code import (
 )
 
 if TYPE_CHECKING:
-    from .harness.replay import Outcome
+    from .harness.outcome import Outcome
     from .harness.runner import Case, EngineWorker, RunConfig
     from .reporting.report import RerunInfo
 
@@ -471,7 +471,7 @@ class JhyapItem(_ExplainedItem):
             self.add_marker(MODE_MARKERS[case.mode.value])
 
     def runtest(self) -> None:
-        from .harness.replay import NOT_APPLICABLE, NOT_CHECKED, PASSED, SKIPPED, XFAIL
+        from .harness.outcome import NOT_APPLICABLE, NOT_CHECKED, PASSED, SKIPPED, XFAIL
         from .reporting.report import failure_block, headline
 
         # How the case runs under its ruleset, in the JUnit XML pytest writes and to plugins.

@@ -14,7 +14,7 @@ import referencing.jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conformance.harness import replay
+from conformance.harness import replay, response_schemas
 from conformance.harness.runner import build_cases
 from conformance.spec.fastschema import compile_schema
 from conformance.spec.selection import shipped_documents
@@ -59,19 +59,19 @@ def responses() -> list[tuple[str, dict[str, Any]]]:
 
 
 def _library_valid(cmd: str, response: Any) -> bool:
-    return not list(replay._validator(_ref(cmd, response)).iter_errors(response))
+    return not list(response_schemas._validator(_ref(cmd, response)).iter_errors(response))
 
 
 def _compiled(cmd: str, response: Any) -> bool:
-    check = replay._fast_check(_ref(cmd, response))
+    check = response_schemas._fast_check(_ref(cmd, response))
     assert check is not None
     return check(response)
 
 
 def test_every_protocol_schema_compiles() -> None:
     for cmd in OK_COMMANDS:
-        assert replay._fast_check(f"response-ok.schema.json#/$defs/{cmd}") is not None
-    assert replay._fast_check("response-error.schema.json") is not None
+        assert response_schemas._fast_check(f"response-ok.schema.json#/$defs/{cmd}") is not None
+    assert response_schemas._fast_check("response-error.schema.json") is not None
 
 
 def test_the_reference_engines_answers_pass_both() -> None:
@@ -142,7 +142,7 @@ def test_compiled_and_library_agree_on_broken_answers(
 
 def test_schema_problems_keeps_the_librarys_messages() -> None:
     answer = {"seq": 1, "ok": True, "events": [{"type": "called", "seat": -1, "value": 3}]}
-    assert replay.schema_problems("act", answer) == [
+    assert response_schemas.schema_problems("act", answer) == [
         "common.schema.json#/$defs/seat/minimum: -1 is less than the minimum of 0 "
         "(at $.events[0].seat)"
     ]

@@ -21,7 +21,8 @@ from conformance.fuzz.counters import AT_THRESHOLD, CUTS, SEVERAL_LOWEST, applic
 from conformance.fuzz.driver import SCHEMA
 from conformance.fuzz.verify import replay_file
 from conformance.harness.inprocess import ReferenceClient
-from conformance.harness.replay import PASSED, replay
+from conformance.harness.outcome import PASSED
+from conformance.harness.replay import replay
 from conformance.spec.selection import shipped_documents
 from conformance.spec.transcript import check_transcript_file, load_transcript
 from reference_engine.profile import resolve

@@ -27,7 +27,8 @@ from conformance.harness.client import (
     EngineTimeout,
     ProtocolViolation,
 )
-from conformance.harness.replay import schema_problems, start_message
+from conformance.harness.replay import start_message
+from conformance.harness.response_schemas import schema_problems
 from conformance.spec.protocol import protocol_clause_ids
 from conformance.spec.selection import shipped_documents
 from conformance.spec.transcript import load_corpus, load_transcript
@@ -945,7 +946,7 @@ def test_junit_survives_control_characters_in_engine_stderr(
 def test_progress_bar_on_a_terminal() -> None:
     import io
 
-    from conformance.harness.replay import Outcome
+    from conformance.harness.outcome import Outcome
     from conformance.reporting.report import Progress
 
     stream = io.StringIO()
@@ -982,9 +983,9 @@ def test_harness_requests_match_the_request_schema() -> None:
     import jsonschema
     import referencing
 
-    from conformance.harness.replay import _schema_registry
+    from conformance.harness.response_schemas import schema_registry
 
-    registry: referencing.Registry[Any] = _schema_registry()
+    registry: referencing.Registry[Any] = schema_registry()
     validator = jsonschema.Draft202012Validator(
         {"$ref": "https://jhyap-conformance.org/schema/protocol/request.schema.json"},
         registry=registry,

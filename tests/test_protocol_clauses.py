@@ -13,7 +13,7 @@ import pytest
 
 from conformance.commands.coverage import coverage
 from conformance.harness.client import EngineInfo
-from conformance.harness.replay import FAILED, PASSED, XFAIL, XPASS, Outcome
+from conformance.harness.outcome import FAILED, PASSED, XFAIL, XPASS, Outcome
 from conformance.harness.runner import RunResult
 from conformance.reporting.report import RerunInfo, failure_block, summary_lines
 from conformance.spec.protocol import check_catalogue, protocol_clause_ids, protocol_clauses

@@ -18,7 +18,7 @@ from lxml import etree
 
 from conformance import __version__, cli
 from conformance.harness.client import EngineInfo
-from conformance.harness.replay import Outcome
+from conformance.harness.outcome import Outcome
 from conformance.harness.runner import RunResult
 from conformance.reporting.report import ReportContext, json_report, junit_report
 
@@ -170,7 +170,7 @@ def test_later_keys_are_allowed_where_the_schema_says_so(
 
 
 def test_every_status_of_the_schema_is_a_status_of_the_harness() -> None:
-    from conformance.harness.replay import STATUSES
+    from conformance.harness.outcome import STATUSES
 
     schema = json.loads(SCHEMA.read_text("utf-8"))
     outcome = schema["$defs"]["outcome"]
@@ -230,7 +230,7 @@ def test_paths_outside_the_working_directory_are_relative_to_the_corpus(
 
 
 def test_every_outcome_makes_a_valid_report() -> None:
-    from conformance.harness.replay import STATUSES
+    from conformance.harness.outcome import STATUSES
 
     outcomes = [
         Outcome(

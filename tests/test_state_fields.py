@@ -15,7 +15,7 @@ from lxml import etree
 
 from conformance import cli
 from conformance.harness.client import EngineInfo
-from conformance.harness.replay import schema_problems
+from conformance.harness.response_schemas import schema_problems
 from conformance.harness.state_fields import (
     STATE_FIELDS,
     anything_checked,

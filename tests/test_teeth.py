@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.harness.replay import FAILED, Outcome
+from conformance.harness.outcome import FAILED, Outcome
 from conformance.harness.runner import (
     Case,
     RunConfig,

@@ -37,7 +37,8 @@ from ..harness.client import (
     ProtocolViolation,
 )
 from ..harness.compare import compare_check, compare_events
-from ..harness.replay import COMMANDS, SKIP_CODES, schema_problems
+from ..harness.replay import COMMANDS, SKIP_CODES
+from ..harness.response_schemas import schema_problems
 from .generate import Plan, Request
 
 Json = Any

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from reference_engine.profile import resolve
 
 from ..harness.client import EngineClient
-from ..harness.replay import PASSED, Outcome, replay
+from ..harness.outcome import PASSED, Outcome
+from ..harness.replay import replay
 from ..spec.transcript import check_transcript_file, load_transcript
 from .driver import Divergence
 from .plan import Plan

@@ -44,7 +44,8 @@ from ..spec.transcript import Transcript, rebuild
 from ..spec.transcript_checks import UNCHECKABLE_AFTER_GAME
 from .compare import checked_fields, strip_vendor
 from .inprocess import ReferenceClient
-from .replay import PASSED, SKIPPED, replay, start_message
+from .outcome import PASSED, SKIPPED
+from .replay import replay, start_message
 
 Json = Any
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..spec import strictjson, yamlsafe
-from .replay import CRASHED, NOT_PASSED, PASSED, TIMED_OUT, XFAIL, XPASS, Outcome
+from .outcome import CRASHED, NOT_PASSED, PASSED, TIMED_OUT, XFAIL, XPASS, Outcome
 
 if TYPE_CHECKING:
     from ..spec.transcript import Transcript

@@ -8,18 +8,11 @@ failures (crash, timeout, protocol violation) become outcomes too, never excepti
 from __future__ import annotations
 
 import contextlib
-import json
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache
 from typing import Any, Final, Protocol
 
-import jsonschema
-import referencing
-import referencing.jsonschema
-
-from ..spec import data
 from ..spec.decks import canonical
 from ..spec.protocol import is_protocol_clause
 from ..spec.steps import Step, raw_line
@@ -42,23 +35,19 @@ from .compare import (
     strip_vendor,
 )
 from .credit import clause_parameters, focused, rule_paths, step_family
-
-PASSED: Final = "passed"
-FAILED: Final = "failed"
-ERRORED: Final = "errored"
-CRASHED: Final = "crashed"
-TIMED_OUT: Final = "timed_out"
-SKIPPED: Final = "skipped"
-XFAIL: Final = "xfail"
-XPASS: Final = "xpass"
-# The ruleset declared cannot play the transcript's setup (seats, deck, an option value).
-NOT_APPLICABLE: Final = "not_applicable"
-# Every check needs a state field the engine does not report (state_fields.py).
-NOT_CHECKED: Final = "not_checked"
-_RAN: Final = (PASSED, FAILED, ERRORED, CRASHED, TIMED_OUT, SKIPPED, XFAIL, XPASS)
-STATUSES: Final = (*_RAN, NOT_APPLICABLE, NOT_CHECKED)
-OK_STATUSES: Final = frozenset({PASSED, SKIPPED, XFAIL, NOT_APPLICABLE, NOT_CHECKED})
-NOT_PASSED: Final = frozenset({FAILED, ERRORED, CRASHED, TIMED_OUT})
+from .outcome import (
+    CRASHED,
+    ERRORED,
+    FAILED,
+    NOT_CHECKED,
+    PASSED,
+    SKIPPED,
+    TIMED_OUT,
+    Outcome,
+    describe_step,
+    shortened,
+)
+from .response_schemas import schema_problems
 
 REFUSAL_CLAUSE: Final = "protocol.messages.refusal-changes-nothing"
 # The protocol clauses a failure is credited to when the answer itself is malformed,
@@ -74,197 +63,6 @@ COMMANDS: Final = frozenset(
 # Answers that mean "this engine does not play that", not "this engine is wrong".
 SKIP_CODES: Final = frozenset({"unsupported_profile", "unsupported_option", "unsupported_command"})
 STDERR_LINES: Final = 20
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What happened to one (transcript, profile) case.
-
-    ``step`` counts from 1 (0 is the ``start`` request); ``line`` is that step's line
-    in ``file``. ``expected``/``actual`` are JSON-like values for the report.
-    ``clauses`` are the clauses the outcome is credited to under ``profile``: a pass, the
-    transcript's; a failure, the failing step's (or the protocol clause the answer broke).
-    """
-
-    status: str
-    transcript_id: str
-    profile: str
-    clauses: tuple[str, ...] = ()
-    file: str = ""
-    line: int = 0
-    step: int | None = None
-    step_description: str = ""
-    request: Mapping[str, Any] | None = None
-    expected: Any = None
-    actual: Any = None
-    differences: tuple[str, ...] = ()
-    reason: str = ""
-    stderr_tail: tuple[str, ...] = ()
-    state_diff: bool = False  # differences compare the state before and after a refusal
-    focus: int = 0  # how many of ``clauses`` (the first) what differed points at
-    duration: float = 0.0
-    known_failure: str | None = None  # the known-failures entry's reason, for xfail/xpass
-    # How the case ran under its ruleset (conformance.harness.derive.Mode): "as_written",
-    # "derived" (the expectations are the reference engine's) or "not_applicable"; why,
-    # for the last two; the profile the transcript was written for that it was set
-    # against; and, for a failure, the parameters the ruleset changes that the step touches.
-    mode: str = "as_written"
-    mode_note: str = ""
-    base: str | None = None
-    changed: tuple[str, ...] = ()
-    not_checked: tuple[str, ...] = ()  # checkpoint fields the engine does not report
-
-    @property
-    def ok(self) -> bool:
-        return self.status in OK_STATUSES
-
-
-def describe_step(step: Step) -> str:
-    """A step in words, for reports."""
-    req = step.request or {}
-    text: str
-    if step.kind == "check":
-        text = "check " + ", ".join(step.check or {})
-    elif step.kind == "raw":
-        spec = step.raw or {}
-        if "oversize" in spec:
-            text = f"a line of {spec['oversize']} bytes"
-        else:
-            shown = spec["text"] if "text" in spec else show(spec.get("json"))
-            text = f"the raw line {_short(str(shown))}"
-    elif step.kind == "legal":
-        text = "legal"
-    elif step.kind == "start":
-        text = "start" + (f" with options {show(step.start_options)}" if step.start_options else "")
-        text += f" at {step.start_seats} seats" if step.start_seats is not None else ""
-    elif step.kind == "deal":
-        text = "deal" + (
-            f" (starter {step.starter})" if step.starter is not None else " (52-card order)"
-        )
-    elif step.kind == "act":
-        action = req.get("action") or {}
-        seat = req.get("seat")
-        kind = action.get("type")
-        if kind == "throw":
-            text = f"seat {seat} throws {' '.join(map(str, action.get('cards', [])))}"
-        elif kind == "pick" and action.get("from") == "deck":
-            text = f"seat {seat} picks from the deck"
-        elif kind == "pick":
-            text = f"seat {seat} picks {action.get('card')} from the offer"
-        elif kind == "call":
-            text = f"seat {seat} calls"
-        else:
-            text = f"seat {seat} times out"
-    elif step.kind == "reshuffle":
-        text = f"reshuffle ({len(req.get('order', []))} cards)"
-    elif step.kind == "set_option":
-        text = f"set_option {req.get('name')} = {show(req.get('value'))}"
-    else:
-        text = step.kind
-    if step.expect.error:
-        text += f" (expects {step.expect.error})"
-    return text
-
-
-def _short(text: str, limit: int = 120) -> str:
-    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
-
-
-# -- protocol schemas (on unless --no-validate-protocol) --------------------------------
-
-SCHEMA_BASE: Final = "https://jhyap-conformance.org/schema/protocol/"
-
-
-@cache
-def _schema_registry() -> referencing.Registry[Any]:
-    resources = []
-    for path in sorted((data.schema_dir() / "protocol").glob("*.schema.json")):
-        contents = json.loads(path.read_text("utf-8"))
-        _index_locations(contents, path.name, "")
-        resources.append(
-            (contents["$id"], referencing.jsonschema.DRAFT202012.create_resource(contents))
-        )
-    return referencing.Registry().with_resources(resources)
-
-
-# Every subschema object of the loaded schemas, by identity, to its file and JSON pointer:
-# validation errors carry the subschema itself, and this names where it is written.
-_LOCATIONS: dict[int, str] = {}
-_KEEP_ALIVE: list[Any] = []
-
-
-def _index_locations(node: Any, file: str, pointer: str) -> None:
-    if isinstance(node, dict):
-        _LOCATIONS[id(node)] = f"{file}#{pointer}"
-        _KEEP_ALIVE.append(node)
-        for key, value in node.items():
-            escaped = str(key).replace("~", "~0").replace("/", "~1")
-            _index_locations(value, file, f"{pointer}/{escaped}")
-    elif isinstance(node, list):
-        for i, value in enumerate(node):
-            _index_locations(value, file, f"{pointer}/{i}")
-
-
-@cache
-def _fast_check(ref: str) -> Callable[[Any], bool] | None:
-    from ..spec.fastschema import compile_schema
-
-    return compile_schema(SCHEMA_BASE + ref, _schema_registry())
-
-
-@cache
-def _validator(ref: str) -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator({"$ref": SCHEMA_BASE + ref}, registry=_schema_registry())
-
-
-def _location(error: jsonschema.ValidationError, ref: str) -> str:
-    """The failing keyword as ``file#/pointer``: ``event.schema.json#/$defs/dealt/required``."""
-    where = _LOCATIONS.get(id(error.schema))
-    if where is not None:
-        return f"{where}/{error.validator}"
-    return f"{ref.split('#')[0]}#/" + "/".join(str(p) for p in error.absolute_schema_path)
-
-
-def _leaves(error: jsonschema.ValidationError) -> list[jsonschema.ValidationError]:
-    """The errors that explain ``error``: inside a oneOf, those of the branch it meant."""
-    if not error.context:
-        return [error]
-    branches: dict[int, list[jsonschema.ValidationError]] = {}
-    for sub in error.context:
-        branches.setdefault(int(sub.relative_schema_path[0]), []).append(sub)
-    # The branch whose "type" discriminator matched is the one the engine meant.
-    meant = [
-        errs
-        for errs in branches.values()
-        if not any(e.validator == "const" and list(e.relative_path) == ["type"] for e in errs)
-    ]
-    if len(meant) == 1:
-        return [leaf for sub in meant[0] for leaf in _leaves(sub)]
-    return [error]
-
-
-def _message(error: jsonschema.ValidationError) -> str:
-    wanted = error.schema.get("contains") if isinstance(error.schema, dict) else None
-    if error.validator == "contains" and isinstance(wanted, dict) and "const" in wanted:
-        # jsonschema's own message does not say which item is missing.
-        return f"{error.instance!r} does not list {wanted['const']!r}"
-    return error.message
-
-
-def schema_problems(cmd: str, response: Mapping[str, Any]) -> list[str]:
-    """Where ``response`` (to ``cmd``) breaks schema/protocol/: ``schema path: message (at
-    instance path)`` for each violation, the schema path naming the file and keyword."""
-    if response.get("ok") is True:
-        ref = f"response-ok.schema.json#/$defs/{cmd}"
-    else:
-        ref = "response-error.schema.json"
-    from ..spec.fastschema import library_errors
-
-    problems = []
-    for error in library_errors(_fast_check(ref), _validator(ref), response):
-        for leaf in _leaves(error):
-            problems.append(f"{_location(leaf, ref)}: {_message(leaf)} (at {leaf.json_path})")
-    return sorted(set(problems))
 
 
 # -- replay ----------------------------------------------------------------------------
@@ -352,7 +150,7 @@ def _send_raw(ctx: _Context, step: Step) -> dict[str, Any]:
     spec = step.raw or {}
     line, put = raw_line(spec, ctx.client.next_seq)
     text = line.decode("utf-8", "replace")
-    shown = _short(text, 300) if len(line) < 4096 else f"({len(line)} bytes)"
+    shown = shortened(text, 300) if len(line) < 4096 else f"({len(line)} bytes)"
     ctx.request = {"raw": shown}
     response = ctx.client.send_raw(line)
     wanted = step.expect.seq if step.expect.seq_given else put
@@ -814,24 +612,8 @@ def replay(
 
 
 __all__ = [
-    "CRASHED",
-    "ERRORED",
-    "FAILED",
-    "NOT_APPLICABLE",
-    "NOT_CHECKED",
-    "NOT_PASSED",
-    "OK_STATUSES",
-    "PASSED",
-    "SKIPPED",
-    "STATUSES",
-    "TIMED_OUT",
-    "XFAIL",
-    "XPASS",
-    "Outcome",
     "check_requirements",
     "credited_clauses",
-    "describe_step",
     "replay",
-    "schema_problems",
     "start_message",
 ]

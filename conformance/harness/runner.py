@@ -25,17 +25,9 @@ from .known_failures import (
     known_failure_warnings,
     load_known_failures,
 )
-from .replay import (
-    ERRORED,
-    FAILED,
-    NOT_APPLICABLE,
-    XFAIL,
-    XPASS,
-    Outcome,
-    credited_clauses,
-    replay,
-    schema_problems,
-)
+from .outcome import ERRORED, FAILED, NOT_APPLICABLE, XFAIL, XPASS, Outcome
+from .replay import credited_clauses, replay
+from .response_schemas import schema_problems
 from .sandbox import EngineLimits
 from .selection import (
     Case,

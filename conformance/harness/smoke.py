@@ -30,7 +30,8 @@ from .client import (
     ProtocolViolation,
 )
 from .processes import signal_name
-from .replay import SKIP_CODES, schema_problems
+from .replay import SKIP_CODES
+from .response_schemas import schema_problems
 from .sandbox import EngineLimits
 from .smoke_plan import FIXED, CannotPlan, Turn, plan_for
 from .smoke_points import POINT_NAMES, Verdict, check_point, points

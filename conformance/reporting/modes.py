@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from ..harness.replay import NOT_APPLICABLE, Outcome
+from ..harness.outcome import NOT_APPLICABLE, Outcome
 from .style import plural
 
 WRITTEN: Final = "as_written"

@@ -21,7 +21,7 @@ from reference_engine.messages import clip_words
 
 from ..harness.compare import show
 from ..harness.known_failures import NOT_EXCUSED
-from ..harness.replay import (
+from ..harness.outcome import (
     CRASHED,
     ERRORED,
     FAILED,

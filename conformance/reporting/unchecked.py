@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from ..harness.replay import NOT_CHECKED, Outcome
+from ..harness.outcome import NOT_CHECKED, Outcome
 from .style import plural
 
 MAX_CASES = 20  # cases listed in the console; the JSON report lists every one

@@ -1,0 +1,109 @@
+"""The protocol's JSON Schemas (schema/protocol/) as the harness checks answers with them:
+on unless ``--no-validate-protocol``; each violation names the schema file and keyword."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from functools import cache
+from typing import Any, Final
+
+import jsonschema
+import referencing
+import referencing.jsonschema
+
+from ..spec import data
+
+SCHEMA_BASE: Final = "https://jhyap-conformance.org/schema/protocol/"
+
+
+@cache
+def schema_registry() -> referencing.Registry[Any]:
+    resources = []
+    for path in sorted((data.schema_dir() / "protocol").glob("*.schema.json")):
+        contents = json.loads(path.read_text("utf-8"))
+        _index_locations(contents, path.name, "")
+        resources.append(
+            (contents["$id"], referencing.jsonschema.DRAFT202012.create_resource(contents))
+        )
+    return referencing.Registry().with_resources(resources)
+
+
+# Every subschema object of the loaded schemas, by identity, to its file and JSON pointer:
+# validation errors carry the subschema itself, and this names where it is written.
+_LOCATIONS: dict[int, str] = {}
+_KEEP_ALIVE: list[Any] = []
+
+
+def _index_locations(node: Any, file: str, pointer: str) -> None:
+    if isinstance(node, dict):
+        _LOCATIONS[id(node)] = f"{file}#{pointer}"
+        _KEEP_ALIVE.append(node)
+        for key, value in node.items():
+            escaped = str(key).replace("~", "~0").replace("/", "~1")
+            _index_locations(value, file, f"{pointer}/{escaped}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            _index_locations(value, file, f"{pointer}/{i}")
+
+
+@cache
+def _fast_check(ref: str) -> Callable[[Any], bool] | None:
+    from ..spec.fastschema import compile_schema
+
+    return compile_schema(SCHEMA_BASE + ref, schema_registry())
+
+
+@cache
+def _validator(ref: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator({"$ref": SCHEMA_BASE + ref}, registry=schema_registry())
+
+
+def _location(error: jsonschema.ValidationError, ref: str) -> str:
+    """The failing keyword as ``file#/pointer``: ``event.schema.json#/$defs/dealt/required``."""
+    where = _LOCATIONS.get(id(error.schema))
+    if where is not None:
+        return f"{where}/{error.validator}"
+    return f"{ref.split('#')[0]}#/" + "/".join(str(p) for p in error.absolute_schema_path)
+
+
+def _leaves(error: jsonschema.ValidationError) -> list[jsonschema.ValidationError]:
+    """The errors that explain ``error``: inside a oneOf, those of the branch it meant."""
+    if not error.context:
+        return [error]
+    branches: dict[int, list[jsonschema.ValidationError]] = {}
+    for sub in error.context:
+        branches.setdefault(int(sub.relative_schema_path[0]), []).append(sub)
+    # The branch whose "type" discriminator matched is the one the engine meant.
+    meant = [
+        errs
+        for errs in branches.values()
+        if not any(e.validator == "const" and list(e.relative_path) == ["type"] for e in errs)
+    ]
+    if len(meant) == 1:
+        return [leaf for sub in meant[0] for leaf in _leaves(sub)]
+    return [error]
+
+
+def _message(error: jsonschema.ValidationError) -> str:
+    wanted = error.schema.get("contains") if isinstance(error.schema, dict) else None
+    if error.validator == "contains" and isinstance(wanted, dict) and "const" in wanted:
+        # jsonschema's own message does not say which item is missing.
+        return f"{error.instance!r} does not list {wanted['const']!r}"
+    return error.message
+
+
+def schema_problems(cmd: str, response: Mapping[str, Any]) -> list[str]:
+    """Where ``response`` (to ``cmd``) breaks schema/protocol/: ``schema path: message (at
+    instance path)`` for each violation, the schema path naming the file and keyword."""
+    if response.get("ok") is True:
+        ref = f"response-ok.schema.json#/$defs/{cmd}"
+    else:
+        ref = "response-error.schema.json"
+    from ..spec.fastschema import library_errors
+
+    problems = []
+    for error in library_errors(_fast_check(ref), _validator(ref), response):
+        for leaf in _leaves(error):
+            problems.append(f"{_location(leaf, ref)}: {_message(leaf)} (at {leaf.json_path})")
+    return sorted(set(problems))
