@@ -20,7 +20,7 @@ from conformance import __version__, cli
 from conformance.harness.client import EngineInfo
 from conformance.harness.outcome import Outcome
 from conformance.harness.runner import RunResult
-from conformance.reporting.report import ReportContext, json_report, junit_report
+from conformance.reporting.json_junit import ReportContext, json_report, junit_report
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKES = ROOT / "tests" / "fake_engines"

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from conformance.harness.selection import Case, InputError, load_selection, stream_corpus
+from conformance.reporting.files import STDOUT, os_error_text, write_report
 from conformance.reporting.modes import MODE_WORDS
 from conformance.reporting.outputs import COVERAGE_JSON, FORCE_HELP
-from conformance.reporting.report import STDOUT, os_error_text, write_report
 from conformance.reporting.style import plural
 from conformance.spec import readings
 from conformance.spec.data import DataNotFound

@@ -30,8 +30,7 @@ from conformance.harness.derive import Mode
 from conformance.harness.replay import SKIP_CODES, start_message
 from conformance.harness.runner import Case, InputError, load_selection
 from conformance.harness.selection import LazyTranscripts
-from conformance.reporting.files import WriteRefused, check_target, write_atomic
-from conformance.reporting.report import os_error_text
+from conformance.reporting.files import WriteRefused, check_target, os_error_text, write_atomic
 from conformance.reporting.style import plural
 from conformance.spec import yamlsafe
 from conformance.spec.data import transcripts_dir

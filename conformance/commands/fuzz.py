@@ -27,8 +27,8 @@ from conformance.fuzz.shrink import DEFAULT_BUDGET
 from conformance.fuzz.writer import KnownDivergence, KnownDivergenceError, load_known_divergences
 from conformance.harness.client import EngineUnusable
 from conformance.harness.sandbox import engine_environment
+from conformance.reporting.files import STDOUT, write_report
 from conformance.reporting.outputs import FORCE_HELP, FUZZ_JSON
-from conformance.reporting.report import STDOUT, write_report
 
 from . import Subparsers, jobs_count
 from .checks import (

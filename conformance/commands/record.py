@@ -10,8 +10,7 @@ from typing import Any
 import yaml
 
 from conformance.harness.record import record_game
-from conformance.reporting.files import WriteRefused, write_atomic
-from conformance.reporting.report import os_error_text
+from conformance.reporting.files import WriteRefused, os_error_text, write_atomic
 from conformance.spec.data import ProfileNotFound
 from conformance.spec.profiles import ProfileFileError, load_profile, option_arguments
 from reference_engine.errors import JhyapError

@@ -28,22 +28,11 @@ from conformance.harness.sandbox import (
     EngineLimits,
     engine_environment,
 )
-from conformance.reporting.files import OutputKind
+from conformance.reporting.files import STDOUT, OutputKind, os_error_text, write_report
+from conformance.reporting.json_junit import ReportContext, json_report, json_text, junit_report
 from conformance.reporting.modes import with_modes
 from conformance.reporting.outputs import FORCE_HELP, RUN_JSON, RUN_JUNIT
-from conformance.reporting.report import (
-    STDOUT,
-    Progress,
-    ReportContext,
-    RerunInfo,
-    console_report,
-    json_report,
-    json_text,
-    junit_report,
-    os_error_text,
-    print_lines,
-    write_report,
-)
+from conformance.reporting.report import Progress, RerunInfo, console_report, print_lines
 from conformance.reporting.style import Style, plural
 from conformance.reporting.terminal import visible
 from conformance.spec import readings

@@ -207,7 +207,7 @@ def write_and_print(
 ) -> int:
     """Write the JSON to ``path`` (if any) and print the table (unless it went to stdout)."""
     if path:
-        from conformance.reporting.report import STDOUT, os_error_text, write_report
+        from conformance.reporting.files import STDOUT, os_error_text, write_report
 
         text = json.dumps(figures_json(header, tally), indent=2) + "\n"
         try:

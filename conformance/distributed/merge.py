@@ -61,7 +61,7 @@ def read_shard(path: str) -> tuple[str, ShardFile]:
     try:
         text = Path(path).read_text("utf-8")
     except OSError as exc:
-        from conformance.reporting.report import os_error_text
+        from conformance.reporting.files import os_error_text
 
         raise MergeError(f"cannot read {os_error_text(exc, path)}") from None
     except UnicodeDecodeError:

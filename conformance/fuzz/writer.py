@@ -279,7 +279,7 @@ def write_transcript(directory: Path, data: Mapping[str, Json]) -> Path:
     """Write ``<id>.yaml`` into ``directory``; an existing different file is kept, and the
     new one gets a numbered name."""
     from ..commands.record import dump
-    from ..reporting.report import write_atomic
+    from ..reporting.files import write_atomic
 
     directory.mkdir(parents=True, exist_ok=True)
     header = (

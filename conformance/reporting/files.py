@@ -6,7 +6,8 @@ target, so readers see the old file or the new one. :func:`write_atomic` refuses
 :class:`WriteRefused` (an OSError whose text is one readable sentence), a target that is
 a symbolic link or not a regular file, with ``replace=False`` any existing target, and
 with an :class:`OutputKind` a target that is not a file of that kind (a report replaces
-the last run's report, never a file of someone else's).
+the last run's report, never a file of someone else's). :func:`write_report` writes a
+report there or, for the path ``-``, to standard output.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ import contextlib
 import os
 import re
 import stat
+import sys
 import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Final
 
 _UMASK_LOCK = threading.Lock()
 
@@ -118,3 +121,35 @@ def write_atomic(
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
+
+
+STDOUT: Final = "-"  # a report path meaning standard output
+
+
+def write_report(
+    path: str,
+    text: str,
+    stdout: IO[str] | None = None,
+    *,
+    kind: OutputKind | None = None,
+    force: bool = False,
+) -> None:
+    """Write a report to ``path``, or to standard output when ``path`` is ``-``; an
+    existing file only when it is a report of ``kind`` or ``force`` is given."""
+    if path == STDOUT:
+        out = stdout if stdout is not None else sys.stdout
+        out.write(text)
+        out.flush()
+    else:
+        write_atomic(path, text, kind=None if force else kind)
+
+
+def os_error_text(exc: OSError, path: str | Path | None = None) -> str:
+    """An OSError as people read it: ``path: No such file or directory``, no errno.
+    ``path`` names the file meant (not the temporary file a write failed on); a refused
+    write already says which file was in the way."""
+    if isinstance(exc, WriteRefused):
+        return str(exc)
+    reason = exc.strerror or str(exc)
+    name = path if path is not None else exc.filename
+    return f"{os.fsdecode(name)}: {reason}" if name is not None else reason

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
-import datetime
 import json
-import os
-import re
 import shlex
 import sys
 import threading
-import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import IO, Any, Final
 
 from reference_engine.messages import clip_words
@@ -37,11 +31,10 @@ from ..harness.outcome import (
     Outcome,
 )
 from ..harness.runner import RunResult
-from .files import OutputKind, WriteRefused, write_atomic
-from .modes import DERIVED, WRITTEN, any_derived, mode_counts, mode_lines, split_counts
+from .modes import any_derived, mode_lines, split_counts
 from .style import Style, plural
 from .terminal import one_line, visible_styled
-from .unchecked import junit_note, unchecked_lines, unchecked_total
+from .unchecked import unchecked_lines
 
 SYMBOLS = {
     "passed": ".",
@@ -397,254 +390,6 @@ def declared_claims(result: RunResult) -> list[dict[str, Any]]:
     return [c for c in result.claims if c["profile"] != c["base"] or c["variant"] or "modes" in c]
 
 
-# -- files -------------------------------------------------------------------------
-
-
-STDOUT: Final = "-"  # a report path meaning standard output
-
-
-def write_report(
-    path: str,
-    text: str,
-    stdout: IO[str] | None = None,
-    *,
-    kind: OutputKind | None = None,
-    force: bool = False,
-) -> None:
-    """Write a report to ``path``, or to standard output when ``path`` is ``-``; an
-    existing file only when it is a report of ``kind`` or ``force`` is given."""
-    if path == STDOUT:
-        out = stdout if stdout is not None else sys.stdout
-        out.write(text)
-        out.flush()
-    else:
-        write_atomic(path, text, kind=None if force else kind)
-
-
-def os_error_text(exc: OSError, path: str | Path | None = None) -> str:
-    """An OSError as people read it: ``path: No such file or directory``, no errno.
-    ``path`` names the file meant (not the temporary file a write failed on); a refused
-    write already says which file was in the way."""
-    if isinstance(exc, WriteRefused):
-        return str(exc)
-    reason = exc.strerror or str(exc)
-    name = path if path is not None else exc.filename
-    return f"{os.fsdecode(name)}: {reason}" if name is not None else reason
-
-
-# -- JSON and JUnit ------------------------------------------------------------------
-
-REPORT_FORMAT: Final = "jhyap-conformance-report"
-REPORT_FORMAT_VERSION: Final = 1
-
-
-def _now() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
-
-
-@dataclass(frozen=True)
-class ReportContext:
-    """What the files of a run say besides its outcomes: how it was invoked."""
-
-    engine_command: str  # the engine command that was started
-    engine: str | None = None  # --engine as given; None: the default engine
-    transcripts: str | None = None  # --transcripts as given; None: the shipped corpus
-    argv: tuple[str, ...] = ()  # the command line, program name first
-    created: datetime.datetime = field(default_factory=_now)
-    rerun_info: RerunInfo | None = None  # every non-default flag of the run, for reruns
-
-    @property
-    def rerun(self) -> RerunInfo:
-        if self.rerun_info is not None:
-            return self.rerun_info
-        return RerunInfo(engine=self.engine, transcripts=self.transcripts)
-
-    def corpus_root(self) -> Path:
-        if self.transcripts is not None:
-            return Path(os.path.abspath(self.transcripts))
-        from ..spec.data import transcripts_dir
-
-        return Path(os.path.abspath(transcripts_dir()))
-
-    def report_path(self, file: str) -> str:
-        """``file`` relative to the working directory when under it, else to the corpus
-        root; so a CI annotator can map it onto the repository it runs in."""
-        path = Path(os.path.abspath(file))
-        for base in (Path(os.path.abspath(".")), self.corpus_root()):
-            with contextlib.suppress(ValueError):
-                return path.relative_to(base).as_posix()
-        return path.as_posix()
-
-
-def engine_json(result: RunResult, command: str) -> dict[str, Any]:
-    info = result.info
-    return {
-        **dict(info.engine),
-        "protocol": info.protocol,
-        "supports": dict(info.supports),
-        "command": command,
-    }
-
-
-def failure_json(outcome: Outcome, context: ReportContext) -> dict[str, Any]:
-    """Everything known about a case that did not pass, as plain values."""
-    return {
-        "summary": headline(outcome),
-        "location": f"{context.report_path(outcome.file)}:{outcome.line}",
-        "step_description": outcome.step_description or None,
-        "request": outcome.request,
-        "expected": outcome.expected,
-        "actual": outcome.actual,
-        "state_changed_on_refusal": outcome.state_diff,
-        "stderr_tail": list(outcome.stderr_tail[-STDERR_LINES:]),
-        "rerun": context.rerun.command(outcome),
-    }
-
-
-def result_json(outcome: Outcome, context: ReportContext) -> dict[str, Any]:
-    """One case of the JSON report; ``failure`` is null for a pass or a skip."""
-    o = outcome
-    return {
-        "id": o.transcript_id,
-        "profile": o.profile,
-        "clauses": list(o.clauses),
-        "outcome": o.status,
-        "file": context.report_path(o.file),
-        "line": o.line,
-        "step": o.step,
-        "reason": o.reason,
-        "differences": list(o.differences),
-        "known_failure": o.known_failure,
-        "duration": round(o.duration, 4),
-        "mode": o.mode,
-        "mode_note": o.mode_note,
-        "base": o.base,
-        "changed": list(o.changed),
-        "not_checked": list(o.not_checked),
-        "failure": None if o.status in OK_PLAIN else failure_json(o, context),
-    }
-
-
-def json_report(result: RunResult, context: ReportContext) -> dict[str, Any]:
-    """The JSON report (schema/report.schema.json): what ran, on what, and every case."""
-    from .. import __version__
-    from ..harness.client import PROTOCOL_VERSION
-
-    counts = Counter(o.status for o in result.outcomes)
-    summary: dict[str, Any] = {s: counts[s] for s in STATUSES}
-    summary["total"] = len(result.outcomes)
-    selected = len(result.outcomes) if result.selected is None else result.selected
-    summary["selected"] = selected
-    summary["modes"] = mode_counts(result.outcomes)
-    summary["passed_as_written"] = sum(
-        1 for o in result.outcomes if o.status == PASSED and o.mode == WRITTEN
-    )
-    summary["passed_derived"] = sum(
-        1 for o in result.outcomes if o.status == PASSED and o.mode == DERIVED
-    )
-    summary["checks_not_checked"] = unchecked_total(result.outcomes)
-    summary["wall_time"] = round(result.wall_time, 3)
-    return {
-        "format": REPORT_FORMAT,
-        "format_version": REPORT_FORMAT_VERSION,
-        "tool": {"name": "jhyap-conformance", "version": __version__, "protocol": PROTOCOL_VERSION},
-        "created": context.created.astimezone(datetime.UTC).isoformat(timespec="seconds"),
-        "command": list(context.argv),
-        "corpus": {
-            "source": context.transcripts or "the shipped corpus",
-            "root": context.corpus_root().as_posix(),
-        },
-        "engine": engine_json(result, context.engine_command),
-        "complete": selected <= len(result.outcomes),
-        "summary": summary,
-        "warnings": list(result.warnings),
-        "claims": [dict(c) for c in result.claims],
-        "results": [result_json(o, context) for o in result.outcomes],
-    }
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return dict(value)
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    return str(value)
-
-
-def json_text(report: Mapping[str, Any]) -> str:
-    """The report as JSON text: two-space indent, UTF-8, final newline."""
-    return json.dumps(report, indent=2, ensure_ascii=False, default=_plain) + "\n"
-
-
-_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
-
-
-def _xml_text(text: str) -> str:
-    # XML 1.0 cannot carry most control characters, which engine stderr may hold.
-    return _XML_INVALID.sub("\N{REPLACEMENT CHARACTER}", text)
-
-
-def junit_report(result: RunResult, context: ReportContext) -> str:
-    """JUnit XML (valid against Jenkins' junit-10.xsd): one testcase per case, classname
-    ``jhyap.<profile>``, name the id, ``file`` and ``line`` as in the JSON report."""
-    counts = Counter(o.status for o in result.outcomes)
-    failures = counts[FAILED] + counts[XPASS]
-    errors = counts[ERRORED] + counts[CRASHED] + counts[TIMED_OUT]
-    skipped = counts[SKIPPED] + counts[XFAIL] + counts[NOT_APPLICABLE] + counts[NOT_CHECKED]
-    totals = {
-        "name": "jhyap",
-        "tests": str(len(result.outcomes)),
-        "failures": str(failures),
-        "errors": str(errors),
-        "time": f"{result.wall_time:.3f}",
-    }
-    suites = ET.Element("testsuites", totals)
-    created = context.created.astimezone(datetime.UTC).isoformat(timespec="seconds")
-    suite = ET.SubElement(
-        suites, "testsuite", {**totals, "skipped": str(skipped), "timestamp": created}
-    )
-    rerun = context.rerun
-    claimed = declared_claims(result)
-    if claimed:
-        properties = ET.SubElement(suite, "properties")
-        for claim in claimed:
-            ET.SubElement(properties, "property", {"name": "claim", "value": claim["text"]})
-    for o in result.outcomes:
-        case = ET.SubElement(
-            suite,
-            "testcase",
-            {
-                "classname": f"jhyap.{o.profile}",
-                "name": o.transcript_id,
-                "file": context.report_path(o.file),
-                "line": str(o.line),
-                "time": f"{o.duration:.4f}",
-            },
-        )
-        notes = [f"derived: {o.mode_note}"] if o.mode == DERIVED else []
-        notes += [note] if (note := junit_note(o)) and o.status != NOT_CHECKED else []
-        if o.status == "passed":
-            if notes:
-                ET.SubElement(case, "system-out").text = _xml_text("\n".join(notes))
-            continue
-        if o.status in (SKIPPED, XFAIL, NOT_APPLICABLE, NOT_CHECKED):
-            message = {
-                SKIPPED: o.reason,
-                XFAIL: f"known failure: {o.known_failure}",
-                NOT_APPLICABLE: f"not applicable: {o.reason}",
-                NOT_CHECKED: note or "not checked",
-            }[o.status]
-            ET.SubElement(case, "skipped", {"message": _xml_text(message)})
-            continue
-        tag = "failure" if o.status in (FAILED, XPASS) else "error"
-        child = ET.SubElement(case, tag, {"message": _xml_text(headline(o)), "type": o.status})
-        child.text = _xml_text("\n".join(failure_block(o, rerun)))
-        if notes:
-            ET.SubElement(case, "system-out").text = _xml_text("\n".join(notes))
-    ET.indent(suites)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, "unicode") + "\n"
-
-
 def print_lines(lines: Iterable[str], stream: IO[str] | None = None) -> None:
     out = stream if stream is not None else sys.stdout
     for line in lines:
@@ -659,18 +404,11 @@ def counts_by_status(outcomes: Iterable[Outcome]) -> Mapping[str, int]:
 
 __all__ = [
     "Progress",
-    "ReportContext",
     "RerunInfo",
     "console_report",
     "counts_line",
     "failure_block",
     "headline",
-    "json_report",
-    "json_text",
-    "junit_report",
-    "os_error_text",
     "print_lines",
     "summary_lines",
-    "write_atomic",
-    "write_report",
 ]
