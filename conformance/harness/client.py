@@ -50,6 +50,7 @@ from .responses import (
     EngineUnusable,
     ProtocolViolation,
     decode_response,
+    engine_info,
     shorten,
 )
 from .sandbox import EngineLimits, engine_preexec, launch
@@ -524,29 +525,7 @@ class EngineClient:
             ) from None
         except EngineError as exc:
             raise EngineUnusable(f"the handshake failed: {exc}") from None
-        wanted_major = protocol.split(".")[0]
-        if not response["ok"]:
-            error = response["error"]
-            if error["code"] == "unsupported_protocol":
-                raise EngineUnusable(
-                    f"the engine does not speak protocol {protocol} (the harness speaks "
-                    f"{protocol}): {error['message']}"
-                )
-            raise EngineUnusable(f"the engine refused hello: {error['code']}: {error['message']}")
-        version = response.get("protocol")
-        if not isinstance(version, str) or version.split(".")[0] != wanted_major:
-            raise EngineUnusable(
-                f"the engine speaks protocol {version}, the harness speaks {protocol}: "
-                f"the major versions must match"
-            )
-        engine = response.get("engine")
-        supports = response.get("supports")
-        return EngineInfo(
-            engine=engine if isinstance(engine, dict) else {},
-            protocol=version,
-            supports=supports if isinstance(supports, dict) else {},
-            raw=response,
-        )
+        return engine_info(response, protocol)
 
     def close(
         self, *, graceful: bool = True, stop_timeout: float = 1.0, term_timeout: float = 1.0

@@ -68,6 +68,34 @@ class EngineInfo:
         return f"{name} {version} (protocol {self.protocol})"
 
 
+def engine_info(response: Mapping[str, Any], protocol: str) -> EngineInfo:
+    """The engine's answer to ``hello`` (asked in ``protocol``) as :class:`EngineInfo`, or
+    EngineUnusable saying why the harness cannot go on with it."""
+    wanted_major = protocol.split(".")[0]
+    if not response["ok"]:
+        error = response["error"]
+        if error["code"] == "unsupported_protocol":
+            raise EngineUnusable(
+                f"the engine does not speak protocol {protocol} (the harness speaks "
+                f"{protocol}): {error['message']}"
+            )
+        raise EngineUnusable(f"the engine refused hello: {error['code']}: {error['message']}")
+    version = response.get("protocol")
+    if not isinstance(version, str) or version.split(".")[0] != wanted_major:
+        raise EngineUnusable(
+            f"the engine speaks protocol {version}, the harness speaks {protocol}: "
+            f"the major versions must match"
+        )
+    engine = response.get("engine")
+    supports = response.get("supports")
+    return EngineInfo(
+        engine=engine if isinstance(engine, dict) else {},
+        protocol=version,
+        supports=supports if isinstance(supports, dict) else {},
+        raw=response,
+    )
+
+
 def shorten(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
 
