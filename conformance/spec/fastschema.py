@@ -15,29 +15,36 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from jsonschema._utils import equal, uniq  # the library's own comparisons
-from jsonschema.validators import Draft202012Validator
 from referencing import Registry
 from referencing.jsonschema import DRAFT202012
+
+from .fastschema_leaves import (
+    ASSERTING,
+    KNOWN_GOOD,
+    LIBRARY,
+    Check,
+    Dialect,
+    Unsupported,
+    all_known,
+    all_of,
+    always,
+    never,
+    number_checks,
+    simple_scalar,
+    string_checks,
+    type_check,
+)
 
 if TYPE_CHECKING:
     from referencing._core import Resolver
 
-Check = Callable[[Any], bool]
 KeysOf = Callable[[dict[str, Any]], set[str]]
 F = TypeVar("F", Check, KeysOf)
 
 
-class Unsupported(Exception):
-    """A keyword this compiler does not handle: leave the schema to the library."""
-
-
-# Keywords that assert something in the library's draft 2020-12 validator; any other
-# key (title, description, $defs, enumDescriptions, ...) asserts nothing.
-_ASSERTING = frozenset(Draft202012Validator.VALIDATORS)
 _COMPILED = frozenset(
     {
         "$ref", "type", "const", "enum",
@@ -52,70 +59,6 @@ _COMPILED = frozenset(
 )  # fmt: skip
 
 
-def _is_integer(value: Any) -> bool:
-    if isinstance(value, bool):
-        return False
-    return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-
-
-def _is_strict_integer(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-_TYPES: dict[str, Check] = {
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
-    "string": lambda v: isinstance(v, str),
-    "boolean": lambda v: isinstance(v, bool),
-    "null": lambda v: v is None,
-    "integer": _is_integer,
-    "number": _is_number,
-}
-
-
-def _always(value: Any) -> bool:
-    return True
-
-
-def _never(value: Any) -> bool:
-    return False
-
-
-def _all(checks: list[Check]) -> Check:
-    if not checks:
-        return _always
-    if len(checks) == 1:
-        return checks[0]
-    parts = tuple(checks)
-
-    def check(value: Any) -> bool:
-        for part in parts:  # noqa: SIM110 (a plain loop: this is the hot path)
-            if not part(value):
-                return False
-        return True
-
-    return check
-
-
-@dataclass(frozen=True)
-class Dialect:
-    """Where a validator departs from the library's draft 2020-12 defaults.
-
-    ``strict_integers``: 1.0 is not an integer. ``anchored_patterns``: a pattern's
-    final ``$`` does not match before a trailing newline (as in JSON Schema, unlike
-    Python's ``re``)."""
-
-    strict_integers: bool = False
-    anchored_patterns: bool = False
-
-
-LIBRARY = Dialect()
-
-
 class _Compiler:
     """Compiles the schemas of one registry; each subschema once (by identity)."""
 
@@ -127,9 +70,9 @@ class _Compiler:
 
     def check(self, schema: Any, resolver: Resolver[Any]) -> Check:
         if schema is True:
-            return _always
+            return always
         if schema is False:
-            return _never
+            return never
         if not isinstance(schema, dict):
             raise Unsupported(f"schema {schema!r}")
         return self._once(self._checks, schema, lambda: self._compile(schema, resolver))
@@ -150,10 +93,10 @@ class _Compiler:
         return made
 
     def _compile(self, schema: dict[str, Any], resolver: Resolver[Any]) -> Check:
-        unknown = sorted(k for k in schema if k in _ASSERTING and k not in _COMPILED)
+        unknown = sorted(k for k in schema if k in ASSERTING and k not in _COMPILED)
         if unknown:
             raise Unsupported(", ".join(unknown))
-        simple = _simple_scalar(schema, self.dialect)
+        simple = simple_scalar(schema, self.dialect)
         if simple is not None:
             return simple
         if "$id" in schema:  # a resource of its own: its references resolve against it
@@ -165,7 +108,7 @@ class _Compiler:
         # "type": "object" (or "array") is folded into the object (array) check below.
         kind = schema.get("type")
         if "type" in schema and kind not in ("object", "array"):
-            checks.append(_type_check(kind, self.dialect))
+            checks.append(type_check(kind, self.dialect))
         if "const" in schema:
             const = schema["const"]
             checks.append(lambda value: bool(equal(value, const)))
@@ -176,16 +119,16 @@ class _Compiler:
         if obj is not None:
             checks.append(obj)
         elif kind == "object":
-            checks.append(_type_check(kind, self.dialect))
+            checks.append(type_check(kind, self.dialect))
         arr = self._array_check(schema, resolver, only=kind == "array")
         if arr is not None:
             checks.append(arr)
         elif kind == "array":
-            checks.append(_type_check(kind, self.dialect))
-        checks.extend(_string_checks(schema, self.dialect))
-        checks.extend(_number_checks(schema))
+            checks.append(type_check(kind, self.dialect))
+        checks.extend(string_checks(schema, self.dialect))
+        checks.extend(number_checks(schema))
         checks.extend(self._combinators(schema, resolver))
-        return _all(checks)
+        return all_of(checks)
 
     # -- objects ----------------------------------------------------------------------
 
@@ -362,7 +305,7 @@ class _Compiler:
         ):
             return None
         start = len(prefix)
-        known = _KNOWN_GOOD.get(items) if items is not None else None
+        known = KNOWN_GOOD.get(items) if items is not None else None
 
         def check(value: Any) -> bool:
             if not isinstance(value, list):
@@ -370,7 +313,7 @@ class _Compiler:
             for sub, item in zip(prefix, value, strict=False):
                 if not sub(item):
                     return False
-            if items is not None and not (start == 0 and _all_known(known, value)):
+            if items is not None and not (start == 0 and all_known(known, value)):
                 for item in value[start:] if start else value:
                     if not items(item):
                         return False
@@ -422,8 +365,8 @@ class _Compiler:
             checks.append(lambda value: not negated(value))
         if "if" in schema:
             condition = self.check(schema["if"], resolver)
-            then = self.check(schema["then"], resolver) if "then" in schema else _always
-            else_ = self.check(schema["else"], resolver) if "else" in schema else _always
+            then = self.check(schema["then"], resolver) if "then" in schema else always
+            else_ = self.check(schema["else"], resolver) if "else" in schema else always
             checks.append(lambda value: then(value) if condition(value) else else_(value))
         return checks
 
@@ -497,63 +440,6 @@ def _static_keys(
     return frozenset(names), tuple(patterns)
 
 
-# For a string check, the strings it has passed: a list of only those (card names, in
-# every state) passes at once, with one set operation instead of a call per item.
-_KNOWN_GOOD: dict[Check, set[str]] = {}
-
-
-def _simple_scalar(schema: Mapping[str, Any], dialect: Dialect) -> Check | None:
-    """One function for the commonest leaves, ``{"type": "integer", "minimum": 0}`` and
-    ``{"type": "string", "pattern": ...}``: the same verdicts, fewer calls."""
-    asserting = {k for k in schema if k in _ASSERTING}
-    if asserting == {"type", "minimum"} and schema["type"] == "integer":
-        low = schema["minimum"]
-        if not _is_number(low):
-            return None
-        is_integer = _is_strict_integer if dialect.strict_integers else _is_integer
-
-        def integer_at_least(value: Any) -> bool:
-            if value.__class__ is int:
-                return not value < low
-            return is_integer(value) and not value < low
-
-        return integer_at_least
-    if asserting == {"type", "pattern"} and schema["type"] == "string":
-        pattern = re.compile(schema["pattern"])
-        unanchored = dialect.anchored_patterns and schema["pattern"].endswith("$")
-        memo: dict[str, bool] = {}
-        good: set[str] = set()  # the strings seen to match, for whole lists at once
-
-        def string_matching(value: Any) -> bool:
-            found = memo.get(value) if value.__class__ is str else None
-            if found is None:
-                if not isinstance(value, str):
-                    return False
-                found = pattern.search(value) is not None
-                if unanchored and value.endswith("\n"):
-                    found = False
-                if len(memo) < _MEMO_SIZE:
-                    memo[value] = found
-                    if found:
-                        good.add(value)
-            return found
-
-        _KNOWN_GOOD[string_matching] = good
-        return string_matching
-    return None
-
-
-def _all_known(known: set[str] | None, items: list[Any]) -> bool:
-    """Whether every item is a string already seen to pass (never a false yes: only
-    strings equal strings, and a list or dict item is unhashable)."""
-    if known is None:
-        return False
-    try:
-        return known.issuperset(items)
-    except TypeError:
-        return False
-
-
 def _tag_of(schema: Any) -> tuple[str, str] | None:
     """(property, value) when ``schema`` requires a property that must be a const string."""
     if not isinstance(schema, dict):
@@ -566,97 +452,6 @@ def _tag_of(schema: Any) -> tuple[str, str] | None:
         if isinstance(sub, dict) and isinstance(sub.get("const"), str):
             return name, sub["const"]
     return None
-
-
-def _type_check(types: Any, dialect: Dialect) -> Check:
-    names = types if isinstance(types, list) else [types]
-    table = _TYPES | {"integer": _is_strict_integer} if dialect.strict_integers else _TYPES
-    try:
-        tests = tuple(table[name] for name in names)
-    except (KeyError, TypeError):
-        raise Unsupported(f"type {types!r}") from None
-    # The exact classes JSON decoding yields pass at once; anything else (1.0 for an
-    # integer, a subclass) takes the library's tests.
-    exact = frozenset(cls for name in names for cls in _EXACT_CLASSES[name])
-
-    def check(value: Any) -> bool:
-        if value.__class__ in exact:
-            return True
-        for test in tests:  # noqa: SIM110 (a plain loop: this is the hot path)
-            if test(value):
-                return True
-        return False
-
-    return check
-
-
-_EXACT_CLASSES: dict[str, tuple[type, ...]] = {
-    "object": (dict,),
-    "array": (list,),
-    "string": (str,),
-    "boolean": (bool,),
-    "null": (type(None),),
-    "integer": (int,),
-    "number": (int, float),
-}
-
-
-def _string_checks(schema: Mapping[str, Any], dialect: Dialect) -> list[Check]:
-    checks: list[Check] = []
-    if "pattern" in schema:
-        checks.append(_pattern_check(schema["pattern"], dialect))
-    if "minLength" in schema:
-        low = schema["minLength"]
-        checks.append(lambda v: not isinstance(v, str) or len(v) >= low)
-    if "maxLength" in schema:
-        high = schema["maxLength"]
-        checks.append(lambda v: not isinstance(v, str) or len(v) <= high)
-    return checks
-
-
-_MEMO_SIZE = 4096
-
-
-def _pattern_check(text: str, dialect: Dialect) -> Check:
-    pattern = re.compile(text)
-    unanchored = dialect.anchored_patterns and text.endswith("$")
-    # The same few strings (card names, amounts) come back in every response.
-    memo: dict[str, bool] = {}
-
-    def check(value: Any) -> bool:
-        if not isinstance(value, str):
-            return True
-        found = memo.get(value)
-        if found is None:
-            found = pattern.search(value) is not None and not (unanchored and value.endswith("\n"))
-            if len(memo) < _MEMO_SIZE:
-                memo[value] = found
-        return found
-
-    return check
-
-
-def _number_checks(schema: Mapping[str, Any]) -> list[Check]:
-    checks: list[Check] = []
-    if "minimum" in schema:
-        low = schema["minimum"]
-        checks.append(lambda v: not _is_number(v) or not v < low)
-    if "maximum" in schema:
-        high = schema["maximum"]
-        checks.append(lambda v: not _is_number(v) or not v > high)
-    if "exclusiveMinimum" in schema:
-        above = schema["exclusiveMinimum"]
-        checks.append(lambda v: not _is_number(v) or not v <= above)
-    if "exclusiveMaximum" in schema:
-        below = schema["exclusiveMaximum"]
-        checks.append(lambda v: not _is_number(v) or not v >= below)
-    if "multipleOf" in schema:
-        step = schema["multipleOf"]
-        if not _is_integer(step) or isinstance(step, float):
-            # The library divides by a float divisor; only whole divisors are compiled.
-            raise Unsupported(f"multipleOf {step!r}")
-        checks.append(lambda v: not _is_number(v) or v % step == 0)
-    return checks
 
 
 def library_errors(check: Check | None, validator: Any, value: Any) -> list[Any]:
@@ -684,3 +479,14 @@ def compile_schema(uri: str, registry: Registry[Any], dialect: Dialect = LIBRARY
         return _Compiler(dialect).check(resolved.contents, resolved.resolver)
     except Unsupported:
         return None
+
+
+__all__ = [
+    "LIBRARY",
+    "Check",
+    "Dialect",
+    "Unsupported",
+    "compile_document",
+    "compile_schema",
+    "library_errors",
+]
