@@ -31,7 +31,7 @@ sys.path.insert(0, ROOT)
 from conformance.commands.run import default_engine, default_engine_env
 from conformance.harness.runner import RunConfig, build_cases
 from conformance.spec.transcript import load_corpus
-from conformance.spec.selection import shipped_documents
+from conformance.spec.transcript_profiles import shipped_documents
 from tests.checked_play import Style, play
 from tests.cli_helpers import run_reference_in_process
 from tests.strategies import Table

@@ -28,11 +28,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from conformance.harness.cases import Case, load_selection  # noqa: E402
 from conformance.harness.credit import clause_parameters  # noqa: E402
 from conformance.harness.inprocess import ReferenceClient  # noqa: E402
 from conformance.harness.outcome import Outcome  # noqa: E402
 from conformance.harness.replay import replay  # noqa: E402
-from conformance.harness.selection import Case, load_selection  # noqa: E402
 from tests.mutants.planted import PLANTED, planted  # noqa: E402
 from tests.mutants.rules import MUTANTS, applied  # noqa: E402
 

@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from conformance.commands.run import default_engine, default_engine_env  # noqa: E402
-from conformance.fuzz.campaign import FuzzConfig, fuzz  # noqa: E402
+from conformance.fuzz.campaign import fuzz  # noqa: E402
+from conformance.fuzz.config import FuzzConfig  # noqa: E402
 from conformance.spec.transcript import shipped_documents  # noqa: E402
 from tests.mutants.engine import MUTANTS  # noqa: E402
 

@@ -11,9 +11,10 @@ import argparse
 import time
 from collections import Counter
 
-from conformance.fuzz.campaign import LAG, FuzzConfig, plan_for
+from conformance.fuzz.campaign import LAG, plan_for
+from conformance.fuzz.config import FuzzConfig
 from conformance.fuzz.counters import applicable_counters
-from conformance.spec.selection import shipped_documents
+from conformance.spec.transcript_profiles import shipped_documents
 
 
 def main() -> None:

@@ -278,7 +278,7 @@ class JhyapSession:
     # -- hooks -------------------------------------------------------------------------
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
-        from .reporting.style import plural
+        from .spec.wording import plural
 
         cases = plural(len(self.cases), "case")
         return [f"jhyap: engine {self.run_config.engine}; {cases} from {self.source}"]

@@ -17,8 +17,8 @@ import pytest
 from conformance.harness.ahead import planned_requests
 from conformance.harness.client import EngineClient
 from conformance.spec.profiles import resolved_profile
-from conformance.spec.selection import shipped_documents
 from conformance.spec.transcript import load_corpus
+from conformance.spec.transcript_profiles import shipped_documents
 from jhyap_kit.protocol import MAX_LINE_BYTES, DescriptorLines, _LineTooLong
 from tests.cli_helpers import jhyap
 

@@ -18,7 +18,8 @@ import pytest
 
 from conformance import __version__, cli
 from conformance.commands import COMMAND_STATUSES, ExitCode, exit_status_epilog, exit_statuses
-from conformance.reporting.style import Style, colour_wanted, plural
+from conformance.reporting.style import Style, colour_wanted
+from conformance.spec.wording import plural
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKES = ROOT / "tests" / "fake_engines"

@@ -7,8 +7,8 @@ import copy
 from conformance.commands.coverage import coverage
 from conformance.spec import readings
 from conformance.spec.protocol import protocol_clause_ids
-from conformance.spec.selection import profiles_for, shipped_documents
 from conformance.spec.transcript import load_corpus
+from conformance.spec.transcript_profiles import profiles_for, shipped_documents
 
 
 def test_every_transcript_is_valid_and_an_oracle() -> None:

@@ -80,9 +80,9 @@ def test_the_clauses_citing_the_likeliest_rule_lead() -> None:
 
 def _first_failure(bug: str, transcript: str, profile: str) -> tuple[int, tuple[str, ...]]:
     """The failing step and the clauses credited, replaying one case with ``bug`` in."""
+    from conformance.harness.cases import load_selection
     from conformance.harness.inprocess import ReferenceClient
     from conformance.harness.replay import replay
-    from conformance.harness.selection import load_selection
     from tests.mutants.planted import PLANTED, planted
     from tests.mutants.rules import applied
 
@@ -174,7 +174,7 @@ def test_a_planted_bug_is_credited_to_the_rule_it_breaks(
 
 
 def test_every_planted_bug_names_clauses_of_its_profile() -> None:
-    from conformance.spec.selection import all_clause_ids
+    from conformance.spec.transcript_profiles import all_clause_ids
     from tests.mutants.planted import PLANTED
 
     owners = all_clause_ids()
@@ -185,8 +185,8 @@ def test_every_planted_bug_names_clauses_of_its_profile() -> None:
 
 
 def test_step_clauses_are_clauses_of_the_transcript_and_its_profiles() -> None:
-    from conformance.spec.selection import all_clause_ids
     from conformance.spec.transcript import load_corpus
+    from conformance.spec.transcript_profiles import all_clause_ids
 
     owners = all_clause_ids()
     named = 0

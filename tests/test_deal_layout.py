@@ -13,8 +13,8 @@ from conformance.harness.replay import start_message
 from conformance.harness.smoke_plan import FIXED, plan_for
 from conformance.harness.versions import ADDED_IN, parse_version, version_warning
 from conformance.spec.deal_layout import deal_layout, layout_of
-from conformance.spec.selection import shipped_documents
 from conformance.spec.transcript import load_corpus
+from conformance.spec.transcript_profiles import shipped_documents
 from reference_engine.profile import resolve
 
 ORDER = ["Ac", "Kc", "2c", "Kd", "3c", "Kh", "9h", "4c", "5c"]

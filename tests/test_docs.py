@@ -32,7 +32,8 @@ from conformance.site import (
     profile_page,
     schemas,
 )
-from conformance.spec.transcript import Transcript, load_corpus, load_transcript
+from conformance.spec.steps import Transcript
+from conformance.spec.transcript import load_corpus, load_transcript
 from tests.conftest import made_once
 
 ROOT = Path(__file__).resolve().parent.parent

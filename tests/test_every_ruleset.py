@@ -22,8 +22,9 @@ from conformance.harness.derive import Mode, classify, rule_changes, touched
 from conformance.harness.runner import Case, RunConfig, build_cases
 from conformance.spec import readings
 from conformance.spec.profiles import load_profile
-from conformance.spec.selection import shipped_documents, with_profile_files
-from conformance.spec.transcript import Transcript, load_corpus, load_transcript
+from conformance.spec.steps import Transcript
+from conformance.spec.transcript import load_corpus, load_transcript
+from conformance.spec.transcript_profiles import shipped_documents, with_profile_files
 from tests.cli_helpers import run_reference_in_process
 from tests.conftest import ROOT
 

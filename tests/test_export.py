@@ -18,8 +18,8 @@ import pytest
 
 from conformance import cli
 from conformance.spec.decks import canonical, expand_deal
-from conformance.spec.selection import profiles_for
 from conformance.spec.transcript import load_corpus
+from conformance.spec.transcript_profiles import profiles_for
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "transcripts"

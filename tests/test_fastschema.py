@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from conformance.harness import replay, response_schemas
 from conformance.harness.runner import build_cases
 from conformance.spec.fastschema import compile_schema
-from conformance.spec.selection import shipped_documents
 from conformance.spec.transcript import load_corpus
+from conformance.spec.transcript_profiles import shipped_documents
 from reference_engine.server import COMMANDS, Session
 
 OK_COMMANDS = COMMANDS  # every command's answer has a success schema

@@ -21,7 +21,8 @@ import yaml
 
 from conformance.commands.run import default_engine, default_engine_env
 from conformance.fuzz import generate as fuzz_generate
-from conformance.fuzz.campaign import FuzzConfig, fuzz, plan_for
+from conformance.fuzz.campaign import fuzz, plan_for
+from conformance.fuzz.config import FuzzConfig
 from conformance.fuzz.counters import RESHUFFLE_COUNTERS
 from conformance.fuzz.driver import (
     Divergence,
@@ -44,8 +45,8 @@ from conformance.fuzz.writer import (
     load_known_divergences,
     steps_of,
 )
-from conformance.spec.selection import shipped_documents, with_profile_files
 from conformance.spec.transcript import load_transcript
+from conformance.spec.transcript_profiles import shipped_documents, with_profile_files
 from reference_engine.rules import ReshuffleMoment
 from tests.cli_helpers import jhyap as jhyap_here
 from tests.conftest import ROOT

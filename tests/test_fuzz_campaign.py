@@ -16,15 +16,16 @@ from pathlib import Path
 import pytest
 
 from conformance.commands.run import default_engine
-from conformance.fuzz.campaign import FuzzConfig, fuzz, plan_for
+from conformance.fuzz.campaign import fuzz, plan_for
+from conformance.fuzz.config import FuzzConfig
 from conformance.fuzz.counters import AT_THRESHOLD, CUTS, SEVERAL_LOWEST, applicable_counters
 from conformance.fuzz.driver import SCHEMA
 from conformance.fuzz.verify import replay_file
 from conformance.harness.inprocess import ReferenceClient
 from conformance.harness.outcome import PASSED
 from conformance.harness.replay import replay
-from conformance.spec.selection import shipped_documents
 from conformance.spec.transcript import check_transcript_file, load_transcript
+from conformance.spec.transcript_profiles import shipped_documents
 from reference_engine.profile import resolve
 from tests.conftest import ROOT
 from tests.mutants.engine import MUTANTS

@@ -22,7 +22,7 @@ from conformance.fuzz.counters import (
     unreachable_counters,
 )
 from conformance.fuzz.deals import DEAL_STYLES, TARGETED_STYLES, deal_order
-from conformance.spec.selection import shipped_documents
+from conformance.spec.transcript_profiles import shipped_documents
 from reference_engine.profile import resolve
 from reference_engine.server import Session
 from tests.conftest import ROOT

@@ -23,9 +23,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conformance import cli
+from conformance.harness.cases import load_selection
 from conformance.harness.client import EngineClient, ProtocolViolation
 from conformance.harness.sandbox import BASE_VARIABLES
-from conformance.harness.selection import load_selection
 from conformance.reporting.terminal import visible
 from conformance.spec import yamlsafe
 from reference_engine import DECK, Card, Game, parse_cards

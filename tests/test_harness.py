@@ -30,8 +30,8 @@ from conformance.harness.client import (
 from conformance.harness.replay import start_message
 from conformance.harness.response_schemas import schema_problems
 from conformance.spec.protocol import protocol_clause_ids
-from conformance.spec.selection import shipped_documents
 from conformance.spec.transcript import load_corpus, load_transcript
+from conformance.spec.transcript_profiles import shipped_documents
 from reference_engine.errors import ErrorCode
 from reference_engine.profile import resolve
 from tests.conftest import assert_no_survivors

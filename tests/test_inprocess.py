@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance.harness.inprocess import ReferenceClient, _copy
-from conformance.spec.selection import shipped_documents
+from conformance.spec.transcript_profiles import shipped_documents
 from reference_engine.profile import resolve
 
 

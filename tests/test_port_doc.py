@@ -14,8 +14,8 @@ import yaml
 
 from conformance import __version__
 from conformance.harness.runner import load_known_failures
-from conformance.spec.selection import shipped_documents
 from conformance.spec.transcript import load_corpus
+from conformance.spec.transcript_profiles import shipped_documents
 from tests.cli_helpers import jhyap
 
 ROOT = Path(__file__).resolve().parent.parent

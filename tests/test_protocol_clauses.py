@@ -17,8 +17,8 @@ from conformance.harness.outcome import FAILED, PASSED, XFAIL, XPASS, Outcome
 from conformance.harness.runner import RunResult
 from conformance.reporting.report import RerunInfo, failure_block, summary_lines
 from conformance.spec.protocol import check_catalogue, protocol_clause_ids, protocol_clauses
-from conformance.spec.selection import shipped_documents
 from conformance.spec.transcript import check_transcript_file, load_corpus
+from conformance.spec.transcript_profiles import shipped_documents
 from tests.conftest import ROOT
 
 FAKES = ROOT / "tests" / "fake_engines"

@@ -24,8 +24,8 @@ from conformance.commands.run import default_engine, default_engine_env
 from conformance.harness.runner import RunConfig, build_cases
 from conformance.spec import readings
 from conformance.spec.profiles import ProfileFileError, check_profile_document, load_profile
-from conformance.spec.selection import profiles_for, shipped_documents
 from conformance.spec.transcript import check_transcript_file, load_corpus
+from conformance.spec.transcript_profiles import profiles_for, shipped_documents
 from conformance.spec.yamlsafe import load as load_yaml
 from tests.cli_helpers import run_reference_in_process
 

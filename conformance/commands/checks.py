@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Final, NoReturn
 
-from conformance.reporting.files import OutputKind, WriteRefused, check_target
+from conformance.spec.files import OutputKind, WriteRefused, check_target
 from reference_engine.messages import clip_words
 
 # The longest a path and one of its parts may be (Linux's PATH_MAX and NAME_MAX, in bytes).

@@ -9,18 +9,18 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from conformance.harness.selection import Case, InputError, load_selection, stream_corpus
-from conformance.reporting.files import STDOUT, os_error_text, write_report
+from conformance.harness.cases import Case, InputError, load_selection, stream_corpus
 from conformance.reporting.modes import MODE_WORDS
 from conformance.reporting.outputs import COVERAGE_JSON, FORCE_HELP
-from conformance.reporting.style import plural
 from conformance.spec import readings
 from conformance.spec.data import DataNotFound
+from conformance.spec.files import STDOUT, os_error_text, write_report
 from conformance.spec.profiles import ProfileFileError
 from conformance.spec.protocol import OWNER as PROTOCOL
 from conformance.spec.protocol import ProtocolClausesError, protocol_clause_ids
-from conformance.spec.selection import profiles_for, shipped_documents
-from conformance.spec.transcript import Transcript
+from conformance.spec.steps import Transcript
+from conformance.spec.transcript_profiles import profiles_for, shipped_documents
+from conformance.spec.wording import plural
 
 from . import ExitCode, Subparsers
 from .checks import clashing_paths, report_file_problem

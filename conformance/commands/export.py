@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from conformance.harness.cases import LazyTranscripts
 from conformance.harness.client import PROTOCOL_VERSION
 from conformance.harness.compare import (
     PER_SEAT_FIELDS,
@@ -29,13 +30,11 @@ from conformance.harness.compare import (
 from conformance.harness.derive import Mode
 from conformance.harness.replay import SKIP_CODES, start_message
 from conformance.harness.runner import Case, InputError, load_selection
-from conformance.harness.selection import LazyTranscripts
-from conformance.reporting.files import WriteRefused, check_target, os_error_text, write_atomic
-from conformance.reporting.style import plural
 from conformance.spec import yamlsafe
 from conformance.spec.data import transcripts_dir
-from conformance.spec.steps import Step, raw_line
-from conformance.spec.transcript import Transcript
+from conformance.spec.files import WriteRefused, check_target, os_error_text, write_atomic
+from conformance.spec.steps import Step, Transcript, raw_line
+from conformance.spec.wording import plural
 from reference_engine import bounded_json
 
 from . import ExitCode, Subparsers

@@ -12,14 +12,8 @@ from pathlib import Path
 from typing import IO
 
 from conformance.distributed.shards import WHOLE, add_shard_argument, empty_shard_problem
-from conformance.fuzz.campaign import (
-    DEFAULT_MAX_FINDINGS,
-    Finding,
-    FuzzConfig,
-    FuzzResult,
-    fuzz,
-    never_reached,
-)
+from conformance.fuzz.campaign import Finding, FuzzResult, fuzz, never_reached
+from conformance.fuzz.config import DEFAULT_MAX_FINDINGS, FuzzConfig
 from conformance.fuzz.counters import COUNTERS, unreachable_counters
 from conformance.fuzz.driver import DEFAULT_WINDOW, ReferenceFailed, shorten
 from conformance.fuzz.report import json_report
@@ -27,8 +21,8 @@ from conformance.fuzz.shrink import DEFAULT_BUDGET
 from conformance.fuzz.writer import KnownDivergence, KnownDivergenceError, load_known_divergences
 from conformance.harness.client import EngineUnusable
 from conformance.harness.sandbox import engine_environment
-from conformance.reporting.files import STDOUT, write_report
 from conformance.reporting.outputs import FORCE_HELP, FUZZ_JSON
+from conformance.spec.files import STDOUT, write_report
 
 from . import Subparsers, jobs_count
 from .checks import (
@@ -227,7 +221,7 @@ def build_config(args: argparse.Namespace) -> FuzzConfig | str:
     from conformance.harness.runner import InputError
     from conformance.spec.data import DataNotFound, ProfileNotFound
     from conformance.spec.profiles import ProfileFileError
-    from conformance.spec.selection import shipped_documents, with_profile_files
+    from conformance.spec.transcript_profiles import shipped_documents, with_profile_files
 
     # The command line's types check these too; pytest --jhyap-fuzz builds its own.
     if args.games is not None and args.games < 1:

@@ -41,7 +41,7 @@ def _fail(message: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from conformance.distributed.merge import SIMULATION, MergeError, fuzz_lines, merge_files
-    from conformance.reporting.files import STDOUT, os_error_text, write_report
+    from conformance.spec.files import STDOUT, os_error_text, write_report
 
     from .checks import clashing_paths
 

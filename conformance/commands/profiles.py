@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from conformance.reporting.style import plural
 from conformance.spec import data
 from conformance.spec.profiles import ProfileFileError, load_profile
+from conformance.spec.wording import plural
 
 from . import ExitCode, Subparsers
 

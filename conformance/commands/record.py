@@ -5,48 +5,17 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
-
-import yaml
 
 from conformance.harness.record import record_game
-from conformance.reporting.files import WriteRefused, os_error_text, write_atomic
 from conformance.spec.data import ProfileNotFound
+from conformance.spec.files import WriteRefused, os_error_text, write_atomic
 from conformance.spec.profiles import ProfileFileError, load_profile, option_arguments
+from conformance.spec.yamlsafe import transcript_yaml
 from reference_engine.errors import JhyapError
 from reference_engine.messages import clip_words
 
 from . import ExitCode, Subparsers, add_option_argument
 from .checks import MAX_ROUNDS, MAX_SEATS, MAX_SEED, whole
-
-
-class _FlowMap(dict[str, Any]):
-    """A mapping written on one line: each expected event reads as one line of the file."""
-
-
-class _Dumper(yaml.SafeDumper):
-    pass
-
-
-_Dumper.add_representer(
-    _FlowMap, lambda dumper, data: dumper.represent_mapping("tag:yaml.org,2002:map", data, True)
-)
-
-
-def dump(data: dict[str, Any]) -> str:
-    """The transcript as YAML, its events one a line."""
-    for step in data.get("steps") or []:
-        events = step.get("expect", {}).get("events")
-        if events is not None:
-            step["expect"]["events"] = [_FlowMap(event) for event in events]
-    return yaml.dump(
-        data,
-        Dumper=_Dumper,
-        sort_keys=False,
-        allow_unicode=True,
-        width=100,
-        default_flow_style=None,
-    )
 
 
 def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
@@ -114,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         if folder.exists() and not folder.is_dir():
             raise WriteRefused(f"{folder} is not a directory")
         folder.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, header + dump(data), replace=args.force)
+        write_atomic(path, header + transcript_yaml(data), replace=args.force)
     except OSError as exc:
         message = (
             str(exc) if isinstance(exc, WriteRefused) else f"cannot write {os_error_text(exc)}"

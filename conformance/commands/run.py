@@ -28,16 +28,17 @@ from conformance.harness.sandbox import (
     EngineLimits,
     engine_environment,
 )
-from conformance.reporting.files import STDOUT, OutputKind, os_error_text, write_report
 from conformance.reporting.json_junit import ReportContext, json_report, json_text, junit_report
 from conformance.reporting.modes import with_modes
 from conformance.reporting.outputs import FORCE_HELP, RUN_JSON, RUN_JUNIT
 from conformance.reporting.report import Progress, RerunInfo, console_report, print_lines
-from conformance.reporting.style import Style, plural
+from conformance.reporting.style import Style
 from conformance.reporting.terminal import visible
 from conformance.spec import readings
+from conformance.spec.files import STDOUT, OutputKind, os_error_text, write_report
 from conformance.spec.profiles import ProfileFileError
-from conformance.spec.selection import with_profile_files
+from conformance.spec.transcript_profiles import with_profile_files
+from conformance.spec.wording import plural
 
 from . import ExitCode, Subparsers, jobs_count
 from .checks import (

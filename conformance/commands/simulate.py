@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from conformance.distributed.shards import Shard, add_shard_argument, empty_shard_problem
 from conformance.reporting.outputs import FORCE_HELP, SIMULATE_JSON
+from conformance.simulation.report import FORMAT, FORMAT_VERSION, figures_json
 from conformance.simulation.stats import Tally
 
 from . import ExitCode, Subparsers, add_option_argument, jobs_count, profile_with_options
@@ -23,20 +24,6 @@ from .checks import (
 
 if TYPE_CHECKING:
     from conformance.simulation.play import SimulationSpec
-
-FORMAT = "jhyap-simulation"
-FORMAT_VERSION = 1
-# The header keys every shard of one run shares (and merge checks).
-RUN_KEYS: tuple[str, ...] = (
-    "profile",
-    "options",
-    "seats",
-    "policies",
-    "total_games",
-    "seed",
-    "max_rounds",
-    "host_ends",
-)
 
 FIGURES: tuple[tuple[str, str, bool], ...] = (
     # attribute, label, shown as a percentage
@@ -197,17 +184,12 @@ def run_header(spec: SimulationSpec, games: int, seed: str, shard: Shard) -> dic
     }
 
 
-def figures_json(header: dict[str, Any], tally: Tally) -> dict[str, Any]:
-    """The figures of ``tally`` under ``header``, and the tally they come from."""
-    return {**header, **tally.summary().to_json(), "tally": tally.to_json()}
-
-
 def write_and_print(
     header: dict[str, Any], tally: Tally, path: str | None, command: str, force: bool = False
 ) -> int:
     """Write the JSON to ``path`` (if any) and print the table (unless it went to stdout)."""
     if path:
-        from conformance.reporting.files import STDOUT, os_error_text, write_report
+        from conformance.spec.files import STDOUT, os_error_text, write_report
 
         text = json.dumps(figures_json(header, tally), indent=2) + "\n"
         try:

@@ -6,11 +6,12 @@ import argparse
 import sys
 
 from conformance.harness.smoke import Check, smoke
-from conformance.reporting.style import Style, plural
+from conformance.reporting.style import Style
 from conformance.reporting.terminal import one_line
 from conformance.spec import readings
 from conformance.spec.data import DataNotFound, ProfileNotFound
 from conformance.spec.profiles import ProfileFileError, load_profile
+from conformance.spec.wording import plural
 
 from . import ExitCode, Subparsers
 from .checks import MAX_TIMEOUT, seconds

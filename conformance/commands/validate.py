@@ -7,11 +7,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from conformance.reporting.style import plural
 from conformance.spec import data, filecache, protocol, yamlsafe
 from conformance.spec.profiles import Problem, check_profile_document, load_profile
-from conformance.spec.selection import shipped_documents
 from conformance.spec.transcript import check_transcript_file, documents_context
+from conformance.spec.transcript_profiles import shipped_documents
+from conformance.spec.wording import plural
 
 from . import ExitCode, Subparsers
 

@@ -61,8 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     from conformance.commands.checks import report_file_problem
     from conformance.commands.fuzz import build_config
-    from conformance.reporting.files import STDOUT, os_error_text, write_report
     from conformance.reporting.outputs import FUZZ_JSON
+    from conformance.spec.files import STDOUT, os_error_text, write_report
 
     # one line now, not a failed task later
     check = build_config(_parsed(fuzz_args))

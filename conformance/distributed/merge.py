@@ -17,10 +17,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-SIMULATION: Final = "jhyap-simulation"
-FUZZ: Final = "jhyap-fuzz-report"
+import jsonschema
+
+from conformance.fuzz.report import REPORT_FORMAT
+from conformance.simulation.report import FORMAT, FORMAT_VERSION, RUN_KEYS, figures_json
+from conformance.simulation.stats import Tally
+from conformance.spec.data import schema_dir
+from conformance.spec.files import os_error_text
+
+SIMULATION: Final = FORMAT
+FUZZ: Final = REPORT_FORMAT
 SCHEMAS: Final = {SIMULATION: "simulation.schema.json", FUZZ: "fuzz-report.schema.json"}
-VERSIONS: Final = {SIMULATION: 1, FUZZ: 1}
+VERSIONS: Final = {SIMULATION: FORMAT_VERSION, FUZZ: 1}
 
 
 class MergeError(Exception):
@@ -42,10 +50,6 @@ class Merged:
 
 
 def schema_problem(data: Any, name: str) -> str | None:
-    import jsonschema
-
-    from conformance.spec.data import schema_dir
-
     schema = json.loads((schema_dir() / name).read_text("utf-8"))
     error = jsonschema.exceptions.best_match(
         jsonschema.Draft202012Validator(schema).iter_errors(data)
@@ -61,8 +65,6 @@ def read_shard(path: str) -> tuple[str, ShardFile]:
     try:
         text = Path(path).read_text("utf-8")
     except OSError as exc:
-        from conformance.reporting.files import os_error_text
-
         raise MergeError(f"cannot read {os_error_text(exc, path)}") from None
     except UnicodeDecodeError:
         raise MergeError(f"{path}: not UTF-8 text") from None
@@ -95,8 +97,6 @@ def _run_of(kind: str, data: Mapping[str, Any]) -> dict[str, Any]:
     """What every shard of one run shares (its jhyap version too: the games may differ)."""
     version = {"jhyap version": data["tool"]["version"]}
     if kind == SIMULATION:
-        from conformance.commands.simulate import RUN_KEYS
-
         return {**{key: data[key] for key in RUN_KEYS}, **version}
     run = {k: v for k, v in data["run"].items() if k != "shard"}
     return {"engine": data["engine"]["command"], "seed": data["seed"], **run, **version}
@@ -136,15 +136,10 @@ def check_together(kind: str, shards: Sequence[ShardFile]) -> list[ShardFile]:
 
 
 def merge_simulations(shards: Sequence[ShardFile]) -> dict[str, Any]:
-    from conformance.commands.simulate import figures_json
-    from conformance.simulation.stats import Tally
-
     tally = Tally()
     for shard in shards:
         tally = tally + Tally.from_json(shard.data["tally"])
     first = shards[0].data
-    from conformance.commands.simulate import RUN_KEYS
-
     header = {key: first[key] for key in ("format", "format_version", "tool", *RUN_KEYS)}
     header["shard"] = {"index": 1, "count": 1}
     return figures_json(header, tally)

@@ -13,3 +13,22 @@ shrunk to a transcript of kind ``fuzz`` that is checked before it is kept.
 - :mod:`.verify`: a transcript kept only when it validates and replays as promised;
 - :mod:`.campaign`: the run; :mod:`.report`: its JSON report.
 """
+
+# The public API: the modules, each imported by name (an import of the package alone
+# imports none of them, so that starting one command stays quick).
+__all__ = [
+    "aimed",
+    "campaign",
+    "counters",
+    "deals",
+    "driver",
+    "generate",
+    "plan",
+    "pool",
+    "probes",
+    "report",
+    "shrink",
+    "steer",
+    "verify",
+    "writer",
+]

@@ -33,14 +33,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .config import DEFAULT_MAX_FINDINGS, FuzzConfig
 from .counters import COUNTERS, applicable_counters
-from .driver import DEFAULT_WINDOW, Divergence, GameDropped, Unsupported
+from .driver import Divergence, GameDropped, Unsupported
 from .generate import Plan, generate, random_spec
 from .pool import CANDIDATE, GAME, EnginePair, PairPool
-from .shrink import DEFAULT_BUDGET, Shrunk, shrink, transcribable, truncated
+from .shrink import Shrunk, shrink, transcribable, truncated
 from .steer import steer
 from .verify import verify_and_write
-from .writer import KnownDivergence, involved_clauses, known_entry, transcript_id
+from .writer import involved_clauses, known_entry, transcript_id
 
 Json = Any
 LAG = 32  # games in flight at most; steering sees the games this many before
@@ -48,41 +49,6 @@ VERIFY_RESERVE = (
     5.0  # seconds kept at the end of a timed run (and of a shrink) to check a transcript
 )
 VERIFY_PER_REQUEST = 0.01  # and this much more per request of the unshrunk plan
-DEFAULT_MAX_FINDINGS = 20
-
-
-@dataclass(frozen=True)
-class FuzzConfig:
-    """What to fuzz and how. ``profiles`` are ids of ``documents``; ``names`` says how the
-    user named each (a shipped id or a file), for the commands printed;
-    ``engine_env_items`` are the ``--engine-env`` arguments, repeated in those commands."""
-
-    engine: str
-    reference: str
-    documents: Mapping[str, Mapping[str, Json]]
-    profiles: tuple[str, ...]
-    names: Mapping[str, str] = field(default_factory=dict)
-    engine_env: Mapping[str, str] | None = None
-    reference_env: Mapping[str, str] | None = None
-    engine_env_items: tuple[str, ...] = ()
-    games: int | None = None
-    seconds: float | None = None
-    seed: int = 0
-    seats: int | None = None
-    jobs: int = 1
-    window: int = DEFAULT_WINDOW
-    timeout: float = 10.0
-    known: tuple[KnownDivergence, ...] = ()
-    out: Path | None = None
-    shrink_budget: int = DEFAULT_BUDGET
-    shrink_grace: float = 30.0  # a shrink may take its find time plus this many seconds
-    max_findings: int = DEFAULT_MAX_FINDINGS
-    check_schema: bool = True
-    steer: bool = True
-    # Play only shard (K, N): the games whose index is K-1 modulo N (conformance.distributed).
-    # A shard steers by its own games' coverage: with steering off, the shards' games are
-    # exactly the unsharded run's.
-    shard: tuple[int, int] = (1, 1)
 
 
 @dataclass

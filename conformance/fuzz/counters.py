@@ -16,6 +16,8 @@ from reference_engine.errors import JhyapError
 from reference_engine.profile import option_specs, resolve
 from reference_engine.rules import DeckRunsOut, GameEndKind, ReshuffleMoment, Rules
 
+from .option_values import option_samples
+
 Json = Any
 
 WON_CALLS = "won calls"
@@ -54,8 +56,6 @@ def rule_variants(document: Mapping[str, Json]) -> list[Rules]:
     """The typed rules of the profile's defaults and of each single option value."""
     found = [Rules.from_profile(resolve(document))]
     for spec in option_specs(document).values():
-        from .steer import option_samples  # steer imports these counters
-
         for value in option_samples(spec):
             try:
                 found.append(Rules.from_profile(resolve(document, {spec.name: value})))

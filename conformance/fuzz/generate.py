@@ -50,9 +50,10 @@ from .counters import (
     count_events,
 )
 from .deals import aimed_deal
+from .option_values import invalid_option_values, random_option_value
 from .plan import GameSpec, Plan, Request, encode, request, start_request
 from .probes import RAW_KINDS, RAW_PROBES, RawProbe, raw_request
-from .steer import invalid_option_values, random_option_value, random_spec
+from .steer import random_spec
 
 Json = Any
 BETWEEN_HANDS = (Phase.AWAITING_DEAL, Phase.ROUND_OVER)

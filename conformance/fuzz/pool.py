@@ -22,7 +22,7 @@ from .driver import Divergence, GameDropped, PipelinedClient, ReferenceFailed, U
 from .plan import Plan
 
 if TYPE_CHECKING:
-    from .campaign import FuzzConfig
+    from .config import FuzzConfig
 
 Json = Any
 T = TypeVar("T")

@@ -10,7 +10,10 @@ import datetime
 from collections.abc import Sequence
 from typing import Any, Final
 
-from .campaign import Finding, FuzzConfig, FuzzResult, never_reached
+from .. import __version__
+from ..harness.client import PROTOCOL_VERSION
+from .campaign import Finding, FuzzResult, never_reached
+from .config import FuzzConfig
 from .counters import COUNTERS
 
 REPORT_FORMAT: Final = "jhyap-fuzz-report"
@@ -45,8 +48,6 @@ def json_report(
     config: FuzzConfig, result: FuzzResult, status: int, argv: Sequence[str] = ("jhyap", "fuzz")
 ) -> dict[str, Any]:
     """The report as plain values."""
-    from .. import __version__
-    from ..harness.client import PROTOCOL_VERSION
 
     missing = never_reached(config, result)
     return {

@@ -29,7 +29,7 @@ from reference_engine.profile import option_specs, resolve
 from ..spec.decks import deck_names, table_deck
 from .driver import Divergence, Unsupported
 from .generate import GameSpec, Plan, Request, generate, request
-from .steer import option_samples
+from .option_values import option_samples
 
 Json = Any
 Outcome = Divergence | Unsupported | None

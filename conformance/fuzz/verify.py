@@ -26,7 +26,7 @@ from .pool import CANDIDATE, EnginePair, PairPool
 from .writer import transcript_data, transcript_id, write_transcript
 
 if TYPE_CHECKING:
-    from .campaign import FuzzConfig
+    from .config import FuzzConfig
 
 Json = Any
 Commands = Callable[["FuzzConfig", int, str, str], tuple[str, str]]

@@ -17,7 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..harness.known_failures import InputError, data_entries
 from ..spec.decks import Deck, deck_header, deck_names, expand_deal, table_deck
+from ..spec.files import write_atomic
+from ..spec.yamlsafe import transcript_yaml
 from .driver import UNCHECKABLE_AFTER_GAME, Divergence, step_name
 from .generate import RAW_PROBES, Plan, Request
 
@@ -278,15 +281,13 @@ def _where(requests: Sequence[Request], divergence: Divergence) -> str:
 def write_transcript(directory: Path, data: Mapping[str, Json]) -> Path:
     """Write ``<id>.yaml`` into ``directory``; an existing different file is kept, and the
     new one gets a numbered name."""
-    from ..commands.record import dump
-    from ..reporting.files import write_atomic
 
     directory.mkdir(parents=True, exist_ok=True)
     header = (
         "# Found by jhyap fuzz: the reference engine's answers, not an oracle.\n"
         f"# Replay: {data['fuzz']['replay']}\n"
     )
-    text = header + dump(json.loads(json.dumps(data)))
+    text = header + transcript_yaml(json.loads(json.dumps(data)))
     ident = str(data["id"])
     path = directory / f"{ident}.yaml"
     number = 2
@@ -333,7 +334,6 @@ def _known_divergence_faults(at: str, item: Mapping[str, Any]) -> list[str]:
 
 def load_known_divergences(path: str | Path) -> list[KnownDivergence]:
     """The entries of a known-divergences file (YAML, or JSON for ``*.json``)."""
-    from ..harness.known_failures import InputError, data_entries
 
     try:
         items, problems = data_entries(

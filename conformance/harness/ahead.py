@@ -20,8 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
-from ..spec.steps import Step
-from ..spec.transcript import Transcript
+from ..spec.steps import Step, Transcript
 
 DEFAULT_WINDOW: Final = 8
 STATE: Final[Mapping[str, Any]] = {"cmd": "state"}

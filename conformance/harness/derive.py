@@ -39,9 +39,10 @@ from reference_engine.profile import resolve
 from ..spec import filecache, memo, readings
 from ..spec.decks import Deck, deck_header, deck_names, deck_words, table_deck
 from ..spec.profiles import rule_defaults
-from ..spec.steps import Step, raw_line
-from ..spec.transcript import Transcript, rebuild
+from ..spec.steps import Step, Transcript, raw_line
+from ..spec.transcript import rebuild
 from ..spec.transcript_checks import UNCHECKABLE_AFTER_GAME
+from ..spec.transcript_profiles import profiles_for
 from .compare import checked_fields, strip_vendor
 from .inprocess import ReferenceClient
 from .outcome import PASSED, SKIPPED
@@ -375,7 +376,6 @@ def _nearest_base(
     written_for: Mapping[str, Mapping[str, Json]],
 ) -> tuple[str | None, list[str]]:
     """The profile the transcript was written for whose rules differ least from ``rules``."""
-    from ..spec.selection import profiles_for
 
     best: tuple[int, str, list[str]] | None = None
     new = _rule_leaves(rules)

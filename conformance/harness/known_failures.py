@@ -5,13 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..spec import strictjson, yamlsafe
+from ..spec.steps import Transcript
 from .outcome import CRASHED, NOT_PASSED, PASSED, TIMED_OUT, XFAIL, XPASS, Outcome
-
-if TYPE_CHECKING:
-    from ..spec.transcript import Transcript
 
 XPASS_REASON = "unexpected pass: remove it from the known failures"
 # What a listed failure never covers: an engine that died or stopped answering has a new

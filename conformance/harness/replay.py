@@ -15,8 +15,7 @@ from typing import Any, Final, Protocol
 
 from ..spec.decks import canonical
 from ..spec.protocol import is_protocol_clause
-from ..spec.steps import Step, raw_line
-from ..spec.transcript import Transcript
+from ..spec.steps import Step, Transcript, raw_line
 from . import state_fields as reported
 from .ahead import DEFAULT_WINDOW, LEGAL, STATE, planned_requests, start_message
 from .client import (

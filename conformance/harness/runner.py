@@ -16,6 +16,16 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from .ahead import DEFAULT_WINDOW
+from .cases import (
+    Case,
+    InputError,
+    Selection,
+    build_cases,
+    id_selector,
+    load_selection,
+    matches,
+    select_transcripts,
+)
 from .client import EngineClient, EngineInfo, EngineUnusable
 from .derive import Mode, touched
 from .known_failures import (
@@ -29,16 +39,6 @@ from .outcome import ERRORED, FAILED, NOT_APPLICABLE, XFAIL, XPASS, Outcome
 from .replay import credited_clauses, replay
 from .response_schemas import schema_problems
 from .sandbox import EngineLimits
-from .selection import (
-    Case,
-    InputError,
-    Selection,
-    build_cases,
-    id_selector,
-    load_selection,
-    matches,
-    select_transcripts,
-)
 from .versions import version_warning
 
 Progress = Callable[[Outcome], None]

@@ -18,8 +18,8 @@ from typing import Any, Final, NoReturn
 
 from reference_engine.profile import resolve
 
-from ..reporting.style import plural
-from ..spec.selection import shipped_documents
+from ..spec.transcript_profiles import shipped_documents
+from ..spec.wording import plural
 from .client import (
     PROTOCOL_VERSION,
     EngineClient,

@@ -19,7 +19,7 @@ from typing import Any, Final
 
 from reference_engine.profile import resolve
 
-from ..spec.selection import shipped_documents
+from ..spec.transcript_profiles import shipped_documents
 from .inprocess import ReferenceClient
 from .replay import SKIP_CODES
 from .smoke_plan import DEAL, FIXED, SEATS

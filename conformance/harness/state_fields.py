@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from ..spec.transcript import Transcript
+from ..spec.steps import Transcript
 from .client import EngineInfo
 
 # The fields of state.schema.json, in the order docs/protocol.md lists them.

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from .. import __version__
+from ..harness.client import PROTOCOL_VERSION
 from ..harness.outcome import (
     CRASHED,
     ERRORED,
@@ -30,6 +32,7 @@ from ..harness.outcome import (
     Outcome,
 )
 from ..harness.runner import RunResult
+from ..spec.data import transcripts_dir
 from .modes import DERIVED, WRITTEN, mode_counts
 from .report import (
     OK_PLAIN,
@@ -69,7 +72,6 @@ class ReportContext:
     def corpus_root(self) -> Path:
         if self.transcripts is not None:
             return Path(os.path.abspath(self.transcripts))
-        from ..spec.data import transcripts_dir
 
         return Path(os.path.abspath(transcripts_dir()))
 
@@ -134,8 +136,6 @@ def result_json(outcome: Outcome, context: ReportContext) -> dict[str, Any]:
 
 def json_report(result: RunResult, context: ReportContext) -> dict[str, Any]:
     """The JSON report (schema/report.schema.json): what ran, on what, and every case."""
-    from .. import __version__
-    from ..harness.client import PROTOCOL_VERSION
 
     counts = Counter(o.status for o in result.outcomes)
     summary: dict[str, Any] = {s: counts[s] for s in STATUSES}

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from ..harness.outcome import NOT_APPLICABLE, Outcome
-from .style import plural
+from ..spec.wording import plural
 
 WRITTEN: Final = "as_written"
 DERIVED: Final = "derived"

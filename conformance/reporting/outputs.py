@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from .files import OutputKind
+from ..spec.files import OutputKind
 
 RUN_JSON: Final = OutputKind(
     "a jhyap run JSON report", r'\{\n  "format": "jhyap-conformance-report",\n'

@@ -31,8 +31,9 @@ from ..harness.outcome import (
     Outcome,
 )
 from ..harness.runner import RunResult
+from ..spec.wording import plural
 from .modes import any_derived, mode_lines, split_counts
-from .style import Style, plural
+from .style import Style
 from .terminal import one_line, visible_styled
 from .unchecked import unchecked_lines
 

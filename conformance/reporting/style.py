@@ -43,9 +43,4 @@ class Style:
         return f"\x1b[{codes}m{text}\x1b[0m"
 
 
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """``1 case``, ``2 cases``; ``many`` for an irregular plural."""
-    return f"{count} {word if count == 1 else many or word + 's'}"
-
-
-__all__ = ["Style", "colour_wanted", "plural"]
+__all__ = ["Style", "colour_wanted"]

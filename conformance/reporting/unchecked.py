@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ..harness.outcome import NOT_CHECKED, Outcome
-from .style import plural
+from ..spec.wording import plural
 
 MAX_CASES = 20  # cases listed in the console; the JSON report lists every one
 

@@ -27,6 +27,10 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from conformance.spec.data import shipped_profile_ids
+from conformance.spec.files import write_atomic
+from conformance.spec.profiles import load_profile
+
 from .measure import (
     GAMES_PER_POLICY,
     HAND_CAP,
@@ -222,7 +226,6 @@ def _read(path: Path) -> dict[str, Any] | None:
 
 
 def _write(path: Path, data: Mapping[str, Any]) -> None:
-    from conformance.reporting.files import write_atomic
 
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
@@ -267,8 +270,6 @@ def load_study(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from conformance.spec.data import shipped_profile_ids
-    from conformance.spec.profiles import load_profile
 
     parser = argparse.ArgumentParser(
         prog="python -m conformance.simulation.study",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ..spec.protocol import protocol_clauses
-from ..spec.transcript import Transcript
+from ..spec.steps import Transcript
 from .common import (
     CLAUSES_PAGE,
     SiteData,

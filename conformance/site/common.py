@@ -16,8 +16,9 @@ from typing import Any
 import yaml
 
 from ..spec import data
-from ..spec.selection import profiles_for
-from ..spec.transcript import Transcript, load_corpus
+from ..spec.steps import Transcript
+from ..spec.transcript import load_corpus
+from ..spec.transcript_profiles import profiles_for
 
 Json = Any
 Document = Mapping[str, Json]

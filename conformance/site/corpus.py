@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..spec.readings import with_alternatives
-from ..spec.selection import profiles_for
-from ..spec.transcript import Transcript
+from ..spec.steps import Transcript
+from ..spec.transcript_profiles import profiles_for
 from .common import (
     CLAUSES_PAGE,
     CORPUS_INDEX,

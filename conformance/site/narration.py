@@ -8,8 +8,7 @@ from typing import Any
 
 from reference_engine.profile import resolve
 
-from ..spec.steps import Step
-from ..spec.transcript import Transcript
+from ..spec.steps import Step, Transcript
 from .common import (
     _CARD_RE,
     _RANK_ORDER,

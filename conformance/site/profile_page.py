@@ -8,7 +8,7 @@ import yaml
 
 from reference_engine.profile import resolve
 
-from ..spec.transcript import Transcript
+from ..spec.steps import Transcript
 from .common import (
     CLAUSES_PAGE,
     COMPARISON_PAGE,

@@ -19,6 +19,7 @@ from typing import Any
 
 from conformance.simulation import study
 from conformance.simulation.play import default_seats
+from conformance.spec.files import write_atomic
 
 PAGE = "play.md"
 FIGURES = "play"  # folder of the SVG files, beside the page
@@ -414,7 +415,6 @@ def generate(profiles: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
     if isinstance(cached, dict) and all(isinstance(v, str) for v in cached.values()):
         return cached
     files = _draw(profiles, data)
-    from conformance.reporting.files import write_atomic
 
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)

@@ -28,7 +28,7 @@ rule parameter and option field it changes beyond readings is listed under
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -344,10 +344,16 @@ def _source_path(merged: Mapping[str, Json], moved: Mapping[str, DataPath]) -> S
     return source
 
 
-def resolve_declared(doc: yamlsafe.YamlDocument) -> tuple[dict[str, Json] | None, list[Problem]]:
-    """The whole profile a declared file stands for, or its problems."""
-    from .profiles import check_profile_document  # which resolves declared files here
+# How a whole profile is checked (conformance.spec.profiles.whole_profile_problems, which
+# hands declared files here): given, not imported, so that neither module imports the other.
+WholeProfileCheck = Callable[[yamlsafe.YamlDocument, SourcePath | None], list[Problem]]
 
+
+def resolve_declared(
+    doc: yamlsafe.YamlDocument, check_whole: WholeProfileCheck
+) -> tuple[dict[str, Json] | None, list[Problem]]:
+    """The whole profile a declared file stands for, or its problems; ``check_whole``
+    checks the profile it extends, and the merged one."""
     report = Report(doc)
     value = stringify_keys(doc.data)
     for error in schema_errors(value, declared=True):
@@ -367,7 +373,7 @@ def resolve_declared(doc: yamlsafe.YamlDocument) -> tuple[dict[str, Json] | None
     if isinstance(base, dict) and "extends" in base:
         report.add(("extends",), f"{base_name} itself extends a profile; extend a whole profile")
         return None, report.problems
-    if check_profile_document(base_doc, require_coverage=False):
+    if check_whole(base_doc, None):
         report.add(("extends",), f"{base_name} is not a valid profile (jhyap validate it)")
         return None, report.problems
     merged: dict[str, Json] = copy.deepcopy(base)
@@ -420,4 +426,4 @@ def resolve_declared(doc: yamlsafe.YamlDocument) -> tuple[dict[str, Json] | None
         merged["derived_from"][wider.KEY] = copy.deepcopy(widened)
     merged_doc = yamlsafe.YamlDocument(doc.file, merged, doc._root)
     source = _source_path(merged, moved)
-    return merged, check_profile_document(merged_doc, require_coverage=False, source=source)
+    return merged, check_whole(merged_doc, source)

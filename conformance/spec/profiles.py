@@ -118,7 +118,7 @@ def check_profile_document(
     ``source`` maps each problem's path to the field of the file it is reported on.
     """
     if isinstance(doc.data, dict) and "extends" in doc.data:
-        return declared.resolve_declared(doc)[1]
+        return declared.resolve_declared(doc, whole_profile_problems)[1]
     report = Report(doc, source)
     value = stringify_keys(doc.data)
     if not isinstance(value, dict):
@@ -130,6 +130,12 @@ def check_profile_document(
     if not report.problems:
         _check_semantics(value, report, require_coverage)
     return sorted(report.problems, key=lambda p: (p.line, p.field))
+
+
+def whole_profile_problems(doc: yamlsafe.YamlDocument, source: SourcePath | None) -> list[Problem]:
+    """The problems of a whole profile a declared file extends or stands for (coverage is
+    not required of it)."""
+    return check_profile_document(doc, require_coverage=False, source=source)
 
 
 def _rule_problems(rules: Mapping[str, Json]) -> list[tuple[DataPath, str]]:
@@ -413,7 +419,7 @@ def load_profile(name_or_path: str | os.PathLike[str]) -> dict[str, Json]:
         field = yamlsafe.format_path(exc.path or ()) or "(file)"
         raise ProfileFileError([Problem(exc.file, exc.line, field, exc.message)]) from None
     if isinstance(doc.data, dict) and "extends" in doc.data:
-        merged, problems = declared.resolve_declared(doc)
+        merged, problems = declared.resolve_declared(doc, whole_profile_problems)
         if problems or merged is None:
             raise ProfileFileError(problems)
         return merged

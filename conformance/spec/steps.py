@@ -1,10 +1,11 @@
-"""A transcript's steps: what each sends or checks, built from its YAML."""
+"""A transcript and its steps: what each step sends or checks, built from its YAML."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from .decks import Deck, expand_deal
@@ -156,3 +157,28 @@ def _build_step_kind(index: int, raw: Mapping[str, Any], line: int, deck: Deck =
     if "end_game" in raw:
         return Step(index, line, "end_game", {"cmd": "end_game"}, expect=expect)
     return Step(index, line, "check", None, check=dict(raw["check"]))
+
+
+@dataclass(frozen=True)
+class Transcript:
+    id: str
+    title: str
+    kind: str
+    file: Path
+    line: int
+    seats: int
+    clauses: tuple[str, ...]
+    steps: tuple[Step, ...]
+    profiles: tuple[str, ...] = ()
+    where: Mapping[str, Any] | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    requires: tuple[str, ...] = ()
+    description: str = ""
+    start_error: str | None = None  # the table itself must be refused with this code
+    raw: Mapping[str, Any] = field(default_factory=dict)
+    fresh_engine: bool = False  # a new engine process, and no start before the steps
+    # (packs, jokers per pack[, ranks left out]) the deals are written for
+    deck: Deck = (1, 0)
+
+    def location(self, step: Step | None = None) -> str:
+        return f"{self.file}:{step.line if step else self.line}"

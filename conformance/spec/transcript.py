@@ -8,7 +8,7 @@ import os
 import stat
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -18,37 +18,12 @@ from . import data, filecache, protocol, yamlsafe
 from .deal_layout import with_deal_layouts
 from .decks import Deck, left_out_symbols
 from .profiles import Problem, stringify_keys
-from .selection import Documents, shipped_documents
-from .steps import Step, build_step
+from .steps import Transcript, build_step
 from .transcript_checks import semantic_problems
+from .transcript_profiles import Documents, shipped_documents
 
 if TYPE_CHECKING:  # imported when a transcript is checked, not to read a cached one
     import jsonschema
-
-
-@dataclass(frozen=True)
-class Transcript:
-    id: str
-    title: str
-    kind: str
-    file: Path
-    line: int
-    seats: int
-    clauses: tuple[str, ...]
-    steps: tuple[Step, ...]
-    profiles: tuple[str, ...] = ()
-    where: Mapping[str, Any] | None = None
-    options: Mapping[str, Any] = field(default_factory=dict)
-    requires: tuple[str, ...] = ()
-    description: str = ""
-    start_error: str | None = None  # the table itself must be refused with this code
-    raw: Mapping[str, Any] = field(default_factory=dict)
-    fresh_engine: bool = False  # a new engine process, and no start before the steps
-    # (packs, jokers per pack[, ranks left out]) the deals are written for
-    deck: Deck = (1, 0)
-
-    def location(self, step: Step | None = None) -> str:
-        return f"{self.file}:{step.line if step else self.line}"
 
 
 class TranscriptError(Exception):
@@ -414,7 +389,6 @@ def iter_corpus(
 
 
 __all__ = [
-    "Transcript",
     "TranscriptError",
     "check_transcript_file",
     "corpus_files",

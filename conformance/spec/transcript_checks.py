@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from reference_engine.errors import JhyapError
 from reference_engine.profile import resolve
@@ -14,10 +14,8 @@ from reference_engine.profile import resolve
 from . import protocol, readings, yamlsafe
 from .decks import CARD_NAMES, Deck, deck_header, deck_names, deck_words, is_card_name
 from .profiles import Problem
-from .selection import Documents, clause_owners, deck_of, profiles_for, shipped_documents
-
-if TYPE_CHECKING:
-    from .transcript import Transcript
+from .steps import Transcript
+from .transcript_profiles import Documents, clause_owners, deck_of, profiles_for, shipped_documents
 
 
 def semantic_problems(

@@ -411,3 +411,35 @@ def read_regular_file(path: str | os.PathLike[str]) -> bytes:
 def load(path: str | os.PathLike[str]) -> YamlDocument:
     """Load a YAML file strictly; raises YamlProblem (also for unreadable or huge files)."""
     return load_bytes(read_regular_file(path), os.fspath(path))
+
+
+# -- writing: a transcript as YAML (jhyap record, jhyap fuzz) --
+
+
+class _FlowMap(dict[str, Any]):
+    """A mapping written on one line: each expected event reads as one line of the file."""
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Dumper.add_representer(
+    _FlowMap, lambda dumper, data: dumper.represent_mapping("tag:yaml.org,2002:map", data, True)
+)
+
+
+def transcript_yaml(data: dict[str, Any]) -> str:
+    """The transcript as YAML, its events one a line."""
+    for step in data.get("steps") or []:
+        events = step.get("expect", {}).get("events")
+        if events is not None:
+            step["expect"]["events"] = [_FlowMap(event) for event in events]
+    return yaml.dump(
+        data,
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        width=100,
+        default_flow_style=None,
+    )

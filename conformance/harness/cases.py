@@ -20,11 +20,13 @@ from typing import Any, overload
 from reference_engine.errors import JhyapError
 from reference_engine.profile import resolve
 
-from ..reporting.style import plural
 from ..spec import filecache, readings, wider
-from ..spec.profiles import Problem
-from ..spec.selection import profiles_for, shipped_documents, with_profile_files
-from ..spec.transcript import Transcript, corpus_files, documents_context, iter_corpus, load_checked
+from ..spec.data import DataNotFound, ProfileNotFound
+from ..spec.profiles import Problem, ProfileFileError
+from ..spec.steps import Transcript
+from ..spec.transcript import corpus_files, documents_context, iter_corpus, load_checked
+from ..spec.transcript_profiles import profiles_for, shipped_documents, with_profile_files
+from ..spec.wording import plural
 from .derive import Mode, classify, trusted
 from .known_failures import InputError, KnownFailure, load_known_failures
 
@@ -313,8 +315,6 @@ def load_selection(
     Raises InputError listing every problem, one line each. Every file is read and
     checked here, one at a time; none is kept (but by the cache, or when it is off).
     """
-    from ..spec.data import DataNotFound, ProfileNotFound
-    from ..spec.profiles import ProfileFileError
 
     root = Path(transcripts_dir) if transcripts_dir else None
     if root is not None and not root.is_dir():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from reference_engine.errors import JhyapError
 from reference_engine.profile import resolve
@@ -13,9 +13,7 @@ from reference_engine.profile import resolve
 from . import data, memo, protocol, readings
 from .decks import Deck, table_deck
 from .profiles import load_profile, rule_defaults
-
-if TYPE_CHECKING:
-    from .transcript import Transcript
+from .steps import Transcript
 
 # Profile documents by id, as loaded (``load_profile``).
 Documents = Mapping[str, Mapping[str, Any]]
