@@ -69,6 +69,7 @@ class HelpFormatter(argparse.HelpFormatter):
 
 def version_text() -> str:
     """What ``jhyap --version`` prints."""
+    # lazy: start-up speed
     from .harness.client import PROTOCOL_VERSION
 
     return (

@@ -63,6 +63,7 @@ def plugin_wording(message: str) -> str:
 def pytest_addoption(parser: pytest.Parser) -> None:
     """The plugin's options; all of them are ignored without ``--jhyap-engine``. Numbers
     and paths are checked as ``jhyap``'s own options are (conformance.commands.checks)."""
+    # lazy: start-up speed
     from .commands import checks
 
     group = parser.getgroup(
@@ -213,6 +214,7 @@ class JhyapSession:
         warnings: Sequence[str],
         source: str,
     ) -> None:
+        # lazy: start-up speed
         from .harness.runner import EngineWorker
 
         self.cases = list(cases)
@@ -229,6 +231,7 @@ class JhyapSession:
     @classmethod
     def from_config(cls, config: pytest.Config, engine: str) -> JhyapSession:
         """Everything ``jhyap run`` checks before it starts an engine; UsageError if bad."""
+        # lazy: start-up speed
         from .harness.client import DEFAULT_TIMEOUT
         from .harness.runner import InputError, RunConfig, known_failure_warnings, load_selection
         from .reporting.report import RerunInfo
@@ -254,6 +257,7 @@ class JhyapSession:
             selection.source,
         )
         documents = selection.documents
+        # lazy: start-up speed
         from .harness.sandbox import engine_environment
 
         run_config = RunConfig(
@@ -278,6 +282,7 @@ class JhyapSession:
     # -- hooks -------------------------------------------------------------------------
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
+        # lazy: start-up speed
         from .spec.wording import plural
 
         cases = plural(len(self.cases), "case")
@@ -289,6 +294,7 @@ class JhyapSession:
         config = session.config
         if config.option.collectonly or not self.cases:
             return
+        # lazy: start-up speed
         from .harness.client import EngineUnusable
 
         try:
@@ -343,6 +349,7 @@ class JhyapSession:
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if not self.warnings and self.engine_description is None:
             return
+        # lazy: start-up speed
         from .reporting.report import shown_warnings
 
         terminalreporter.section("jhyap")
@@ -358,6 +365,7 @@ class JhyapSession:
 
     def run(self, case: Case) -> Outcome:
         """Replay one case on the shared engine (raises CaseFailed when it is unusable)."""
+        # lazy: start-up speed
         from .harness.client import EngineUnusable
 
         if self.unusable is not None:
@@ -412,8 +420,10 @@ class JhyapFuzzItem(_ExplainedItem):
         self.add_marker(MARKER)
 
     def runtest(self) -> None:
+        # lazy: start-up speed
         import argparse
 
+        # lazy: start-up speed
         from .commands.fuzz import build_config, finding_lines, summary_lines
         from .fuzz.campaign import fuzz
         from .fuzz.driver import DEFAULT_WINDOW
@@ -471,6 +481,7 @@ class JhyapItem(_ExplainedItem):
             self.add_marker(MODE_MARKERS[case.mode.value])
 
     def runtest(self) -> None:
+        # lazy: start-up speed
         from .harness.outcome import NOT_APPLICABLE, NOT_CHECKED, PASSED, SKIPPED, XFAIL
         from .reporting.report import failure_block, headline
 

@@ -20,6 +20,8 @@ from enum import IntEnum
 from types import MappingProxyType
 from typing import Any, Final
 
+from .checks import quoted
+
 Subparsers = argparse._SubParsersAction  # the type argparse's add_subparsers returns
 Run = Callable[[argparse.Namespace], int]
 
@@ -89,8 +91,6 @@ MAX_JOBS: Final = 1024
 def jobs_count(text: str) -> int:
     """A ``--jobs`` value: a whole number from 1 to MAX_JOBS, or ``auto`` for the CPUs this
     process may use (at most MAX_JOBS)."""
-    from .checks import quoted
-
     if text == "auto":
         try:
             return min(len(os.sched_getaffinity(0)), MAX_JOBS)
@@ -120,6 +120,7 @@ def profile_with_options(
     command: str, name: str, items: Sequence[str]
 ) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """The profile ``name`` and its ``--option`` values; None once why not is printed."""
+    # lazy: start-up speed
     from conformance.spec.data import ProfileNotFound
     from conformance.spec.profiles import ProfileFileError, load_profile, option_arguments
     from reference_engine.messages import clip_words

@@ -20,6 +20,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Serve until ``stop`` or end of input."""
+    # lazy: start-up speed
     from reference_engine.server import main
 
     return main()

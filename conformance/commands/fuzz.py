@@ -218,6 +218,7 @@ class _Progress:
 
 def build_config(args: argparse.Namespace) -> FuzzConfig | str:
     """The run's configuration from parsed arguments, or what is wrong with them."""
+    # lazy: start-up speed
     from conformance.harness.runner import InputError
     from conformance.spec.data import DataNotFound, ProfileNotFound
     from conformance.spec.profiles import ProfileFileError

@@ -9,6 +9,7 @@ import sys
 from conformance.reporting.outputs import FORCE_HELP, FUZZ_JSON, SIMULATE_JSON
 
 from . import ExitCode, Subparsers
+from .checks import clashing_paths
 
 
 def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
@@ -40,10 +41,9 @@ def _fail(message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    # lazy: start-up speed
     from conformance.distributed.merge import SIMULATION, MergeError, fuzz_lines, merge_files
     from conformance.spec.files import STDOUT, os_error_text, write_report
-
-    from .checks import clashing_paths
 
     clash = clashing_paths((("--json", args.json),), tuple(("FILE", f) for f in args.files))
     if clash:
@@ -55,8 +55,10 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     report = merged.report
     if merged.format == SIMULATION:
+        # lazy: start-up speed
         from conformance.simulation.stats import Tally
 
+        # lazy: start-up speed
         from .simulate import figures_table
 
         status = int(ExitCode.OK)

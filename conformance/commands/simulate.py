@@ -107,6 +107,7 @@ def _fail(message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    # lazy: start-up speed
     from conformance.simulation.play import SimulationSpec, default_seats, play_games
     from reference_engine.errors import JhyapError
     from reference_engine.game import Game
@@ -122,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
     if empty:
         return _fail(empty)
     if args.cluster is not None:
+        # lazy: start-up speed
         from conformance.distributed.cluster import address_problem
 
         problem = address_problem(args.cluster)
@@ -149,6 +151,7 @@ def run(args: argparse.Namespace) -> int:
     games = shard.games(args.games)
     progress = _progress(len(games)) if sys.stderr.isatty() else None
     if args.cluster is not None:
+        # lazy: start-up speed
         from conformance.distributed.cluster import ClusterUnavailable, simulate_on_cluster
 
         try:
@@ -166,6 +169,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_header(spec: SimulationSpec, games: int, seed: str, shard: Shard) -> dict[str, Any]:
     """The JSON header of a simulation (or of one shard of it)."""
+    # lazy: start-up speed
     from conformance import __version__
 
     return {
@@ -189,6 +193,7 @@ def write_and_print(
 ) -> int:
     """Write the JSON to ``path`` (if any) and print the table (unless it went to stdout)."""
     if path:
+        # lazy: start-up speed
         from conformance.spec.files import STDOUT, os_error_text, write_report
 
         text = json.dumps(figures_json(header, tally), indent=2) + "\n"

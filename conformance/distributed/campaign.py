@@ -1,4 +1,5 @@
-"""A fuzz campaign on a Dask cluster: each shard a task, merged as ``jhyap merge`` does.
+"""The command line of a fuzz campaign on a Dask cluster (an entry point, as ``jhyap`` is):
+each shard a task (:mod:`.fuzz_shards`), merged as ``jhyap merge`` does.
 
     python -m conformance.distributed.campaign --cluster local:2 --shards 4 \\
         [--json FILE] -- --engine ./my-engine --games 2000 --no-steer
@@ -13,33 +14,19 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
 
-from .merge import ShardFile, fuzz_lines, merge_fuzz
+from conformance.cli import build_parser
+from conformance.commands.checks import report_file_problem
+from conformance.commands.fuzz import build_config
+from conformance.reporting.outputs import FUZZ_JSON
+from conformance.spec.files import STDOUT, os_error_text, write_report
 
-
-def fuzz_shard(task: tuple[tuple[str, ...], int, int]) -> dict[str, Any]:
-    """Run shard ``index`` of ``count`` of the campaign ``argv``; its JSON report."""
-    from conformance.cli import build_parser
-    from conformance.commands.fuzz import build_config
-    from conformance.distributed.shards import Shard
-    from conformance.fuzz.campaign import fuzz
-    from conformance.fuzz.report import json_report
-
-    argv, index, count = task
-    args = build_parser(["fuzz"]).parse_args(["fuzz", *argv])
-    args.shard = Shard(index, count)
-    config = build_config(args)
-    if isinstance(config, str):
-        raise ValueError(config)
-    result = fuzz(config)
-    findings = bool(result.findings) or bool(result.reference_problems)
-    return json_report(config, result, 1 if findings else 0, ("jhyap", "fuzz", *argv))
+from .cluster import ClusterUnavailable, address_problem
+from .fuzz_shards import fuzz_on_cluster
+from .merge import fuzz_lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .cluster import ClusterUnavailable, address_problem, map_on_cluster
-
     words = list(sys.argv[1:] if argv is None else argv)
     fuzz_args = words[words.index("--") + 1 :] if "--" in words else []
     own = words[: words.index("--")] if "--" in words else words
@@ -59,26 +46,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         why = problem or (f"{refused[0]} is set here" if refused else "--shards must be >= 1")
         print(f"{parser.prog}: {why}", file=sys.stderr)
         return 2
-    from conformance.commands.checks import report_file_problem
-    from conformance.commands.fuzz import build_config
-    from conformance.reporting.outputs import FUZZ_JSON
-    from conformance.spec.files import STDOUT, os_error_text, write_report
 
-    # one line now, not a failed task later
-    check = build_config(_parsed(fuzz_args))
+    # the campaign's configuration, built once here and sent to every shard's task
+    config = build_config(_parsed(fuzz_args))
     unwritable = report_file_problem(args.json, FUZZ_JSON)
-    if isinstance(check, str) or unwritable:
-        why = check if isinstance(check, str) else f"--json: {unwritable}"
+    if isinstance(config, str) or unwritable:
+        why = config if isinstance(config, str) else f"--json: {unwritable}"
         print(f"{parser.prog}: {why}", file=sys.stderr)
         return 2
-    tasks = [(tuple(fuzz_args), k, args.shards) for k in range(1, args.shards + 1)]
+    command = ("python", "-m", "conformance.distributed.campaign", *words)
     try:
-        reports = map_on_cluster(fuzz_shard, tasks, args.cluster)
+        report = fuzz_on_cluster(config, fuzz_args, args.shards, args.cluster, command)
     except ClusterUnavailable as exc:
         print(f"{parser.prog}: {exc}", file=sys.stderr)
         return 2
-    shards = [ShardFile(f"shard {k}", r, k, args.shards) for k, r in enumerate(reports, 1)]
-    report = merge_fuzz(shards, ("python", "-m", "conformance.distributed.campaign", *words))
     if args.json:
         try:
             text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
@@ -95,8 +76,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parsed(fuzz_args: Sequence[str]) -> argparse.Namespace:
-    from conformance.cli import build_parser
-
     return build_parser(["fuzz"]).parse_args(["fuzz", *fuzz_args])
 
 

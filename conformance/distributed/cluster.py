@@ -38,6 +38,7 @@ def address_problem(address: str) -> str | None:
 
 def _dask() -> Any:
     try:
+        # lazy: optional dependency
         import distributed
     except ImportError:
         raise ClusterUnavailable(f"a cluster needs Dask: {EXTRA_HINT}") from None

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..spec.json_types import Json
 from .config import DEFAULT_MAX_FINDINGS, FuzzConfig
 from .counters import COUNTERS, applicable_counters
 from .driver import Divergence, GameDropped, Unsupported
@@ -43,7 +44,6 @@ from .steer import steer
 from .verify import verify_and_write
 from .writer import involved_clauses, known_entry, transcript_id
 
-Json = Any
 LAG = 32  # games in flight at most; steering sees the games this many before
 VERIFY_RESERVE = (
     5.0  # seconds kept at the end of a timed run (and of a shrink) to check a transcript

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
+from typing import Final
 
 from reference_engine.errors import JhyapError
 from reference_engine.profile import option_specs, resolve
 from reference_engine.rules import DeckRunsOut, GameEndKind, ReshuffleMoment, Rules
 
+from ..spec.json_types import Json
 from .option_values import option_samples
-
-Json = Any
 
 WON_CALLS = "won calls"
 BEATEN_CALLS = "beaten calls"

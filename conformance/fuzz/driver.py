@@ -27,7 +27,7 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from ..harness.client import (
     EngineClient,
@@ -39,9 +39,9 @@ from ..harness.client import (
 from ..harness.compare import compare_check, compare_events
 from ..harness.replay import COMMANDS, SKIP_CODES
 from ..harness.response_schemas import schema_problems
+from ..spec.json_types import Json
 from .generate import Plan, Request
 
-Json = Any
 DEFAULT_WINDOW: Final = 16
 
 # Divergence classes.

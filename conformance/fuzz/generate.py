@@ -29,7 +29,6 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from itertools import combinations
-from typing import Any
 
 from reference_engine import picking, throws
 from reference_engine.cards import DECK, Card, names
@@ -41,6 +40,7 @@ from reference_engine.rules import GameEndKind, ScoringKind
 from reference_engine.server import Session, decode_request
 
 from ..spec.deal_layout import layout_from_state
+from ..spec.json_types import Json
 from .aimed import aimed_pick, aimed_throw, goals_for
 from .counters import (
     COUNTERS,
@@ -55,7 +55,6 @@ from .plan import GameSpec, Plan, Request, encode, request, start_request
 from .probes import RAW_KINDS, RAW_PROBES, RawProbe, raw_request
 from .steer import random_spec
 
-Json = Any
 BETWEEN_HANDS = (Phase.AWAITING_DEAL, Phase.ROUND_OVER)
 
 

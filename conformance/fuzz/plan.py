@@ -6,11 +6,9 @@ import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
+from ..spec.json_types import Json
 from ..spec.steps import raw_line
-
-Json = Any
 
 
 @dataclass(frozen=True)

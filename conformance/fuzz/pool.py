@@ -18,13 +18,13 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..harness.client import EngineUnusable
+from ..spec.json_types import Json
 from .driver import Divergence, GameDropped, PipelinedClient, ReferenceFailed, Unsupported, run_plan
 from .plan import Plan
 
 if TYPE_CHECKING:
     from .config import FuzzConfig
 
-Json = Any
 T = TypeVar("T")
 CANDIDATE, GAME = 0, 1  # task priorities
 

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
+from ..spec.json_types import Json
 from .plan import Request, encode
-
-Json = Any
 
 
 @dataclass(frozen=True)

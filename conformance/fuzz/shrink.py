@@ -27,11 +27,11 @@ from typing import Any
 from reference_engine.profile import option_specs, resolve
 
 from ..spec.decks import deck_names, table_deck
+from ..spec.json_types import Json
 from .driver import Divergence, Unsupported
 from .generate import GameSpec, Plan, Request, generate, request
 from .option_values import option_samples
 
-Json = Any
 Outcome = Divergence | Unsupported | None
 EvaluateMany = Callable[[Sequence[Plan]], list[Outcome]]
 Report = Callable[[str], None]

@@ -6,12 +6,12 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
 
 from reference_engine.errors import JhyapError
 from reference_engine.profile import option_specs, resolve
 from reference_engine.rules import GameEndKind, Rules
 
+from ..spec.json_types import Json
 from .counters import (
     AT_THRESHOLD,
     BEATEN_CALLS,
@@ -29,8 +29,6 @@ from .counters import (
 )
 from .option_values import option_samples, random_option_value
 from .plan import GameSpec
-
-Json = Any
 
 
 def random_spec(

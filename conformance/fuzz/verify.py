@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from reference_engine.profile import resolve
 
 from ..harness.client import EngineClient
 from ..harness.outcome import PASSED, Outcome
 from ..harness.replay import replay
+from ..spec.json_types import Json
 from ..spec.transcript import check_transcript_file, load_transcript
 from .driver import Divergence
 from .plan import Plan
@@ -28,7 +29,6 @@ from .writer import transcript_data, transcript_id, write_transcript
 if TYPE_CHECKING:
     from .config import FuzzConfig
 
-Json = Any
 Commands = Callable[["FuzzConfig", int, str, str], tuple[str, str]]
 
 

@@ -20,11 +20,10 @@ from typing import Any
 from ..harness.known_failures import InputError, data_entries
 from ..spec.decks import Deck, deck_header, deck_names, expand_deal, table_deck
 from ..spec.files import write_atomic
+from ..spec.json_types import Json
 from ..spec.yamlsafe import transcript_yaml
 from .driver import UNCHECKABLE_AFTER_GAME, Divergence, step_name
 from .generate import RAW_PROBES, Plan, Request
-
-Json = Any
 
 # The clause families a divergence at a step (or in an event or state field) involves.
 _STEP_FAMILIES = {

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from reference_engine.errors import JhyapError
 from reference_engine.kept import Kept
@@ -38,6 +38,7 @@ from reference_engine.profile import resolve
 
 from ..spec import filecache, memo, readings
 from ..spec.decks import Deck, deck_header, deck_names, deck_words, table_deck
+from ..spec.json_types import Json
 from ..spec.profiles import rule_defaults
 from ..spec.steps import Step, Transcript, raw_line
 from ..spec.transcript import rebuild
@@ -47,8 +48,6 @@ from .compare import checked_fields, strip_vendor
 from .inprocess import ReferenceClient
 from .outcome import PASSED, SKIPPED
 from .replay import replay, start_message
-
-Json = Any
 
 
 class Mode(StrEnum):

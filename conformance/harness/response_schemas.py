@@ -49,6 +49,7 @@ def _index_locations(node: Any, file: str, pointer: str) -> None:
 
 @cache
 def _fast_check(ref: str) -> Callable[[Any], bool] | None:
+    # lazy: start-up speed
     from ..spec.fastschema import compile_schema
 
     return compile_schema(SCHEMA_BASE + ref, schema_registry())
@@ -100,6 +101,7 @@ def schema_problems(cmd: str, response: Mapping[str, Any]) -> list[str]:
         ref = f"response-ok.schema.json#/$defs/{cmd}"
     else:
         ref = "response-error.schema.json"
+    # lazy: start-up speed
     from ..spec.fastschema import library_errors
 
     problems = []

@@ -82,6 +82,7 @@ class EngineLimits:
         memory, cpu = self.memory_mb, self.cpu_seconds
 
         def apply() -> None:  # runs in the child between fork and exec: keep it small
+            # lazy: POSIX only
             import resource
 
             if memory is not None:

@@ -17,10 +17,10 @@ from reference_engine.profile import resolve
 
 from ..spec.deal_layout import deal_layout
 from ..spec.decks import expand_deal, table_deck
+from ..spec.json_types import Json
 from .derive import NotApplicable, laid_out
 from .inprocess import ReferenceClient
 
-Json = Any
 SEATS: Final = 2
 MAX_TURNS: Final = 12  # turns played, lowest cards kept, before a call is given up
 

@@ -15,16 +15,16 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Final
+from typing import Final
 
 from reference_engine.profile import resolve
 
+from ..spec.json_types import Json
 from ..spec.transcript_profiles import shipped_documents
 from .inprocess import ReferenceClient
 from .replay import SKIP_CODES
 from .smoke_plan import DEAL, FIXED, SEATS
 
-Json = Any
 MAX_SEQ: Final = 2**53 - 1
 
 

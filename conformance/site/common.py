@@ -16,11 +16,11 @@ from typing import Any
 import yaml
 
 from ..spec import data
+from ..spec.json_types import Json
 from ..spec.steps import Transcript
 from ..spec.transcript import load_corpus
 from ..spec.transcript_profiles import profiles_for
 
-Json = Any
 Document = Mapping[str, Json]
 
 # -- vocabulary -----------------------------------------------------------------------

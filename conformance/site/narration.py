@@ -8,12 +8,12 @@ from typing import Any
 
 from reference_engine.profile import resolve
 
+from ..spec.json_types import Json
 from ..spec.steps import Step, Transcript
 from .common import (
     _CARD_RE,
     _RANK_ORDER,
     _SUIT_ORDER,
-    Json,
     SiteData,
     _inline,
     _is_cards,

@@ -7,11 +7,11 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
+from ..spec.json_types import Json
 from ..spec.profile_options import lookup
 from .common import (
     PARAM_LABELS,
     Document,
-    Json,
     clauses_of,
     scalar_text,
     value_words,

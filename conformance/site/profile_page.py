@@ -8,13 +8,13 @@ import yaml
 
 from reference_engine.profile import resolve
 
+from ..spec.json_types import Json
 from ..spec.steps import Transcript
 from .common import (
     CLAUSES_PAGE,
     COMPARISON_PAGE,
     FAMILY_TITLES,
     Document,
-    Json,
     SiteData,
     _family_sorted,
     _inline,

@@ -247,6 +247,7 @@ VERDICT_STYLE = {
 
 
 def _pyplot() -> Any:
+    # lazy: optional dependency
     import matplotlib
 
     matplotlib.use("svg")
@@ -259,6 +260,7 @@ def _pyplot() -> Any:
             "axes.spines.right": False,
         }
     )
+    # lazy: optional dependency
     import matplotlib.pyplot as plt
 
     return plt

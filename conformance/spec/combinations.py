@@ -8,9 +8,9 @@ on rules that passed the schema.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
-Json = Any
+from .json_types import Json
+
 DataPath = tuple[str | int, ...]
 
 

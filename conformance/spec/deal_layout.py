@@ -21,11 +21,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
 
 from .decks import canonical
+from .json_types import Json
 
-Json = Any
 LAYOUT_FIELDS = ("hands", "turned_up", "stock")
 
 

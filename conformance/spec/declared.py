@@ -31,12 +31,12 @@ import copy
 from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
 
 from reference_engine.errors import JhyapError
 from reference_engine.profile import OptionSpec, OptionType, option_specs, set_path
 
 from . import data, readings, wider, yamlsafe
+from .json_types import Json
 from .profile_options import grid, lookup, same_value
 from .profile_schema import (
     Problem,
@@ -48,8 +48,6 @@ from .profile_schema import (
     stringify_keys,
 )
 from .yamlsafe import DataPath
-
-Json = Any
 
 # The fields a new option must give (locked_when_open may follow from changes).
 _NEW_OPTION_FIELDS = ("type", "default", "sets")

@@ -12,15 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any
 
 from reference_engine.errors import OptionError
 from reference_engine.profile import OptionSpec, OptionType
 
+from .json_types import Json
 from .profile_schema import Report, show
 from .yamlsafe import DataPath
 
-Json = Any
 MAX_MAPPED_RANGE = 1000
 _GRID_CHECK_LIMIT = 100
 

@@ -16,13 +16,13 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from . import data, yamlsafe
+from .json_types import Json
 from .yamlsafe import DataPath, PathPart
 
 if TYPE_CHECKING:  # jsonschema is imported when a profile is checked, not to read a cached one
     from jsonschema import ValidationError
     from jsonschema.protocols import Validator
 
-Json = Any
 SCHEMA_FILE = "profile.schema.json"
 DECIMAL_PATTERN = r"^[0-9]+(\.[0-9]{1,2})?$"
 
@@ -91,6 +91,7 @@ def _anchored_pattern(
     validator: Validator, pattern: str, instance: object, schema: Mapping[str, Json]
 ) -> Iterator[ValidationError]:
     # Python's "$" also matches before a final newline; JSON Schema's does not.
+    # lazy: start-up speed
     from jsonschema import ValidationError
 
     if not isinstance(instance, str):
@@ -101,6 +102,7 @@ def _anchored_pattern(
 
 @cache
 def profile_validator() -> Validator:
+    # lazy: start-up speed
     import jsonschema
 
     base = jsonschema.validators.validator_for(profile_schema())
@@ -116,6 +118,7 @@ def profile_validator() -> Validator:
 def fast_check(declared: bool) -> Callable[[Any], bool] | None:
     """The compiled schema check of a profile (or a declared-readings file), in the same
     dialect as its validator: as strict, and far quicker on the files that pass."""
+    # lazy: start-up speed
     from .fastschema import LIBRARY, Dialect, compile_document
 
     if declared:
@@ -127,6 +130,7 @@ def fast_check(declared: bool) -> Callable[[Any], bool] | None:
 def schema_errors(value: Json, *, declared: bool = False) -> list[ValidationError]:
     """The schema's errors in ``value``; none without asking the library when the
     compiled check passes it."""
+    # lazy: start-up speed
     from .fastschema import library_errors
 
     validator = declared_validator() if declared else profile_validator()
@@ -253,6 +257,7 @@ class Report:
 
 @cache
 def declared_validator() -> Validator:
+    # lazy: start-up speed
     import jsonschema
 
     schema = {"$defs": profile_schema()["$defs"], "$ref": "#/$defs/declared"}

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
 
 from reference_engine.errors import JhyapError
 from reference_engine.profile import (
@@ -33,6 +32,7 @@ from reference_engine.profile import (
 from reference_engine.rules import packs_at
 
 from . import combinations, data, declared, filecache, readings, yamlsafe
+from .json_types import Json
 from .profile_options import MAX_MAPPED_RANGE, check_option, grid, lookup, same_value
 from .profile_schema import (
     DECIMAL_PATTERN,
@@ -70,7 +70,6 @@ __all__ = [
     "stringify_keys",
 ]
 
-Json = Any
 
 # The names these had when they lived here, for code written against them (tests reach
 # for the validators by them).
@@ -348,6 +347,7 @@ def _check_semantics(value: dict[str, Json], report: Report, require_coverage: b
 def _check_readings(value: dict[str, Json], report: Report) -> None:
     """Each reading: known interpretation clauses, parameters that exist, the profile's own
     values one of its choices, and every choice a playable profile."""
+    # lazy: start-up speed
     from reference_engine.rules import Rules
 
     statuses = {c["id"]: c["status"] for c in value["clauses"]}

@@ -61,7 +61,8 @@ def _load(path: Path) -> tuple[list[Problem], tuple[Mapping[str, Any], ...]]:
         return [Problem(exc.file, exc.line, "(file)", exc.message)], ()
     value = stringify_keys(doc.data)
     schema = json.loads((data.schema_dir() / SCHEMA_FILE).read_text("utf-8"))
-    import jsonschema  # only to check the catalogue, not to start every command
+    # lazy: start-up speed
+    import jsonschema
 
     validator = jsonschema.Draft202012Validator(schema)
     problems = [

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from reference_engine.profile import OptionSpec, get_path, set_path
 
 from . import memo
+from .json_types import Json
 
-Json = Any
 OPTION_FIELDS = ("changes",)
 
 

@@ -34,6 +34,7 @@ class TranscriptError(Exception):
 
 @cache
 def _schema_validator() -> jsonschema.protocols.Validator:
+    # lazy: start-up speed
     import jsonschema
 
     schema = json.loads((data.schema_dir() / "transcript.schema.json").read_text("utf-8"))
@@ -43,12 +44,14 @@ def _schema_validator() -> jsonschema.protocols.Validator:
 
 @cache
 def _fast_schema_check() -> Callable[[Any], bool] | None:
+    # lazy: start-up speed
     from .fastschema import compile_document
 
     return compile_document(_schema_validator().schema)
 
 
 def _schema_problems(doc: yamlsafe.YamlDocument, value: Any) -> list[Problem]:
+    # lazy: start-up speed
     from .fastschema import library_errors
 
     errors = library_errors(_fast_schema_check(), _schema_validator(), value)

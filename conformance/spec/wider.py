@@ -19,7 +19,8 @@ from typing import Any
 
 from reference_engine.profile import OptionSpec, OptionType, option_specs
 
-Json = Any
+from .json_types import Json
+
 KEY = "wider_options"
 REFUSED = "invalid_option_value"
 # Plain decimal notation of any precision: the wider values of a decimal option.

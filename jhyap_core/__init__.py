@@ -1,0 +1,1 @@
+"""The protocol's vocabulary and the table procedure."""
