@@ -9,11 +9,11 @@ from ..spec.steps import Transcript
 from .common import (
     CLAUSES_PAGE,
     SiteData,
-    _family_sorted,
-    _md,
+    by_family,
     clause_link,
     clauses_of,
     link,
+    md_safe,
     profile_name,
     transcript_page_path,
 )
@@ -35,14 +35,14 @@ def clause_index_page(site: SiteData) -> str:
         "",
     ]
     for pid, document in site.profiles.items():
-        out += [f"## {_md(profile_name(document))}", ""]
+        out += [f"## {md_safe(profile_name(document))}", ""]
         clauses = clauses_of(document)
         if not clauses:
             out += ["No clauses yet.", ""]
             continue
         out += ['<div class="jc-clauses" markdown="1">', ""]
         out += ["| clause | family | status | tested by |", "|---|---|---|---|"]
-        for family, members in _family_sorted(clauses):
+        for family, members in by_family(clauses):
             for clause in members:
                 cid = str(clause["id"])
                 status = (

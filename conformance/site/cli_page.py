@@ -9,7 +9,7 @@ import importlib
 import sys
 from collections.abc import Mapping
 
-from .common import _md
+from .common import md_safe
 
 CLI_PAGE = "cli.md"
 
@@ -72,8 +72,8 @@ def _argument_rows(parser: argparse.ArgumentParser) -> list[str]:
             extra.append(f"default `{default}`")
         if action.required and action.option_strings:
             extra.append("required")
-        shown = _md(text) + (" (" + "; ".join(extra) + ")" if extra else "")
-        rows.append(f"| `{_md(name)}` | {shown or '—'} |")
+        shown = md_safe(text) + (" (" + "; ".join(extra) + ")" if extra else "")
+        rows.append(f"| `{md_safe(name)}` | {shown or '—'} |")
     return rows
 
 
@@ -84,7 +84,7 @@ def _exit_codes() -> list[str]:
     if not isinstance(codes, Mapping) or not codes:
         return []
     out = ["## Exit status", "", "| status | meaning |", "|---|---|"]
-    out += [f"| {status} | {_md(str(meaning))} |" for status, meaning in codes.items()]
+    out += [f"| {status} | {md_safe(str(meaning))} |" for status, meaning in codes.items()]
     return [*out, ""]
 
 
@@ -100,7 +100,7 @@ def cli_page() -> str:
         "",
         f"```text\n{_usage(parser)}\n```",
         "",
-        _md(" ".join((parser.description or "").split())),
+        md_safe(" ".join((parser.description or "").split())),
         "",
     ]
     top = _argument_rows(parser)
@@ -108,17 +108,17 @@ def cli_page() -> str:
         out += ["| option | meaning |", "|---|---|", *top, ""]
     if commands:
         out += ["| command | what it does |", "|---|---|"]
-        out += [f"| [`{name}`](#{name}) | {_md(helps.get(name, ''))} |" for name in commands]
+        out += [f"| [`{name}`](#{name}) | {md_safe(helps.get(name, ''))} |" for name in commands]
         out.append("")
     out += _exit_codes()
     for name, sub in commands.items():
         out += [f"## jhyap {name} {{#{name}}}", "", f"```text\n{_usage(sub)}\n```", ""]
         description = " ".join((sub.description or helps.get(name, "")).split())
         if description:
-            out += [_md(description), ""]
+            out += [md_safe(description), ""]
         rows = _argument_rows(sub)
         if rows:
             out += ["| argument | meaning |", "|---|---|", *rows, ""]
         if sub.epilog:
-            out += [_md(" ".join(sub.epilog.split())), ""]
+            out += [md_safe(" ".join(sub.epilog.split())), ""]
     return "\n".join(out)

@@ -183,9 +183,9 @@ VALUE_WORDS: dict[str, dict[str, str]] = {
 }
 
 SUIT_SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
-_CARD_RE = re.compile(r"^[A2-9TJQK][cdhs]$")
-_RANK_ORDER = "A23456789TJQK"
-_SUIT_ORDER = "cdhs"
+CARD_NAME_RE = re.compile(r"^[A2-9TJQK][cdhs]$")
+RANK_ORDER = "A23456789TJQK"
+SUIT_ORDER = "cdhs"
 
 
 # -- data ---------------------------------------------------------------------------
@@ -315,7 +315,7 @@ def clause_link(from_page: str, clause_id: str, owner: str) -> str:
 
 def card_text(card: str) -> str:
     """``Th`` → ``10♥`` (red suits in a ``jc-red`` span); anything else unchanged."""
-    if not isinstance(card, str) or not _CARD_RE.match(card):
+    if not isinstance(card, str) or not CARD_NAME_RE.match(card):
         return str(card)
     rank = "10" if card[0] == "T" else card[0]
     if card[1] in "dh":
@@ -328,11 +328,11 @@ def cards_text(cards: Iterable[str]) -> str:
     return " ".join(shown) if shown else "no cards"
 
 
-def _is_cards(value: Json) -> bool:
+def is_card_list(value: Json) -> bool:
     return (
         isinstance(value, list)
         and bool(value)
-        and all(isinstance(c, str) and _CARD_RE.match(c) for c in value)
+        and all(isinstance(c, str) and CARD_NAME_RE.match(c) for c in value)
     )
 
 
@@ -399,17 +399,17 @@ def rule_defaults() -> dict[str, Json]:
     return {path: node["default"] for path, node in _rule_schema_nodes() if "default" in node}
 
 
-def _md(text: str) -> str:
+def md_safe(text: str) -> str:
     """Plain text made safe inside Markdown and HTML (a profile's own Markdown is kept)."""
     return html.escape(text, quote=False)
 
 
-def _inline(text: Json) -> str:
+def inline_text(text: Json) -> str:
     """Text from a profile shown inline: collapsed to one line, HTML-escaped."""
-    return _md(" ".join(str(text).split()))
+    return md_safe(" ".join(str(text).split()))
 
 
-def _family_sorted(
+def by_family(
     clauses: Sequence[Mapping[str, Json]],
 ) -> list[tuple[str, list[Mapping[str, Json]]]]:
     groups: dict[str, list[Mapping[str, Json]]] = {}

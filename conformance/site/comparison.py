@@ -14,16 +14,16 @@ from dataclasses import dataclass
 from .common import (
     COMPARISON_PAGE,
     Document,
-    _md,
     link,
+    md_safe,
     profile_name,
     profile_page_path,
 )
 from .parameters import (
     Cell,
     Row,
-    _row_anchor,
     comparison_rows,
+    row_anchor,
 )
 
 COLOURS = 8  # value colours in extra.css (jc-v1 .. jc-v8); further groups reuse them
@@ -33,7 +33,7 @@ def _cell_html(page: str, pid: str, name: str, cell: Cell, differs: bool) -> str
     classes = ["jc-cell"]
     if differs:
         classes.append(f"jc-v{(cell.group - 1) % COLOURS + 1}" if cell.present else "jc-none")
-    body = f'<span class="jc-words">{_md(cell.words)}</span>'
+    body = f'<span class="jc-words">{md_safe(cell.words)}</span>'
     if cell.raw and cell.raw != cell.words:
         body += f"<br>`{cell.raw}`"
     if cell.clauses and differs:  # where all agree, each ruleset's page lists its clauses
@@ -43,7 +43,7 @@ def _cell_html(page: str, pid: str, name: str, cell: Cell, differs: bool) -> str
         body += f'<br><span class="jc-cites">{links}</span>'
     return (
         f'<td class="{" ".join(classes)}" data-profile="{pid}" data-group="{cell.group}" '
-        f'data-label="{_md(name)}" markdown="span">{body}</td>'
+        f'data-label="{md_safe(name)}" markdown="span">{body}</td>'
     )
 
 
@@ -65,15 +65,15 @@ def _comparison_table(
     ]
     for pid, document in profiles.items():
         out.append(
-            f'<th data-profile="{pid}" markdown="span">[{_md(profile_name(document))}]'
+            f'<th data-profile="{pid}" markdown="span">[{md_safe(profile_name(document))}]'
             f"({link(page, profile_page_path(pid))})</th>"
         )
     out += ["</tr>", "</thead>", '<tbody markdown="1">']
     for row in rows:
         name = row.key[len("option:") :] if row.is_option else row.key
         row_class = "jc-row jc-row--differs" if row.differs else "jc-row"
-        out.append(f'<tr class="{row_class}" id="{_row_anchor(row.key)}" markdown="1">')
-        label = "Host option" if row.is_option else _md(row.label)
+        out.append(f'<tr class="{row_class}" id="{row_anchor(row.key)}" markdown="1">')
+        label = "Host option" if row.is_option else md_safe(row.label)
         out.append(f'<th class="jc-param" markdown="span">{label}<br>`{name}`</th>')
         for pid, document in profiles.items():
             out.append(_cell_html(page, pid, profile_name(document), row.cells[pid], row.differs))
@@ -86,7 +86,7 @@ def _chooser(profiles: Mapping[str, Document]) -> list[str]:
     """The profile checkboxes; hidden until compare.js runs (without it all columns show)."""
     boxes = "".join(
         f'<label><input type="checkbox" name="profile" value="{pid}" checked> '
-        f"{_md(profile_name(document))}</label>"
+        f"{md_safe(profile_name(document))}</label>"
         for pid, document in profiles.items()
     )
     return [
@@ -156,19 +156,19 @@ def _tree_lines(
     for branch in tree:
         if branch.parent != parent:
             continue
-        name = _md(profile_name(profiles[branch.profile]))
+        name = md_safe(profile_name(profiles[branch.profile]))
         target = link(COMPARISON_PAGE, profile_page_path(branch.profile))
         if parent is None:
             out.append(f"{indent}- **[{name}]({target})**: the closest to all the others")
         else:
             changes = ", ".join(
-                f"[{_md(r.label)}](#{_row_anchor(r.key)})" for r in branch.differences
+                f"[{md_safe(r.label)}](#{row_anchor(r.key)})" for r in branch.differences
             )
             count = len(branch.differences)
             plural = "difference" if count == 1 else "differences"
             out.append(
                 f"{indent}- **[{name}]({target})**: {count} {plural} from "
-                f"{_md(profile_name(profiles[parent]))}" + (f": {changes}" if changes else "")
+                f"{md_safe(profile_name(profiles[parent]))}" + (f": {changes}" if changes else "")
             )
         out += _tree_lines(profiles, tree, branch.profile, depth + 1)
     return out
@@ -199,7 +199,8 @@ def comparison_page(profiles: Mapping[str, Document]) -> str:
     differ = [r for r in rows if r.differs]
     agree = [r for r in rows if not r.differs]
     names = ", ".join(
-        f"[{_md(profile_name(d))}]({link(page, profile_page_path(p))})" for p, d in profiles.items()
+        f"[{md_safe(profile_name(d))}]({link(page, profile_page_path(p))})"
+        for p, d in profiles.items()
     )
     out = [
         "---",

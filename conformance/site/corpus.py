@@ -20,20 +20,20 @@ from .common import (
     FAMILY_ORDER,
     FAMILY_TITLES,
     SiteData,
-    _inline,
-    _md,
     clause_link,
     clauses_of,
+    inline_text,
     link,
+    md_safe,
     profile_name,
     profile_page_path,
     scalar_text,
     transcript_page_path,
 )
 from .narration import (
-    _per_seat,
-    _signed,
     narrated_hand,
+    per_seat_text,
+    signed_text,
 )
 
 READINGS_PAGE = "readings.md"
@@ -158,7 +158,7 @@ def _hand_end(events: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
     how = f"seat {ended.get('caller')} calls: {outcome}" if "caller" in ended else outcome
     if "winner" in ended:
         how += f"; seat {ended['winner']} wins"
-    deltas = _per_seat(ended["deltas"], _signed) if "deltas" in ended else "—"
+    deltas = per_seat_text(ended["deltas"], signed_text) if "deltas" in ended else "—"
     return how, deltas
 
 
@@ -187,7 +187,7 @@ def recorded_game_summary(transcript: Transcript) -> list[str]:
         None,
     )
     if last is not None and "scores" in last:
-        out += ["", f"Final scores: {_per_seat(last['scores'])}."]
+        out += ["", f"Final scores: {per_seat_text(last['scores'])}."]
     return [*out, ""]
 
 
@@ -213,7 +213,7 @@ def _readings_selected(transcript: Transcript, site: SiteData, page: str) -> str
     for base, chosen in reading_bases(transcript, site):
         named = ", ".join(f"`{r}` = `{c}`" for r, c in chosen.items())
         found.append(
-            f"[{_md(profile_name(site.profiles[base]))}]({link(page, profile_page_path(base))})"
+            f"[{md_safe(profile_name(site.profiles[base]))}]({link(page, profile_page_path(base))})"
             f" read with {named} ([readings]({link(page, READINGS_PAGE)}))"
         )
     return ", ".join(found)
@@ -223,12 +223,12 @@ def transcript_page(transcript: Transcript, site: SiteData) -> str:
     page = transcript_page_path(transcript.id)
     owner = site.clause_owner()
     selected = site.profiles_of(transcript)
-    out = [f"# {_md(transcript.title)}", ""]
+    out = [f"# {md_safe(transcript.title)}", ""]
     if transcript.description:
-        out += [_inline(transcript.description), ""]
+        out += [inline_text(transcript.description), ""]
     profiles = (
         ", ".join(
-            f"[{_md(profile_name(site.profiles[p]))}]({link(page, profile_page_path(p))})"
+            f"[{md_safe(profile_name(site.profiles[p]))}]({link(page, profile_page_path(p))})"
             for p in selected
             if p in site.profiles
         )
@@ -278,7 +278,7 @@ def transcript_page(transcript: Transcript, site: SiteData) -> str:
     except OSError:
         source = ""
     if source:
-        out += [f'??? note "The transcript file, {_md(transcript.file.name)}"', ""]
+        out += [f'??? note "The transcript file, {md_safe(transcript.file.name)}"', ""]
         # plain text with the numbers written in: a highlighted listing of a long game
         # weighs ten times as much, and the numbers are those `jhyap run` reports
         lines = source.rstrip().splitlines()
@@ -304,15 +304,15 @@ def corpus_index_page(site: SiteData) -> str:
         return "\n".join([*out, "No transcripts yet.", ""])
     titles = short_titles(site)
     for group, families in grouped_transcripts(site):
-        out += [f"## {_md(group_title(group, site))}", ""]
+        out += [f"## {md_safe(group_title(group, site))}", ""]
         for family, transcripts in families:
             if family:
-                out += [f"### {_md(family_title(family))} {{#{group}-{family}}}", ""]
+                out += [f"### {md_safe(family_title(family))} {{#{group}-{family}}}", ""]
             out += ["| transcript | seats | clauses |", "|---|---|---|"]
             for transcript in transcripts:
                 target = link(page, transcript_page_path(transcript.id))
                 out.append(
-                    f"| [{_md(titles[transcript.id])}]({target}): {_md(transcript.title)}"
+                    f"| [{md_safe(titles[transcript.id])}]({target}): {md_safe(transcript.title)}"
                     f"<br>`{transcript.id}` | {transcript.seats} | {len(transcript.clauses)} |"
                 )
             out.append("")

@@ -11,15 +11,15 @@ from reference_engine.profile import resolve
 from ..spec.json_types import Json
 from ..spec.steps import Step, Transcript
 from .common import (
-    _CARD_RE,
-    _RANK_ORDER,
-    _SUIT_ORDER,
+    CARD_NAME_RE,
+    RANK_ORDER,
+    SUIT_ORDER,
     SiteData,
-    _inline,
-    _is_cards,
-    _md,
     card_text,
     cards_text,
+    inline_text,
+    is_card_list,
+    md_safe,
     rule_defaults,
     scalar_text,
     value_words,
@@ -59,9 +59,9 @@ def throw_kind(cards: Sequence[str]) -> str:
 
 def _canonical(cards: Iterable[str]) -> list[str]:
     def key(card: str) -> tuple[int, int]:
-        if not _CARD_RE.match(card):
+        if not CARD_NAME_RE.match(card):
             return (99, 99)
-        return (_RANK_ORDER.index(card[0]), _SUIT_ORDER.index(card[1]))
+        return (RANK_ORDER.index(card[0]), SUIT_ORDER.index(card[1]))
 
     return sorted(cards, key=key)
 
@@ -198,7 +198,7 @@ def _timeout_card(hand: Sequence[str], rules: Mapping[str, Json]) -> str | None:
     if not hand:
         return None
     return max(
-        hand, key=lambda c: (_value(c, rules), _RANK_ORDER.index(c[0]), _SUIT_ORDER.index(c[1]))
+        hand, key=lambda c: (_value(c, rules), RANK_ORDER.index(c[0]), SUIT_ORDER.index(c[1]))
     )
 
 
@@ -208,9 +208,9 @@ def _seat_list(value: Json) -> str:
     return f"seat {value}"
 
 
-def _per_seat(value: Json, fmt: Any = None) -> str:
+def per_seat_text(value: Json, fmt: Any = None) -> str:
     """A per-seat value (a list for every seat, or a mapping seat → value) in words."""
-    show = fmt or (lambda v: cards_text(v) if _is_cards(v) or v == [] else scalar_text(v))
+    show = fmt or (lambda v: cards_text(v) if is_card_list(v) or v == [] else scalar_text(v))
     if isinstance(value, list):
         return "; ".join(f"seat {i} {show(v)}" for i, v in enumerate(value))
     if isinstance(value, Mapping):
@@ -218,7 +218,7 @@ def _per_seat(value: Json, fmt: Any = None) -> str:
     return scalar_text(value)
 
 
-def _signed(value: Json) -> str:
+def signed_text(value: Json) -> str:
     return (
         f"{value:+d}"
         if isinstance(value, int) and not isinstance(value, bool)
@@ -261,7 +261,7 @@ def event_words(event: Mapping[str, Json]) -> str:
     elif kind == "dealt":
         text = "the cards are dealt"
         if "hands" in rest:
-            said.append(_per_seat(take("hands"), lambda v: cards_text(v) if v else "(out)"))
+            said.append(per_seat_text(take("hands"), lambda v: cards_text(v) if v else "(out)"))
         if "turned_up" in rest:
             said.append(f"{card_text(take('turned_up'))} is turned up")
         if "deck_size" in rest:
@@ -309,11 +309,11 @@ def event_words(event: Mapping[str, Json]) -> str:
         if "winner" in rest:
             said.append(f"winner seat {take('winner')}")
         if "hand_values" in rest:
-            said.append("hands worth: " + _per_seat(take("hand_values")))
+            said.append("hands worth: " + per_seat_text(take("hand_values")))
         if "deltas" in rest:
-            said.append("score changes: " + _per_seat(take("deltas"), _signed))
+            said.append("score changes: " + per_seat_text(take("deltas"), signed_text))
         if "scores" in rest:
-            said.append("scores: " + _per_seat(take("scores")))
+            said.append("scores: " + per_seat_text(take("scores")))
         if "eliminated" in rest:
             said.append("out: " + _seat_list(take("eliminated")))
     elif kind == "game_ended":
@@ -323,7 +323,7 @@ def event_words(event: Mapping[str, Json]) -> str:
         if "standings" in rest:
             said.append("standings " + ", ".join(str(s) for s in take("standings") or []))
         if "scores" in rest:
-            said.append("scores: " + _per_seat(take("scores")))
+            said.append("scores: " + per_seat_text(take("scores")))
         if "eliminated" in rest:
             said.append("went out: " + _seat_list(take("eliminated")))
         if "settlement" in rest:
@@ -373,11 +373,11 @@ def check_words(check: Mapping[str, Json]) -> str:
         elif key == "out_of_play":
             parts.append(f"out of play: {cards_text(value or [])}")
         elif key == "hands":
-            parts.append("hands: " + _per_seat(value, lambda v: cards_text(v or [])))
+            parts.append("hands: " + per_seat_text(value, lambda v: cards_text(v or [])))
         elif key == "hand_values":
-            parts.append("hands worth: " + _per_seat(value))
+            parts.append("hands worth: " + per_seat_text(value))
         elif key == "scores":
-            parts.append("scores: " + _per_seat(value))
+            parts.append("scores: " + per_seat_text(value))
         elif key in ("active", "eliminated", "multi_throwers"):
             label = {
                 "active": "still in",
@@ -397,7 +397,7 @@ def check_words(check: Mapping[str, Json]) -> str:
             parts.append(
                 f"{label} has "
                 + "; ".join(
-                    f"{k} {_per_seat(v) if isinstance(v, (list, dict)) else scalar_text(v)}"
+                    f"{k} {per_seat_text(v) if isinstance(v, (list, dict)) else scalar_text(v)}"
                     for k, v in value.items()
                 )
             )
@@ -426,7 +426,7 @@ def narrate(transcript: Transcript, rules: Mapping[str, Json]) -> list[NarratedS
             narrated.append(_narrate_step(table, step, rules))
         except (KeyError, IndexError, ValueError, TypeError, AssertionError, StopIteration):
             table.known = False
-            narrated.append(NarratedStep(step.index, f"`{_md(step.describe())}`"))
+            narrated.append(NarratedStep(step.index, f"`{md_safe(step.describe())}`"))
     return narrated
 
 
@@ -480,9 +480,9 @@ def _narrate_step(table: _Table, step: Step, rules: Mapping[str, Json]) -> Narra
             error,
         )
     if step.kind == "raw":
-        text = f"The harness sends the line `{_md(step.describe()[:200])}`"
+        text = f"The harness sends the line `{md_safe(step.describe()[:200])}`"
         return NarratedStep(step.index, text + refused, details, error)
-    return NarratedStep(step.index, f"`{_md(step.describe())}`{refused}", details, error)
+    return NarratedStep(step.index, f"`{md_safe(step.describe())}`{refused}", details, error)
 
 
 def _narrate_act(
@@ -566,7 +566,7 @@ def _narrate_act(
                 text += f" and they draw {card_text(drawn)}"
             _after_pick(table, drawn)
         return NarratedStep(step.index, text, details)
-    return NarratedStep(step.index, f"`{_md(step.describe())}`", details, error)
+    return NarratedStep(step.index, f"`{md_safe(step.describe())}`", details, error)
 
 
 def _rules_for(transcript: Transcript, site: SiteData) -> Mapping[str, Json]:
@@ -614,7 +614,7 @@ def narrated_hand(
         out.append(f"{number}. {marker}{step.text}.{where}")
         extra = list(step.details)
         if step.index in notes:
-            extra.insert(0, f"*{_inline(notes[step.index])}*")
+            extra.insert(0, f"*{inline_text(notes[step.index])}*")
         if step.deal and step is not first_deal:
             extra += [f"seat {s}: {cards_text(c)} ({v} points)" for s, c, v in step.deal]
         for line in extra:

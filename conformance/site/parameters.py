@@ -210,7 +210,7 @@ def comparison_rows(profiles: Mapping[str, Document]) -> list[Row]:
     return rows
 
 
-def _row_anchor(key: str) -> str:
+def row_anchor(key: str) -> str:
     return f"option.{key[len('option:') :]}" if key.startswith("option:") else f"rules.{key}"
 
 

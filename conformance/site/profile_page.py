@@ -16,11 +16,11 @@ from .common import (
     FAMILY_TITLES,
     Document,
     SiteData,
-    _family_sorted,
-    _inline,
-    _md,
+    by_family,
     clauses_of,
+    inline_text,
     link,
+    md_safe,
     profile_name,
     profile_page_path,
     rule_defaults,
@@ -32,10 +32,10 @@ from .narration import (
     narrated_hand,
 )
 from .parameters import (
-    _row_anchor,
     allowed_text,
     clause_params,
     leaf_paths,
+    row_anchor,
     row_keys,
 )
 
@@ -48,7 +48,7 @@ def _source_text(clause: Mapping[str, Json]) -> str:
     section = source.get("section")
     text = f"`{document}`"
     if section:
-        text += f", section “{_inline(section)}”"
+        text += f", section “{inline_text(section)}”"
     return text
 
 
@@ -81,7 +81,7 @@ def clause_block(
     if interpretation:
         out += [
             f'<p class="jc-reason"><strong>Why this reading:</strong> '
-            f"{_inline(clause.get('reason', 'no reason given'))}</p>",
+            f"{inline_text(clause.get('reason', 'no reason given'))}</p>",
             "",
         ]
     example = clause.get("example")
@@ -111,7 +111,7 @@ def _param_link(page: str, param: str, rows: Sequence[str]) -> str:
     target = param if param in rows else next((r for r in rows if r.startswith(param + ".")), None)
     if target is None:
         return shown
-    return f"[{shown}]({link(page, COMPARISON_PAGE, _row_anchor(target))})"
+    return f"[{shown}]({link(page, COMPARISON_PAGE, row_anchor(target))})"
 
 
 def options_table(document: Document) -> list[str]:
@@ -125,7 +125,7 @@ def options_table(document: Document) -> list[str]:
     ]
     for option in options:
         out.append(
-            f"| `{option.get('name')}` | {option.get('type')} | {_md(allowed_text(option))} "
+            f"| `{option.get('name')}` | {option.get('type')} | {md_safe(allowed_text(option))} "
             f"| `{scalar_text(option.get('default'))}` "
             f"| {'yes' if option.get('locked_when_open') else 'no'} | `{option.get('sets')}` |"
         )
@@ -207,9 +207,9 @@ def profile_page(pid: str, site: SiteData) -> str:
     clauses = clauses_of(document)
     interpretations = sum(1 for c in clauses if c.get("status") == "interpretation")
     out = [
-        f"# {_md(profile_name(document))}",
+        f"# {md_safe(profile_name(document))}",
         "",
-        f"*{_inline(document.get('summary', ''))}*",
+        f"*{inline_text(document.get('summary', ''))}*",
         "",
         f"Profile `{pid}` (`specs/{pid}.yaml`), written from the rule document "
         f"`{source.get('document', '?')}`. It has {len(clauses)} clauses, of which "
@@ -221,7 +221,7 @@ def profile_page(pid: str, site: SiteData) -> str:
         "",
     ]
     out += at_a_glance(document)
-    for family, members in _family_sorted(clauses):
+    for family, members in by_family(clauses):
         out += [f"## {FAMILY_TITLES.get(family, family.capitalize())}", ""]
         for clause in members:
             out += clause_block(page, clause, tests.get(str(clause["id"]), []), options, rows)
@@ -235,7 +235,7 @@ def profile_page(pid: str, site: SiteData) -> str:
         out += ["None yet: no transcript tests an example clause of this ruleset.", ""]
     else:
         out += [
-            f"From the transcript [{_md(example.title)}]"
+            f"From the transcript [{md_safe(example.title)}]"
             f"({link(page, transcript_page_path(example.id))}) "
             f"(`{site.file_label(example.file)}`).",
             "",

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .common import SCHEMAS_PAGE, _inline, _md, link
+from .common import SCHEMAS_PAGE, inline_text, link, md_safe
 
 SCHEMA_SITE_DIR = "schema"
 
@@ -96,10 +96,10 @@ def schemas_page(folder: Path | None) -> str:
         title = str(document.get("title", "")) if isinstance(document, dict) else ""
         anchor = "schema-" + re.sub(r"[^a-z0-9]+", "-", relative.lower()).strip("-")
         target = link(page, f"{SCHEMA_SITE_DIR}/{relative}")
-        out.append(f"| [`schema/{relative}`](#{anchor}) | {_md(title)} |")
+        out.append(f"| [`schema/{relative}`](#{anchor}) | {md_safe(title)} |")
         bodies += [f"## schema/{relative} {{#{anchor}}}", ""]
         if isinstance(document, dict) and document.get("description"):
-            bodies += [_inline(document["description"]), ""]
+            bodies += [inline_text(document["description"]), ""]
         bodies += [f"Download: [{path.name}]({target}) ({len(text.encode('utf-8')):,} bytes)", ""]
         enums = list(described_enums(document))
         if enums:
@@ -108,6 +108,6 @@ def schemas_page(folder: Path | None) -> str:
                 for index, value in enumerate(values):
                     meaning = descriptions[index] if index < len(descriptions) else "—"
                     shown = f"`{_field(pointer)}`" if index == 0 else ""
-                    bodies.append(f"| {shown} | {_value(value)} | {_inline(meaning)} |")
+                    bodies.append(f"| {shown} | {_value(value)} | {inline_text(meaning)} |")
             bodies.append("")
     return "\n".join([*out, "", *bodies])
