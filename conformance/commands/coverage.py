@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from conformance.harness.cases import Case, InputError, load_selection, stream_corpus
+from conformance.harness.derive import Mode
 from conformance.reporting.modes import MODE_WORDS
 from conformance.reporting.outputs import COVERAGE_JSON, FORCE_HELP
 from conformance.spec import readings
@@ -60,7 +61,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     parser.set_defaults(run=run)
 
 
-MODE_ORDER = ("as_written", "derived")
+MODE_ORDER = (Mode.WRITTEN, Mode.DERIVED)
 
 
 def ruleset_coverage(cases: Sequence[Case], document: Mapping[str, Any]) -> dict[str, Any]:

@@ -27,6 +27,7 @@ import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Final
 
 from ..harness.client import (
@@ -44,16 +45,29 @@ from .generate import Plan, Request
 
 DEFAULT_WINDOW: Final = 16
 
-# Divergence classes.
-REFUSAL = "refusal"  # accepted by one, refused by the other, or refused with another code
-EVENTS = "events"
-STATE = "state"
-INVARIANT = "invariant"  # the engine's state breaks an invariant of every game
-CRASH = "crash"
-TIMEOUT = "timeout"
-PROTOCOL = "protocol"
-SCHEMA = "schema"  # the engine's answer breaks schema/protocol/, as `jhyap run` checks it
-CLASSES: Final = (REFUSAL, EVENTS, STATE, INVARIANT, CRASH, TIMEOUT, PROTOCOL, SCHEMA)
+
+class DivergenceKind(StrEnum):
+    """The class of a divergence; the value is the word in reports and transcripts."""
+
+    REFUSAL = "refusal"  # accepted by one, refused by the other, or refused with another code
+    EVENTS = "events"
+    STATE = "state"
+    INVARIANT = "invariant"  # the engine's state breaks an invariant of every game
+    CRASH = "crash"
+    TIMEOUT = "timeout"
+    PROTOCOL = "protocol"
+    SCHEMA = "schema"  # the engine's answer breaks schema/protocol/, as `jhyap run` checks it
+
+
+REFUSAL: Final = DivergenceKind.REFUSAL
+EVENTS: Final = DivergenceKind.EVENTS
+STATE: Final = DivergenceKind.STATE
+INVARIANT: Final = DivergenceKind.INVARIANT
+CRASH: Final = DivergenceKind.CRASH
+TIMEOUT: Final = DivergenceKind.TIMEOUT
+PROTOCOL: Final = DivergenceKind.PROTOCOL
+SCHEMA: Final = DivergenceKind.SCHEMA
+CLASSES: Final = tuple(DivergenceKind)
 # State fields no rule gives a meaning once the game is over: not compared then (a
 # transcript may not check them either).
 UNCHECKABLE_AFTER_GAME: Final = ("starter", "dealer")
@@ -105,7 +119,7 @@ class Divergence:
     """The first request the two engines answered differently."""
 
     index: int  # in plan.requests; 0 is the start
-    kind: str  # one of CLASSES
+    kind: DivergenceKind
     signature: str  # "<profile> <step>: <what differs>", stable across seeds
     differences: tuple[str, ...]
     expected: Json  # the reference's answer
@@ -250,7 +264,7 @@ def classify(
     differences: Sequence[str],
     transfer: bool,
     actual: Mapping[str, Json],
-) -> tuple[str, str]:
+) -> tuple[DivergenceKind, str]:
     """The divergence class and signature of a difference."""
     step = step_name(request.message)
     if differences and differences[0].startswith("error:"):
@@ -271,8 +285,8 @@ def classify(
             parts.append("events count" if line.startswith("events:") else line.split(":")[0])
             continue
         index, name = int(match.group(1)), match.group(2)
-        kind = events[index].get("type") if index < len(events) else "?"
-        parts.append(f"{kind}.{name}" if name else str(kind))
+        event_type = events[index].get("type") if index < len(events) else "?"
+        parts.append(f"{event_type}.{name}" if name else str(event_type))
     return EVENTS, f"{profile} {step}: events {','.join(sorted(set(parts)))}"
 
 

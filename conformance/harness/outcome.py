@@ -4,23 +4,41 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Final
 
 from ..spec.steps import Step
 from .compare import show
 
-PASSED: Final = "passed"
-FAILED: Final = "failed"
-ERRORED: Final = "errored"
-CRASHED: Final = "crashed"
-TIMED_OUT: Final = "timed_out"
-SKIPPED: Final = "skipped"
-XFAIL: Final = "xfail"
-XPASS: Final = "xpass"
-# The ruleset declared cannot play the transcript's setup (seats, deck, an option value).
-NOT_APPLICABLE: Final = "not_applicable"
-# Every check needs a state field the engine does not report (state_fields.py).
-NOT_CHECKED: Final = "not_checked"
+
+class CaseStatus(StrEnum):
+    """What became of a case; the value is the word in every report."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    ERRORED = "errored"
+    CRASHED = "crashed"
+    TIMED_OUT = "timed_out"
+    SKIPPED = "skipped"
+    XFAIL = "xfail"
+    XPASS = "xpass"
+    # The ruleset declared cannot play the transcript's setup (seats, deck, an option value).
+    NOT_APPLICABLE = "not_applicable"
+    # Every check needs a state field the engine does not report (state_fields.py).
+    NOT_CHECKED = "not_checked"
+
+
+# The statuses by their short names, as the harness and the reports use them.
+PASSED: Final = CaseStatus.PASSED
+FAILED: Final = CaseStatus.FAILED
+ERRORED: Final = CaseStatus.ERRORED
+CRASHED: Final = CaseStatus.CRASHED
+TIMED_OUT: Final = CaseStatus.TIMED_OUT
+SKIPPED: Final = CaseStatus.SKIPPED
+XFAIL: Final = CaseStatus.XFAIL
+XPASS: Final = CaseStatus.XPASS
+NOT_APPLICABLE: Final = CaseStatus.NOT_APPLICABLE
+NOT_CHECKED: Final = CaseStatus.NOT_CHECKED
 _RAN: Final = (PASSED, FAILED, ERRORED, CRASHED, TIMED_OUT, SKIPPED, XFAIL, XPASS)
 STATUSES: Final = (*_RAN, NOT_APPLICABLE, NOT_CHECKED)
 OK_STATUSES: Final = frozenset({PASSED, SKIPPED, XFAIL, NOT_APPLICABLE, NOT_CHECKED})
@@ -37,7 +55,7 @@ class Outcome:
     transcript's; a failure, the failing step's (or the protocol clause the answer broke).
     """
 
-    status: str
+    status: CaseStatus
     transcript_id: str
     profile: str
     clauses: tuple[str, ...] = ()

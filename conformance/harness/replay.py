@@ -42,6 +42,7 @@ from .outcome import (
     PASSED,
     SKIPPED,
     TIMED_OUT,
+    CaseStatus,
     Outcome,
     describe_step,
     shortened,
@@ -95,7 +96,7 @@ class Connection(Protocol):
 class _StepFailure(Exception):
     """Ends a replay early with an outcome (raised inside :func:`replay` only)."""
 
-    def __init__(self, status: str, reason: str, **details: Any) -> None:
+    def __init__(self, status: CaseStatus, reason: str, **details: Any) -> None:
         super().__init__(reason)
         self.status = status
         self.reason = reason

@@ -35,7 +35,7 @@ from .known_failures import (
     known_failure_warnings,
     load_known_failures,
 )
-from .outcome import ERRORED, FAILED, NOT_APPLICABLE, XFAIL, XPASS, Outcome
+from .outcome import ERRORED, FAILED, NOT_APPLICABLE, XFAIL, XPASS, CaseStatus, Outcome
 from .replay import credited_clauses, replay
 from .response_schemas import schema_problems
 from .sandbox import EngineLimits
@@ -87,7 +87,7 @@ class Interrupted(KeyboardInterrupt):
 # -- running ------------------------------------------------------------------------
 
 
-def _not_sent(case: Case, status: str, reason: str, **details: Any) -> Outcome:
+def _not_sent(case: Case, status: CaseStatus, reason: str, **details: Any) -> Outcome:
     """The outcome of a case no request of which is sent."""
     t = case.transcript
     clauses = credited_clauses(t.clauses, case.owned)

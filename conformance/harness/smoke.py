@@ -14,6 +14,7 @@ import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Final, NoReturn
 
 from reference_engine.profile import resolve
@@ -38,9 +39,18 @@ from .smoke_points import POINT_NAMES, Verdict, check_point, points
 from .state_fields import unreported_dropped
 from .versions import version_warning
 
-OK: Final = "ok"
-FAIL: Final = "FAIL"
-SKIP: Final = "skip"
+
+class CheckStatus(StrEnum):
+    """A smoke check's result, as printed (and in the JSON report)."""
+
+    OK = "ok"
+    FAIL = "FAIL"
+    SKIP = "skip"
+
+
+OK: Final = CheckStatus.OK
+FAIL: Final = CheckStatus.FAIL
+SKIP: Final = CheckStatus.SKIP
 
 # Every check, in the order they run and are printed.
 CHECK_NAMES: Final = (
@@ -76,7 +86,7 @@ class Check:
     """One check's result: ``status`` is OK, FAIL or SKIP; ``text`` says why (and the fix)."""
 
     name: str
-    status: str
+    status: CheckStatus
     text: str
     details: tuple[str, ...] = ()
 
@@ -190,7 +200,7 @@ class _Smoke:
 
     # -- recording ---------------------------------------------------------------------
 
-    def add(self, name: str, status: str, text: str, details: Sequence[str] = ()) -> None:
+    def add(self, name: str, status: CheckStatus, text: str, details: Sequence[str] = ()) -> None:
         check = Check(name, status, text, tuple(details))
         self.result.checks.append(check)
         if self.report is not None:

@@ -11,11 +11,12 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from ..harness.outcome import NOT_APPLICABLE, Outcome
+from ..harness.derive import Mode
+from ..harness.outcome import NOT_APPLICABLE, CaseStatus, Outcome
 from ..spec.wording import plural
 
-WRITTEN: Final = "as_written"
-DERIVED: Final = "derived"
+WRITTEN: Final = Mode.WRITTEN
+DERIVED: Final = Mode.DERIVED
 # The words a count line puts after a status, by mode.
 MODE_WORDS: Final = {WRITTEN: "as written", DERIVED: "derived"}
 
@@ -30,7 +31,7 @@ def mode_counts(outcomes: Iterable[Outcome]) -> dict[str, int]:
     return {mode: counts[mode] for mode in (WRITTEN, DERIVED, NOT_APPLICABLE)}
 
 
-def split_counts(outcomes: Sequence[Outcome], status: str) -> list[tuple[str, int]]:
+def split_counts(outcomes: Sequence[Outcome], status: CaseStatus) -> list[tuple[str, int]]:
     """``[("passed as written", 118), ("passed derived", 21)]`` for a status that ran."""
     counts = Counter(o.mode for o in outcomes if o.status == status)
     return [(f"{status} {MODE_WORDS[m]}", counts[m]) for m in (WRITTEN, DERIVED) if counts[m]]
