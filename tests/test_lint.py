@@ -14,9 +14,6 @@ from tests.conftest import ROOT
 PACKAGES = ("reference_engine", "conformance", "jhyap_kit")
 # Why an import may sit in a function: the comment above it (or on its line) says which.
 LAZY_REASONS = ("# lazy: start-up speed", "# lazy: optional dependency", "# lazy: POSIX only")
-# The one function-level import left that is not lazy for one of those reasons: the
-# variant study's --cluster (docs/architecture.md, "What is left").
-KNOWN_UPWARD = {("conformance/simulation/study.py", "conformance.distributed.cluster")}
 
 
 def test_mypy_strict() -> None:
@@ -67,8 +64,7 @@ def unexplained_function_imports(source: str, name: str) -> list[str]:
     def visit(node: ast.AST, in_function: bool) -> None:
         for child in ast.iter_child_nodes(node):
             if in_function and isinstance(child, ast.Import | ast.ImportFrom):
-                module = child.module if isinstance(child, ast.ImportFrom) else None
-                if (name, module) in KNOWN_UPWARD or explained(child.lineno):
+                if explained(child.lineno):
                     continue
                 found.append(f"{name}:{child.lineno}: {lines[child.lineno - 1].strip()}")
             visit(child, in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef))

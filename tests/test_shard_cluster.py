@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conformance import cli
-from conformance.distributed.cluster import map_on_cluster
+from conformance.dask_cluster import map_on_cluster
 from conformance.simulation import study
 from conformance.spec.profiles import load_profile
 

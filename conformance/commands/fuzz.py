@@ -20,9 +20,13 @@ from conformance.fuzz.report import json_report
 from conformance.fuzz.shrink import DEFAULT_BUDGET
 from conformance.fuzz.writer import KnownDivergence, KnownDivergenceError, load_known_divergences
 from conformance.harness.client import EngineUnusable
+from conformance.harness.runner import InputError
 from conformance.harness.sandbox import engine_environment
 from conformance.reporting.outputs import FORCE_HELP, FUZZ_JSON
+from conformance.spec.data import DataNotFound, ProfileNotFound
 from conformance.spec.files import STDOUT, write_report
+from conformance.spec.profiles import ProfileFileError
+from conformance.spec.transcript_profiles import shipped_documents, with_profile_files
 
 from . import Subparsers, jobs_count
 from .checks import (
@@ -218,12 +222,6 @@ class _Progress:
 
 def build_config(args: argparse.Namespace) -> FuzzConfig | str:
     """The run's configuration from parsed arguments, or what is wrong with them."""
-    # lazy: start-up speed
-    from conformance.harness.runner import InputError
-    from conformance.spec.data import DataNotFound, ProfileNotFound
-    from conformance.spec.profiles import ProfileFileError
-    from conformance.spec.transcript_profiles import shipped_documents, with_profile_files
-
     # The command line's types check these too; pytest --jhyap-fuzz builds its own.
     if args.games is not None and args.games < 1:
         return "--games must be at least 1"

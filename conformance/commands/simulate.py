@@ -7,6 +7,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from conformance.dask_cluster import ClusterUnavailable, address_problem
 from conformance.distributed.shards import Shard, add_shard_argument, empty_shard_problem
 from conformance.reporting.outputs import FORCE_HELP, SIMULATE_JSON
 from conformance.simulation.report import FORMAT, FORMAT_VERSION, figures_json
@@ -123,9 +124,6 @@ def run(args: argparse.Namespace) -> int:
     if empty:
         return _fail(empty)
     if args.cluster is not None:
-        # lazy: start-up speed
-        from conformance.distributed.cluster import address_problem
-
         problem = address_problem(args.cluster)
         if problem is not None:
             return _fail(f"--cluster: {problem}")
@@ -152,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     progress = _progress(len(games)) if sys.stderr.isatty() else None
     if args.cluster is not None:
         # lazy: start-up speed
-        from conformance.distributed.cluster import ClusterUnavailable, simulate_on_cluster
+        from conformance.distributed.simulate_cluster import simulate_on_cluster
 
         try:
             tally = simulate_on_cluster(spec, games, args.seed, args.cluster, progress)

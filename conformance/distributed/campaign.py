@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from conformance.cli import build_parser
 from conformance.commands.checks import report_file_problem
 from conformance.commands.fuzz import build_config
+from conformance.dask_cluster import ClusterUnavailable, address_problem
 from conformance.reporting.outputs import FUZZ_JSON
 from conformance.spec.files import STDOUT, os_error_text, write_report
 
-from .cluster import ClusterUnavailable, address_problem
 from .fuzz_shards import fuzz_on_cluster
 from .merge import fuzz_lines
 

@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from conformance.dask_cluster import map_on_cluster
 from conformance.fuzz.campaign import fuzz
 from conformance.fuzz.config import FuzzConfig
 from conformance.fuzz.report import json_report
 
-from .cluster import map_on_cluster
 from .merge import ShardFile, merge_fuzz
 from .shards import Shard, empty_shard_problem
 

@@ -27,6 +27,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from conformance.dask_cluster import ClusterUnavailable, map_on_cluster
 from conformance.spec.data import shipped_profile_ids
 from conformance.spec.files import write_atomic
 from conformance.spec.profiles import load_profile
@@ -119,7 +120,7 @@ def compute_profile(
 ) -> list[dict[str, Any]]:
     """Every point of one profile's study, measured now (progress on stderr); ``mapper`` (a
     function over tasks, results in order) measures them elsewhere, e.g. on a Dask cluster
-    (conformance.distributed.cluster)."""
+    (conformance.dask_cluster)."""
     points = points_of(pid, document)
     tasks = [(p, document) for p in points]
     results: list[dict[str, Any]] = []
@@ -289,8 +290,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     documents = {pid: load_profile(pid) for pid in shipped_profile_ids()}
     reuse = None if args.all else _read(args.write)
     mapper: Mapper | None = None
-    from conformance.distributed.cluster import ClusterUnavailable, map_on_cluster
-
     if args.cluster:
         address = args.cluster
 

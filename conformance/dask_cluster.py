@@ -1,10 +1,9 @@
-"""Simulated games and the variant study on a Dask cluster (the ``distributed`` extra).
+"""A Dask cluster (the ``distributed`` extra): what the simulations, the variant study and
+the fuzz campaigns run their tasks on.
 
 ``local:N`` starts a cluster of N worker processes on this machine, in this process;
 any other address (``tcp://host:8786``) names a running scheduler, whose workers must have
-this version of jhyap-conformance installed. The games are cut into chunks; each chunk
-comes back as a :class:`~conformance.simulation.stats.Tally`, and tallies add exactly, so
-the figures are those of one process whatever the cluster and the order chunks finish in.
+this version of jhyap-conformance installed.
 """
 
 from __future__ import annotations
@@ -14,12 +13,8 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
-from conformance.simulation.play import SimulationSpec, play_one
-from conformance.simulation.stats import Tally
-
 EXTRA_HINT: Final = "install the distributed extra (pip install '.[distributed]' in the checkout)"
 LOCAL = re.compile(r"local:(\d{1,4})")
-CHUNK: Final = 25  # games a task: a task's overhead is milliseconds, a game's tens of them
 
 
 class ClusterUnavailable(Exception):
@@ -36,7 +31,8 @@ def address_problem(address: str) -> str | None:
     return None
 
 
-def _dask() -> Any:
+def dask_module() -> Any:
+    """The ``distributed`` module of Dask, or ClusterUnavailable naming the extra."""
     try:
         # lazy: optional dependency
         import distributed
@@ -51,7 +47,7 @@ def client_for(address: str) -> Iterator[Any]:
     problem = address_problem(address)
     if problem is not None:
         raise ClusterUnavailable(problem)
-    distributed = _dask()
+    distributed = dask_module()
     local = LOCAL.fullmatch(address)
     if local is not None:
         # Processes, one thread each: games are pure Python and hold the GIL.
@@ -73,36 +69,17 @@ def client_for(address: str) -> Iterator[Any]:
         yield client
 
 
-def tally_games(args: tuple[SimulationSpec, int | str, range]) -> Tally:
-    """Play the games ``indices`` of a seeded simulation and return their tally."""
-    spec, seed, indices = args
-    return Tally.of([play_one(spec, seed, i) for i in indices])
-
-
-def simulate_on_cluster(
-    spec: SimulationSpec,
-    games: range,
-    seed: int | str,
-    address: str,
-    progress: Callable[[int], None] | None = None,
-    chunk: int = CHUNK,
-) -> Tally:
-    """The tally of ``games`` played on the cluster at ``address``."""
-    with client_for(address) as client:
-        distributed = _dask()
-        tasks = [(spec, seed, games[a : a + chunk]) for a in range(0, len(games), chunk)]
-        futures = client.map(tally_games, tasks, pure=False)
-        total, done = Tally(), 0
-        for future in distributed.as_completed(futures):
-            part: Tally = future.result()
-            total = total + part
-            done += part.games
-            if progress is not None:
-                progress(done)
-        return total
-
-
 def map_on_cluster(function: Callable[[Any], Any], tasks: Sequence[Any], address: str) -> list[Any]:
     """``function`` over ``tasks`` on the cluster, results in task order (the study)."""
     with client_for(address) as client:
         return list(client.gather(client.map(function, tasks, pure=False)))
+
+
+__all__ = [
+    "EXTRA_HINT",
+    "ClusterUnavailable",
+    "address_problem",
+    "client_for",
+    "dask_module",
+    "map_on_cluster",
+]
