@@ -15,15 +15,13 @@ import queue
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from ..harness.client import EngineUnusable
 from ..spec.json_types import Json
+from .config import FuzzConfig
 from .driver import Divergence, GameDropped, PipelinedClient, ReferenceFailed, Unsupported, run_plan
 from .plan import Plan
-
-if TYPE_CHECKING:
-    from .config import FuzzConfig
 
 T = TypeVar("T")
 CANDIDATE, GAME = 0, 1  # task priorities

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from reference_engine.profile import resolve
 
@@ -21,15 +20,13 @@ from ..harness.outcome import PASSED, Outcome
 from ..harness.replay import replay
 from ..spec.json_types import Json
 from ..spec.transcript import check_transcript_file, load_transcript
+from .config import FuzzConfig
 from .driver import Divergence
 from .plan import Plan
 from .pool import CANDIDATE, EnginePair, PairPool
 from .writer import transcript_data, transcript_id, write_transcript
 
-if TYPE_CHECKING:
-    from .config import FuzzConfig
-
-Commands = Callable[["FuzzConfig", int, str, str], tuple[str, str]]
+Commands = Callable[[FuzzConfig, int, str, str], tuple[str, str]]
 
 
 def replay_file(
