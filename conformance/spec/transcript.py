@@ -25,6 +25,8 @@ from .transcript_checks import semantic_problems
 if TYPE_CHECKING:  # imported when a transcript is checked, not to read a cached one
     import jsonschema
 
+    from .schema_check import SchemaCheck
+
 
 @dataclass(frozen=True)
 class Transcript:
@@ -67,16 +69,14 @@ def _schema_validator() -> jsonschema.protocols.Validator:
 
 
 @cache
-def _fast_schema_check() -> Callable[[Any], bool] | None:
-    from .fastschema import compile_document
+def _schema_check() -> SchemaCheck:
+    from .schema_check import schema_check
 
-    return compile_document(_schema_validator().schema)
+    return schema_check(_schema_validator())
 
 
 def _schema_problems(doc: yamlsafe.YamlDocument, value: Any) -> list[Problem]:
-    from .fastschema import library_errors
-
-    errors = library_errors(_fast_schema_check(), _schema_validator(), value)
+    errors = _schema_check().errors(value)
     problems = []
     for error in sorted(errors, key=lambda e: list(e.path)):
         path = [p for p in error.path]
