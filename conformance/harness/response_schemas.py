@@ -4,9 +4,9 @@ on unless ``--no-validate-protocol``; each violation names the schema file and k
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from functools import cache
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import jsonschema
 import referencing
@@ -14,19 +14,30 @@ import referencing.jsonschema
 
 from ..spec import data
 
+if TYPE_CHECKING:  # jsonschema-rs is imported when an answer is first checked
+    from ..spec.schema_check import SchemaCheck
+
 SCHEMA_BASE: Final = "https://jhyap-conformance.org/schema/protocol/"
 
 
 @cache
-def schema_registry() -> referencing.Registry[Any]:
-    resources = []
+def _documents() -> tuple[tuple[str, dict[str, Any]], ...]:
+    """(``$id``, contents) of every protocol schema file."""
+    found = []
     for path in sorted((data.schema_dir() / "protocol").glob("*.schema.json")):
         contents = json.loads(path.read_text("utf-8"))
         _index_locations(contents, path.name, "")
-        resources.append(
-            (contents["$id"], referencing.jsonschema.DRAFT202012.create_resource(contents))
-        )
-    return referencing.Registry().with_resources(resources)
+        found.append((contents["$id"], contents))
+    return tuple(found)
+
+
+@cache
+def schema_registry() -> referencing.Registry[Any]:
+    """The protocol schemas for the jsonschema library (which words the errors)."""
+    return referencing.Registry().with_resources(
+        (uri, referencing.jsonschema.DRAFT202012.create_resource(contents))
+        for uri, contents in _documents()
+    )
 
 
 # Every subschema object of the loaded schemas, by identity, to its file and JSON pointer:
@@ -48,16 +59,17 @@ def _index_locations(node: Any, file: str, pointer: str) -> None:
 
 
 @cache
-def _fast_check(ref: str) -> Callable[[Any], bool] | None:
-    # lazy: start-up speed
-    from ..spec.fastschema import compile_schema
-
-    return compile_schema(SCHEMA_BASE + ref, schema_registry())
+def _validator(ref: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator({"$ref": SCHEMA_BASE + ref}, registry=schema_registry())
 
 
 @cache
-def _validator(ref: str) -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator({"$ref": SCHEMA_BASE + ref}, registry=schema_registry())
+def answer_check(ref: str) -> SchemaCheck:
+    """The check of an answer against the schema at ``ref`` (in schema/protocol/)."""
+    # lazy: start-up speed
+    from ..spec.schema_check import schema_check
+
+    return schema_check(_validator(ref), _documents())
 
 
 def _location(error: jsonschema.ValidationError, ref: str) -> str:
@@ -101,11 +113,8 @@ def schema_problems(cmd: str, response: Mapping[str, Any]) -> list[str]:
         ref = f"response-ok.schema.json#/$defs/{cmd}"
     else:
         ref = "response-error.schema.json"
-    # lazy: start-up speed
-    from ..spec.fastschema import library_errors
-
     problems = []
-    for error in library_errors(_fast_check(ref), _validator(ref), response):
+    for error in answer_check(ref).errors(response):
         for leaf in _leaves(error):
             problems.append(f"{_location(leaf, ref)}: {_message(leaf)} (at {leaf.json_path})")
     return sorted(set(problems))

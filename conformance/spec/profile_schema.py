@@ -23,6 +23,8 @@ if TYPE_CHECKING:  # jsonschema is imported when a profile is checked, not to re
     from jsonschema import ValidationError
     from jsonschema.protocols import Validator
 
+    from .schema_check import SchemaCheck
+
 SCHEMA_FILE = "profile.schema.json"
 DECIMAL_PATTERN = r"^[0-9]+(\.[0-9]{1,2})?$"
 
@@ -115,26 +117,21 @@ def profile_validator() -> Validator:
 
 
 @cache
-def fast_check(declared: bool) -> Callable[[Any], bool] | None:
-    """The compiled schema check of a profile (or a declared-readings file), in the same
-    dialect as its validator: as strict, and far quicker on the files that pass."""
+def profile_check(declared: bool) -> SchemaCheck:
+    """The schema check of a profile (or a declared-readings file): jsonschema-rs passes
+    the files that pass, its validator finds the errors of the others."""
     # lazy: start-up speed
-    from .fastschema import LIBRARY, Dialect, compile_document
+    from .schema_check import schema_check
 
     if declared:
-        return compile_document(declared_validator().schema, LIBRARY)
-    dialect = Dialect(strict_integers=True, anchored_patterns=True)
-    return compile_document(profile_validator().schema, dialect)
+        return schema_check(declared_validator())
+    return schema_check(profile_validator(), strict_integers=True)
 
 
 def schema_errors(value: Json, *, declared: bool = False) -> list[ValidationError]:
-    """The schema's errors in ``value``; none without asking the library when the
-    compiled check passes it."""
-    # lazy: start-up speed
-    from .fastschema import library_errors
-
-    validator = declared_validator() if declared else profile_validator()
-    return library_errors(fast_check(declared), validator, value)
+    """The schema's errors in ``value``; none without asking the library when
+    jsonschema-rs passes it."""
+    return profile_check(declared).errors(value)
 
 
 def show(value: Json) -> str:

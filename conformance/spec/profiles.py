@@ -43,7 +43,6 @@ from .profile_schema import (
     SourcePath,
     declared_validator,
     explain,
-    fast_check,
     kind,
     profile_schema,
     profile_validator,
@@ -75,7 +74,6 @@ __all__ = [
 # for the validators by them).
 _validator = profile_validator
 _declared_validator = declared_validator
-_fast_check = fast_check
 _schema_errors = schema_errors
 _explain = explain
 _show = show

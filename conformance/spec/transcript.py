@@ -25,6 +25,8 @@ from .transcript_profiles import Documents, shipped_documents
 if TYPE_CHECKING:  # imported when a transcript is checked, not to read a cached one
     import jsonschema
 
+    from .schema_check import SchemaCheck
+
 
 class TranscriptError(Exception):
     def __init__(self, problems: Sequence[Problem]) -> None:
@@ -43,18 +45,15 @@ def _schema_validator() -> jsonschema.protocols.Validator:
 
 
 @cache
-def _fast_schema_check() -> Callable[[Any], bool] | None:
+def _schema_check() -> SchemaCheck:
     # lazy: start-up speed
-    from .fastschema import compile_document
+    from .schema_check import schema_check
 
-    return compile_document(_schema_validator().schema)
+    return schema_check(_schema_validator())
 
 
 def _schema_problems(doc: yamlsafe.YamlDocument, value: Any) -> list[Problem]:
-    # lazy: start-up speed
-    from .fastschema import library_errors
-
-    errors = library_errors(_fast_schema_check(), _schema_validator(), value)
+    errors = _schema_check().errors(value)
     problems = []
     for error in sorted(errors, key=lambda e: list(e.path)):
         path = [p for p in error.path]
