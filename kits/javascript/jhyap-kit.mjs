@@ -7,11 +7,13 @@
 // cards, out of play, turn counts, multi-throwers, events, phases, `state` and `legal`,
 // calling a few hooks of the engine it binds.
 
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { writeSync } from 'node:fs';
 
 // The version the kit was written for: 1.1 adds the deal's layout and hello.supports.state_fields.
 export const PROTOCOL_VERSION = '1.1';
-export const KIT_VERSION = '0.1.0';
+// The kit's version: the protocol version it speaks, then its own revision (package.json's).
+export const KIT_VERSION = '1.1.0';
 export const MAX_LINE_BYTES = 1 << 20;
 export const MAX_SEQ = Number.MAX_SAFE_INTEGER; // 2^53 - 1
 export const COMMANDS = Object.freeze([
@@ -360,7 +362,7 @@ export function kitUnplayed(rules, skip = []) {
     if (skip.some((s) => path === s || path.startsWith(`${s}.`) || s.startsWith(`${path}.`))) continue;
     const held = at(rules, path);
     if (held === undefined || values.includes(held)) continue;
-    return `rules.${path}: ${JSON.stringify(held)} is not played by jhyap-kit ${KIT_VERSION} (it plays ${values.map((v) => JSON.stringify(v)).join(', ')})`;
+    return `rules.${path}: ${JSON.stringify(held)} is not played by jhyap-kit (it plays ${values.map((v) => JSON.stringify(v)).join(', ')})`;
   }
   return null;
 }
@@ -461,7 +463,7 @@ export function readRules(r) {
     ranksLeftOut: need(r, 'deck.ranks_left_out', (v) => v == null || (Array.isArray(v) && v.every((k) => typeof k === 'string' && k.length === 1 && RANKS.includes(k))), 'a list of ranks (A 2-9 T J Q K)') ?? [],
     setMin: need(r, 'throws.set.min', int(1), 'an integer'),
     setMax: need(r, 'throws.set.max', int(1), 'an integer'),
-    setJokersAlone: at(r, 'throws.set.jokers_alone') ?? false,
+    setJokersAlone: at(r, 'throws.set.jokers_alone') !== false, // true unless the profile says false
     runMin: need(r, 'throws.run.min', int(2), 'an integer'),
     runMax: need(r, 'throws.run.max', (v) => v == null || int(2)(v), 'an integer of at least 2 or null') ?? null,
     runMinNaturals: need(r, 'throws.run.min_naturals', (v) => v == null || int(1)(v), 'an integer of at least 1') ?? 1,
@@ -1488,6 +1490,151 @@ export function turnOrderFrom(table, first) {
 function dealerOf(table, rules) {
   if (rules.dealer === 'none') return null;
   return turnOrderFrom(table, table.starter).at(-1);
+}
+
+// -- a game loop as an engine ----------------------------------------------------------
+
+/** The loop's table was replaced by a new `start`: its pending `wait` rejects with this. */
+export class LoopAbandoned extends Error {
+  constructor() {
+    super('the game loop was abandoned: a new loop started');
+    this.name = 'LoopAbandoned';
+  }
+}
+
+const loopToken = new AsyncLocalStorage();
+const sameDecision = (a, b) => a !== null && b !== null && a[0] === b[0] && a[1] === b[1];
+const describeDecision = (d) => (d === null ? 'nothing (it is busy or has ended)' : d[0] === null ? d[1] : `${d[1]} of seat ${d[0]}`);
+
+/**
+ * Serve an engine written as one async game loop (the Python kit's LoopDriver, with
+ * promises): the loop shuffles, deals, asks each player for a move, and loops. The
+ * loop's stand-in player calls `await driver.wait(seat, decision)` and gets the protocol's
+ * move for that decision; the binding's (async) hooks call `await driver.send(seat,
+ * decision, move)`, which hands the move over and settles once the loop waits for its next
+ * decision (or has ended). A decision is a short name of the binding's choosing ('deal',
+ * 'turn', 'pick', 'reshuffle'...). The loop asking the same decision of the same seat again
+ * straight after a move means it refused the move: `send` rejects with Refused, the code
+ * the binding gave for that decision in `refused` (default bad_request), the message the
+ * loop noted with `driver.refuse(message)`. A new `start` abandons the old loop: its
+ * pending `wait` rejects with LoopAbandoned.
+ */
+export class LoopDriver {
+  #listeners = [];
+
+  #resume = null;
+
+  constructor({ refused = {}, timeout = 20 } = {}) {
+    this.refused = { ...refused }; // the code a re-asked decision means, by decision name
+    this.timeout = timeout; // seconds the protocol side waits for the loop
+    this.token = 0;
+    this.waitingFor = null;
+    this.asks = 0;
+    this.isEnded = true;
+    this.failure = null;
+    this.lastMessage = ''; // why the engine refused the last move, when the loop said
+  }
+
+  /** Run `loop(driver)` (an async function), abandoning any running loop; settles once it
+   * asks for its first decision or ends. */
+  async start(loop) {
+    this.token += 1;
+    const token = this.token;
+    if (this.#resume !== null) {
+      const { reject } = this.#resume;
+      this.#resume = null;
+      reject(new LoopAbandoned());
+    }
+    Object.assign(this, { waitingFor: null, isEnded: false, failure: null });
+    const asks = this.asks;
+    const finished = (failure) => {
+      if (failure instanceof LoopAbandoned || this.token !== token) return;
+      Object.assign(this, { isEnded: true, waitingFor: null, failure });
+      this.#changed();
+    };
+    loopToken.run(token, () => {
+      Promise.resolve().then(() => loop(this)).then(() => finished(null), (err) => finished(err ?? new Error('failed')));
+    });
+    await this.#until(() => this.asks !== asks || this.isEnded);
+    this.#raiseFailure();
+  }
+
+  /** The decision the loop waits for, [seat, name], or null when it is not waiting. */
+  waiting() {
+    return this.waitingFor === null ? null : [...this.waitingFor];
+  }
+
+  get ended() {
+    return this.isEnded;
+  }
+
+  /** Hand `move` to the loop waiting for `decision` of `seat`; settles once it waits for its
+   * next decision or ends; Refused when it asks the same again. */
+  async send(seat, decision, move) {
+    if (!sameDecision(this.waitingFor, [seat, decision])) {
+      throw new Error(`the game loop waits for ${describeDecision(this.waitingFor)}, not ${describeDecision([seat, decision])}`);
+    }
+    const asks = this.asks;
+    this.lastMessage = '';
+    const { resolve } = this.#resume;
+    this.#resume = null;
+    this.waitingFor = null;
+    resolve(move);
+    await this.#until(() => this.asks !== asks || this.isEnded);
+    this.#raiseFailure();
+    if (sameDecision(this.waitingFor, [seat, decision])) {
+      throw new Refused(this.refused[decision] ?? ErrorCode.BAD_REQUEST, this.lastMessage || `the engine refused ${decision} ${JSON.stringify(move)}`);
+    }
+  }
+
+  /** Called by the loop: wait for the protocol's move for this decision. */
+  wait(seat, decision) {
+    const token = loopToken.getStore();
+    if (token === undefined) throw new Error('LoopDriver.wait is for the game loop itself (started by start)');
+    if (token !== this.token) return Promise.reject(new LoopAbandoned());
+    this.waitingFor = [seat, decision];
+    this.asks += 1;
+    // No time limit here: the harness may take its time before the next move.
+    const move = new Promise((resolve, reject) => { this.#resume = { resolve, reject }; });
+    this.#changed();
+    return move;
+  }
+
+  /** Called by the loop: note why the engine refused the last move. */
+  refuse(message) {
+    this.lastMessage = message;
+  }
+
+  #raiseFailure() {
+    if (this.failure !== null) throw new Error(`the game loop failed: ${this.failure?.stack ?? this.failure}`);
+  }
+
+  #changed() {
+    const listeners = this.#listeners;
+    this.#listeners = [];
+    for (const listener of listeners) listener();
+  }
+
+  #until(ready) {
+    return new Promise((resolve, reject) => {
+      let timer = null;
+      const check = () => {
+        if (ready()) {
+          if (timer !== null) clearTimeout(timer);
+          resolve();
+        } else {
+          this.#listeners.push(check);
+        }
+      };
+      check();
+      if (!ready()) {
+        timer = setTimeout(() => {
+          this.#listeners = this.#listeners.filter((l) => l !== check);
+          reject(new Error(`the game loop did not answer within ${this.timeout} s`));
+        }, this.timeout * 1000);
+      }
+    });
+  }
 }
 
 // -- the protocol session --------------------------------------------------------------
