@@ -392,13 +392,37 @@ function sortedJson(value) {
 /** Whether two JSON values are equal, whatever the order of their objects' keys. */
 export const sameJson = (a, b) => JSON.stringify(sortedJson(a)) === JSON.stringify(sortedJson(b));
 
-/** The message naming the first parameter of `rules` that `support` does not cover, or null;
- * parameters under a path of `skip` are left out. */
+/** Every rule parameter of the profile format (schema/profile.schema.json), by dotted path:
+ * a parameter outside it is refused even where a binding declares its section ANY. */
+export const RULE_PARAMETERS = Object.freeze(new Set([
+  'seats.min', 'seats.max',
+  'deck.cards', 'deck.ranks_left_out', 'deck.jokers', 'deck.jokers_wild', 'deck.packs_by_seats',
+  'hand_size', ...[...RANKS, 'X'].map((k) => `card_values.${k}`), 'direction',
+  'deal.dealer', 'deal.first_starter', 'deal.order', 'deal.first_offer', 'next_starter', 'deck_runs_out',
+  'throws.set.min', 'throws.set.max', 'throws.set.jokers_alone',
+  'throws.run.min', 'throws.run.max', 'throws.run.min_naturals', 'throws.run.wrap', 'throws.run.ace',
+  'throws.order_matters', 'throws.single', 'throws.laid',
+  'pick.from_offer', 'pick.only_after_multi_throw',
+  'reshuffle.moment', 'reshuffle.new_deck', 'reshuffle.kept_aside',
+  'call.limit', 'call.limit_by_seats', 'call.inclusive', 'call.timing', 'call.first_round',
+  'showdown.tie', 'showdown.winner_among_lowest',
+  'scoring.kind', 'scoring.won_call', 'scoring.beaten_call', 'scoring.beaten_penalty', 'scoring.beaten_others',
+  'scoring.cuts', 'scoring.halve_at_multiples_of', 'scoring.drop_at_multiples_of',
+  'game_end.kind', 'game_end.rounds', 'game_end.out_above', 'game_end.reaching_is_out',
+  'money.dollars_per_point', 'money.settlement', 'turn_timer.seconds', 'turn_timer.on_expiry',
+]));
+const isKnownParameter = (path) => RULE_PARAMETERS.has(path)
+  || [...RULE_PARAMETERS].some((known) => known.startsWith(`${path}.`)); // an empty or null section
+
+/** The message naming the first parameter of `rules` that `support` does not cover (or
+ * that the profile format does not know), or null; parameters under a path of `skip` are
+ * left out. */
 export function unsupported(rules, support, skip = []) {
   const declared = Object.keys(support).sort((a, b) => b.length - a.length);
   const skipped = (path) => skip.some((s) => path === s || path.startsWith(`${s}.`) || s.startsWith(`${path}.`));
   for (const [path] of leaves(rules)) {
     if (skipped(path)) continue;
+    if (!isKnownParameter(path)) return `rules.${path}: this engine does not implement this rule parameter`;
     const owner = declared.find((d) => path === d || path.startsWith(`${d}.`));
     if (owner === undefined) return `rules.${path}: this engine does not implement this rule parameter`;
     const allowed = support[owner];
