@@ -31,6 +31,7 @@ def _jhyap(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[s
     )
 
 
+@pytest.mark.e2e
 @needs_node
 def test_node_kit_tests_pass() -> None:
     assert NODE is not None
@@ -46,6 +47,7 @@ def test_node_kit_tests_pass() -> None:
     assert "# fail 0" in done.stdout
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("profile", ["bga-yaniv", "dashain"])
 def test_node_fixtures_are_the_shipped_profiles(profile: str) -> None:
     """The node tests' profiles are `jhyap show` of the shipped ones, less clauses and prose."""
@@ -85,6 +87,7 @@ CASES = (
 )
 
 
+@pytest.mark.e2e
 @needs_node
 def test_example_engine_passes_under_its_declared_rules(tmp_path: Path) -> None:
     status, report = _run_example(EXAMPLE, tmp_path / "report.json", *CASES)
@@ -106,6 +109,7 @@ def test_example_engine_passes_under_its_declared_rules(tmp_path: Path) -> None:
     assert status == 0
 
 
+@pytest.mark.e2e
 @needs_node
 def test_a_wrong_example_engine_fails(tmp_path: Path) -> None:
     """The same binding over an engine whose caller wins ties (not this ruleset's Assaf)."""
@@ -138,6 +142,7 @@ def _exchange(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
+@pytest.mark.e2e
 @needs_node
 def test_example_takes_the_last_of_two_jokers_on_offer() -> None:
     """A run thrown as Ad X X: the second joker is its last card and may be taken (the

@@ -34,6 +34,7 @@ class YanivBinding extends TrackedEngine {
   // What yaniv.mjs implements, beyond what the kit plays itself.
   static RULES = {
     ...KIT_RULES,
+    'deck.cards': [52],
     'deck.jokers': [2],
     'deck.jokers_wild': ['runs'],
     'deck.packs_by_seats': [[]],
@@ -43,6 +44,7 @@ class YanivBinding extends TrackedEngine {
     'throws.set.jokers_alone': [true], // two jokers make a pair here
     'throws.run': [{ min: 3, ace: 'low' }],
     'throws.order_matters': [false],
+    'throws.laid': ['as_placed'], // its discard piles keep the order placed
     'pick.from_offer': ['first_or_last_placed'],
     'pick.only_after_multi_throw': [false],
     'call.limit': ANY,

@@ -2,6 +2,7 @@
 // Card names are protocol names: rank A 2-9 T J Q K then suit c d h s ("Td"), "X" a joker.
 
 export declare const PROTOCOL_VERSION: '1.1';
+/** The kit's version: the protocol version it speaks, then its own revision. */
 export declare const KIT_VERSION: string;
 export declare const MAX_LINE_BYTES: 1048576;
 export declare const MAX_SEQ: 9007199254740991;
@@ -69,7 +70,8 @@ export declare function rankOf(card: Card): number;
 export declare function suitOf(card: Card): string;
 /** Canonical order: by rank, ace first, then c d h s; jokers last. */
 export declare function canonical(cards: Iterable<Card>): Card[];
-export declare function fullDeck(packs?: number, jokersPerPack?: number): Card[];
+/** Every card of a table: packs of 52 less the ranks left out (rank letters), with their jokers. */
+export declare function fullDeck(packs?: number, jokersPerPack?: number, ranksLeftOut?: readonly string[]): Card[];
 export declare function sameCards(a: readonly Card[], b: readonly Card[]): boolean;
 export declare function withoutCards(from: readonly Card[], cards: readonly Card[]): Card[];
 export declare function clipWords(text: string, limit?: number): string;
@@ -154,9 +156,16 @@ export declare const ANY: { readonly toString: () => 'ANY' };
 export type RuleSupport = { readonly [path: string]: readonly Json[] | typeof ANY | ((value: Json) => boolean) };
 /** The parameters the kit itself plays for a TrackedEngine; spread into a binding's RULES. */
 export declare const KIT_RULES: RuleSupport;
+/** Every value the kit's own procedure plays, per parameter it reads; any other value is
+ * refused unsupported_profile whatever a binding's RULES say. */
+export declare const KIT_PLAYS: { readonly [path: string]: readonly string[] };
+/** The message naming the first parameter whose value the kit does not play, or null. */
+export declare function kitUnplayed(rules: JsonObject, skip?: readonly string[]): string | null;
 export declare function leaves(rules: JsonObject, prefix?: string): Generator<[string, Json]>;
 export declare function sameJson(a: Json, b: Json): boolean;
-/** The message naming the first parameter `support` does not cover, or null. */
+/** Every rule parameter of the profile format, by dotted path. */
+export declare const RULE_PARAMETERS: ReadonlySet<string>;
+/** The message naming the first parameter `support` does not cover (or the format does not know), or null. */
 export declare function unsupported(rules: JsonObject, support: RuleSupport, skip?: readonly string[]): string | null;
 /** unsupported_option naming the option that set an unplayed parameter, else unsupported_profile. */
 export declare function refuseUnsupported(rules: JsonObject, specs: Map<string, OptionSpec & { targets: string[] }>, support: RuleSupport, changing?: string | null): void;
@@ -174,10 +183,17 @@ export interface KitRules {
   readonly dealer: string;
   readonly firstStarter: number;
   readonly nextStarter: string;
+  readonly ranksLeftOut: readonly string[];
   readonly setMin: number;
   readonly setMax: number;
+  readonly setJokersAlone: boolean;
   readonly runMin: number;
+  readonly runMax: number | null;
+  readonly runMinNaturals: number;
+  readonly runWrap: boolean;
   readonly runAce: string;
+  readonly single: 'any' | 'when_no_combination';
+  readonly laid: 'as_placed' | 'by_rank';
   readonly pickFromOffer: string;
   readonly onlyAfterMultiThrow: boolean;
   readonly reshuffleMoment: string;
@@ -186,6 +202,8 @@ export interface KitRules {
   readonly scoring: string;
   readonly gameEnd: string;
   readonly rounds: number | null;
+  readonly outAbove: number | null;
+  readonly reachingIsOut: boolean;
   readonly money: { dollars_per_point: string; settlement?: string } | null;
   readonly timerSeconds: number;
   readonly timerExpiry: string;
@@ -199,9 +217,21 @@ export declare function profileCardValue(rules: KitRules, card: Card): number;
 
 export declare function runPositions(cards: readonly Card[], rules: KitRules): [Card, number][] | null;
 export declare function classifyThrow(cards: readonly Card[], rules: KitRules): ThrowKind | null;
+/** Every legal throw of `hand` (throws.single included), canonical, shorter first. */
+export declare function legalThrowsOf(hand: readonly Card[], rules: KitRules): Card[][];
+/** Whether throws.single when_no_combination refuses throwing `cards` alone from `hand`. */
+export declare function singleRefused(cards: readonly Card[], hand: readonly Card[], rules: KitRules): boolean;
+/** A throw's cards as they lie on the offer (throws.laid), the last on top. */
+export declare function laidCards(cards: readonly Card[], kind: ThrowKind, rules: KitRules): Card[];
 export declare function pickablePositions(offer: { cards: readonly Card[]; kind: ThrowKind | null }, rules: KitRules): number[];
 export declare function standings(scores: readonly number[], outInRound: Map<Seat, number>, rules: KitRules): Seat[];
 export declare function winners(scores: readonly number[], active: readonly Seat[], rules: KitRules): Seat[];
+/** A one-hand game's winners and standings, from its last round. */
+export declare function handWinners(lastRound: { winner: Seat | null; hand_values: (number | null)[] }): Seat[];
+export declare function handStandings(lastRound: { winner: Seat | null; hand_values: (number | null)[] }): Seat[];
+/** Whether a seat in play passed game_end.out_above (reached it, with reaching_is_out). */
+export declare function pastTarget(scores: readonly number[], active: readonly Seat[], rules: KitRules): boolean;
+export declare function gameOverAfterRound(round: number, scores: readonly number[], active: readonly Seat[], rules: KitRules): boolean;
 export declare function settlement(scores: readonly number[], money: { dollars_per_point: string; settlement?: string }): Payment[];
 
 // -- the tracked engine --------------------------------------------------------------------
@@ -236,6 +266,7 @@ export interface Table {
   readonly thrownKind: ThrowKind | null;
   readonly outOfPlay: readonly Card[];
   readonly drawWaiting: Seat | null;
+  readonly timeoutWaiting: Seat | null;
   readonly turnsTaken: number;
   readonly multiThrowers: ReadonlySet<Seat>;
   readonly lastRound: JsonObject | null;
@@ -252,16 +283,26 @@ export interface EngineInfo {
   stateFields?: readonly string[];
 }
 
-/** What a Session drives: one table, checked from step 4 of the order of checks. */
+/** A hook's answer: the value, or a promise of it (the kit awaits it). */
+export type Awaitable<T> = T | PromiseLike<T>;
+
+/** Whether `value` is a promise (any thenable). */
+export declare function isThenable(value: unknown): value is PromiseLike<unknown>;
+/** Run a procedure written as a generator yielding hook answers: synchronously while no
+ * answer is a promise, else as a promise. */
+export declare function drive<T>(procedure: Generator<unknown, T, unknown>): Awaitable<T>;
+
+/** What a Session drives: one table, checked from step 4 of the order of checks. Each
+ * answer is a promise when a hook answered with one. */
 export interface Backend {
-  start(profile: JsonObject, options: { [name: string]: Scalar }, seats: number): void;
-  deal(deck: Card[], layout: DealLayout | null): JsonObject[];
-  act(seat: Seat, action: Action): JsonObject[];
-  reshuffle(order: Card[]): JsonObject[];
-  setOption(name: string, value: Scalar): JsonObject[];
-  endGame(): JsonObject[];
-  state(): JsonObject;
-  legal(): JsonObject | null;
+  start(profile: JsonObject, options: { [name: string]: Scalar }, seats: number): Awaitable<void>;
+  deal(deck: Card[], layout: DealLayout | null): Awaitable<JsonObject[]>;
+  act(seat: Seat, action: Action): Awaitable<JsonObject[]>;
+  reshuffle(order: Card[]): Awaitable<JsonObject[]>;
+  setOption(name: string, value: Scalar): Awaitable<JsonObject[]>;
+  endGame(): Awaitable<JsonObject[]>;
+  state(): Awaitable<JsonObject>;
+  legal(): Awaitable<JsonObject | null>;
 }
 
 /**
@@ -283,43 +324,43 @@ export declare class TrackedEngine implements Backend {
   rules: JsonObject;
   kitRules: KitRules | null;
 
-  // Hooks.
+  // Hooks: each may be async (return a promise); the kit awaits it.
   /** A table of `seats` opens under `rules` (the resolved profile's rules). */
-  beginGame(rules: JsonObject, seats: number): void;
+  beginGame(rules: JsonObject, seats: number): Awaitable<void>;
   /** Start a hand with exactly these hands, turned-up card and stock. */
-  beginHand(deal: Deal): void;
+  beginHand(deal: Deal): Awaitable<void>;
   /** What the engine refuses (asked after the kit's own checks); must change nothing. */
-  refusal(seat: Seat, action: Action): Refusal | ErrorCodeValue | null | undefined;
-  onCall(seat: Seat): void;
+  refusal(seat: Seat, action: Action): Awaitable<Refusal | ErrorCodeValue | null | undefined>;
+  onCall(seat: Seat): Awaitable<void>;
   /** Play an accepted throw (cards as placed) and name it. */
-  onThrow(seat: Seat, cards: Card[]): ThrowKind;
-  onPick(seat: Seat, card: Card, source: Source): void;
+  onThrow(seat: Seat, cards: Card[]): Awaitable<ThrowKind>;
+  onPick(seat: Seat, card: Card, source: Source): Awaitable<void>;
   /** The cards out of play become the deck, `stock[0]` on top. */
-  onReshuffle(stock: readonly Card[]): void;
+  onReshuffle(stock: readonly Card[]): Awaitable<void>;
   /** The value of any cards under the engine's rules. */
-  handValue(cards: Card[]): number;
+  handValue(cards: Card[]): Awaitable<number>;
   /** Score the hand just ended (`caller` null: the deck ran out). */
-  scoreRound(caller: Seat | null, handValues: (number | null)[]): RoundScore;
+  scoreRound(caller: Seat | null, handValues: (number | null)[]): Awaitable<RoundScore>;
   /** Default: the profile's money rules (null without money). */
-  settlement(scores: number[]): Payment[] | null;
+  settlement(scores: number[]): Awaitable<Payment[] | null>;
   /** Default: the profile's pick.from_offer. */
-  pickablePositions(offer: Card[], kind: ThrowKind): number[];
+  pickablePositions(offer: Card[], kind: ThrowKind): Awaitable<number[]>;
   /** Default: `refusal` asked about every sub-multiset of the hand. */
-  legalThrows(seat: Seat, hand: Card[]): Card[][];
+  legalThrows(seat: Seat, hand: Card[]): Awaitable<Card[][]>;
 
-  // Views the hooks may use.
-  pickable(): Card[];
+  // Views the hooks may use (promises when pickablePositions is async).
+  pickable(): Awaitable<Card[]>;
   offerOpenTo(seat: Seat): boolean;
 
   // Backend.
-  start(profile: JsonObject, options: { [name: string]: Scalar }, seats: number): void;
-  deal(deck: Card[], layout: DealLayout | null): JsonObject[];
-  act(seat: Seat, action: Action): JsonObject[];
-  reshuffle(order: Card[]): JsonObject[];
-  setOption(name: string, value: Scalar): JsonObject[];
-  endGame(): JsonObject[];
-  state(): JsonObject;
-  legal(): JsonObject | null;
+  start(profile: JsonObject, options: { [name: string]: Scalar }, seats: number): Awaitable<void>;
+  deal(deck: Card[], layout: DealLayout | null): Awaitable<JsonObject[]>;
+  act(seat: Seat, action: Action): Awaitable<JsonObject[]>;
+  reshuffle(order: Card[]): Awaitable<JsonObject[]>;
+  setOption(name: string, value: Scalar): Awaitable<JsonObject[]>;
+  endGame(): Awaitable<JsonObject[]>;
+  state(): Awaitable<JsonObject>;
+  legal(): Awaitable<JsonObject | null>;
 }
 
 export declare function nextActive(table: Pick_<Table, 'seats' | 'active'>, seat: Seat): Seat;
@@ -343,8 +384,8 @@ export declare class Session {
   readonly info: Required<Omit<EngineInfo, 'stateFields'>> & Pick_<EngineInfo, 'stateFields'>;
   started: boolean;
   stopped: boolean;
-  /** The response to one decoded request. */
-  handle(request: unknown): Response;
+  /** The response to one decoded request (a promise of it when a hook answered with one). */
+  handle(request: unknown): Awaitable<Response>;
 }
 
 /** Feed request bytes in; `write` gets each response line (newline included). */
@@ -352,9 +393,34 @@ export declare function lineServer(
   session: Session,
   write: (line: string) => void,
   onStop?: () => void,
-): { push(chunk: Uint8Array): void; end(): void };
+): { push(chunk: Uint8Array): void; end(): Promise<void> };
 /** Serve on standard input and output until stop or end of input, then exit 0. */
 export declare function serve(session: Session, options?: { quietPrints?: boolean }): void;
 export declare function run(session: Session): void;
 /** Serve a TrackedEngine: a binding's whole main. */
 export declare function main(engine: TrackedEngine): void;
+
+// -- a game loop as an engine --------------------------------------------------------------
+
+/** The loop's table was replaced by a new start: its pending wait rejects with this. */
+export declare class LoopAbandoned extends Error {}
+
+/** Serve an engine written as one async game loop: the loop awaits `wait(seat, decision)`
+ * for each move; the binding's hooks `await send(seat, decision, move)`. */
+export declare class LoopDriver {
+  constructor(options?: { refused?: { [decision: string]: ErrorCodeValue }; timeout?: number });
+  readonly refused: { [decision: string]: ErrorCodeValue };
+  timeout: number;
+  lastMessage: string;
+  /** Run `loop` (abandoning a running one); settles once it first waits or ends. */
+  start(loop: (driver: LoopDriver) => Promise<void> | void): Promise<void>;
+  /** The decision the loop waits for, or null. */
+  waiting(): [Seat | null, string] | null;
+  readonly ended: boolean;
+  /** Hand over a move; settles once the loop waits again or ends; Refused if it asks the same again. */
+  send(seat: Seat | null, decision: string, move: unknown): Promise<void>;
+  /** The loop's side: the protocol's move for this decision. */
+  wait<T = unknown>(seat: Seat | null, decision: string): Promise<T>;
+  /** The loop's side: why the engine refused the last move. */
+  refuse(message: string): void;
+}

@@ -7,11 +7,13 @@
 // cards, out of play, turn counts, multi-throwers, events, phases, `state` and `legal`,
 // calling a few hooks of the engine it binds.
 
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { writeSync } from 'node:fs';
 
 // The version the kit was written for: 1.1 adds the deal's layout and hello.supports.state_fields.
 export const PROTOCOL_VERSION = '1.1';
-export const KIT_VERSION = '0.1.0';
+// The kit's version: the protocol version it speaks, then its own revision (package.json's).
+export const KIT_VERSION = '1.1.0';
 export const MAX_LINE_BYTES = 1 << 20;
 export const MAX_SEQ = Number.MAX_SAFE_INTEGER; // 2^53 - 1
 export const COMMANDS = Object.freeze([
@@ -81,9 +83,10 @@ export const suitOf = (card) => (card === JOKER ? 'x' : card[1]);
 /** Cards in canonical order: by rank, ace first, then c d h s; jokers last. */
 export const canonical = (cards) => [...cards].sort((a, b) => SORT_KEY.get(a) - SORT_KEY.get(b));
 
-/** Every card of a table: `packs` packs of 52, each with `jokersPerPack` jokers. */
-export function fullDeck(packs = 1, jokersPerPack = 0) {
-  const pack = [...SORT_KEY.keys()].filter((c) => c !== JOKER);
+/** Every card of a table: `packs` packs of 52 less the ranks left out (rank letters, e.g.
+ * `['K']`: all four suits), each with `jokersPerPack` jokers. */
+export function fullDeck(packs = 1, jokersPerPack = 0, ranksLeftOut = []) {
+  const pack = [...SORT_KEY.keys()].filter((c) => c !== JOKER && !ranksLeftOut.includes(c[0]));
   const one = [...pack, ...Array(jokersPerPack).fill(JOKER)];
   return Array.from({ length: packs }, () => one).flat();
 }
@@ -300,7 +303,8 @@ export const ANY = Object.freeze({ toString: () => 'ANY' });
 /** The rule parameters the kit itself plays for a TrackedEngine; spread into a binding's. */
 export const KIT_RULES = Object.freeze({
   seats: ANY,
-  'deck.cards': [52],
+  'deck.cards': ANY,
+  'deck.ranks_left_out': ANY,
   'deck.jokers': ANY,
   'deck.packs_by_seats': ANY,
   hand_size: ANY,
@@ -312,15 +316,56 @@ export const KIT_RULES = Object.freeze({
   next_starter: ['next_seat', 'round_winner', 'seat_after_round_winner', 'caller'],
   'pick.from_offer': ['any', 'last_placed', 'first_or_last_placed', 'run_ends'],
   'pick.only_after_multi_throw': ANY,
-  'reshuffle.moment': ['when_deck_emptied', 'when_draw_finds_deck_empty'],
+  'reshuffle.moment': ['when_deck_emptied', 'when_draw_finds_deck_empty', 'at_throw_after_deck_emptied'],
+  'reshuffle.new_deck': ['out_of_play'],
+  'reshuffle.kept_aside': ['current_offer', 'offer_and_throw', 'pickable_and_throw'],
+  deck_runs_out: ['reshuffle', 'round_ends_no_score', 'round_ends_hands_score'],
+  'throws.laid': ['as_placed', 'by_rank'],
+  'call.timing': ['start_of_turn'],
+  'game_end.kind': ['host_ends', 'fixed_rounds', 'elimination', 'first_past_target', 'one_hand'],
+  'game_end.rounds': ANY,
+  turn_timer: ANY,
+});
+
+/**
+ * Every value the kit's own procedure plays, for each parameter it reads (the deal, turns,
+ * the offer, reshuffles, the starter, game end, results, the timer). A profile holding
+ * another value is refused `unsupported_profile` naming it, whatever a binding's RULES say:
+ * a binding narrows what it plays, it cannot widen the kit into misplay. A parameter the
+ * kit reads only for a value listed here (game_end.out_above and reaching_is_out for
+ * first_past_target) is the binding's to declare.
+ */
+export const KIT_PLAYS = Object.freeze({
+  'deck.jokers_wild': ['none', 'runs', 'sets', 'sets_and_runs'],
+  'deal.dealer': ['none', 'seat_before_starter'],
+  'deal.order': ['one_at_a_time_from_starter'],
+  'deal.first_offer': ['turned_up_card'],
+  next_starter: ['next_seat', 'round_winner', 'seat_after_round_winner', 'caller'],
+  'throws.run.ace': ['low', 'high', 'low_or_high'],
+  'throws.laid': ['as_placed', 'by_rank'],
+  'throws.single': ['any', 'when_no_combination'],
+  'pick.from_offer': ['any', 'last_placed', 'first_or_last_placed', 'run_ends'],
+  'reshuffle.moment': ['when_deck_emptied', 'when_draw_finds_deck_empty', 'at_throw_after_deck_emptied'],
   'reshuffle.new_deck': ['out_of_play'],
   'reshuffle.kept_aside': ['current_offer', 'offer_and_throw', 'pickable_and_throw'],
   deck_runs_out: ['reshuffle', 'round_ends_no_score', 'round_ends_hands_score'],
   'call.timing': ['start_of_turn'],
-  'game_end.kind': ['host_ends', 'fixed_rounds', 'elimination'],
-  'game_end.rounds': ANY,
-  turn_timer: ANY,
+  'scoring.kind': ['transfer', 'penalty', 'none'],
+  'game_end.kind': ['host_ends', 'fixed_rounds', 'elimination', 'first_past_target', 'one_hand'],
+  'money.settlement': ['largest_debtor_pays_largest_creditor', 'debtors_pay_creditors_in_seat_order'],
+  'turn_timer.on_expiry': ['throw_highest_single_then_draw', 'throw_highest_single_then_take_lowest'],
 });
+
+/** The message naming the first parameter of `rules` whose value the kit does not play, or null. */
+export function kitUnplayed(rules, skip = []) {
+  for (const [path, values] of Object.entries(KIT_PLAYS)) {
+    if (skip.some((s) => path === s || path.startsWith(`${s}.`) || s.startsWith(`${path}.`))) continue;
+    const held = at(rules, path);
+    if (held === undefined || values.includes(held)) continue;
+    return `rules.${path}: ${JSON.stringify(held)} is not played by jhyap-kit (it plays ${values.map((v) => JSON.stringify(v)).join(', ')})`;
+  }
+  return null;
+}
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -347,13 +392,37 @@ function sortedJson(value) {
 /** Whether two JSON values are equal, whatever the order of their objects' keys. */
 export const sameJson = (a, b) => JSON.stringify(sortedJson(a)) === JSON.stringify(sortedJson(b));
 
-/** The message naming the first parameter of `rules` that `support` does not cover, or null;
- * parameters under a path of `skip` are left out. */
+/** Every rule parameter of the profile format (schema/profile.schema.json), by dotted path:
+ * a parameter outside it is refused even where a binding declares its section ANY. */
+export const RULE_PARAMETERS = Object.freeze(new Set([
+  'seats.min', 'seats.max',
+  'deck.cards', 'deck.ranks_left_out', 'deck.jokers', 'deck.jokers_wild', 'deck.packs_by_seats',
+  'hand_size', ...[...RANKS, 'X'].map((k) => `card_values.${k}`), 'direction',
+  'deal.dealer', 'deal.first_starter', 'deal.order', 'deal.first_offer', 'next_starter', 'deck_runs_out',
+  'throws.set.min', 'throws.set.max', 'throws.set.jokers_alone',
+  'throws.run.min', 'throws.run.max', 'throws.run.min_naturals', 'throws.run.wrap', 'throws.run.ace',
+  'throws.order_matters', 'throws.single', 'throws.laid',
+  'pick.from_offer', 'pick.only_after_multi_throw',
+  'reshuffle.moment', 'reshuffle.new_deck', 'reshuffle.kept_aside',
+  'call.limit', 'call.limit_by_seats', 'call.inclusive', 'call.timing', 'call.first_round',
+  'showdown.tie', 'showdown.winner_among_lowest',
+  'scoring.kind', 'scoring.won_call', 'scoring.beaten_call', 'scoring.beaten_penalty', 'scoring.beaten_others',
+  'scoring.cuts', 'scoring.halve_at_multiples_of', 'scoring.drop_at_multiples_of',
+  'game_end.kind', 'game_end.rounds', 'game_end.out_above', 'game_end.reaching_is_out',
+  'money.dollars_per_point', 'money.settlement', 'turn_timer.seconds', 'turn_timer.on_expiry',
+]));
+const isKnownParameter = (path) => RULE_PARAMETERS.has(path)
+  || [...RULE_PARAMETERS].some((known) => known.startsWith(`${path}.`)); // an empty or null section
+
+/** The message naming the first parameter of `rules` that `support` does not cover (or
+ * that the profile format does not know), or null; parameters under a path of `skip` are
+ * left out. */
 export function unsupported(rules, support, skip = []) {
   const declared = Object.keys(support).sort((a, b) => b.length - a.length);
   const skipped = (path) => skip.some((s) => path === s || path.startsWith(`${s}.`) || s.startsWith(`${path}.`));
   for (const [path] of leaves(rules)) {
     if (skipped(path)) continue;
+    if (!isKnownParameter(path)) return `rules.${path}: this engine does not implement this rule parameter`;
     const owner = declared.find((d) => path === d || path.startsWith(`${d}.`));
     if (owner === undefined) return `rules.${path}: this engine does not implement this rule parameter`;
     const allowed = support[owner];
@@ -373,7 +442,7 @@ export function unsupported(rules, support, skip = []) {
  * engine does not play (an engine may offer fewer values), else unsupported_profile.
  */
 export function refuseUnsupported(rules, specs, support, changing = null) {
-  const message = unsupported(rules, support);
+  const message = unsupported(rules, support) ?? kitUnplayed(rules);
   if (message === null) return;
   const path = message.split(':', 1)[0].slice('rules.'.length);
   const parents = (t) => t.split('.').map((_, i, keys) => keys.slice(0, i + 1).join('.'));
@@ -415,10 +484,17 @@ export function readRules(r) {
     dealer: need(r, 'deal.dealer', str, 'a string'),
     firstStarter: need(r, 'deal.first_starter', int(0), 'an integer'),
     nextStarter: need(r, 'next_starter', str, 'a string'),
+    ranksLeftOut: need(r, 'deck.ranks_left_out', (v) => v == null || (Array.isArray(v) && v.every((k) => typeof k === 'string' && k.length === 1 && RANKS.includes(k))), 'a list of ranks (A 2-9 T J Q K)') ?? [],
     setMin: need(r, 'throws.set.min', int(1), 'an integer'),
     setMax: need(r, 'throws.set.max', int(1), 'an integer'),
+    setJokersAlone: at(r, 'throws.set.jokers_alone') !== false, // true unless the profile says false
     runMin: need(r, 'throws.run.min', int(2), 'an integer'),
+    runMax: need(r, 'throws.run.max', (v) => v == null || int(2)(v), 'an integer of at least 2 or null') ?? null,
+    runMinNaturals: need(r, 'throws.run.min_naturals', (v) => v == null || int(1)(v), 'an integer of at least 1') ?? 1,
+    runWrap: at(r, 'throws.run.wrap') ?? false,
     runAce: need(r, 'throws.run.ace', str, 'a string'),
+    single: at(r, 'throws.single') ?? 'any',
+    laid: at(r, 'throws.laid') ?? 'as_placed',
     pickFromOffer: need(r, 'pick.from_offer', str, 'a string'),
     onlyAfterMultiThrow: need(r, 'pick.only_after_multi_throw', bool, 'true or false'),
     reshuffleMoment: need(r, 'reshuffle.moment', str, 'a string'),
@@ -427,6 +503,8 @@ export function readRules(r) {
     scoring: need(r, 'scoring.kind', str, 'a string'),
     gameEnd: need(r, 'game_end.kind', str, 'a string'),
     rounds: at(r, 'game_end.rounds') ?? null,
+    outAbove: at(r, 'game_end.out_above') ?? null,
+    reachingIsOut: at(r, 'game_end.reaching_is_out') ?? false,
     money: at(r, 'money') ?? null,
     timerSeconds: at(r, 'turn_timer.seconds') ?? 0,
     timerExpiry: at(r, 'turn_timer.on_expiry') ?? 'throw_highest_single_then_draw',
@@ -439,6 +517,14 @@ export function readRules(r) {
   });
   if (at(r, 'turn_timer') != null) need(r, 'turn_timer.seconds', int(0), 'an integer');
   if (rules.rounds !== null) need(r, 'game_end.rounds', int(1), 'an integer of at least 1');
+  if (new Set(rules.ranksLeftOut).size !== rules.ranksLeftOut.length || rules.ranksLeftOut.length > 12) {
+    refuse(ErrorCode.INVALID_PROFILE, 'rules.deck.ranks_left_out: each rank once, and one rank at least kept');
+  }
+  const packCards = 52 - 4 * rules.ranksLeftOut.length;
+  if (at(r, 'deck.cards') !== undefined && at(r, 'deck.cards') !== packCards) {
+    refuse(ErrorCode.INVALID_PROFILE, `rules.deck.cards: ${JSON.stringify(at(r, 'deck.cards'))}, but a pack without ${rules.ranksLeftOut.join(' ') || 'any rank left out'} holds ${packCards} cards`);
+  }
+  if (rules.gameEnd === 'first_past_target') need(r, 'game_end.out_above', int(0), 'an integer (first_past_target needs a target)');
   if (rules.seatsMin > rules.seatsMax) refuse(ErrorCode.INVALID_PROFILE, 'rules.seats: the seat range is empty');
   if (rules.money !== null) need(r, 'money.dollars_per_point', (v) => typeof v === 'string' && /^[0-9]{1,12}(\.[0-9]{1,2})?$/.test(v), 'an amount such as "0.05"');
   return Object.freeze(rules);
@@ -462,13 +548,17 @@ const wildIn = (rules, kind) => (kind === 'set'
 
 const RUN_BOUNDS = { low: [1, 13], high: [2, 14], low_or_high: [1, 14] };
 
-/** Each card of a run with the rank it stands at, lowest first; null if no run. */
+/** Each card of a run with the rank it stands at, lowest first; null if no run. Natural
+ * cards keep their rank (an ace 1 or 14 as the profile allows); jokers, where wild in runs,
+ * fill the gaps first, then extend the run upwards, then downwards (the reference reading). */
 export function runPositions(cards, rules) {
-  if (cards.length < rules.runMin) return null;
+  if (cards.length < rules.runMin || (rules.runMax != null && cards.length > rules.runMax)) return null;
   const naturals = cards.filter((c) => c !== JOKER);
   const jokers = cards.filter((c) => c === JOKER);
   if (jokers.length && !wildIn(rules, 'run')) return null;
+  if (naturals.length < (rules.runMinNaturals ?? 1)) return null;
   if (!naturals.length || naturals.some((c) => suitOf(c) !== suitOf(naturals[0]))) return null;
+  if (rules.runWrap) return wrappedPositions(naturals, jokers);
   const aces = rules.runAce === 'high' ? [14] : rules.runAce === 'low_or_high' ? [1, 14] : [1];
   for (const ace of aces) {
     const ranked = naturals.map((c) => [rankOf(c) === 1 ? ace : rankOf(c), c]).sort((a, b) => a[0] - b[0]);
@@ -490,6 +580,28 @@ export function runPositions(cards, rules) {
   return null;
 }
 
+/** A run going round the corner (Q K A 2): it starts after the widest gap between its
+ * naturals' ranks (the lowest starting rank among equal gaps); jokers fill the gaps, then
+ * extend it upwards; ranks are 1 to 13 going round, thirteen cards at most. */
+function wrappedPositions(naturals, jokers) {
+  const size = naturals.length + jokers.length;
+  if (size > 13) return null;
+  const ranks = naturals.map(rankOf).sort((a, b) => a - b);
+  if (ranks.some((r, i) => i && r === ranks[i - 1])) return null;
+  let gaps = ranks.map((r, i) => (((r - ranks.at(i - 1) - 1) % 13) + 13) % 13);
+  if (ranks.length === 1) gaps = [12];
+  const widest = Math.max(...gaps);
+  const start = ranks[gaps.indexOf(widest)];
+  if (13 - widest > size) return null;
+  const byRank = new Map(naturals.map((c) => [rankOf(c), c]));
+  const placed = [];
+  for (let step = 0; step < size; step += 1) {
+    const rank = ((start - 1 + step) % 13) + 1;
+    placed.push([byRank.get(rank) ?? JOKER, rank]);
+  }
+  return placed;
+}
+
 /** The kind of throw `cards` make under the profile ('single', 'set', 'run'), or null. */
 export function classifyThrow(cards, rules) {
   if (!cards.length) return null;
@@ -498,9 +610,46 @@ export function classifyThrow(cards, rules) {
   const maxPacks = Math.max(1, ...rules.packSteps.map((s) => s.packs));
   if (maxPacks === 1 && new Set(naturals).size !== naturals.length) return null;
   const ranks = new Set(naturals.map(rankOf));
-  const oneRank = !naturals.length || (ranks.size === 1 && (naturals.length === cards.length || wildIn(rules, 'set')));
+  // Jokers alone are a set of their own rank where the profile allows it; among naturals
+  // they stand in only when wild.
+  const oneRank = (!naturals.length && rules.setJokersAlone)
+    || (ranks.size === 1 && (naturals.length === cards.length || wildIn(rules, 'set')));
   if (oneRank && cards.length >= rules.setMin && cards.length <= rules.setMax) return 'set';
   return runPositions(cards, rules) ? 'run' : null;
+}
+
+/** Every legal throw from `hand` under the profile's throw rules (throws.single included),
+ * each in canonical card order, shorter throws first, then by the cards' canonical order. */
+export function legalThrowsOf(hand, rules) {
+  const ordered = canonical(hand);
+  const found = new Map();
+  for (let mask = 1; mask < 1 << ordered.length; mask += 1) {
+    const cards = ordered.filter((_, i) => mask & (1 << i));
+    const key = cards.join(' ');
+    if (!found.has(key) && classifyThrow(cards, rules) !== null) found.set(key, cards);
+  }
+  const all = [...found.values()].sort((a, b) => a.length - b.length || compareCards(a, b));
+  if (rules.single === 'when_no_combination' && all.some((t) => t.length > 1)) return all.filter((t) => t.length > 1);
+  return all;
+}
+
+/** Whether throwing `cards` alone is refused by throws.single when_no_combination because
+ * `hand` holds a set or a run. */
+export function singleRefused(cards, hand, rules) {
+  if (cards.length !== 1 || rules.single !== 'when_no_combination') return false;
+  return legalThrowsOf(hand, { ...rules, single: 'any' }).some((t) => t.length > 1);
+}
+
+/** A throw's cards as they lie on the offer, the last on top (throws.laid): as placed, or
+ * by rank: a run by the ranks its cards stand at, lowest first; a set or single in
+ * canonical order. */
+export function laidCards(cards, kind, rules) {
+  if (rules.laid !== 'by_rank') return [...cards];
+  if (kind === 'run') {
+    const placed = runPositions(cards, rules);
+    if (placed) return placed.map(([c]) => c);
+  }
+  return canonical(cards);
 }
 
 /** The positions in `offer.cards` (as placed) that the profile's pick rule lets be taken. */
@@ -536,15 +685,49 @@ export function standings(scores, outInRound, rules) {
   });
 }
 
-/** The winners: the last seat in, the best total after fixed rounds, none at a host-ended table. */
+/** The winners: the last seat in, the best total after fixed rounds or once a total passed
+ * its target, none at a host-ended table (one_hand: see handWinners). */
 export function winners(scores, active, rules) {
   if (rules.gameEnd === 'elimination') return [...active].sort((a, b) => a - b);
-  if (rules.gameEnd === 'fixed_rounds') {
+  if (rules.gameEnd === 'fixed_rounds' || rules.gameEnd === 'first_past_target') {
     const pick = rules.scoring === 'transfer' ? Math.max : Math.min;
     const best = pick(...active.map((s) => scores[s]));
     return active.filter((s) => scores[s] === best).sort((a, b) => a - b);
   }
   return [];
+}
+
+/** A one-hand game's winners: the hand's winner, or, when the deck ran out uncalled, every
+ * seat with the lowest hand value. */
+export function handWinners(lastRound) {
+  if (lastRound.winner !== null && lastRound.winner !== undefined) return [lastRound.winner];
+  const values = lastRound.hand_values;
+  const lowest = Math.min(...values.filter((v) => v !== null));
+  return values.map((v, s) => [v, s]).filter(([v]) => v === lowest).map(([, s]) => s);
+}
+
+/** A one-hand game's standings: its winners, then by hand value, the lower seat first. */
+export function handStandings(lastRound) {
+  const first = handWinners(lastRound);
+  const values = lastRound.hand_values;
+  const key = (s) => [values[s] === null ? 1 : 0, values[s] ?? 0, s];
+  const rest = values.map((_, s) => s).filter((s) => !first.includes(s)).sort((a, b) => compareKeys(key(a), key(b)));
+  return [...first, ...rest];
+}
+
+/** Whether a seat in play has passed the target game_end.out_above (or reached it, where
+ * game_end.reaching_is_out). */
+export function pastTarget(scores, active, rules) {
+  return active.some((s) => (rules.reachingIsOut ? scores[s] >= rules.outAbove : scores[s] > rules.outAbove));
+}
+
+/** Whether the game is over after a round (game_end.kind). */
+export function gameOverAfterRound(round, scores, active, rules) {
+  if (rules.gameEnd === 'one_hand') return true;
+  if (rules.gameEnd === 'first_past_target') return pastTarget(scores, active, rules);
+  if (rules.gameEnd === 'elimination') return active.length <= 1;
+  if (rules.gameEnd === 'fixed_rounds') return rules.rounds !== null && round >= rules.rounds;
+  return false;
 }
 
 function dollars(rate, points) {
@@ -635,11 +818,52 @@ const IN_TURN = [Phase.CALL_OR_THROW, Phase.PICK];
 /** A copy of the kit's record of a table (restored when a request fails half-way). */
 const snapshot = (table) => structuredClone(table);
 
+/** Whether `value` is a promise (or any thenable): a hook's answer the kit awaits. */
+export const isThenable = (value) => value !== null
+  && (typeof value === 'object' || typeof value === 'function') && typeof value.then === 'function';
+
+/**
+ * Run a procedure written as a generator that yields each hook's answer: synchronously
+ * while every answer is a plain value (a sync binding pays no promise), and from the first
+ * promise on as a promise (an async binding's answers are awaited, a rejection thrown at
+ * the yield, so the procedure's own try/catch sees it).
+ */
+export function drive(procedure) {
+  let step = procedure.next();
+  while (!step.done) {
+    if (isThenable(step.value)) return finishDriving(procedure, step.value);
+    step = procedure.next(step.value);
+  }
+  return step.value;
+}
+
+async function finishDriving(procedure, pending) {
+  let value = pending;
+  for (;;) {
+    let ok = true;
+    let answer;
+    try {
+      answer = await value;
+    } catch (err) {
+      ok = false;
+      answer = err;
+    }
+    const step = ok ? procedure.next(answer) : procedure.throw(answer);
+    if (step.done) return step.value;
+    value = step.value;
+  }
+}
+
+/** `f(value)`, or, when `value` is a promise, a promise of it. */
+const andThen = (value, f) => (isThenable(value) ? value.then(f) : f(value));
+
 /**
  * A Backend that keeps everything the protocol reports and an engine need not track, and
  * asks its hooks about the card play. A binding subclasses it, declares `static NAME`,
- * `VERSION` and `RULES` (see `unsupported`), and implements the hooks, in the order a hand
- * calls them (cards are protocol names, seats protocol seats):
+ * `VERSION` and `RULES` (see `unsupported`), and implements the hooks (cards are protocol
+ * names, seats protocol seats). Any hook may be `async` (return a promise): the kit awaits
+ * it, and answers requests in order; a binding whose hooks are all synchronous is served
+ * synchronously.
  *
  * - `beginGame(rules, seats)`: a table opens; `rules` is the resolved profile's rules.
  * - `beginHand(deal)`: start a hand from the cards as placed: `deal.hands` (per seat,
@@ -704,12 +928,16 @@ export class TrackedEngine {
   }
 
   legalThrows(seat, hand) {
+    return drive(this.#legalThrowsByRefusal(seat, hand));
+  }
+
+  * #legalThrowsByRefusal(seat, hand) {
     const ordered = canonical(hand);
     const found = new Map();
     for (let mask = 1; mask < 1 << ordered.length; mask += 1) {
       const cards = ordered.filter((_, i) => mask & (1 << i));
       const key = cards.join(' ');
-      if (!found.has(key) && this.#refusalOf(seat, Object.freeze({ type: 'throw', cards })) === null) found.set(key, cards);
+      if (!found.has(key) && (yield* this.#refusalOf(seat, Object.freeze({ type: 'throw', cards }))) === null) found.set(key, cards);
     }
     return [...found.values()];
   }
@@ -717,13 +945,17 @@ export class TrackedEngine {
   // -- the Backend: start and options ---------------------------------------------------
 
   start(document, options, seats) {
+    return drive(this.#start(document, options, seats));
+  }
+
+  * #start(document, options, seats) {
     const support = this.constructor.RULES;
     // The order of checks for start: the profile, then the option names, then the values,
     // then the seat count. The parameters options set are checked once resolved.
     if (!isObject(document.rules)) refuse(ErrorCode.INVALID_PROFILE, 'the profile has no rules');
     readRules(document.rules);
     const targets = [...optionSpecs(document).values()].flatMap((s) => s.targets);
-    const fixed = unsupported(document.rules, support, targets);
+    const fixed = unsupported(document.rules, support, targets) ?? kitUnplayed(document.rules, targets);
     if (fixed !== null) refuse(ErrorCode.UNSUPPORTED_PROFILE, fixed);
     const allowed = this.constructor.OPTIONS;
     const { profile, specs } = resolveProfile(document, options, (name) => {
@@ -735,7 +967,7 @@ export class TrackedEngine {
       refuse(ErrorCode.INVALID_SEATS, `seats must be ${rules.seatsMin} to ${rules.seatsMax}, not ${seats}`);
     }
     for (let n = rules.seatsMin; n <= rules.seatsMax; n += 1) {
-      if (n * rules.handSize + 2 > packsFor(rules, n) * (52 + rules.jokersPerPack)) {
+      if (n * rules.handSize + 2 > fullDeck(packsFor(rules, n), rules.jokersPerPack, rules.ranksLeftOut).length) {
         refuse(ErrorCode.INVALID_PROFILE, `rules.hand_size: ${n} hands and a turned-up card need more cards than the deck holds`);
       }
     }
@@ -760,16 +992,17 @@ export class TrackedEngine {
       offer: [],
       offerKind: null,
       thrown: [],
-      thrownKind: null,
+      thrownKind: null, // null: no throw waits for its pick
       outOfPlay: [],
       drawWaiting: null, // the seat whose draw waits for a new deck
+      timeoutWaiting: null, // the seat whose timeout pick waits for a new deck
       turnsTaken: 0,
       multiThrowers: new Set(),
       lastRound: null,
       result: null,
     };
     try {
-      this.beginGame(this.rules, seats);
+      yield this.beginGame(this.rules, seats);
     } catch (err) {
       [this.table, this.rules, this.kitRules, this.document, this.specs, this.profile] = previous;
       throw err;
@@ -796,14 +1029,18 @@ export class TrackedEngine {
   // -- the Backend: deals ---------------------------------------------------------------
 
   deal(deck, layout) {
+    return drive(this.#deal(deck, layout));
+  }
+
+  * #deal(deck, layout) {
     const t = this.table;
     const kit = this.kitRules;
     if (!BETWEEN_HANDS.includes(t.phase)) refuse(ErrorCode.WRONG_PHASE, `cannot deal in phase ${t.phase}`);
     const packs = packsFor(kit, t.seats);
-    const full = fullDeck(packs, kit.jokersPerPack);
+    const full = fullDeck(packs, kit.jokersPerPack, kit.ranksLeftOut);
     if (!sameCards(deck, full)) {
       refuse(ErrorCode.INVALID_DECK, full.length === 52 ? 'deal needs each of the 52 cards exactly once'
-        : `deal needs the table's ${full.length} cards: ${packs} pack(s) of 52 with ${kit.jokersPerPack} joker(s) each`);
+        : `deal needs the table's ${full.length} cards: ${packs} pack(s) of ${52 - 4 * kit.ranksLeftOut.length} with ${kit.jokersPerPack} joker(s) each`);
     }
     const order = turnOrderFrom(t, t.starter);
     const size = kit.handSize;
@@ -832,10 +1069,10 @@ export class TrackedEngine {
       round, starter: t.starter, dealer, turnOrder: Object.freeze([...order]),
       hands: Object.freeze(hands.map((h) => Object.freeze(canonical(h)))), turnedUp, stock: Object.freeze([...stock]),
     });
-    this.beginHand(placed);
+    yield this.beginHand(placed);
     Object.assign(t, {
       round, hands: placed.hands.map((h) => [...h]), deck: stock, offer: [turnedUp], offerKind: 'single',
-      thrown: [], thrownKind: null, outOfPlay: [], drawWaiting: null, turnsTaken: 0,
+      thrown: [], thrownKind: null, outOfPlay: [], drawWaiting: null, timeoutWaiting: null, turnsTaken: 0,
       multiThrowers: new Set(), toAct: t.starter, phase: Phase.CALL_OR_THROW,
     });
     return [
@@ -851,37 +1088,42 @@ export class TrackedEngine {
     if (!Number.isInteger(seat) || seat < 0 || seat >= t.seats) refuse(ErrorCode.INVALID_SEAT, `no seat ${seat} at this table`);
     if (!IN_TURN.includes(t.phase)) refuse(ErrorCode.WRONG_PHASE, `no turn is in progress (phase ${t.phase})`);
     if (seat !== t.toAct) refuse(ErrorCode.NOT_YOUR_TURN, `it is seat ${t.toAct}'s turn, not seat ${seat}'s`);
-    const saved = snapshot(t);
+    return drive(this.#atomic(this.#play(seat, action)));
+  }
+
+  /** Run `procedure` so that, if it throws, the kit's record is left as it was. */
+  * #atomic(procedure) {
+    const saved = snapshot(this.table);
     try {
-      return this.#play(seat, action);
+      return yield* procedure;
     } catch (err) {
       this.table = saved;
       throw err;
     }
   }
 
-  #play(seat, action) {
+  * #play(seat, action) {
     const t = this.table;
     if (action.type === 'call') {
       this.#require(Phase.CALL_OR_THROW, 'call (calls come before the throw)');
-      this.#ask(seat, action);
-      const value = this.handValue([...t.hands[seat]]);
-      this.onCall(seat);
-      return [{ type: 'called', seat, value }, ...this.#endRound(seat)];
+      yield* this.#ask(seat, action);
+      const value = yield this.handValue([...t.hands[seat]]);
+      yield this.onCall(seat);
+      return [{ type: 'called', seat, value }, ...(yield* this.#endRound(seat))];
     }
     if (action.type === 'throw') {
       this.#require(Phase.CALL_OR_THROW, 'throw (one throw a turn)');
       this.#checkThrow(seat, action.cards);
-      this.#ask(seat, action);
-      return this.#throw(seat, action.cards);
+      yield* this.#ask(seat, action);
+      return yield* this.#throw(seat, action.cards);
     }
     if (action.type === 'pick') {
       this.#require(Phase.PICK, 'pick');
-      if (action.source === 'offer') this.#checkOfferPick(seat, action.card);
-      this.#ask(seat, action);
-      return this.#pick(seat, action.source === 'offer' ? action.card : null);
+      if (action.source === 'offer') yield* this.#checkOfferPick(seat, action.card);
+      yield* this.#ask(seat, action);
+      return yield* this.#pick(seat, action.source === 'offer' ? action.card : null);
     }
-    return this.#timeout(seat);
+    return yield* this.#timeout(seat);
   }
 
   #require(phase, what) {
@@ -889,15 +1131,15 @@ export class TrackedEngine {
   }
 
   /** The engine's refusal of `action` by `seat` as {code, message}, or null. */
-  #refusalOf(seat, action) {
-    const found = this.refusal(seat, action);
+  * #refusalOf(seat, action) {
+    const found = yield this.refusal(seat, action);
     if (found === null || found === undefined || found === false) return null;
     if (typeof found === 'string') return { code: found, message: `the engine refuses this ${action.type}` };
     return found;
   }
 
-  #ask(seat, action) {
-    const found = this.#refusalOf(seat, action);
+  * #ask(seat, action) {
+    const found = yield* this.#refusalOf(seat, action);
     if (found !== null) refuse(found.code, found.message);
   }
 
@@ -911,23 +1153,40 @@ export class TrackedEngine {
     }
   }
 
-  #throw(seat, cards) {
+  * #throw(seat, cards) {
     const t = this.table;
-    const kind = this.onThrow(seat, [...cards]);
+    const kind = yield this.onThrow(seat, [...cards]);
     if (!['single', 'set', 'run'].includes(kind)) throw new Error(`onThrow must name the throw: 'single', 'set' or 'run', not ${kind}`);
     t.hands[seat] = withoutCards(t.hands[seat], cards);
-    t.thrown = [...cards];
+    t.thrown = laidCards(cards, kind, this.kitRules);
     t.thrownKind = kind;
     if (cards.length >= 2) t.multiThrowers.add(seat);
     t.phase = Phase.PICK;
-    return [{ type: 'thrown', seat, cards: [...cards], kind }];
+    const events = [{ type: 'thrown', seat, cards: [...t.thrown], kind }];
+    if (!t.deck.length && this.kitRules.reshuffleMoment === 'at_throw_after_deck_emptied') {
+      // The deck is remade now, before the pick, whichever way the seat then picks.
+      yield* this.#keepAsideFromOffer();
+      t.phase = Phase.AWAITING_RESHUFFLE;
+      events.push({ type: 'reshuffle_needed', cards: canonical(t.outOfPlay) });
+    }
+    return events;
+  }
+
+  /** The positions of the offer the pick rule lets be taken. */
+  * #pickablePositions() {
+    const t = this.table;
+    if (t.offerKind === null) return [];
+    return yield this.pickablePositions([...t.offer], t.offerKind);
+  }
+
+  * #pickable() {
+    const t = this.table;
+    return (yield* this.#pickablePositions()).map((i) => t.offer[i]);
   }
 
   /** The cards of the offer the pick rule lets be taken, as placed. */
   pickable() {
-    const t = this.table;
-    if (t.offerKind === null) return [];
-    return this.pickablePositions([...t.offer], t.offerKind).map((i) => t.offer[i]);
+    return drive(this.#pickable());
   }
 
   /** Whether `seat` may pick from the offer at all (the multi-throw house rule). */
@@ -935,41 +1194,53 @@ export class TrackedEngine {
     return !this.kitRules.onlyAfterMultiThrow || this.table.multiThrowers.has(seat);
   }
 
-  #checkOfferPick(seat, card) {
+  * #checkOfferPick(seat, card) {
     if (!this.table.offer.includes(card)) refuse(ErrorCode.CARD_NOT_ON_OFFER, `${card} is not on offer`);
     if (!this.offerOpenTo(seat)) refuse(ErrorCode.PICK_NOT_ALLOWED, 'thrown cards may be picked only after throwing two or more cards together this round');
-    const allowed = this.pickable();
+    const allowed = yield* this.#pickable();
     if (!allowed.includes(card)) refuse(ErrorCode.PICK_NOT_ALLOWED, `${card} may not be picked from this throw; allowed: ${allowed.join(', ')}`);
   }
 
-  #pick(seat, card) {
+  * #pick(seat, card) {
     const t = this.table;
     const kit = this.kitRules;
-    if (card === null && !t.deck.length) return this.#awaitNewDeck(seat);
+    if (card === null && !t.deck.length) return yield* this.#awaitNewDeck(seat);
     let rest = [...t.offer];
     let events;
     if (card === null) {
-      card = t.deck.shift();
-      this.onPick(seat, card, 'deck');
+      card = t.deck[0];
+      yield this.onPick(seat, card, 'deck');
+      t.deck = t.deck.slice(1);
       events = [{ type: 'picked', seat, from: 'deck', card }];
     } else {
-      this.onPick(seat, card, 'offer');
+      yield this.onPick(seat, card, 'offer');
       rest = withoutCards(rest, [card]); // one copy: with several packs the offer may repeat a card
       events = [{ type: 'picked', seat, from: 'offer', card }];
     }
     t.hands[seat].push(card);
+    const held = yield* this.#heldBack(rest);
+    if (held.size) {
+      // The previous throw's takeable cards stay out of the new deck made at once; they
+      // wait on offer, beside the throw just made, until the reshuffle.
+      rest = t.offer.filter((_, i) => !held.has(i));
+      t.offer = t.offer.filter((_, i) => held.has(i));
+    }
     t.outOfPlay.push(...rest);
     if (rest.length) events.push({ type: 'out_of_play', cards: canonical(rest) });
-    t.offer = t.thrown;
-    t.offerKind = t.thrownKind;
-    t.thrown = [];
-    t.thrownKind = null;
+    if (!held.size) {
+      t.offer = t.thrown;
+      t.offerKind = t.thrownKind;
+      t.thrown = [];
+      t.thrownKind = null;
+    }
     t.turnsTaken += 1;
     t.toAct = nextActive(t, seat);
-    if (t.deck.length || (kit.deckRunsOut === 'reshuffle' && kit.reshuffleMoment === 'when_draw_finds_deck_empty')) {
+    if (t.deck.length) {
       t.phase = Phase.CALL_OR_THROW;
     } else if (kit.deckRunsOut !== 'reshuffle') {
-      events.push(...this.#endRound(null));
+      events.push(...(yield* this.#endRound(null)));
+    } else if (kit.reshuffleMoment !== 'when_deck_emptied') {
+      t.phase = Phase.CALL_OR_THROW; // the deck is remade at the next draw or throw
     } else {
       t.phase = Phase.AWAITING_RESHUFFLE;
       events.push({ type: 'reshuffle_needed', cards: canonical(t.outOfPlay) });
@@ -977,33 +1248,72 @@ export class TrackedEngine {
     return events;
   }
 
-  #awaitNewDeck(seat) {
+  /**
+   * The positions of the offer kept out of a deck remade as this pick empties it: under
+   * reshuffle.moment when_deck_emptied with kept_aside pickable_and_throw, after a draw of
+   * the deck's last card, the previous throw's takeable cards; none when the new deck would
+   * then hold no card at all.
+   */
+  * #heldBack(rest) {
     const t = this.table;
-    if (this.kitRules.keptAside === 'pickable_and_throw' && t.offerKind !== null) {
-      const keep = new Set(this.pickablePositions([...t.offer], t.offerKind));
-      t.outOfPlay.push(...t.offer.filter((_, i) => !keep.has(i)));
-      t.offer = t.offer.filter((_, i) => keep.has(i));
-    }
+    const kit = this.kitRules;
+    if (t.deck.length || kit.deckRunsOut !== 'reshuffle' || kit.reshuffleMoment !== 'when_deck_emptied'
+      || kit.keptAside !== 'pickable_and_throw' || rest.length !== t.offer.length) return new Set();
+    const held = new Set(yield* this.#pickablePositions());
+    if (!t.outOfPlay.length && held.size === t.offer.length) return new Set();
+    return held;
+  }
+
+  /** With kept_aside pickable_and_throw, the offer's cards that cannot be taken join the
+   * new deck (by position: with two packs or two jokers a name can be both). */
+  * #keepAsideFromOffer() {
+    const t = this.table;
+    if (this.kitRules.keptAside !== 'pickable_and_throw' || t.offerKind === null) return;
+    const keep = new Set(yield* this.#pickablePositions());
+    t.outOfPlay.push(...t.offer.filter((_, i) => !keep.has(i)));
+    t.offer = t.offer.filter((_, i) => keep.has(i));
+  }
+
+  * #awaitNewDeck(seat) {
+    const t = this.table;
+    yield* this.#keepAsideFromOffer();
     t.drawWaiting = seat;
     t.phase = Phase.AWAITING_RESHUFFLE;
     return [{ type: 'reshuffle_needed', cards: canonical(t.outOfPlay) }];
   }
 
-  #timeout(seat) {
+  * #timeout(seat) {
     const t = this.table;
     const kit = this.kitRules;
     if (kit.timerSeconds <= 0) refuse(ErrorCode.TIMER_OFF, 'the turn timer is off at this table');
-    const weight = (c) => [this.handValue([c]), rankOf(c), SORT_KEY.get(c)];
-    const heavier = (a, b) => compareKeys(weight(a), weight(b)) > 0;
+    const weights = new Map();
+    for (const c of new Set(t.hands[seat])) weights.set(c, [yield this.handValue([c]), rankOf(c), SORT_KEY.get(c)]);
     const events = [{ type: 'timed_out', seat }];
     if (t.phase === Phase.CALL_OR_THROW) {
-      events.push(...this.#throw(seat, [t.hands[seat].reduce((best, c) => (heavier(c, best) ? c : best))]));
+      const heavier = (a, b) => compareKeys(weights.get(a), weights.get(b)) > 0;
+      // The timer's single is forced: the engine's refusal (throws.single) is not asked.
+      events.push(...(yield* this.#throw(seat, [t.hands[seat].reduce((best, c) => (heavier(c, best) ? c : best))])));
+      if (t.phase === Phase.AWAITING_RESHUFFLE) {
+        // The deck is remade at this throw; the timeout's pick follows the reshuffle.
+        t.timeoutWaiting = seat;
+        return events;
+      }
     }
+    return [...events, ...(yield* this.#timeoutPick(seat))];
+  }
+
+  /** A timeout's pick: the lowest takeable card (take_lowest) or the deck's top. */
+  * #timeoutPick(seat) {
     let take = null;
-    if (kit.timerExpiry === 'throw_highest_single_then_take_lowest' && this.offerOpenTo(seat)) {
-      take = this.pickable().reduce((best, c) => (best === null || heavier(best, c) ? c : best), null);
+    if (this.kitRules.timerExpiry === 'throw_highest_single_then_take_lowest' && this.offerOpenTo(seat)) {
+      let best = null;
+      for (const c of yield* this.#pickable()) {
+        const weight = [yield this.handValue([c]), rankOf(c), SORT_KEY.get(c)];
+        if (best === null || compareKeys(weight, best[1]) < 0) best = [c, weight];
+      }
+      take = best?.[0] ?? null;
     }
-    return [...events, ...this.#pick(seat, take)];
+    return yield* this.#pick(seat, take);
   }
 
   reshuffle(order) {
@@ -1012,33 +1322,51 @@ export class TrackedEngine {
     if (!sameCards(order, t.outOfPlay)) {
       refuse(ErrorCode.INVALID_RESHUFFLE, `reshuffle order must hold exactly the cards out of play: ${canonical(t.outOfPlay).join(' ')}`);
     }
-    const saved = snapshot(t);
-    try {
-      this.onReshuffle(Object.freeze([...order]));
-      t.deck = [...order];
-      t.outOfPlay = [];
-      t.phase = Phase.CALL_OR_THROW;
-      const events = [{ type: 'reshuffled', deck_size: t.deck.length }];
-      if (t.drawWaiting !== null) {
-        const seat = t.drawWaiting;
-        t.drawWaiting = null;
+    return drive(this.#atomic(this.#reshuffle(order)));
+  }
+
+  * #reshuffle(order) {
+    const t = this.table;
+    yield this.onReshuffle(Object.freeze([...order]));
+    t.deck = [...order];
+    t.outOfPlay = [];
+    t.phase = Phase.CALL_OR_THROW;
+    const events = [{ type: 'reshuffled', deck_size: t.deck.length }];
+    if (t.drawWaiting !== null) {
+      const seat = t.drawWaiting;
+      t.drawWaiting = null;
+      t.phase = Phase.PICK;
+      events.push(...(yield* this.#pick(seat, null)));
+    } else if (t.thrownKind !== null && t.toAct !== null) {
+      if (this.kitRules.reshuffleMoment === 'when_deck_emptied') {
+        // The previous throw's cards held back from the new deck go out of play now.
+        const held = [...t.offer];
+        t.outOfPlay.push(...held);
+        t.offer = t.thrown;
+        t.offerKind = t.thrownKind;
+        t.thrown = [];
+        t.thrownKind = null;
+        events.push({ type: 'out_of_play', cards: canonical(held) });
+      } else { // at_throw_after_deck_emptied: the seat that threw picks now
         t.phase = Phase.PICK;
-        events.push(...this.#pick(seat, null));
+        if (t.timeoutWaiting !== null) {
+          const seat = t.timeoutWaiting;
+          t.timeoutWaiting = null;
+          events.push(...(yield* this.#timeoutPick(seat)));
+        }
       }
-      return events;
-    } catch (err) {
-      this.table = saved;
-      throw err;
     }
+    return events;
   }
 
   // -- the end of a hand and of the game ------------------------------------------------
 
-  #endRound(caller) {
+  * #endRound(caller) {
     const t = this.table;
     const kit = this.kitRules;
-    const values = t.hands.map((h, s) => (t.active.includes(s) ? this.handValue([...h]) : null));
-    const score = this.scoreRound(caller, values);
+    const values = [];
+    for (let s = 0; s < t.seats; s += 1) values.push(t.active.includes(s) ? yield this.handValue([...t.hands[s]]) : null);
+    const score = yield this.scoreRound(caller, values);
     if (score?.deltas?.length !== t.seats || score?.scores?.length !== t.seats) {
       throw new Error('scoreRound must give deltas and scores for every seat');
     }
@@ -1066,9 +1394,7 @@ export class TrackedEngine {
     t.starter = next;
     t.toAct = null;
     t.phase = Phase.ROUND_OVER;
-    const over = (kit.gameEnd === 'elimination' && t.active.length <= 1)
-      || (kit.gameEnd === 'fixed_rounds' && kit.rounds !== null && t.round >= kit.rounds);
-    if (over) events.push(...this.#finishGame());
+    if (gameOverAfterRound(t.round, t.scores, t.active, kit)) events.push(...(yield* this.#finishGame()));
     return events;
   }
 
@@ -1086,17 +1412,19 @@ export class TrackedEngine {
   endGame() {
     if (this.kitRules.gameEnd !== 'host_ends') refuse(ErrorCode.GAME_NOT_ENDABLE, "this profile's game ends by its own rules, not by the host");
     if (!BETWEEN_HANDS.includes(this.table.phase)) refuse(ErrorCode.WRONG_PHASE, 'the table can be ended only between hands');
-    return this.#finishGame();
+    return drive(this.#atomic(this.#finishGame()));
   }
 
-  #finishGame() {
+  * #finishGame() {
     const t = this.table;
+    const kit = this.kitRules;
+    const oneHand = kit.gameEnd === 'one_hand' && t.lastRound !== null;
     t.result = {
-      winners: winners(t.scores, t.active, this.kitRules),
-      standings: standings(t.scores, t.outInRound, this.kitRules),
+      winners: oneHand ? handWinners(t.lastRound) : winners(t.scores, t.active, kit),
+      standings: oneHand ? handStandings(t.lastRound) : standings(t.scores, t.outInRound, kit),
       scores: [...t.scores],
       eliminated: [...t.outInRound.keys()],
-      settlement: this.settlement([...t.scores]),
+      settlement: yield this.settlement([...t.scores]),
     };
     t.phase = Phase.GAME_OVER;
     t.toAct = null;
@@ -1106,7 +1434,13 @@ export class TrackedEngine {
   // -- views ------------------------------------------------------------------------------
 
   state() {
+    return drive(this.#state());
+  }
+
+  * #state() {
     const t = this.table;
+    const handValues = [];
+    for (const h of t.hands) handValues.push(h.length ? yield this.handValue([...h]) : 0);
     return {
       phase: t.phase,
       round: t.round,
@@ -1117,10 +1451,10 @@ export class TrackedEngine {
       starter: t.starter,
       to_act: t.toAct,
       hands: t.hands.map(canonical),
-      hand_values: t.hands.map((h) => (h.length ? this.handValue([...h]) : 0)),
+      hand_values: handValues,
       offer: [...t.offer],
       offer_kind: t.offerKind,
-      pickable: this.pickable(),
+      pickable: yield* this.#pickable(),
       thrown: [...t.thrown],
       multi_throwers: [...t.multiThrowers].sort((a, b) => a - b),
       deck: [...t.deck],
@@ -1135,16 +1469,21 @@ export class TrackedEngine {
   }
 
   legal() {
+    return drive(this.#legal());
+  }
+
+  * #legal() {
     const t = this.table;
     const seat = t.toAct;
     if (!IN_TURN.includes(t.phase) || seat === null) return null;
     if (t.phase === Phase.CALL_OR_THROW) {
-      const throws = this.legalThrows(seat, [...t.hands[seat]]).map((c) => [...c])
-        .sort((a, b) => a.length - b.length || compareCards(a, b));
-      return { seat, call: this.#refusalOf(seat, Object.freeze({ type: 'call' })) === null, throws, picks: [] };
+      const found = yield this.legalThrows(seat, [...t.hands[seat]]);
+      const throws = found.map((c) => [...c]).sort((a, b) => a.length - b.length || compareCards(a, b));
+      const call = (yield* this.#refusalOf(seat, Object.freeze({ type: 'call' }))) === null;
+      return { seat, call, throws, picks: [] };
     }
     const picks = [{ from: 'deck' }];
-    if (this.offerOpenTo(seat)) picks.push(...[...new Set(this.pickable())].map((card) => ({ from: 'offer', card })));
+    if (this.offerOpenTo(seat)) picks.push(...[...new Set(yield* this.#pickable())].map((card) => ({ from: 'offer', card })));
     return { seat, call: false, throws: [], picks };
   }
 }
@@ -1175,6 +1514,151 @@ export function turnOrderFrom(table, first) {
 function dealerOf(table, rules) {
   if (rules.dealer === 'none') return null;
   return turnOrderFrom(table, table.starter).at(-1);
+}
+
+// -- a game loop as an engine ----------------------------------------------------------
+
+/** The loop's table was replaced by a new `start`: its pending `wait` rejects with this. */
+export class LoopAbandoned extends Error {
+  constructor() {
+    super('the game loop was abandoned: a new loop started');
+    this.name = 'LoopAbandoned';
+  }
+}
+
+const loopToken = new AsyncLocalStorage();
+const sameDecision = (a, b) => a !== null && b !== null && a[0] === b[0] && a[1] === b[1];
+const describeDecision = (d) => (d === null ? 'nothing (it is busy or has ended)' : d[0] === null ? d[1] : `${d[1]} of seat ${d[0]}`);
+
+/**
+ * Serve an engine written as one async game loop (the Python kit's LoopDriver, with
+ * promises): the loop shuffles, deals, asks each player for a move, and loops. The
+ * loop's stand-in player calls `await driver.wait(seat, decision)` and gets the protocol's
+ * move for that decision; the binding's (async) hooks call `await driver.send(seat,
+ * decision, move)`, which hands the move over and settles once the loop waits for its next
+ * decision (or has ended). A decision is a short name of the binding's choosing ('deal',
+ * 'turn', 'pick', 'reshuffle'...). The loop asking the same decision of the same seat again
+ * straight after a move means it refused the move: `send` rejects with Refused, the code
+ * the binding gave for that decision in `refused` (default bad_request), the message the
+ * loop noted with `driver.refuse(message)`. A new `start` abandons the old loop: its
+ * pending `wait` rejects with LoopAbandoned.
+ */
+export class LoopDriver {
+  #listeners = [];
+
+  #resume = null;
+
+  constructor({ refused = {}, timeout = 20 } = {}) {
+    this.refused = { ...refused }; // the code a re-asked decision means, by decision name
+    this.timeout = timeout; // seconds the protocol side waits for the loop
+    this.token = 0;
+    this.waitingFor = null;
+    this.asks = 0;
+    this.isEnded = true;
+    this.failure = null;
+    this.lastMessage = ''; // why the engine refused the last move, when the loop said
+  }
+
+  /** Run `loop(driver)` (an async function), abandoning any running loop; settles once it
+   * asks for its first decision or ends. */
+  async start(loop) {
+    this.token += 1;
+    const token = this.token;
+    if (this.#resume !== null) {
+      const { reject } = this.#resume;
+      this.#resume = null;
+      reject(new LoopAbandoned());
+    }
+    Object.assign(this, { waitingFor: null, isEnded: false, failure: null });
+    const asks = this.asks;
+    const finished = (failure) => {
+      if (failure instanceof LoopAbandoned || this.token !== token) return;
+      Object.assign(this, { isEnded: true, waitingFor: null, failure });
+      this.#changed();
+    };
+    loopToken.run(token, () => {
+      Promise.resolve().then(() => loop(this)).then(() => finished(null), (err) => finished(err ?? new Error('failed')));
+    });
+    await this.#until(() => this.asks !== asks || this.isEnded);
+    this.#raiseFailure();
+  }
+
+  /** The decision the loop waits for, [seat, name], or null when it is not waiting. */
+  waiting() {
+    return this.waitingFor === null ? null : [...this.waitingFor];
+  }
+
+  get ended() {
+    return this.isEnded;
+  }
+
+  /** Hand `move` to the loop waiting for `decision` of `seat`; settles once it waits for its
+   * next decision or ends; Refused when it asks the same again. */
+  async send(seat, decision, move) {
+    if (!sameDecision(this.waitingFor, [seat, decision])) {
+      throw new Error(`the game loop waits for ${describeDecision(this.waitingFor)}, not ${describeDecision([seat, decision])}`);
+    }
+    const asks = this.asks;
+    this.lastMessage = '';
+    const { resolve } = this.#resume;
+    this.#resume = null;
+    this.waitingFor = null;
+    resolve(move);
+    await this.#until(() => this.asks !== asks || this.isEnded);
+    this.#raiseFailure();
+    if (sameDecision(this.waitingFor, [seat, decision])) {
+      throw new Refused(this.refused[decision] ?? ErrorCode.BAD_REQUEST, this.lastMessage || `the engine refused ${decision} ${JSON.stringify(move)}`);
+    }
+  }
+
+  /** Called by the loop: wait for the protocol's move for this decision. */
+  wait(seat, decision) {
+    const token = loopToken.getStore();
+    if (token === undefined) throw new Error('LoopDriver.wait is for the game loop itself (started by start)');
+    if (token !== this.token) return Promise.reject(new LoopAbandoned());
+    this.waitingFor = [seat, decision];
+    this.asks += 1;
+    // No time limit here: the harness may take its time before the next move.
+    const move = new Promise((resolve, reject) => { this.#resume = { resolve, reject }; });
+    this.#changed();
+    return move;
+  }
+
+  /** Called by the loop: note why the engine refused the last move. */
+  refuse(message) {
+    this.lastMessage = message;
+  }
+
+  #raiseFailure() {
+    if (this.failure !== null) throw new Error(`the game loop failed: ${this.failure?.stack ?? this.failure}`);
+  }
+
+  #changed() {
+    const listeners = this.#listeners;
+    this.#listeners = [];
+    for (const listener of listeners) listener();
+  }
+
+  #until(ready) {
+    return new Promise((resolve, reject) => {
+      let timer = null;
+      const check = () => {
+        if (ready()) {
+          if (timer !== null) clearTimeout(timer);
+          resolve();
+        } else {
+          this.#listeners.push(check);
+        }
+      };
+      check();
+      if (!ready()) {
+        timer = setTimeout(() => {
+          this.#listeners = this.#listeners.filter((l) => l !== check);
+          reject(new Error(`the game loop did not answer within ${this.timeout} s`));
+        }, this.timeout * 1000);
+      }
+    });
+  }
 }
 
 // -- the protocol session --------------------------------------------------------------
@@ -1220,9 +1704,13 @@ export class Session {
     this.stopped = false;
   }
 
-  /** The response to one decoded request. */
+  /** The response to one decoded request: a promise of it when a hook answered with one. */
   handle(request) {
     const seq = requestSeq(request);
+    const failed = (err) => {
+      if (err instanceof Refused) return errorResponse(seq, err.code, err.message);
+      return errorResponse(seq, ErrorCode.INTERNAL_ERROR, String(err?.stack ?? err).split('\n').slice(0, 2).join(' '));
+    };
     try {
       if (!isObject(request)) refuse(ErrorCode.BAD_REQUEST, 'a request must be a JSON object');
       if (seq === null) refuse(ErrorCode.BAD_REQUEST, `'seq' must be an integer from 0 to ${MAX_SEQ}`);
@@ -1231,10 +1719,10 @@ export class Session {
       if (!COMMANDS.includes(command)) refuse(ErrorCode.UNKNOWN_COMMAND, `unknown command ${JSON.stringify(command)}`);
       if (!this.info.commands.includes(command)) refuse(ErrorCode.UNSUPPORTED_COMMAND, `this engine does not implement ${command}`);
       const body = this[`cmd_${command}`](request);
+      if (isThenable(body)) return body.then((b) => ({ seq, ok: true, ...b }), failed);
       return { seq, ok: true, ...body };
     } catch (err) {
-      if (err instanceof Refused) return errorResponse(seq, err.code, err.message);
-      return errorResponse(seq, ErrorCode.INTERNAL_ERROR, String(err?.stack ?? err).split('\n').slice(0, 2).join(' '));
+      return failed(err);
     }
   }
 
@@ -1260,45 +1748,46 @@ export class Session {
     const seats = fieldOf(request, 'seats', 'integer');
     const options = request.options ?? {};
     if (!isObject(options) || !Object.values(options).every(isScalar)) refuse(ErrorCode.BAD_REQUEST, "'options' must be an object of option values");
-    this.backend.start(profile, options, seats);
-    this.started = true;
-    return { events: [] };
+    return andThen(this.backend.start(profile, options, seats), () => {
+      this.started = true;
+      return { events: [] };
+    });
   }
 
   cmd_deal(request) {
     const deck = parseCards(fieldOf(request, 'deck', 'array'), 'deck');
     const layout = dealLayout(request);
-    return { events: this.#open().deal(deck, layout) };
+    return andThen(this.#open().deal(deck, layout), (events) => ({ events }));
   }
 
   cmd_act(request) {
     // The arguments are checked before asking for a game (step 2 comes before step 3).
     const seat = fieldOf(request, 'seat', 'integer');
     const action = actionOf(fieldOf(request, 'action', 'object'));
-    return { events: this.#open().act(seat, action) };
+    return andThen(this.#open().act(seat, action), (events) => ({ events }));
   }
 
   cmd_reshuffle(request) {
     const order = parseCards(fieldOf(request, 'order', 'array'), 'order');
-    return { events: this.#open().reshuffle(order) };
+    return andThen(this.#open().reshuffle(order), (events) => ({ events }));
   }
 
   cmd_set_option(request) {
     const name = fieldOf(request, 'name', 'string');
     if (!('value' in request) || !isScalar(request.value)) refuse(ErrorCode.BAD_REQUEST, "set_option needs a 'value': a string, number, boolean or null");
-    return { events: this.#open().setOption(name, request.value) };
+    return andThen(this.#open().setOption(name, request.value), (events) => ({ events }));
   }
 
   cmd_end_game() {
-    return { events: this.#open().endGame() };
+    return andThen(this.#open().endGame(), (events) => ({ events }));
   }
 
   cmd_state() {
-    return { state: this.#open().state() };
+    return andThen(this.#open().state(), (state) => ({ state }));
   }
 
   cmd_legal() {
-    return { legal: this.#open().legal() };
+    return andThen(this.#open().legal(), (legal) => ({ legal }));
   }
 
   cmd_stop() {
@@ -1325,39 +1814,67 @@ export function decodeRequest(bytes) {
 }
 
 /**
- * The responses to a stream of request bytes, line by line: calls `write(line)` with each
- * encoded response (newline included). Returns {push(chunk), end()}; `onStop` runs after
- * the answer to `stop`.
+ * The responses to a stream of request bytes, line by line, in order: calls `write(line)`
+ * with each encoded response (newline included). Returns {push(chunk), end()}; `onStop`
+ * runs after the answer to `stop`. A request whose answer is a promise (an async hook) is
+ * awaited before the next line is answered; `end()` returns a promise settled once every
+ * line read has been answered.
  */
 export function lineServer(session, write, onStop = () => {}) {
   let parts = [];
   let size = 0;
   let tooLong = false;
+  let stopped = false;
+  const waiting = []; // complete lines (or a too-long marker) not answered yet
+  let busy = null; // the promise of the answer being awaited
+  let drained = null; // resolves end()'s promise once nothing waits
   const answer = (response) => write(`${JSON.stringify(response)}\n`);
+  const TOO_LONG = Symbol('too long');
+  const respond = (line) => {
+    if (line === TOO_LONG) return errorResponse(null, ErrorCode.BAD_REQUEST, `request line longer than ${MAX_LINE_BYTES} bytes`);
+    try {
+      return session.handle(decodeRequest(line));
+    } catch (err) {
+      return err instanceof Refused ? errorResponse(null, err.code, err.message)
+        : errorResponse(null, ErrorCode.INTERNAL_ERROR, String(err));
+    }
+  };
+  const settled = (response) => {
+    answer(response);
+    if (session.stopped) {
+      stopped = true;
+      waiting.length = 0;
+      onStop();
+    }
+  };
+  const pump = () => {
+    while (busy === null && !stopped && waiting.length) {
+      const response = respond(waiting.shift());
+      if (isThenable(response)) {
+        busy = response.then((r) => { busy = null; settled(r); pump(); });
+        return;
+      }
+      settled(response);
+    }
+    if (busy === null && drained !== null) drained();
+  };
   const finishLine = () => {
     const line = Buffer.concat(parts);
     parts = [];
     size = 0;
     if (tooLong) {
       tooLong = false;
-      answer(errorResponse(null, ErrorCode.BAD_REQUEST, `request line longer than ${MAX_LINE_BYTES} bytes`));
+      waiting.push(TOO_LONG);
       return;
     }
     const body = line.at(-1) === 0x0d ? line.subarray(0, -1) : line;
     if (!body.toString('latin1').trim()) return;
-    let response;
-    try {
-      response = session.handle(decodeRequest(body));
-    } catch (err) {
-      response = err instanceof Refused ? errorResponse(null, err.code, err.message)
-        : errorResponse(null, ErrorCode.INTERNAL_ERROR, String(err));
-    }
-    answer(response);
+    waiting.push(body);
   };
   return {
     push(chunk) {
       let start = 0;
-      while (!session.stopped && start <= chunk.length) {
+      while (!stopped && start <= chunk.length) {
         const nl = chunk.indexOf(0x0a, start);
         const end = nl < 0 ? chunk.length : nl;
         if (!tooLong) {
@@ -1372,12 +1889,15 @@ export function lineServer(session, write, onStop = () => {}) {
         }
         if (nl < 0) break;
         finishLine();
-        if (session.stopped) { onStop(); return; }
+        pump();
         start = nl + 1;
       }
     },
     end() {
-      if (!session.stopped && (size > 0 || tooLong)) finishLine();
+      if (!stopped && (size > 0 || tooLong)) finishLine();
+      const done = new Promise((resolve) => { drained = resolve; });
+      pump();
+      return done;
     },
   };
 }
@@ -1406,7 +1926,7 @@ export function serve(session, { quietPrints = true } = {}) {
   };
   const server = lineServer(session, write, () => process.exit(0));
   process.stdin.on('data', (chunk) => server.push(chunk));
-  process.stdin.on('end', () => { server.end(); process.exit(0); });
+  process.stdin.on('end', () => { server.end().then(() => process.exit(0)); });
 }
 
 /** Serve `session` on standard input and output (the Python kit's `run`). */

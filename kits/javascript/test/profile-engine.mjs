@@ -1,8 +1,13 @@
-// A test binding: an "engine" that plays the profile's own throw, call and scoring rules
-// with the kit's helpers, so that the kit's bookkeeping can be tested on exact games.
+// A test binding: an "engine" that plays the profile's own throw, call, showdown and scoring
+// rules (as the reference engine reads them) with the kit's helpers, so that the kit's
+// bookkeeping can be tested on exact games, and run through the harness:
+//   jhyap run --engine "node kits/javascript/test/profile-engine.mjs --serve" --profile FILE
+// (`--serve --async`: every hook answers with a promise, settled on a later turn of the
+// event loop).
 import { readFileSync } from 'node:fs';
 import {
-  ANY, KIT_RULES, TrackedEngine, classifyThrow, profileCardValue, readRules,
+  ANY, KIT_RULES, TrackedEngine, classifyThrow, main, nextActive, profileCardValue, readRules,
+  singleRefused, turnOrderFrom,
 } from '../jhyap-kit.mjs';
 
 export const fixture = (name) => JSON.parse(readFileSync(new URL(`fixtures/${name}.json`, import.meta.url), 'utf8'));
@@ -39,17 +44,29 @@ export class ProfileEngine extends TrackedEngine {
     return readRules(this.rules);
   }
 
+  /** The call limit at this table (call.limit_by_seats steps it by seat count). */
+  #callLimit() {
+    let { limit } = this.rules.call;
+    for (const step of this.rules.call.limit_by_seats ?? []) if (this.seats >= step.from_seats) ({ limit } = step);
+    return limit;
+  }
+
   refusal(seat, action) {
     const r = this.rules;
     if (action.type === 'call') {
-      const value = this.handValue(this.table.hands[seat]);
+      const value = this.#value(this.table.hands[seat]);
       if (r.call.first_round === 'after_every_player_had_a_turn' && this.table.turnsTaken < this.table.active.length) {
         return { code: 'call_too_early', message: 'not yet' };
       }
-      const within = r.call.inclusive ? value <= r.call.limit : value < r.call.limit;
+      const limit = this.#callLimit();
+      const within = r.call.inclusive ? value <= limit : value < limit;
       return within ? null : 'call_over_limit';
     }
-    if (action.type === 'throw') return classifyThrow(action.cards, this.#rules()) ? null : 'illegal_throw';
+    if (action.type === 'throw') {
+      const rules = this.#rules();
+      if (!classifyThrow(action.cards, rules)) return 'illegal_throw';
+      return singleRefused(action.cards, this.table.hands[seat], rules) ? 'illegal_throw' : null;
+    }
     return null;
   }
 
@@ -62,24 +79,97 @@ export class ProfileEngine extends TrackedEngine {
   }
 
   handValue(cards) {
+    return this.#value(cards);
+  }
+
+  #value(cards) {
     const rules = this.#rules();
     return cards.reduce((sum, c) => sum + profileCardValue(rules, c), 0);
   }
 
-  // Penalty scoring only: the others score their hands on a won call; a beaten caller
-  // scores the hand plus the penalty and the lowest other hand wins.
+  /** The showdown after a call (`caller`), or the deck run out (`caller` null), then the
+   * score cuts and who goes out: the reference engine's scoring.py and game_end.py. */
   scoreRound(caller, values) {
+    const r = this.rules;
+    const kind = r.scoring.kind;
     const deltas = Array(this.seats).fill(0);
-    const others = values.map((v, s) => [v, s]).filter(([v, s]) => v !== null && s !== caller);
-    const lowest = Math.min(...others.map(([v]) => v));
-    const beaten = lowest <= values[caller];
-    const winner = beaten ? others.find(([v]) => v === lowest)[1] : caller;
-    for (const [v, s] of others) if (s !== winner) deltas[s] = v;
-    if (beaten) deltas[caller] = values[caller] + this.rules.scoring.beaten_penalty;
-    this.totals = this.totals.map((t, s) => t + deltas[s]);
-    const out = this.totals.map((t, s) => [t, s]).filter(([t, s]) => t > (this.rules.game_end.out_above ?? Infinity) && values[s] !== null).map(([, s]) => s);
-    return { winner, deltas, scores: [...this.totals], eliminated: out };
+    const inPlay = values.map((v, s) => s).filter((s) => values[s] !== null);
+    let winner = null;
+    if (caller === null) {
+      const scored = r.deck_runs_out === 'round_ends_hands_score' && kind !== 'none';
+      for (const s of inPlay) deltas[s] = scored ? values[s] : 0;
+    } else {
+      const order = turnOrderFrom(this.table, nextActive(this.table, caller));
+      const others = order.filter((s) => s !== caller);
+      const lowest = Math.min(...others.map((s) => values[s]));
+      const beaten = r.showdown.tie === 'beats_caller' ? lowest <= values[caller] : lowest < values[caller];
+      const tied = others.filter((s) => values[s] === lowest);
+      if (r.showdown.winner_among_lowest === 'lowest_seat') tied.sort((a, b) => a - b);
+      winner = beaten ? tied[0] : caller;
+      if (kind === 'transfer') {
+        if (beaten) {
+          let amount = inPlay.reduce((sum, s) => sum + values[s], 0);
+          if (r.scoring.beaten_call === 'hands_except_winner') amount -= values[winner];
+          deltas[caller] = -amount;
+          deltas[winner] = amount;
+        } else {
+          for (const s of others) deltas[s] = -values[s];
+          deltas[caller] = others.reduce((sum, s) => sum + values[s], 0);
+        }
+      } else if (kind === 'penalty') {
+        if (beaten) {
+          deltas[caller] = values[caller] + (r.scoring.beaten_penalty ?? 0);
+          const others_score = r.scoring.beaten_others ?? 'score_nothing';
+          if (others_score !== 'score_nothing') {
+            const winnerToo = others_score === 'all_but_caller_score_own_hands';
+            for (const s of others) if (s !== winner || winnerToo) deltas[s] = values[s];
+          }
+        } else {
+          for (const s of others) deltas[s] = values[s];
+        }
+      }
+    }
+    for (let s = 0; s < this.seats; s += 1) {
+      this.totals[s] += deltas[s];
+      if (deltas[s]) this.totals[s] = this.#cut(this.totals[s]);
+    }
+    return { winner, deltas, scores: [...this.totals], eliminated: this.#out(inPlay) };
   }
+
+  /** A total after the score cuts: an exact match, else a drop at a multiple, else halving. */
+  #cut(total) {
+    const s = this.rules.scoring;
+    for (const cut of s.cuts ?? []) if (total === cut.at) return cut.to;
+    if (s.drop_at_multiples_of && total > 0 && total % s.drop_at_multiples_of === 0) return total - s.drop_at_multiples_of;
+    if (s.halve_at_multiples_of && total > 0 && total % s.halve_at_multiples_of === 0) return Math.floor(total / 2);
+    return total;
+  }
+
+  /** The seats in play that go out (elimination): above the threshold, or at it where
+   * reaching it is out; when all would, the lowest stay. */
+  #out(inPlay) {
+    const g = this.rules.game_end;
+    if (g.kind !== 'elimination' || g.out_above == null) return [];
+    const over = (s) => (g.reaching_is_out ? this.totals[s] >= g.out_above : this.totals[s] > g.out_above);
+    let out = inPlay.filter(over);
+    if (out.length && out.length === inPlay.length) {
+      const lowest = Math.min(...inPlay.map((s) => this.totals[s]));
+      out = out.filter((s) => this.totals[s] !== lowest);
+    }
+    return out;
+  }
+}
+
+/** The same engine with every hook answering by a promise settled on a later turn. */
+export class AsyncProfileEngine extends ProfileEngine {
+  static NAME = 'profile-engine-async';
+}
+for (const hook of ['beginGame', 'beginHand', 'refusal', 'onCall', 'onThrow', 'onPick', 'onReshuffle',
+  'handValue', 'scoreRound', 'settlement', 'pickablePositions', 'legalThrows']) {
+  AsyncProfileEngine.prototype[hook] = function later(...args) {
+    const answer = ProfileEngine.prototype[hook].apply(this, args);
+    return new Promise((resolve) => { setImmediate(() => resolve(answer)); });
+  };
 }
 
 /** A session over a fresh ProfileEngine, and `send(request)` answering one request. */
@@ -105,3 +195,5 @@ export function deckFor(hands, turnedUp, stock = [], jokers = 2) {
   for (const c of used) rest.splice(rest.indexOf(c), 1);
   return [...used, ...rest];
 }
+
+if (process.argv[2] === '--serve') main(process.argv.includes('--async') ? new AsyncProfileEngine() : new ProfileEngine());
