@@ -15,6 +15,7 @@ message, for the engine and for jhyap validate (conformance/spec/combinations.py
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -121,6 +122,22 @@ STATE_PARAMETERS: Final[Mapping[str, tuple[str, ...]]] = {
 }
 
 
+# The rule family a request is of, by its action type or else its command: the clause
+# credit's hint (conformance/harness/credit.py), a replayed step's clauses and a fuzz
+# finding's (conformance/harness/replay.py, conformance/fuzz/writer.py).
+STEP_FAMILY: Final[Mapping[str, Family]] = {
+    "deal": Family.DEAL,
+    "reshuffle": Family.RESHUFFLE,
+    "set_option": Family.OPTIONS,
+    "call": Family.CALLING,
+    "throw": Family.THROWS,
+    "pick_deck": Family.PICKING,
+    "pick_offer": Family.PICKING,
+    "pick": Family.PICKING,
+    "timeout": Family.TIMER,
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Parameter:
     """One rule parameter: a leaf under the schema's ``rules``."""
@@ -136,6 +153,7 @@ class Parameter:
     minimum: int | None
     maximum: int | None
     values: tuple[str, ...]  # a choice's values, in the schema's order
+    value_descriptions: tuple[str, ...]  # a sentence for each value (enumDescriptions)
     events: tuple[str, ...]  # the event fields it drives (EVENT_PARAMETERS' keys)
     state_fields: tuple[str, ...]  # the state fields it drives
 
@@ -195,9 +213,28 @@ class Registry:
         found = {p.family for p in self.parameters if p.section == first}
         return found.pop() if len(found) == 1 else None
 
+    def sections_of(self, family: Family) -> tuple[str, ...]:
+        """The top-level parts of the paths of ``family``'s parameters (``pick``,
+        ``turn_timer``): how parameter paths spell the family."""
+        return tuple(dict.fromkeys(p.section for p in self.parameters if p.family is family))
+
+    def spellings(self, family: Family) -> frozenset[str]:
+        """Every spelling of ``family``: its name, its clause family, and its sections as
+        paths and clause ids write them (``turn_timer``, ``turn-timer``)."""
+        sections = self.sections_of(family)
+        return frozenset(
+            {
+                family.value,
+                family.clause_family,
+                *sections,
+                *(s.replace("_", "-") for s in sections),
+            }
+        )
+
     def defaults(self) -> dict[str, Json]:
-        """The value of every parameter with a default, by path."""
-        return {p.path: p.default for p in self.parameters if p.has_default}
+        """The value of every parameter with a default, by path (copies: a caller may
+        change them)."""
+        return {p.path: copy.deepcopy(p.default) for p in self.parameters if p.has_default}
 
 
 def _kind(node: Mapping[str, Json]) -> Kind:
@@ -253,6 +290,7 @@ def build(schema: Mapping[str, Json]) -> Registry:
                     minimum=sub.get("minimum"),
                     maximum=sub.get("maximum"),
                     values=tuple(str(v) for v in sub.get("enum") or ()),
+                    value_descriptions=tuple(str(d) for d in sub.get("enumDescriptions") or ()),
                     events=_drives(path, EVENT_PARAMETERS),
                     state_fields=_drives(path, STATE_PARAMETERS),
                 )
