@@ -223,7 +223,10 @@ def _check_values(r: Mapping[str, Any]) -> None:
             if parameter.required:
                 raise KeyError(value.key)
             continue
-        if value is None and (parameter.nullable or parameter.section in nullable):
+        if value is None and (
+            parameter.nullable
+            or (parameter.section in nullable and r.get(parameter.section) is None)
+        ):
             continue  # no limit, or a section set to null (money, turn_timer)
         only = parameter.values[0] if len(parameter.values) == 1 else None
         if only is not None and value != only:

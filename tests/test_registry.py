@@ -215,3 +215,17 @@ def test_the_engine_reads_bounds_and_defaults_from_the_registry() -> None:
     assert unknown.value.message == (
         "rules.throws.run.bend: a rule parameter this engine does not know"
     )
+
+
+def test_a_null_under_a_section_given_is_refused() -> None:
+    document = profile_document("dashain")
+    assert document["rules"]["money"] is not None
+    document["rules"]["money"]["dollars_per_point"] = None
+    with pytest.raises(JhyapError) as refused:
+        Rules.from_profile(document)
+    assert refused.value.message == (
+        'rules.money.dollars_per_point: must be an amount such as "0.05", not None'
+    )
+    document["rules"]["money"] = None
+    document["rules"]["game_end"] = {"kind": "fixed_rounds", "rounds": 3, "out_above": None}
+    assert Rules.from_profile(document).dollars_per_point is None
