@@ -11,6 +11,7 @@ from typing import Any
 
 from .errors import ErrorCode, ProfileError
 from .kept import Kept, NotPlain, plain_key
+from .parameters import CONSTRAINTS, Kind, Parameter, registry
 
 RANK_KEYS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
 
@@ -136,84 +137,35 @@ class GameEndKind(StrEnum):
     ONE_HAND = "one_hand"
 
 
-# Choices with a single value today: the engine checks them so that a profile
-# naming a value it does not know is refused rather than misplayed.
-_SINGLE_VALUED = {
-    "deal.order": "one_at_a_time_from_starter",
-    "deal.first_offer": "turned_up_card",
-    "reshuffle.new_deck": "out_of_play",
-    "call.timing": "start_of_turn",
-    "scoring.won_call": "each_other_hand",
-}
-
-
-# Numbers and flags the engine computes with, by path under rules: an integer's least
-# value (None: a flag). A wrong type is refused at start rather than failing mid-game.
-_TYPED: dict[str, int | None] = {
-    "seats.min": 2,
-    "seats.max": 2,
-    "hand_size": 1,
-    **{f"card_values.{rank}": 0 for rank in RANK_KEYS},
-    "deal.first_starter": 0,
-    "throws.set.min": 1,
-    "throws.set.max": 1,
-    "throws.run.min": 2,
-    "throws.order_matters": None,
-    "pick.only_after_multi_throw": None,
-    "call.limit": 0,
-    "call.inclusive": None,
-    "scoring.beaten_penalty": 0,
-    "game_end.rounds": 1,
-    "game_end.out_above": 0,
-    "turn_timer.seconds": 0,
-}
-_OPTIONAL = ("game_end.rounds", "game_end.out_above", "turn_timer", "money")
+# Rules already built, by the image of their data: a start builds the rules of its profile
+# twice (as written and with its options), the costliest part of opening a table. Rules
+# are frozen, so one value serves every table of the same rules.
+_BUILT: Kept[Rules] = Kept(256)
 _MONEY = re.compile(r"[0-9]{1,12}(\.[0-9]{1,2})?")
 
 
-# Every rule parameter this engine plays, by section (None: a parameter, not a section).
-# A profile naming another is refused with unsupported_profile, never played as if the
-# parameter were absent (docs/protocol.md, "Declining a profile").
-_KNOWN: dict[str, frozenset[str] | None] = {
-    "seats": frozenset({"min", "max"}),
-    "deck": frozenset({"cards", "ranks_left_out", "jokers", "jokers_wild", "packs_by_seats"}),
-    "hand_size": None,
-    "card_values": frozenset({*RANK_KEYS, "X"}),
-    "direction": None,
-    "deal": frozenset({"dealer", "first_starter", "order", "first_offer"}),
-    "next_starter": None,
-    "deck_runs_out": None,
-    "throws": frozenset({"set", "run", "order_matters", "single", "laid"}),
-    "pick": frozenset({"from_offer", "only_after_multi_throw"}),
-    "reshuffle": frozenset({"moment", "new_deck", "kept_aside"}),
-    "call": frozenset({"limit", "inclusive", "timing", "first_round", "limit_by_seats"}),
-    "showdown": frozenset({"tie", "winner_among_lowest"}),
-    "scoring": frozenset(
-        {"kind", "won_call", "beaten_call", "beaten_penalty", "beaten_others", "cuts"}
-        | {"halve_at_multiples_of", "drop_at_multiples_of"}
-    ),
-    "game_end": frozenset({"kind", "rounds", "out_above", "reaching_is_out"}),
-    "money": frozenset({"dollars_per_point", "settlement"}),
-    "turn_timer": frozenset({"seconds", "on_expiry"}),
-}
-_KNOWN_THROWS = {
-    "set": frozenset({"min", "max", "jokers_alone"}),
-    "run": frozenset({"min", "ace", "max", "min_naturals", "wrap"}),
-}
+@dataclass(frozen=True, slots=True)
+class _Absent:
+    """A parameter the rules leave out: ``key`` is the first key absent on its path."""
+
+    key: str
 
 
 def _check_known(r: Mapping[str, Any]) -> None:
-    """unsupported_profile for the first rule parameter this engine does not know."""
-    unknown = [str(key) for key in r if key not in _KNOWN]
-    for section, keys in _KNOWN.items():
-        node = r.get(section)
-        if keys is not None and isinstance(node, Mapping):
-            unknown += [f"{section}.{key}" for key in node if key not in keys]
-    throws = r.get("throws")
-    for kind, keys in _KNOWN_THROWS.items():
-        node = throws.get(kind) if isinstance(throws, Mapping) else None
-        if isinstance(node, Mapping):
-            unknown += [f"throws.{kind}.{key}" for key in node if key not in keys]
+    """unsupported_profile for the first rule parameter this engine does not know: every
+    parameter of the registry is played, none other (never as if it were absent:
+    docs/protocol.md, "Declining a profile")."""
+    known = registry()
+    unknown: list[str] = []
+    pending: list[tuple[str, Mapping[str, Any]]] = [("", r)]
+    while pending:
+        prefix, node = pending.pop()
+        for key in node:
+            path = f"{prefix}{key}"
+            if not known.known(path):
+                unknown.append(path)
+            elif path in known.sections and isinstance(node[key], Mapping):
+                pending.append((path + ".", node[key]))
     if unknown:
         raise ProfileError(
             f"rules.{sorted(unknown)[0]}: a rule parameter this engine does not know",
@@ -221,45 +173,68 @@ def _check_known(r: Mapping[str, Any]) -> None:
         )
 
 
-# Optional parameters of the throw and call families, with the least value an integer takes.
-_OPTIONAL_TYPED: dict[str, int | None] = {
-    "throws.run.max": 2,
-    "throws.run.min_naturals": 1,
-    "throws.run.wrap": None,
-    "throws.set.jokers_alone": None,
-}
-
-
-# Rules already built, by the image of their data: a start builds the rules of its profile
-# twice (as written and with its options), the costliest part of opening a table. Rules
-# are frozen, so one value serves every table of the same rules.
-_BUILT: Kept[Rules] = Kept(256)
-
-
-def _optional(r: Mapping[str, Any], path: str) -> Any:
-    """The value at ``path`` under rules, or None when a key on the way is absent."""
+def _at(r: Mapping[str, Any], path: str) -> Any:
+    """The value at ``path`` under rules: None under a section set to null or left out
+    (money, turn_timer), else _Absent naming the first key absent on the way."""
     node: Any = r
     for key in path.split("."):
-        if not isinstance(node, Mapping) or key not in node:
+        if node is None:
             return None
+        if not isinstance(node, Mapping) or key not in node:
+            if node is r and key in registry().nullable_sections:
+                return None
+            return _Absent(key)
         node = node[key]
     return node
 
 
-def _check_types(r: Mapping[str, Any]) -> None:
-    """ProfileError for a rule parameter of the wrong type or below its range."""
-    for path, least in _OPTIONAL_TYPED.items():
-        value = _optional(r, path)
-        if value is None:
+def _value(r: Mapping[str, Any], path: str) -> Any:
+    """The value at ``path`` under rules, the schema's default where the profile leaves it
+    out (None under a section set to null)."""
+    value = _at(r, path)
+    return registry()[path].default if isinstance(value, _Absent) else value
+
+
+def _check_type(parameter: Parameter, value: Any) -> None:
+    """ProfileError for a value of the wrong type or outside the parameter's bounds."""
+    where = f"rules.{parameter.path}"
+    if parameter.kind is Kind.BOOLEAN and not isinstance(value, bool):
+        raise ProfileError(f"{where}: must be true or false, not {value!r}")
+    if parameter.kind is Kind.DECIMAL and not (isinstance(value, str) and _MONEY.fullmatch(value)):
+        raise ProfileError(f'{where}: must be an amount such as "0.05", not {value!r}')
+    if parameter.kind is not Kind.INTEGER:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ProfileError(f"{where}: must be an integer, not {value!r}")
+    if parameter.minimum is not None and value < parameter.minimum:
+        raise ProfileError(f"{where}: must be at least {parameter.minimum}, not {value}")
+    if parameter.maximum is not None and value > parameter.maximum:
+        raise ProfileError(f"{where}: must be at most {parameter.maximum}, not {value}")
+
+
+def _check_values(r: Mapping[str, Any]) -> None:
+    """ProfileError for a rule parameter of the wrong type or out of its range, or a
+    choice of a single value today naming another (refused rather than misplayed); a
+    required one absent is a KeyError (the caller names the key)."""
+    nullable = registry().nullable_sections
+    for parameter in registry():
+        value = _at(r, parameter.path)
+        if isinstance(value, _Absent):
+            if parameter.required:
+                raise KeyError(value.key)
             continue
-        if least is None:
-            if not isinstance(value, bool):
-                raise ProfileError(f"rules.{path}: must be true or false, not {value!r}")
-        elif isinstance(value, bool) or not isinstance(value, int):
-            raise ProfileError(f"rules.{path}: must be an integer, not {value!r}")
-        elif value < least:
-            raise ProfileError(f"rules.{path}: must be at least {least}, not {value}")
-    for step in _optional(r, "call.limit_by_seats") or ():
+        if value is None and (
+            parameter.nullable
+            or (parameter.section in nullable and r.get(parameter.section) is None)
+        ):
+            continue  # no limit, or a section set to null (money, turn_timer)
+        only = parameter.values[0] if len(parameter.values) == 1 else None
+        if only is not None and value != only:
+            raise ProfileError(
+                f"rules.{parameter.path}: {value!r} is not supported (only {only!r})"
+            )
+        _check_type(parameter, value)
+    for step in _value(r, "call.limit_by_seats") or ():
         for key, least in (("from_seats", 2), ("limit", 0)):
             value = step.get(key) if isinstance(step, Mapping) else None
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
@@ -267,34 +242,6 @@ def _check_types(r: Mapping[str, Any]) -> None:
                     f"rules.call.limit_by_seats.{key}: must be an integer of at least {least},"
                     f" not {value!r}"
                 )
-    for path, least in _TYPED.items():
-        node: Any = r
-        for key in path.split("."):
-            if node is None and path.startswith(_OPTIONAL):
-                break  # an optional section (turn_timer, money) that is absent
-            node = node[key]
-        else:
-            if node is None and path in _OPTIONAL:
-                continue
-            if least is None:
-                if not isinstance(node, bool):
-                    raise ProfileError(f"rules.{path}: must be true or false, not {node!r}")
-            elif isinstance(node, bool) or not isinstance(node, int):
-                raise ProfileError(f"rules.{path}: must be an integer, not {node!r}")
-            elif node < least:
-                raise ProfileError(f"rules.{path}: must be at least {least}, not {node}")
-    drop = r["scoring"].get("drop_at_multiples_of")
-    if drop is not None and (isinstance(drop, bool) or not isinstance(drop, int) or drop < 1):
-        raise ProfileError(
-            f"rules.scoring.drop_at_multiples_of: must be a positive integer or null, not {drop!r}"
-        )
-    money = r.get("money")
-    if money is not None:
-        amount = money["dollars_per_point"]
-        if not isinstance(amount, str) or not _MONEY.fullmatch(amount):
-            raise ProfileError(
-                f'rules.money.dollars_per_point: must be an amount such as "0.05", not {amount!r}'
-            )
 
 
 def _ranks_left_out(deck: Mapping[str, Any]) -> tuple[int, ...]:
@@ -464,44 +411,43 @@ class Rules:
     @classmethod
     def _build(cls, r: Mapping[str, Any]) -> Rules:
         _check_known(r)
-        _check_types(r)
-        for path, expected in _SINGLE_VALUED.items():
-            node: Any = r
-            for key in path.split("."):
-                node = node[key]
-            if node != expected:
-                raise ProfileError(f"rules.{path}: {node!r} is not supported (only {expected!r})")
+        _check_values(r)
+        for constraint in CONSTRAINTS:
+            # The contradictions the engine cannot play, in jhyap validate's words.
+            if constraint.engine and constraint.broken(r):
+                raise ProfileError(f"rules.{constraint.at}: {constraint.message}")
         left_out = _ranks_left_out(r["deck"])
         money = r.get("money")
         timer = r.get("turn_timer")
-        deck = r["deck"]
-        scoring = r["scoring"]
-        game_end = r["game_end"]
+
+        def value(path: str) -> Any:
+            return _value(r, path)
+
         rules = cls(
-            seats_min=int(r["seats"]["min"]),
-            seats_max=int(r["seats"]["max"]),
-            hand_size=int(r["hand_size"]),
-            card_values=tuple(int(r["card_values"][k]) for k in RANK_KEYS),
-            dealer=DealerRule(r["deal"]["dealer"]),
-            first_starter=int(r["deal"]["first_starter"]),
-            next_starter=NextStarter(r["next_starter"]),
-            set_min=int(r["throws"]["set"]["min"]),
-            set_max=int(r["throws"]["set"]["max"]),
-            run_min=int(r["throws"]["run"]["min"]),
-            order_matters=bool(r["throws"]["order_matters"]),
-            pick_from_offer=PickFromOffer(r["pick"]["from_offer"]),
-            only_after_multi_throw=bool(r["pick"]["only_after_multi_throw"]),
-            call_limit=int(r["call"]["limit"]),
-            call_inclusive=bool(r["call"]["inclusive"]),
-            first_round=FirstRoundCall(r["call"]["first_round"]),
-            scoring=ScoringKind(r["scoring"]["kind"]),
-            beaten_call=BeatenCall(r["scoring"]["beaten_call"]),
-            beaten_penalty=int(r["scoring"]["beaten_penalty"]),
-            reshuffle_moment=ReshuffleMoment(r["reshuffle"]["moment"]),
-            kept_aside=KeptAside(r["reshuffle"]["kept_aside"]),
-            game_end=GameEndKind(r["game_end"]["kind"]),
-            rounds=r["game_end"].get("rounds"),
-            out_above=r["game_end"].get("out_above"),
+            seats_min=value("seats.min"),
+            seats_max=value("seats.max"),
+            hand_size=value("hand_size"),
+            card_values=tuple(value(f"card_values.{k}") for k in RANK_KEYS),
+            dealer=DealerRule(value("deal.dealer")),
+            first_starter=value("deal.first_starter"),
+            next_starter=NextStarter(value("next_starter")),
+            set_min=value("throws.set.min"),
+            set_max=value("throws.set.max"),
+            run_min=value("throws.run.min"),
+            order_matters=value("throws.order_matters"),
+            pick_from_offer=PickFromOffer(value("pick.from_offer")),
+            only_after_multi_throw=value("pick.only_after_multi_throw"),
+            call_limit=value("call.limit"),
+            call_inclusive=value("call.inclusive"),
+            first_round=FirstRoundCall(value("call.first_round")),
+            scoring=ScoringKind(value("scoring.kind")),
+            beaten_call=BeatenCall(value("scoring.beaten_call")),
+            beaten_penalty=value("scoring.beaten_penalty"),
+            reshuffle_moment=ReshuffleMoment(value("reshuffle.moment")),
+            kept_aside=KeptAside(value("reshuffle.kept_aside")),
+            game_end=GameEndKind(value("game_end.kind")),
+            rounds=value("game_end.rounds"),
+            out_above=value("game_end.out_above"),
             dollars_per_point=Decimal(str(money["dollars_per_point"])) if money else None,
             settlement=Settlement(
                 money["settlement"] if money else Settlement.LARGEST_DEBTOR_PAYS_LARGEST_CREDITOR
@@ -510,57 +456,43 @@ class Rules:
             timer_expiry=TimerExpiry(
                 timer["on_expiry"] if timer else TimerExpiry.THROW_HIGHEST_SINGLE_THEN_DRAW
             ),
-            joker_value=int(r["card_values"].get("X", 0)),
-            jokers_per_pack=int(deck["jokers"]),
-            jokers_wild=JokersWild(deck.get("jokers_wild", "none")),
+            joker_value=value("card_values.X"),
+            jokers_per_pack=value("deck.jokers"),
+            jokers_wild=JokersWild(value("deck.jokers_wild")),
             pack_steps=tuple(
                 PackStep(int(step["from_seats"]), int(step["packs"]))
-                for step in deck.get("packs_by_seats") or ()
+                for step in value("deck.packs_by_seats") or ()
             ),
-            run_ace=RunAce(r["throws"]["run"]["ace"]),
-            tie=ShowdownTie(r["showdown"]["tie"]),
-            beaten_others=BeatenOthers(scoring.get("beaten_others", "score_nothing")),
+            run_ace=RunAce(value("throws.run.ace")),
+            tie=ShowdownTie(value("showdown.tie")),
+            beaten_others=BeatenOthers(value("scoring.beaten_others")),
             score_cuts=tuple(
-                ScoreCut(int(cut["at"]), int(cut["to"])) for cut in scoring.get("cuts") or ()
+                ScoreCut(int(cut["at"]), int(cut["to"])) for cut in value("scoring.cuts") or ()
             ),
-            halve_at_multiples_of=scoring.get("halve_at_multiples_of"),
-            drop_at_multiples_of=scoring.get("drop_at_multiples_of"),
-            winner_among_lowest=WinnerAmongLowest(r["showdown"]["winner_among_lowest"]),
-            reaching_is_out=bool(game_end.get("reaching_is_out", False)),
-            deck_runs_out=DeckRunsOut(r.get("deck_runs_out", "reshuffle")),
-            run_max=_optional(r, "throws.run.max"),
-            run_min_naturals=int(_optional(r, "throws.run.min_naturals") or 1),
-            run_wrap=bool(_optional(r, "throws.run.wrap") or False),
-            set_jokers_alone=_optional(r, "throws.set.jokers_alone") is not False,
-            single=SingleThrow(r["throws"].get("single", "any")),
-            laid=ThrowLaid(r["throws"].get("laid", "as_placed")),
+            halve_at_multiples_of=value("scoring.halve_at_multiples_of"),
+            drop_at_multiples_of=value("scoring.drop_at_multiples_of"),
+            winner_among_lowest=WinnerAmongLowest(value("showdown.winner_among_lowest")),
+            reaching_is_out=value("game_end.reaching_is_out"),
+            deck_runs_out=DeckRunsOut(value("deck_runs_out")),
+            run_max=value("throws.run.max"),
+            run_min_naturals=value("throws.run.min_naturals"),
+            run_wrap=value("throws.run.wrap"),
+            set_jokers_alone=value("throws.set.jokers_alone"),
+            single=SingleThrow(value("throws.single")),
+            laid=ThrowLaid(value("throws.laid")),
             limit_steps=tuple(
                 sorted(
                     (
                         LimitStep(int(step["from_seats"]), int(step["limit"]))
-                        for step in r["call"].get("limit_by_seats") or ()
+                        for step in value("call.limit_by_seats") or ()
                     ),
                     key=lambda step: step.from_seats,
                 )
             ),
             ranks_left_out=left_out,
         )
-        at_turn_end = rules.reshuffle_moment is ReshuffleMoment.WHEN_DECK_EMPTIED
-        if at_turn_end and rules.kept_aside is KeptAside.OFFER_AND_THROW:
-            raise ProfileError(
-                "reshuffle.kept_aside offer_and_throw needs a reshuffle.moment after the "
-                "emptying pick, not when_deck_emptied"
-            )
-        if rules.kept_aside is KeptAside.CURRENT_OFFER and not at_turn_end:
-            raise ProfileError(
-                # The words jhyap validate uses (conformance/spec/combinations.py).
-                "reshuffle.kept_aside current_offer goes with reshuffle.moment when_deck_emptied, "
-                "and only with it"
-            )
         if not 2 <= rules.seats_min <= rules.seats_max:
             raise ProfileError("rules.seats: the seat range is empty or below two")
-        if not 0 <= rules.jokers_per_pack <= 4:
-            raise ProfileError("rules.deck.jokers: a pack holds 0 to 4 jokers")
         for seats in range(rules.seats_min, rules.seats_max + 1):
             needed = seats * rules.hand_size + 2
             if needed > rules.deck_size(seats):
@@ -569,8 +501,6 @@ class Rules:
                     f"and one card to draw need {needed} cards, more than the "
                     f"{rules.deck_size(seats)}-card deck"
                 )
-        if rules.run_max is not None and rules.run_max < rules.run_min:
-            raise ProfileError("rules.throws.run.max: below throws.run.min, no run is legal")
         if rules.game_end is GameEndKind.FIXED_ROUNDS and not rules.rounds:
             raise ProfileError("rules.game_end.rounds: fixed_rounds needs a number of rounds")
         past_target = (GameEndKind.ELIMINATION, GameEndKind.FIRST_PAST_TARGET)
@@ -578,15 +508,4 @@ class Rules:
             raise ProfileError(f"rules.game_end.out_above: {rules.game_end} needs a threshold")
         if rules.game_end is GameEndKind.HOST_ENDS and rules.dollars_per_point is None:
             raise ProfileError("rules.money: a host-ended table needs dollars per point")
-        if rules.scoring is ScoringKind.NONE and (
-            rules.game_end is not GameEndKind.ONE_HAND
-            or rules.dollars_per_point is not None
-            or rules.score_cuts
-            or rules.halve_at_multiples_of
-            or rules.drop_at_multiples_of
-        ):
-            raise ProfileError(
-                "rules.scoring.kind: none keeps no totals; it goes with game_end.kind one_hand "
-                "only, without money, cuts, halving or drops"
-            )
         return rules

@@ -15,8 +15,15 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from reference_engine.parameters import registry
+
 RANKS = "A23456789TJQK"
 Json = Any
+
+
+def values(path: str) -> list[str]:
+    """The values of a choice rule parameter, in the schema's order (the registry's)."""
+    return list(registry()[path].values)
 
 
 def _card_values() -> st.SearchStrategy[dict[str, int]]:
@@ -31,7 +38,7 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
     seats_min = draw(st.integers(2, 5))
     seats_max = draw(st.integers(seats_min, min(seats_min + 3, 7)))
     jokers = draw(st.integers(0, 4))
-    wild = draw(st.sampled_from(["none", "runs", "sets", "sets_and_runs"]))
+    wild = draw(st.sampled_from(values("deck.jokers_wild")))
     steps: list[dict[str, int]] = []
     if draw(st.booleans()):
         first = draw(st.integers(2, seats_max))
@@ -71,11 +78,7 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
         )
     )
     past_target = ("elimination", "first_past_target")
-    moment = draw(
-        st.sampled_from(
-            ["when_deck_emptied", "when_draw_finds_deck_empty", "at_throw_after_deck_emptied"]
-        )
-    )
+    moment = draw(st.sampled_from(values("reshuffle.moment")))
     kept = draw(
         st.sampled_from(
             ["current_offer", "pickable_and_throw"]
@@ -103,11 +106,7 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
             "won_call": "each_other_hand",
             "beaten_call": "caller_hand_plus_penalty",
             "beaten_penalty": draw(st.integers(0, 40)),
-            "beaten_others": draw(
-                st.sampled_from(
-                    ["score_nothing", "score_own_hands", "all_but_caller_score_own_hands"]
-                )
-            ),
+            "beaten_others": draw(st.sampled_from(values("scoring.beaten_others"))),
             "cuts": draw(
                 st.lists(
                     st.fixed_dictionaries({"at": st.integers(1, 120), "to": st.integers(0, 120)}),
@@ -131,9 +130,7 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
             st.fixed_dictionaries(
                 {
                     "seconds": st.integers(0, 30),
-                    "on_expiry": st.sampled_from(
-                        ["throw_highest_single_then_draw", "throw_highest_single_then_take_lowest"]
-                    ),
+                    "on_expiry": st.sampled_from(values("turn_timer.on_expiry")),
                 }
             ),
         )
@@ -143,11 +140,7 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
     if scoring_kind == "transfer" and (money_needed or draw(st.booleans())):
         money = {
             "dollars_per_point": draw(st.sampled_from(["0.05", "1", "0.10", "2.25", "0"])),
-            "settlement": draw(
-                st.sampled_from(
-                    ["largest_debtor_pays_largest_creditor", "debtors_pay_creditors_in_seat_order"]
-                )
-            ),
+            "settlement": draw(st.sampled_from(values("money.settlement"))),
         }
     return {
         "seats": {"min": seats_min, "max": seats_max},
@@ -160,19 +153,17 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
         },
         "hand_size": hand_size,
         "card_values": draw(_card_values()),
-        "direction": draw(st.sampled_from(["left", "right"])),
+        "direction": draw(st.sampled_from(values("direction"))),
         "deal": {
-            "dealer": draw(st.sampled_from(["seat_before_starter", "none"])),
+            "dealer": draw(st.sampled_from(values("deal.dealer"))),
             "first_starter": draw(st.integers(0, seats_min - 1)),
             "order": "one_at_a_time_from_starter",
             "first_offer": "turned_up_card",
         },
-        "next_starter": draw(
-            st.sampled_from(["next_seat", "round_winner", "seat_after_round_winner", "caller"])
-        ),
+        "next_starter": draw(st.sampled_from(values("next_starter"))),
         "deck_runs_out": draw(
             st.sampled_from(
-                ["reshuffle", "round_ends_no_score", "round_ends_hands_score"]
+                values("deck_runs_out")
                 if scoring_kind == "penalty"
                 else ["reshuffle", "round_ends_no_score"]
             )
@@ -184,16 +175,14 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
                 "max": draw(st.one_of(st.none(), st.integers(run_min, run_min + 2))),
                 "min_naturals": draw(st.integers(1, 3)),
                 "wrap": draw(st.booleans()),
-                "ace": draw(st.sampled_from(["low", "high", "low_or_high"])),
+                "ace": draw(st.sampled_from(values("throws.run.ace"))),
             },
             "order_matters": draw(st.booleans()),
-            "single": draw(st.sampled_from(["any", "when_no_combination"])),
-            "laid": draw(st.sampled_from(["as_placed", "by_rank"])),
+            "single": draw(st.sampled_from(values("throws.single"))),
+            "laid": draw(st.sampled_from(values("throws.laid"))),
         },
         "pick": {
-            "from_offer": draw(
-                st.sampled_from(["any", "run_ends", "last_placed", "first_or_last_placed"])
-            ),
+            "from_offer": draw(st.sampled_from(values("pick.from_offer"))),
             "only_after_multi_throw": draw(st.booleans()),
         },
         "reshuffle": {"moment": moment, "new_deck": "out_of_play", "kept_aside": kept},
@@ -203,11 +192,11 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
             "limit_by_seats": limit_steps,
             "inclusive": inclusive,
             "timing": "start_of_turn",
-            "first_round": draw(st.sampled_from(["allowed", "after_every_player_had_a_turn"])),
+            "first_round": draw(st.sampled_from(values("call.first_round"))),
         },
         "showdown": {
-            "tie": draw(st.sampled_from(["beats_caller", "caller_wins"])),
-            "winner_among_lowest": draw(st.sampled_from(["first_after_caller", "lowest_seat"])),
+            "tie": draw(st.sampled_from(values("showdown.tie"))),
+            "winner_among_lowest": draw(st.sampled_from(values("showdown.winner_among_lowest"))),
         },
         "scoring": scoring,
         "game_end": {
@@ -258,20 +247,20 @@ def _option(draw: st.DrawFn, r: dict[str, Json], index: int) -> dict[str, Json] 
     elif kind == "tie":
         option = {
             "type": "choice",
-            "values": ["beats_caller", "caller_wins"],
+            "values": values("showdown.tie"),
             "default": r["showdown"]["tie"],
             "sets": "showdown.tie",
         }
     elif kind == "pick":
         option = {
             "type": "choice",
-            "values": ["any", "run_ends", "last_placed", "first_or_last_placed"],
+            "values": values("pick.from_offer"),
             "default": r["pick"]["from_offer"],
             "sets": "pick.from_offer",
         }
     else:
-        values = r["card_values"]
-        own = [values["J"], values["Q"], values["K"]]
+        faces = r["card_values"]
+        own = [faces["J"], faces["Q"], faces["K"]]
         if own == [10, 10, 10]:
             return None
         option = {

@@ -66,20 +66,30 @@ def test_a_hand_without_a_call_is_won_by_every_lowest_hand() -> None:
 
 
 @pytest.mark.parametrize(
-    "rules",
+    ("rules", "message"),
     [
-        {"scoring": {"kind": "none"}},  # an elimination game with no totals
-        {"scoring": {"kind": "none", "cuts": [{"at": 50, "to": 0}]}, "game_end": "one"},
+        (
+            {"scoring": {"kind": "none"}},  # an elimination game with no totals
+            "rules.game_end.kind: scoring.kind none goes with game_end.kind one_hand only: "
+            "with no totals kept, nothing decides a game of several hands",
+        ),
+        (
+            {"scoring": {"kind": "none", "cuts": [{"at": 50, "to": 0}]}, "game_end": "one"},
+            "rules.scoring.cuts: scoring.cuts needs scoring.kind penalty, not none",
+        ),
     ],
 )
-def test_the_engine_refuses_no_scoring_outside_a_one_hand_game(rules: dict[str, object]) -> None:
+def test_the_engine_refuses_no_scoring_outside_a_one_hand_game(
+    rules: dict[str, object], message: str
+) -> None:
+    # The engine's words are jhyap validate's (reference_engine/parameters.py CONSTRAINTS).
     document = load_profile("dhumbal")
     document["rules"]["scoring"].update(rules["scoring"])  # type: ignore[arg-type]
     if "game_end" in rules:
         document["rules"]["game_end"] = {"kind": "one_hand", "rounds": None, "out_above": None}
     with pytest.raises(JhyapError) as refused:
         Rules.from_profile(document)
-    assert "scoring.kind: none keeps no totals" in refused.value.message
+    assert refused.value.message == message
 
 
 def test_validate_refuses_no_scoring_outside_a_one_hand_game(

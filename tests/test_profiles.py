@@ -26,6 +26,7 @@ from conformance.spec.profiles import (
     profile_schema,
     resolved_profile,
 )
+from reference_engine import shipped as shipped_data
 from reference_engine.errors import OptionError
 from reference_engine.profile import resolve
 from tests.conftest import profile_document
@@ -778,6 +779,7 @@ def test_data_dirs_from_wheel_layout(tmp_path: Path, monkeypatch: pytest.MonkeyP
         (package / "_data" / name).mkdir(parents=True)
     (package / "_data" / "specs" / "solo.yaml").write_text("id: solo\n", encoding="utf-8")
     monkeypatch.setattr(data, "PACKAGE_DIR", package)
+    monkeypatch.setattr(shipped_data, "ROOT", package.parent)  # the search both packages share
     assert data.specs_dir() == package / "_data" / "specs"
     assert data.schema_dir() == package / "_data" / "schema"
     assert data.transcripts_dir() == package / "transcripts"

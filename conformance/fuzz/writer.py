@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from reference_engine.parameters import STEP_FAMILY, Family
+
 from ..harness.known_failures import InputError, data_entries
 from ..spec.decks import Deck, deck_header, deck_names, expand_deal, table_deck
 from ..spec.files import write_atomic
@@ -25,17 +27,12 @@ from ..spec.yamlsafe import transcript_yaml
 from .driver import UNCHECKABLE_AFTER_GAME, Divergence, step_name
 from .generate import RAW_PROBES, Plan, Request
 
-# The clause families a divergence at a step (or in an event or state field) involves.
+# The clause families a divergence at a step (or in an event or state field) involves:
+# a request's family is the registry's (STEP_FAMILY); a table's start and end, several.
 _STEP_FAMILIES = {
-    "start": ("players", "options"),
-    "deal": ("deal",),
-    "call": ("calling",),
-    "throw": ("throws",),
-    "pick": ("picking",),
-    "timeout": ("timer",),
-    "reshuffle": ("reshuffle",),
-    "set_option": ("options",),
-    "end_game": ("game-end", "money"),
+    **{step: (family.clause_family,) for step, family in STEP_FAMILY.items()},
+    "start": (Family.PLAYERS.clause_family, Family.OPTIONS.clause_family),
+    "end_game": (Family.GAME_END.clause_family, Family.MONEY.clause_family),
 }
 _DETAIL_FAMILIES = {
     "round_started": ("deal", "turn"),

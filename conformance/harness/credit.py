@@ -18,61 +18,19 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-# Rule parameters (dotted prefixes of the profile's ``rules``) behind an event field, by
-# ``type.field``, else by ``type``; the first is the likeliest.
-EVENT_RULES: Final[Mapping[str, tuple[str, ...]]] = {
-    "round_started.dealer": ("deal.dealer",),
-    "round_started.starter": ("next_starter", "deal.dealer", "direction"),
-    "round_started.turn_order": ("direction", "game_end"),
-    "round_started": ("next_starter", "deal"),
-    "dealt.hands": ("deal.order", "deal", "hand_size"),
-    "dealt.turned_up": ("deal.first_offer", "deal"),
-    "dealt.deck_size": ("hand_size", "deck"),
-    "dealt": ("deal", "hand_size", "deck"),
-    "called": ("call", "card_values"),
-    "thrown": ("throws",),
-    "picked": ("pick", "reshuffle", "deal"),
-    "out_of_play": ("pick", "reshuffle"),
-    "reshuffle_needed": ("reshuffle", "deck_runs_out"),
-    "reshuffled": ("reshuffle",),
-    "timed_out": ("turn_timer",),
-    "round_ended.outcome": ("showdown", "deck_runs_out", "call"),
-    "round_ended.winner": ("showdown",),
-    "round_ended.caller": ("call",),
-    "round_ended.hand_values": ("card_values", "jokers"),
-    "round_ended.deltas": ("scoring", "showdown"),
-    "round_ended.scores": ("scoring", "game_end"),
-    "round_ended.eliminated": ("game_end",),
-    "round_ended": ("showdown", "scoring"),
-    "game_ended.settlement": ("money",),
-    "game_ended": ("game_end", "scoring", "money"),
-    "option_changed": ("options",),
-}
+from reference_engine.parameters import (
+    EVENT_PARAMETERS,
+    STATE_PARAMETERS,
+    STEP_FAMILY,
+    Family,
+    registry,
+)
 
-# The state fields a check compares.
-STATE_RULES: Final[Mapping[str, tuple[str, ...]]] = {
-    "phase": ("call", "reshuffle", "game_end"),
-    "dealer": ("deal.dealer",),
-    "starter": ("next_starter", "deal.dealer"),
-    "to_act": ("next_starter", "direction"),
-    "hands": ("deal", "pick"),
-    "hand_values": ("card_values", "jokers"),
-    "offer": ("throws.order_matters", "throws.laid", "throws", "pick"),
-    "offer_kind": ("throws",),
-    "pickable": ("pick",),
-    "thrown": ("throws",),
-    "multi_throwers": ("pick",),
-    "deck": ("reshuffle", "deal"),
-    "deck_size": ("reshuffle", "deal"),
-    "out_of_play": ("pick", "reshuffle"),
-    "scores": ("scoring", "game_end"),
-    "active": ("game_end",),
-    "eliminated": ("game_end",),
-    "options": ("options",),
-    "result": ("game_end", "money"),
-    "settlement": ("money",),
-    "last_round": ("showdown", "scoring"),
-}
+# Rule parameters (dotted prefixes of the profile's ``rules``) behind an event field, by
+# ``type.field``, else by ``type``, and behind a state field; the first is the likeliest.
+# The registry's (reference_engine/parameters.py), which gives each parameter its events.
+EVENT_RULES: Final = EVENT_PARAMETERS
+STATE_RULES: Final = STATE_PARAMETERS
 
 # The refusal codes that are a rule's, and the parameters behind them.
 ERROR_RULES: Final[Mapping[str, tuple[str, ...]]] = {
@@ -111,23 +69,6 @@ _COMMAND_RULES: Final[Mapping[str, tuple[str, ...]]] = {
 # The rules an action of its own stands for, whatever differed after it.
 _ACTION_RULES: Final[Mapping[str, tuple[str, ...]]] = {
     "timeout": ("turn_timer.on_expiry", "turn_timer"),
-}
-
-# The clause family (the second part of a clause id) of a parameter's first part, where
-# the two are spelled apart.
-FAMILY_OF: Final[Mapping[str, str]] = {
-    "call": "calling",
-    "pick": "picking",
-    "game_end": "game-end",
-    "turn_timer": "timer",
-    "card_values": "cards",
-    "deck": "cards",
-    "jokers": "cards",
-    "hand_size": "deal",
-    "seats": "players",
-    "direction": "turn",
-    "next_starter": "turn",
-    "deck_runs_out": "reshuffle",
 }
 
 # What a round's points are, by its outcome: the parameters that score it.
@@ -321,23 +262,9 @@ def rule_paths(
     return tuple(dict.fromkeys(found))
 
 
-# The rule family of a step, by its command or action type.
-_STEP_FAMILY: Final[Mapping[str, str]] = {
-    "deal": "deal",
-    "reshuffle": "reshuffle",
-    "set_option": "options",
-    "call": "call",
-    "throw": "throws",
-    "pick_deck": "pick",
-    "pick_offer": "pick",
-    "pick": "pick",
-    "timeout": "turn_timer",
-}
-
-
-def step_family(command: str | None, action: str | None) -> str | None:
-    """The rule family (a parameter's first part) a step of this command or action is of."""
-    return _STEP_FAMILY.get(action or "") or _STEP_FAMILY.get(command or "")
+def step_family(command: str | None, action: str | None) -> Family | None:
+    """The rule family a step of this command or action is of (the registry's)."""
+    return STEP_FAMILY.get(action or "") or STEP_FAMILY.get(command or "")
 
 
 def clause_parameters(resolved: Mapping[str, Any]) -> dict[str, frozenset[str]]:
@@ -366,11 +293,14 @@ def _cites(param: str, prefix: str) -> bool:
     return param == prefix or param.startswith(prefix + ".") or prefix.startswith(param + ".")
 
 
-def _families(prefix: str) -> set[str]:
+def _families(prefix: str) -> frozenset[str]:
     """The spellings of a parameter's rule family in clause ids (``dhumbal.pick.x``) and in
-    their ``family`` fields (``picking``)."""
+    their ``family`` fields (``picking``): the registry's family of it, else its first part."""
+    family = registry().family_of(prefix)
+    if family is not None:
+        return registry().spellings(family)
     first = prefix.split(".")[0]
-    return {first, first.replace("_", "-"), FAMILY_OF.get(first, first)}
+    return frozenset({first, first.replace("_", "-")})
 
 
 def focused(
@@ -378,7 +308,7 @@ def focused(
     paths: Sequence[str],
     cited: Mapping[str, frozenset[str]],
     owned: Iterable[str] = (),
-    hint: str | None = None,
+    hint: Family | None = None,
 ) -> tuple[tuple[str, ...], int]:
     """``clauses`` with those behind ``paths`` first, and how many lead. A clause citing
     one of the paths leads (the likelier path, then the fewer parameters it cites, first);
@@ -389,7 +319,7 @@ def focused(
     if not paths:
         return tuple(clauses), 0
 
-    hinted = _families(hint) if hint else set()
+    hinted = registry().spellings(hint) if hint else frozenset()
 
     def rank(clause: str) -> tuple[int, int, int, int]:
         params = cited.get(clause, frozenset())

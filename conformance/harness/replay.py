@@ -13,6 +13,8 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, Protocol
 
+from reference_engine.parameters import STEP_FAMILY
+
 from ..spec.decks import canonical
 from ..spec.protocol import is_protocol_clause
 from ..spec.steps import Step, Transcript, raw_line
@@ -416,8 +418,9 @@ _RUNNERS: Final[Mapping[str, Callable[[_Context, Step], None]]] = {
 }
 
 
-# The rule family a step of this kind checks, when the step names no clauses itself.
-_STEP_FAMILIES: Final = {"deal": "deal", "reshuffle": "reshuffle", "set_option": "options"}
+# The step kinds whose rule family (the registry's STEP_FAMILY) says what they check, when
+# the step names no clauses itself.
+_FAMILY_STEPS: Final = frozenset({"deal", "reshuffle", "set_option"})
 
 
 def _step_credit(
@@ -430,8 +433,8 @@ def _step_credit(
         return transcript.clauses
     if step.clauses:
         return step.clauses
-    family = _STEP_FAMILIES.get(step.kind)
-    if family is not None:
+    if step.kind in _FAMILY_STEPS:
+        family = STEP_FAMILY[step.kind].clause_family
         for pool in (transcript.clauses, sorted(owned or ())):
             found = tuple(c for c in pool if c.split(".")[1:2] == [family])
             if found:

@@ -8,12 +8,14 @@ import html
 import json
 import posixpath
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from reference_engine.parameters import registry
 
 from ..spec import data
 from ..spec.json_types import Json
@@ -46,74 +48,8 @@ FAMILIES: tuple[tuple[str, str], ...] = (
 FAMILY_ORDER = [name for name, _ in FAMILIES]
 FAMILY_TITLES = dict(FAMILIES)
 
-_RANK_NAMES = {
-    "A": "an ace",
-    "2": "a two",
-    "3": "a three",
-    "4": "a four",
-    "5": "a five",
-    "6": "a six",
-    "7": "a seven",
-    "8": "an eight",
-    "9": "a nine",
-    "T": "a ten",
-    "J": "a jack",
-    "Q": "a queen",
-    "K": "a king",
-}
-
-PARAM_LABELS: dict[str, str] = {
-    "seats.min": "Fewest players",
-    "seats.max": "Most players",
-    "deck.cards": "Cards in the pack",
-    "deck.ranks_left_out": "Ranks taken out of the pack",
-    "deck.jokers": "Jokers in the pack",
-    "hand_size": "Cards dealt to each player",
-    "direction": "Direction of play",
-    "deal.dealer": "Dealer",
-    "deal.first_starter": "Seat that starts the first hand",
-    "deal.order": "How the cards are dealt",
-    "deal.first_offer": "First card on offer",
-    "next_starter": "Who starts the next hand",
-    "throws.set.min": "Smallest set",
-    "throws.set.max": "Largest set",
-    "throws.run.min": "Shortest run",
-    "throws.run.ace": "The ace in a run",
-    "throws.order_matters": "Order of a throw's cards matters",
-    "throws.set.jokers_alone": "Jokers thrown together make a set",
-    "throws.run.max": "Longest run",
-    "throws.run.min_naturals": "Fewest natural cards in a run",
-    "throws.run.wrap": "Runs turn the corner (Q K A 2)",
-    "throws.single": "When a single card may be thrown",
-    "throws.laid": "Order the thrown cards lie in",
-    "call.limit_by_seats": "Call limit by number of seats",
-    "pick.from_offer": "Which card of the offer may be picked",
-    "pick.only_after_multi_throw": "Offer open only after a throw of two or more cards",
-    "reshuffle.moment": "When a new deck is made",
-    "reshuffle.new_deck": "The new deck is made of",
-    "reshuffle.kept_aside": "Kept out of the new deck",
-    "call.limit": "Call limit (points)",
-    "call.inclusive": "A hand exactly at the limit may call",
-    "call.timing": "When a player may call",
-    "call.first_round": "Calling in the first round",
-    "showdown.tie": "A hand equal to the caller's",
-    "showdown.winner_among_lowest": "Several lowest hands",
-    "scoring.kind": "Kind of scoring",
-    "scoring.won_call": "A won call",
-    "scoring.beaten_call": "A beaten call",
-    "scoring.beaten_penalty": "Extra penalty on a beaten call",
-    "scoring.beaten_others": "The other seats on a beaten call",
-    "scoring.drop_at_multiples_of": "A total on a multiple of this drops by it",
-    "game_end.kind": "How the game ends",
-    "game_end.rounds": "Number of rounds",
-    "game_end.out_above": "A player is out above (points)",
-    "money.dollars_per_point": "Dollars per point",
-    "money.settlement": "Settling up",
-    "turn_timer.seconds": "Turn timer (seconds)",
-    "turn_timer.on_expiry": "When the timer runs out",
-}
-for _rank, _name in _RANK_NAMES.items():
-    PARAM_LABELS[f"card_values.{_rank}"] = f"Value of {_name}"
+# Every rule parameter's label: its title in the profile schema (the registry's).
+PARAM_LABELS: dict[str, str] = {p.path: p.label for p in registry()}
 
 VALUE_WORDS: dict[str, dict[str, str]] = {
     "direction": {"left": "to the left (clockwise)", "right": "to the right (anticlockwise)"},
@@ -364,39 +300,20 @@ def value_words(path: str, value: Json) -> str:
     return scalar_text(value)
 
 
-def _rule_schema_nodes() -> Iterator[tuple[str, Mapping[str, Json]]]:
-    """(rule path, schema node) of every property under the profile schema's rules."""
-    try:
-        schema = json.loads((data.schema_dir() / "profile.schema.json").read_text("utf-8"))
-        rules = schema["$defs"]["rules"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return
-    stack: list[tuple[str, Json]] = [("", rules)]
-    while stack:
-        path, node = stack.pop()
-        if not isinstance(node, Mapping):
-            continue
-        if path:
-            yield path, node
-        for key, child in (node.get("properties") or {}).items():
-            stack.append((f"{path}.{key}" if path else str(key), child))
-
-
 @functools.cache
 def rule_enum_descriptions() -> dict[str, dict[str, str]]:
     """Rule path → enum value → its ``enumDescriptions`` sentence, from the profile schema."""
-    found: dict[str, dict[str, str]] = {}
-    for path, node in _rule_schema_nodes():
-        values, descriptions = node.get("enum"), node.get("enumDescriptions")
-        if isinstance(values, list) and isinstance(descriptions, list):
-            found[path] = {str(v): str(d) for v, d in zip(values, descriptions, strict=False)}
-    return found
+    return {
+        p.path: dict(zip(p.values, p.value_descriptions, strict=False))
+        for p in registry()
+        if p.value_descriptions
+    }
 
 
 @functools.cache
 def rule_defaults() -> dict[str, Json]:
     """Rule path → the value the profile schema gives a parameter a profile leaves out."""
-    return {path: node["default"] for path, node in _rule_schema_nodes() if "default" in node}
+    return registry().defaults()
 
 
 def md_safe(text: str) -> str:

@@ -1,8 +1,8 @@
 """Where the shipped data lives, from a source checkout or from an installed wheel.
 
-A wheel force-includes ``specs/`` and ``schema/`` as ``conformance/_data/specs``
-and ``conformance/_data/schema``; a checkout has them beside the package.
-Transcripts live inside the package in both cases.
+The search for ``specs/`` and ``schema/`` (a checkout's, or the wheel's
+``conformance/_data``) is :mod:`reference_engine.shipped`'s, which the engine reads the
+profile schema with; transcripts live inside the package in both cases.
 """
 
 from __future__ import annotations
@@ -10,36 +10,21 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from reference_engine.shipped import DataNotFound as DataNotFound
+from reference_engine.shipped import data_dir
+from reference_engine.shipped import schema_dir as schema_dir
+
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 PROFILE_SUFFIXES = (".yaml", ".yml")
-
-
-class DataNotFound(FileNotFoundError):
-    """A shipped data directory is missing from both the wheel and the checkout."""
 
 
 class ProfileNotFound(LookupError):
     """A profile name that is neither a shipped id nor an existing file."""
 
 
-def _data_dir(name: str) -> Path:
-    installed = PACKAGE_DIR / "_data" / name
-    if installed.is_dir():
-        return installed
-    checkout = PACKAGE_DIR.parent / name
-    if checkout.is_dir():
-        return checkout
-    raise DataNotFound(f"data directory {name!r} not found in {installed} or {checkout}")
-
-
 def specs_dir() -> Path:
     """The directory of the shipped profiles."""
-    return _data_dir("specs")
-
-
-def schema_dir() -> Path:
-    """The directory of the shipped JSON Schemas."""
-    return _data_dir("schema")
+    return data_dir("specs")
 
 
 def transcripts_dir() -> Path:

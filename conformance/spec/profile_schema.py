@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from reference_engine.parameters import registry
+
 from . import data, yamlsafe
 from .json_types import Json
 from .yamlsafe import DataPath, PathPart
@@ -71,18 +73,9 @@ def profile_schema() -> dict[str, Json]:
 
 @cache
 def rule_defaults() -> dict[str, Json]:
-    """The schema's default of every optional rule parameter, by path relative to rules."""
-    found: dict[str, Json] = {}
-
-    def walk(node: Mapping[str, Json], prefix: str) -> None:
-        for key, sub in (node.get("properties") or {}).items():
-            if "default" in sub:
-                found[prefix + key] = sub["default"]
-            if isinstance(sub, Mapping) and "properties" in sub:
-                walk(sub, prefix + key + ".")
-
-    walk(profile_schema()["$defs"]["rules"], "")
-    return found
+    """The schema's default of every optional rule parameter, by path relative to rules
+    (the registry's, reference_engine/parameters.py)."""
+    return registry().defaults()
 
 
 def _strict_integer(checker: Any, instance: object) -> bool:

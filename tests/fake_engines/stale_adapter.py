@@ -17,7 +17,7 @@ import sys
 
 from _common import JhyapError, decode_request, record_pid, respond, write
 
-from reference_engine.rules import _KNOWN, _KNOWN_THROWS
+from reference_engine.parameters import registry
 from reference_engine.server import Session
 
 MAX_SEQ = 2**53 - 1
@@ -29,16 +29,16 @@ def refuse(request, code, message):
     )
 
 
-def known_only(rules):
+def known_only(rules, prefix=""):
     """The rules without the parameters this adapter's authors had not heard of."""
-    kept = {k: v for k, v in rules.items() if k in _KNOWN}
-    for section, keys in _KNOWN.items():
-        if keys is not None and isinstance(kept.get(section), dict):
-            kept[section] = {k: v for k, v in kept[section].items() if k in keys}
-    throws = kept.get("throws")
-    for kind, keys in _KNOWN_THROWS.items():
-        if isinstance(throws, dict) and isinstance(throws.get(kind), dict):
-            throws[kind] = {k: v for k, v in throws[kind].items() if k in keys}
+    known = registry()
+    kept = {}
+    for key, value in rules.items():
+        path = prefix + key
+        if path in known.sections and isinstance(value, dict):
+            kept[key] = known_only(value, path + ".")
+        elif known.known(path):
+            kept[key] = value
     return kept
 
 
