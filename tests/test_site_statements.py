@@ -10,14 +10,21 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable, Mapping
+from functools import cache
 from typing import Any
 
 import pytest
 
 from conformance.site import common, docsgen, parameters, profile_page
 from reference_engine.profile import resolve
+from tests.conftest import PROFILE_IDS
 
-SITE = docsgen.load_site()
+
+@cache
+def site() -> docsgen.SiteData:
+    """The shipped profiles and corpus, loaded once when a test first asks (not when the
+    tests are collected: loading the corpus takes seconds)."""
+    return docsgen.load_site()
 
 
 def played(document: Mapping[str, Any]) -> dict[str, Any]:
@@ -90,14 +97,14 @@ def misstated_rules(page: str, document: Mapping[str, Any]) -> list[str]:
     return wrong
 
 
-@pytest.mark.parametrize("pid", list(SITE.profiles))
+@pytest.mark.parametrize("pid", PROFILE_IDS)
 def test_no_profile_page_states_a_rule_its_profile_does_not_have(pid: str) -> None:
-    assert misstated_rules(profile_page.profile_page(pid, SITE), SITE.profiles[pid]) == []
+    assert misstated_rules(profile_page.profile_page(pid, site()), site().profiles[pid]) == []
 
 
 def test_the_checker_catches_a_wrong_sentence() -> None:
-    document = SITE.profiles["bga-yaniv"]
-    page = profile_page.profile_page("bga-yaniv", SITE)
+    document = site().profiles["bga-yaniv"]
+    page = profile_page.profile_page("bga-yaniv", site())
     said = "the others score their hands, the round winner too"
     assert said in page
     wrong = page.replace(said, "the others score nothing")
@@ -140,9 +147,9 @@ def _set(document: dict[str, Any], path: str, value: Any) -> None:
 
 @pytest.mark.parametrize(("pid", "path", "value", "words"), CHANGES)
 def test_a_changed_parameter_changes_the_page(pid: str, path: str, value: Any, words: str) -> None:
-    before = profile_page.profile_page(pid, SITE)
+    before = profile_page.profile_page(pid, site())
     assert words not in generated_text(before)
-    document = copy.deepcopy(dict(SITE.profiles[pid]))
+    document = copy.deepcopy(dict(site().profiles[pid]))
     _set(document, path, value)
     if path == "game_end.kind":
         _set(document, "game_end.rounds", 8)
@@ -150,11 +157,11 @@ def test_a_changed_parameter_changes_the_page(pid: str, path: str, value: Any, w
         if option.get("sets") == path:  # the option's default sets the rule at the table
             option["default"] = value
     changed = docsgen.SiteData(
-        profiles={**SITE.profiles, pid: document},
-        transcripts=SITE.transcripts,
-        selections=SITE.selections,
+        profiles={**site().profiles, pid: document},
+        transcripts=site().transcripts,
+        selections=site().selections,
     )
     after = profile_page.profile_page(pid, changed)
     assert words in generated_text(after)
     assert misstated_rules(after, document) == []
-    assert misstated_rules(after, SITE.profiles[pid]) != []  # the old profile's page no more
+    assert misstated_rules(after, site().profiles[pid]) != []  # the old profile's page no more
