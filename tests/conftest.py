@@ -178,9 +178,9 @@ def made_once(
 # collected order, and long tests dealt last run alone at the end while the other worker waits.
 # The longest: whole-corpus runs under every variant ruleset, random play, the mutant games.
 LONG_TESTS_FIRST: tuple[str, ...] = (
-    "tests/test_every_ruleset.py",
-    "tests/test_properties.py",
-    "tests/test_mutants_killed.py",
+    "tests/e2e/test_every_ruleset.py",
+    "tests/engine/test_random_play_properties.py",
+    "tests/engine/test_rule_mutants_killed.py",
 )
 
 
