@@ -6,7 +6,11 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import ROOT
+
+pytestmark = pytest.mark.e2e
 
 
 def test_mypy_strict() -> None:

@@ -202,6 +202,7 @@ EXIT_CASES: list[tuple[str, str, Args, ExitCode]] = [
     ("command", "args", "status"),
     [pytest.param(c, a, s, id=f"{c}: {what}") for c, what, a, s in EXIT_CASES],
 )
+@pytest.mark.e2e
 def test_exit_status_table(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str, args: Args, status: int
 ) -> None:
@@ -216,6 +217,7 @@ def test_exit_status_table(
         assert "Traceback" not in out + err
 
 
+@pytest.mark.e2e
 def test_engine_exits_0_after_stop() -> None:
     assert _serve_stop() == ExitCode.OK
 
@@ -311,6 +313,7 @@ def test_every_option_of_every_command_has_help() -> None:
     assert not [t for t in texts if sys.executable in t or str(ROOT) in t]
 
 
+@pytest.mark.e2e
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = jhyap(capsys, "--version")
     assert (code, err) == (0, "")
@@ -391,6 +394,7 @@ def test_colour_wanted(tty: bool, env: dict[str, str], wanted: bool) -> None:
     assert colour_wanted(_Terminal(tty), env) is wanted  # type: ignore[arg-type]
 
 
+@pytest.mark.e2e
 def test_no_color_and_force_color_on_a_run(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -411,6 +415,7 @@ def test_no_color_and_force_color_on_a_run(
     assert "\x1b[" not in out
 
 
+@pytest.mark.e2e
 def test_no_color_on_smoke(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -433,6 +438,7 @@ def test_style_and_plural() -> None:
 # -- standard output ----------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_json_report_on_standard_output(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = jhyap(
         capsys, "run", "--transcripts", DATA_ARG, "-k", PASSING, "-k", WRONG, "--json", "-"
@@ -450,6 +456,7 @@ def test_json_report_on_standard_output(capsys: pytest.CaptureFixture[str]) -> N
     assert not Path("-").exists()
 
 
+@pytest.mark.e2e
 def test_junit_report_on_standard_output(capsys: pytest.CaptureFixture[str]) -> None:
     import xml.etree.ElementTree as ET
 
@@ -545,6 +552,7 @@ def test_plural_forms(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
     assert out.startswith("wrote 1 transcript (1 case) and index.json to ")
 
 
+@pytest.mark.e2e
 def test_jobs_auto_is_one_engine_per_usable_cpu(capsys: pytest.CaptureFixture[str]) -> None:
     from conformance.commands import jobs_count
 
@@ -610,6 +618,7 @@ def error_line(err: str) -> str:
 
 
 @pytest.mark.parametrize(("command", "args"), CASES)
+@pytest.mark.e2e
 def test_every_error_names_jhyap_and_the_command(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str, args: Args
 ) -> None:

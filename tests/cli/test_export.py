@@ -306,6 +306,7 @@ def replay(engine: Engine, case: Mapping[str, Any], rules: Mapping[str, Any]) ->
     return codes
 
 
+@pytest.mark.e2e
 def test_an_independent_replayer_plays_an_exported_case(exported: Path, engine: Engine) -> None:
     rules = json.loads((exported / "index.json").read_text())["compare"]
     document = json.loads((exported / "shared-throws-refused.json").read_text())
@@ -318,6 +319,7 @@ def test_an_independent_replayer_plays_an_exported_case(exported: Path, engine: 
         assert replay(engine, case, rules) == expected
 
 
+@pytest.mark.e2e
 def test_the_independent_replayer_passes_the_whole_export(exported: Path, engine: Engine) -> None:
     index = json.loads((exported / "index.json").read_text())
     played = 0
@@ -334,6 +336,7 @@ def test_the_independent_replayer_passes_the_whole_export(exported: Path, engine
     assert played == sum(len(entry["profiles"]) for entry in index["files"])
 
 
+@pytest.mark.e2e
 def test_the_replayer_sees_a_wrong_expectation(tmp_path: Path, engine: Engine) -> None:
     assert cli.main(["export", str(tmp_path), "--transcripts", str(DATA)]) == 0
     rules = json.loads((tmp_path / "index.json").read_text())["compare"]

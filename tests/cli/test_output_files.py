@@ -78,6 +78,7 @@ def test_run_report_never_replaces_its_known_failures(
     assert known.read_text() == "[]\n"
 
 
+@pytest.mark.e2e
 def test_run_replaces_last_runs_reports(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """A report replaces the report of the last run, as pytest's --junitxml does (any
     other file in the way is refused: test_a_report_never_replaces_a_file_that_is_not_one)."""
@@ -215,6 +216,7 @@ def test_every_numeric_option_has_a_checked_type() -> None:
             assert action.type not in (int, float), (name, action.option_strings)
 
 
+@pytest.mark.e2e
 def test_a_yml_transcript_is_run_exported_and_counted_like_a_yaml_one(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -494,6 +496,7 @@ def test_a_report_never_replaces_a_file_that_is_not_one(
 
 
 @pytest.mark.parametrize(("command", "option", "what", "kind"), WRITERS, ids=IDS)
+@pytest.mark.e2e
 def test_a_report_replaces_its_own_kind_and_force_replaces_anything(
     capsys: pytest.CaptureFixture[str],
     tmp_path: Path,
@@ -516,6 +519,7 @@ def test_a_report_replaces_its_own_kind_and_force_replaces_anything(
     assert kind.begins(target.read_text())  # type: ignore[attr-defined]
 
 
+@pytest.mark.e2e
 def test_an_empty_file_holds_nothing_to_lose(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

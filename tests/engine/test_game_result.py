@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
+
 from reference_engine import Call, Game, Phase, parse_cards
 from reference_engine.cards import DECK
 from tests.conftest import profile_document
@@ -65,6 +67,7 @@ def test_transfer_fixed_rounds_highest_tally_wins() -> None:
     assert result["winners"] == [0]
 
 
+@pytest.mark.e2e
 def test_the_penalty_rounds_oracle_passes_under_its_variant() -> None:
     # The oracle transcript needs a ruleset no shipped profile plays: a variant of EverestBuzz.
     import subprocess

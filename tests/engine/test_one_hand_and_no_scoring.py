@@ -28,6 +28,7 @@ ONE_HAND = {
 }
 
 
+@pytest.mark.e2e
 def test_the_one_hand_oracles_pass(capsys: pytest.CaptureFixture[str]) -> None:
     files = ",".join(str(VARIANTS / f"{name}.yaml") for name in ONE_HAND)
     status = main(
@@ -39,6 +40,7 @@ def test_the_one_hand_oracles_pass(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(ONE_HAND))
+@pytest.mark.e2e
 def test_each_one_hand_oracle_fails_without_its_rule(
     name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -93,6 +93,7 @@ def _oracle_alone(tmp_path: Path) -> str:
     return str(folder)
 
 
+@pytest.mark.e2e
 def test_the_no_kings_oracle_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     oracle = _oracle_alone(tmp_path)
     status = main(["run", "-q", "--profile", str(NO_KINGS), "--transcripts", oracle])

@@ -11,6 +11,8 @@ import pytest
 from conformance.cli import main
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.e2e
+
 VARIANTS = ROOT / "tests" / "data" / "variants"
 FAMILY = VARIANTS / "family-transcripts"
 FILES = ("bga-yaniv-lowest-seat-wins-ties.yaml", "yaniv-israel-drop-50-at-multiples.yaml")

@@ -139,6 +139,7 @@ def test_a_process_keeps_the_plans_it_asks_to_keep() -> None:
         fuzz_generate.keep_plans(64)
 
 
+@pytest.mark.e2e
 def test_a_command_keeps_no_plan() -> None:
     code = "from conformance.fuzz import generate; print(generate._KEPT.size)"
     found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -321,6 +322,7 @@ def test_state_invariants_catch_lost_cards_and_uneven_transfers() -> None:
 # -- runs -------------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_the_reference_against_itself_finds_nothing_and_counts_coverage() -> None:
     result = fuzz(config(default_engine(), games=15, jobs=2))
     assert result.finding is None
@@ -334,6 +336,7 @@ def test_the_reference_against_itself_finds_nothing_and_counts_coverage() -> Non
     assert sum(s.coverage["raw-line probes"] for s in result.stats.values()) > 10
 
 
+@pytest.mark.e2e
 def test_a_declared_reading_is_fuzzed_as_its_own_profile(tmp_path: Path) -> None:
     # The mutant plays EverestBuzz's other reshuffle reading: it diverges from the base
     # profile, and agrees with the reference once it declares that reading.
@@ -362,6 +365,7 @@ def test_a_declared_reading_is_fuzzed_as_its_own_profile(tmp_path: Path) -> None
         ("two_card_runs", "throw: expected illegal_throw, got accepted"),
     ],
 )
+@pytest.mark.e2e
 def test_a_broken_engine_is_caught_and_shrunk_to_a_failing_transcript(
     name: str, signature: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -414,6 +418,7 @@ def test_a_broken_engine_is_caught_and_shrunk_to_a_failing_transcript(
         ),
     ],
 )
+@pytest.mark.e2e
 def test_an_engine_mishandling_raw_lines_is_caught_with_a_raw_step_transcript(
     name: str,
     game: int,
@@ -440,6 +445,7 @@ def test_an_engine_mishandling_raw_lines_is_caught_with_a_raw_step_transcript(
 
 
 @pytest.mark.usefixtures("plans_made_afresh")
+@pytest.mark.e2e
 def test_shrinking_is_deterministic_for_a_seed(tmp_path: Path) -> None:
     # A budget the shrink runs out of (800 requests: 11 steps left of the game, where 3,000
     # shrink it to 2): the same seed stops at the same transcript too. A shrink that ends
@@ -456,6 +462,7 @@ def test_shrinking_is_deterministic_for_a_seed(tmp_path: Path) -> None:
     assert written[0]["steps"]
 
 
+@pytest.mark.e2e
 def test_a_start_divergence_becomes_a_start_error_transcript(tmp_path: Path) -> None:
     result = fuzz(config(mutant("one_seat_too_many"), games=3, seats=7, out=tmp_path))
     finding = result.finding
@@ -470,6 +477,7 @@ def test_a_start_divergence_becomes_a_start_error_transcript(tmp_path: Path) -> 
 # -- the command --------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_the_command_reports_a_divergence_with_exit_1(tmp_path: Path) -> None:
     report = tmp_path / "report.json"
     result = jhyap(
@@ -493,6 +501,7 @@ def test_the_command_reports_a_divergence_with_exit_1(tmp_path: Path) -> None:
     assert all(Path(d["transcript"]).exists() for d in data["divergences"])
 
 
+@pytest.mark.e2e
 def test_a_known_divergence_does_not_fail_the_run(tmp_path: Path) -> None:
     known = tmp_path / "known.yaml"
     known.write_text(
@@ -510,12 +519,14 @@ def test_a_known_divergence_does_not_fail_the_run(tmp_path: Path) -> None:
     assert not (tmp_path / "found").exists()
 
 
+@pytest.mark.e2e
 def test_an_unusable_engine_exits_2(tmp_path: Path) -> None:
     result = jhyap("fuzz", "--engine", str(tmp_path / "no-such-engine"), "--games", "1")
     assert result.returncode == 2
     assert "the engine is unusable" in result.stderr
 
 
+@pytest.mark.e2e
 def test_a_bad_known_divergences_file_exits_2(tmp_path: Path) -> None:
     known = tmp_path / "known.yaml"
     known.write_text("- {signature: x}\n")
@@ -536,6 +547,7 @@ def test_divergence_signatures_do_not_name_seeds() -> None:
 pytest_plugins = ["pytester"]
 
 
+@pytest.mark.e2e
 def test_the_pytest_route_adds_a_fuzz_item(
     pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -559,6 +571,7 @@ def test_the_pytest_route_adds_a_fuzz_item(
     session(default_engine()).assert_outcomes(passed=1, deselected=5)
 
 
+@pytest.mark.e2e
 def test_a_report_on_standard_output_leaves_the_text_on_standard_error(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -71,6 +71,7 @@ def assert_keeps_its_promise(cfg: FuzzConfig, path: Path) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(MUTANTS))
+@pytest.mark.e2e
 def test_every_transcript_fuzz_writes_keeps_its_promise(name: str, tmp_path: Path) -> None:
     cfg = quick(mutant(name), tmp_path)
     result = fuzz(cfg)
@@ -84,6 +85,7 @@ def test_every_transcript_fuzz_writes_keeps_its_promise(name: str, tmp_path: Pat
         assert_keeps_its_promise(cfg, path)
 
 
+@pytest.mark.e2e
 def test_a_mutant_diverging_everywhere_writes_a_transcript_keeping_its_promise_per_profile(
     tmp_path: Path,
 ) -> None:
@@ -99,6 +101,7 @@ def test_a_mutant_diverging_everywhere_writes_a_transcript_keeping_its_promise_p
         assert_keeps_its_promise(cfg, path)
 
 
+@pytest.mark.e2e
 def test_tables_of_two_packs_and_jokers_are_written_with_their_deck(tmp_path: Path) -> None:
     # yaniv-israel plays two packs of 54 cards from four seats.
     cfg = quick(mutant("deal_in_blocks"), tmp_path, profiles=("yaniv-israel",), games=1, seats=4)
@@ -110,6 +113,7 @@ def test_tables_of_two_packs_and_jokers_are_written_with_their_deck(tmp_path: Pa
     assert_keeps_its_promise(cfg, finding.transcript)
 
 
+@pytest.mark.e2e
 def test_one_run_reports_both_planted_bugs(tmp_path: Path) -> None:
     # A total exactly at the threshold and a tie-break among several lowest hands: both
     # on branches the steering aims at.
@@ -130,6 +134,7 @@ def test_one_run_reports_both_planted_bugs(tmp_path: Path) -> None:
     assert all(f.verified_ok for f in result.findings)
 
 
+@pytest.mark.e2e
 def test_a_field_neither_defined_nor_x_fails_the_schema_check(tmp_path: Path) -> None:
     cfg = quick(fake("unknown_fields"), tmp_path, profiles=("dhumbal",), games=2)
     result = fuzz(cfg)
@@ -145,6 +150,7 @@ def test_a_field_neither_defined_nor_x_fails_the_schema_check(tmp_path: Path) ->
     assert fuzz(quick(fake("vendor_fields"), tmp_path / "x", profiles=("dhumbal",))).findings == []
 
 
+@pytest.mark.e2e
 def test_time_bounds_the_whole_run_shrinking_included(tmp_path: Path) -> None:
     cfg = config(
         fake("two_bugs"), profiles=("dhumbal",), games=None, seconds=8.0, jobs=2, out=tmp_path
@@ -157,6 +163,7 @@ def test_time_bounds_the_whole_run_shrinking_included(tmp_path: Path) -> None:
         assert finding.shrink_seconds <= finding.find_seconds + cfg.shrink_grace + 2.0
 
 
+@pytest.mark.e2e
 def test_a_known_divergence_is_counted_and_the_run_goes_on(tmp_path: Path) -> None:
     from conformance.fuzz.writer import KnownDivergence
 
@@ -178,6 +185,7 @@ def test_a_known_divergence_is_counted_and_the_run_goes_on(tmp_path: Path) -> No
     assert result.games == 40
 
 
+@pytest.mark.e2e
 def test_max_findings_caps_the_run(tmp_path: Path) -> None:
     cfg = quick(mutant("deal_in_blocks"), tmp_path, max_findings=2)
     result = fuzz(cfg)
@@ -185,6 +193,7 @@ def test_max_findings_caps_the_run(tmp_path: Path) -> None:
     assert len(list(tmp_path.glob("*.yaml"))) == 2
 
 
+@pytest.mark.e2e
 def test_coverage_counts_only_what_a_game_reached_before_it_diverged(tmp_path: Path) -> None:
     result = fuzz(quick(mutant("deal_in_blocks"), tmp_path, profiles=("dhumbal",), games=3))
     # Every game diverges at its first deal: nothing after it is counted.
@@ -209,6 +218,7 @@ def test_steering_reaches_the_rare_counters(profile: str) -> None:
     assert rare and all(coverage[c] for c in rare)
 
 
+@pytest.mark.e2e
 def test_rerun_and_replay_commands_carry_engine_env(tmp_path: Path) -> None:
     cfg = quick(
         mutant("deal_in_blocks"),
@@ -232,6 +242,7 @@ def test_rerun_and_replay_commands_carry_engine_env(tmp_path: Path) -> None:
         (["--engine-env", "1BAD"], "--engine-env"),
     ],
 )
+@pytest.mark.e2e
 def test_numbers_and_names_are_checked_up_front(args: list[str], message: str) -> None:
     result = jhyap("fuzz", "--games", "1", *args)
     assert result.returncode == 2, result.stdout
@@ -240,6 +251,7 @@ def test_numbers_and_names_are_checked_up_front(args: list[str], message: str) -
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.e2e
 def test_out_naming_a_file_is_refused_before_fuzzing(tmp_path: Path) -> None:
     taken = tmp_path / "a-file"
     taken.write_text("keep me\n", "utf-8")

@@ -53,6 +53,7 @@ def test_hands_of_15_cards_or_more_are_generated() -> None:
 # Short runs: what is checked is the end at the time however many engines start, and each
 # second of a run is two cores of work (5 s and 8 s cost a 2-core test run 26 s of CPU).
 @pytest.mark.parametrize(("jobs", "seconds"), [(40, 2), (200, 3)])
+@pytest.mark.e2e
 def test_many_jobs_end_near_the_time(jobs: int, seconds: int, tmp_path: Path) -> None:
     began = time.monotonic()
     result = jhyap(
@@ -86,6 +87,7 @@ def _declining_engine(tmp_path: Path) -> str:
     return f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
 
 
+@pytest.mark.e2e
 def test_a_declined_option_is_skipped_not_a_divergence(tmp_path: Path) -> None:
     cfg = config(_declining_engine(tmp_path), profiles=("bga-yaniv",), games=16, out=tmp_path)
     result = fuzz(cfg)
@@ -99,6 +101,7 @@ def test_a_declined_option_is_skipped_not_a_divergence(tmp_path: Path) -> None:
     assert all(v in stats.declined_values for v in stats.never_accepted())
 
 
+@pytest.mark.e2e
 def test_a_declined_profile_is_reported_as_not_applicable(tmp_path: Path) -> None:
     # Refused tables (too few or too many seats) included: the engine declines them too,
     # which is no divergence either (before: "expected invalid_seats, got unsupported_profile").

@@ -16,6 +16,7 @@ FORGED = "== 145 passed (145 cases) in 1.00 s =="
 
 
 @pytest.mark.parametrize("quiet", [(), ("-q",), ("-v",)])
+@pytest.mark.e2e
 def test_an_engine_message_cannot_forge_a_summary_line(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, quiet: tuple[str, ...]
 ) -> None:
@@ -36,6 +37,7 @@ def test_one_line_escapes_every_line_break() -> None:
     assert one_line("a\nb\r\x1b[32mc\u2028d\x85e\tf") == ("a\\nb\\x0d\\x1b[32mc\\u2028d\\x85e\tf")
 
 
+@pytest.mark.e2e
 def test_a_large_known_failures_file_gives_a_count_not_every_warning(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -55,6 +57,7 @@ def test_a_large_known_failures_file_gives_a_count_not_every_warning(
     assert len(json.loads(report.read_text())["warnings"]) == 120_001
 
 
+@pytest.mark.e2e
 def test_a_crash_on_a_state_request_shows_that_request_not_the_unsent_act(
     capsys: pytest.CaptureFixture[str], pids: Path
 ) -> None:
@@ -88,6 +91,7 @@ def test_an_incomplete_profile_is_named_in_words_not_as_a_python_exception(
     assert answer["error"] == {"code": "invalid_profile", "message": message}
 
 
+@pytest.mark.e2e
 def test_a_long_value_in_a_warning_is_clipped(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -108,6 +112,7 @@ def test_a_long_value_in_a_warning_is_clipped(
         ("--jhyap-transcripts", "a" * 5000, "must be a path of at most 4095 bytes, not 5000"),
     ],
 )
+@pytest.mark.e2e
 def test_the_pytest_plugin_checks_its_numbers_and_paths_as_jhyap_does(
     tmp_path: Path, option: str, value: str, rule: str
 ) -> None:

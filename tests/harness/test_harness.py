@@ -118,6 +118,7 @@ WRONG_REPORT = [
 ]
 
 
+@pytest.mark.e2e
 def test_failing_transcript_report_line_by_line(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = jhyap(capsys, "run", "--transcripts", DATA_ARG, "-k", PASSING, "-k", WRONG)
     assert code == 1
@@ -139,6 +140,7 @@ def test_failing_transcript_report_line_by_line(capsys: pytest.CaptureFixture[st
     assert lines[-1].endswith(" s ==")
 
 
+@pytest.mark.e2e
 def test_verbose_adds_the_tables_and_quiet_keeps_one_line_per_failure(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -178,6 +180,7 @@ def test_verbose_adds_the_tables_and_quiet_keeps_one_line_per_failure(
     assert last.startswith("== 1 passed, 1 failed (2 cases) in ")
 
 
+@pytest.mark.e2e
 def test_a_green_run_prints_a_short_summary(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = jhyap(capsys, "run", "--transcripts", DATA_ARG, "-k", PASSING)
     assert code == 0
@@ -186,6 +189,7 @@ def test_a_green_run_prints_a_short_summary(capsys: pytest.CaptureFixture[str]) 
     assert verdict.startswith("== 1 passed (1 case) in ")
 
 
+@pytest.mark.e2e
 def test_check_failure_report(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = jhyap(capsys, "run", "--transcripts", DATA_ARG, "-k", "harness-check-fails")
     assert code == 1
@@ -211,6 +215,7 @@ def test_check_failure_report(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.splitlines()[-1].startswith("== 1 failed (1 case) in ")
 
 
+@pytest.mark.e2e
 def test_passing_transcripts_with_protocol_validation(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -239,6 +244,7 @@ def test_passing_transcripts_with_protocol_validation(
     ]
 
 
+@pytest.mark.e2e
 def test_whole_corpus_passes_against_the_reference_engine(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -262,6 +268,7 @@ def _one_result(
     return code, out, result
 
 
+@pytest.mark.e2e
 def test_passthrough_engine_passes(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, pids: Path
 ) -> None:
@@ -270,6 +277,7 @@ def test_passthrough_engine_passes(
     own_children_reaped(pids)
 
 
+@pytest.mark.e2e
 def test_vendor_fields_are_allowed(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, pids: Path
 ) -> None:
@@ -277,6 +285,7 @@ def test_vendor_fields_are_allowed(
     assert (code, result["outcome"]) == (0, "passed")
 
 
+@pytest.mark.e2e
 def test_crash_mid_game(capsys: pytest.CaptureFixture[str], tmp_path: Path, pids: Path) -> None:
     code, out, result = _one_result(capsys, tmp_path, fake("crash_mid_game"))
     assert code == 1
@@ -295,6 +304,7 @@ def test_crash_mid_game(capsys: pytest.CaptureFixture[str], tmp_path: Path, pids
     own_children_reaped(pids)
 
 
+@pytest.mark.e2e
 def test_a_failure_shows_only_the_stderr_its_own_case_made(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, pids: Path
 ) -> None:
@@ -314,6 +324,7 @@ def test_a_failure_shows_only_the_stderr_its_own_case_made(
     own_children_reaped(pids)
 
 
+@pytest.mark.e2e
 def test_after_a_crash_the_engine_is_restarted_for_the_next_case(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, pids: Path
 ) -> None:
@@ -334,6 +345,7 @@ def test_after_a_crash_the_engine_is_restarted_for_the_next_case(
     assert len(list(pids.iterdir())) == 2  # one engine until the first crash, then another
 
 
+@pytest.mark.e2e
 def test_hanging_engine_times_out(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, pids: Path
 ) -> None:
@@ -346,6 +358,7 @@ def test_hanging_engine_times_out(
     own_children_reaped(pids)
 
 
+@pytest.mark.e2e
 def test_engine_ignoring_sigterm_is_killed_with_its_helper(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, pids: Path
 ) -> None:
@@ -368,6 +381,7 @@ def test_engine_ignoring_sigterm_is_killed_with_its_helper(
         ),
     ],
 )
+@pytest.mark.e2e
 def test_errored_engines(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, pids: Path, engine: str, reason: str
 ) -> None:
@@ -375,6 +389,7 @@ def test_errored_engines(
     assert (code, result["outcome"], result["reason"]) == (1, "errored", reason)
 
 
+@pytest.mark.e2e
 def test_wrong_seq(capsys: pytest.CaptureFixture[str], tmp_path: Path, pids: Path) -> None:
     code, _, result = _one_result(capsys, tmp_path, fake("wrong_seq"))
     assert (code, result["outcome"]) == (1, "errored")
@@ -384,6 +399,7 @@ def test_wrong_seq(capsys: pytest.CaptureFixture[str], tmp_path: Path, pids: Pat
     )
 
 
+@pytest.mark.e2e
 def test_unrequested_extra_line(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, pids: Path
 ) -> None:
@@ -392,6 +408,7 @@ def test_unrequested_extra_line(
     assert result["reason"].startswith("protocol violation: unrequested extra line")
 
 
+@pytest.mark.e2e
 def test_stderr_flood_does_not_block_the_engine(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, pids: Path
 ) -> None:
@@ -401,6 +418,7 @@ def test_stderr_flood_does_not_block_the_engine(
     assert time.monotonic() - began < 8
 
 
+@pytest.mark.e2e
 def test_refusal_that_changes_the_state(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, pids: Path
 ) -> None:
@@ -411,6 +429,7 @@ def test_refusal_that_changes_the_state(
     assert ("  state before and after the refusal:\n    turns_taken: before 1, after 2\n") in out
 
 
+@pytest.mark.e2e
 def test_declined_profile_is_skipped(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, pids: Path
 ) -> None:
@@ -469,6 +488,7 @@ def test_declined_profile_is_skipped(
         ),
     ],
 )
+@pytest.mark.e2e
 def test_unusable_engine(
     capsys: pytest.CaptureFixture[str], pids: Path, engine: str, message: str
 ) -> None:
@@ -477,6 +497,7 @@ def test_unusable_engine(
     own_children_reaped(pids)
 
 
+@pytest.mark.e2e
 def test_engine_not_executable(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     script = tmp_path / "engine.sh"
     script.write_text("#!/bin/sh\n")
@@ -527,6 +548,7 @@ def _deal(client: EngineClient) -> dict[str, Any]:
         ),
     ],
 )
+@pytest.mark.e2e
 def test_client_protocol_violations(pids: Path, mode: str, reason: str) -> None:
     client = EngineClient(fake("misbehave", mode), timeout=5)
     try:
@@ -540,6 +562,7 @@ def test_client_protocol_violations(pids: Path, mode: str, reason: str) -> None:
     own_children_reaped(pids)
 
 
+@pytest.mark.e2e
 def test_client_ignores_blank_lines(pids: Path) -> None:
     with EngineClient(fake("misbehave", "blank_then_answer"), timeout=5) as client:
         _dealt(client)
@@ -547,6 +570,7 @@ def test_client_ignores_blank_lines(pids: Path) -> None:
         assert client.close() == 0
 
 
+@pytest.mark.e2e
 def test_client_engine_closing_stdout_counts_as_a_crash(pids: Path) -> None:
     with EngineClient(fake("misbehave", "stdout_closed"), timeout=5) as client:
         _dealt(client)
@@ -561,6 +585,7 @@ def test_client_engine_closing_stdout_counts_as_a_crash(pids: Path) -> None:
     own_children_reaped(pids)
 
 
+@pytest.mark.e2e
 def test_client_timeout_and_crash_exceptions(pids: Path) -> None:
     # Only the request that hangs gets the short limit: the engine's start and the deal
     # may take longer than that on a loaded machine.
@@ -583,6 +608,7 @@ def test_client_timeout_and_crash_exceptions(pids: Path) -> None:
     own_children_reaped(pids)
 
 
+@pytest.mark.e2e
 def test_client_gives_up_writing_to_an_engine_that_does_not_read(pids: Path) -> None:
     with EngineClient(fake("deaf"), timeout=0.5) as client:
         began = time.monotonic()
@@ -595,6 +621,7 @@ def test_client_gives_up_writing_to_an_engine_that_does_not_read(pids: Path) -> 
     own_children_reaped(pids)
 
 
+@pytest.mark.e2e
 def test_client_stderr_tail_is_bounded(pids: Path) -> None:
     with EngineClient(fake("stderr_flood")) as client:
         _dealt(client)
@@ -607,6 +634,7 @@ def test_client_stderr_tail_is_bounded(pids: Path) -> None:
         assert client.stderr_tail(1) == ["request 2"]
 
 
+@pytest.mark.e2e
 def test_client_close_always_reaps(pids: Path) -> None:
     client = EngineClient(fake("passthrough"))
     info = client.handshake()
@@ -618,6 +646,7 @@ def test_client_close_always_reaps(pids: Path) -> None:
     own_children_reaped(pids)
 
 
+@pytest.mark.e2e
 def test_client_close_in_finally_after_a_harness_error(pids: Path) -> None:
     with pytest.raises(RuntimeError), EngineClient(fake("ignore_sigterm"), timeout=1) as client:
         _dealt(client)
@@ -626,6 +655,7 @@ def test_client_close_in_finally_after_a_harness_error(pids: Path) -> None:
     own_children_reaped(pids)
 
 
+@pytest.mark.e2e
 def test_client_atexit_kills_engines_left_running(tmp_path: Path) -> None:
     folder = tmp_path / "pids"
     folder.mkdir()
@@ -661,6 +691,7 @@ def test_stderr_tail_keeps_at_most_64_kib() -> None:
 # -- runner options ------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_a_run_stops_starting_cases_once_an_outcome_settles_it() -> None:
     from conformance.commands.run import default_engine, default_engine_env
     from conformance.harness.runner import RunConfig, load_selection, run_cases
@@ -679,6 +710,7 @@ def test_a_run_stops_starting_cases_once_an_outcome_settles_it() -> None:
     assert [o.transcript_id for o in whole.outcomes] == ids and not whole.stopped
 
 
+@pytest.mark.e2e
 def test_jobs_report_in_the_serial_order(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -704,6 +736,7 @@ def test_jobs_report_in_the_serial_order(
     )
 
 
+@pytest.mark.e2e
 def test_known_failures(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     known = tmp_path / "known.yaml"
     known.write_text(
@@ -753,6 +786,7 @@ def test_known_failures(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> N
     assert code == 0
 
 
+@pytest.mark.e2e
 def test_known_failures_file_must_be_valid(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -767,6 +801,7 @@ def test_known_failures_file_must_be_valid(
     ]
 
 
+@pytest.mark.e2e
 def test_selection_by_clause_and_profile(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -809,6 +844,7 @@ def test_selection_by_clause_and_profile(
     assert err.startswith("jhyap run: no case matches the selection (5 transcripts in ")
 
 
+@pytest.mark.e2e
 def test_an_exact_id_selects_only_that_transcript(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -819,6 +855,7 @@ def test_an_exact_id_selects_only_that_transcript(
     assert [r["id"] for r in json_results(report)] == ["harness-timeout"]
 
 
+@pytest.mark.e2e
 def test_broken_transcript_stops_the_run_before_any_engine(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -842,6 +879,7 @@ def test_broken_transcript_stops_the_run_before_any_engine(
 # -- reports ------------------------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_json_and_junit_reports(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     report, junit = tmp_path / "r.json", tmp_path / "r.xml"
     code, _, _ = jhyap(
@@ -925,6 +963,7 @@ def test_json_and_junit_reports(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     assert not list(tmp_path.glob(".*.tmp"))  # the atomic writes left no temporaries
 
 
+@pytest.mark.e2e
 def test_junit_survives_control_characters_in_engine_stderr(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, pids: Path
 ) -> None:
@@ -1057,6 +1096,7 @@ def test_schema_problems_name_the_schema_path() -> None:
     assert schema_problems("hello", hello) == []
 
 
+@pytest.mark.e2e
 def test_schema_violation_is_a_failure(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, pids: Path
 ) -> None:
@@ -1131,6 +1171,7 @@ def test_validate_checks_transcripts(capsys: pytest.CaptureFixture[str], tmp_pat
     assert (code, out) == (1, f"{broken}:8: steps[0].act: an action before any deal\n")
 
 
+@pytest.mark.e2e
 def test_engine_command_serves_the_reference_engine() -> None:
     requests = '{"seq":0,"cmd":"hello","protocol":"1.0"}\n{"seq":1,"cmd":"stop"}\n'
     done = subprocess.run(

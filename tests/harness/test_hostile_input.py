@@ -56,6 +56,7 @@ def served(*lines: bytes) -> list[dict[str, Any]]:
 # -- 1. bounded parsing --------------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_server_answers_deep_json_with_bad_request_and_keeps_serving() -> None:
     deep = b"[" * 1000 + b"]" * 1000
     deep_field = b'{"seq": 3, "cmd": "state", "x": ' + b"[" * 100 + b"]" * 100 + b"}"
@@ -68,6 +69,7 @@ def test_server_answers_deep_json_with_bad_request_and_keeps_serving() -> None:
     assert answers[2]["ok"] is True
 
 
+@pytest.mark.e2e
 def test_engine_with_deep_hello_is_a_protocol_failure_with_a_report(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, pids: Path
 ) -> None:
@@ -139,6 +141,7 @@ def test_yaml_nesting_is_bounded_with_a_line(tmp_path: Path) -> None:
     ],
     ids=["deep-json", "deep-yaml", "deeper-yaml", "huge-json"],
 )
+@pytest.mark.e2e
 def test_known_failures_file_is_bounded(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, content: str, message: str
 ) -> None:
@@ -175,6 +178,7 @@ def corpus_with_a_fifo(tmp_path: Path) -> Path:
     return corpus
 
 
+@pytest.mark.e2e
 def test_fifo_in_transcripts_is_refused_not_read(tmp_path: Path) -> None:
     corpus = corpus_with_a_fifo(tmp_path)
     for command in (["run", "-k", PASSING], ["export", str(tmp_path / "out")]):
@@ -185,6 +189,7 @@ def test_fifo_in_transcripts_is_refused_not_read(tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.e2e
 def test_fifo_passed_to_validate_and_known_failures_is_refused(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -212,6 +217,7 @@ def deep_tree(base: Path, levels: int) -> Path:
     return folder
 
 
+@pytest.mark.e2e
 def test_deep_directory_tree_is_walked_without_recursion(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -314,6 +320,7 @@ def test_rule_parameters_of_the_wrong_type_are_refused_at_start(
     assert (caught.value.code, caught.value.message) == (ErrorCode.INVALID_PROFILE, message)
 
 
+@pytest.mark.e2e
 def test_a_huge_decimal_option_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     huge = "1e999999999"
     message = (
@@ -493,6 +500,7 @@ def test_an_internal_error_mid_request_puts_the_state_back(
 
 
 @pytest.mark.parametrize("mode", ["setsid", "daemon", "clean"])
+@pytest.mark.e2e
 def test_run_reaps_helpers_that_left_the_process_group(
     capsys: pytest.CaptureFixture[str], pids: Path, mode: str
 ) -> None:
@@ -503,6 +511,7 @@ def test_run_reaps_helpers_that_left_the_process_group(
     assert len(list(pids.glob("*-helper"))) == 1  # the helper ran; the fixture checks it ended
 
 
+@pytest.mark.e2e
 def test_smoke_reports_a_helper_left_running(
     capsys: pytest.CaptureFixture[str], pids: Path
 ) -> None:
@@ -514,6 +523,7 @@ def test_smoke_reports_a_helper_left_running(
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+@pytest.mark.e2e
 def test_a_signalled_run_ends_its_engines_and_their_helpers(
     pids: Path, signum: signal.Signals
 ) -> None:
@@ -558,6 +568,7 @@ def test_a_signalled_run_ends_its_engines_and_their_helpers(
 # -- 5. engine text reaches the terminal with its control characters made visible ----
 
 
+@pytest.mark.e2e
 def test_terminal_escapes_from_an_engine_are_made_visible(
     capsys: pytest.CaptureFixture[str], pids: Path
 ) -> None:
@@ -643,6 +654,7 @@ def test_export_deletes_only_its_own_stale_files(
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
 
 
+@pytest.mark.e2e
 def test_files_written_honour_the_umask(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     old = os.umask(0o027)
     try:
@@ -688,6 +700,7 @@ def test_record_never_replaces_a_recording_unasked(
     assert capsys.readouterr().err == f"jhyap record: {path} is not a directory\n"
 
 
+@pytest.mark.e2e
 def test_a_report_path_that_is_a_symlink_is_not_followed_or_replaced(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -711,6 +724,7 @@ def test_a_report_path_that_is_a_symlink_is_not_followed_or_replaced(
     ("what", "option", "expected"),
     [("memory", "--engine-memory", "exited with status 1"), ("cpu", "--engine-cpu", "SIGXCPU")],
 )
+@pytest.mark.e2e
 def test_engine_limits_end_a_hog(
     capsys: pytest.CaptureFixture[str], pids: Path, what: str, option: str, expected: str
 ) -> None:
@@ -735,6 +749,7 @@ def test_engine_limits_end_a_hog(
     assert f"(its limits: {option} {limit} {'MB' if what == 'memory' else 's'})" in out
 
 
+@pytest.mark.e2e
 def test_engines_get_a_minimal_environment(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -771,6 +786,7 @@ def test_engines_get_a_minimal_environment(
     )
 
 
+@pytest.mark.e2e
 def test_smoke_fails_the_hello_check_of_a_deep_hello(
     capsys: pytest.CaptureFixture[str], pids: Path
 ) -> None:
@@ -782,6 +798,7 @@ def test_smoke_fails_the_hello_check_of_a_deep_hello(
     assert stdout.startswith("FAIL stdout: response nested deeper than 64 levels: {")
 
 
+@pytest.mark.e2e
 def test_closing_an_engine_never_closes_a_descriptor_number_twice(
     monkeypatch: pytest.MonkeyPatch, pids: Path
 ) -> None:
@@ -822,6 +839,7 @@ def test_closing_an_engine_never_closes_a_descriptor_number_twice(
     assert still_open == squatters
 
 
+@pytest.mark.e2e
 def test_ctrl_c_prints_what_ran_and_writes_its_reports(tmp_path: Path, pids: Path) -> None:
     report = tmp_path / "r.json"
     process = subprocess.Popen(

@@ -70,6 +70,7 @@ def test_docs_protocol_names_every_protocol_clause() -> None:
     assert [c for c in protocol_clause_ids() if f"`{c}`" not in text] == []
 
 
+@pytest.mark.e2e
 def test_coverage_lists_every_protocol_clause_covered() -> None:
     transcripts, problems = load_corpus()
     assert problems == []
@@ -219,6 +220,7 @@ def test_the_rerun_line_repeats_every_non_default_option() -> None:
     assert RerunInfo().command(outcome) == "jhyap run -k t --profile dhumbal-house"
 
 
+@pytest.mark.e2e
 def test_the_run_command_puts_the_profile_file_and_timeout_in_the_rerun_line(
     tmp_path: Path,
 ) -> None:
@@ -261,6 +263,7 @@ def _run_json(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[s
         ("null_out_hands.py", "failed", "protocol.messages.schema"),
     ],
 )
+@pytest.mark.e2e
 def test_each_fragile_engine_fails_a_default_run_naming_a_protocol_clause(
     engine: str, status: str, clause: str, tmp_path: Path
 ) -> None:
@@ -274,6 +277,7 @@ def test_each_fragile_engine_fails_a_default_run_naming_a_protocol_clause(
     assert f"  clauses: {clause}" in result.stdout
 
 
+@pytest.mark.e2e
 def test_the_unknown_field_is_named_in_the_report(tmp_path: Path) -> None:
     result = jhyap("run", "--engine", fake("unknown_fields.py"), "-k", "shared-turn-phases")
     assert (
@@ -294,6 +298,7 @@ def test_the_unknown_field_is_named_in_the_report(tmp_path: Path) -> None:
     assert off.returncode == 0, off.stdout[-2000:]
 
 
+@pytest.mark.e2e
 def test_a_null_hand_value_is_caught_by_the_seat_out_check_without_schemas(
     tmp_path: Path,
 ) -> None:
@@ -311,6 +316,7 @@ def test_a_null_hand_value_is_caught_by_the_seat_out_check_without_schemas(
     assert entry["differences"] == ["hand_values[3]: expected 0, got null"]
 
 
+@pytest.mark.e2e
 def test_a_broken_engine_under_one_profile_is_credited_to_that_profiles_clauses_only(
     tmp_path: Path,
 ) -> None:
@@ -325,6 +331,7 @@ def test_a_broken_engine_under_one_profile_is_credited_to_that_profiles_clauses_
     assert "dhumbal.scoring.won-show" not in top[:2]
 
 
+@pytest.mark.e2e
 def test_jhyap_validate_checks_the_catalogue(tmp_path: Path) -> None:
     text = (ROOT / "specs" / "protocol" / "clauses.yaml").read_text("utf-8")
     broken = tmp_path / "clauses.yaml"

@@ -17,6 +17,8 @@ import pytest
 
 from conformance import cli
 
+pytestmark = pytest.mark.e2e
+
 pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parents[2]

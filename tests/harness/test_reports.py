@@ -121,6 +121,7 @@ def test_a_failure_carries_objects_not_just_text(
     }  # fmt: skip
 
 
+@pytest.mark.e2e
 def test_a_crash_keeps_the_engine_stderr(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, pids: Path
 ) -> None:

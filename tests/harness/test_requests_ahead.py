@@ -48,6 +48,7 @@ def _batches(client: EngineClient) -> list[str]:
         (1, ["batch: state", "batch: legal", "batch: act", "batch: state", "batch: state"]),
     ],
 )
+@pytest.mark.e2e
 def test_only_requests_that_change_nothing_go_ahead(window: int, batches: list[str]) -> None:
     planned = [STATE, LEGAL, CALL, STATE, STATE, LEGAL]
     with EngineClient(BATCHES, timeout=10) as client:
@@ -67,6 +68,7 @@ def test_only_requests_that_change_nothing_go_ahead(window: int, batches: list[s
         assert shown[2:] == batches
 
 
+@pytest.mark.e2e
 def test_a_request_off_the_plan_ends_it_and_gets_its_own_answer() -> None:
     with EngineClient(BATCHES, timeout=10) as client:
         _started(client)
@@ -79,6 +81,7 @@ def test_a_request_off_the_plan_ends_it_and_gets_its_own_answer() -> None:
         assert _batches(client)[2:] == ["batch: state state state", "batch: legal", "batch: state"]
 
 
+@pytest.mark.e2e
 def test_a_change_off_the_plan_is_never_written() -> None:
     with EngineClient(BATCHES, timeout=10) as client:
         _started(client)
@@ -89,6 +92,7 @@ def test_a_change_off_the_plan_is_never_written() -> None:
         assert _batches(client)[2:] == ["batch: state"]  # the call never reached the engine
 
 
+@pytest.mark.e2e
 def test_every_case_of_the_corpus_is_planned_as_it_is_sent() -> None:
     """The plan is what the replay sends: a wrong plan would end and cost round trips, so
     every shipped transcript's requests are planned exactly (up to its first raw step)."""
@@ -156,6 +160,7 @@ def test_lines_that_come_together_are_read_together() -> None:
     os.close(read_fd)
 
 
+@pytest.mark.e2e
 def test_lines_after_stop_in_one_write_still_get_the_answers_before() -> None:
     server = subprocess.run(
         [sys.executable, "-m", "reference_engine.server"],
@@ -171,6 +176,7 @@ def test_lines_after_stop_in_one_write_still_get_the_answers_before() -> None:
     assert '"code":"wrong_phase"' in answers[1]
 
 
+@pytest.mark.e2e
 def test_the_window_is_an_option_and_a_rerun_repeats_it(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -91,6 +91,7 @@ def test_check_names_are_the_documented_list() -> None:
     assert list(smoke.CHECK_NAMES) == ALL_CHECKS
 
 
+@pytest.mark.e2e
 def test_reference_engine_passes(capsys: pytest.CaptureFixture[str]) -> None:
     code, lines, err = run_smoke(capsys)
     assert (code, err) == (0, "")
@@ -133,6 +134,7 @@ def test_reference_engine_passes(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize("profile", smoke.PROFILES)
+@pytest.mark.e2e
 def test_the_smoke_hand_plays_under_every_shipped_profile(
     monkeypatch: pytest.MonkeyPatch, profile: str
 ) -> None:
@@ -142,6 +144,7 @@ def test_the_smoke_hand_plays_under_every_shipped_profile(
     assert result.checks[4].text == f"accepted a 2-seat {profile} table"
 
 
+@pytest.mark.e2e
 def test_debug_output_on_stdout_is_named(capsys: pytest.CaptureFixture[str], pids: Path) -> None:
     code, lines, _ = run_smoke(capsys, "--engine", fake("debug_line"))
     assert code == 1
@@ -167,6 +170,7 @@ def test_debug_output_on_stdout_is_named(capsys: pytest.CaptureFixture[str], pid
     assert lines[-1] == "smoke: 8 ok, 2 failed, 14 skipped; fix the failures before jhyap run"
 
 
+@pytest.mark.e2e
 def test_engine_exiting_during_hello(capsys: pytest.CaptureFixture[str], pids: Path) -> None:
     code, lines, _ = run_smoke(capsys, "--engine", fake("exit_during_hello"))
     assert code == 1
@@ -200,6 +204,7 @@ def test_engine_that_cannot_be_started(capsys: pytest.CaptureFixture[str]) -> No
     ]
 
 
+@pytest.mark.e2e
 def test_responses_that_break_the_schema(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, pids: Path
 ) -> None:
@@ -222,6 +227,7 @@ def test_responses_that_break_the_schema(
     ]
 
 
+@pytest.mark.e2e
 def test_hello_without_the_engine_language(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, pids: Path
 ) -> None:
@@ -238,6 +244,7 @@ def test_hello_without_the_engine_language(
     assert [n for s, n in checks(lines) if s != "ok"] == ["engine", "schema"]
 
 
+@pytest.mark.e2e
 def test_protocol_major_version_mismatch(capsys: pytest.CaptureFixture[str], pids: Path) -> None:
     code, lines, _ = run_smoke(capsys, "--engine", fake("protocol2", "--refuse"))
     assert code == 1
@@ -249,6 +256,7 @@ def test_protocol_major_version_mismatch(capsys: pytest.CaptureFixture[str], pid
     assert line_of(lines, "exit") == "ok   exit: exited with status 0, no process left"
 
 
+@pytest.mark.e2e
 def test_engine_leaving_a_helper_behind(capsys: pytest.CaptureFixture[str], pids: Path) -> None:
     code, lines, _ = run_smoke(capsys, "--engine", fake("ignore_sigterm"), "--timeout", "1")
     assert code == 1
@@ -261,6 +269,7 @@ def test_engine_leaving_a_helper_behind(capsys: pytest.CaptureFixture[str], pids
     assert exit_line.endswith("); end the processes it started before it exits")
 
 
+@pytest.mark.e2e
 def test_an_engine_of_its_own_rules_gets_a_green_smoke_with_profile(
     capsys: pytest.CaptureFixture[str], pids: Path
 ) -> None:
@@ -301,6 +310,7 @@ def test_an_engine_of_its_own_rules_gets_a_green_smoke_with_profile(
 @pytest.mark.parametrize(
     "variant", sorted((ROOT / "tests" / "data" / "variants").glob("*.yaml")), ids=lambda p: p.stem
 )
+@pytest.mark.e2e
 def test_the_smoke_hand_plays_under_every_variant(variant: Path) -> None:
     from conformance.spec.profiles import load_profile
 
@@ -320,6 +330,7 @@ def test_smoke_with_a_profile_that_cannot_be_loaded(
     assert err.splitlines()[1].startswith(f"{bad}:4: rules.hand_size: ")
 
 
+@pytest.mark.e2e
 def test_a_stale_adapter_is_caught_point_by_point(
     capsys: pytest.CaptureFixture[str], pids: Path
 ) -> None:
@@ -359,6 +370,7 @@ def test_a_stale_adapter_is_caught_point_by_point(
     assert lines[-1] == "smoke: 17 ok, 7 failed, 0 skipped; fix the failures before jhyap run"
 
 
+@pytest.mark.e2e
 def test_a_point_an_engine_cannot_show_is_not_checked(
     capsys: pytest.CaptureFixture[str], pids: Path
 ) -> None:

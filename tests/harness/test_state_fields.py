@@ -61,6 +61,7 @@ def _run(
     return code, out.splitlines(), json.loads(report.read_text()), etree.parse(str(junit)).getroot()
 
 
+@pytest.mark.e2e
 def test_unreported_fields_are_listed_as_not_checked(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, corpus: Path
 ) -> None:
@@ -100,6 +101,7 @@ def test_unreported_fields_are_listed_as_not_checked(
     assert junit.find("testsuite").get("skipped") == "1"
 
 
+@pytest.mark.e2e
 def test_an_engine_reporting_every_field_has_everything_checked(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, corpus: Path
 ) -> None:

@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import ROOT
 
 EXAMPLE = ROOT / "examples" / "python-loop"
@@ -42,6 +44,7 @@ def run_corpus(engine: str, *ids: str) -> dict[str, tuple[str, str]]:
     return {case["id"]: (case["outcome"], case["mode"]) for case in report["results"]}
 
 
+@pytest.mark.e2e
 def test_the_loop_engine_passes_a_selection_of_the_corpus_under_its_rules() -> None:
     engine = shlex.join([sys.executable, str(EXAMPLE / "bind.py")])
     assert run_corpus(engine, *SELECTION) == {
@@ -54,6 +57,7 @@ def test_the_loop_engine_passes_a_selection_of_the_corpus_under_its_rules() -> N
     }
 
 
+@pytest.mark.e2e
 def test_an_engine_that_accepts_an_illegal_throw_fails_through_the_same_binding(
     tmp_path: Path,
 ) -> None:
@@ -123,6 +127,7 @@ def run_object_api(ids: Iterable[str], *extra: str) -> dict[tuple[str, str], tup
     return {(c["id"], c["profile"]): (c["outcome"], c["mode"]) for c in report["results"]}
 
 
+@pytest.mark.e2e
 def test_an_object_api_binding_meets_the_oracles_through_the_kit(tmp_path: Path) -> None:
     """tests/kit_engines/object_api.py: the reference rule functions as an engine's object
     API; every bookkeeping step is the kit's, checked against transcripts as written."""
@@ -136,6 +141,7 @@ def test_an_object_api_binding_meets_the_oracles_through_the_kit(tmp_path: Path)
     }
 
 
+@pytest.mark.e2e
 def test_the_object_api_example_of_docs_kit_md_passes_the_selection(tmp_path: Path) -> None:
     text = (ROOT / "docs" / "kit.md").read_text(encoding="utf-8")
     [block] = re.findall(r"```python\n(# object_dhumbal\.py.*?)```", text, re.DOTALL)

@@ -415,6 +415,7 @@ def _ids(page: Path) -> set[str]:
     return set(re.findall(r'\bid="([^"]+)"', page.read_text(encoding="utf-8")))
 
 
+@pytest.mark.e2e
 def test_strict_build_anchors_every_clause(built: Path, site: common.SiteData) -> None:
     for pid, document in site.profiles.items():
         page = built / "profiles" / pid / "index.html"
@@ -433,6 +434,7 @@ def test_strict_build_anchors_every_clause(built: Path, site: common.SiteData) -
         assert f'href="../profiles/{owner}/#{first}"' in index
 
 
+@pytest.mark.e2e
 def test_strict_build_has_every_page(built: Path) -> None:
     corpus, _ = load_corpus()
     for transcript in corpus:
@@ -465,6 +467,7 @@ def test_profile_yaml_loads_like_the_specs(site: common.SiteData) -> None:
             assert yaml.safe_load(handle) == document
 
 
+@pytest.mark.e2e
 def test_built_pages_have_unique_titles_and_stay_small(built: Path) -> None:
     pages = sorted(built.rglob("*.html"))
     titles: dict[str, Path] = {}
@@ -489,6 +492,7 @@ def test_built_pages_have_unique_titles_and_stay_small(built: Path) -> None:
     assert "enumDescriptions" in schemas and "beats the call" in schemas
 
 
+@pytest.mark.e2e
 def test_recorded_games_do_not_dominate_the_search_index(built: Path) -> None:
     index = json.loads((built / "search" / "search_index.json").read_text("utf-8"))
     sizes = [(d["location"], len(d["text"])) for d in index["docs"]]
@@ -686,6 +690,7 @@ PAGE_PARTS = 4
 
 
 @pytest.mark.parametrize("part", range(PAGE_PARTS))
+@pytest.mark.e2e
 def test_no_page_scrolls_sideways(built: Path, served: str, sweep_browser: Any, part: int) -> None:
     """Every page at a phone's and a desktop's width: nothing wider than the window (the page
     itself, and tables or their scroll boxes on the comparison and clause pages)."""
@@ -706,6 +711,7 @@ def test_no_page_scrolls_sideways(built: Path, served: str, sweep_browser: Any, 
 SHOT_PAGES = ("", "profiles/dhumbal/", "comparison/", "corpus/regression-dhumbal-4-seats-seed-2/")
 
 
+@pytest.mark.e2e
 def test_the_clause_index_shows_tested_by_on_a_phone(served: str, no_search_index: Any) -> None:
     browser = no_search_index
     _set_width(browser, 400)
@@ -720,6 +726,7 @@ def test_the_clause_index_shows_tested_by_on_a_phone(served: str, no_search_inde
         assert left >= 0 and right <= 401 and cell_width > 60, (text, left, right)
 
 
+@pytest.mark.e2e
 def test_searching_a_clause_id_lands_on_the_clause(served: str, browser: Any) -> None:
     _set_width(browser, 1400)
     browser.get(served)
@@ -744,6 +751,7 @@ def test_searching_a_clause_id_lands_on_the_clause(served: str, browser: Any) ->
     assert links[1].endswith("profiles/dhumbal/?h=dhumbal+showdown+failed#dhumbal.showdown.failed")
 
 
+@pytest.mark.e2e
 def test_comparison_chooser_moves_the_differing_rows(served: str, no_search_index: Any) -> None:
     browser = no_search_index
     _set_width(browser, 1400)
@@ -759,6 +767,7 @@ def test_comparison_chooser_moves_the_differing_rows(served: str, no_search_inde
     assert state == {"shown": [first, first], "differing": 0, "form": True}
 
 
+@pytest.mark.e2e
 def test_the_overflow_check_catches_a_wide_table(served: str, sweep_browser: Any) -> None:
     # through the sweep itself, at both widths: a page that fits, then the same page with a
     # table too wide for either
@@ -873,6 +882,7 @@ return worst;
 
 
 @pytest.mark.parametrize("page", ["", "comparison/", "clauses/", "profiles/dashain/"])
+@pytest.mark.e2e
 def test_links_have_enough_contrast(served: str, no_search_index: Any, page: str) -> None:
     browser = no_search_index
     _set_width(browser, 1400)
@@ -880,12 +890,14 @@ def test_links_have_enough_contrast(served: str, no_search_index: Any, page: str
     assert browser.execute_script(_CONTRAST_JS) == []
 
 
+@pytest.mark.e2e
 def test_the_404_page_works_at_any_depth(built: Path) -> None:
     text = (built / "404.html").read_text(encoding="utf-8")
     assert 'href="/stylesheets/extra.css"' in text  # root-absolute, from site_url's path
     assert "<loc>" in (built / "sitemap.xml").read_text(encoding="utf-8")
 
 
+@pytest.mark.e2e
 def test_cli_page_lists_every_command_and_option() -> None:
     import argparse
 
@@ -908,6 +920,7 @@ def test_cli_page_lists_every_command_and_option() -> None:
     assert sys.executable not in page  # the page does not depend on the machine it was built on
 
 
+@pytest.mark.e2e
 def test_the_contrast_check_catches_the_old_deep_orange(served: str, no_search_index: Any) -> None:
     browser = no_search_index
     _set_width(browser, 1400)
@@ -1020,6 +1033,7 @@ def axe_violations(browser: Any, impacts: tuple[str, ...] = ("serious", "critica
     return [v for v in found if v[1] in impacts]
 
 
+@pytest.mark.e2e
 def test_the_page_types_exist(built: Path) -> None:
     for kind, page in PAGE_TYPES.items():
         assert (built / page / "index.html").is_file(), kind
@@ -1027,6 +1041,7 @@ def test_the_page_types_exist(built: Path) -> None:
 
 @pytest.mark.parametrize("width", [390, 1440])
 @pytest.mark.parametrize("kind", list(PAGE_TYPES))
+@pytest.mark.e2e
 def test_axe_finds_nothing_serious(
     served: str,
     no_search_index: Any,
@@ -1052,6 +1067,7 @@ def test_axe_finds_nothing_serious(
     assert browser.save_screenshot(str(folder / f"{kind}-{width}.png"))
 
 
+@pytest.mark.e2e
 def test_axe_catches_a_faint_link_and_a_skipped_heading(served: str, no_search_index: Any) -> None:
     browser = no_search_index  # as test_axe_finds_nothing_serious loads pages
     _set_width(browser, 1440)
@@ -1078,6 +1094,7 @@ def _search_tokens(index: dict[str, Any], text: str) -> list[str]:
     return [t for t in re.split(index["config"]["separator"], text) if t]
 
 
+@pytest.mark.e2e
 def test_search_finds_a_parameter_name(built: Path) -> None:
     index = json.loads((built / "search" / "search_index.json").read_text(encoding="utf-8"))
     assert "beaten_penalty" in _search_tokens(index, "`scoring.beaten_penalty`")
@@ -1091,6 +1108,7 @@ def test_search_finds_a_parameter_name(built: Path) -> None:
     assert {"comparison/", "profiles/dhumbal/"} <= holding
 
 
+@pytest.mark.e2e
 def test_searching_a_parameter_name_finds_its_row(served: str, browser: Any) -> None:
     _set_width(browser, 1400)
     browser.get(served)

@@ -73,6 +73,7 @@ def test_no_page_claims_a_package_index() -> None:
         "node examples/javascript-object/bind.mjs",
     ],
 )
+@pytest.mark.e2e
 def test_the_example_bindings_end_as_the_page_says(
     command: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -34,6 +34,7 @@ def measured(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[str]:
     return seen
 
 
+@pytest.mark.e2e
 def test_the_shipped_profiles_come_from_the_stored_study(measured: list[str]) -> None:
     said: list[str] = []
     data = study.load_study(load_profiles(), progress=said.append)
@@ -41,6 +42,7 @@ def test_the_shipped_profiles_come_from_the_stored_study(measured: list[str]) ->
     assert {p["profile"] for p in data["points"]} == set(load_profiles())
 
 
+@pytest.mark.e2e
 def test_adding_a_profile_measures_only_that_profile(measured: list[str], tmp_path: Path) -> None:
     profiles = load_profiles()
     added = copy.deepcopy(dict(profiles["dhumbal"]))
@@ -63,6 +65,7 @@ def test_adding_a_profile_measures_only_that_profile(measured: list[str], tmp_pa
     assert measured == [] and said == []
 
 
+@pytest.mark.e2e
 def test_editing_a_profile_or_the_engine_measures_again(
     measured: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -81,6 +84,7 @@ def test_editing_a_profile_or_the_engine_measures_again(
     assert measured == list(profiles)
 
 
+@pytest.mark.e2e
 def test_refreshing_keeps_the_unchanged_profiles(
     measured: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -139,6 +143,7 @@ def test_each_panel_is_a_figure_of_its_own(files: dict[str, str]) -> None:
     assert row.count("![") == 2  # the two panels of one figure share a row
 
 
+@pytest.mark.e2e
 def test_the_page_is_drawn_once_then_taken_from_the_cache(
     measured: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

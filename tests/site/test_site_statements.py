@@ -21,7 +21,7 @@ from tests.conftest import PROFILE_IDS
 
 
 @cache
-def site() -> docsgen.SiteData:
+def site() -> common.SiteData:
     """The shipped profiles and corpus, loaded once when a test first asks (not when the
     tests are collected: loading the corpus takes seconds)."""
     return docsgen.load_site()
@@ -156,7 +156,7 @@ def test_a_changed_parameter_changes_the_page(pid: str, path: str, value: Any, w
     for option in document.get("options") or []:
         if option.get("sets") == path:  # the option's default sets the rule at the table
             option["default"] = value
-    changed = docsgen.SiteData(
+    changed = common.SiteData(
         profiles={**site().profiles, pid: document},
         transcripts=site().transcripts,
         selections=site().selections,

@@ -14,6 +14,8 @@ import yaml
 
 from tests.conftest import ROOT, profile_document
 
+pytestmark = pytest.mark.e2e
+
 CASES = [
     # (base profile, changes to rules, the one line's field, both parameters it names)
     (

@@ -222,6 +222,7 @@ def test_show_prints_a_changed_option_field_by_field(
     ]
 
 
+@pytest.mark.e2e
 def test_a_run_under_an_option_variant_claims_the_variant(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -362,6 +363,7 @@ def test_a_broken_options_override_is_one_line(
     assert (out, err.splitlines()) == ("", [f"{path}:{line}"])
 
 
+@pytest.mark.e2e
 def test_a_broken_file_is_reported_without_a_traceback(tmp_path: Path) -> None:
     path = declared(tmp_path, "dashain", "rules: {call: {limit: 0}}\n")
     done = subprocess.run(

@@ -101,6 +101,7 @@ def test_an_entry_from_other_source_bytes_or_another_name_is_refused(
     assert filecache.get("kind-c", b"source bytes") is None
 
 
+@pytest.mark.e2e
 def test_a_fifo_at_an_entry_name_is_skipped_not_opened_blocking(
     cache: Path, tmp_path: Path
 ) -> None:

@@ -318,6 +318,7 @@ def test_with_the_cache_off_a_process_keeps_nothing(
     assert parsed == [f"{ONE}.yaml", f"{ONE}.yaml"]
 
 
+@pytest.mark.e2e
 def test_a_command_keeps_no_parsed_file(tmp_path: Path) -> None:
     """A process keeps parsed transcripts only when it asks (the test workers do): a
     command reads each file once, and kept files would grow its memory with the corpus."""

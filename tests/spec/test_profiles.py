@@ -823,6 +823,7 @@ def test_yaml_dates_stay_text() -> None:
 # -- python -m conformance ----------------------------------------------------------
 
 
+@pytest.mark.e2e
 def test_python_m_conformance(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     ok = subprocess.run(

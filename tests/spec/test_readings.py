@@ -86,6 +86,7 @@ def test_each_profile_declares_the_open_points_of_its_document() -> None:
 
 
 @pytest.mark.parametrize(("pid", "reading", "choice"), ALTERNATIVES)
+@pytest.mark.e2e
 def test_reference_engine_passes_the_corpus_under_each_alternative_reading(
     pid: str, reading: str, choice: str
 ) -> None:
@@ -296,6 +297,7 @@ CLAIM = (
 )
 
 
+@pytest.mark.e2e
 def test_an_engine_of_the_other_reshuffle_reading_fails_then_declares_it_and_passes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -422,6 +424,7 @@ def test_validate_checks_a_declared_readings_file(
     ]
 
 
+@pytest.mark.e2e
 def test_an_engine_offering_fewer_call_limits_has_those_transcripts_skipped(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
