@@ -15,7 +15,7 @@ pytestmark = pytest.mark.e2e
 
 def test_mypy_strict() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "reference_engine", "conformance"],
+        [sys.executable, "-m", "mypy", "--strict"],  # the files pyproject.toml names
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -78,7 +78,7 @@ Args = Callable[[Path], list[str]]
 EXIT_CASES: list[tuple[str, str, Args, ExitCode]] = [
     ("validate", "shipped profiles", lambda t: ["validate"], ExitCode.OK),
     ("validate", "an invalid profile", lambda t: ["validate", _bad_profile(t)], ExitCode.FAILURES),
-    ("validate", "a missing path", lambda t: ["validate", str(t / "nope.yaml")], 1),
+    ("validate", "a missing path", lambda t: ["validate", str(t / "nope.yaml")], ExitCode.FAILURES),
     ("validate", "an unknown option", lambda t: ["validate", "--strict"], ExitCode.ERROR),
     ("profiles", "the list", lambda t: ["profiles"], ExitCode.OK),
     ("profiles", "an extra argument", lambda t: ["profiles", "dhumbal"], ExitCode.ERROR),
@@ -136,14 +136,24 @@ EXIT_CASES: list[tuple[str, str, Args, ExitCode]] = [
         lambda t: ["record", "dhumbal", str(t), "--seats", "2", "--max-rounds", "1"],
         ExitCode.OK,
     ),
-    ("record", "an unknown profile", lambda t: ["record", "nope", str(t), "--seats", "2"], 2),
+    (
+        "record",
+        "an unknown profile",
+        lambda t: ["record", "nope", str(t), "--seats", "2"],
+        ExitCode.ERROR,
+    ),
     (
         "simulate",
         "two short games",
         lambda t: ["simulate", "dhumbal", "--games", "2", "--seats", "2", "--max-rounds", "1"],
         ExitCode.OK,
     ),
-    ("simulate", "an unknown policy", lambda t: ["simulate", "dhumbal", "--policy", "nope"], 2),
+    (
+        "simulate",
+        "an unknown policy",
+        lambda t: ["simulate", "dhumbal", "--policy", "nope"],
+        ExitCode.ERROR,
+    ),
     ("engine", "an unknown option", lambda t: ["engine", "--port", "1"], ExitCode.ERROR),
     (
         "fuzz",

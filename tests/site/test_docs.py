@@ -827,6 +827,7 @@ def test_comparison_of_ten_profiles(site: common.SiteData) -> None:
     assert sum(p is None for p in parents.values()) == 1
     for branch in tree[1:]:  # each hangs under a relative it differs from least
         distance = len(branch.differences)
+        assert branch.parent is not None  # only the first is a root
         assert distance == len(comparison.differing_rows(rows, branch.profile, branch.parent))
         placed = [b.profile for b in tree[: tree.index(branch)]]
         assert distance == min(
