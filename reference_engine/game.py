@@ -48,8 +48,8 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 # The game's attributes that a request changes in place, by how a snapshot copies them.
 # Every other attribute is immutable or replaced whole (a dict such as ``last_round`` is
-# built anew, never edited), so a snapshot shares it; tests/harness/test_hostile_input.py
-# checks that no other attribute ever holds a list, dict or set that is edited.
+# built anew, never edited), so a snapshot shares it; tests/test_hardening.py checks that
+# no other attribute ever holds a list, dict or set that is edited.
 FLAT_LISTS = ("scores", "active", "deck", "out_of_play", "set_aside")  # of seats or cards
 NESTED_LISTS = ("hands",)  # lists of lists of cards
 DICTS_AND_SETS = ("out_in_round", "multi_throwers")  # of seats

@@ -3,6 +3,7 @@ run's own cache folder; the fast tier's guard against starting processes."""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import shutil
@@ -213,6 +214,16 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ[PRIVATE_HOME] = folder
     os.environ["JHYAP_CACHE_DIR"] = str(Path(folder) / "jhyap")
     os.environ["XDG_CACHE_HOME"] = folder
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        _list_fonts()
+
+
+def _list_fonts() -> None:
+    """matplotlib lists the fonts (running fc-list) the first time it finds its cache folder
+    empty, as the run's own is: done here once, before any test, and not by the first test that
+    draws a figure (a test not marked e2e may start no process)."""
+    with contextlib.suppress(ImportError):  # without the [docs] extra nothing draws
+        import matplotlib.font_manager  # noqa: F401
 
 
 # -- the fast tier starts no process ----------------------------------------------------------

@@ -10,6 +10,7 @@ from conformance.cli import main
 from conformance.spec.transcript import load_transcript
 
 
+@pytest.mark.e2e
 def test_a_recording_is_deterministic_labelled_and_replays(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

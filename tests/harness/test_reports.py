@@ -63,6 +63,7 @@ def run(capsys: pytest.CaptureFixture[str], tmp_path: Path, *args: str) -> tuple
     return json.loads(report.read_text("utf-8")), junit
 
 
+@pytest.mark.e2e
 def test_the_json_report_is_versioned_and_valid(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -94,6 +95,7 @@ def test_the_json_report_is_versioned_and_valid(
     assert xfail["failure"]["location"] == f"{DATA_ARG}/{WRONG}.yaml:17"
 
 
+@pytest.mark.e2e
 def test_a_failure_carries_objects_not_just_text(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -140,6 +142,7 @@ def test_a_crash_keeps_the_engine_stderr(
     assert xsd().validate(etree.parse(str(junit))), xsd().error_log
 
 
+@pytest.mark.e2e
 def test_the_schema_catches_a_broken_report(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -156,6 +159,7 @@ def test_the_schema_catches_a_broken_report(
     assert problems(report)[2].endswith("is not valid under any of the given schemas")
 
 
+@pytest.mark.e2e
 def test_later_keys_are_allowed_where_the_schema_says_so(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -184,6 +188,7 @@ def test_every_status_of_the_schema_is_a_status_of_the_harness() -> None:
     assert set(schema["properties"]["summary"]["properties"]) == {*required, "selected"}
 
 
+@pytest.mark.e2e
 def test_junit_is_valid_against_the_jenkins_xsd_with_relative_paths(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

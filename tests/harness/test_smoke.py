@@ -192,6 +192,7 @@ def test_engine_exiting_during_hello(capsys: pytest.CaptureFixture[str], pids: P
     ]
 
 
+@pytest.mark.e2e
 def test_engine_that_cannot_be_started(capsys: pytest.CaptureFixture[str]) -> None:
     code, lines, err = run_smoke(capsys, "--engine", "/nonexistent/engine --fast")
     assert (code, err) == (2, "")

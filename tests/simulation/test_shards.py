@@ -285,6 +285,7 @@ def test_four_fuzz_shards_merged_are_the_run(tmp_path: Path) -> None:
     assert all(int(shard_of[g]) == g % 4 + 1 for g in shard_of)
 
 
+@pytest.mark.e2e
 def test_fuzz_shards_through_the_command_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

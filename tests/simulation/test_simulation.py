@@ -152,6 +152,7 @@ def test_the_heuristic_beats_random_play(profile: str) -> None:
     assert won / len(hands) >= 0.9, (won, len(hands))
 
 
+@pytest.mark.e2e
 def test_the_same_seed_gives_the_same_games_whatever_the_jobs() -> None:
     spec = SimulationSpec(load_profile("everestbuzz"), 3, ("heuristic",), {}, max_rounds=10)
     one = play_games(spec, 6, 42, jobs=1, chunk=2)

@@ -14,6 +14,8 @@ import yaml
 from conformance.cli import main
 from tests.conftest import profile_document
 
+pytestmark = pytest.mark.e2e
+
 # A failed show in a two-seat hand: seat 0 shows on 9 (A A 2 2 3), seat 1 holds the same.
 FAILED_SHOW = """\
 id: kathmandu-failed-show-costs-30

@@ -92,6 +92,7 @@ def test_validate_refuses_a_wider_option_the_profile_lacks_or_cannot_widen(
     assert "wider_options.call_limit: '7' is not a value of integer option call_limit" in out
 
 
+@pytest.mark.e2e
 def test_a_refusal_of_a_wider_value_is_not_applicable_and_says_why(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -115,6 +116,7 @@ def test_a_refusal_of_a_wider_value_is_not_applicable_and_says_why(
     )
 
 
+@pytest.mark.e2e
 def test_an_engine_offering_more_passes_with_its_wider_options(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -126,6 +128,7 @@ def test_an_engine_offering_more_passes_with_its_wider_options(
     assert "my-dhumbal: conformance to dhumbal with its own readings; offering more" in out
 
 
+@pytest.mark.e2e
 def test_the_same_engine_fails_without_them(capsys: pytest.CaptureFixture[str]) -> None:
     status = main(
         ["run", "-q", "--engine", WIDER_ENGINE, "--profile", "dhumbal", "-k", "dhumbal-call"]
@@ -136,6 +139,7 @@ def test_the_same_engine_fails_without_them(capsys: pytest.CaptureFixture[str]) 
     assert 'expected "invalid_option_value", got accepted' in out
 
 
+@pytest.mark.e2e
 def test_the_reference_engine_passes_the_refusals_as_written(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
