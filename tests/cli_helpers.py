@@ -41,7 +41,8 @@ def run_args(engine: str, *more: str) -> tuple[str, ...]:
 class InProcessReference(ReferenceClient):
     """The reference engine in this process, standing in for the runner's engine client:
     for tests about what the reference answers under a ruleset, not about the pipe (the
-    answers still go through JSON, as over it; tests/test_teeth.py runs the real server)."""
+    answers still go through JSON, as over it; tests/e2e/test_corpus_teeth.py runs the real
+    server)."""
 
     broken = None
     alive = True

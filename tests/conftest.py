@@ -1,14 +1,17 @@
-"""Shared fixtures: the shipped profile documents and a table dealt from named hands."""
+"""Shared fixtures: the shipped profile documents and a table dealt from named hands; the
+run's own cache folder; the fast tier's guard against starting processes."""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import shutil
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import subprocess
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 import yaml
@@ -178,9 +181,9 @@ def made_once(
 # collected order, and long tests dealt last run alone at the end while the other worker waits.
 # The longest: whole-corpus runs under every variant ruleset, random play, the mutant games.
 LONG_TESTS_FIRST: tuple[str, ...] = (
-    "tests/test_every_ruleset.py",
-    "tests/test_properties.py",
-    "tests/test_mutants_killed.py",
+    "tests/e2e/test_every_ruleset.py",
+    "tests/engine/test_random_play_properties.py",
+    "tests/engine/test_rule_mutants_killed.py",
 )
 
 
@@ -190,3 +193,96 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return LONG_TESTS_FIRST.index(path) if path in LONG_TESTS_FIRST else len(LONG_TESTS_FIRST)
 
     items.sort(key=rank)  # stable: the collected order within each rank
+
+
+# -- the run's own cache: the user's jhyap cache is never read or written ---------------------
+
+# Set by the run's first process to the run's private folder; its xdist workers and every
+# process the tests start inherit it.
+PRIVATE_HOME = "JHYAP_TESTS_PRIVATE_CACHE"
+
+
+@pytest.hookimpl(trylast=True)  # after the tmp_path plugin's: its factory is needed
+def pytest_configure(config: pytest.Config) -> None:
+    """Point the jhyap cache (and the XDG cache it falls back to) at a folder of this run's
+    pytest temporary folder, before anything is collected: collecting loads the corpus, and
+    every process a test starts inherits the environment."""
+    folder = os.environ.get(PRIVATE_HOME)
+    if folder is None or not os.environ.get("PYTEST_XDIST_WORKER"):
+        base = config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
+        folder = str(Path(base) / "private-cache")
+        os.environ[PRIVATE_HOME] = folder
+    os.environ["JHYAP_CACHE_DIR"] = str(Path(folder) / "jhyap")
+    os.environ["XDG_CACHE_HOME"] = folder
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        _list_fonts()
+
+
+def _list_fonts() -> None:
+    """matplotlib lists the fonts (running fc-list) the first time it finds its cache folder
+    empty, as the run's own is: done here once, before any test, and not by the first test that
+    draws a figure (a test not marked e2e may start no process)."""
+    with contextlib.suppress(ImportError):  # without the [docs] extra nothing draws
+        import matplotlib.font_manager  # noqa: F401
+
+
+# -- the fast tier starts no process ----------------------------------------------------------
+
+
+class ProcessStarted(BaseException):
+    """A test not marked e2e tried to start a process. A BaseException, so that code under
+    test that turns a failed start (an OSError) into a verdict cannot swallow it."""
+
+
+# Every way Python starts a process (asyncio and multiprocessing go through these too).
+_STARTERS: tuple[tuple[object, str], ...] = (
+    (subprocess.Popen, "__init__"),
+    (os, "posix_spawn"),
+    (os, "posix_spawnp"),
+    (os, "fork"),
+    (os, "forkpty"),
+    (os, "system"),
+    (os, "execv"),
+    (os, "execve"),
+)
+
+
+def _no_process_started(item: pytest.Item) -> Generator[None, object, object]:
+    """One phase of a test not marked e2e, with every way to start a process refused. The
+    phase fails on an attempt even where the code under test caught the refusal."""
+    if item.get_closest_marker("e2e") is not None:
+        return (yield)
+    attempts: list[str] = []
+
+    def refuse(name: str) -> Callable[..., NoReturn]:
+        def refused(*args: object, **kwargs: object) -> NoReturn:
+            attempts.append(name)
+            raise ProcessStarted(f"{item.nodeid} starts a process ({name}): mark it e2e")
+
+        return refused
+
+    with pytest.MonkeyPatch.context() as patch:
+        for owner, name in _STARTERS:
+            if hasattr(owner, name):
+                label = "subprocess.Popen" if owner is subprocess.Popen else f"os.{name}"
+                patch.setattr(owner, name, refuse(label))
+        result = yield
+    if attempts:
+        raise ProcessStarted(f"{item.nodeid} starts a process ({attempts[0]}): mark it e2e")
+    return result
+
+
+# Setup, call and teardown (fixtures of every scope included): a forgotten marker fails.
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, object, object]:
+    return (yield from _no_process_started(item))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
+    return (yield from _no_process_started(item))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, object, object]:
+    return (yield from _no_process_started(item))

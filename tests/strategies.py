@@ -3,7 +3,7 @@
 ``profiles()`` draws whole profile documents: every rule parameter and every value the
 schema allows (within bounds that keep a game short), in combination, with seat ranges,
 packs and jokers, and a few host options that set rule parameters. Only combinations that
-``jhyap validate`` accepts are drawn; tests/test_rule_model.py checks that it accepts them.
+``jhyap validate`` accepts are drawn; tests/engine/test_rule_model.py checks that it accepts them.
 ``tables()`` adds a seat count, option values and a seed for a game under the profile.
 """
 

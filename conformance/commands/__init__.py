@@ -138,7 +138,7 @@ def profile_with_options(
 
 def exit_statuses(command: str) -> dict[ExitCode, str]:
     """Every exit status ``command`` can return, in order, with its meaning (a command
-    missing from COMMAND_STATUSES gets a bare 0; tests/test_cli.py asks for its entry)."""
+    missing from COMMAND_STATUSES gets a bare 0; tests/cli/test_cli.py asks for its entry)."""
     own = COMMAND_STATUSES.get(command, {ExitCode.OK: "success"})
     statuses = {**own, **COMMON_STATUSES}
     return dict(sorted(statuses.items()))

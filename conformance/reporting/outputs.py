@@ -3,7 +3,7 @@
 A report replaces the last run's report of its kind unasked (as pytest's ``--junitxml``
 does), but never another file: one that does not begin as every report of the kind begins
 is someone's data, replaced only with ``--force`` (as ``export`` and ``record`` refuse any
-existing file without it). tests/test_hardening_files.py checks that each writer's text
+existing file without it). tests/cli/test_output_files.py checks that each writer's text
 begins as its signature says.
 """
 

@@ -2,8 +2,9 @@
 
 Each mutant mishandles one parameter of schema/profile.schema.json under some value, the
 way a port might misread it. ``MUTANTS`` maps its name to the parameter and to the property
-check of tests/test_rule_model.py that must catch it; tests/test_mutants_killed.py applies
-each in turn (``applied``) and asserts that check fails.
+check of tests/engine/test_rule_model.py that must catch it;
+tests/engine/test_rule_mutants_killed.py applies each in turn (``applied``) and asserts that
+check fails.
 """
 
 from __future__ import annotations

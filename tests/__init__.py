@@ -1,0 +1,1 @@
+"""The test suite: one folder per part of the project; shared support at this level."""

@@ -1,0 +1,1 @@
+"""Whole-corpus tests, end to end: the corpus under every ruleset and against every mutant."""

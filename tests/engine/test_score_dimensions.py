@@ -1,0 +1,65 @@
+"""The scoring and game-end dimensions of issue 28 that no shipped profile plays: their
+variants (tests/data/variants/) pass their oracle transcripts as written, and the same
+transcripts fail where the variant's parameter is left at its default."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conformance.cli import main
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.e2e
+
+VARIANTS = ROOT / "tests" / "data" / "variants"
+FAMILY = VARIANTS / "family-transcripts"
+FILES = ("bga-yaniv-lowest-seat-wins-ties.yaml", "yaniv-israel-drop-50-at-multiples.yaml")
+
+
+def _run(profiles: list[Path], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    args = ["run", "-q", "--transcripts", str(FAMILY)]
+    for path in profiles:
+        args += ["--profile", str(path)]
+    status = main(args)
+    return status, capsys.readouterr().out
+
+
+def test_each_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out = _run([VARIANTS / name for name in FILES], capsys)
+    assert status == 0
+    assert out.splitlines()[-1].startswith("== 2 passed as written, 2 passed derived (4 cases)")
+
+
+@pytest.mark.parametrize(
+    ("name", "override", "wrong"),
+    [
+        (
+            FILES[0],
+            "rules: {showdown: {winner_among_lowest: lowest_seat}}",
+            "winner: expected 0, got 2",
+        ),
+        (
+            FILES[1],
+            "rules: {scoring: {cuts: [], drop_at_multiples_of: 50}}",
+            "scores: expected [0, 50], got [0, 100]",
+        ),
+    ],
+)
+def test_the_transcript_fails_without_the_new_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, override: str, wrong: str
+) -> None:
+    text = (VARIANTS / name).read_text("utf-8")
+    assert override in text
+    # The same id, the parameter back at its default: the transcript must now fail as written.
+    default = override.replace(
+        "winner_among_lowest: lowest_seat", "winner_among_lowest: first_after_caller"
+    )
+    default = default.replace("drop_at_multiples_of: 50", "drop_at_multiples_of: null")
+    (tmp_path / name).write_text(text.replace(override, default), "utf-8")
+    others = [VARIANTS / n for n in FILES if n != name]
+    status, out = _run([tmp_path / name, *others], capsys)
+    assert status == 1
+    assert "1 failed as written" in out.splitlines()[-1]
+    assert wrong in out

@@ -1,0 +1,1 @@
+"""Tests of jhyap fuzz: plans, campaigns, shrinking."""

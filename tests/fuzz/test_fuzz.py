@@ -1,0 +1,592 @@
+"""`jhyap fuzz`: seeded plans, the differential driver, shrinking and fuzz transcripts.
+
+The engines run as real subprocesses over the protocol: the reference engine, and broken
+variants of it from tests/mutants/engine.py.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from conformance.commands.run import default_engine, default_engine_env
+from conformance.fuzz import generate as fuzz_generate
+from conformance.fuzz.campaign import fuzz, plan_for
+from conformance.fuzz.config import FuzzConfig
+from conformance.fuzz.counters import RESHUFFLE_COUNTERS
+from conformance.fuzz.driver import (
+    Divergence,
+    compare_answers,
+    compare_raw,
+    state_invariants,
+    step_name,
+)
+from conformance.fuzz.generate import (
+    COUNTERS,
+    RAW_PROBES,
+    GameSpec,
+    generate,
+    random_spec,
+    raw_request,
+    request,
+)
+from conformance.fuzz.writer import (
+    KnownDivergenceError,
+    load_known_divergences,
+    steps_of,
+)
+from conformance.spec.transcript import load_transcript
+from conformance.spec.transcript_profiles import shipped_documents, with_profile_files
+from reference_engine.rules import ReshuffleMoment
+from tests.cli_helpers import jhyap as jhyap_here
+from tests.conftest import ROOT
+
+MUTANT_ENGINE = ROOT / "tests" / "mutants" / "engine.py"
+FUZZ_REPORT_SCHEMA = ROOT / "schema" / "fuzz-report.schema.json"
+PROFILES = ("dashain", "dhumbal", "everestbuzz")
+# libyaml's loader where built: the same data as yaml.safe_load, several times faster on
+# the long transcripts fuzz writes.
+_YAML_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def read_yaml(path: Path) -> Any:
+    """The data of the YAML file ``path`` (what ``yaml.safe_load`` reads)."""
+    return yaml.load(path.read_text("utf-8"), Loader=_YAML_LOADER)
+
+
+def mutant(name: str) -> str:
+    return f"{shlex.quote(sys.executable)} {shlex.quote(str(MUTANT_ENGINE))} {name}"
+
+
+def config(engine: str, **changes: object) -> FuzzConfig:
+    env = default_engine_env()
+    base = FuzzConfig(
+        engine=engine,
+        reference=default_engine(),
+        documents=shipped_documents(),
+        profiles=PROFILES,
+        engine_env=env,
+        reference_env=env,
+        games=12,
+        seed=3,
+    )
+    return replace(base, **changes)  # type: ignore[arg-type]
+
+
+def jhyap(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "conformance", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=default_engine_env(),
+    )
+
+
+def assert_run_fails_then_passes(
+    capsys: pytest.CaptureFixture[str], engine: str, folder: Path, transcript_id: str
+) -> None:
+    """`jhyap run` (in this process: the command's own code, without a Python start-up) of
+    the transcript ``transcript_id`` fails against ``engine`` and passes the reference."""
+    code, out, _ = jhyap_here(
+        capsys, "run", "--engine", engine, "--transcripts", str(folder), "-k", transcript_id
+    )
+    assert code == 1, out
+    code, out, _ = jhyap_here(capsys, "run", "--transcripts", str(folder), "-k", transcript_id)
+    assert code == 0, out
+
+
+# -- plans ----------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("plans_made_afresh")
+def test_the_same_seed_gives_the_same_games() -> None:
+    cfg = config(default_engine())
+    first = [[r.body for r in plan_for(cfg, g).requests] for g in range(9)]
+    again = [[r.body for r in plan_for(cfg, g).requests] for g in range(9)]
+    other = [[r.body for r in plan_for(replace(cfg, seed=4), g).requests] for g in range(9)]
+    assert first == again
+    assert first != other
+    assert [json.loads(p[0])["cmd"] for p in first] == ["start"] * 9
+
+
+def test_a_process_keeps_the_plans_it_asks_to_keep() -> None:
+    documents = shipped_documents()
+    document = documents["dhumbal"]
+    spec = random_spec(documents, "dhumbal", 7)
+    try:
+        fuzz_generate.keep_plans(2)
+        plan = generate(document, spec)
+        assert generate(document, spec) is plan  # the same mapping and spec: kept
+        copy = json.loads(json.dumps(document))
+        other = generate(copy, spec)  # an equal mapping is another profile: made again
+        assert other is not plan and other.requests == plan.requests
+        generate(document, replace(spec, seed=8))  # a third plan: the oldest goes
+        assert generate(document, spec) is not plan
+        fuzz_generate.keep_plans(0)
+        assert generate(document, spec) is not generate(document, spec)
+    finally:
+        fuzz_generate.keep_plans(64)
+
+
+@pytest.mark.e2e
+def test_a_command_keeps_no_plan() -> None:
+    code = "from conformance.fuzz import generate; print(generate._KEPT.size)"
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert found.stdout == "0\n"
+
+
+def test_plans_mix_probes_with_legal_play_and_vary_seats_and_options() -> None:
+    documents = shipped_documents()
+    seats, probes, values, money = set(), 0, set(), set()
+    for game in range(60):
+        spec = random_spec(documents, "dashain", game)
+        plan = generate(documents["dashain"], spec)
+        seats.add(spec.seats)
+        values.add(spec.options["turn_timer"])
+        money.add(spec.options["dollars_per_point"])
+        probes += sum(r.probe for r in plan.requests)
+        assert plan.invariant_problems == ()
+    assert seats == {1, 2, 3, 4, 5, 6, 7}  # min-1 .. max+1
+    # turn_timer has no maximum (0 or more, step 1): its edges, the default, and values
+    # between, up to 100 steps above the minimum or the default, whichever is higher.
+    assert {0, 1, 99, 100} < values
+    assert all(type(v) is int and 0 <= v <= 100 for v in values)
+    # A decimal option travels as a string in plain notation with at least two decimals.
+    assert {"0.01", "0.02", "0.05", "1.04", "1.05"} < money
+    assert all(isinstance(v, str) and re.fullmatch(r"[0-9]+\.[0-9]{2}", v) for v in money)
+    assert probes > 0
+
+
+def test_plans_deal_every_card_of_tables_with_jokers_and_two_packs() -> None:
+    documents = shipped_documents()  # bga-yaniv: two jokers a pack; a second pack as an option
+    sizes, played = set(), 0
+    for game in range(30):
+        spec = random_spec(documents, "bga-yaniv", game)
+        plan = generate(documents["bga-yaniv"], spec)
+        assert plan.invariant_problems == ()
+        deals = [r.message["deck"] for r in plan.requests if r.cmd == "deal" and not r.probe]
+        sizes.update(len(deck) for deck in deals)
+        assert all(deck.count("X") == 2 * len(deck) // 54 for deck in deals)
+        played += plan.coverage["won calls"] + plan.coverage["beaten calls"]
+    assert sizes == {54, 108}
+    assert played > 0
+
+
+def test_a_refused_table_is_a_one_request_plan() -> None:
+    documents = shipped_documents()
+    spec = GameSpec("dhumbal", 7, {}, seed=1)
+    plan = generate(documents["dhumbal"], spec)
+    assert plan.start_error == "invalid_seats"
+    assert [r.cmd for r in plan.requests] == ["start"]
+
+
+def test_raw_line_probes_are_answered_as_the_protocol_says_and_change_nothing() -> None:
+    from reference_engine.errors import JhyapError
+    from reference_engine.profile import resolve
+    from reference_engine.server import Session, decode_request
+
+    document = shipped_documents()["dashain"]
+    resolved = resolve(document)
+    start = {"cmd": "start", "profile": resolved, "options": resolved["option_values"]}
+    mid_hand = generate(document, GameSpec("dashain", 3, {}, seed=5, raw_rate=0.0))
+    deal = next(r for r in mid_hand.requests if r.cmd == "deal")
+    for phase in ("awaiting_deal", "call_or_throw"):
+        session = Session()
+        session.handle({"seq": 0, **start, "seats": 3})
+        if phase == "call_or_throw":
+            session.handle({"seq": 1, **deal.message})
+        assert session.game is not None and session.game.phase.value == phase
+        for kind, probe in RAW_PROBES.items():
+            line, put = raw_request(kind).line(41)
+            before = session.game.state()
+            try:
+                answer = session.handle(decode_request(line.encode("utf-8")))
+            except JhyapError as exc:
+                answer = {"seq": None, "ok": False, "error": {"code": exc.code.value}}
+            code = answer["error"]["code"] if not answer["ok"] else None
+            assert (code in probe.error.split(" or ")) if probe.error else code is None, kind
+            wanted = {"null": None, "echoed": 41, "own": 9007199254740991}[probe.seq]
+            assert answer["seq"] == wanted and put == (41 if probe.seq == "echoed" else None)
+            assert session.game.state() == before, kind
+            assert all(c.startswith("protocol.") for c in probe.clauses)
+    assert len(RAW_PROBES) == 31
+
+
+def test_raw_line_probes_leave_the_games_own_requests_as_they_were() -> None:
+    documents = shipped_documents()
+    kinds: set[str] = set()
+    for game in range(20):
+        spec = random_spec(documents, "dhumbal", game)
+        with_raw = generate(documents["dhumbal"], spec)
+        without = generate(documents["dhumbal"], replace(spec, raw_rate=0.0))
+        assert with_raw.invariant_problems == ()
+        assert [r.body for r in with_raw.requests if r.raw is None] == [
+            r.body for r in without.requests
+        ]
+        raw = [r for r in with_raw.requests if r.raw is not None]
+        assert with_raw.coverage["raw-line probes"] == len(raw)
+        assert without.coverage["raw-line probes"] == 0
+        kinds.update(r.message["kind"] for r in raw)
+    assert spec.raw_rate == 0.03
+    assert len(kinds) > 20
+
+
+def test_a_raw_line_probe_is_sent_compared_and_written_as_a_raw_step() -> None:
+    echoed, no_seq = raw_request("unknown-cmd"), raw_request("no-seq")
+    assert echoed.line(12) == ('{"seq":12,"cmd":"shuffle"}', 12)
+    assert no_seq.line(12) == ('{"cmd":"state"}', None)
+    assert raw_request("not-json").line(12) == ("this is not json", None)
+    assert step_name(echoed.message) == "raw unknown-cmd"
+    refused = {"seq": None, "ok": False, "error": {"code": "bad_request", "message": "x"}}
+    assert compare_raw(refused, None, {**refused, "seq": 0}, None) == ["seq: expected null, got 0"]
+    unknown = {"seq": 12, "ok": False, "error": {"code": "unknown_command", "message": "x"}}
+    # Each side's seq is judged against the line its own client sent.
+    assert compare_raw(unknown, 12, {**unknown, "seq": 30}, 30) == []
+    assert compare_raw(unknown, 12, {**refused, "seq": 30}, 30) == [
+        "error: expected unknown_command, got bad_request"
+    ]
+    assert compare_raw(unknown, 12, {**unknown, "seq": "30"}, 30) == [
+        'seq: expected echoed, got "30"'
+    ]
+    largest = raw_request("seq-largest")
+    start = request({"cmd": "start"})
+    answers = [
+        {"seq": 1, "ok": True, "events": []},
+        {**unknown, "seq": 2},
+        {**refused, "seq": None},
+        {"seq": 9007199254740991, "ok": False, "error": {"code": "invalid_deck", "message": ""}},
+        {"seq": 5, "ok": True, "state": {}},
+    ]
+    extra = raw_request("extra-fields")
+    assert steps_of([start, echoed, no_seq, largest, extra], answers) == [
+        {"raw": {"json": {"cmd": "shuffle"}}, "expect": {"error": "unknown_command"}},
+        {
+            "raw": {"json": {"cmd": "state"}, "add_seq": False},
+            "expect": {"error": "bad_request", "seq": None},
+        },
+        {
+            "raw": {"json": {"seq": 9007199254740991, "cmd": "deal", "deck": ["Ac"]}},
+            "expect": {"error": "invalid_deck", "seq": 9007199254740991},
+        },
+        {"raw": {"json": {"cmd": "state", "colour": "blue", "x-trace": "abc"}}},
+    ]
+
+
+# -- comparing ------------------------------------------------------------------------
+
+
+def test_answers_compare_as_a_replay_would() -> None:
+    act = request({"cmd": "act", "seat": 0, "action": {"type": "call"}})
+    refused = {"ok": False, "error": {"code": "call_over_limit", "message": "x"}}
+    accepted = {"ok": True, "events": [{"type": "called", "seat": 0, "value": 9}]}
+    assert compare_answers(act, refused, refused) == []
+    assert compare_answers(act, refused, accepted) == [
+        "error: expected call_over_limit, got accepted"
+    ]
+    other = {"ok": True, "events": [{"type": "called", "seat": 0, "value": 8}]}
+    assert compare_answers(act, accepted, other) == ["events[0].value: expected 9, got 8"]
+    state = request({"cmd": "state"})
+    hands = {"ok": True, "state": {"hands": [["Ac", "2c"]], "round": 1}}
+    shuffled = {"ok": True, "state": {"hands": [["2c", "Ac"]], "round": 1}}
+    assert compare_answers(state, hands, shuffled) == []  # hands are sets, as in a check
+
+
+def test_state_invariants_catch_lost_cards_and_uneven_transfers() -> None:
+    state = {
+        "phase": "pick",
+        "hands": [["Ac"] * 4, ["2c"] * 5],
+        "offer": ["3c"],
+        "thrown": ["4c"],
+        "deck": ["5c"] * 40,
+        "out_of_play": [],
+        "scores": [5, -4],
+    }
+    assert state_invariants(state, transfer=True) == [
+        "invariant: 51 cards accounted for, not 52",
+        "invariant: transfer scores [5, -4] do not sum to zero",
+    ]
+    assert state_invariants(state, transfer=False) == ["invariant: 51 cards accounted for, not 52"]
+
+
+# -- runs -------------------------------------------------------------------------------
+
+
+@pytest.mark.e2e
+def test_the_reference_against_itself_finds_nothing_and_counts_coverage() -> None:
+    result = fuzz(config(default_engine(), games=15, jobs=2))
+    assert result.finding is None
+    assert result.games == 15
+    assert result.requests > 500
+    assert sum(s.games for s in result.stats.values()) == 15
+    reached = {name for s in result.stats.values() for name in s.coverage}
+    assert reached <= set(COUNTERS)
+    assert "won calls" in reached
+    # Raw-line probes included: the reference answers them as its model does.
+    assert sum(s.coverage["raw-line probes"] for s in result.stats.values()) > 10
+
+
+@pytest.mark.e2e
+def test_a_declared_reading_is_fuzzed_as_its_own_profile(tmp_path: Path) -> None:
+    # The mutant plays EverestBuzz's other reshuffle reading: it diverges from the base
+    # profile, and agrees with the reference once it declares that reading.
+    declared = tmp_path / "next-draw.yaml"
+    declared.write_text(
+        "profile_format: 1\nid: next-draw\nextends: everestbuzz\n"
+        "readings:\n  reshuffle: next_draw\n"
+    )
+    documents, ids = with_profile_files(shipped_documents(), [str(declared)])
+    engine = mutant("everestbuzz_reshuffle_at_next_draw")
+    base = fuzz(config(engine, documents=documents, profiles=("everestbuzz",), games=20))
+    assert base.finding is not None
+    assert base.finding.found.signature.startswith("everestbuzz ")
+    under_reading = fuzz(config(engine, documents=documents, profiles=tuple(ids), games=20))
+    assert ids == ["next-draw"]
+    assert under_reading.finding is None
+    at_next_draw = RESHUFFLE_COUNTERS[ReshuffleMoment.WHEN_DRAW_FINDS_DECK_EMPTY]
+    assert under_reading.stats["next-draw"].coverage[at_next_draw] > 0
+
+
+@pytest.mark.parametrize(
+    ("name", "signature"),
+    [
+        ("deal_in_blocks", "dashain deal: events dealt.hands"),
+        ("refusal_changes_state", "check: state turns_taken"),
+        ("two_card_runs", "throw: expected illegal_throw, got accepted"),
+    ],
+)
+@pytest.mark.e2e
+def test_a_broken_engine_is_caught_and_shrunk_to_a_failing_transcript(
+    name: str, signature: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = fuzz(config(mutant(name), games=40, out=tmp_path, shrink_budget=8000))
+    finding = next(f for f in result.findings if signature in f.found.signature)
+    assert finding.transcript is not None
+    assert finding.verified_ok, finding.verified
+    steps = finding.data["steps"]
+    assert 1 <= len(steps) <= 30
+    transcript = load_transcript(finding.transcript)
+    assert transcript.kind == "fuzz"
+    assert transcript.raw["fuzz"]["signature"] == finding.shrunk.divergence.signature
+    # `jhyap run` on the written transcript: fails against the mutant, passes against
+    # the reference.
+    assert_run_fails_then_passes(capsys, mutant(name), tmp_path, transcript.id)
+
+
+@pytest.mark.parametrize(
+    ("name", "game", "index", "signature", "kind", "step"),
+    [
+        (
+            "non_json_seq_zero",
+            0,
+            68,
+            "dashain raw truncated-json: seq expected null, got 0",
+            "protocol",
+            {
+                "raw": {"text": '{"seq":3,"cmd":"state"'},
+                "expect": {"error": "bad_request", "seq": None},
+            },
+        ),
+        (
+            "unknown_command_bad_request",
+            5,
+            12,
+            "everestbuzz raw cmd-wrong-case: expected unknown_command, got bad_request",
+            "refusal",
+            {"raw": {"json": {"cmd": "STATE"}}, "expect": {"error": "unknown_command"}},
+        ),
+        (
+            "string_seq_echoed",
+            11,
+            828,
+            'everestbuzz raw seq-string: seq expected null, got "7"',
+            "protocol",
+            {
+                "raw": {"json": {"seq": "7", "cmd": "state"}},
+                "expect": {"error": "bad_request", "seq": None},
+            },
+        ),
+    ],
+)
+@pytest.mark.e2e
+def test_an_engine_mishandling_raw_lines_is_caught_with_a_raw_step_transcript(
+    name: str,
+    game: int,
+    index: int,
+    signature: str,
+    kind: str,
+    step: object,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    result = fuzz(config(mutant(name), games=40, out=tmp_path))
+    # Each profile's answer to the line is its own class: the one of this profile.
+    finding = next(f for f in result.findings if f.found.signature == signature)
+    assert finding.transcript is not None
+    assert (finding.game, finding.found.index) == (game, index)
+    assert (finding.found.signature, finding.found.kind) == (signature, kind)
+    assert finding.shrunk.divergence.signature == signature
+    assert finding.shrunk.divergence.index == 1  # the start, then the line
+    assert finding.verified_ok, finding.verified
+    data = read_yaml(finding.transcript)
+    assert data["steps"] == [step]
+    assert data["clauses"] == list(RAW_PROBES[signature.split()[2].rstrip(":")].clauses)
+    assert_run_fails_then_passes(capsys, mutant(name), tmp_path, data["id"])
+
+
+@pytest.mark.usefixtures("plans_made_afresh")
+@pytest.mark.e2e
+def test_shrinking_is_deterministic_for_a_seed(tmp_path: Path) -> None:
+    # A budget the shrink runs out of (800 requests: 11 steps left of the game, where 3,000
+    # shrink it to 2): the same seed stops at the same transcript too. A shrink that ends
+    # of itself is in test_a_broken_engine_is_caught_and_shrunk_to_a_failing_transcript.
+    written = []
+    for attempt in ("a", "b"):
+        cfg = config(mutant("two_card_runs"), games=40, out=tmp_path / attempt, shrink_budget=800)
+        result = fuzz(cfg)
+        assert result.finding is not None and result.finding.transcript is not None
+        data = read_yaml(result.finding.transcript)
+        assert str(tmp_path / attempt) in data["fuzz"].pop("replay")
+        written.append(data)
+    assert written[0] == written[1]
+    assert written[0]["steps"]
+
+
+@pytest.mark.e2e
+def test_a_start_divergence_becomes_a_start_error_transcript(tmp_path: Path) -> None:
+    result = fuzz(config(mutant("one_seat_too_many"), games=3, seats=7, out=tmp_path))
+    finding = result.finding
+    assert finding is not None and finding.transcript is not None
+    data = read_yaml(finding.transcript)
+    assert data["start_error"] == "invalid_seats"
+    assert data["seats"] == 7
+    assert "steps" not in data
+    assert finding.verified_ok, finding.verified
+
+
+# -- the command --------------------------------------------------------------------------
+
+
+@pytest.mark.e2e
+def test_the_command_reports_a_divergence_with_exit_1(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    result = jhyap(
+        "fuzz", "--engine", mutant("deal_in_blocks"), "--games", "3", "--out",
+        str(tmp_path / "found"), "--json", str(report),
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    # Every shipped profile in turn, in the order of their ids: game 0 is the first one;
+    # each profile's deal is its own divergence class, each reported.
+    assert "DIVERGED in game 0 (alankar-dhumbal)" in result.stdout
+    assert "3 distinct divergence(s)" in result.stdout
+    data = json.loads(report.read_text("utf-8"))
+    jsonschema.validate(data, json.loads(FUZZ_REPORT_SCHEMA.read_text("utf-8")))
+    assert (data["format"], data["format_version"]) == ("jhyap-fuzz-report", 1)
+    assert data["command"][:2] == ["jhyap", "fuzz"]
+    assert data["exit_status"] == 1
+    assert [d["signature"] for d in data["divergences"]] == [
+        f"{p} deal: events dealt.hands" for p in ("alankar-dhumbal", "bga-yaniv", "dashain")
+    ]
+    assert all(d["verified"] for d in data["divergences"])
+    assert all(Path(d["transcript"]).exists() for d in data["divergences"])
+
+
+@pytest.mark.e2e
+def test_a_known_divergence_does_not_fail_the_run(tmp_path: Path) -> None:
+    known = tmp_path / "known.yaml"
+    known.write_text(
+        "- signature: '* deal: events dealt.hands'\n"
+        "  clause: dashain.deal.order\n"
+        "  reason: we deal in blocks on purpose\n"
+    )
+    result = jhyap(
+        "fuzz", "--engine", mutant("deal_in_blocks"), "--games", "3", "--profile", "dashain",
+        "--known-divergences", str(known), "--out", str(tmp_path / "found"),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "known divergence (" in result.stdout
+    assert "games): dashain deal: events dealt.hands" in result.stdout
+    assert not (tmp_path / "found").exists()
+
+
+@pytest.mark.e2e
+def test_an_unusable_engine_exits_2(tmp_path: Path) -> None:
+    result = jhyap("fuzz", "--engine", str(tmp_path / "no-such-engine"), "--games", "1")
+    assert result.returncode == 2
+    assert "the engine is unusable" in result.stderr
+
+
+@pytest.mark.e2e
+def test_a_bad_known_divergences_file_exits_2(tmp_path: Path) -> None:
+    known = tmp_path / "known.yaml"
+    known.write_text("- {signature: x}\n")
+    with pytest.raises(KnownDivergenceError, match="entry 1: reason must say why"):
+        load_known_divergences(known)
+    result = jhyap("fuzz", "--games", "1", "--known-divergences", str(known))
+    assert result.returncode == 2
+    assert "entry 1: reason must say why it is accepted" in result.stderr
+
+
+def test_divergence_signatures_do_not_name_seeds() -> None:
+    found = Divergence(3, "refusal", "dhumbal call: expected a, got b", (), None, None)
+    assert "seed" not in found.signature and found.describe().endswith("(refusal)")
+
+
+# -- the pytest route -----------------------------------------------------------------------
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.mark.e2e
+def test_the_pytest_route_adds_a_fuzz_item(
+    pytester: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.harness.test_pytest_plugin import DATA, plugin_args
+
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    found = tmp_path / "found"
+
+    def session(engine: str) -> pytest.RunResult:
+        return pytester.runpytest(
+            *plugin_args(), "-p", "no:cacheprovider", f"--jhyap-engine={engine}",
+            f"--jhyap-transcripts={DATA}", "--jhyap-fuzz-games=2", f"--jhyap-fuzz-out={found}",
+            "-k", "fuzz",
+        )  # fmt: skip
+
+    broken = session(mutant("deal_in_blocks"))
+    broken.assert_outcomes(failed=1, deselected=5)
+    broken.stdout.fnmatch_lines(
+        ["*DIVERGED in game 0 (alankar-dhumbal)*", "*transcript: *kind fuzz*"]
+    )
+    session(default_engine()).assert_outcomes(passed=1, deselected=5)
+
+
+@pytest.mark.e2e
+def test_a_report_on_standard_output_leaves_the_text_on_standard_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `--json -` is standard output, as for run, coverage, simulate and merge: not a file
+    # named "-" in the folder the command ran in.
+    monkeypatch.chdir(tmp_path)
+    found = str(tmp_path / "found")
+    code, out, err = jhyap_here(
+        capsys, "fuzz", "--games", "2", "--profile", "dhumbal", "--out", found, "--json", "-"
+    )
+    assert code == 0, err
+    data = json.loads(out)
+    jsonschema.validate(data, json.loads(FUZZ_REPORT_SCHEMA.read_text("utf-8")))
+    assert (data["format"], data["exit_status"], data["games"]) == ("jhyap-fuzz-report", 0, 2)
+    assert err.splitlines()[0].startswith("jhyap fuzz: ")
+    assert err.splitlines()[-1] == "no divergence"
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

@@ -1,0 +1,262 @@
+"""`jhyap fuzz` as a campaign: every divergence class in one run, shrinking within the
+run's time, transcripts that always replay, response schema checks, coverage steering.
+
+The engines run as real subprocesses: the reference engine, the mutants of
+tests/mutants/engine.py and fake engines of tests/fake_engines/.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from conformance.commands.run import default_engine
+from conformance.fuzz.campaign import fuzz, plan_for
+from conformance.fuzz.config import FuzzConfig
+from conformance.fuzz.counters import AT_THRESHOLD, CUTS, SEVERAL_LOWEST, applicable_counters
+from conformance.fuzz.driver import SCHEMA
+from conformance.fuzz.verify import replay_file
+from conformance.harness.inprocess import ReferenceClient
+from conformance.harness.outcome import PASSED
+from conformance.harness.replay import replay
+from conformance.spec.transcript import check_transcript_file, load_transcript
+from conformance.spec.transcript_profiles import shipped_documents
+from reference_engine.profile import resolve
+from tests.conftest import ROOT
+from tests.fuzz.test_fuzz import config, jhyap, mutant, read_yaml
+from tests.mutants.engine import MUTANTS
+
+FAKE = ROOT / "tests" / "fake_engines"
+EVERY_PROFILE = tuple(sorted(shipped_documents()))
+
+
+def fake(name: str) -> str:
+    return f"{shlex.quote(sys.executable)} {shlex.quote(str(FAKE / f'{name}.py'))}"
+
+
+def quick(engine: str, out: Path, **changes: object) -> FuzzConfig:
+    """A short campaign: one game a profile, shrinking cut short."""
+    base = config(
+        engine,
+        profiles=EVERY_PROFILE,
+        games=len(EVERY_PROFILE),
+        out=out,
+        shrink_budget=3000,
+        shrink_grace=2.0,
+        max_findings=4,
+    )
+    return replace(base, **changes)  # type: ignore[arg-type]
+
+
+def assert_keeps_its_promise(cfg: FuzzConfig, path: Path) -> None:
+    """The file validates, fails against the engine and passes against the reference,
+    under the profile it is filed under."""
+    assert check_transcript_file(path, cfg.documents) == [], path
+    data = read_yaml(path)
+    (profile,) = data["profiles"]
+    assert data["fuzz"]["signature"].startswith(f"{profile} ")
+    # The reference in this process (the fuzzer's own check replayed it over the pipe, on a
+    # fresh process: verified_ok); the engine on a fresh process of its own.
+    transcript = load_transcript(path, cfg.documents)
+    client = ReferenceClient()
+    resolved = resolve(cfg.documents[profile], transcript.options)
+    reference = replay(client, client.handshake(), transcript, profile, resolved)
+    engine = replay_file(cfg.engine, cfg.engine_env, path, cfg.documents, profile)
+    assert reference.status == PASSED, (path, reference.reason)
+    assert engine.status != PASSED, path
+
+
+@pytest.mark.parametrize("name", sorted(MUTANTS))
+@pytest.mark.e2e
+def test_every_transcript_fuzz_writes_keeps_its_promise(name: str, tmp_path: Path) -> None:
+    cfg = quick(mutant(name), tmp_path)
+    result = fuzz(cfg)
+    written = sorted(tmp_path.glob("*.yaml"))
+    assert [f.transcript for f in result.findings if f.transcript] == written
+    for finding in result.findings:
+        assert finding.verified_ok, finding.verified
+        assert finding.profile == finding.shrunk.plan.profile
+        assert finding.shrunk.divergence.signature == finding.found.signature
+    for path in written:
+        assert_keeps_its_promise(cfg, path)
+
+
+@pytest.mark.e2e
+def test_a_mutant_diverging_everywhere_writes_a_transcript_keeping_its_promise_per_profile(
+    tmp_path: Path,
+) -> None:
+    # The per-mutant test above stops at 4 classes: here every profile gets its file (two
+    # packs, jokers, fixed rounds, transfers), each filed under the profile it diverges in.
+    cfg = quick(mutant("deal_in_blocks"), tmp_path, max_findings=len(EVERY_PROFILE))
+    result = fuzz(cfg)
+    assert sorted(f.profile for f in result.findings) == list(EVERY_PROFILE)
+    assert [f.verified for f in result.findings if not f.verified_ok] == []
+    written = sorted(tmp_path.glob("*.yaml"))
+    assert len(written) == len(EVERY_PROFILE)
+    for path in written:
+        assert_keeps_its_promise(cfg, path)
+
+
+@pytest.mark.e2e
+def test_tables_of_two_packs_and_jokers_are_written_with_their_deck(tmp_path: Path) -> None:
+    # yaniv-israel plays two packs of 54 cards from four seats.
+    cfg = quick(mutant("deal_in_blocks"), tmp_path, profiles=("yaniv-israel",), games=1, seats=4)
+    result = fuzz(cfg)
+    (finding,) = result.findings
+    assert finding.transcript is not None
+    data = read_yaml(finding.transcript)
+    assert data["deck"] == {"packs": 2, "jokers": 2}
+    assert_keeps_its_promise(cfg, finding.transcript)
+
+
+@pytest.mark.e2e
+def test_one_run_reports_both_planted_bugs(tmp_path: Path) -> None:
+    # A total exactly at the threshold and a tie-break among several lowest hands: both
+    # on branches the steering aims at.
+    cfg = config(
+        fake("two_bugs"),
+        profiles=("dhumbal",),
+        games=40,
+        seed=0,
+        jobs=2,
+        out=tmp_path,
+        shrink_budget=4000,
+        shrink_grace=4.0,
+    )
+    result = fuzz(cfg)
+    found = {f.found.signature for f in result.findings}
+    assert "dhumbal call: events round_ended.winner" in found
+    assert any("round_ended.eliminated" in s for s in found), found
+    assert all(f.verified_ok for f in result.findings)
+
+
+@pytest.mark.e2e
+def test_a_field_neither_defined_nor_x_fails_the_schema_check(tmp_path: Path) -> None:
+    cfg = quick(fake("unknown_fields"), tmp_path, profiles=("dhumbal",), games=2)
+    result = fuzz(cfg)
+    (finding,) = result.findings
+    assert finding.found.kind == SCHEMA
+    assert finding.found.signature.startswith("dhumbal deal: schema event.schema.json#")
+    assert finding.verified_ok, finding.verified
+    assert finding.transcript is not None  # filed under its own class (once: protocol)
+    assert read_yaml(finding.transcript)["fuzz"]["class"] == SCHEMA
+    # Switched off, as `jhyap run --no-validate-protocol` does: the engine is otherwise right.
+    assert fuzz(replace(cfg, check_schema=False, out=tmp_path / "off")).findings == []
+    # Vendor fields (x-) are allowed.
+    assert fuzz(quick(fake("vendor_fields"), tmp_path / "x", profiles=("dhumbal",))).findings == []
+
+
+@pytest.mark.e2e
+def test_time_bounds_the_whole_run_shrinking_included(tmp_path: Path) -> None:
+    cfg = config(
+        fake("two_bugs"), profiles=("dhumbal",), games=None, seconds=8.0, jobs=2, out=tmp_path
+    )
+    result = fuzz(cfg)
+    # The checks of a transcript found just before the end may run past it a little.
+    assert result.seconds < 8.0 + 6.0
+    assert result.findings
+    for finding in result.findings:
+        assert finding.shrink_seconds <= finding.find_seconds + cfg.shrink_grace + 2.0
+
+
+@pytest.mark.e2e
+def test_a_known_divergence_is_counted_and_the_run_goes_on(tmp_path: Path) -> None:
+    from conformance.fuzz.writer import KnownDivergence
+
+    known = (KnownDivergence("dhumbal call: events round_ended.winner", "planted"),)
+    cfg = config(
+        fake("two_bugs"),
+        profiles=("dhumbal",),
+        games=40,
+        seed=0,
+        jobs=2,
+        out=tmp_path,
+        known=known,
+        shrink_budget=2000,
+        shrink_grace=2.0,
+    )
+    result = fuzz(cfg)
+    assert result.known_hits["dhumbal call: events round_ended.winner"] >= 1
+    assert all(f.found.signature != known[0].signature for f in result.findings)
+    assert result.games == 40
+
+
+@pytest.mark.e2e
+def test_max_findings_caps_the_run(tmp_path: Path) -> None:
+    cfg = quick(mutant("deal_in_blocks"), tmp_path, max_findings=2)
+    result = fuzz(cfg)
+    assert len(result.findings) == 2 and result.capped
+    assert len(list(tmp_path.glob("*.yaml"))) == 2
+
+
+@pytest.mark.e2e
+def test_coverage_counts_only_what_a_game_reached_before_it_diverged(tmp_path: Path) -> None:
+    result = fuzz(quick(mutant("deal_in_blocks"), tmp_path, profiles=("dhumbal",), games=3))
+    # Every game diverges at its first deal: nothing after it is counted.
+    assert sum(result.stats["dhumbal"].coverage.values()) == 0
+    assert result.repeats["dhumbal deal: events dealt.hands"] == 2
+
+
+@pytest.mark.parametrize("profile", ["dhumbal", "bga-yaniv", "everestbuzz"])
+def test_steering_reaches_the_rare_counters(profile: str) -> None:
+    # The campaign's own loop without engines: each game aimed at what the games before
+    # it left at zero.
+    cfg = config(default_engine(), profiles=(profile,))
+    possible = applicable_counters(cfg.documents[profile])
+    coverage: Counter[str] = Counter()
+    for game in range(150):
+        missing = tuple(c for c in possible if not coverage[c])
+        if not missing:
+            break
+        coverage.update(plan_for(cfg, game, missing).coverage)
+    assert [c for c in possible if not coverage[c]] == []
+    rare = {SEVERAL_LOWEST, AT_THRESHOLD, CUTS} & set(possible)
+    assert rare and all(coverage[c] for c in rare)
+
+
+@pytest.mark.e2e
+def test_rerun_and_replay_commands_carry_engine_env(tmp_path: Path) -> None:
+    cfg = quick(
+        mutant("deal_in_blocks"),
+        tmp_path,
+        profiles=("dhumbal",),
+        games=1,
+        engine_env_items=("JHYAP_TRACE=1",),
+    )
+    (finding,) = fuzz(cfg).findings
+    assert "--engine-env JHYAP_TRACE=1" in finding.data["fuzz"]["rerun"]
+    assert "--engine-env JHYAP_TRACE=1" in finding.data["fuzz"]["replay"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--time", "nan"], "--time"),
+        (["--time", "inf"], "--time"),
+        (["--max-findings", "0"], "--max-findings"),
+        (["--jobs", "0"], "--jobs"),
+        (["--engine-env", "1BAD"], "--engine-env"),
+    ],
+)
+@pytest.mark.e2e
+def test_numbers_and_names_are_checked_up_front(args: list[str], message: str) -> None:
+    result = jhyap("fuzz", "--games", "1", *args)
+    assert result.returncode == 2, result.stdout
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.e2e
+def test_out_naming_a_file_is_refused_before_fuzzing(tmp_path: Path) -> None:
+    taken = tmp_path / "a-file"
+    taken.write_text("keep me\n", "utf-8")
+    result = jhyap("fuzz", "--engine", mutant("deal_in_blocks"), "--out", str(taken))
+    assert result.returncode == 2
+    assert "--out" in result.stderr
+    assert taken.read_text("utf-8") == "keep me\n"

@@ -1,0 +1,134 @@
+"""hello.supports.state_fields (protocol 1.1): the harness compares only the state fields
+an engine reports, and lists every check it could not make, never passing it in silence."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lxml import etree
+
+from conformance import cli
+from conformance.harness.client import EngineInfo
+from conformance.harness.response_schemas import schema_problems
+from conformance.harness.state_fields import (
+    STATE_FIELDS,
+    anything_checked,
+    not_checked,
+    reported_fields,
+    unreported_dropped,
+)
+from conformance.spec.transcript import load_transcript
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data" / "transcripts"
+FAKE = shlex.join([sys.executable, str(ROOT / "tests" / "fake_engines" / "few_state_fields.py")])
+FIELDS = frozenset({"phase", "to_act", "hands", "scores"})  # what the fake engine reports
+ONLY_CHECKS = """\
+id: only-checks
+title: Only a checkpoint, of fields the fake engine does not report
+kind: oracle
+profiles: [dhumbal]
+seats: 2
+clauses: [dhumbal.cards.hand-value]
+steps:
+  - check: {deck: [], out_of_play: []}
+"""
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    folder = tmp_path / "transcripts"
+    folder.mkdir()
+    for name in ("harness-pass-run-ends", "harness-check-fails"):
+        shutil.copy(DATA / f"{name}.yaml", folder)
+    (folder / "only-checks.yaml").write_text(ONLY_CHECKS)
+    return folder
+
+
+def _run(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, corpus: Path, engine: str
+) -> tuple[int, list[str], Any, Any]:
+    report, junit = tmp_path / "r.json", tmp_path / "r.xml"
+    argv = ["run", "--engine", engine, "--transcripts", str(corpus), "--json", str(report)]
+    code = cli.main([*argv, "--junit", str(junit)])
+    out = capsys.readouterr().out
+    return code, out.splitlines(), json.loads(report.read_text()), etree.parse(str(junit)).getroot()
+
+
+@pytest.mark.e2e
+def test_unreported_fields_are_listed_as_not_checked(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, corpus: Path
+) -> None:
+    code, lines, report, junit = _run(capsys, tmp_path, corpus, FAKE)
+    assert code == 1  # harness-check-fails still fails on the field the engine reports
+    results = {r["id"]: r for r in report["results"]}
+    assert {k: (r["outcome"], r["not_checked"]) for k, r in results.items()} == {
+        "harness-check-fails": ("failed", ["step 2 (line 14): hand_values"]),
+        "harness-pass-run-ends": ("passed", ["step 4 (line 22): offer, pickable"]),
+        "only-checks": ("not_checked", ["step 1 (line 8): deck, out_of_play"]),
+    }
+    assert results["harness-check-fails"]["failure"]["expected"] == {
+        "hands": {"1": ["Kc", "Kd", "Kh", "Ks", "Qd"]},
+        "to_act": 0,
+    }
+    summary = report["summary"]
+    assert (summary["passed"], summary["failed"], summary["not_checked"]) == (1, 1, 1)
+    assert summary["checks_not_checked"] == 5
+    at = lines.index(
+        "not checked (state fields the engine does not report): 5 checks in 3 cases, "
+        "1 of them with no check made:"
+    )
+    assert lines[at + 1 : at + 5] == [
+        "  hand_values 1, offer 1, pickable 1, deck 1, out_of_play 1",
+        "  harness-check-fails [dhumbal]: step 2 (line 14): hand_values",
+        "  harness-pass-run-ends [dashain]: step 4 (line 22): offer, pickable",
+        "  only-checks [dhumbal]: step 1 (line 8): deck, out_of_play",
+    ]
+    assert lines[-1].startswith("== 1 passed, 1 failed, 1 not checked (3 cases) in ")
+    cases = {c.get("name"): c for c in junit.iter("testcase")}
+    assert cases["only-checks"].find("skipped").get("message") == (
+        "not checked (state fields the engine does not report): step 1 (line 8): deck, out_of_play"
+    )
+    assert cases["harness-pass-run-ends"].findtext("system-out") == (
+        "not checked (state fields the engine does not report): step 4 (line 22): offer, pickable"
+    )
+    assert junit.find("testsuite").get("skipped") == "1"
+
+
+@pytest.mark.e2e
+def test_an_engine_reporting_every_field_has_everything_checked(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, corpus: Path
+) -> None:
+    engine = shlex.join([sys.executable, "-m", "reference_engine.server"])
+    _, lines, report, _ = _run(capsys, tmp_path, corpus, engine)
+    outcomes = {r["id"]: (r["outcome"], r["not_checked"]) for r in report["results"]}
+    assert outcomes["only-checks"] == ("passed", [])
+    assert outcomes["harness-pass-run-ends"] == ("passed", [])
+    assert report["summary"]["checks_not_checked"] == 0
+    assert not any(line.startswith("not checked") for line in lines)
+
+
+def test_what_is_checked_is_decided_from_the_transcript(corpus: Path) -> None:
+    only = load_transcript(corpus / "only-checks.yaml")
+    passing = load_transcript(corpus / "harness-pass-run-ends.yaml")
+    assert not_checked(only, None) == () and anything_checked(only, None)
+    assert not anything_checked(only, FIELDS)
+    assert anything_checked(only, FIELDS | {"deck"})  # one field of the check is made
+    assert anything_checked(passing, frozenset())  # its actions are checks, whatever the state
+    info = EngineInfo({}, "1.1", {"commands": [], "state_fields": ["phase", "deck"]})
+    assert reported_fields(info) == frozenset({"phase", "deck"})
+    assert reported_fields(EngineInfo({}, "1.1", {})) is None
+
+
+def test_a_declared_field_is_still_required_by_the_schema() -> None:
+    state = {"phase": "awaiting_deal", "hands": [[], []]}
+    problems = schema_problems("state", {"seq": 1, "ok": True, "state": state})
+    kept = unreported_dropped(problems, frozenset({"phase", "hands", "to_act"}))
+    assert kept == ["state.schema.json#/required: 'to_act' is a required property (at $.state)"]
+    assert len(unreported_dropped(problems, None)) == len(STATE_FIELDS) - 2

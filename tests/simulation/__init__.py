@@ -1,0 +1,1 @@
+"""Tests of simulate: policies, figures, shards and the cluster."""

@@ -1,0 +1,98 @@
+"""The suite keeps to itself: the jhyap cache it uses is in the run's pytest temporary folder
+(never the user's), for this process and every process a test starts; and a test not marked
+e2e that starts a process fails (tests/conftest.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance.spec import filecache
+from tests.conftest import PRIVATE_HOME, ROOT
+
+pytest_plugins = ["pytester"]
+
+
+def run_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The run's own temporary folder (above the xdist workers' own folders)."""
+    base = tmp_path_factory.getbasetemp().resolve()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def test_the_cache_the_code_resolves_is_the_runs_own(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    folder = filecache.cache_dir()
+    assert folder is not None
+    assert folder.resolve() == run_folder(tmp_path_factory) / "private-cache" / "jhyap"
+    assert Path(os.environ["XDG_CACHE_HOME"]).resolve() == folder.resolve().parent
+    assert os.environ[PRIVATE_HOME] == str(folder.parent)
+
+
+def test_without_jhyap_cache_dir_the_cache_is_still_the_runs_own(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("JHYAP_CACHE_DIR")  # the XDG fallback is the run's folder too
+    folder = filecache.cache_dir()
+    assert folder is not None
+    assert folder.resolve() == run_folder(tmp_path_factory) / "private-cache" / "jhyap"
+
+
+@pytest.mark.e2e
+def test_a_process_a_test_starts_resolves_the_same_cache() -> None:
+    code = "from conformance.spec.filecache import cache_dir; print(cache_dir())"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    assert done.stdout == f"{filecache.cache_dir()}\n"
+
+
+GUARDED = """
+import subprocess
+
+import pytest
+
+
+def test_unmarked_starts_a_process():
+    subprocess.run(["true"])
+
+
+def test_unmarked_hides_the_refusal():
+    try:
+        subprocess.run(["true"])
+    except BaseException:
+        pass
+
+
+@pytest.mark.e2e
+def test_marked_starts_a_process():
+    assert subprocess.run(["true"]).returncode == 0
+"""
+
+
+# The suite's own guard, with the marker registered as pyproject.toml does.
+GUARD = """
+from tests.conftest import pytest_runtest_call, pytest_runtest_setup, pytest_runtest_teardown
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "e2e: starts a process")
+"""
+
+
+@pytest.mark.e2e  # its own marked test starts a process, in this process
+def test_a_test_not_marked_e2e_fails_when_it_starts_a_process(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(GUARD)
+    pytester.makepyfile(test_guarded=GUARDED)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--strict-markers")
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*test_unmarked_starts_a_process starts a process (subprocess.Popen): mark it e2e",
+            "*test_unmarked_hides_the_refusal starts a process (subprocess.Popen): mark it e2e",
+        ]
+    )
