@@ -11,7 +11,7 @@ from functools import cache
 from typing import Any
 
 import pytest
-from conformance.spec.selection import shipped_documents
+from conformance.spec.transcript_profiles import shipped_documents
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
