@@ -204,9 +204,9 @@ PRIVATE_HOME = "JHYAP_TESTS_PRIVATE_CACHE"
 
 @pytest.hookimpl(trylast=True)  # after the tmp_path plugin's: its factory is needed
 def pytest_configure(config: pytest.Config) -> None:
-    """Point the jhyap cache (and the XDG cache it falls back to) at a folder of this run's
-    pytest temporary folder, before anything is collected: collecting loads the corpus, and
-    every process a test starts inherits the environment."""
+    """Point the jhyap cache (and the XDG cache and the home folder it falls back to) at a
+    folder of this run's pytest temporary folder, before anything is collected: collecting
+    loads the corpus, and every process a test starts inherits the environment."""
     folder = os.environ.get(PRIVATE_HOME)
     if folder is None or not os.environ.get("PYTEST_XDIST_WORKER"):
         base = config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
@@ -214,6 +214,11 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ[PRIVATE_HOME] = folder
     os.environ["JHYAP_CACHE_DIR"] = str(Path(folder) / "jhyap")
     os.environ["XDG_CACHE_HOME"] = folder
+    # And HOME: an engine gets a minimal environment (conformance/harness/sandbox.py) that
+    # keeps HOME but not the two above, and would find ~/.cache/jhyap.
+    home = Path(folder) / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    os.environ["HOME"] = str(home)
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         _list_fonts()
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance.harness.sandbox import engine_environment
 from conformance.spec import filecache
 from tests.conftest import PRIVATE_HOME, ROOT
 
@@ -40,6 +41,26 @@ def test_without_jhyap_cache_dir_the_cache_is_still_the_runs_own(
     folder = filecache.cache_dir()
     assert folder is not None
     assert folder.resolve() == run_folder(tmp_path_factory) / "private-cache" / "jhyap"
+    monkeypatch.delenv("XDG_CACHE_HOME")  # and so is the home folder's
+    folder = filecache.cache_dir()
+    assert folder is not None
+    home = run_folder(tmp_path_factory) / "private-cache" / "home"
+    assert folder.resolve() == home / ".cache" / "jhyap"
+
+
+@pytest.mark.e2e
+def test_an_engine_with_its_minimal_environment_resolves_a_cache_of_the_run() -> None:
+    code = "from conformance.spec.filecache import cache_dir; print(cache_dir())"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+        env={**engine_environment(), "PYTHONPATH": str(ROOT)},
+    )
+    assert done.stdout == f"{Path(os.environ['HOME']) / '.cache' / 'jhyap'}\n"
+    assert Path(os.environ["HOME"]).resolve().parent == Path(os.environ[PRIVATE_HOME]).resolve()
 
 
 @pytest.mark.e2e
