@@ -13,8 +13,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any, NoReturn
 
+import hypothesis
 import pytest
 import yaml
+from hypothesis.database import DirectoryBasedExampleDatabase
 
 from conformance.fuzz import generate
 from conformance.spec import transcript
@@ -219,6 +221,12 @@ def pytest_configure(config: pytest.Config) -> None:
     home = Path(folder) / "home"
     home.mkdir(parents=True, exist_ok=True)
     os.environ["HOME"] = str(home)
+    # Hypothesis keeps its examples there too, not in the checkout's .hypothesis/.
+    hypothesis.settings.register_profile(
+        "jhyap-suite",
+        database=DirectoryBasedExampleDatabase(str(Path(folder) / "hypothesis")),
+    )
+    hypothesis.settings.load_profile("jhyap-suite")
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         _list_fonts()
 
