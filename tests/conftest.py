@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 import hypothesis
 import pytest
 import yaml
+from hypothesis.configuration import set_hypothesis_home_dir
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from conformance.fuzz import generate
@@ -221,10 +222,11 @@ def pytest_configure(config: pytest.Config) -> None:
     home = Path(folder) / "home"
     home.mkdir(parents=True, exist_ok=True)
     os.environ["HOME"] = str(home)
-    # Hypothesis keeps its examples there too, not in the checkout's .hypothesis/.
+    # Hypothesis keeps its examples and caches there too, not in the checkout's .hypothesis/.
+    set_hypothesis_home_dir(str(Path(folder) / "hypothesis"))
     hypothesis.settings.register_profile(
         "jhyap-suite",
-        database=DirectoryBasedExampleDatabase(str(Path(folder) / "hypothesis")),
+        database=DirectoryBasedExampleDatabase(str(Path(folder) / "hypothesis" / "examples")),
     )
     hypothesis.settings.load_profile("jhyap-suite")
     if not os.environ.get("PYTEST_XDIST_WORKER"):
