@@ -13,7 +13,7 @@ The hooks, in the order a hand calls them (cards are protocol names, seats proto
 ``begin_game(rules, seats)``
     A table opens; ``rules`` is the resolved profile's ``rules``.
 ``begin_hand(deal)``
-    Start a hand from the cards as placed: :class:`~jhyap_kit.moves.Deal`.
+    Start a hand from the cards as placed: :class:`~jhyap_core.messages.Deal`.
 ``refusal(seat, action) -> Refusal | None``
     What the engine refuses: a call it does not allow (``call_too_early``,
     ``call_over_limit``), a throw that is no single, set or run (``illegal_throw``). Asked
@@ -41,26 +41,34 @@ from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, ClassVar
 
-from reference_engine.cards import parse_card, sorted_cards
-from reference_engine.errors import ErrorCode
-
-from .moves import (
+from jhyap_core.cards import parse_card, sorted_cards
+from jhyap_core.messages import (
     Action,
     Call,
     Deal,
+    DealLayout,
+    EngineInfo,
     Pick,
     Refusal,
     Refused,
     RoundScore,
-    Source,
     Throw,
-    ThrowKind,
     Timeout,
 )
+from jhyap_core.serving import Event, Json
+from jhyap_core.vocabulary import (
+    BETWEEN_HANDS,
+    IN_TURN,
+    PROTOCOL_VERSION,
+    ErrorCode,
+    Phase,
+    ThrowKind,
+)
+from jhyap_core.vocabulary import PickSource as Source
+
 from .options import Opened, change_option, open_table
-from .protocol import PROTOCOL_VERSION, DealLayout, EngineInfo, Event, Json
 from .support import KIT_RULES, RuleSupport
-from .table import BETWEEN_HANDS, IN_TURN, KitRules, Phase, Table
+from .table import KitRules, Table
 
 __all__ = ["PROTOCOL_VERSION", "TrackedEngine"]
 

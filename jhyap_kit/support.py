@@ -16,9 +16,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Mapping
 from typing import Any, Final
 
-from reference_engine.errors import ErrorCode
-
-from .moves import Refused
+from jhyap_core.messages import Refused
+from jhyap_core.vocabulary import ErrorCode
 
 
 class _Any:

@@ -13,26 +13,11 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
-from reference_engine.cards import full_deck
-from reference_engine.errors import ErrorCode
-
-from .moves import Refused, ThrowKind
-
-
-class Phase(StrEnum):
-    AWAITING_DEAL = "awaiting_deal"
-    CALL_OR_THROW = "call_or_throw"
-    PICK = "pick"
-    AWAITING_RESHUFFLE = "awaiting_reshuffle"
-    ROUND_OVER = "round_over"
-    GAME_OVER = "game_over"
-
-
-BETWEEN_HANDS = (Phase.AWAITING_DEAL, Phase.ROUND_OVER)
-IN_TURN = (Phase.CALL_OR_THROW, Phase.PICK)
+from jhyap_core.cards import full_deck
+from jhyap_core.messages import Refused
+from jhyap_core.vocabulary import ErrorCode, Phase, ThrowKind
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,14 +12,23 @@ import functools
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any, Concatenate, ParamSpec, TypeVar
+
+from jhyap_core.cards import SORT_KEY, Card, full_deck, names, sorted_cards
+from jhyap_core.profile import OptionChanges, option_specs, resolve
+from jhyap_core.vocabulary import (
+    BETWEEN_HANDS,
+    IN_TURN,
+    ErrorCode,
+    JhyapError,
+    OptionError,
+    Phase,
+    RuleViolation,
+    ThrowKind,
+)
 
 from . import calling, game_end, picking, scoring, throws
 from .actions import Action, Call, PickDeck, PickOffer, ThrowCards, Timeout
-from .cards import SORT_KEY, Card, full_deck, names, sorted_cards
-from .errors import ErrorCode, JhyapError, OptionError, RuleViolation
-from .profile import OptionChanges, option_specs, resolve
 from .rules import (
     DealerRule,
     DeckRunsOut,
@@ -30,18 +39,9 @@ from .rules import (
     Rules,
     TimerExpiry,
 )
-from .throws import Throw, ThrowKind
+from .throws import Throw
 
 Event = dict[str, Any]
-
-
-class Phase(StrEnum):
-    AWAITING_DEAL = "awaiting_deal"
-    CALL_OR_THROW = "call_or_throw"
-    PICK = "pick"
-    AWAITING_RESHUFFLE = "awaiting_reshuffle"
-    ROUND_OVER = "round_over"
-    GAME_OVER = "game_over"
 
 
 _P = ParamSpec("_P")
@@ -86,11 +86,11 @@ def _atomic(
     return run
 
 
-_BETWEEN_HANDS = (Phase.AWAITING_DEAL, Phase.ROUND_OVER)
+_BETWEEN_HANDS = BETWEEN_HANDS
 # An enum's value is a property, slow on the state's path: looked up in a dict instead.
 _PHASE_NAMES = {phase: phase.value for phase in Phase}
 _KIND_NAMES = {kind: kind.value for kind in ThrowKind}
-_TURN = (Phase.CALL_OR_THROW, Phase.PICK)
+_TURN = IN_TURN
 
 
 @dataclass(frozen=True, slots=True)

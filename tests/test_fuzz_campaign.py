@@ -25,7 +25,7 @@ from conformance.harness.outcome import PASSED
 from conformance.harness.replay import replay
 from conformance.spec.selection import shipped_documents
 from conformance.spec.transcript import check_transcript_file, load_transcript
-from reference_engine.profile import resolve
+from jhyap_core.profile import resolve
 from tests.conftest import ROOT
 from tests.mutants.engine import MUTANTS
 from tests.test_fuzz import config, jhyap, mutant, read_yaml

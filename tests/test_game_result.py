@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from jhyap_core.cards import DECK
 from reference_engine import Call, Game, Phase, parse_cards
-from reference_engine.cards import DECK
 from tests.conftest import profile_document
 
 

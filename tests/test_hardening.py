@@ -28,9 +28,9 @@ from conformance.harness.sandbox import BASE_VARIABLES
 from conformance.harness.selection import load_selection
 from conformance.reporting.terminal import visible
 from conformance.spec import yamlsafe
+from jhyap_core.vocabulary import ErrorCode, JhyapError
 from reference_engine import DECK, Card, Game, parse_cards
 from reference_engine.actions import Call, PickDeck, PickOffer, ThrowCards, Timeout
-from reference_engine.errors import ErrorCode, JhyapError
 from reference_engine.server import serve
 from tests.cli_helpers import fake, jhyap
 from tests.conftest import dealt_game, profile_document

@@ -26,8 +26,8 @@ from conformance.spec.profiles import (
     profile_schema,
     resolved_profile,
 )
-from reference_engine.errors import OptionError
-from reference_engine.profile import resolve
+from jhyap_core.profile import resolve
+from jhyap_core.vocabulary import OptionError
 from tests.conftest import profile_document
 
 ROOT = Path(__file__).resolve().parent.parent

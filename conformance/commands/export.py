@@ -36,7 +36,7 @@ from conformance.spec import yamlsafe
 from conformance.spec.data import transcripts_dir
 from conformance.spec.steps import Step, raw_line
 from conformance.spec.transcript import Transcript
-from reference_engine import bounded_json
+from jhyap_core import bounded_json
 
 from . import ExitCode, Subparsers
 from .coverage import coverage

@@ -9,8 +9,8 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
-from reference_engine.errors import JhyapError
-from reference_engine.profile import OptionSpec, OptionType, option_specs, resolve
+from jhyap_core.profile import OptionSpec, OptionType, option_specs, resolve
+from jhyap_core.vocabulary import JhyapError
 from reference_engine.rules import GameEndKind, Rules
 
 from .counters import (

@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reference_engine.profile import resolve
+from jhyap_core.profile import resolve
 
 from ..harness.client import EngineClient
 from ..harness.outcome import PASSED, Outcome

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, NoReturn
 
-from reference_engine.profile import resolve
+from jhyap_core.profile import resolve
 
 from ..reporting.style import plural
 from ..spec.selection import shipped_documents

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final
 
-from reference_engine.profile import resolve
+from jhyap_core.profile import resolve
 
 from ..spec.selection import shipped_documents
 from .inprocess import ReferenceClient

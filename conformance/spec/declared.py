@@ -33,8 +33,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from reference_engine.errors import JhyapError
-from reference_engine.profile import OptionSpec, OptionType, option_specs, set_path
+from jhyap_core.profile import OptionSpec, OptionType, option_specs, set_path
+from jhyap_core.vocabulary import JhyapError
 
 from . import data, readings, wider, yamlsafe
 from .profile_options import grid, lookup, same_value

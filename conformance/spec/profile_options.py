@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from reference_engine.errors import OptionError
-from reference_engine.profile import OptionSpec, OptionType
+from jhyap_core.profile import OptionSpec, OptionType
+from jhyap_core.vocabulary import OptionError
 
 from .profile_schema import Report, show
 from .yamlsafe import DataPath

@@ -13,7 +13,7 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from reference_engine.profile import OptionSpec, get_path, set_path
+from jhyap_core.profile import OptionSpec, get_path, set_path
 
 from . import memo
 

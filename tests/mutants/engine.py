@@ -15,11 +15,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import itertools
 
+from jhyap_core.cards import Card
+from jhyap_core.vocabulary import ErrorCode, Phase
 from reference_engine import calling, game_end, picking, scoring, server, throws
 from reference_engine.actions import Action, ThrowCards
-from reference_engine.cards import Card
-from reference_engine.errors import ErrorCode
-from reference_engine.game import Game, Phase
+from reference_engine.game import Game
 from reference_engine.rules import BeatenCall, NextStarter, PickFromOffer, Rules
 from reference_engine.throws import Throw, ThrowKind
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from reference_engine import calling, game, game_end, picking, scoring
-from reference_engine.cards import Card
-from reference_engine.errors import JhyapError
+from jhyap_core.cards import Card
+from jhyap_core.vocabulary import JhyapError, Phase
+from reference_engine import calling, game_end, picking, scoring
 from reference_engine.game import Game
 from reference_engine.rules import Rules, RunAce
 
@@ -69,7 +69,7 @@ def _eliminated_seats_keep_turns(original: Any) -> Any:
     """Turn passes to the next seat number, out or not, once a seat is out."""
 
     def next_active(self: Game, seat: int) -> int:
-        if len(self.active) == self.seats or self.phase is not game.Phase.PICK:
+        if len(self.active) == self.seats or self.phase is not Phase.PICK:
             return int(original(self, seat))
         return (seat + 1) % self.seats
 
@@ -178,12 +178,12 @@ def _cut_on_any_score_past(original: Any) -> Any:
 
 def _timer_throws_lowest(original: Any) -> Any:
     def timeout(self: Game, seat: int) -> Any:
-        if self.phase is not game.Phase.CALL_OR_THROW or self.rules.timer_seconds <= 0:
+        if self.phase is not Phase.CALL_OR_THROW or self.rules.timer_seconds <= 0:
             return original(self, seat)
         value = self.rules.card_value
         lowest = min(self.hands[seat], key=lambda c: (value(c.rank), c.rank, c.sort_key))
         events = [{"type": "timed_out", "seat": seat}, *self._throw(seat, (lowest,), forced=True)]
-        if self.phase is game.Phase.AWAITING_RESHUFFLE:
+        if self.phase is Phase.AWAITING_RESHUFFLE:
             self.timeout_waiting = seat
             return events
         return events + self._timeout_pick(seat)

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from reference_engine import calling, cards, game, game_end, picking, scoring, throws
+from jhyap_core import cards
+from jhyap_core.vocabulary import Phase
+from reference_engine import calling, game, game_end, picking, scoring, throws
 from reference_engine.game import Game
 from reference_engine.rules import (
     BeatenCall,
@@ -177,10 +179,10 @@ def _offer_sorted(original: Any) -> Any:
 
 def _call_after_throwing(original: Any) -> Any:
     def call(self: Game, seat: int) -> Any:
-        if self.phase is game.Phase.PICK and self.thrown is not None:
+        if self.phase is Phase.PICK and self.thrown is not None:
             self.hands[seat].extend(self.thrown.cards)
             self.thrown = None
-            self.phase = game.Phase.CALL_OR_THROW
+            self.phase = Phase.CALL_OR_THROW
         return original(self, seat)
 
     return call
