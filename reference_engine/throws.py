@@ -3,21 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from itertools import combinations, pairwise
 
 from jhyap_core.cards import JOKER_RANK, Card
 from jhyap_core.vocabulary import ThrowKind
 
 from .rules import JokersWild, Rules, RunAce, SingleThrow, ThrowLaid
-
-
-@dataclass(frozen=True, slots=True)
-class Throw:
-    """Cards as placed, in order; the last one is placed on top."""
-
-    cards: tuple[Card, ...]
-    kind: ThrowKind
 
 
 def _wild_in(rules: Rules, kind: ThrowKind) -> bool:

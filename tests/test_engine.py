@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from jhyap_core.vocabulary import ProfileError
+from jhyap_core.vocabulary import ProfileError, ThrowKind
 from reference_engine import (
     Call,
     ErrorCode,
@@ -22,7 +22,7 @@ from reference_engine import (
 )
 from reference_engine.game_end import settlement
 from reference_engine.rules import Rules
-from reference_engine.throws import ThrowKind, classify
+from reference_engine.throws import classify
 from tests.conftest import dealt_game, profile_document
 
 

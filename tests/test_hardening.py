@@ -440,7 +440,7 @@ def test_a_refused_or_failed_request_never_changes_the_game(
 def _undeclared_containers(game: Game) -> list[str]:
     """The game's attributes a snapshot would not copy rightly: a container the snapshot
     shares although requests edit it, or one of another shape than declared."""
-    from reference_engine import game as game_module
+    from jhyap_core import table as game_module
 
     def flat(value: object) -> bool:
         return isinstance(value, list) and not any(isinstance(v, list | dict | set) for v in value)

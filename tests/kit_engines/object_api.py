@@ -19,6 +19,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from jhyap_core.cards import parse_cards
+from jhyap_core.table import Throw as PlacedThrow
 from jhyap_core.vocabulary import ErrorCode
 from jhyap_kit import (
     ANY,
@@ -87,11 +88,14 @@ class ObjectApiEngine(TrackedEngine):
         kind = throws.classify(parse_cards(list(cards)), self.model)
         return ThrowKind(kind.value) if kind is not None else ThrowKind.SINGLE
 
+    def laid(self, cards: tuple[str, ...], kind: ThrowKind) -> tuple[str, ...]:
+        return tuple(c.name for c in throws.laid(parse_cards(list(cards)), kind, self.model))
+
     def hand_value(self, cards: Sequence[str]) -> int:
         return sum(self.model.rank_values[c.rank] for c in parse_cards(list(cards)))
 
     def pickable_positions(self, offer: tuple[str, ...], kind: ThrowKind) -> tuple[int, ...]:
-        placed = throws.Throw(tuple(parse_cards(list(offer))), kind)
+        placed = PlacedThrow(tuple(parse_cards(list(offer))), kind)
         return picking.pickable_positions(placed, self.model)
 
     def score_round(self, caller: int | None, hand_values: Sequence[int | None]) -> RoundScore:
