@@ -2,7 +2,7 @@
 
 Three layers (docs/kit.md):
 
-- :mod:`jhyap_kit.protocol`: the transport and the protocol without any rule: lines, bounded
+- :mod:`jhyap_core.serving`: the transport and the protocol without any rule: lines, bounded
   JSON, ``seq``, the order of checks' first steps, error responses, ``hello``, ``stop``;
   :func:`serve` over any :class:`Backend`.
 - :mod:`jhyap_kit.engine`: :class:`TrackedEngine`, a backend that tracks the table (offer,
@@ -11,39 +11,36 @@ Three layers (docs/kit.md):
   parameters an engine declares (``RULES``), answering ``unsupported_profile`` for the rest.
 - :mod:`jhyap_kit.loop`: :class:`LoopDriver`, for an engine that is one blocking game loop.
 
-The kit imports nothing from the harness (``conformance``). It reuses the reference
-engine's rule-free helpers (card names and canonical order, deck building, option
-resolution, bounded JSON, error codes): one copy of the protocol's own definitions in
-the one wheel, so that they cannot drift apart. It imports none of the reference engine's
-rules (throws, calls, picks, scoring): a kit engine's card play is its own, and the corpus
-tests it, not the reference engine again.
-
-The reference engine's server (``jhyap engine``) is :mod:`jhyap_kit.protocol` over its own
-``Game``, which tracks everything itself: engine-side protocol code lives in one place.
+The kit imports nothing from the harness (``conformance``) nor from the reference engine:
+the protocol's own definitions (its vocabulary, card names and canonical order, deck
+building, option resolution, bounded JSON, serving) are :mod:`jhyap_core`, which the
+reference engine uses too, so that they cannot drift apart. A kit engine's card play is
+its own, and the corpus tests it, not the reference engine again.
 """
 
 from __future__ import annotations
 
-from reference_engine.errors import ErrorCode
-
-from .engine import TrackedEngine, canonical
-from .loop import LoopAbandoned, LoopDriver
-from .moves import (
+from jhyap_core.messages import (
     Action,
     Call,
     Deal,
+    DealLayout,
+    EngineInfo,
     Pick,
     Refusal,
     Refused,
     RoundScore,
-    Source,
     Throw,
-    ThrowKind,
     Timeout,
 )
-from .protocol import PROTOCOL_VERSION, Backend, DealLayout, EngineInfo, Session, run, serve
+from jhyap_core.serving import Backend, Session, run, serve
+from jhyap_core.vocabulary import PROTOCOL_VERSION, ErrorCode, Phase, ThrowKind
+from jhyap_core.vocabulary import PickSource as Source
+
+from .engine import TrackedEngine, canonical
+from .loop import LoopAbandoned, LoopDriver
 from .support import ANY, KIT_RULES, RuleSupport
-from .table import Phase, Table
+from .table import Table
 
 
 def main(engine: TrackedEngine) -> int:

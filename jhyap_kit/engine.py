@@ -1,4 +1,4 @@
-"""TrackedEngine: the protocol's bookkeeping around an engine that knows only the card play.
+"""TrackedEngine: the table procedure around an engine that knows only the card play.
 
 A binding subclasses :class:`TrackedEngine`, declares what its engine implements
 (``NAME``, ``VERSION``, ``RULES``) and implements a few hooks. The kit owns everything
@@ -6,14 +6,16 @@ else the protocol asks for: option resolution and ``set_option``, the deal (from
 request's layout, or ``deck`` dealt by the profile's procedure), whose turn it is, the
 offer and what may be picked from it (the profile's pick rule and the multi-throw house
 rule), the cards out of play, reshuffles, turn counts, multi-throwers, the events, the
-phases, dealer and starter, game end, winners and standings, ``state`` and ``legal``.
+phases, dealer and starter, game end, winners and standings, ``state`` and ``legal``: the
+one table procedure of :mod:`jhyap_core.table`, the reference engine's own, over a card
+play (:class:`HookPlay`) that asks the hooks.
 
 The hooks, in the order a hand calls them (cards are protocol names, seats protocol seats):
 
 ``begin_game(rules, seats)``
     A table opens; ``rules`` is the resolved profile's ``rules``.
 ``begin_hand(deal)``
-    Start a hand from the cards as placed: :class:`~jhyap_kit.moves.Deal`.
+    Start a hand from the cards as placed: :class:`~jhyap_core.messages.Deal`.
 ``refusal(seat, action) -> Refusal | None``
     What the engine refuses: a call it does not allow (``call_too_early``,
     ``call_over_limit``), a throw that is no single, set or run (``illegal_throw``). Asked
@@ -30,6 +32,8 @@ The hooks, in the order a hand calls them (cards are protocol names, seats proto
     out where the profile ends the hand then. ``hand_values`` is per seat (None when out).
 
 Optional: ``pickable_positions(offer, kind)`` (the default plays ``pick.from_offer``),
+``laid(cards, kind)`` (the default plays ``throws.laid``; by_rank orders a run without
+jokers by rank),
 ``legal_throws(seat, hand)`` (the default asks ``refusal`` about every sub-multiset of the
 hand), ``settlement(scores)`` (the default: none; a profile with money needs it).
 """
@@ -37,32 +41,32 @@ hand), ``settlement(scores)`` (the default: none; a profile with money needs it)
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, ClassVar
 
-from reference_engine.cards import parse_card, sorted_cards
-from reference_engine.errors import ErrorCode
-
-from .moves import (
+from jhyap_core import table as core
+from jhyap_core.cards import Card, names, parse_card, sorted_cards
+from jhyap_core.messages import (
     Action,
     Call,
     Deal,
+    DealLayout,
+    EngineInfo,
     Pick,
     Refusal,
-    Refused,
     RoundScore,
-    Source,
     Throw,
-    ThrowKind,
     Timeout,
 )
-from .options import Opened, change_option, open_table
-from .protocol import PROTOCOL_VERSION, DealLayout, EngineInfo, Event, Json
-from .support import KIT_RULES, RuleSupport
-from .table import BETWEEN_HANDS, IN_TURN, KitRules, Phase, Table
+from jhyap_core.serving import Event, Json
+from jhyap_core.vocabulary import PROTOCOL_VERSION, ErrorCode, JhyapError, ThrowKind
+from jhyap_core.vocabulary import PickSource as Source
 
-__all__ = ["PROTOCOL_VERSION", "TrackedEngine"]
+from .options import Opened, change_option, open_table
+from .support import KIT_RULES, RuleSupport
+from .table import KitRules, Table
+
+__all__ = ["PROTOCOL_VERSION", "HookPlay", "TrackedEngine"]
 
 
 def canonical(cards: Collection[str]) -> list[str]:
@@ -70,16 +74,137 @@ def canonical(cards: Collection[str]) -> list[str]:
     return [c.name for c in sorted_cards(parse_card(c) for c in cards)]
 
 
-def _sort_key(card: str) -> int:
-    return parse_card(card).sort_key
-
-
 def _rank(card: str) -> int:
     return parse_card(card).rank
 
 
+class HookPlay:
+    """The table procedure's card play, asked of a :class:`TrackedEngine`'s hooks."""
+
+    def __init__(self, engine: TrackedEngine, kit: KitRules) -> None:
+        self.engine = engine
+        self.kit = kit
+
+    def begin_hand(self, deal: Deal) -> None:
+        self.engine.begin_hand(deal)
+
+    def call_refusal(self, table: core.Table, seat: int) -> Refusal | None:
+        return self.engine.refusal(seat, Call())
+
+    def throw_refusal(self, table: core.Table, seat: int, cards: Sequence[Card]) -> Refusal | None:
+        return self.engine.refusal(seat, Throw(tuple(names(cards))))
+
+    def pick_refusal(self, table: core.Table, seat: int, card: Card | None) -> Refusal | None:
+        if card is None:
+            return self.engine.refusal(seat, Pick(Source.DECK))
+        return self.engine.refusal(seat, Pick(Source.OFFER, card.name))
+
+    def lay(self, seat: int, cards: Sequence[Card]) -> core.Throw:
+        placed = tuple(names(cards))
+        kind = ThrowKind(self.engine.on_throw(seat, placed))
+        laid = self.engine.laid(placed, kind)
+        return core.Throw(tuple(parse_card(c) for c in laid), kind)
+
+    def on_call(self, seat: int) -> None:
+        self.engine.on_call(seat)
+
+    def on_pick(self, seat: int, card: Card, from_deck: bool) -> None:
+        self.engine.on_pick(seat, card.name, Source.DECK if from_deck else Source.OFFER)
+
+    def on_reshuffle(self, stock: Sequence[Card]) -> None:
+        self.engine.on_reshuffle(tuple(names(stock)))
+
+    def hand_value(self, cards: Sequence[Card]) -> int:
+        return self.engine.hand_value(tuple(names(cards))) if cards else 0
+
+    def pickable_positions(self, offer: core.Throw) -> tuple[int, ...]:
+        return self.engine.pickable_positions(tuple(names(offer.cards)), offer.kind)
+
+    def legal_throws(self, table: core.Table, seat: int) -> list[tuple[Card, ...]]:
+        found = self.engine.legal_throws(seat, names(table.hands[seat]))
+        throws = [tuple(parse_card(c) for c in t) for t in found]
+        return sorted(throws, key=lambda t: (len(t), [c.sort_key for c in t]))
+
+    def score_round(
+        self, table: core.Table, caller: int | None, values: Mapping[int, int]
+    ) -> RoundScore:
+        score = self.engine.score_round(caller, [values.get(s) for s in range(table.seats)])
+        if caller is None:
+            return RoundScore(None, score.deltas, score.scores, score.eliminated)
+        return score
+
+    def _weight(self, card: Card) -> tuple[int, int, int]:
+        return (self.engine.hand_value((card.name,)), card.rank, card.sort_key)
+
+    def highest_single(self, hand: Sequence[Card]) -> Card:
+        return max(hand, key=self._weight)
+
+    def lowest_pickable(self, cards: Sequence[Card]) -> Card:
+        return min(cards, key=self._weight)
+
+    def _past_target(self, table: core.Table) -> bool:
+        limit = self.kit.out_above
+        assert limit is not None
+        if self.kit.reaching_is_out:
+            return any(table.scores[s] >= limit for s in table.active)
+        return any(table.scores[s] > limit for s in table.active)
+
+    def game_over(self, table: core.Table) -> bool:
+        kind = self.kit.game_end
+        if kind == "one_hand":
+            return True
+        if kind == "first_past_target":
+            return self._past_target(table)
+        if kind == "elimination":
+            return len(table.active) <= 1
+        if kind == "fixed_rounds":
+            return self.kit.rounds is not None and table.round >= self.kit.rounds
+        return False
+
+    def game_result(self, table: core.Table) -> dict[str, Any]:
+        winners, standings = self._winners_and_standings(table)
+        return {
+            "winners": winners,
+            "standings": standings,
+            "scores": list(table.scores),
+            "eliminated": table.eliminated,
+            "settlement": self.engine.settlement(tuple(table.scores)),
+        }
+
+    def _winners_and_standings(self, table: core.Table) -> tuple[list[int], list[int]]:
+        """The game result's ``winners`` and ``standings`` (docs/protocol.md, "Game result")."""
+        kind, last = self.kit.game_end, table.last_round
+        if kind == "one_hand" and last is not None:
+            # The hand's winner, or every seat with the lowest hand value when none called.
+            values = last["hand_values"]
+            if last["winner"] is not None:
+                first = [int(last["winner"])]
+            else:
+                lowest = min(v for v in values if v is not None)
+                first = [s for s, v in enumerate(values) if v == lowest]
+            rest = sorted(
+                (s for s in range(len(values)) if s not in first),
+                key=lambda s: (values[s] is None, values[s] or 0, s),
+            )
+            return first, [*first, *rest]
+        sign = 1 if self.kit.penalty_scoring else -1  # penalty: fewer points are better
+        scores, out_in_round = table.scores, table.out_in_round
+        winners: list[int] = []
+        if kind == "elimination":
+            winners = sorted(table.active)
+        elif kind in ("fixed_rounds", "first_past_target"):
+            best = min(sign * scores[s] for s in table.active)
+            winners = [s for s in sorted(table.active) if sign * scores[s] == best]
+        standings = sorted(
+            range(table.seats),
+            key=lambda s: (-out_in_round.get(s, 1 << 30), sign * scores[s], s),
+        )
+        return winners, standings
+
+
 class TrackedEngine:
-    """A protocol backend that tracks the table and asks its hooks about the card play."""
+    """A protocol backend that runs the table procedure and asks its hooks about the card
+    play."""
 
     NAME: ClassVar[str] = "kit-engine"
     VERSION: ClassVar[str] = "0.0.0"
@@ -90,10 +215,15 @@ class TrackedEngine:
     OPTIONS: ClassVar[Collection[str] | None] = None
 
     def __init__(self) -> None:
-        self.table: Table | None = None
+        self.core: core.Table | None = None
         self.rules: Mapping[str, Json] = {}  # the resolved rules of this (or the next) hand
         self.kit_rules: KitRules | None = None
         self._opened: Opened | None = None
+
+    @property
+    def table(self) -> Table | None:
+        """The table in card names, as it is now, for hooks to read (None before start)."""
+        return Table.of(self.core) if self.core is not None else None
 
     # -- hooks a binding implements ---------------------------------------------------
 
@@ -147,11 +277,29 @@ class TrackedEngine:
         if rule == "first_or_last_placed":
             return (0, count - 1) if count > 1 else (0,)
         if rule == "run_ends" and kind is ThrowKind.RUN and count > 2:
-            ranks = [_rank(c) for c in offer]
-            if self._kit.run_ace != "low" and 1 in ranks and 13 in ranks:
-                ranks = [14 if r == 1 else r for r in ranks]
+            ranks = self._run_ranks(offer)
             return tuple(sorted({ranks.index(min(ranks)), ranks.index(max(ranks))}))
         return tuple(range(count))
+
+    def _run_ranks(self, cards: Sequence[str]) -> list[int]:
+        """The ranks of a run without jokers, an ace above the king where it stands there."""
+        ranks = [_rank(c) for c in cards]
+        if self._kit.run_ace != "low" and 1 in ranks and 13 in ranks:
+            ranks = [14 if r == 1 else r for r in ranks]
+        return ranks
+
+    def laid(self, cards: tuple[str, ...], kind: ThrowKind) -> tuple[str, ...]:
+        """``cards`` (as placed) in the order they lie on the offer, the last on top.
+
+        The default plays ``throws.laid``: as placed; or by rank, a run without jokers by
+        the ranks of its cards, a set or single in canonical order (an engine with wild
+        jokers in runs overrides this)."""
+        if not self._kit.laid_by_rank:
+            return cards
+        if kind is ThrowKind.RUN and all(_rank(c) != 0 for c in cards):
+            ranks = self._run_ranks(cards)
+            return tuple(c for _, c in sorted(zip(ranks, cards, strict=True)))
+        return tuple(canonical(cards))
 
     def legal_throws(self, seat: int, hand: Sequence[str]) -> list[tuple[str, ...]]:
         """Every throw ``seat`` may make from ``hand``, each in canonical order, each once.
@@ -177,23 +325,18 @@ class TrackedEngine:
         return self.kit_rules
 
     @property
-    def _t(self) -> Table:
-        assert self.table is not None
-        return self.table
+    def _t(self) -> core.Table:
+        assert self.core is not None
+        return self.core
 
     # -- the backend: start and options ----------------------------------------------------
 
     def start(self, profile: Mapping[str, Json], options: Mapping[str, Json], seats: int) -> None:
         opened = open_table(profile, options, seats, self.RULES, self.OPTIONS)
-        self._opened, self.rules, self.kit_rules = opened, opened.rules, opened.kit_rules
         kit = opened.kit_rules
-        self.table = Table(
-            seats=seats,
-            starter=kit.first_starter % seats,
-            scores=[0] * seats,
-            active=list(range(seats)),
-            hands=[[] for _ in range(seats)],
-        )
+        table = core.Table(opened.profile, kit.table, HookPlay(self, kit), seats)
+        self._opened, self.rules, self.kit_rules = opened, opened.rules, kit
+        self.core = table
         self.begin_game(self.rules, seats)
 
     def set_option(self, name: str, value: Json) -> list[Event]:
@@ -203,416 +346,58 @@ class TrackedEngine:
             self._opened, table.phase, table.round, name, value, self.RULES, self.OPTIONS
         )
         self._opened, self.rules, self.kit_rules = opened, opened.rules, opened.kit_rules
+        table.configure(opened.profile, opened.kit_rules.table, HookPlay(self, opened.kit_rules))
         shown = opened.profile["option_values"][name]
         return [{"type": "option_changed", "name": name, "value": shown}]
 
-    # -- the backend: deals -----------------------------------------------------------------
+    # -- the backend: the procedure ---------------------------------------------------------
 
     def deal(self, deck: Sequence[str], layout: DealLayout | None) -> list[Event]:
-        table, kit = self._t, self._kit
-        if table.phase not in BETWEEN_HANDS:
-            raise Refused(ErrorCode.WRONG_PHASE, f"cannot deal in phase {table.phase}")
-        cards = kit.deck_for(table.seats)
-        if len(deck) != len(cards) or Counter(deck) != Counter(cards):
-            if len(cards) == 52:
-                raise Refused(
-                    ErrorCode.INVALID_DECK, "deal needs each of the 52 cards exactly once"
-                )
-            raise Refused(
-                ErrorCode.INVALID_DECK,
-                f"deal needs the table's {len(cards)} cards: {kit.packs_for(table.seats)}"
-                f" pack(s) of 52 with {kit.jokers_per_pack} joker(s) each",
+        cards = [parse_card(c) for c in deck]
+        placed = None
+        if layout is not None:
+            placed = (
+                [[parse_card(c) for c in hand] for hand in layout.hands],
+                parse_card(layout.turned_up),
+                [parse_card(c) for c in layout.stock],
             )
-        order = table.turn_order_from(table.starter)
-        hands, turned_up, stock = (
-            self._laid_out(layout, deck) if layout is not None else self._dealt(deck, order)
-        )
-        saved = table.snapshot()
-        table.round += 1
-        placed = Deal(
-            round=table.round,
-            starter=table.starter,
-            dealer=table.dealer(kit),
-            turn_order=tuple(order),
-            hands=tuple(tuple(canonical(h)) for h in hands),
-            turned_up=turned_up,
-            stock=tuple(stock),
-        )
-        try:
-            self.begin_hand(placed)
-        except BaseException:
-            self.table = saved
-            raise
-        table.hands = [list(h) for h in placed.hands]
-        table.deck = list(stock)
-        table.offer, table.offer_kind = (turned_up,), ThrowKind.SINGLE
-        table.thrown, table.thrown_kind = (), None
-        table.out_of_play, table.draw_waiting = [], None
-        table.turns_taken, table.multi_throwers = 0, set()
-        table.to_act, table.phase = table.starter, Phase.CALL_OR_THROW
-        return [
-            {
-                "type": "round_started",
-                "round": table.round,
-                "dealer": placed.dealer,
-                "starter": table.starter,
-                "turn_order": order,
-            },
-            {
-                "type": "dealt",
-                "hands": [list(h) for h in placed.hands],
-                "turned_up": turned_up,
-                "deck_size": len(stock),
-            },
-        ]
-
-    def _dealt(
-        self, deck: Sequence[str], order: Sequence[int]
-    ) -> tuple[list[list[str]], str, list[str]]:
-        """``deck`` dealt by the profile's procedure: one card at a time from the starter."""
-        size = self._kit.hand_size
-        hands: list[list[str]] = [[] for _ in range(self._t.seats)]
-        for i, card in enumerate(deck[: size * len(order)]):
-            hands[order[i % len(order)]].append(card)
-        return hands, deck[size * len(order)], list(deck[size * len(order) + 1 :])
-
-    def _laid_out(
-        self, layout: DealLayout, deck: Sequence[str]
-    ) -> tuple[list[list[str]], str, list[str]]:
-        """The request's own layout, once checked to hold the deck's cards in the table's shape."""
-        table, size = self._t, self._kit.hand_size
-        shaped = len(layout.hands) == table.seats and all(
-            len(hand) == (size if seat in table.active else 0)
-            for seat, hand in enumerate(layout.hands)
-        )
-        placed = [c for hand in layout.hands for c in hand] + [layout.turned_up, *layout.stock]
-        if not shaped or Counter(placed) != Counter(deck):
-            raise Refused(
-                ErrorCode.INVALID_DECK,
-                f"the deal's hands, turned_up and stock must hold the deck's cards: {size} to"
-                " each seat in play, none to a seat that is out",
-            )
-        return [list(h) for h in layout.hands], layout.turned_up, list(layout.stock)
-
-    # -- the backend: turns -------------------------------------------------------------------
+        return self._t.deal(cards, placed)
 
     def act(self, seat: int, action: Action) -> list[Event]:
         table = self._t
-        if not 0 <= seat < table.seats:
-            raise Refused(ErrorCode.INVALID_SEAT, f"no seat {seat!r} at this table")
-        if table.phase not in IN_TURN:
-            raise Refused(ErrorCode.WRONG_PHASE, f"no turn is in progress (phase {table.phase})")
-        if seat != table.to_act:
-            raise Refused(
-                ErrorCode.NOT_YOUR_TURN, f"it is seat {table.to_act}'s turn, not seat {seat}'s"
-            )
-        saved = table.snapshot()
-        try:
-            return self._play(seat, action)
-        except BaseException:
-            self.table = saved
-            raise
-
-    def _play(self, seat: int, action: Action) -> list[Event]:
         match action:
             case Call():
-                self._require(Phase.CALL_OR_THROW, "call (calls come before the throw)")
-                self._ask(seat, action)
-                value = self.hand_value(tuple(self._t.hands[seat]))
-                self.on_call(seat)
-                return [{"type": "called", "seat": seat, "value": value}, *self._end_round(seat)]
+                return table.call(seat)
             case Throw(cards):
-                self._require(Phase.CALL_OR_THROW, "throw (one throw a turn)")
-                self._check_throw(seat, cards)
-                self._ask(seat, action)
-                return self._throw(seat, cards)
+                return table.throw(seat, [parse_card(c) for c in cards])
             case Pick(Source.DECK):
-                self._require(Phase.PICK, "pick")
-                self._ask(seat, action)
-                return self._pick(seat, None)
+                return table.pick(seat, None)
             case Pick(Source.OFFER, card):
-                self._require(Phase.PICK, "pick")
                 assert card is not None
-                self._check_offer_pick(seat, card)
-                self._ask(seat, action)
-                return self._pick(seat, card)
+                return table.pick(seat, parse_card(card))
             case Timeout():
-                return self._timeout(seat)
-        raise Refused(ErrorCode.BAD_REQUEST, f"unknown action {action!r}")
-
-    def _require(self, phase: Phase, what: str) -> None:
-        if self._t.phase is not phase:
-            raise Refused(ErrorCode.WRONG_PHASE, f"cannot {what} in phase {self._t.phase}")
-
-    def _ask(self, seat: int, action: Action) -> None:
-        refusal = self.refusal(seat, action)
-        if refusal is not None:
-            raise Refused(refusal.code, refusal.message)
-
-    def _check_throw(self, seat: int, cards: tuple[str, ...]) -> None:
-        hand = self._t.hands[seat]
-        missing = [c for c in cards if c not in hand]
-        if missing:
-            raise Refused(
-                ErrorCode.CARD_NOT_IN_HAND, f"seat {seat} does not hold {', '.join(missing)}"
-            )
-        held = Counter(hand)
-        if not cards or any(n > held[c] for c, n in Counter(cards).items()):
-            raise Refused(
-                ErrorCode.ILLEGAL_THROW,
-                f"{' '.join(cards) or 'nothing'} is not a single, a set of one rank or a run",
-            )
-
-    def _throw(self, seat: int, cards: tuple[str, ...]) -> list[Event]:
-        kind = ThrowKind(self.on_throw(seat, cards))
-        table = self._t
-        for card in cards:
-            table.hands[seat].remove(card)
-        table.thrown, table.thrown_kind = cards, kind
-        if len(cards) >= 2:
-            table.multi_throwers.add(seat)
-        table.phase = Phase.PICK
-        return [{"type": "thrown", "seat": seat, "cards": list(cards), "kind": kind.value}]
-
-    def pickable(self) -> tuple[str, ...]:
-        """The cards of the offer the pick rule lets be taken, as placed."""
-        table = self._t
-        if table.offer_kind is None:
-            return ()
-        return tuple(table.offer[i] for i in self.pickable_positions(table.offer, table.offer_kind))
-
-    def offer_open_to(self, seat: int) -> bool:
-        """Whether ``seat`` may pick from the offer at all (the multi-throw house rule)."""
-        return not self._kit.only_after_multi_throw or seat in self._t.multi_throwers
-
-    def _check_offer_pick(self, seat: int, card: str) -> None:
-        if card not in self._t.offer:
-            raise Refused(ErrorCode.CARD_NOT_ON_OFFER, f"{card} is not on offer")
-        if not self.offer_open_to(seat):
-            raise Refused(
-                ErrorCode.PICK_NOT_ALLOWED,
-                "thrown cards may be picked only after throwing two or more cards together"
-                " this round",
-            )
-        allowed = self.pickable()
-        if card not in allowed:
-            raise Refused(
-                ErrorCode.PICK_NOT_ALLOWED,
-                f"{card} may not be picked from this throw; allowed: {', '.join(allowed)}",
-            )
-
-    def _pick(self, seat: int, card: str | None) -> list[Event]:
-        table, kit = self._t, self._kit
-        if card is None and not table.deck:
-            return self._await_new_deck(seat)
-        rest = list(table.offer)
-        if card is None:
-            card = table.deck.pop(0)
-            self.on_pick(seat, card, Source.DECK)
-            events: list[Event] = [{"type": "picked", "seat": seat, "from": "deck", "card": card}]
-        else:
-            self.on_pick(seat, card, Source.OFFER)
-            rest.remove(card)  # one copy: with several packs the offer may repeat a card
-            events = [{"type": "picked", "seat": seat, "from": "offer", "card": card}]
-        table.hands[seat].append(card)
-        table.out_of_play.extend(rest)
-        if rest:
-            events.append({"type": "out_of_play", "cards": canonical(rest)})
-        table.offer, table.offer_kind = table.thrown, table.thrown_kind
-        table.thrown, table.thrown_kind = (), None
-        table.turns_taken += 1
-        table.to_act = table.next_active(seat)
-        if table.deck or (kit.deck_runs_out == "reshuffle" and kit.draw_finds_empty):
-            table.phase = Phase.CALL_OR_THROW
-        elif kit.deck_runs_out != "reshuffle":
-            events += self._end_round(None)
-        else:
-            table.phase = Phase.AWAITING_RESHUFFLE
-            events.append({"type": "reshuffle_needed", "cards": canonical(table.out_of_play)})
-        return events
-
-    def _await_new_deck(self, seat: int) -> list[Event]:
-        """A draw finds the deck empty (reshuffle.moment when_draw_finds_deck_empty)."""
-        table = self._t
-        if self._kit.kept_aside == "pickable_and_throw" and table.offer_kind is not None:
-            keep = set(self.pickable_positions(table.offer, table.offer_kind))
-            table.out_of_play.extend(c for i, c in enumerate(table.offer) if i not in keep)
-            table.offer = tuple(c for i, c in enumerate(table.offer) if i in keep)
-        table.draw_waiting = seat
-        table.phase = Phase.AWAITING_RESHUFFLE
-        return [{"type": "reshuffle_needed", "cards": canonical(table.out_of_play)}]
-
-    def _timeout(self, seat: int) -> list[Event]:
-        kit, table = self._kit, self._t
-        if kit.timer_seconds <= 0:
-            raise Refused(ErrorCode.TIMER_OFF, "the turn timer is off at this table")
-
-        def weight(card: str) -> tuple[int, int, int]:
-            return (self.hand_value((card,)), _rank(card), _sort_key(card))
-
-        events: list[Event] = [{"type": "timed_out", "seat": seat}]
-        if table.phase is Phase.CALL_OR_THROW:
-            events += self._throw(seat, (max(table.hands[seat], key=weight),))
-        take: str | None = None
-        if kit.timer_take_lowest and self.offer_open_to(seat):
-            take = min(self.pickable(), key=weight, default=None)
-        return events + self._pick(seat, take)
+                return table.timeout(seat)
+        table.check_turn(seat)
+        raise JhyapError(f"unknown action {action!r}", ErrorCode.BAD_REQUEST)
 
     def reshuffle(self, order: Sequence[str]) -> list[Event]:
-        table = self._t
-        if table.phase is not Phase.AWAITING_RESHUFFLE:
-            raise Refused(ErrorCode.WRONG_PHASE, f"no reshuffle is due (phase {table.phase})")
-        if Counter(order) != Counter(table.out_of_play):
-            raise Refused(
-                ErrorCode.INVALID_RESHUFFLE,
-                "reshuffle order must hold exactly the cards out of play: "
-                + " ".join(canonical(table.out_of_play)),
-            )
-        saved = table.snapshot()
-        try:
-            self.on_reshuffle(tuple(order))
-            table.deck, table.out_of_play = list(order), []
-            table.phase = Phase.CALL_OR_THROW
-            events: list[Event] = [{"type": "reshuffled", "deck_size": len(table.deck)}]
-            if table.draw_waiting is not None:
-                seat, table.draw_waiting = table.draw_waiting, None
-                table.phase = Phase.PICK
-                events += self._pick(seat, None)
-            return events
-        except BaseException:
-            self.table = saved
-            raise
-
-    # -- the end of a hand and of the game -------------------------------------------------
-
-    def _end_round(self, caller: int | None) -> list[Event]:
-        table, kit = self._t, self._kit
-        values = [
-            self.hand_value(tuple(table.hands[s])) if s in table.active else None
-            for s in range(table.seats)
-        ]
-        score = self.score_round(caller, values)
-        if len(score.deltas) != table.seats or len(score.scores) != table.seats:
-            raise RuntimeError("score_round must give deltas and scores for every seat")
-        if caller is None:
-            outcome = "deck_ran_out"
-        else:
-            outcome = "won_call" if score.winner == caller else "beaten_call"
-        out = sorted(score.eliminated)
-        table.scores = list(score.scores)
-        table.last_round = {
-            "round": table.round,
-            "outcome": outcome,
-            "caller": caller,
-            "winner": score.winner if caller is not None else None,
-            "hand_values": values,
-            "deltas": list(score.deltas),
-            "scores": list(score.scores),
-            "eliminated": out,
-        }
-        events: list[Event] = [{"type": "round_ended", **table.last_round}]
-        next_starter = self._next_starter(caller, table.last_round["winner"], out)
-        for seat in out:
-            table.active.remove(seat)
-            table.out_in_round[seat] = table.round
-            table.hands[seat] = []
-        if next_starter not in table.active:
-            next_starter = table.next_active(next_starter)
-        table.starter, table.to_act, table.phase = next_starter, None, Phase.ROUND_OVER
-        over = (kit.game_end == "elimination" and len(table.active) <= 1) or (
-            kit.game_end == "fixed_rounds" and kit.rounds is not None and table.round >= kit.rounds
-        )
-        if over:
-            events += self._finish_game()
-        return events
-
-    def _next_starter(self, caller: int | None, winner: int | None, out: Sequence[int]) -> int:
-        """Who starts the next hand, before skipping seats that just went out."""
-        rule, table = self._kit.next_starter, self._t
-        if winner is not None and winner not in out:
-            if rule == "round_winner":
-                return winner
-            if rule == "seat_after_round_winner":
-                return table.next_active(winner)
-        if rule == "caller" and caller is not None and caller not in out:
-            return caller
-        return table.next_active(table.starter)
+        return self._t.reshuffle([parse_card(c) for c in order])
 
     def end_game(self) -> list[Event]:
-        if self._kit.game_end != "host_ends":
-            raise Refused(
-                ErrorCode.GAME_NOT_ENDABLE,
-                "this profile's game ends by its own rules, not by the host",
-            )
-        if self._t.phase not in BETWEEN_HANDS:
-            raise Refused(ErrorCode.WRONG_PHASE, "the table can be ended only between hands")
-        return self._finish_game()
-
-    def _finish_game(self) -> list[Event]:
-        table = self._t
-        winners, standings = table.winners_and_standings(self._kit)
-        table.result = {
-            "winners": winners,
-            "standings": standings,
-            "scores": list(table.scores),
-            "eliminated": table.eliminated,
-            "settlement": self.settlement(tuple(table.scores)),
-        }
-        table.phase, table.to_act = Phase.GAME_OVER, None
-        return [{"type": "game_ended", **table.result}]
+        return self._t.end_game()
 
     # -- views -----------------------------------------------------------------------------
 
-    def _option_values(self) -> Mapping[str, Json]:
-        assert self._opened is not None
-        values: Mapping[str, Json] = self._opened.profile["option_values"]
-        return values
+    def pickable(self) -> tuple[str, ...]:
+        """The cards of the offer the pick rule lets be taken, as placed."""
+        return tuple(names(self._t.pickable()))
+
+    def offer_open_to(self, seat: int) -> bool:
+        """Whether ``seat`` may pick from the offer at all (the multi-throw house rule)."""
+        return self._t.offer_open_to(seat)
 
     def state(self) -> dict[str, Any]:
-        table = self._t
-        return {
-            "phase": table.phase.value,
-            "round": table.round,
-            "seats": table.seats,
-            "active": list(table.active),
-            "eliminated": table.eliminated,
-            "dealer": table.dealer(self._kit),
-            "starter": table.starter,
-            "to_act": table.to_act,
-            "hands": [canonical(h) for h in table.hands],
-            "hand_values": [self.hand_value(tuple(h)) if h else 0 for h in table.hands],
-            "offer": list(table.offer),
-            "offer_kind": table.offer_kind.value if table.offer_kind else None,
-            "pickable": list(self.pickable()),
-            "thrown": list(table.thrown),
-            "multi_throwers": sorted(table.multi_throwers),
-            "deck": list(table.deck),
-            "deck_size": len(table.deck),
-            "out_of_play": canonical(table.out_of_play),
-            "turns_taken": table.turns_taken,
-            "scores": list(table.scores),
-            "options": dict(self._option_values()),
-            "last_round": table.last_round,
-            "result": table.result,
-        }
+        return self._t.state()
 
     def legal(self) -> dict[str, Any] | None:
-        table = self._t
-        seat = table.to_act
-        if table.phase not in IN_TURN or seat is None:
-            return None
-        if table.phase is Phase.CALL_OR_THROW:
-            throws = sorted(
-                self.legal_throws(seat, table.hands[seat]),
-                key=lambda t: (len(t), [_sort_key(c) for c in t]),
-            )
-            return {
-                "seat": seat,
-                "call": self.refusal(seat, Call()) is None,
-                "throws": [list(t) for t in throws],
-                "picks": [],
-            }
-        picks: list[dict[str, Any]] = [{"from": "deck"}]
-        if self.offer_open_to(seat):
-            picks += [{"from": "offer", "card": c} for c in dict.fromkeys(self.pickable())]
-        return {"seat": seat, "call": False, "throws": [], "picks": picks}
+        return self._t.legal()

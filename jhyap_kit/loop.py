@@ -13,9 +13,9 @@ that loop in a thread and stands in for every decision it asks:
 A decision is a short name of the binding's choosing (``"deal"``, ``"turn"``, ``"pick"``,
 ``"reshuffle"``...). The loop asking the *same* decision of the same seat again, straight
 after a move, means it refused the move (an ``input()`` loop that printed "invalid move"
-and asked again): :meth:`send` raises :class:`~jhyap_kit.moves.Refused` with the code the
+and asked again): :meth:`send` raises :class:`~jhyap_core.messages.Refused` with the code the
 binding gave for that decision. Whatever the loop prints goes to standard error
-(:func:`~jhyap_kit.protocol.serve` redirects ``print``).
+(:func:`~jhyap_core.serving.serve` redirects ``print``).
 
 A new :meth:`start` abandons the old loop: its next ``wait`` raises :class:`LoopAbandoned`
 (a BaseException, so that an engine's ``except Exception`` does not swallow it).
@@ -27,9 +27,8 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from reference_engine.errors import ErrorCode
-
-from .moves import Refused
+from jhyap_core.messages import Refused
+from jhyap_core.vocabulary import ErrorCode
 
 Decision = tuple[int | None, str]
 

@@ -4,7 +4,7 @@ The checks run in the protocol's order (docs/protocol.md, the order of checks, s
 and 9). Options resolve as the reference engine resolves them (``start.options`` win over
 ``profile.rules``; a missing option takes its default; ``values`` or ``range`` with
 ``max: null``; ``sets`` one path or a list; ``map``; decimals as strings), through its
-rule-free ``reference_engine.profile``. A rule parameter value the engine does not declare
+rule-free ``jhyap_core.profile``. A rule parameter value the engine does not declare
 is ``unsupported_profile`` when the profile holds it, ``unsupported_option`` naming the
 option when an option value sets it.
 """
@@ -15,12 +15,12 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from reference_engine.errors import ErrorCode, JhyapError
-from reference_engine.profile import OptionChanges, OptionSpec, option_specs, resolve
+from jhyap_core.messages import Refused
+from jhyap_core.profile import OptionChanges, OptionSpec, option_specs, resolve
+from jhyap_core.vocabulary import BETWEEN_HANDS, ErrorCode, JhyapError, Phase
 
-from .moves import Refused
 from .support import RuleSupport, unsupported
-from .table import BETWEEN_HANDS, KitRules, Phase
+from .table import KitRules
 
 Json = Any
 

@@ -16,9 +16,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Mapping
 from typing import Any, Final
 
-from reference_engine.errors import ErrorCode
-
-from .moves import Refused
+from jhyap_core.messages import Refused
+from jhyap_core.vocabulary import ErrorCode
 
 
 class _Any:
@@ -34,7 +33,8 @@ RuleSupport = Mapping[str, Collection[Any] | _Any]
 
 KIT_RULES: Final[Mapping[str, Collection[Any] | _Any]] = {
     "seats": ANY,
-    "deck.cards": (52,),
+    "deck.cards": ANY,
+    "deck.ranks_left_out": ANY,
     "deck.jokers": ANY,
     "deck.packs_by_seats": ANY,
     "hand_size": ANY,
@@ -46,13 +46,16 @@ KIT_RULES: Final[Mapping[str, Collection[Any] | _Any]] = {
     "next_starter": ("next_seat", "round_winner", "seat_after_round_winner", "caller"),
     "pick.from_offer": ("any", "last_placed", "first_or_last_placed", "run_ends"),
     "pick.only_after_multi_throw": ANY,
-    "reshuffle.moment": ("when_deck_emptied", "when_draw_finds_deck_empty"),
+    "reshuffle.moment": ANY,
     "reshuffle.new_deck": ("out_of_play",),
     "reshuffle.kept_aside": ("current_offer", "offer_and_throw", "pickable_and_throw"),
     "deck_runs_out": ("reshuffle", "round_ends_no_score", "round_ends_hands_score"),
     "call.timing": ("start_of_turn",),
-    "game_end.kind": ("host_ends", "fixed_rounds", "elimination"),
+    "game_end.kind": ANY,
     "game_end.rounds": ANY,
+    "game_end.out_above": ANY,
+    "game_end.reaching_is_out": ANY,
+    "throws.laid": ANY,
     "turn_timer": ANY,
 }
 

@@ -1,140 +1,86 @@
-"""The kit's record of a table, and the few profile parameters the kit itself plays by.
+"""What the kit reads of a profile for its engines' card play, and the table as hooks see it.
 
-:class:`Table` is everything the protocol's ``state`` reports that an engine need not track
-(the offer, what may be picked, cards out of play, turn counts, multi-throwers, the phase,
-dealer and starter); :class:`KitRules` reads the parameters of the procedure the kit runs
-(the deal, turn passing, the offer, reshuffles, the next starter, game end). The rules of
-card play (what a throw is, when a call is allowed, the values and the scores) stay the
-engine's.
+The table procedure itself (the deal, turns, the offer, picks, reshuffles, the end of a
+hand, the phases, ``state`` and ``legal``) is :class:`jhyap_core.table.Table`, the same one
+the reference engine runs; :class:`KitRules` adds to its parameters (``TableRules``) the few
+the kit plays on a binding's behalf where the hooks leave them open: the pick rule's default,
+the order a throw is laid in, when the game ends and who wins. :class:`Table` is the
+procedure's table in card names, for hooks to read.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
-from reference_engine.cards import full_deck
-from reference_engine.errors import ErrorCode
-
-from .moves import Refused, ThrowKind
-
-
-class Phase(StrEnum):
-    AWAITING_DEAL = "awaiting_deal"
-    CALL_OR_THROW = "call_or_throw"
-    PICK = "pick"
-    AWAITING_RESHUFFLE = "awaiting_reshuffle"
-    ROUND_OVER = "round_over"
-    GAME_OVER = "game_over"
-
-
-BETWEEN_HANDS = (Phase.AWAITING_DEAL, Phase.ROUND_OVER)
-IN_TURN = (Phase.CALL_OR_THROW, Phase.PICK)
+from jhyap_core import table as core
+from jhyap_core.cards import names
+from jhyap_core.messages import Refused
+from jhyap_core.vocabulary import ErrorCode, JhyapError, Phase, ThrowKind
 
 
 @dataclass(frozen=True, slots=True)
 class KitRules:
-    """The parameters of a resolved profile's ``rules`` that the kit reads."""
+    """The parameters of a resolved profile's ``rules`` that the kit reads: the table
+    procedure's, and those it plays for a binding (pick rule, laying, game end)."""
 
-    seats_min: int
-    seats_max: int
-    hand_size: int
-    packs_by_seats: tuple[tuple[int, int], ...]
-    jokers_per_pack: int
-    has_dealer: bool
-    first_starter: int
-    next_starter: str
+    table: core.TableRules
     pick_from_offer: str
     run_ace: str
-    only_after_multi_throw: bool
-    draw_finds_empty: bool  # reshuffle.moment when_draw_finds_deck_empty
-    kept_aside: str
-    deck_runs_out: str
+    laid_by_rank: bool
     game_end: str
     rounds: int | None
+    out_above: int | None
+    reaching_is_out: bool
     penalty_scoring: bool
-    timer_seconds: int
-    timer_take_lowest: bool
+
+    @property
+    def seats_min(self) -> int:
+        return self.table.seats_min
+
+    @property
+    def seats_max(self) -> int:
+        return self.table.seats_max
 
     @classmethod
     def read(cls, rules: Any) -> KitRules:
         """The kit's parameters of ``rules``; Refused(invalid_profile) when one is missing
         or of the wrong type."""
         try:
-            return cls._read(rules)
+            table = core.TableRules.read(rules)
+            return cls._read(rules, table)
+        except JhyapError as exc:
+            raise Refused(ErrorCode.INVALID_PROFILE, exc.message) from None
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise Refused(
                 ErrorCode.INVALID_PROFILE, f"profile rules are incomplete or malformed: {exc!r}"
             ) from None
 
     @classmethod
-    def _read(cls, r: Mapping[str, Any]) -> KitRules:
-        timer = r.get("turn_timer")
-        deck = r["deck"]
+    def _read(cls, r: Mapping[str, Any], table: core.TableRules) -> KitRules:
+        end = r["game_end"]
         made = cls(
-            seats_min=_int(r["seats"]["min"]),
-            seats_max=_int(r["seats"]["max"]),
-            hand_size=_int(r["hand_size"]),
-            packs_by_seats=tuple(
-                (_int(step["from_seats"]), _int(step["packs"]))
-                for step in deck.get("packs_by_seats") or ()
-            ),
-            jokers_per_pack=_int(deck["jokers"]),
-            has_dealer=r["deal"]["dealer"] != "none",
-            first_starter=_int(r["deal"]["first_starter"]),
-            next_starter=str(r["next_starter"]),
+            table=table,
             pick_from_offer=str(r["pick"]["from_offer"]),
             run_ace=str(r["throws"]["run"]["ace"]),
-            only_after_multi_throw=_bool(r["pick"]["only_after_multi_throw"]),
-            draw_finds_empty=r["reshuffle"]["moment"] == "when_draw_finds_deck_empty",
-            kept_aside=str(r["reshuffle"]["kept_aside"]),
-            deck_runs_out=str(r.get("deck_runs_out", "reshuffle")),
-            game_end=str(r["game_end"]["kind"]),
-            rounds=r["game_end"].get("rounds"),
+            laid_by_rank=r["throws"].get("laid", "as_placed") == "by_rank",
+            game_end=str(end["kind"]),
+            rounds=end.get("rounds"),
+            out_above=end.get("out_above"),
+            reaching_is_out=bool(end.get("reaching_is_out", False)),
             penalty_scoring=r["scoring"]["kind"] == "penalty",
-            timer_seconds=_int(timer["seconds"]) if timer else 0,
-            timer_take_lowest=timer is not None
-            and timer["on_expiry"] == "throw_highest_single_then_take_lowest",
         )
-        if not 2 <= made.seats_min <= made.seats_max or made.hand_size < 1:
-            raise ValueError("the seat range is empty or below two, or the hand size below one")
         if made.game_end == "fixed_rounds" and not made.rounds:
             raise ValueError("game_end.rounds: fixed_rounds needs a number of rounds")
-        for seats in range(made.seats_min, made.seats_max + 1):
-            if seats * made.hand_size + 2 > len(made.deck_for(seats)):
-                raise ValueError(f"hand_size: {seats} hands and a turned-up card need more cards")
+        if made.game_end == "first_past_target" and made.out_above is None:
+            raise ValueError("game_end.out_above: first_past_target needs a target")
         return made
-
-    def packs_for(self, seats: int) -> int:
-        packs = 1
-        for from_seats, step_packs in self.packs_by_seats:
-            if seats >= from_seats:
-                packs = step_packs
-        return packs
-
-    def deck_for(self, seats: int) -> tuple[str, ...]:
-        """Every card of a table of ``seats``: its packs and their jokers."""
-        return tuple(c.name for c in full_deck(self.packs_for(seats), self.jokers_per_pack))
-
-
-def _int(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{value!r} is not an integer")
-    return value
-
-
-def _bool(value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"{value!r} is not true or false")
-    return value
 
 
 @dataclass(slots=True)
 class Table:
-    """The kit's record of one table; hooks may read it, only the kit writes it."""
+    """The kit's table in card names, for hooks to read (the kit writes the table)."""
 
     seats: int
     starter: int
@@ -157,6 +103,33 @@ class Table:
     last_round: dict[str, Any] | None = None
     result: dict[str, Any] | None = None
 
+    @classmethod
+    def of(cls, table: core.Table) -> Table:
+        """``table`` in card names, as it is now."""
+        offer, thrown = table.offer, table.thrown
+        return cls(
+            seats=table.seats,
+            starter=table.starter,
+            phase=table.phase,
+            round=table.round,
+            scores=list(table.scores),
+            active=list(table.active),
+            out_in_round=dict(table.out_in_round),
+            to_act=table.to_act,
+            hands=[names(h) for h in table.hands],
+            deck=names(reversed(table.deck)),
+            offer=tuple(names(offer.cards)) if offer else (),
+            offer_kind=offer.kind if offer else None,
+            thrown=tuple(names(thrown.cards)) if thrown else (),
+            thrown_kind=thrown.kind if thrown else None,
+            out_of_play=names(table.out_of_play),
+            draw_waiting=table.draw_waiting,
+            turns_taken=table.turns_taken,
+            multi_throwers=set(table.multi_throwers),
+            last_round=table.last_round,
+            result=table.result,
+        )
+
     @property
     def eliminated(self) -> list[int]:
         return list(self.out_in_round)
@@ -170,28 +143,3 @@ class Table:
 
     def turn_order_from(self, first: int) -> list[int]:
         return sorted(self.active, key=lambda s: (s - first) % self.seats)
-
-    def dealer(self, rules: KitRules) -> int | None:
-        """The last seat in play in turn order from the starter, where the profile has one."""
-        if not rules.has_dealer:
-            return None
-        return self.turn_order_from(self.starter)[-1]
-
-    def winners_and_standings(self, rules: KitRules) -> tuple[list[int], list[int]]:
-        """The game result's ``winners`` and ``standings`` (docs/protocol.md, "Game result"):
-        seats still in by score, then those out, the later round first; lower seats first."""
-        sign = 1 if rules.penalty_scoring else -1  # penalty: fewer points are better
-        winners: list[int] = []
-        if rules.game_end == "elimination":
-            winners = sorted(self.active)
-        elif rules.game_end == "fixed_rounds":
-            best = min(sign * self.scores[s] for s in self.active)
-            winners = [s for s in sorted(self.active) if sign * self.scores[s] == best]
-        standings = sorted(
-            range(self.seats),
-            key=lambda s: (-self.out_in_round.get(s, 1 << 30), sign * self.scores[s], s),
-        )
-        return winners, standings
-
-    def snapshot(self) -> Table:
-        return copy.deepcopy(self)

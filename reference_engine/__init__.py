@@ -1,9 +1,17 @@
 """The Jhyap reference engine: plays any valid profile, deterministically."""
 
+from jhyap_core.cards import DECK, Card, Suit, parse_card, parse_cards
+from jhyap_core.vocabulary import (
+    ErrorCode,
+    JhyapError,
+    OptionError,
+    Phase,
+    ProfileError,
+    RuleViolation,
+)
+
 from .actions import Action, Call, PickDeck, PickOffer, ThrowCards, Timeout
-from .cards import DECK, Card, Suit, parse_card, parse_cards
-from .errors import ErrorCode, JhyapError, OptionError, ProfileError, RuleViolation
-from .game import Game, LegalActions, Phase
+from .game import Game, LegalActions
 from .rules import Rules
 
 __all__ = [

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import Card, names, parse_card, parse_cards
-from .errors import ErrorCode, JhyapError
+from jhyap_core.cards import Card, names, parse_card, parse_cards
+from jhyap_core.vocabulary import ErrorCode, JhyapError
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .errors import ErrorCode
+from jhyap_core.vocabulary import ErrorCode
+
 from .rules import FirstRoundCall, Rules
 
 

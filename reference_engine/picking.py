@@ -10,9 +10,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection
 
-from .cards import Card
+from jhyap_core.cards import Card
+from jhyap_core.table import Throw
+from jhyap_core.vocabulary import ThrowKind
+
 from .rules import PickFromOffer, Rules
-from .throws import Throw, ThrowKind, run_positions
+from .throws import run_positions
 
 
 def pickable_positions(offer: Throw, rules: Rules) -> tuple[int, ...]:

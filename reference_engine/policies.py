@@ -18,10 +18,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from jhyap_core.cards import Card, parse_card
+from jhyap_core.vocabulary import Phase
+
 from . import picking
 from .actions import Action, Call, PickDeck, PickOffer, ThrowCards
-from .cards import Card, parse_card
-from .game import Event, Game, LegalActions, Phase
+from .game import Event, Game, LegalActions
 from .randomplay import deal_order, random_action, reshuffle_order
 from .rules import GameEndKind, Rules
 

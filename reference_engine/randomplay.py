@@ -6,9 +6,11 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+from jhyap_core.cards import Card, names
+from jhyap_core.vocabulary import Phase
+
 from .actions import Action, Call, PickDeck, PickOffer, ThrowCards, action_to_json
-from .cards import Card, names
-from .game import Event, Game, LegalActions, Phase
+from .game import Event, Game, LegalActions
 from .rules import GameEndKind
 
 Request = dict[str, Any]

@@ -9,7 +9,8 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
-from .errors import ErrorCode, ProfileError
+from jhyap_core.vocabulary import ErrorCode, ProfileError
+
 from .kept import Kept, NotPlain, plain_key
 from .parameters import CONSTRAINTS, Kind, Parameter, registry
 

@@ -1,9 +1,9 @@
-"""The JSON-lines protocol server: the kit's protocol core over :class:`Game` (docs/protocol.md).
+"""The JSON-lines protocol server: jhyap_core's serving over :class:`Game` (docs/protocol.md).
 
-Engine-side protocol code lives in one place, :mod:`jhyap_kit.protocol` (lines, bounded
+Engine-side protocol code lives in one place, :mod:`jhyap_core.serving` (lines, bounded
 JSON, ``seq``, the first steps of the order of checks, ``hello``, ``stop``, error
 responses); this module only adapts the reference :class:`Game`, which tracks the whole
-table itself, to the kit's :class:`~jhyap_kit.protocol.Backend`.
+table itself, to its :class:`~jhyap_core.serving.Backend`.
 """
 
 from __future__ import annotations
@@ -11,26 +11,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
-from jhyap_kit import moves
-from jhyap_kit.protocol import (
-    COMMANDS,
+from jhyap_core import bounded_json, messages
+from jhyap_core.cards import parse_card, parse_cards
+from jhyap_core.messages import DealLayout, EngineInfo
+from jhyap_core.serving import (
     MAX_LINE_BYTES,
     MAX_SEQ,
-    PROTOCOL_VERSION,
-    DealLayout,
-    EngineInfo,
     Event,
     decode_request,
     kind_name,
     request_seq,
 )
-from jhyap_kit.protocol import Session as KitSession
-from jhyap_kit.protocol import serve as kit_serve
+from jhyap_core.serving import Session as CoreSession
+from jhyap_core.serving import serve as core_serve
+from jhyap_core.vocabulary import COMMANDS, PROTOCOL_VERSION, ErrorCode, JhyapError, PickSource
 
-from . import bounded_json
 from .actions import Action, Call, PickDeck, PickOffer, ThrowCards, Timeout
-from .cards import parse_card, parse_cards
-from .errors import ErrorCode, JhyapError
 from .game import Game
 
 ENGINE_VERSION = "0.1.0"
@@ -54,24 +50,24 @@ __all__ = [
 ]
 
 
-def _action(action: moves.Action) -> Action:
-    """The reference engine's action for the kit's (card names already checked)."""
+def _action(action: messages.Action) -> Action:
+    """The reference engine's action for a served one (card names already checked)."""
     match action:
-        case moves.Call():
+        case messages.Call():
             return Call()
-        case moves.Throw(cards):
+        case messages.Throw(cards):
             return ThrowCards(tuple(parse_cards(list(cards))))
-        case moves.Pick(moves.Source.OFFER, card):
+        case messages.Pick(PickSource.OFFER, card):
             return PickOffer(parse_card(card))
-        case moves.Pick():
+        case messages.Pick():
             return PickDeck()
-        case moves.Timeout():
+        case messages.Timeout():
             return Timeout()
     raise JhyapError(f"unknown action {action!r}", ErrorCode.BAD_REQUEST)
 
 
 class GameBackend:
-    """The kit's Backend over one reference :class:`Game` at a time."""
+    """A serving Backend over one reference :class:`Game` at a time."""
 
     def __init__(self) -> None:
         self.game: Game | None = None
@@ -88,7 +84,7 @@ class GameBackend:
         # layout a harness sends (protocol 1.1) along with it.
         return self._game().deal(parse_cards(list(deck)))
 
-    def act(self, seat: int, action: moves.Action) -> list[Event]:
+    def act(self, seat: int, action: messages.Action) -> list[Event]:
         return self._game().act(seat, _action(action))
 
     def reshuffle(self, order: Sequence[str]) -> list[Event]:
@@ -108,7 +104,7 @@ class GameBackend:
         return legal.to_json() if legal else None
 
 
-class Session(KitSession):
+class Session(CoreSession):
     """One reference engine process: the handshake and at most one game at a time."""
 
     def __init__(self) -> None:
@@ -123,7 +119,7 @@ class Session(KitSession):
 def serve(stdin: IO[bytes] | None = None, stdout: IO[str] | None = None) -> int:
     """Answer requests until 'stop' or end of input; stdout carries responses only."""
     # Looked up on each line, so that a test may replace this module's decode_request.
-    return kit_serve(
+    return core_serve(
         Session(), stdin, stdout, quiet_prints=False, decode=lambda line: decode_request(line)
     )
 

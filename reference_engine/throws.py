@@ -3,26 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from enum import StrEnum
 from itertools import combinations, pairwise
 
-from .cards import JOKER_RANK, Card
+from jhyap_core.cards import JOKER_RANK, Card
+from jhyap_core.vocabulary import ThrowKind
+
 from .rules import JokersWild, Rules, RunAce, SingleThrow, ThrowLaid
-
-
-class ThrowKind(StrEnum):
-    SINGLE = "single"
-    SET = "set"
-    RUN = "run"
-
-
-@dataclass(frozen=True, slots=True)
-class Throw:
-    """Cards as placed, in order; the last one is placed on top."""
-
-    cards: tuple[Card, ...]
-    kind: ThrowKind
 
 
 def _wild_in(rules: Rules, kind: ThrowKind) -> bool:

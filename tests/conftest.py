@@ -21,8 +21,8 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 
 from conformance.fuzz import generate
 from conformance.spec import transcript
+from jhyap_core.profile import copy_json
 from reference_engine import Game, parse_cards
-from reference_engine.profile import copy_json
 
 ROOT = Path(__file__).resolve().parent.parent
 

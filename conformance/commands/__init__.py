@@ -123,7 +123,7 @@ def profile_with_options(
     # lazy: start-up speed
     from conformance.spec.data import ProfileNotFound
     from conformance.spec.profiles import ProfileFileError, load_profile, option_arguments
-    from reference_engine.messages import clip_words
+    from jhyap_core.text import clip_words
 
     try:
         document = load_profile(name)

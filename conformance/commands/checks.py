@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final, NoReturn
 
 from conformance.spec.files import OutputKind, WriteRefused, check_target
-from reference_engine.messages import clip_words
+from jhyap_core.text import clip_words
 
 # The longest a path and one of its parts may be (Linux's PATH_MAX and NAME_MAX, in bytes).
 PATH_MAX = 4095

@@ -35,7 +35,7 @@ from conformance.spec.data import transcripts_dir
 from conformance.spec.files import WriteRefused, check_target, os_error_text, write_atomic
 from conformance.spec.steps import Step, Transcript, raw_line
 from conformance.spec.wording import plural
-from reference_engine import bounded_json
+from jhyap_core import bounded_json
 
 from . import ExitCode, Subparsers
 from .coverage import coverage

@@ -11,8 +11,8 @@ from conformance.spec.data import ProfileNotFound
 from conformance.spec.files import WriteRefused, os_error_text, write_atomic
 from conformance.spec.profiles import ProfileFileError, load_profile, option_arguments
 from conformance.spec.yamlsafe import transcript_yaml
-from reference_engine.errors import JhyapError
-from reference_engine.messages import clip_words
+from jhyap_core.text import clip_words
+from jhyap_core.vocabulary import JhyapError
 
 from . import ExitCode, Subparsers, add_option_argument
 from .checks import MAX_ROUNDS, MAX_SEATS, MAX_SEED, whole

@@ -11,9 +11,9 @@ import yaml
 
 from conformance.spec import readings
 from conformance.spec.profiles import load_profile
-from reference_engine.errors import OptionError
-from reference_engine.messages import clip_words
-from reference_engine.profile import resolve
+from jhyap_core.profile import resolve
+from jhyap_core.text import clip_words
+from jhyap_core.vocabulary import OptionError
 
 from . import ExitCode, Subparsers, add_option_argument, profile_with_options
 

@@ -110,7 +110,7 @@ def _fail(message: str) -> int:
 def run(args: argparse.Namespace) -> int:
     # lazy: start-up speed
     from conformance.simulation.play import SimulationSpec, default_seats, play_games
-    from reference_engine.errors import JhyapError
+    from jhyap_core.vocabulary import JhyapError
     from reference_engine.game import Game
     from reference_engine.policies import POLICIES
 

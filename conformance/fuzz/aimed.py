@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from jhyap_core.cards import Card
 from reference_engine import picking
-from reference_engine.cards import Card
 from reference_engine.game import Game
 
 LOWEST = "lowest"  # a goal: as low as the seat can get

@@ -12,8 +12,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
-from reference_engine.errors import JhyapError
-from reference_engine.profile import option_specs, resolve
+from jhyap_core.profile import option_specs, resolve
+from jhyap_core.vocabulary import JhyapError
 from reference_engine.rules import DeckRunsOut, GameEndKind, ReshuffleMoment, Rules
 
 from ..spec.json_types import Json

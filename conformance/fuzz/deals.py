@@ -7,7 +7,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from reference_engine.cards import DECK, Card
+from jhyap_core.cards import DECK, Card
 from reference_engine.game import Game
 
 DEAL_STYLES = ("uniform", "low", "mirror", "runs", "sets", "quick")

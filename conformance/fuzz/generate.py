@@ -30,12 +30,12 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from itertools import combinations
 
+from jhyap_core.cards import DECK, Card, names
+from jhyap_core.profile import option_specs, resolve
+from jhyap_core.vocabulary import JhyapError, Phase
 from reference_engine import picking, throws
-from reference_engine.cards import DECK, Card, names
-from reference_engine.errors import JhyapError
-from reference_engine.game import Game, Phase
+from reference_engine.game import Game
 from reference_engine.kept import Kept
-from reference_engine.profile import option_specs, resolve
 from reference_engine.rules import GameEndKind, ScoringKind
 from reference_engine.server import Session, decode_request
 

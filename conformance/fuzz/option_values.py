@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from decimal import Decimal
 
-from reference_engine.profile import OptionSpec, OptionType
+from jhyap_core.profile import OptionSpec, OptionType
 
 from ..spec.json_types import Json
 

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from reference_engine.profile import option_specs, resolve
+from jhyap_core.profile import option_specs, resolve
 
 from ..spec.decks import deck_names, table_deck
 from ..spec.json_types import Json

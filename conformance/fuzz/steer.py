@@ -7,8 +7,8 @@ import random
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from reference_engine.errors import JhyapError
-from reference_engine.profile import option_specs, resolve
+from jhyap_core.profile import option_specs, resolve
+from jhyap_core.vocabulary import JhyapError
 from reference_engine.rules import GameEndKind, Rules
 
 from ..spec.json_types import Json

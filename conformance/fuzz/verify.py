@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from reference_engine.profile import resolve
+from jhyap_core.profile import resolve
 
 from ..harness.client import EngineClient
 from ..harness.outcome import PASSED, Outcome

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, overload
 
-from reference_engine.errors import JhyapError
-from reference_engine.profile import resolve
+from jhyap_core.profile import resolve
+from jhyap_core.vocabulary import JhyapError
 
 from ..spec import filecache, readings, wider
 from ..spec.data import DataNotFound, ProfileNotFound

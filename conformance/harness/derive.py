@@ -32,9 +32,9 @@ from functools import cache
 from pathlib import Path
 from typing import Final
 
-from reference_engine.errors import JhyapError
+from jhyap_core.profile import resolve
+from jhyap_core.vocabulary import JhyapError
 from reference_engine.kept import Kept
-from reference_engine.profile import resolve
 
 from ..spec import filecache, memo, readings
 from ..spec.decks import Deck, deck_header, deck_names, deck_words, table_deck

@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from reference_engine.errors import ErrorCode, JhyapError
+from jhyap_core.vocabulary import ErrorCode, JhyapError
 from reference_engine.kept import Kept, NotPlain
 from reference_engine.server import MAX_LINE_BYTES, Session, decode_request
 

@@ -11,7 +11,8 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from reference_engine.game import Game, Phase
+from jhyap_core.vocabulary import Phase
+from reference_engine.game import Game
 from reference_engine.randomplay import random_step
 
 from ..spec import readings

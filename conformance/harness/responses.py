@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference_engine import bounded_json
+from jhyap_core import bounded_json
 
 
 class EngineError(Exception):

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final, NoReturn
 
-from reference_engine.profile import resolve
+from jhyap_core.profile import resolve
 
 from ..spec.transcript_profiles import shipped_documents
 from ..spec.wording import plural

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from reference_engine.profile import resolve
+from jhyap_core.profile import resolve
 
 from ..spec.deal_layout import deal_layout
 from ..spec.decks import expand_deal, table_deck

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-from reference_engine.profile import resolve
+from jhyap_core.profile import resolve
 
 from ..spec.json_types import Json
 from ..spec.transcript_profiles import shipped_documents

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Final
 
-from reference_engine.messages import clip_words
+from jhyap_core.text import clip_words
 
 from ..harness.compare import show
 from ..harness.known_failures import NOT_EXCUSED

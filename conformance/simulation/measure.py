@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reference_engine.profile import option_specs
+from jhyap_core.profile import option_specs
 
 from .play import HandRecord, SimulationSpec, default_seats, play_one
 from .stats import mean, share, success_by_value, summarise

@@ -8,7 +8,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from reference_engine.game import Game, Phase
+from jhyap_core.vocabulary import Phase
+from reference_engine.game import Game
 from reference_engine.policies import POLICIES, Policy, TableMemory, left_unfinished, step
 from reference_engine.rules import GameEndKind, ScoringKind
 

@@ -74,7 +74,7 @@ def code_version() -> str:
     and the simulation's sources (this file, which only stores, excepted), the seed and
     ``STUDY_VERSION``."""
     digest = hashlib.sha256(f"{STUDY_VERSION}:{SEED}".encode())
-    for folder in (ROOT / "reference_engine", Path(__file__).resolve().parent):
+    for folder in (ROOT / "jhyap_core", ROOT / "reference_engine", Path(__file__).resolve().parent):
         for source in sorted(folder.glob("*.py")):
             if source.parent == Path(__file__).parent and source.name == STORAGE:
                 continue

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference_engine.profile import resolve
+from jhyap_core.profile import resolve
 
 from ..spec.json_types import Json
 from ..spec.steps import Step, Transcript

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from reference_engine.cards import DECK, JOKER_NAME, RANKS, full_deck
+from jhyap_core.cards import DECK, JOKER_NAME, RANKS, full_deck
 from reference_engine.rules import packs_at
 
 CARD_NAMES = [str(c) for c in DECK]

@@ -32,8 +32,8 @@ from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
 
-from reference_engine.errors import JhyapError
-from reference_engine.profile import OptionSpec, OptionType, option_specs, set_path
+from jhyap_core.profile import OptionSpec, OptionType, option_specs, set_path
+from jhyap_core.vocabulary import JhyapError
 
 from . import data, readings, wider, yamlsafe
 from .json_types import Json

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from decimal import Decimal
 
-from reference_engine.errors import OptionError
-from reference_engine.profile import OptionSpec, OptionType
+from jhyap_core.profile import OptionSpec, OptionType
+from jhyap_core.vocabulary import OptionError
 
 from .json_types import Json
 from .profile_schema import Report, show

@@ -22,13 +22,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Mapping, Sequence
 
-from reference_engine.errors import JhyapError
-from reference_engine.profile import (
+from jhyap_core.profile import (
     OptionSpec,
     option_specs,
     parse_option_value,
     resolve,
 )
+from jhyap_core.vocabulary import JhyapError
 from reference_engine.rules import packs_at
 
 from . import combinations, data, declared, filecache, readings, yamlsafe
@@ -433,7 +433,7 @@ def load_profile(name_or_path: str | os.PathLike[str]) -> dict[str, Json]:
 def resolved_profile(
     name_or_path: str | os.PathLike[str], options: Mapping[str, Json]
 ) -> dict[str, Json]:
-    """The profile resolved against option values (reference_engine.profile.resolve).
+    """The profile resolved against option values (jhyap_core.profile.resolve).
 
     Raises OptionError for an unknown option or a value it does not allow.
     """

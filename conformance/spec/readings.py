@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable, Mapping
 
-from reference_engine.profile import OptionSpec, get_path, set_path
+from jhyap_core.profile import OptionSpec, get_path, set_path
 
 from . import memo
 from .json_types import Json

@@ -15,7 +15,7 @@ import json.scanner
 from collections.abc import Callable
 from typing import Any, cast
 
-from reference_engine import bounded_json
+from jhyap_core import bounded_json
 
 from .yamlsafe import YamlProblem
 

@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from reference_engine.errors import JhyapError
-from reference_engine.profile import resolve
+from jhyap_core.profile import resolve
+from jhyap_core.vocabulary import JhyapError
 
 from . import protocol, readings, yamlsafe
 from .decks import CARD_NAMES, Deck, deck_header, deck_names, deck_words, is_card_name

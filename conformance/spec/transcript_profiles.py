@@ -7,8 +7,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from reference_engine.errors import JhyapError
-from reference_engine.profile import resolve
+from jhyap_core.profile import resolve
+from jhyap_core.vocabulary import JhyapError
 
 from . import data, memo, protocol, readings
 from .decks import Deck, table_deck

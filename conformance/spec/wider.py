@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from reference_engine.profile import OptionSpec, OptionType, option_specs
+from jhyap_core.profile import OptionSpec, OptionType, option_specs
 
 from .json_types import Json
 

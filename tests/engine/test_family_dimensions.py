@@ -14,6 +14,9 @@ import pytest
 import yaml
 
 from conformance.spec.profiles import check_profile_file
+from jhyap_core.cards import full_deck
+from jhyap_core.profile import resolve
+from jhyap_core.vocabulary import ThrowKind
 from reference_engine import (
     Call,
     ErrorCode,
@@ -24,10 +27,8 @@ from reference_engine import (
     ThrowCards,
     parse_cards,
 )
-from reference_engine.cards import full_deck
-from reference_engine.profile import resolve
 from reference_engine.rules import Rules
-from reference_engine.throws import ThrowKind, classify, run_positions
+from reference_engine.throws import classify, run_positions
 from tests.conftest import deck_from_hands, profile_document
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from jhyap_core.cards import DECK
 from reference_engine import Call, Game, Phase, parse_cards
-from reference_engine.cards import DECK
 from tests.conftest import profile_document
 
 

@@ -12,7 +12,7 @@ from conformance.harness import derive
 from conformance.site.common import FAMILY_ORDER, PARAM_LABELS, rule_enum_descriptions
 from conformance.spec.combinations import rule_problems
 from conformance.spec.profiles import rule_defaults
-from reference_engine.errors import JhyapError
+from jhyap_core.vocabulary import JhyapError
 from reference_engine.parameters import (
     CONSTRAINTS,
     EVENT_PARAMETERS,

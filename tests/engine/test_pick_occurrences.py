@@ -5,9 +5,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from jhyap_core.cards import names
+from jhyap_core.table import Throw
+from jhyap_core.vocabulary import ThrowKind
 from reference_engine import Game, Phase, PickDeck, ThrowCards, parse_cards
-from reference_engine.cards import names
-from reference_engine.throws import Throw, ThrowKind
 from tests.conftest import profile_document
 
 

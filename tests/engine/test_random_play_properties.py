@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import Phase as Phase_
 from hypothesis import strategies as st
 
+from jhyap_core.profile import option_specs
 from reference_engine import (
     Call,
     ErrorCode,
@@ -24,7 +25,6 @@ from reference_engine import (
     ThrowCards,
     parse_card,
 )
-from reference_engine.profile import option_specs
 from reference_engine.randomplay import random_step
 from reference_engine.rules import ScoringKind
 from tests.conftest import PROFILE_IDS

@@ -10,8 +10,8 @@ import pytest
 
 from conformance.cli import main
 from conformance.spec.decks import deck_header, deck_names, deck_words, table_deck
+from jhyap_core.cards import full_deck
 from reference_engine import JhyapError
-from reference_engine.cards import full_deck
 from reference_engine.game import Game
 from reference_engine.rules import Rules
 from tests.mutants.rules import applied

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from jhyap_core.vocabulary import ProfileError, ThrowKind
 from reference_engine import (
     Call,
     ErrorCode,
@@ -19,10 +20,9 @@ from reference_engine import (
     parse_card,
     parse_cards,
 )
-from reference_engine.errors import ProfileError
 from reference_engine.game_end import settlement
 from reference_engine.rules import Rules
-from reference_engine.throws import ThrowKind, classify
+from reference_engine.throws import classify
 from tests.conftest import dealt_game, profile_document
 
 
@@ -31,7 +31,7 @@ def cards(text: str) -> tuple:
 
 
 def rules(name: str = "dashain") -> Rules:
-    from reference_engine.profile import resolve
+    from jhyap_core.profile import resolve
 
     return Rules.from_profile(resolve(profile_document(name)))
 

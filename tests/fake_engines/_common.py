@@ -20,7 +20,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from reference_engine.errors import ErrorCode, JhyapError  # noqa: E402
+from jhyap_core.vocabulary import ErrorCode, JhyapError  # noqa: E402
 from reference_engine.server import MAX_LINE_BYTES, Session, decode_request  # noqa: E402
 
 # A hook sees each request first: None lets the reference session answer; a string is

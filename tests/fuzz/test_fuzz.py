@@ -193,8 +193,8 @@ def test_a_refused_table_is_a_one_request_plan() -> None:
 
 
 def test_raw_line_probes_are_answered_as_the_protocol_says_and_change_nothing() -> None:
-    from reference_engine.errors import JhyapError
-    from reference_engine.profile import resolve
+    from jhyap_core.profile import resolve
+    from jhyap_core.vocabulary import JhyapError
     from reference_engine.server import Session, decode_request
 
     document = shipped_documents()["dashain"]

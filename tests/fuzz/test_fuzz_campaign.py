@@ -26,7 +26,7 @@ from conformance.harness.outcome import PASSED
 from conformance.harness.replay import replay
 from conformance.spec.transcript import check_transcript_file, load_transcript
 from conformance.spec.transcript_profiles import shipped_documents
-from reference_engine.profile import resolve
+from jhyap_core.profile import resolve
 from tests.conftest import ROOT
 from tests.fuzz.test_fuzz import config, jhyap, mutant, read_yaml
 from tests.mutants.engine import MUTANTS

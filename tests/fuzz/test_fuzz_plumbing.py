@@ -23,7 +23,7 @@ from conformance.fuzz.counters import (
 )
 from conformance.fuzz.deals import DEAL_STYLES, TARGETED_STYLES, deal_order
 from conformance.spec.transcript_profiles import shipped_documents
-from reference_engine.profile import resolve
+from jhyap_core.profile import resolve
 from reference_engine.server import Session
 from tests.conftest import ROOT
 from tests.fuzz.test_fuzz import config, jhyap

@@ -15,7 +15,7 @@ from conformance.harness.versions import ADDED_IN, parse_version, version_warnin
 from conformance.spec.deal_layout import deal_layout, layout_of
 from conformance.spec.transcript import load_corpus
 from conformance.spec.transcript_profiles import shipped_documents
-from reference_engine.profile import resolve
+from jhyap_core.profile import resolve
 
 ORDER = ["Ac", "Kc", "2c", "Kd", "3c", "Kh", "9h", "4c", "5c"]
 

@@ -32,8 +32,8 @@ from conformance.harness.response_schemas import schema_problems
 from conformance.spec.protocol import protocol_clause_ids
 from conformance.spec.transcript import load_corpus, load_transcript
 from conformance.spec.transcript_profiles import shipped_documents
-from reference_engine.errors import ErrorCode
-from reference_engine.profile import resolve
+from jhyap_core.profile import resolve
+from jhyap_core.vocabulary import ErrorCode
 from tests.conftest import assert_no_survivors
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -28,9 +28,9 @@ from conformance.harness.client import EngineClient, ProtocolViolation
 from conformance.harness.sandbox import BASE_VARIABLES
 from conformance.reporting.terminal import visible
 from conformance.spec import yamlsafe
+from jhyap_core.vocabulary import ErrorCode, JhyapError
 from reference_engine import DECK, Card, Game, parse_cards
 from reference_engine.actions import Call, PickDeck, PickOffer, ThrowCards, Timeout
-from reference_engine.errors import ErrorCode, JhyapError
 from reference_engine.server import serve
 from tests.cli_helpers import fake, jhyap
 from tests.conftest import dealt_game, profile_document
@@ -447,7 +447,7 @@ def test_a_refused_or_failed_request_never_changes_the_game(
 def _undeclared_containers(game: Game) -> list[str]:
     """The game's attributes a snapshot would not copy rightly: a container the snapshot
     shares although requests edit it, or one of another shape than declared."""
-    from reference_engine import game as game_module
+    from jhyap_core import table as game_module
 
     def flat(value: object) -> bool:
         return isinstance(value, list) and not any(isinstance(v, list | dict | set) for v in value)

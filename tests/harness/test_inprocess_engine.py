@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from conformance.harness.inprocess import ReferenceClient, _copy
 from conformance.spec.transcript_profiles import shipped_documents
-from reference_engine.profile import resolve
+from jhyap_core.profile import resolve
 
 
 class Seat(enum.IntEnum):

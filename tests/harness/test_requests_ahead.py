@@ -19,7 +19,7 @@ from conformance.harness.client import EngineClient
 from conformance.spec.profiles import resolved_profile
 from conformance.spec.transcript import load_corpus
 from conformance.spec.transcript_profiles import shipped_documents
-from jhyap_kit.protocol import MAX_LINE_BYTES, DescriptorLines, _LineTooLong
+from jhyap_core.serving import MAX_LINE_BYTES, DescriptorLines, _LineTooLong
 from tests.cli_helpers import jhyap
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -18,6 +18,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from jhyap_core.cards import parse_cards
+from jhyap_core.table import Throw as PlacedThrow
+from jhyap_core.vocabulary import ErrorCode
 from jhyap_kit import (
     ANY,
     Action,
@@ -31,8 +34,6 @@ from jhyap_kit import (
     main,
 )
 from reference_engine import calling, game_end, picking, scoring, throws
-from reference_engine.cards import parse_cards
-from reference_engine.errors import ErrorCode
 from reference_engine.rules import Rules
 
 SLOPPY = "--accept-illegal-throws" in sys.argv
@@ -87,11 +88,14 @@ class ObjectApiEngine(TrackedEngine):
         kind = throws.classify(parse_cards(list(cards)), self.model)
         return ThrowKind(kind.value) if kind is not None else ThrowKind.SINGLE
 
+    def laid(self, cards: tuple[str, ...], kind: ThrowKind) -> tuple[str, ...]:
+        return tuple(c.name for c in throws.laid(parse_cards(list(cards)), kind, self.model))
+
     def hand_value(self, cards: Sequence[str]) -> int:
         return sum(self.model.rank_values[c.rank] for c in parse_cards(list(cards)))
 
     def pickable_positions(self, offer: tuple[str, ...], kind: ThrowKind) -> tuple[int, ...]:
-        placed = throws.Throw(tuple(parse_cards(list(offer))), throws.ThrowKind(kind.value))
+        placed = PlacedThrow(tuple(parse_cards(list(offer))), kind)
         return picking.pickable_positions(placed, self.model)
 
     def score_round(self, caller: int | None, hand_values: Sequence[int | None]) -> RoundScore:

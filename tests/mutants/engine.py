@@ -15,17 +15,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import itertools
 
+from jhyap_core.cards import Card
+from jhyap_core.table import Table, Throw
+from jhyap_core.vocabulary import ErrorCode, Phase, ThrowKind
 from reference_engine import calling, game_end, picking, scoring, server, throws
 from reference_engine.actions import Action, ThrowCards
-from reference_engine.cards import Card
-from reference_engine.errors import ErrorCode
-from reference_engine.game import Game, Phase
+from reference_engine.game import Game
 from reference_engine.rules import BeatenCall, NextStarter, PickFromOffer, Rules
-from reference_engine.throws import Throw, ThrowKind
 
 _classify = throws.classify
 _showdown = scoring.showdown
-_pickable = picking.pickable_cards
+_pickable = picking.pickable_positions
 _refusal = calling.call_refusal
 _end_round = Game._end_round
 
@@ -111,14 +111,14 @@ def mixed_suit_runs() -> None:
 
 
 def _pick_rule(rule: PickFromOffer, only_for: PickFromOffer) -> None:
-    def pickable(offer: Throw, rules: Rules) -> tuple[Card, ...]:
+    def pickable(offer: Throw, rules: Rules) -> tuple[int, ...]:
         if rules.pick_from_offer is only_for:
             from dataclasses import replace
 
             return _pickable(offer, replace(rules, pick_from_offer=rule))
         return _pickable(offer, rules)
 
-    picking.pickable_cards = pickable
+    picking.pickable_positions = pickable
 
 
 def dashain_run_middle() -> None:
@@ -134,12 +134,12 @@ def dhumbal_run_ends() -> None:
 
 
 def everestbuzz_first_placed() -> None:
-    def pickable(offer: Throw, rules: Rules) -> tuple[Card, ...]:
+    def pickable(offer: Throw, rules: Rules) -> tuple[int, ...]:
         if rules.pick_from_offer is PickFromOffer.LAST_PLACED:
-            return offer.cards[:1]
+            return (0,)
         return _pickable(offer, rules)
 
-    picking.pickable_cards = pickable
+    picking.pickable_positions = pickable
 
 
 def limit_exclusive() -> None:
@@ -316,7 +316,7 @@ def everestbuzz_reshuffle_at_next_draw() -> None:
 
 
 def house_rule_ignored() -> None:
-    picking.offer_open_to = lambda seat, throwers, rules: True
+    Table.offer_open_to = lambda self, seat: True  # type: ignore[method-assign]
 
 
 def deal_in_blocks() -> None:

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from reference_engine import calling, game, game_end, picking, scoring
-from reference_engine.cards import Card
-from reference_engine.errors import JhyapError
+from jhyap_core.cards import Card
+from jhyap_core.table import Table
+from jhyap_core.vocabulary import JhyapError, Phase
+from reference_engine import calling, game_end, picking, scoring
 from reference_engine.game import Game
 from reference_engine.rules import Rules, RunAce
 
@@ -69,7 +70,7 @@ def _eliminated_seats_keep_turns(original: Any) -> Any:
     """Turn passes to the next seat number, out or not, once a seat is out."""
 
     def next_active(self: Game, seat: int) -> int:
-        if len(self.active) == self.seats or self.phase is not game.Phase.PICK:
+        if len(self.active) == self.seats or self.phase is not Phase.PICK:
             return int(original(self, seat))
         return (seat + 1) % self.seats
 
@@ -135,10 +136,10 @@ def _won_call_nobody_pays(original: Any) -> Any:
 
 
 def _whole_run_pickable(original: Any) -> Any:
-    def pickable_cards(offer: Any, rules: Rules) -> Any:
-        return tuple(offer.cards)
+    def pickable_positions(offer: Any, rules: Rules) -> Any:
+        return tuple(range(len(offer.cards)))
 
-    return pickable_cards
+    return pickable_positions
 
 
 def _rate_halved(original: Any) -> Any:
@@ -178,12 +179,12 @@ def _cut_on_any_score_past(original: Any) -> Any:
 
 def _timer_throws_lowest(original: Any) -> Any:
     def timeout(self: Game, seat: int) -> Any:
-        if self.phase is not game.Phase.CALL_OR_THROW or self.rules.timer_seconds <= 0:
+        if self.phase is not Phase.CALL_OR_THROW or self.rules.timer_seconds <= 0:
             return original(self, seat)
         value = self.rules.card_value
         lowest = min(self.hands[seat], key=lambda c: (value(c.rank), c.rank, c.sort_key))
         events = [{"type": "timed_out", "seat": seat}, *self._throw(seat, (lowest,), forced=True)]
-        if self.phase is game.Phase.AWAITING_RESHUFFLE:
+        if self.phase is Phase.AWAITING_RESHUFFLE:
             self.timeout_waiting = seat
             return events
         return events + self._timeout_pick(seat)
@@ -200,7 +201,7 @@ PLANTED: dict[str, Planted] = {
         "dhumbal",
         ("dhumbal.deal.order", "dhumbal.deal.given-order"),
         "deals round by round from the seat after the starter",
-        _function(Game, "deal", _deal_from_next_seat),
+        _function(Table, "deal", _deal_from_next_seat),
     ),
     "refused_throw_loses_the_cards": Planted(
         "dashain",
@@ -212,13 +213,13 @@ PLANTED: dict[str, Planted] = {
         "dhumbal",
         ("dhumbal.game-end.seats-skipped",),
         "the turn passes to the next seat number even when that seat is out",
-        _function(Game, "next_active", _eliminated_seats_keep_turns),
+        _function(Table, "next_active", _eliminated_seats_keep_turns),
     ),
     "turned_up_card_never_out_of_play": Planted(
         "dhumbal",
         ("dhumbal.pick.turned-up-leaves-play",),
         "the turned-up card not taken stays on the table instead of going out of play",
-        _function(Game, "_pick", _turned_up_card_kept),
+        _function(Table, "_pick", _turned_up_card_kept),
     ),
     "failed_show_penalty_20": Planted(
         "dhumbal",
@@ -236,7 +237,7 @@ PLANTED: dict[str, Planted] = {
         "bga-yaniv",
         ("bga-yaniv.reshuffle.new-deck",),
         "the new deck is cut by one: the order's last card on top",
-        _function(Game, "reshuffle", _new_deck_cut_by_one),
+        _function(Table, "reshuffle", _new_deck_cut_by_one),
     ),
     "call_limit_7_read_as_6": Planted(
         "yaniv-israel",
@@ -272,7 +273,7 @@ PLANTED: dict[str, Planted] = {
         "dashain",
         ("dashain.pick.run-ends",),
         "any card of a thrown run may be taken, not only its ends",
-        _function(picking, "pickable_cards", _whole_run_pickable),
+        _function(picking, "pickable_positions", _whole_run_pickable),
     ),
     "dollars_per_point_halved": Planted(
         "dashain",
@@ -284,19 +285,19 @@ PLANTED: dict[str, Planted] = {
         "dashain",
         ("dashain.timer.expiry-play",),
         "on expiry the timer throws the hand's lowest card, not its highest",
-        _function(Game, "_timeout", _timer_throws_lowest),
+        _function(Table, "_timeout", _timer_throws_lowest),
     ),
     "right_read_as_seat_order_down": Planted(
         "everestbuzz",
         ("everestbuzz.turn.direction",),
         "play passes to the lower seat number",
-        _function(Game, "next_active", _clockwise_read_as_seat_order),
+        _function(Table, "next_active", _clockwise_read_as_seat_order),
     ),
     "dealer_is_the_seat_after_the_starter": Planted(
         "dashain",
         ("dashain.deal.dealer",),
         "the dealer reported is the seat after the starter",
-        _function(Game, "dealer", _dealer_after_starter),
+        _function(Table, "dealer", _dealer_after_starter),
     ),
     "cut_at_any_score_past_200": Planted(
         "yaniv-israel",

@@ -16,7 +16,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from reference_engine import calling, cards, game, game_end, picking, scoring, throws
+from jhyap_core import cards
+from jhyap_core import table as core_table
+from jhyap_core.table import Table, TableRules
+from jhyap_core.vocabulary import Phase
+from reference_engine import calling, game_end, scoring
 from reference_engine.game import Game
 from reference_engine.rules import (
     BeatenCall,
@@ -168,7 +172,7 @@ def _offer_sorted(original: Any) -> Any:
     def throw(self: Game, seat: int, thrown: Sequence[cards.Card], forced: bool = False) -> Any:
         events = original(self, seat, thrown, forced)
         if not self.rules.order_matters and self.thrown is not None:
-            self.thrown = throws.Throw(
+            self.thrown = core_table.Throw(
                 tuple(cards.sorted_cards(self.thrown.cards)), self.thrown.kind
             )
         return events
@@ -178,10 +182,10 @@ def _offer_sorted(original: Any) -> Any:
 
 def _call_after_throwing(original: Any) -> Any:
     def call(self: Game, seat: int) -> Any:
-        if self.phase is game.Phase.PICK and self.thrown is not None:
+        if self.phase is Phase.PICK and self.thrown is not None:
             self.hands[seat].extend(self.thrown.cards)
             self.thrown = None
-            self.phase = game.Phase.CALL_OR_THROW
+            self.phase = Phase.CALL_OR_THROW
         return original(self, seat)
 
     return call
@@ -282,9 +286,9 @@ def _drop_ignored(original: Any) -> Any:
 
 
 def _timer_seconds_ignored(original: Any) -> Any:
-    def timeout(self: Game, seat: int) -> Any:
-        if self.rules.timer_seconds <= 0:
-            self.rules = dataclasses.replace(self.rules, timer_seconds=1)
+    def timeout(self: Table, seat: int) -> Any:
+        if self.table_rules.timer_seconds <= 0:
+            self.table_rules = dataclasses.replace(self.table_rules, timer_seconds=1)
         return original(self, seat)
 
     return timeout
@@ -302,17 +306,17 @@ MUTANTS: dict[str, Mutant] = {
         _rules(lambda r: _when(r.seats_max > r.seats_min, seats_max=r.seats_max - 1)),
     ),
     "pack_of_51": Mutant(
-        "deck.cards", "games_follow_the_model", _function(game, "full_deck", _deck_short)
+        "deck.cards", "games_follow_the_model", _function(core_table, "full_deck", _deck_short)
     ),
     "ranks_left_out_kept": Mutant(
         "deck.ranks_left_out",
         "games_follow_the_model",
-        _function(game, "full_deck", _ranks_all_kept),
+        _function(core_table, "full_deck", _ranks_all_kept),
     ),
     "jokers_in_the_first_pack_only": Mutant(
         "deck.jokers",
         "games_follow_the_model",
-        _function(game, "full_deck", _jokers_first_pack_only),
+        _function(core_table, "full_deck", _jokers_first_pack_only),
     ),
     "jokers_wild_runs_read_as_sets": Mutant(
         "deck.jokers_wild",
@@ -324,7 +328,7 @@ MUTANTS: dict[str, Mutant] = {
     "packs_from_one_seat_more": Mutant(
         "deck.packs_by_seats",
         "games_follow_the_model",
-        _function(Rules, "packs_for", _packs_from_above),
+        _function(TableRules, "packs_for", _packs_from_above),
     ),
     "hand_one_card_short": Mutant(
         "hand_size",
@@ -340,19 +344,19 @@ MUTANTS: dict[str, Mutant] = {
         "card_values.X", "games_follow_the_model", _rules(lambda r: {"joker_value": 0})
     ),
     "right_means_anticlockwise_seats": Mutant(
-        "direction", "games_follow_the_model", _function(Game, "next_active", _direction)
+        "direction", "games_follow_the_model", _function(Table, "next_active", _direction)
     ),
     "dealer_is_the_starter": Mutant(
-        "deal.dealer", "games_follow_the_model", _function(Game, "dealer", _dealer_is_starter)
+        "deal.dealer", "games_follow_the_model", _function(Table, "dealer", _dealer_is_starter)
     ),
     "first_starter_ignored": Mutant(
         "deal.first_starter", "games_follow_the_model", _rules(lambda r: {"first_starter": 0})
     ),
     "deal_in_blocks": Mutant(
-        "deal.order", "games_follow_the_model", _function(Game, "deal", _deal_in_blocks)
+        "deal.order", "games_follow_the_model", _function(Table, "deal", _deal_in_blocks)
     ),
     "turned_up_from_the_bottom": Mutant(
-        "deal.first_offer", "games_follow_the_model", _function(Game, "deal", _turned_up_last)
+        "deal.first_offer", "games_follow_the_model", _function(Table, "deal", _turned_up_last)
     ),
     "seat_after_winner_read_as_winner": Mutant(
         "next_starter",
@@ -418,7 +422,7 @@ MUTANTS: dict[str, Mutant] = {
         "call.limit_by_seats", "games_follow_the_model", _rules(lambda r: {"limit_steps": ()})
     ),
     "unordered_offer_sorted": Mutant(
-        "throws.order_matters", "games_follow_the_model", _function(Game, "_throw", _offer_sorted)
+        "throws.order_matters", "games_follow_the_model", _function(Table, "_throw", _offer_sorted)
     ),
     "first_or_last_read_as_last": Mutant(
         "pick.from_offer",
@@ -433,7 +437,7 @@ MUTANTS: dict[str, Mutant] = {
     "multi_throw_rule_ignored": Mutant(
         "pick.only_after_multi_throw",
         "games_follow_the_model",
-        _function(picking, "offer_open_to", lambda original: lambda seat, throwers, rules: True),
+        _function(Table, "offer_open_to", lambda original: lambda self, seat: True),
     ),
     "next_draw_reshuffles_at_once": Mutant(
         "reshuffle.moment",
@@ -443,7 +447,7 @@ MUTANTS: dict[str, Mutant] = {
     "new_deck_upside_down": Mutant(
         "reshuffle.new_deck",
         "games_follow_the_model",
-        _function(Game, "reshuffle", _new_deck_reversed),
+        _function(Table, "reshuffle", _new_deck_reversed),
     ),
     "pickable_aside_read_as_whole_offer": Mutant(
         "reshuffle.kept_aside",
@@ -482,7 +486,7 @@ MUTANTS: dict[str, Mutant] = {
         "call.inclusive", "games_follow_the_model", _rules(lambda r: {"call_inclusive": False})
     ),
     "call_after_throwing": Mutant(
-        "call.timing", "games_follow_the_model", _function(Game, "_call", _call_after_throwing)
+        "call.timing", "games_follow_the_model", _function(Table, "_call", _call_after_throwing)
     ),
     "no_first_round_lock": Mutant(
         "call.first_round",
@@ -596,7 +600,7 @@ MUTANTS: dict[str, Mutant] = {
     "timer_seconds_ignored": Mutant(
         "turn_timer.seconds",
         "games_follow_the_model",
-        _function(Game, "_timeout", _timer_seconds_ignored),
+        _function(Table, "_timeout", _timer_seconds_ignored),
     ),
     "take_lowest_read_as_draw": Mutant(
         "turn_timer.on_expiry",

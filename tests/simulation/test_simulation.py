@@ -16,9 +16,10 @@ from conformance.simulation.play import SimulationSpec, play_games
 from conformance.simulation.stats import mean, share, summarise
 from conformance.spec.data import shipped_profile_ids
 from conformance.spec.profiles import load_profile
+from jhyap_core.cards import DECK, parse_cards
+from jhyap_core.vocabulary import Phase
 from reference_engine.actions import Call, PickOffer, ThrowCards
-from reference_engine.cards import DECK, parse_cards
-from reference_engine.game import Game, Phase
+from reference_engine.game import Game
 from reference_engine.policies import (
     PublicView,
     TableMemory,

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from conformance.site import common, docsgen, parameters, profile_page
-from reference_engine.profile import resolve
+from jhyap_core.profile import resolve
 from tests.conftest import PROFILE_IDS
 
 

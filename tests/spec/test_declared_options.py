@@ -16,7 +16,7 @@ import yaml
 from conformance.cli import main
 from conformance.spec import readings
 from conformance.spec.profiles import ProfileFileError, load_profile, profile_schema
-from reference_engine.profile import resolve
+from jhyap_core.profile import resolve
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAD = "profile_format: 1\nid: mine\nextends: {base}\n"

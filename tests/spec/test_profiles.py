@@ -26,9 +26,9 @@ from conformance.spec.profiles import (
     profile_schema,
     resolved_profile,
 )
+from jhyap_core.profile import resolve
+from jhyap_core.vocabulary import OptionError
 from reference_engine import shipped as shipped_data
-from reference_engine.errors import OptionError
-from reference_engine.profile import resolve
 from tests.conftest import profile_document
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ import pytest
 
 from conformance.cli import main
 from conformance.spec.wider import offers
-from reference_engine.profile import OptionType
+from jhyap_core.profile import OptionType
 
 FAKE = Path(__file__).resolve().parents[1] / "fake_engines" / "wider_options.py"
 WIDER_ENGINE = f"{sys.executable} {FAKE}"

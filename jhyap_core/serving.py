@@ -5,8 +5,8 @@
 checks), the command's arguments and card names (step 2), that a game is open (step 3),
 then hands typed arguments to a :class:`Backend`, which checks the rest (steps 4 to 9) and
 plays. ``hello`` and ``stop`` are answered here. Every refusal is an error response with
-the protocol's stable code; a backend refuses by raising :class:`~jhyap_kit.moves.Refused`
-(or the reference engine's ``JhyapError``).
+the protocol's stable code; a backend refuses by raising :class:`~jhyap_core.messages.Refused`
+(or any ``JhyapError``).
 
 The reference engine's server (``jhyap engine``) is this module over its ``Game``; a kit
 engine is this module over a :class:`~jhyap_kit.engine.TrackedEngine`.
@@ -20,67 +20,21 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import IO, Any, Final, Protocol
 
-from reference_engine import bounded_json
-from reference_engine.cards import parse_card
-from reference_engine.errors import ErrorCode, JhyapError
-from reference_engine.messages import clip_words
+from . import bounded_json
+from .cards import parse_card
+from .messages import Action, Call, DealLayout, EngineInfo, Pick, Refused, Throw, Timeout
+from .text import clip_words
+from .vocabulary import COMMANDS, PROTOCOL_VERSION, ErrorCode, JhyapError, PickSource
 
-from .moves import Action, Call, Pick, Refused, Source, Throw, Timeout
-
-PROTOCOL_VERSION: Final = "1.1"
 MAX_LINE_BYTES: Final = 1 << 20
 MAX_SEQ: Final = (1 << 53) - 1  # the largest integer every JSON implementation holds exactly
-COMMANDS: Final = (
-    "hello",
-    "start",
-    "deal",
-    "act",
-    "reshuffle",
-    "set_option",
-    "end_game",
-    "state",
-    "legal",
-    "stop",
-)
-ACTIONS: Final = ("call", "throw", "pick", "timeout")
 
 Json = Any
 Event = dict[str, Any]
 Response = dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class EngineInfo:
-    """What ``hello`` answers: the engine's name, version and language, and what it serves.
-
-    ``state_fields`` (protocol 1.1) lists the state fields the engine reports; None means all.
-    """
-
-    name: str
-    version: str
-    language: str
-    commands: tuple[str, ...] = COMMANDS
-    actions: tuple[str, ...] = ACTIONS
-    state_fields: tuple[str, ...] | None = None
-
-    def supports(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"commands": list(self.commands), "actions": list(self.actions)}
-        if self.state_fields is not None:
-            body["state_fields"] = list(self.state_fields)
-        return body
-
-
-@dataclass(frozen=True, slots=True)
-class DealLayout:
-    """The cards of a deal already placed (protocol 1.1): ``hands`` per seat, ``turned_up``,
-    ``stock`` top card first, as the ``dealt`` event reports them."""
-
-    hands: tuple[tuple[str, ...], ...]
-    turned_up: str
-    stock: tuple[str, ...] = field(default=())
 
 
 class Backend(Protocol):
@@ -287,11 +241,11 @@ def action_of(data: Mapping[str, Any]) -> Action:
     if kind == "pick":
         source = data.get("from")
         if source == "deck":
-            return Pick(Source.DECK)
+            return Pick(PickSource.DECK)
         if source == "offer":
             if not isinstance(data.get("card"), str):
                 raise Refused(ErrorCode.BAD_REQUEST, "pick from the offer needs 'card'")
-            return Pick(Source.OFFER, card_name(data["card"]))
+            return Pick(PickSource.OFFER, card_name(data["card"]))
         raise Refused(ErrorCode.BAD_REQUEST, "pick action needs 'from': 'deck' or 'offer'")
     if kind == "timeout":
         return Timeout()

@@ -1,4 +1,5 @@
-"""The values a binding sees: actions, a dealt hand, a round's scores, a refusal.
+"""The typed messages of an engine side: actions, a deal's layout, a dealt hand, a round's
+scores, a refusal, what ``hello`` answers.
 
 Cards are their protocol names (``"Ah"``, ``"Td"``, ``"X"``), already checked: a binding
 maps them onto its engine's own card objects. Seats are protocol seats, ``0`` to
@@ -7,25 +8,10 @@ maps them onto its engine's own card objects. Seats are protocol seats, ``0`` to
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from enum import StrEnum
+from dataclasses import dataclass, field
+from typing import Any
 
-from reference_engine.errors import ErrorCode, JhyapError
-
-
-class ThrowKind(StrEnum):
-    """What a legal throw is."""
-
-    SINGLE = "single"
-    SET = "set"
-    RUN = "run"
-
-
-class Source(StrEnum):
-    """Where a pick takes its card from."""
-
-    DECK = "deck"
-    OFFER = "offer"
+from .vocabulary import ACTIONS, COMMANDS, ErrorCode, JhyapError, PickSource
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +31,7 @@ class Pick:
     """Take a card: the top of the deck (``card`` is then the card drawn, once the kit
     knows it, else None) or ``card`` from the offer."""
 
-    source: Source
+    source: PickSource
     card: str | None = None
 
 
@@ -107,3 +93,34 @@ class Refused(JhyapError):
     @property
     def refusal(self) -> Refusal:
         return Refusal(self.code, self.message)
+
+
+@dataclass(frozen=True, slots=True)
+class DealLayout:
+    """The cards of a deal already placed (protocol 1.1): ``hands`` per seat, ``turned_up``,
+    ``stock`` top card first, as the ``dealt`` event reports them."""
+
+    hands: tuple[tuple[str, ...], ...]
+    turned_up: str
+    stock: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True, slots=True)
+class EngineInfo:
+    """What ``hello`` answers: the engine's name, version and language, and what it serves.
+
+    ``state_fields`` (protocol 1.1) lists the state fields the engine reports; None means all.
+    """
+
+    name: str
+    version: str
+    language: str
+    commands: tuple[str, ...] = COMMANDS
+    actions: tuple[str, ...] = ACTIONS
+    state_fields: tuple[str, ...] | None = None
+
+    def supports(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"commands": list(self.commands), "actions": list(self.actions)}
+        if self.state_fields is not None:
+            body["state_fields"] = list(self.state_fields)
+        return body

@@ -15,7 +15,7 @@ from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 from typing import Any
 
-from .errors import ErrorCode, OptionError, ProfileError
+from .vocabulary import ErrorCode, OptionError, ProfileError
 
 Json = Any
 _DECIMAL_DIGITS = 15  # a decimal option has at most this many digits each side of the point

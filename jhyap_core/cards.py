@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from operator import attrgetter
 
-from .errors import ErrorCode, JhyapError
+from .vocabulary import ErrorCode, JhyapError
 
 RANKS = "A23456789TJQK"
 JOKER_RANK = 0

@@ -1,0 +1,105 @@
+"""jhyap_core is the base: the standard library only; the kit and the reference engine
+are built on it and neither imports the other; its vocabulary is the schemas' own."""
+
+from __future__ import annotations
+
+import ast
+import json
+import sys
+from enum import StrEnum
+from pathlib import Path
+
+from jhyap_core.vocabulary import (
+    ActionType,
+    Command,
+    ErrorCode,
+    EventType,
+    Phase,
+    PickSource,
+    RoundOutcome,
+    ThrowKind,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA = ROOT / "schema" / "protocol"
+
+
+def imported_roots(package: str) -> set[str]:
+    """The top-level names every module of ``package`` imports (relative imports left out)."""
+    roots: set[str] = set()
+    for path in (ROOT / package).rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                roots.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                roots.add(node.module.split(".")[0])
+    return roots
+
+
+def test_jhyap_core_imports_the_standard_library_only() -> None:
+    outside = {
+        name
+        for name in imported_roots("jhyap_core")
+        if name not in sys.stdlib_module_names and name not in ("__future__", "jhyap_core")
+    }
+    assert outside == set()
+
+
+def test_the_kit_imports_neither_the_reference_engine_nor_the_harness() -> None:
+    assert imported_roots("jhyap_kit") & {"reference_engine", "conformance"} == set()
+
+
+def test_the_reference_engine_imports_neither_the_kit_nor_the_harness() -> None:
+    assert imported_roots("reference_engine") & {"jhyap_kit", "conformance"} == set()
+
+
+def _values(kind: type[StrEnum]) -> list[str]:
+    return [member.value for member in kind]
+
+
+def _enums(schema: object) -> list[list[object]]:
+    """Every ``enum`` list of a schema, depth first."""
+    found: list[list[object]] = []
+    if isinstance(schema, dict):
+        if isinstance(schema.get("enum"), list):
+            found.append(schema["enum"])
+        for value in schema.values():
+            found += _enums(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            found += _enums(value)
+    return found
+
+
+def _consts(schema: object, key: str) -> set[str]:
+    """Every ``const`` under a property named ``key``."""
+    found: set[str] = set()
+    if isinstance(schema, dict):
+        for name, value in schema.items():
+            if name == key and isinstance(value, dict) and isinstance(value.get("const"), str):
+                found.add(value["const"])
+            found |= _consts(value, key)
+    elif isinstance(schema, list):
+        for value in schema:
+            found |= _consts(value, key)
+    return found
+
+
+def _schema(name: str) -> object:
+    return json.loads((SCHEMA / name).read_text(encoding="utf-8"))
+
+
+def test_the_vocabulary_is_the_schemas_own() -> None:
+    enums = [
+        e for name in sorted(p.name for p in SCHEMA.glob("*.json")) for e in _enums(_schema(name))
+    ]
+    assert _values(Phase) in enums
+    assert _values(ThrowKind) in enums
+    assert _values(PickSource) in enums
+    assert _values(Command) in enums
+    assert _values(ActionType) in enums
+    assert _values(RoundOutcome) in enums
+    assert sorted(_values(ErrorCode)) == sorted(
+        _schema("error-codes.schema.json")["enum"]  # type: ignore[index]
+    )
+    assert set(_values(EventType)) == _consts(_schema("event.schema.json"), "type")
