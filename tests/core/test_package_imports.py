@@ -20,7 +20,7 @@ from jhyap_core.vocabulary import (
     ThrowKind,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = ROOT / "schema" / "protocol"
 
 

@@ -16,7 +16,7 @@ import pytest
 from jhyap_kit import KIT_RULES
 from jhyap_kit.support import unsupported
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 VARIANTS = ROOT / "tests" / "data" / "variants"
 OBJECT_API = shlex.join([sys.executable, str(ROOT / "tests" / "kit_engines" / "object_api.py")])
 
@@ -36,6 +36,7 @@ def outcomes(profile: Path, engine: str | None) -> dict[str, str]:
     return {c["id"]: c["outcome"] for c in report["results"]}
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(
     "variant", ["dhumbal-one-hand", "bga-yaniv-laid-by-rank", "dhumbal-no-kings"]
 )
