@@ -45,7 +45,7 @@ def _deal_hands(
     if style == "low":
         low = [c for c in pool if c.rank <= 4]
         for hand in hands:
-            fill(hand, [c for c in low if c not in taken][: rng.randint(2, size)])
+            fill(hand, [c for c in low if c not in taken][: rng.randint(min(2, size), size)])
     elif style == "mirror":
         # Hands of one equal value: ties with the caller and several equal lowest hands.
         # Above the lowest possible hand (one point a card), even for hands of 15 or more.
