@@ -3,7 +3,9 @@
 Plays the plans a campaign would make (seed, steering with the campaign's lag, every
 table at ``--seats``) on the model alone, and prints per profile and seat count the beaten
 calls, the beaten calls where two or more other hands were lower than (or level with) the
-caller's, and the tie-breaks among several lowest, each per 100 games.
+caller's, and the tie-breaks among several lowest, each per 100 games; then the same
+games unsteered, played as drawn ("plain") and with late and risky calls (call_aim
+"beaten", see conformance/fuzz/steer.py).
 ``python bench/fuzz_reach.py [--games N] [--seats 3,4,6] [PROFILE ...]`` (default: dhumbal
 and bga-yaniv, 200 games at 3, 4 and 6 seats).
 """
@@ -14,6 +16,7 @@ import argparse
 import sys
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,6 +29,7 @@ from conformance.fuzz.counters import (  # noqa: E402
     SEVERAL_LOWEST,
     applicable_counters,
 )
+from conformance.fuzz.generate import generate, random_spec  # noqa: E402
 from conformance.fuzz.plan import Plan  # noqa: E402
 from conformance.spec.transcript_profiles import shipped_documents  # noqa: E402
 from reference_engine.server import Session  # noqa: E402
@@ -71,6 +75,18 @@ def reach(profile: str, seats: int, games: int, seed: int) -> tuple[Counter[str]
     return total, time.perf_counter() - began
 
 
+def by_policy(profile: str, seats: int, games: int, seed: int, aim: str) -> Counter[str]:
+    """The counters of ``games`` unsteered games at ``seats``, each with ``call_aim`` aim."""
+    documents = shipped_documents()
+    total: Counter[str] = Counter()
+    for game in range(games):
+        spec = replace(random_spec(documents, profile, seed * 100_000 + game, seats), call_aim=aim)
+        plan = generate(documents[profile], spec)
+        total.update(plan.coverage)
+        total[SEVERAL_LOWER] += several_lower(plan)
+    return total
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("profiles", nargs="*")
@@ -90,6 +106,16 @@ def main() -> None:
                 f"{profile:<10} {seats:>5} {rate[0]:>8.1f} {rate[1]:>14.1f} {rate[2]:>11.1f}"
                 f"   ({seconds:.1f} s)"
             )
+    print("unsteered, per 100 games: plain -> late and risky calls")
+    for profile in args.profiles or ("dhumbal", "bga-yaniv"):
+        for seats in (int(s) for s in args.seats.split(",")):
+            plain = by_policy(profile, seats, args.games, args.seed, "")
+            risky = by_policy(profile, seats, args.games, args.seed, "beaten")
+            shown = [
+                f"{100 * plain[c] / args.games:.1f} -> {100 * risky[c] / args.games:.1f}"
+                for c in (BEATEN_CALLS, SEVERAL_LOWER)
+            ]
+            print(f"{profile:<10} {seats:>5} beaten {shown[0]:<14} several lower {shown[1]}")
 
 
 if __name__ == "__main__":
