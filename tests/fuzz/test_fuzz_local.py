@@ -1,5 +1,6 @@
 """Fuzzing in this process (conformance/fuzz/local.py): every profile the schema accepts
-plays without crashing the generator, and one planted bug is one divergence class."""
+plays without crashing the generator, one planted bug is one divergence class, and the
+coverage lines warn of a counter that stays low."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conformance.commands.fuzz import summary_lines
 from conformance.commands.run import default_engine
-from conformance.fuzz.counters import applicable_counters
+from conformance.fuzz.campaign import FuzzResult, ProfileStats
+from conformance.fuzz.counters import BEATEN_CALLS, SEVERAL_LOWEST, WON_CALLS, applicable_counters
 from conformance.fuzz.deals import DEAL_STYLES, TARGETED_STYLES, deal_order
 from conformance.fuzz.generate import generate, random_spec
 from conformance.fuzz.local import fuzz_locally, play_locally
@@ -98,3 +101,18 @@ def test_one_planted_bug_is_one_class(bug: str, signature: str) -> None:
     cfg = replace(config(default_engine(), profiles=(profile,)), games=60)
     run = fuzz_locally(cfg, lambda: planted(bug))
     assert list(run.signatures) == [signature]
+
+
+def test_the_coverage_lines_warn_of_a_counter_that_stays_low() -> None:
+    cfg = replace(config(default_engine(), profiles=("dhumbal",)), games=40)
+    stats = ProfileStats(games=40, applicable=applicable_counters(cfg.documents["dhumbal"]))
+    stats.coverage.update({WON_CALLS: 60, SEVERAL_LOWEST: 1})
+    result = FuzzResult({"dhumbal": stats}, 40, 4000, 2.0)
+    low = [line for line in summary_lines(cfg, result) if ": low: " in line]
+    assert low == ["  dhumbal: low: beaten calls: 0 in 40 games — raise --time or seats"]
+    stats.coverage.update({BEATEN_CALLS: 4})  # 10 per 100 games: enough
+    assert [line for line in summary_lines(cfg, result) if ": low: " in line] == []
+    # Fewer than 20 games are not judged.
+    stats.games = result.games = 19
+    stats.coverage[BEATEN_CALLS] = 0
+    assert [line for line in summary_lines(cfg, result) if ": low: " in line] == []
