@@ -14,7 +14,12 @@ from typing import IO
 from conformance.distributed.shards import WHOLE, add_shard_argument, empty_shard_problem
 from conformance.fuzz.campaign import Finding, FuzzResult, fuzz, never_reached
 from conformance.fuzz.config import DEFAULT_MAX_FINDINGS, FuzzConfig
-from conformance.fuzz.counters import COUNTERS, unreachable_counters
+from conformance.fuzz.counters import (
+    COUNTERS,
+    applicable_counters,
+    low_counters,
+    unreachable_counters,
+)
 from conformance.fuzz.driver import DEFAULT_WINDOW, ReferenceFailed, shorten
 from conformance.fuzz.report import json_report
 from conformance.fuzz.shrink import DEFAULT_BUDGET
@@ -330,6 +335,11 @@ def summary_lines(config: FuzzConfig, result: FuzzResult) -> list[str]:
             lines.append(f"  {profile}: cannot reach: {why}")
         if missing[profile] and result.stats[profile].games:
             lines.append(f"  {profile}: never reached: {', '.join(missing[profile])}")
+        stats = result.stats[profile]
+        applicable = stats.applicable or applicable_counters(config.documents[profile])
+        low = low_counters(stats.coverage, stats.games, applicable)
+        if low:
+            lines.append(f"  {profile}: low: {'; '.join(low)} — raise --time or seats")
     lines += declined_lines(config, result)
     for signature, count in sorted(result.known_hits.items()):
         lines.append(f"known divergence ({count} games): {signature}")

@@ -85,6 +85,12 @@ def goals_for(
     """Each seat's goal now, for ``aim``; ``order`` is the turn order from the deal's
     starter (the seat meant to call), ``targets`` the values its deal aimed at."""
     caller = order[0]
+    if aim == "beaten":
+        # The starter holds a hand at the call limit, the highest it may call with; the
+        # others go as low as they get: the call comes late, against low hands.
+        rules = game.rules
+        limit = rules.call_limit_for(game.seats) - (0 if rules.call_inclusive else 1)
+        return {**dict.fromkeys(order, LOWEST), caller: limit}
     now = game.hand_value(caller)
     goals: dict[int, Goal] = {caller: LOWEST}
     for seat in order[1:]:

@@ -50,6 +50,24 @@ COUNTERS: Final = (
     RAW_LINES,
 )
 
+# Counters a run should reach often, not just once: the fewest per 100 games it is
+# expected to count (the late and risky calls of .steer give several times as many at
+# 3-6 seats). Judged from MIN_GAMES_JUDGED games a profile on.
+LOW_RATES: Final = {BEATEN_CALLS: 10, SEVERAL_LOWEST: 1}
+MIN_GAMES_JUDGED: Final = 20
+
+
+def low_counters(coverage: Mapping[str, int], games: int, applicable: Sequence[str]) -> list[str]:
+    """The applicable counters of :data:`LOW_RATES` that ``games`` games counted fewer
+    times than expected, each as ``"<counter>: <count> in <games> games"``."""
+    if games < MIN_GAMES_JUDGED:
+        return []
+    return [
+        f"{name}: {coverage.get(name, 0)} in {games} games"
+        for name, rate in LOW_RATES.items()
+        if name in applicable and coverage.get(name, 0) * 100 < rate * games
+    ]
+
 
 def rule_variants(document: Mapping[str, Json]) -> list[Rules]:
     """The typed rules of the profile's defaults and of each single option value."""
@@ -172,6 +190,7 @@ __all__ = [
     "RESHUFFLE_COUNTERS",
     "applicable_counters",
     "count_events",
+    "low_counters",
     "rule_variants",
     "unreachable_counters",
 ]

@@ -45,7 +45,7 @@ def _deal_hands(
     if style == "low":
         low = [c for c in pool if c.rank <= 4]
         for hand in hands:
-            fill(hand, [c for c in low if c not in taken][: rng.randint(2, size)])
+            fill(hand, [c for c in low if c not in taken][: rng.randint(min(2, size), size)])
     elif style == "mirror":
         # Hands of one equal value: ties with the caller and several equal lowest hands.
         # Above the lowest possible hand (one point a card), even for hands of 15 or more.
@@ -77,6 +77,11 @@ def _deal_hands(
                     fill(hand, wanted)
                     break
     elif style == "runs":
+        # From the table's own cards: a deck may leave ranks out (deck.ranks_left_out),
+        # and a run across a missing rank is a near-run, still worth dealing.
+        by_rank: dict[int, list[Card]] = {}
+        for card in pool:
+            by_rank.setdefault(card.rank, []).append(card)
         for hand in hands:
             suit = rng.choice("cdhs")
             start = rng.choice((1, 11, 12, 12, 13, rng.randint(1, 11)))
@@ -84,9 +89,10 @@ def _deal_hands(
             wrap = [(start + k - 1) % 13 + 1 for k in range(length)]
             mixed = rng.random() < 0.4
             if mixed:
-                wanted = [rng.choice([c for c in pool if c.rank == r]) for r in wrap]
+                wanted = [rng.choice(by_rank[r]) for r in wrap if r in by_rank]
             else:
                 wanted = [c for r in wrap for c in DECK if c.rank == r and c.suit == suit]
+                wanted = [c for c in wanted if c.rank in by_rank]
             fill(hand, wanted)
     elif style == "quick":
         # The starter can call at once and the others hold a lot: hands end fast and
@@ -97,7 +103,8 @@ def _deal_hands(
             fill(hand, [c for c in pool if card_value(c) >= rng.randint(1, 13)])
     elif style == "sets":
         for hand in hands:
-            rank = rng.randint(1, 13)
+            # A rank the table has (a choice among 13 draws as randint(1, 13) did).
+            rank = rng.choice([r for r in range(1, 14) if any(c.rank == r for c in pool)])
             fill(hand, [c for c in pool if c.rank == rank][: rng.randint(2, 4)])
     for hand in hands:
         fill(hand, pool)

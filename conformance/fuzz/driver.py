@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Final
+from typing import Final, Protocol
 
 from ..harness.client import (
     EngineClient,
@@ -257,6 +257,73 @@ def compare_raw(
     return differences
 
 
+# The rule family an event or state field belongs to (clause families, as clause ids
+# spell them): a divergence's signature names the family of its first difference.
+FIELD_FAMILIES: Final[Mapping[str, tuple[str, ...]]] = {
+    "round_started": ("deal", "turn"),
+    "dealt": ("deal",),
+    "called": ("calling",),
+    "thrown": ("throws",),
+    "picked": ("picking",),
+    "reshuffle_needed": ("reshuffle",),
+    "reshuffled": ("reshuffle",),
+    "timed_out": ("timer",),
+    "round_ended": ("showdown", "scoring"),
+    "round_ended.eliminated": ("game-end",),
+    "round_ended.scores": ("scoring",),
+    "round_ended.deltas": ("scoring",),
+    "round_ended.hand_values": ("cards",),
+    "called.value": ("cards",),
+    "hand_values": ("cards",),
+    "hands": ("cards",),
+    "game_ended": ("game-end", "money"),
+    "game_ended.settlement": ("money",),
+    "option_changed": ("options",),
+    "dealer": ("deal",),
+    "starter": ("deal", "turn"),
+    "to_act": ("turn",),
+    "scores": ("scoring",),
+    "eliminated": ("game-end",),
+    "active": ("game-end",),
+    "result": ("game-end",),
+    "turns_taken": ("turn", "calling"),
+    "deck": ("reshuffle", "picking"),
+    "out_of_play": ("picking", "reshuffle"),
+    "offer": ("picking",),
+    "pickable": ("picking",),
+    "multi_throwers": ("picking",),
+    "options": ("options",),
+    "seats": ("players",),
+}
+# The rule family whose refusal an error code is: an engine refusing with (or accepting
+# what the reference refuses with) this code gets that rule wrong, whatever the step.
+CODE_FAMILIES: Final[Mapping[str, str]] = {
+    "not_your_turn": "turn",
+    "wrong_phase": "turn",
+    "invalid_seat": "players",
+    "invalid_seats": "players",
+    "card_not_in_hand": "throws",
+    "illegal_throw": "throws",
+    "call_over_limit": "calling",
+    "call_too_early": "calling",
+    "card_not_on_offer": "picking",
+    "pick_not_allowed": "picking",
+    "invalid_reshuffle": "reshuffle",
+    "invalid_deck": "deal",
+    "unknown_option": "options",
+    "invalid_option_value": "options",
+    "option_locked": "options",
+    "timer_off": "timer",
+    "game_not_endable": "game-end",
+}
+
+
+def field_family(name: str) -> str:
+    """The rule family of an event field (``round_ended.scores``) or a state field."""
+    found = FIELD_FAMILIES.get(name) or FIELD_FAMILIES.get(name.split(".")[0])
+    return found[0] if found else "protocol"
+
+
 def classify(
     profile: str,
     request: Request,
@@ -265,18 +332,33 @@ def classify(
     transfer: bool,
     actual: Mapping[str, Json],
 ) -> tuple[DivergenceKind, str]:
-    """The divergence class and signature of a difference."""
+    """The divergence class and signature of a difference.
+
+    The signature names the rule, not the path the difference took: ``<profile>
+    <family>: <shape>``, the family that of the refusal's code (the engine's where it
+    refuses, else the reference's) or of the first field that differs; so that one bug
+    met at different steps, or with a different set of fields following from it, is one
+    class (a wrong run check: "dhumbal throws: accepts, illegal_throw expected")."""
     step = step_name(request.message)
-    if differences and differences[0].startswith("error:"):
-        return REFUSAL, f"{profile} {step}: {differences[0][len('error: ') :]}"
     if request.raw is not None:
+        # A raw line is its own probe of the protocol: its kind names the clauses.
+        if differences[0].startswith("error:"):
+            return REFUSAL, f"{profile} {step}: {differences[0][len('error: ') :]}"
         return PROTOCOL, f"{profile} {step}: {differences[0].replace(':', '', 1)}"
+    if differences and differences[0].startswith("error:"):
+        want, got = _code(expected), _code(actual)
+        if got != "accepted":
+            family, shape = CODE_FAMILIES.get(got, "protocol"), f"refuses with {got}"
+        else:
+            family, shape = CODE_FAMILIES.get(want, "protocol"), f"accepts, {want} expected"
+        return REFUSAL, f"{profile} {family}: {shape}"
     if request.cmd == "state":
         cards = cards_accounted(expected.get("state")) or 52
         broken = state_invariants(actual.get("state"), transfer, cards)
-        fields = sorted({m.group(1) for d in differences if (m := _FIELD.match(d))})
+        fields = [m.group(1) for d in differences if (m := _FIELD.match(d))]
+        root = fields[0] if fields else "state"
         kind = INVARIANT if broken else STATE
-        return kind, f"{profile} check: state {','.join(fields)}"
+        return kind, f"{profile} {field_family(root)}: {root} differs"
     events = expected.get("events") or []
     parts: list[str] = []
     for line in differences:
@@ -287,7 +369,27 @@ def classify(
         index, name = int(match.group(1)), match.group(2)
         event_type = events[index].get("type") if index < len(events) else "?"
         parts.append(f"{event_type}.{name}" if name else str(event_type))
-    return EVENTS, f"{profile} {step}: events {','.join(sorted(set(parts)))}"
+    # The first field that differs is the cause; the count of events and the fields after
+    # it follow from it.
+    root = next((p for p in parts if p != "events count"), parts[0] if parts else "?")
+    family = field_family(root) if root != "events count" else _count_family(expected, actual)
+    # A field named as the state names it (``round_started.dealer``: ``dealer``): met in
+    # an event or at a check, it is one difference.
+    leaf = root.rsplit(".", 1)[-1] if "." in root else root
+    return EVENTS, f"{profile} {family}: {leaf} differs"
+
+
+def _count_family(expected: Mapping[str, Json], actual: Mapping[str, Json]) -> str:
+    """The family of the first event one side has and the other lacks."""
+    want = [e.get("type") for e in expected.get("events") or [] if isinstance(e, Mapping)]
+    got_events = actual.get("events")
+    got = (
+        [e.get("type") for e in got_events if isinstance(e, Mapping)]
+        if isinstance(got_events, list)
+        else []
+    )
+    extra = [t for t in want if t not in got] + [t for t in got if t not in want]
+    return field_family(str(extra[0])) if extra else "protocol"
 
 
 def _failure(profile: str, request: Request, index: int, error: EngineError) -> Divergence:
@@ -328,9 +430,19 @@ def schema_divergence(
     return Divergence(index, SCHEMA, signature, tuple(problems), wanted, answer)
 
 
+class Pipelined(Protocol):
+    """What :func:`run_plan` needs of an engine: a window posted, then its answers."""
+
+    def post(self, requests: Sequence[Request]) -> int: ...
+
+    def collect(
+        self, first: int, requests: Sequence[Request]
+    ) -> tuple[list[dict[str, Json]], EngineError | None]: ...
+
+
 def run_plan(
-    engine: PipelinedClient,
-    reference: PipelinedClient,
+    engine: Pipelined,
+    reference: Pipelined,
     plan: Plan,
     *,
     transfer: bool,
@@ -390,6 +502,7 @@ __all__ = [
     "DEFAULT_WINDOW",
     "Divergence",
     "GameDropped",
+    "Pipelined",
     "PipelinedClient",
     "ReferenceFailed",
     "Unsupported",

@@ -262,11 +262,12 @@ class _Builder:
 
     def _goal(self, seat: int) -> int | str | None:
         """The hand value the aimed play steers ``seat`` toward (None: no aim)."""
-        if not self.spec.call_aim or not self.targets or not self.aim_order:
+        aim = self.spec.call_aim
+        if not aim or not (self.targets or aim == "beaten") or not self.aim_order:
             return None
         if any(s not in self.game.active for s in self.aim_order[:1]):
             return None
-        return goals_for(self.game, self.spec.call_aim, self.aim_order, self.targets).get(seat)
+        return goals_for(self.game, aim, self.aim_order, self.targets).get(seat)
 
     def _calls(self, seat: int) -> bool:
         """Whether the seat to act calls: at the spec's call rate, or, with a call aim,
@@ -281,6 +282,11 @@ class _Builder:
         lowest = min((values[s] for s in order), default=None)
         if aim == "tie":
             hit = lowest == mine
+        elif aim == "beaten":
+            # Late and risky: held until other hands are at or below the caller's, two
+            # of them where there are (a showdown among several lower hands), else one.
+            under = sum(values[s] <= mine for s in order)
+            hit = under >= min(2, len(order)) or (under >= 1 and self.chance(0.3))
         elif aim == "even":
             # Every other hand at the one value dealt, above the caller's: a won call.
             wanted = {self.targets.get(s) for s in order}

@@ -27,7 +27,8 @@ class GameSpec:
     max_requests: int = 400  # raw-line probes not counted
     deal_style: str = ""  # one of DEAL_STYLES for every deal; "" draws one per deal
     raw_rate: float = 0.03  # a raw-line probe before a step, at this rate (0: none)
-    # A call held back until the hands make this (see .steer): "tie", "tiebreak", "edge".
+    # A call held back until the hands make this (see .steer): "tie", "tiebreak", "edge",
+    # "even", "beaten" (late and risky: until other hands are at or below the caller's).
     call_aim: str = ""
 
 

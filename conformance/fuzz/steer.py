@@ -90,6 +90,11 @@ _AIMS: dict[str, dict[str, Json]] = {
     BEATEN_CALLS: {"deal_style": "tie", "call_aim": "tie", "max_rounds": 2},
 }
 STEER_RATE = 0.85  # the share of games that aim at a counter still missing
+# The share of the other games, at three seats or more, played with late and risky calls
+# (call_aim "beaten", see generate._calls): a call held until other hands are at or below
+# the caller's, so that beaten calls, and showdowns among several lower hands, come at
+# every table size (calls made as soon as allowed are beaten mostly at two seats).
+RISKY_RATE = 0.4
 # Counters nearly every game reaches: aimed at only once the others are.
 _EASY = (WON_CALLS, RAW_LINES)
 _RARE = (SEVERAL_LOWEST, AT_THRESHOLD, CUTS, SHARED_WINS)
@@ -107,7 +112,7 @@ def steer(
     ``turn`` of a run aims at the ``turn``-th missing counter, round robin, so that each
     is aimed at as often (else at one drawn at random)."""
     if not missing or rng.random() >= STEER_RATE:
-        return spec
+        return risky(spec, rng)
     aims = sorted(c for c in missing if c not in _EASY) or sorted(missing)
     aims += [c for c in aims if c in _RARE]  # the rarest are aimed at twice as often
     aim = aims[turn % len(aims)] if turn is not None else rng.choice(aims)
@@ -133,7 +138,16 @@ def steer(
     # Else a seat count outside the range stays: a refused table is a probe too.
     if changes.get("max_rounds") == 0 and rules["game_end"]["kind"] == GameEndKind.HOST_ENDS:
         changes["max_rounds"] = 6
-    return replace(spec, **changes)
+    steered = replace(spec, **changes)
+    # An aim that leaves the calls as drawn (timeouts, refused tables) may take risks too.
+    return steered if {"call_aim", "call_rate"} & set(changes) else risky(steered, rng)
+
+
+def risky(spec: GameSpec, rng: random.Random) -> GameSpec:
+    """``spec`` with late and risky calls, at :data:`RISKY_RATE`, at three seats or more."""
+    if spec.call_aim or spec.seats < 3 or rng.random() >= RISKY_RATE:
+        return spec
+    return replace(spec, call_aim="beaten")
 
 
 def _seats_sharing(rules: Mapping[str, Json], low: int, high: int, rng: random.Random) -> int:

@@ -24,7 +24,7 @@ from ..spec.decks import Deck, deck_header, deck_names, expand_deal, table_deck
 from ..spec.files import write_atomic
 from ..spec.json_types import Json
 from ..spec.yamlsafe import transcript_yaml
-from .driver import UNCHECKABLE_AFTER_GAME, Divergence, step_name
+from .driver import FIELD_FAMILIES, UNCHECKABLE_AFTER_GAME, Divergence, step_name
 from .generate import RAW_PROBES, Plan, Request
 
 # The clause families a divergence at a step (or in an event or state field) involves:
@@ -33,35 +33,6 @@ _STEP_FAMILIES = {
     **{step: (family.clause_family,) for step, family in STEP_FAMILY.items()},
     "start": (Family.PLAYERS.clause_family, Family.OPTIONS.clause_family),
     "end_game": (Family.GAME_END.clause_family, Family.MONEY.clause_family),
-}
-_DETAIL_FAMILIES = {
-    "round_started": ("deal", "turn"),
-    "dealt": ("deal",),
-    "called": ("calling",),
-    "thrown": ("throws",),
-    "picked": ("picking",),
-    "reshuffle_needed": ("reshuffle",),
-    "reshuffled": ("reshuffle",),
-    "timed_out": ("timer",),
-    "round_ended": ("showdown", "scoring"),
-    "round_ended.eliminated": ("game-end",),
-    "game_ended": ("game-end", "money"),
-    "option_changed": ("options",),
-    "dealer": ("deal",),
-    "starter": ("deal", "turn"),
-    "to_act": ("turn",),
-    "scores": ("scoring",),
-    "eliminated": ("game-end",),
-    "active": ("game-end",),
-    "result": ("game-end",),
-    "turns_taken": ("turn", "calling"),
-    "deck": ("reshuffle", "picking"),
-    "out_of_play": ("picking", "reshuffle"),
-    "offer": ("picking",),
-    "pickable": ("picking",),
-    "multi_throwers": ("picking",),
-    "options": ("options",),
-    "seats": ("players",),
 }
 _WORD = re.compile(r"[a-z_]+(?:\.[a-z_]+)?")
 
@@ -72,10 +43,11 @@ def involved_clauses(document: Mapping[str, Json], divergence: Divergence) -> li
     step, _, detail = divergence.signature.partition(" ")[2].partition(":")
     if step.startswith("raw ") and step[4:] in RAW_PROBES:
         return list(RAW_PROBES[step[4:]].clauses)
-    families = set(_STEP_FAMILIES.get(step, ()))
+    # The signature names a rule family where it names no step (see driver.classify).
+    families = set(_STEP_FAMILIES.get(step, (step,)))
     for word in _WORD.findall(detail):
-        families.update(_DETAIL_FAMILIES.get(word, ()))
-        families.update(_DETAIL_FAMILIES.get(word.split(".")[0], ()))
+        families.update(FIELD_FAMILIES.get(word, ()))
+        families.update(FIELD_FAMILIES.get(word.split(".")[0], ()))
     if "expected invalid_seats" in detail or "got invalid_seats" in detail:
         families = {"players"}
     clauses = [str(c["id"]) for c in document.get("clauses") or [] if c["family"] in families]

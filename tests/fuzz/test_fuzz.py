@@ -361,9 +361,9 @@ def test_a_declared_reading_is_fuzzed_as_its_own_profile(tmp_path: Path) -> None
 @pytest.mark.parametrize(
     ("name", "signature"),
     [
-        ("deal_in_blocks", "dashain deal: events dealt.hands"),
-        ("refusal_changes_state", "check: state turns_taken"),
-        ("two_card_runs", "throw: expected illegal_throw, got accepted"),
+        ("deal_in_blocks", "dashain deal: hands differs"),
+        ("refusal_changes_state", "turn: turns_taken differs"),
+        ("two_card_runs", "throws: accepts, illegal_throw expected"),
     ],
 )
 @pytest.mark.e2e
@@ -496,7 +496,7 @@ def test_the_command_reports_a_divergence_with_exit_1(tmp_path: Path) -> None:
     assert data["command"][:2] == ["jhyap", "fuzz"]
     assert data["exit_status"] == 1
     assert [d["signature"] for d in data["divergences"]] == [
-        f"{p} deal: events dealt.hands" for p in ("alankar-dhumbal", "bga-yaniv", "dashain")
+        f"{p} deal: hands differs" for p in ("alankar-dhumbal", "bga-yaniv", "dashain")
     ]
     assert all(d["verified"] for d in data["divergences"])
     assert all(Path(d["transcript"]).exists() for d in data["divergences"])
@@ -506,7 +506,7 @@ def test_the_command_reports_a_divergence_with_exit_1(tmp_path: Path) -> None:
 def test_a_known_divergence_does_not_fail_the_run(tmp_path: Path) -> None:
     known = tmp_path / "known.yaml"
     known.write_text(
-        "- signature: '* deal: events dealt.hands'\n"
+        "- signature: '* deal: hands differs'\n"
         "  clause: dashain.deal.order\n"
         "  reason: we deal in blocks on purpose\n"
     )
@@ -516,7 +516,7 @@ def test_a_known_divergence_does_not_fail_the_run(tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
     assert "known divergence (" in result.stdout
-    assert "games): dashain deal: events dealt.hands" in result.stdout
+    assert "games): dashain deal: hands differs" in result.stdout
     assert not (tmp_path / "found").exists()
 
 

@@ -130,8 +130,8 @@ def test_one_run_reports_both_planted_bugs(tmp_path: Path) -> None:
     )
     result = fuzz(cfg)
     found = {f.found.signature for f in result.findings}
-    assert "dhumbal call: events round_ended.winner" in found
-    assert any("round_ended.eliminated" in s for s in found), found
+    assert "dhumbal showdown: winner differs" in found
+    assert "dhumbal game-end: eliminated differs" in found
     assert all(f.verified_ok for f in result.findings)
 
 
@@ -168,7 +168,7 @@ def test_time_bounds_the_whole_run_shrinking_included(tmp_path: Path) -> None:
 def test_a_known_divergence_is_counted_and_the_run_goes_on(tmp_path: Path) -> None:
     from conformance.fuzz.writer import KnownDivergence
 
-    known = (KnownDivergence("dhumbal call: events round_ended.winner", "planted"),)
+    known = (KnownDivergence("dhumbal showdown: winner differs", "planted"),)
     cfg = config(
         fake("two_bugs"),
         profiles=("dhumbal",),
@@ -181,7 +181,7 @@ def test_a_known_divergence_is_counted_and_the_run_goes_on(tmp_path: Path) -> No
         shrink_grace=2.0,
     )
     result = fuzz(cfg)
-    assert result.known_hits["dhumbal call: events round_ended.winner"] >= 1
+    assert result.known_hits["dhumbal showdown: winner differs"] >= 1
     assert all(f.found.signature != known[0].signature for f in result.findings)
     assert result.games == 40
 
@@ -199,7 +199,7 @@ def test_coverage_counts_only_what_a_game_reached_before_it_diverged(tmp_path: P
     result = fuzz(quick(mutant("deal_in_blocks"), tmp_path, profiles=("dhumbal",), games=3))
     # Every game diverges at its first deal: nothing after it is counted.
     assert sum(result.stats["dhumbal"].coverage.values()) == 0
-    assert result.repeats["dhumbal deal: events dealt.hands"] == 2
+    assert result.repeats["dhumbal deal: hands differs"] == 2
 
 
 @pytest.mark.parametrize("profile", ["dhumbal", "bga-yaniv", "everestbuzz"])

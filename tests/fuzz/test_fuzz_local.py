@@ -1,0 +1,118 @@
+"""Fuzzing in this process (conformance/fuzz/local.py): every profile the schema accepts
+plays without crashing the generator, one planted bug is one divergence class, and the
+coverage lines warn of a counter that stays low."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conformance.commands.fuzz import summary_lines
+from conformance.commands.run import default_engine
+from conformance.fuzz.campaign import FuzzResult, ProfileStats
+from conformance.fuzz.counters import BEATEN_CALLS, SEVERAL_LOWEST, WON_CALLS, applicable_counters
+from conformance.fuzz.deals import DEAL_STYLES, TARGETED_STYLES, deal_order
+from conformance.fuzz.generate import generate, random_spec
+from conformance.fuzz.local import fuzz_locally, play_locally
+from conformance.fuzz.steer import steer
+from conformance.spec.transcript_profiles import shipped_documents, with_profile_files
+from reference_engine.profile import resolve
+from reference_engine.server import Session
+from tests.conftest import ROOT
+from tests.fuzz.test_fuzz import config
+from tests.mutants.planted import planted
+from tests.strategies import profiles
+
+STYLES = ("", *DEAL_STYLES, *TARGETED_STYLES)
+
+
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(document=profiles(), seed=st.integers(0, 2**16), style=st.sampled_from(STYLES))
+def test_every_profile_the_schema_accepts_fuzzes_without_crashing(
+    document: dict[str, Any], seed: int, style: str
+) -> None:
+    # Then two games: one steered at every counter it can reach (targeted deals and
+    # aimed play), one in a drawn deal style; each planned, then played by the reference
+    # against itself. No exception, and no divergence (a refused table is a clean end).
+    documents = {"drawn": document}
+    # Every deal style, on a table of the profile.
+    session = Session()
+    seats = document["rules"]["seats"]["max"]
+    started = session.handle(
+        {"seq": 0, "cmd": "start", "profile": resolve(document), "seats": seats}
+    )
+    assert started["ok"], started
+    assert session.game is not None
+    for style_drawn in STYLES:
+        for k in range(3):
+            order = deal_order(session.game, random.Random(seed + k), style_drawn)
+            assert sorted(map(str, order)) == sorted(map(str, session.game.full_deck))
+    steered = steer(
+        random_spec(documents, "drawn", seed),
+        document,
+        applicable_counters(document),
+        random.Random(seed),
+        seed,
+    )
+    styled = replace(random_spec(documents, "drawn", seed + 1), deal_style=style, max_rounds=2)
+    for spec in (steered, styled):
+        plan = generate(document, replace(spec, max_requests=min(spec.max_requests, 300)))
+        assert plan.invariant_problems == ()
+        assert play_locally(plan) is None
+
+
+def test_a_deck_leaving_kings_out_fuzzes() -> None:
+    # The runs deal chose a card of every rank of a run among the table's cards: with the
+    # kings left out, among none ("IndexError: Cannot choose from an empty sequence").
+    path = ROOT / "tests" / "data" / "variants" / "dhumbal-no-kings.yaml"
+    documents, (name,) = with_profile_files(shipped_documents(), [str(path)])
+    for seed in range(8):
+        spec = replace(random_spec(documents, name, seed, seats=4), deal_style="runs")
+        plan = generate(documents[name], spec)
+        assert plan.start_error is None
+        assert play_locally(plan) is None
+
+
+@pytest.mark.parametrize(
+    ("bug", "signature"),
+    [
+        # Before: "dashain deal: events round_started.dealer" (45 games) and "dashain
+        # check: state dealer" (7), two classes.
+        ("dealer_is_the_seat_after_the_starter", "dashain deal: dealer differs"),
+        # Before: "yaniv-israel call: events round_ended.eliminated,round_ended.scores"
+        # (13) and "... events count,round_ended.eliminated,round_ended.scores" (3).
+        ("cut_at_any_score_past_200", "yaniv-israel scoring: scores differs"),
+        # Before: "dashain call: expected accepted, got call_too_early" (6) and "dashain
+        # call: expected call_over_limit, got call_too_early" (1).
+        ("first_round_lock_one_turn_longer", "dashain calling: refuses with call_too_early"),
+    ],
+)
+def test_one_planted_bug_is_one_class(bug: str, signature: str) -> None:
+    profile = signature.split()[0]
+    cfg = replace(config(default_engine(), profiles=(profile,)), games=60)
+    run = fuzz_locally(cfg, lambda: planted(bug))
+    assert list(run.signatures) == [signature]
+
+
+def test_the_coverage_lines_warn_of_a_counter_that_stays_low() -> None:
+    cfg = replace(config(default_engine(), profiles=("dhumbal",)), games=40)
+    stats = ProfileStats(games=40, applicable=applicable_counters(cfg.documents["dhumbal"]))
+    stats.coverage.update({WON_CALLS: 60, SEVERAL_LOWEST: 1})
+    result = FuzzResult({"dhumbal": stats}, 40, 4000, 2.0)
+    low = [line for line in summary_lines(cfg, result) if ": low: " in line]
+    assert low == ["  dhumbal: low: beaten calls: 0 in 40 games — raise --time or seats"]
+    stats.coverage.update({BEATEN_CALLS: 4})  # 10 per 100 games: enough
+    assert [line for line in summary_lines(cfg, result) if ": low: " in line] == []
+    # Fewer than 20 games are not judged.
+    stats.games = result.games = 19
+    stats.coverage[BEATEN_CALLS] = 0
+    assert [line for line in summary_lines(cfg, result) if ": low: " in line] == []
