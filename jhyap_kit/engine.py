@@ -202,6 +202,10 @@ class HookPlay:
         return winners, standings
 
 
+# The hooks whose defaults play only part of a parameter's values (support.default_misplay).
+_DEFAULTED_HOOKS = ("laid", "pickable_positions", "settlement")
+
+
 class TrackedEngine:
     """A protocol backend that runs the table procedure and asks its hooks about the card
     play."""
@@ -319,6 +323,16 @@ class TrackedEngine:
     def info(cls) -> EngineInfo:
         return EngineInfo(cls.NAME, cls.VERSION, cls.LANGUAGE)
 
+    @classmethod
+    def overridden_hooks(cls) -> frozenset[str]:
+        """The hooks with a default that the binding overrides: where it does not, a
+        parameter value the default would misplay is refused (``support.default_misplay``)."""
+        return frozenset(
+            name
+            for name in _DEFAULTED_HOOKS
+            if getattr(cls, name) is not getattr(TrackedEngine, name)
+        )
+
     @property
     def _kit(self) -> KitRules:
         assert self.kit_rules is not None
@@ -332,7 +346,9 @@ class TrackedEngine:
     # -- the backend: start and options ----------------------------------------------------
 
     def start(self, profile: Mapping[str, Json], options: Mapping[str, Json], seats: int) -> None:
-        opened = open_table(profile, options, seats, self.RULES, self.OPTIONS)
+        opened = open_table(
+            profile, options, seats, self.RULES, self.OPTIONS, self.overridden_hooks()
+        )
         kit = opened.kit_rules
         table = core.Table(opened.profile, kit.table, HookPlay(self, kit), seats)
         self._opened, self.rules, self.kit_rules = opened, opened.rules, kit
@@ -343,7 +359,14 @@ class TrackedEngine:
         assert self._opened is not None
         table = self._t
         opened = change_option(
-            self._opened, table.phase, table.round, name, value, self.RULES, self.OPTIONS
+            self._opened,
+            table.phase,
+            table.round,
+            name,
+            value,
+            self.RULES,
+            self.OPTIONS,
+            self.overridden_hooks(),
         )
         self._opened, self.rules, self.kit_rules = opened, opened.rules, opened.kit_rules
         table.configure(opened.profile, opened.kit_rules.table, HookPlay(self, opened.kit_rules))
