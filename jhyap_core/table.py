@@ -43,7 +43,13 @@ Event = dict[str, Any]
 
 @dataclass(frozen=True, slots=True)
 class Throw:
-    """Cards as placed, in order (the last one is placed on top), and what they are."""
+    """Cards as placed, in order (the last one is placed on top), and what they are.
+
+    >>> from jhyap_core.cards import names, parse_cards
+    >>> offer = Throw(tuple(parse_cards(["5h", "3h", "4h"])), ThrowKind.RUN)
+    >>> names(offer.cards), offer.kind
+    (['5h', '3h', '4h'], <ThrowKind.RUN: 'run'>)
+    """
 
     cards: tuple[Card, ...]
     kind: ThrowKind
@@ -51,7 +57,13 @@ class Throw:
 
 @dataclass(frozen=True, slots=True)
 class LegalActions:
-    """What the seat to act may do; any order of a listed throw's cards is legal too."""
+    """What the seat to act may do; any order of a listed throw's cards is legal too.
+
+    >>> from jhyap_core.cards import parse_card
+    >>> legal = LegalActions(1, False, (), pick_deck=True, pick_offer=(parse_card("Ac"),))
+    >>> legal.to_json()["picks"]
+    [{'from': 'deck'}, {'from': 'offer', 'card': 'Ac'}]
+    """
 
     seat: int
     call: bool

@@ -208,7 +208,39 @@ _DEFAULTED_HOOKS = ("laid", "pickable_positions", "settlement")
 
 class TrackedEngine:
     """A protocol backend that runs the table procedure and asks its hooks about the card
-    play."""
+    play.
+
+    A tiny binding: an engine that throws single cards only, each card worth one point.
+
+    >>> from pathlib import Path
+    >>> import yaml
+    >>> from jhyap_kit import ANY, KIT_RULES, ErrorCode, Pick, Refusal, Source, Throw
+    >>> class Singles(TrackedEngine):
+    ...     RULES = {**KIT_RULES, **dict.fromkeys(
+    ...         ["card_values", "throws", "call", "showdown", "scoring", "money"], ANY)}
+    ...     def begin_hand(self, deal): pass
+    ...     def refusal(self, seat, action):
+    ...         if isinstance(action, Throw) and len(action.cards) > 1:
+    ...             return Refusal(ErrorCode.ILLEGAL_THROW, "singles only")
+    ...         return None
+    ...     def on_throw(self, seat, cards): return ThrowKind.SINGLE
+    ...     def hand_value(self, cards): return len(cards)
+    >>> specs = Path(__file__).resolve().parents[1] / "specs"
+    >>> engine = Singles()
+    >>> engine.start(yaml.safe_load((specs / "dhumbal.yaml").read_text()), {}, seats=2)
+    >>> deck = [f"{rank}{suit}" for rank in "A23456789TJQK" for suit in "cdhs"]
+    >>> engine.deal(deck, None)[1]["hands"]
+    [['Ac', 'Ah', '2c', '2h', '3c'], ['Ad', 'As', '2d', '2s', '3d']]
+    >>> engine.act(0, Throw(("Ac", "2c", "3c")))
+    Traceback (most recent call last):
+    jhyap_core.vocabulary.RuleViolation: singles only
+    >>> engine.act(0, Throw(("Ac",)))
+    [{'type': 'thrown', 'seat': 0, 'cards': ['Ac'], 'kind': 'single'}]
+    >>> engine.act(0, Pick(Source.OFFER, "3h"))
+    [{'type': 'picked', 'seat': 0, 'from': 'offer', 'card': '3h'}]
+    >>> engine.state()["hands"][0], engine.legal()["throws"][:2]
+    (['Ah', '2c', '2h', '3c', '3h'], [['Ad'], ['As']])
+    """
 
     NAME: ClassVar[str] = "kit-engine"
     VERSION: ClassVar[str] = "0.0.0"
