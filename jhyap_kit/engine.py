@@ -142,27 +142,13 @@ class HookPlay:
     def lowest_pickable(self, cards: Sequence[Card]) -> Card:
         return min(cards, key=self._weight)
 
-    def _past_target(self, table: core.Table) -> bool:
-        limit = self.kit.out_above
-        assert limit is not None
-        if self.kit.reaching_is_out:
-            return any(table.scores[s] >= limit for s in table.active)
-        return any(table.scores[s] > limit for s in table.active)
-
     def game_over(self, table: core.Table) -> bool:
-        kind = self.kit.game_end
-        if kind == "one_hand":
-            return True
-        if kind == "first_past_target":
-            return self._past_target(table)
-        if kind == "elimination":
-            return len(table.active) <= 1
-        if kind == "fixed_rounds":
-            return self.kit.rounds is not None and table.round >= self.kit.rounds
-        return False
+        return self.kit.table.end.over(table.round, table.scores, table.active)
 
     def game_result(self, table: core.Table) -> dict[str, Any]:
-        winners, standings = self._winners_and_standings(table)
+        winners, standings = self.kit.table.end.ranking(
+            table.scores, table.active, table.out_in_round, table.last_round
+        )
         return {
             "winners": winners,
             "standings": standings,
@@ -170,36 +156,6 @@ class HookPlay:
             "eliminated": table.eliminated,
             "settlement": self.engine.settlement(tuple(table.scores)),
         }
-
-    def _winners_and_standings(self, table: core.Table) -> tuple[list[int], list[int]]:
-        """The game result's ``winners`` and ``standings`` (docs/protocol.md, "Game result")."""
-        kind, last = self.kit.game_end, table.last_round
-        if kind == "one_hand" and last is not None:
-            # The hand's winner, or every seat with the lowest hand value when none called.
-            values = last["hand_values"]
-            if last["winner"] is not None:
-                first = [int(last["winner"])]
-            else:
-                lowest = min(v for v in values if v is not None)
-                first = [s for s, v in enumerate(values) if v == lowest]
-            rest = sorted(
-                (s for s in range(len(values)) if s not in first),
-                key=lambda s: (values[s] is None, values[s] or 0, s),
-            )
-            return first, [*first, *rest]
-        sign = 1 if self.kit.penalty_scoring else -1  # penalty: fewer points are better
-        scores, out_in_round = table.scores, table.out_in_round
-        winners: list[int] = []
-        if kind == "elimination":
-            winners = sorted(table.active)
-        elif kind in ("fixed_rounds", "first_past_target"):
-            best = min(sign * scores[s] for s in table.active)
-            winners = [s for s in sorted(table.active) if sign * scores[s] == best]
-        standings = sorted(
-            range(table.seats),
-            key=lambda s: (-out_in_round.get(s, 1 << 30), sign * scores[s], s),
-        )
-        return winners, standings
 
 
 # The hooks whose defaults play only part of a parameter's values (support.default_misplay).

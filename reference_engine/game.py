@@ -52,7 +52,7 @@ def table_rules(rules: Rules) -> TableRules:
         reshuffle_moment=rules.reshuffle_moment.value,
         kept_aside=rules.kept_aside.value,
         deck_runs_out=rules.deck_runs_out.value,
-        game_end=rules.game_end.value,
+        end=game_end.ending(rules),
         timer_seconds=rules.timer_seconds,
         timer_take_lowest=rules.timer_expiry is TimerExpiry.THROW_HIGHEST_SINGLE_THEN_TAKE_LOWEST,
     )
