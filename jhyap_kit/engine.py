@@ -35,7 +35,11 @@ Optional: ``pickable_positions(offer, kind)`` (the default plays ``pick.from_off
 ``laid(cards, kind)`` (the default plays ``throws.laid``; by_rank orders a run without
 jokers by rank),
 ``legal_throws(seat, hand)`` (the default asks ``refusal`` about every sub-multiset of the
-hand), ``settlement(scores)`` (the default: none; a profile with money needs it).
+hand), ``settlement(scores)`` (the default: none). Where a default would play a parameter
+value otherwise than the reference (``laid`` and ``pickable_positions`` for runs with
+jokers or that wrap, ``settlement`` for money), the table is refused naming the parameter
+unless the binding overrides the hook (:func:`~jhyap_kit.support.default_misplay`).
+The order of the hooks within each request: docs/kit.md.
 """
 
 from __future__ import annotations
