@@ -20,6 +20,10 @@ its own, and the corpus tests it, not the reference engine again.
 
 from __future__ import annotations
 
+# The jhyap-kit distribution's version (kits/python): the protocol's major.minor, then the
+# kit's own revision.
+__version__ = "1.1.0"
+
 from jhyap_core.messages import (
     Action,
     Call,
