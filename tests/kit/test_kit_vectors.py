@@ -37,7 +37,10 @@ def test_the_cases_cover_what_both_kits_must_play() -> None:
         "game_end.reaching_is_out",
         "deck.ranks_left_out",
         "reshuffle.kept_aside",
+        "reshuffle.moment",
+        "deck_runs_out",
         "throws.run.wrap",
+        "turn_timer.seconds",
     } <= changed
     assert {h for case in CASES for h in case.get("kit_defaults", ())} == {
         "laid",
