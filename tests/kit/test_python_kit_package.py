@@ -65,7 +65,8 @@ def _run(
     args: list[str | Path], cwd: Path, timeout: float = 300
 ) -> subprocess.CompletedProcess[str]:
     # Without PYTHONPATH: the fresh venv must find the kit it installed, not this checkout.
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    # No pip cache: nothing is written outside the test's folders.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"PIP_NO_CACHE_DIR": "1"}
     return subprocess.run(
         [str(a) for a in args],
         cwd=cwd,
