@@ -57,8 +57,7 @@ public class RulesServer {
                 return "null";
             case "refusal": {
                 Map<?, ?> action = (Map<?, ?>) r.get("action");
-                List<String> hand = hands.get(seat(r));
-                if (action.get("type").equals("call") && value(hand) > limit)
+                if (action.get("type").equals("call") && value(hands.get(seat(r))) > limit)
                     return "{\"code\": \"call_over_limit\", \"message\": \"over " + limit + "\"}";
                 if (action.get("type").equals("throw") && kind((List<String>) action.get("cards")) == null)
                     return "{\"code\": \"illegal_throw\", \"message\": \"no single, set or run\"}";
