@@ -399,7 +399,8 @@ class HookEngine(TrackedEngine):
         self.client.ask("begin_game", _null, rules=dict(rules), seats=seats)
 
     def begin_hand(self, deal: Deal) -> None:
-        self.client.ask("begin_hand", _null, deal=deal_json(deal))
+        # The rules of this hand: set_option changes them between hands, asking no hook.
+        self.client.ask("begin_hand", _null, deal=deal_json(deal), rules=dict(self.rules))
 
     def refusal(self, seat: int, action: Action) -> Refusal | None:
         found: Refusal | None = self.client.ask(

@@ -114,13 +114,12 @@ struct Dhumbal {
     std::string answer(const J& r) {
         const std::string hook = r["hook"].s;
         if (hook == "describe") return DESCRIPTION;
-        if (hook == "begin_game") {
+        if (hook == "begin_game") scores.assign(r["seats"].i, 0);
+        else if (hook == "begin_hand") {  // the rules of this hand: options may change between hands
             const J& rules = r["rules"];
             values = rules["card_values"], limit = rules["call"]["limit"].i;
-            out_above = rules["game_end"]["out_above"];
-            scores.assign(r["seats"].i, 0);
-        } else if (hook == "begin_hand") hands = r["deal"]["hands"].a;
-        else if (hook == "refusal") {
+            out_above = rules["game_end"]["out_above"], hands = r["deal"]["hands"].a;
+        } else if (hook == "refusal") {
             const J& action = r["action"];
             if (action["type"].s == "call" && value(hands.at(r["seat"].i)) > limit)
                 return "{\"code\": \"call_over_limit\", \"message\": \"over " + std::to_string(limit) + "\"}";

@@ -43,14 +43,11 @@ public class RulesServer {
     String answer(Map<?, ?> r) {
         switch ((String) r.get("hook")) {
             case "describe": return DESCRIPTION.replace('\n', ' ');
-            case "begin_game": {
+            case "begin_game": scores = new long[((Long) r.get("seats")).intValue()]; return "null";
+            case "begin_hand":  // the rules of this hand: options may change between hands
                 Map<?, ?> rules = (Map<?, ?>) r.get("rules");
                 values = (Map<String, Object>) rules.get("card_values");
                 limit = (Long) ((Map<?, ?>) rules.get("call")).get("limit");
-                scores = new long[((Long) r.get("seats")).intValue()];
-                return "null";
-            }
-            case "begin_hand":
                 hands.clear();
                 for (Object hand : (List<?>) ((Map<?, ?>) r.get("deal")).get("hands"))
                     hands.add(new ArrayList<>((List<String>) hand));
