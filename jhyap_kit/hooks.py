@@ -311,7 +311,7 @@ class HookClient:
         refusal raised as Refused; any other failure as HookFailure, the server then ended."""
         request = json.dumps({"hook": hook, **arguments}, separators=(",", ":"))
         if self.channel is None:
-            raise HookFailure(f"rules server: {hook}: not asked, {self.gone}")
+            raise HookFailure(f"{hook} not asked: {self.gone}")
         try:
             line = self.channel.exchange(request)
         except ChannelBroken as exc:
@@ -337,7 +337,7 @@ class HookClient:
     def _fail(self, message: str) -> NoReturn:
         self.warn(f"jhyap_kit.hooks: {message}")
         self.close()
-        self.gone = f"the rules server is gone since: {message}"
+        self.gone = f"the rules server is gone ({message}); the next start starts a new one"
         raise HookFailure(message)
 
     def relaunch(self) -> bool:
@@ -351,7 +351,7 @@ class HookClient:
         if self.channel is not None:
             channel, self.channel = self.channel, None
             channel.close()
-            self.gone = "the rules server was ended"
+            self.gone = "the rules server was ended; the next start starts a new one"
 
 
 _ANSWERS: Final = frozenset({"result", "refused", "error"})
@@ -473,20 +473,22 @@ USAGE: Final = "usage: python -m jhyap_kit.hooks [--timeout SECONDS] -- COMMAND 
 def _arguments(argv: Sequence[str]) -> tuple[float, list[str]]:
     """The answer timeout and the server's command line; ValueError with a reason."""
     words, timeout = list(argv), DEFAULT_TIMEOUT
-    while words and words[0] != "--":
-        option = words.pop(0)
-        if option == "--timeout" and words:
-            timeout = float(words.pop(0))
-            if not timeout > 0:
-                raise ValueError("--timeout must be a positive number of seconds")
-        elif option.startswith("--timeout="):
-            words.insert(0, option.partition("=")[2])
-            words.insert(0, "--timeout")
-        else:
-            raise ValueError(f"unknown argument {option!r}")
-    if not words[1:]:
+    while words and words[0].startswith("--") and words[0] != "--":
+        name, given, value = words.pop(0).partition("=")
+        if name != "--timeout":
+            raise ValueError(f"unknown option {name}")
+        if not given:
+            value = words.pop(0) if words else ""
+        try:
+            timeout = float(value)
+        except ValueError:
+            timeout = 0.0
+        if not timeout > 0:
+            raise ValueError(f"--timeout needs a positive number of seconds, not {value!r}")
+    command = words[1:] if words[:1] == ["--"] else words
+    if not command:
         raise ValueError("no rules server command after --")
-    return timeout, words[1:]
+    return timeout, command
 
 
 def _end_on_signal(signum: int, frame: object) -> None:
