@@ -173,7 +173,7 @@ def test_without_the_settlement_hook_a_money_table_is_refused() -> None:
 def dealt(special: dict[str, Special]) -> tuple[Client, list[InProcess], list[str]]:
     """A dhumbal hand dealt over a server that answers ``special`` otherwise, and the next
     server to be launched (a well one)."""
-    channels, warnings = [InProcess(special), InProcess()], []
+    channels, warnings = [InProcess(special), InProcess()], list[str]()
     client = Client(over(channels, warnings))
     start(client)
     client.ask("deal", deck=deck_from_hands(HANDS, "5h"))

@@ -28,7 +28,7 @@ from reference_engine import calling, game_end, picking, scoring, throws
 from reference_engine.rules import Rules
 from tests.kit_engines.object_api import ObjectApiEngine
 
-DESCRIPTION = {
+DESCRIPTION: dict[str, Any] = {
     "name": "hook-object-api",
     "version": "1.0",
     "language": "python",
