@@ -5,7 +5,8 @@ Like any rules server it keeps its own game: the hands, the turns taken, the sea
 the scores. Run as a program it serves standard input and output; the fast tests call
 :meth:`HookServer.answer` in process. For the tests of the kit's child handling,
 ``--die-on HOOK`` exits with status 3 when asked ``HOOK``, ``--garbage-on HOOK`` answers it
-with a line that is not JSON, and ``$FAKE_ENGINE_PIDS`` (a folder) gets the server's pid.
+with a line that is not JSON, ``--stubborn`` ignores SIGTERM and the end of its input (only
+SIGKILL ends it), and ``$FAKE_ENGINE_PIDS`` (a folder) gets the server's pid.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import signal
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -154,6 +157,9 @@ def main(argv: Sequence[str]) -> int:
     garbage_on = argv[argv.index("--garbage-on") + 1] if "--garbage-on" in argv else None
     if folder := os.environ.get("FAKE_ENGINE_PIDS"):
         (Path(folder) / f"hook-server-{os.getpid()}").write_text(str(os.getpid()))
+    stubborn = "--stubborn" in argv
+    if stubborn:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     server = HookServer()
     for line in sys.stdin:
         request = json.loads(line)
@@ -163,6 +169,8 @@ def main(argv: Sequence[str]) -> int:
             print("this is no answer", flush=True)
             continue
         print(json.dumps(server.answer(request)), flush=True)
+    while stubborn:
+        time.sleep(60)
     return 0
 
 
