@@ -365,7 +365,8 @@ def describe(client: HookClient) -> Description:
 
 class HookEngine(TrackedEngine):
     """A TrackedEngine asking every hook of ``client``'s rules server (the optional ones
-    only when it lists them), described by ``description``."""
+    only when it lists them); :func:`hook_engine` makes one of the class the server's
+    ``describe`` answer names (:meth:`bound`)."""
 
     ANSWERED: frozenset[str] = frozenset()
 
