@@ -14,6 +14,7 @@ import importlib
 import os
 import platform
 import re
+import shlex
 import signal
 import sys
 import textwrap
@@ -157,6 +158,31 @@ def _refuse_unknown_command(parser: argparse.ArgumentParser, words: Sequence[str
         )
 
 
+def _engine_after_dashes(
+    parser: argparse.ArgumentParser, words: Sequence[str]
+) -> tuple[list[str], list[str] | None]:
+    """For a command that starts an engine, the words before a ``--`` and the engine's command
+    line after it (None without one): ``jhyap run --profile dhumbal -- ./my-engine --fast`` is
+    ``--engine "./my-engine --fast"``. Any other command keeps ``--`` (before its paths)."""
+    command = command_parsers(parser).get(_named_command(words) or "")
+    if "--" not in words or command is None or "--engine" not in command._option_string_actions:
+        return list(words), None
+    at = list(words).index("--")
+    return list(words[:at]), list(words[at + 1 :])
+
+
+def _take_engine(
+    command: argparse.ArgumentParser, args: argparse.Namespace, engine: list[str]
+) -> None:
+    """Set ``--engine`` from the command line given after ``--``; a usage error when none
+    is given or ``--engine`` gives one too."""
+    if not engine:
+        command.error("no engine command after --")
+    if args.engine is not None:
+        command.error("give the engine either with --engine or after --, not both")
+    args.engine = shlex.join(engine)
+
+
 def _exit_status(exit_: SystemExit) -> int:
     if exit_.code is None:
         return ExitCode.OK
@@ -193,13 +219,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         words = list(sys.argv[1:] if argv is None else argv)
         parser = build_parser(words)
+        options, engine = _engine_after_dashes(parser, words)
         try:
-            _refuse_unknown_command(parser, words)
-            args, extras = parser.parse_known_args(words)
-            if extras:
+            _refuse_unknown_command(parser, options)
+            args, extras = parser.parse_known_args(options)
+            command = command_parsers(parser).get(args.command)
+            if extras and command is not None:
                 # An unknown option belongs to the subcommand: show its usage, not jhyap's.
-                command = command_parsers(parser)[args.command]
                 command.error(_unrecognized(command, extras))
+            if engine is not None and command is not None:
+                _take_engine(command, args, engine)
         except SystemExit as exit_:
             return _exit_status(exit_)
         args.argv = ["jhyap", *words]

@@ -121,7 +121,8 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     parser.add_argument(
         "--engine",
         metavar="CMD",
-        help="the engine command, split like a shell would (no expansion); "
+        help="the engine command, split like a shell would (no expansion), or its words "
+        "after -- at the end (... -- ./my-engine --fast); "
         "default: the bundled reference engine, run by this Python "
         "(python -m reference_engine.server)",
     )
