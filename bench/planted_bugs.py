@@ -42,6 +42,15 @@ from types import ModuleType
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import jhyap_kit  # noqa: E402
+from jhyap_core.cards import parse_cards  # noqa: E402
+from jhyap_core.table import Throw as PlacedThrow  # noqa: E402
+from jhyap_core.vocabulary import JhyapError, Phase, ThrowKind  # noqa: E402
+from jhyap_kit import Pick, Source, Throw  # noqa: E402
+from reference_engine.rules import ShowdownTie, WinnerAmongLowest  # noqa: E402
+
 JS_SERVER = ROOT / "bench" / "planted_bugs.mjs"
 TARGET = "12345678910111213"  # the string a substring run check searches
 FULL_FUZZ_SECONDS = 60.0  # issue 37's target: one default fuzz run of 60 s per profile
@@ -259,12 +268,32 @@ class Engine:
 
 
 def load_binding(path: Path) -> ModuleType:
-    """The binding module at ``path``, imported without serving (its ``__main__`` skipped)."""
+    """The binding module at ``path``, imported without serving (its ``__main__`` skipped).
+
+    Each call loads a fresh copy of it and of the modules beside it (the game it binds), so
+    that a plant changes only this copy: sys.modules and sys.path are left as they were."""
+    folder = path.resolve().parent
     spec = importlib.util.spec_from_file_location(f"planted_{path.stem}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+
+    def beside() -> dict[str, ModuleType]:
+        return {
+            name: loaded
+            for name, loaded in list(sys.modules.items())
+            if Path(getattr(loaded, "__file__", None) or "/").resolve().parent == folder
+        }
+
+    saved, path_before = beside(), list(sys.path)  # a binding puts its folder on sys.path
+    for name in saved:
+        del sys.modules[name]
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        for name in beside():
+            del sys.modules[name]
+        sys.modules.update(saved)
+        sys.path[:] = path_before
     return module
 
 
@@ -295,9 +324,6 @@ def _laid_in_hand_order(base: type) -> type:
 
 
 def _own_card_back(base: type) -> type:
-    from jhyap_core.table import Throw as PlacedThrow  # lazy: the engine process only
-    from jhyap_core.vocabulary import Phase  # lazy: the engine process only
-    from jhyap_kit import Pick, Source  # lazy: the engine process only
 
     class Planted(base):  # type: ignore[valid-type, misc]
         own_pick = False
@@ -354,8 +380,6 @@ def _next_starter_one_on(base: type) -> type:
 
 
 def _refused_throw_discards(base: type) -> type:
-    from jhyap_core.vocabulary import JhyapError  # lazy: the engine process only
-    from jhyap_kit import Throw  # lazy: the engine process only
 
     class Planted(base):  # type: ignore[valid-type, misc]
         def act(self, seat: int, action: Any) -> Any:
@@ -509,7 +533,6 @@ def _object_run(shape: str) -> PythonPlant:
 
     def plant(module: ModuleType) -> type:
         throws = module.throws
-        from jhyap_core.vocabulary import ThrowKind  # lazy: the engine process only
 
         def classify(cards: Sequence[Any], rules: Any) -> Any:
             kind = throws.classify(cards, rules)
@@ -547,7 +570,6 @@ def _object_last_lower_seat(module: ModuleType) -> type:
 
 
 def _tie_read_the_other_way(original: Any) -> Any:
-    from reference_engine.rules import ShowdownTie  # lazy: the engine process only
 
     def showdown(values: Any, order: Any, caller: int, rules: Any) -> Any:
         other = next(t for t in ShowdownTie if t is not rules.tie)
@@ -557,7 +579,6 @@ def _tie_read_the_other_way(original: Any) -> Any:
 
 
 def _tie_by_seat_number(original: Any) -> Any:
-    from reference_engine.rules import WinnerAmongLowest  # lazy: the engine process only
 
     def showdown(values: Any, order: Any, caller: int, rules: Any) -> Any:
         lowest = replace(rules, winner_among_lowest=WinnerAmongLowest.LOWEST_SEAT)
@@ -616,7 +637,6 @@ def _cut_past(original: Any) -> Any:
 
 
 def _object_king_as_queen(module: ModuleType) -> type:
-    from jhyap_core.cards import parse_cards  # lazy: the engine process only
 
     class Planted(module.ObjectApiEngine):  # type: ignore[name-defined, misc]
         def hand_value(self, cards: Sequence[str]) -> int:
@@ -703,7 +723,6 @@ def fuzz_profile(engine: str, shape: str) -> str:
 
 def serve(engine: str, shape: str) -> int:
     """Serve ``engine`` with ``shape`` planted, over the protocol on stdin/stdout."""
-    import jhyap_kit  # lazy: only the served engine needs the kit
 
     found = ENGINES[engine]
     module = load_binding(found.binding)
