@@ -132,7 +132,12 @@ const OTHERS = {
     };
   },
   pick_rule_misread() {
-    proto.canTake = function (card) { return this.stage === 'draw' && this.previousDiscard.includes(card); };
+    // First or last placed read as the last only (a wider rule would be masked: the kit
+    // refuses a card outside the profile's pick rule before the library is asked).
+    proto.canTake = function (card) {
+      const pile = this.previousDiscard;
+      return this.stage === 'draw' && pile[pile.length - 1] === card;
+    };
   },
 };
 

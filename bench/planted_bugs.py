@@ -25,6 +25,7 @@ what owns it). The totals count the planted rows. ``--quick`` fuzzes 5 s a run.
 from __future__ import annotations
 
 import argparse
+import glob
 import importlib.util
 import json
 import os
@@ -120,8 +121,11 @@ SHAPES: dict[str, Shape] = {
         "tests/mutants/engine.py out_at_100",
     ),
     "pick_rule_misread": Shape(
-        "the offer's pickable cards misread (ends only for any; any card for ends)",
-        "tests/mutants/engine.py dashain_run_middle, dhumbal_run_ends",
+        "the offer's pickable cards misread: the ends only where any card may be taken "
+        "(python-loop), any card where only a run's ends may (object-api), the last only "
+        "where the first or the last may (javascript-object)",
+        "tests/mutants/engine.py dashain_run_middle, dhumbal_run_ends; "
+        "rules.py first_or_last_read_as_last",
     ),
     "refused_throw_loses_the_cards": Shape(
         "a throw refused as illegal has already taken its cards out of the hand",
@@ -805,7 +809,9 @@ def fuzz_findings(
     args += ["--profile", profile]
     if known:
         listed = folder / f"known-{tag}.json"
-        entries = [{"signature": s, "clause": "-", "reason": "unplanted engine"} for s in known]
+        entries = [
+            {"signature": glob.escape(s), "reason": "met by the unplanted engine"} for s in known
+        ]
         listed.write_text(json.dumps(entries))
         args += ["--known-divergences", str(listed)]
     _jhyap(args, timeout=seconds * 4 + 300)
