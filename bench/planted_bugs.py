@@ -316,7 +316,7 @@ class _Proxy:
 
 
 def _laid_in_hand_order(base: type) -> type:
-    class Planted(base):  # type: ignore[valid-type, misc]
+    class Planted(base):  # type: ignore[misc]
         def laid(self, cards: tuple[str, ...], kind: Any) -> tuple[str, ...]:
             table = self.table  # laid is asked before the cards leave the hand
             hand = list(table.hands[table.to_act]) if table and table.to_act is not None else []
@@ -329,7 +329,7 @@ def _laid_in_hand_order(base: type) -> type:
 
 def _own_card_back(base: type) -> type:
 
-    class Planted(base):  # type: ignore[valid-type, misc]
+    class Planted(base):  # type: ignore[misc]
         own_pick = False
 
         def act(self, seat: int, action: Any) -> Any:
@@ -369,7 +369,7 @@ def _own_card_back(base: type) -> type:
 
 
 def _next_starter_one_on(base: type) -> type:
-    class Planted(base):  # type: ignore[valid-type, misc]
+    class Planted(base):  # type: ignore[misc]
         def start(self, profile: Any, options: Any, seats: int) -> None:
             super().start(profile, options, seats)
             table = self.core
@@ -385,7 +385,7 @@ def _next_starter_one_on(base: type) -> type:
 
 def _refused_throw_discards(base: type) -> type:
 
-    class Planted(base):  # type: ignore[valid-type, misc]
+    class Planted(base):  # type: ignore[misc]
         def act(self, seat: int, action: Any) -> Any:
             try:
                 return super().act(seat, action)
@@ -401,7 +401,7 @@ def _refused_throw_discards(base: type) -> type:
 
 
 def _ends_only(base: type) -> type:
-    class Planted(base):  # type: ignore[valid-type, misc]
+    class Planted(base):  # type: ignore[misc]
         def pickable_positions(self, offer: tuple[str, ...], kind: Any) -> tuple[int, ...]:
             return (0, len(offer) - 1) if len(offer) > 1 else tuple(range(len(offer)))
 
@@ -409,7 +409,7 @@ def _ends_only(base: type) -> type:
 
 
 def _any_card(base: type) -> type:
-    class Planted(base):  # type: ignore[valid-type, misc]
+    class Planted(base):  # type: ignore[misc]
         def pickable_positions(self, offer: tuple[str, ...], kind: Any) -> tuple[int, ...]:
             return tuple(range(len(offer)))
 
@@ -479,7 +479,7 @@ def _loop_winner(shape: str) -> PythonPlant:
                 out = self.players[winner].out
                 self.starter = winner if not out else self.next_alive(winner)
 
-        module.Table = Planted
+        module.Table = Planted  # type: ignore[attr-defined]  # the binding opens module.Table
         return module.BoundDhumbal  # type: ignore[no-any-return]
 
     return plant
@@ -544,7 +544,7 @@ def _object_run(shape: str) -> PythonPlant:
                 return ThrowKind.RUN
             return kind
 
-        module.throws = _Proxy(throws, classify=classify)
+        module.throws = _Proxy(throws, classify=classify)  # type: ignore[attr-defined]
         return module.ObjectApiEngine  # type: ignore[no-any-return]
 
     return plant
@@ -569,7 +569,7 @@ def _object_last_lower_seat(module: ModuleType) -> type:
             deltas[found] += values[found] + 1
         return replace(result, deltas=deltas)
 
-    module.scoring = _Proxy(scoring, showdown=showdown)
+    module.scoring = _Proxy(scoring, showdown=showdown)  # type: ignore[attr-defined]
     return module.ObjectApiEngine  # type: ignore[no-any-return]
 
 
