@@ -4,7 +4,7 @@
 // Each plant overrides one method of yaniv.mjs's Game (the library the example binds), then
 // the unchanged binding (bind.mjs) is loaded and serves it. The shapes and their meaning are
 // those of bench/planted_bugs.py, which runs this file.
-import { Game } from '../examples/javascript-object/yaniv.mjs';
+import { Card, Game } from '../examples/javascript-object/yaniv.mjs';
 
 const TARGET = '12345678910111213';
 const pairs = (cards) => cards.map((c) => [c.rank, c.isJoker ? 'x' : c.suit[0]]);
@@ -66,8 +66,15 @@ function plantRun(accepts) {
   };
 }
 
-// Game.yaniv with its choice of winner replaced by `choose`.
-function plantWinner(choose) {
+// The library's own rule: the first lowest hand after the caller, a tie beating it.
+const firstLowest = (hv, others, caller) => {
+  const lowest = Math.min(...others.map((i) => hv[i]));
+  return lowest <= hv[caller] ? others.find((i) => hv[i] === lowest) : null;
+};
+
+// Game.yaniv with its choice of winner replaced by `choose` (and, unless `othersPay`, the
+// others' hands not scored after a won call).
+function plantWinner(choose, othersPay = true) {
   proto.yaniv = function () {
     if (!this.canYaniv()) throw new Error('cannot call Yaniv');
     const caller = this.current;
@@ -78,7 +85,7 @@ function plantWinner(choose) {
     const assaf = found !== null;
     const winner = assaf ? found : caller;
     const points = this.players.map(() => 0);
-    for (const i of others) if (i !== winner) points[i] = hv[i];
+    for (const i of others) if (i !== winner && (assaf || othersPay)) points[i] = hv[i];
     if (assaf) points[caller] = hv[caller] + 30;
     const eliminated = [];
     this.players.forEach((p, i) => {
@@ -130,6 +137,13 @@ const OTHERS = {
       this.options.outAbove = saved - 1;
       try { return yaniv.call(this); } finally { this.options.outAbove = saved; }
     };
+  },
+  won_call_others_pay_nothing() { plantWinner(firstLowest, false); },
+  joker_worth_one() {
+    const points = Object.getOwnPropertyDescriptor(Card.prototype, 'points').get;
+    Object.defineProperty(Card.prototype, 'points', {
+      get() { return this.isJoker ? 1 : points.call(this); },
+    });
   },
   pick_rule_misread() {
     // First or last placed read as the last only (a wider rule would be masked: the kit

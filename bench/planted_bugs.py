@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT))
 import jhyap_kit  # noqa: E402
 from jhyap_core.cards import parse_cards  # noqa: E402
 from jhyap_core.table import Throw as PlacedThrow  # noqa: E402
-from jhyap_core.vocabulary import JhyapError, Phase, ThrowKind  # noqa: E402
+from jhyap_core.vocabulary import ErrorCode, JhyapError, Phase, ThrowKind  # noqa: E402
 from jhyap_kit import Pick, Source, Throw  # noqa: E402
 from reference_engine.rules import ShowdownTie, WinnerAmongLowest  # noqa: E402
 
@@ -130,6 +130,17 @@ SHAPES: dict[str, Shape] = {
     "refused_throw_loses_the_cards": Shape(
         "a throw refused as illegal has already taken its cards out of the hand",
         "tests/mutants/planted.py refused_throw_loses_the_cards",
+    ),
+    "won_call_others_pay_nothing": Shape(
+        "after a won call the others' scores do not change",
+        "tests/mutants/planted.py won_call_others_pay_nothing",
+    ),
+    "first_round_lock_everywhere": Shape(
+        "no call before every player has had a turn, where the rules allow one",
+        "tests/mutants/engine.py first_round_lock_everywhere",
+    ),
+    "joker_worth_one": Shape(
+        "a joker counts 1 instead of its value", "tests/mutants/planted.py joker_worth_one"
     ),
     "king_valued_as_queen": Shape(
         "a king counted at a queen's value", "tests/mutants/rules.py king_valued_as_queen"
@@ -232,6 +243,13 @@ def caller_keeps_ties(values: Mapping[int, int], order: Sequence[int], caller: i
     others = [s for s in order if s != caller]
     lowest = min(values[s] for s in others)
     return next(s for s in others if values[s] == lowest) if lowest < values[caller] else None
+
+
+def first_lowest(values: Mapping[int, int], order: Sequence[int], caller: int) -> int | None:
+    """The examples' own rule: the first lowest hand after the caller, a tie beating it."""
+    others = [s for s in order if s != caller]
+    lowest = min(values[s] for s in others)
+    return next(s for s in others if values[s] == lowest) if lowest <= values[caller] else None
 
 
 WINNERS: dict[str, Winner] = {
@@ -446,14 +464,17 @@ def _loop_run(shape: str) -> PythonPlant:
 
 
 def _loop_winner(shape: str) -> PythonPlant:
-    choose = WINNERS[shape]
+    return _loop_showdown(WINNERS[shape])
 
+
+def _loop_showdown(choose: Winner, others_pay: bool = True) -> PythonPlant:
     def plant(module: ModuleType) -> type:
         dg = module.dg
 
         class Planted(module.Table):  # type: ignore[name-defined, misc]
             def showdown(self, shower: int) -> None:
-                # Game.showdown with its choice of winner replaced by ``choose``.
+                # Game.showdown with its choice of winner replaced by ``choose`` (and,
+                # unless ``others_pay``, the others' hands not scored after a won call).
                 points = [dg.hand_points(p.hand) if not p.out else 0 for p in self.players]
                 order, seat = [], self.next_alive(shower)
                 while seat != shower:
@@ -464,7 +485,7 @@ def _loop_winner(shape: str) -> PythonPlant:
                 before = [p.score for p in self.players]
                 if winner == shower:
                     for s in order:
-                        self.players[s].score += points[s]
+                        self.players[s].score += points[s] if others_pay else 0
                 else:
                     self.players[shower].score += points[shower] + dg.FAILED_SHOW_PENALTY
                 over = [s for s in self.alive() if self.players[s].score > dg.OUT_ABOVE]
@@ -525,8 +546,13 @@ PYTHON_LOOP = Engine(
         "beaten_penalty_off_by_5": _loop_constant("FAILED_SHOW_PENALTY", lambda p: p + 5),
         "out_on_reaching_the_threshold": _loop_constant("OUT_ABOVE", lambda p: p - 1),
         "king_valued_as_queen": _loop_king_as_queen,
+        "won_call_others_pay_nothing": _loop_showdown(first_lowest, others_pay=False),
     },
-    not_plantable={"score_cut_on_any_score_past": "the game has no score cuts"},
+    not_plantable={
+        "score_cut_on_any_score_past": "the game has no score cuts",
+        "joker_worth_one": "the game plays no jokers",
+        "first_round_lock_everywhere": "the game keeps no count of turns to lock a call by",
+    },
 )
 
 # -- tests/kit_engines/object_api.py: the rule functions its hooks call ----------------------
@@ -640,6 +666,36 @@ def _cut_past(original: Any) -> Any:
     return cut_score
 
 
+def _won_call_nobody_pays(original: Any) -> Any:
+    def showdown(values: Any, order: Any, caller: int, rules: Any) -> Any:
+        result = original(values, order, caller, rules)
+        if result.winner != caller:
+            return result
+        return replace(
+            result, deltas={s: (d if s == caller else 0) for s, d in result.deltas.items()}
+        )
+
+    return showdown
+
+
+def _first_round_locked(original: Any) -> Any:
+    def call_refusal(value: int, turns: int, players: int, rules: Any, *seats: Any) -> Any:
+        if turns < players:
+            return ErrorCode.CALL_TOO_EARLY
+        return original(value, turns, players, rules, *seats)
+
+    return call_refusal
+
+
+def _object_joker_worth_one(module: ModuleType) -> type:
+    class Planted(module.ObjectApiEngine):  # type: ignore[name-defined, misc]
+        def hand_value(self, cards: Sequence[str]) -> int:
+            values = self.model.rank_values
+            return sum(1 if c.rank == 0 else values[c.rank] for c in parse_cards(list(cards)))
+
+    return Planted
+
+
 def _object_king_as_queen(module: ModuleType) -> type:
 
     class Planted(module.ObjectApiEngine):  # type: ignore[name-defined, misc]
@@ -672,6 +728,11 @@ OBJECT_API = Engine(
         ),
         "king_valued_as_queen": _object_king_as_queen,
         "score_cut_on_any_score_past": _object_rules("scoring", "cut_score", _cut_past),
+        "won_call_others_pay_nothing": _object_rules("scoring", "showdown", _won_call_nobody_pays),
+        "first_round_lock_everywhere": _object_rules(
+            "calling", "call_refusal", _first_round_locked
+        ),
+        "joker_worth_one": _object_joker_worth_one,
     },
 )
 
@@ -681,6 +742,7 @@ OBJECT_API_FUZZ_PROFILES = {
     "pick_rule_misread": "dashain",
     "score_cut_on_any_score_past": "yaniv-israel",
     "ace_high_runs": "bga-yaniv",
+    "joker_worth_one": "bga-yaniv",
 }
 
 # -- examples/javascript-object: yaniv.mjs's methods (planted by bench/planted_bugs.mjs) ------
@@ -701,6 +763,8 @@ JAVASCRIPT_OBJECT = Engine(
             "beaten_penalty_off_by_5",
             "out_on_reaching_the_threshold",
             "pick_rule_misread",
+            "won_call_others_pay_nothing",
+            "joker_worth_one",
         }
     ),
     not_plantable={
@@ -709,6 +773,7 @@ JAVASCRIPT_OBJECT = Engine(
         "refused_throw_loses_the_cards": JS_KIT_OWNS + " (the hands; the library refuses first)",
         "king_valued_as_queen": "kings and queens are both worth 10 in Yaniv",
         "score_cut_on_any_score_past": "the cut is an inline test in Game.yaniv",
+        "first_round_lock_everywhere": "the library keeps no count of turns to lock a call by",
     },
 )
 

@@ -241,6 +241,16 @@ def test_the_rule_value_plants_change_the_object_api_bindings_rule_functions() -
         out([100, 10], [0, 1], rules),
         right.game_end.eliminated_after([100, 10], [0, 1], rules),
     ) == ([0], [])
+    won = planted("won_call_others_pay_nothing").scoring.showdown({0: 1, 1: 9}, [1, 0], 0, rules)
+    assert (won.deltas, right.scoring.showdown({0: 1, 1: 9}, [1, 0], 0, rules).deltas) == (
+        {0: 0, 1: 0},
+        {0: 0, 1: 9},
+    )
+    early = planted("first_round_lock_everywhere").calling.call_refusal
+    assert (early(3, 1, 2, rules), right.calling.call_refusal(3, 1, 2, rules)) == (
+        "call_too_early",
+        None,
+    )
     israel = Rules.from_profile(profile_document("yaniv-israel"))
     cut = planted("score_cut_on_any_score_past").scoring.cut_score
     assert (cut(210, israel), right.scoring.cut_score(210, israel)) == (150, 210)
@@ -265,6 +275,16 @@ def test_the_value_plants_change_the_loop_game() -> None:
         False,
         True,
     )
+    scores = []
+    for shape in ("won_call_others_pay_nothing", None):
+        module = loop_module(shape)
+        game = module.Table([module.dg.Player(str(s)) for s in range(2)])
+        game.players[0].hand, game.players[1].hand = module.cards(["Ac"]), module.cards(["9c"])
+        game.showdown(0)
+        scores.append(game.history[-1].scores)
+    assert scores == [[0, 0], [0, 9]]
+    joker = object_api("joker_worth_one")
+    assert (joker.hand_value(["X", "2c"]), object_api(None).hand_value(["X", "2c"])) == (3, 2)
     bound = object_api("king_valued_as_queen")
     assert (bound.hand_value(["Kc"]), object_api(None).hand_value(["Kc"])) == (12, 13)
 
