@@ -38,6 +38,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -264,10 +265,16 @@ WINNERS: dict[str, Winner] = {
 PythonPlant = Callable[[ModuleType], type]
 
 
+class Language(StrEnum):
+    PYTHON = "python"
+    JAVASCRIPT = "javascript"
+
+
 @dataclass(frozen=True)
 class Engine:
+    name: str
     binding: Path
-    language: str
+    language: Language
     run_profile: str | None  # jhyap run --profile; None: every case as written
     fuzz_profile: str  # the profile fuzzed (a shipped id or a file)
     plants: Mapping[str, PythonPlant] = field(default_factory=dict)  # Python engines
@@ -275,15 +282,11 @@ class Engine:
     not_plantable: Mapping[str, str] = field(default_factory=dict)  # shape -> why not
 
     def command(self, shape: str | None) -> list[str]:
-        if self.language == "javascript":
+        if self.language is Language.JAVASCRIPT:
             return ["node", str(JS_SERVER if shape else self.binding), *([shape] if shape else [])]
         if shape is None:
             return [sys.executable, str(self.binding)]
         return [sys.executable, str(Path(__file__).resolve()), "--serve", self.name, shape]
-
-    @property
-    def name(self) -> str:
-        return next(n for n, e in ENGINES.items() if e is self)
 
     def planted(self, shape: str) -> bool:
         return shape in self.plants or shape in self.js_plants
@@ -530,8 +533,9 @@ def _loop_king_as_queen(module: ModuleType) -> type:
 
 
 PYTHON_LOOP = Engine(
+    "python-loop",
     ROOT / "examples" / "python-loop" / "bind.py",
-    "python",
+    Language.PYTHON,
     str(ROOT / "examples" / "python-loop" / "rules.yaml"),
     str(ROOT / "examples" / "python-loop" / "rules.yaml"),
     plants={
@@ -707,8 +711,9 @@ def _object_king_as_queen(module: ModuleType) -> type:
 
 
 OBJECT_API = Engine(
+    "object-api",
     ROOT / "tests" / "kit_engines" / "object_api.py",
-    "python",
+    Language.PYTHON,
     None,
     "dhumbal",
     plants={
@@ -750,8 +755,9 @@ OBJECT_API_FUZZ_PROFILES = {
 JS_KIT_OWNS = "the JavaScript kit keeps this in private fields: no engine method decides it"
 
 JAVASCRIPT_OBJECT = Engine(
+    "javascript-object",
     ROOT / "examples" / "javascript-object" / "bind.mjs",
-    "javascript",
+    Language.JAVASCRIPT,
     str(ROOT / "examples" / "javascript-object" / "rules.yaml"),
     str(ROOT / "examples" / "javascript-object" / "rules.yaml"),
     js_plants=frozenset(
@@ -777,11 +783,7 @@ JAVASCRIPT_OBJECT = Engine(
     },
 )
 
-ENGINES: dict[str, Engine] = {
-    "python-loop": PYTHON_LOOP,
-    "object-api": OBJECT_API,
-    "javascript-object": JAVASCRIPT_OBJECT,
-}
+ENGINES: dict[str, Engine] = {e.name: e for e in (PYTHON_LOOP, OBJECT_API, JAVASCRIPT_OBJECT)}
 
 
 def fuzz_profile(engine: str, shape: str) -> str:
@@ -802,11 +804,19 @@ def serve(engine: str, shape: str) -> int:
 # -- judging ----------------------------------------------------------------------------------
 
 
+class Verdict(StrEnum):
+    CORPUS = "corpus"  # cases of the corpus fail with the bug in
+    FUZZ = "fuzz"  # the corpus passed; fuzz found a divergence
+    NOTHING = "nothing"  # neither
+    BROKEN = "broken"  # the planted engine gave no report
+    NOT_PLANTABLE = "n/a"  # the shape has no plant in that engine
+
+
 @dataclass(frozen=True)
 class Row:
     shape: str
     engine: str
-    verdict: str  # corpus, fuzz, nothing, n/a, broken (the planted engine did not start)
+    verdict: Verdict
     cases: tuple[str, ...] = ()
     fuzz_classes: tuple[str, ...] = ()
     fuzz_signatures: tuple[str, ...] = ()
@@ -817,7 +827,7 @@ class Row:
         return {
             "shape": self.shape,
             "engine": self.engine,
-            "verdict": self.verdict,
+            "verdict": self.verdict.value,
             "cases": list(self.cases),
             "fuzz_classes": list(self.fuzz_classes),
             "fuzz_signatures": list(self.fuzz_signatures),
@@ -879,10 +889,15 @@ def fuzz_findings(
         ]
         listed.write_text(json.dumps(entries))
         args += ["--known-divergences", str(listed)]
-    _jhyap(args, timeout=seconds * 4 + 300)
+    done = _jhyap(args, timeout=seconds * 4 + 300)
     if not report.exists():
-        return []
+        problem = (done.stderr.strip().splitlines() or ["no report"])[-1]
+        raise FuzzUnusable(f"jhyap fuzz gave no report: {problem}")
     return list(json.loads(report.read_text()).get("divergences", []))
+
+
+class FuzzUnusable(Exception):
+    """A fuzz run that wrote no report (the engine did not start, a usage error)."""
 
 
 @dataclass(frozen=True)
@@ -903,29 +918,32 @@ def judge(
     found = ENGINES[engine]
     if not found.planted(shape):
         why = found.not_plantable.get(shape, "no plant written")
-        return Row(shape, engine, "n/a", note=why)
+        return Row(shape, engine, Verdict.NOT_PLANTABLE, note=why)
     began = time.monotonic()
     failed, problem = corpus_failures(engine, shape, settings.folder)
     cases = tuple(sorted(failed - baseline[engine]))
-    row = Row(shape, engine, "corpus" if cases else "nothing", cases=cases, note=problem)
+    row = Row(shape, engine, Verdict.CORPUS if cases else Verdict.NOTHING, cases, note=problem)
     if problem and not failed:
-        row = replace(row, verdict="broken")
-    if settings.fuzz_all or row.verdict == "nothing":
+        row = replace(row, verdict=Verdict.BROKEN)
+    if settings.fuzz_all or row.verdict is Verdict.NOTHING:
         profile = fuzz_profile(engine, shape)
-        findings = fuzz_findings(
-            engine,
-            shape,
-            profile,
-            settings.fuzz_seconds,
-            settings.seed,
-            known(engine, profile),
-            settings.folder,
-        )
+        try:
+            findings = fuzz_findings(
+                engine,
+                shape,
+                profile,
+                settings.fuzz_seconds,
+                settings.seed,
+                known(engine, profile),
+                settings.folder,
+            )
+        except FuzzUnusable as exc:
+            return replace(row, note=str(exc), seconds=time.monotonic() - began)
         classes = tuple(sorted({f["class"] for f in findings}))
         signatures = tuple(f["signature"] for f in findings)
         row = replace(row, fuzz_classes=classes, fuzz_signatures=signatures)
-        if row.verdict == "nothing" and findings:
-            row = replace(row, verdict="fuzz")
+        if row.verdict is Verdict.NOTHING and findings:
+            row = replace(row, verdict=Verdict.FUZZ)
     return replace(row, seconds=time.monotonic() - began)
 
 
@@ -967,25 +985,23 @@ def measure(
 
 # -- the table --------------------------------------------------------------------------------
 
-VERDICTS = ("corpus", "fuzz", "nothing", "broken", "n/a")
-
 
 def totals(rows: Sequence[Row]) -> dict[str, int]:
-    counted = {verdict: sum(r.verdict == verdict for r in rows) for verdict in VERDICTS}
-    counted["planted"] = sum(r.verdict != "n/a" for r in rows)
+    counted = {v.value: sum(r.verdict is v for r in rows) for v in Verdict}
+    counted["planted"] = sum(r.verdict is not Verdict.NOT_PLANTABLE for r in rows)
     return counted
 
 
 def _caught_by(row: Row) -> str:
-    if row.verdict == "corpus":
+    if row.verdict is Verdict.CORPUS:
         shown = ", ".join(row.cases[:3])
         more = f" (+{len(row.cases) - 3} more)" if len(row.cases) > 3 else ""
         return f"corpus: {shown}{more}"
-    if row.verdict == "fuzz":
+    if row.verdict is Verdict.FUZZ:
         return f"fuzz: {', '.join(row.fuzz_classes)} ({row.fuzz_signatures[0]})"
-    if row.verdict == "n/a":
+    if row.verdict is Verdict.NOT_PLANTABLE:
         return f"n/a: {row.note}"
-    if row.verdict == "broken":
+    if row.verdict is Verdict.BROKEN:
         return f"broken: {row.note}"
     return "nothing"
 
