@@ -820,6 +820,7 @@ class Row:
     cases: tuple[str, ...] = ()
     fuzz_classes: tuple[str, ...] = ()
     fuzz_signatures: tuple[str, ...] = ()
+    fuzzed: bool = False  # a fuzz run judged it (the corpus missed it, or --fuzz-all)
     note: str = ""
     seconds: float = 0.0
 
@@ -831,6 +832,7 @@ class Row:
             "cases": list(self.cases),
             "fuzz_classes": list(self.fuzz_classes),
             "fuzz_signatures": list(self.fuzz_signatures),
+            "fuzzed": self.fuzzed,
             "note": self.note,
             "seconds": round(self.seconds, 2),
         }
@@ -941,7 +943,7 @@ def judge(
             return replace(row, note=str(exc), seconds=time.monotonic() - began)
         classes = tuple(sorted({f["class"] for f in findings}))
         signatures = tuple(f["signature"] for f in findings)
-        row = replace(row, fuzz_classes=classes, fuzz_signatures=signatures)
+        row = replace(row, fuzz_classes=classes, fuzz_signatures=signatures, fuzzed=True)
         if row.verdict is Verdict.NOTHING and findings:
             row = replace(row, verdict=Verdict.FUZZ)
     return replace(row, seconds=time.monotonic() - began)
