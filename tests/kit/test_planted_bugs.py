@@ -21,16 +21,18 @@ from reference_engine.rules import Rules
 from tests.conftest import ROOT, deck_from_hands, profile_document
 
 
-def object_api(shape: str | None) -> Any:
+def object_api(
+    shape: str | None, hands: Sequence[str] = ("5c 9s 5h 2h 3c", "Kd Qd Jd Td 8d")
+) -> Any:
     """The object-API binding, ``shape`` planted (None: as it is), at a fresh two-seat
-    dhumbal table dealt the hands below (seat 0 starts)."""
+    dhumbal table dealt ``hands`` (seat 0 starts)."""
     module = bench.load_binding(bench.OBJECT_API.binding)
     engine_class = (
         module.ObjectApiEngine if shape is None else bench.OBJECT_API.plants[shape](module)
     )
     engine = engine_class()
     engine.start(profile_document("dhumbal"), {}, 2)
-    engine.deal(deck_from_hands(["5c 9s 5h 2h 3c", "Kd Qd Jd Td 8d"], "4c"), None)
+    engine.deal(deck_from_hands(hands, "4s"), None)
     return engine
 
 
@@ -130,6 +132,16 @@ def test_a_planted_run_check_is_played_by_the_object_api_binding(shape: str) -> 
     cards = parse_cards(PROBES[shape])
     assert module.throws.classify(cards, rules) is ThrowKind.RUN
     assert throws.classify(cards, rules) is None  # the reference itself is untouched
+    # The engine as served: seat 0 holds the probe and throws it.
+    hand = " ".join([*PROBES[shape], "9s", "Kd", "8h"][:5])
+    thrown = []
+    for planted in (shape, None):
+        engine = object_api(planted, (hand, "Qd Jd Td 8d 7d"))
+        try:
+            thrown.append(engine.act(0, Throw(tuple(PROBES[shape])))[0]["kind"])
+        except JhyapError as refused:
+            thrown.append(refused.code)
+    assert thrown == ["run", "illegal_throw"]
 
 
 @pytest.mark.parametrize(
