@@ -204,7 +204,7 @@ def _also_a_run(accepts: Callable[[Sequence[Card], Rules], bool]) -> Callable[[A
 
     def wrap(original: Any) -> Any:
         def classify(cards: Sequence[Card], rules: Rules) -> ThrowKind | None:
-            kind = original(cards, rules)
+            kind: ThrowKind | None = original(cards, rules)
             count = len(cards)
             if kind is not None or count < max(rules.run_min, 2):
                 return kind
