@@ -36,6 +36,7 @@ SHOWDOWN_CASES = (
     "family-beaten-call-lowest-not-last-lower-5",
     "family-beaten-call-lowest-not-last-lower-6",
     "yaniv-israel-beaten-call-eight-seats",
+    "family-beaten-call-equal-lowest-first-after-caller",
 )
 
 # Each shape, planted under its profile, fails exactly these cases of that profile.
@@ -124,7 +125,7 @@ def test_every_beaten_call_winner_agrees_with_the_model() -> None:
         shown = results.showdown(values, after, caller, _table(case))
         assert (shown.outcome, shown.winner) == (ended["outcome"], ended["winner"]), case.profile
         winners.append(shown.winner)
-    assert sorted(winners) == [1] * 7 + [2] * 4 + [4] * 7
+    assert sorted(winners) == [1] * 7 + [2] * 11 + [4] * 7
 
 
 def _failing(profile: str) -> set[str]:
