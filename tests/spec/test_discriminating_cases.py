@@ -129,6 +129,36 @@ def test_every_beaten_call_winner_agrees_with_the_model() -> None:
     assert sorted(winners) == [1] * 7 + [2] * 11 + [4] * 7
 
 
+def test_every_round_total_and_elimination_agrees_with_the_model() -> None:
+    """Each hand of the boundary case: deltas, totals and who goes out, as the model says."""
+    checked = 0
+    for case in _cases_of(("family-out-above-100-boundary",)):
+        t = _table(case)
+        scores, active = [0, 0, 0], [0, 1, 2]
+        for step in case.transcript.steps:
+            for event in step.expect.events or ():
+                if event.get("type") != "round_ended":
+                    continue
+                values = dict(enumerate(event["hand_values"]))
+                caller = event["caller"]
+                after = [(caller + i) % 3 for i in (1, 2)]
+                shown = results.showdown(values, after, caller, t)
+                deltas = [shown.deltas[s] for s in range(3)]
+                scores = [
+                    results.after_cuts(total + d, t) if d else total
+                    for total, d in zip(scores, deltas, strict=True)
+                ]
+                out = results.eliminated(scores, active, t)
+                active = [s for s in active if s not in out]
+                assert (deltas, scores, out) == (
+                    event["deltas"],
+                    event["scores"],
+                    event["eliminated"],
+                ), case.profile
+                checked += 1
+    assert checked == 9
+
+
 def _failing(profile: str) -> set[str]:
     failed = set()
     for case in _cases():
