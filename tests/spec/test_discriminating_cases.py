@@ -30,6 +30,7 @@ THROW_CASES = (
     "family-set-laid-as-placed",
     "family-set-last-placed-pickable",
     "bga-yaniv-set-first-or-last-placed",
+    "yaniv-israel-run-ends-placed-out-of-order",
 )
 SHOWDOWN_CASES = (
     "family-beaten-call-lowest-not-last-lower-3",
@@ -81,6 +82,8 @@ def _throws(steps: tuple[Step, ...]) -> Iterator[tuple[list[str], Step]]:
         action = (step.request or {}).get("action") if step.kind == "act" else None
         if isinstance(action, Mapping) and action.get("type") == "throw":
             yield list(action["cards"]), step
+        elif step.kind == "check" and "pickable" in (step.check or {}):
+            yield [], step
 
 
 def _thrown(step: Step) -> Mapping[str, Any] | None:
@@ -89,10 +92,17 @@ def _thrown(step: Step) -> Mapping[str, Any] | None:
 
 
 def test_every_throw_verdict_agrees_with_the_model() -> None:
+    """Each throw's verdict, kind and laid order, and each offer's pickable cards."""
     verdicts = 0
     for case in _cases_of(THROW_CASES):
         t = _table(case)
+        laid: str | None = None
         for cards, step in _throws(case.transcript.steps):
+            if step.check is not None:
+                check = step.check
+                assert turn.pickable(check["offer"], laid, t) == check["pickable"], case.profile
+                verdicts += 1
+                continue
             kind = turn.throw_kind(cards, t)
             where = (case.transcript.id, case.profile, cards)
             if step.expect.error == "illegal_throw":
@@ -101,11 +111,12 @@ def test_every_throw_verdict_agrees_with_the_model() -> None:
                 assert step.expect.error is None, where
                 assert kind is not None, where
                 thrown = _thrown(step)
+                laid = kind
                 if thrown is not None:
                     assert thrown["kind"] == kind, where
                     assert thrown["cards"] == turn.laid(cards, t), where
             verdicts += 1
-    assert verdicts == 272
+    assert verdicts == 282
 
 
 def _ended(case: Case) -> Mapping[str, Any]:
