@@ -37,7 +37,7 @@ SHOWDOWN_CASES = (
     "family-beaten-call-lowest-not-last-lower-5",
     "family-beaten-call-lowest-not-last-lower-6",
     "yaniv-israel-beaten-call-eight-seats",
-    "family-beaten-call-equal-lowest-first-after-caller",
+    "family-equal-lowest-first-after-caller",
 )
 
 # Each shape, planted under its profile, fails exactly these cases of that profile.
@@ -49,7 +49,7 @@ CAUGHT_BY = {
     "run_lowest_suit_unchecked": {"family-run-off-suit-at-each-position"},
     "run_gaps_accepted": {"family-run-gaps-and-rank-strings"},
     "beaten_call_last_lower_seat_wins": {
-        "family-beaten-call-equal-lowest-first-after-caller",
+        "family-equal-lowest-first-after-caller",
         "family-beaten-call-lowest-not-last-lower-3",
         "family-beaten-call-lowest-not-last-lower-5",
     },
