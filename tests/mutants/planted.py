@@ -18,10 +18,10 @@ from typing import Any
 
 from jhyap_core.cards import Card
 from jhyap_core.table import Table
-from jhyap_core.vocabulary import JhyapError, Phase
-from reference_engine import calling, game_end, picking, scoring
+from jhyap_core.vocabulary import JhyapError, Phase, ThrowKind
+from reference_engine import calling, game_end, picking, scoring, throws
 from reference_engine.game import Game
-from reference_engine.rules import Rules, RunAce
+from reference_engine.rules import BeatenCall, BeatenOthers, Rules, RunAce, ScoringKind, ShowdownTie
 
 from .rules import Patch, _function, _rules
 
@@ -192,6 +192,109 @@ def _timer_throws_lowest(original: Any) -> Any:
     return timeout
 
 
+# -- bug shapes found in public engines (issue 37): each over-accepts, or misplaces, where a
+# -- case of the corpus must tell the right answer from the wrong one
+
+_RANKS_IN_A_ROW = "12345678910111213"
+
+
+def _also_a_run(accepts: Callable[[Sequence[Card], Rules], bool]) -> Callable[[Any], Any]:
+    """A classify that also takes for a run what ``accepts`` wrongly lets through: natural
+    cards only, of a run's length, and no set."""
+
+    def wrap(original: Any) -> Any:
+        def classify(cards: Sequence[Card], rules: Rules) -> ThrowKind | None:
+            kind: ThrowKind | None = original(cards, rules)
+            count = len(cards)
+            if kind is not None or count < max(rules.run_min, 2):
+                return kind
+            if rules.run_max is not None and count > rules.run_max:
+                return kind
+            if any(c.is_joker for c in cards) or not accepts(cards, rules):
+                return kind
+            return ThrowKind.RUN
+
+        return classify
+
+    return wrap
+
+
+def _by_rank(cards: Sequence[Card]) -> list[Card]:
+    """Lowest rank first, ace low; equal ranks stay in the order placed (a stable sort)."""
+    return sorted(cards, key=lambda c: c.rank)
+
+
+def _ranks_found_in_a_string(cards: Sequence[Card], rules: Rules) -> bool:
+    """Ranks, lowest first, written one after the other, are found in "12345678910111213"
+    (so A A 2 reads "112", J Q K A reads "11213"); suits checked from the second-lowest
+    card on, as the engine found did (``Ac Ad 2c`` placed Ad first got through)."""
+    ordered = _by_rank(cards)
+    written = "".join(str(c.rank) for c in ordered)
+    return written in _RANKS_IN_A_ROW and len({c.suit for c in ordered[1:]}) == 1
+
+
+def _lowest_suit_unchecked(cards: Sequence[Card], rules: Rules) -> bool:
+    """Consecutive ranks, but the suit compared only from the second-lowest card up."""
+    ordered = _by_rank(cards)
+    ranks = [c.rank for c in ordered]
+    consecutive = ranks == list(range(ranks[0], ranks[0] + len(ranks)))
+    return consecutive and len({c.suit for c in ordered[1:]}) == 1
+
+
+def _gaps_unchecked(cards: Sequence[Card], rules: Rules) -> bool:
+    """One suit and no rank twice: ranks only have to go up, not by one."""
+    ranks = [c.rank for c in cards]
+    return len({c.suit for c in cards}) == 1 and len(set(ranks)) == len(ranks)
+
+
+def _last_lower_seat_wins(original: Any) -> Any:
+    """On a beaten call the winner is the last seat, in turn order after the caller, whose
+    hand is at or below the caller's (below it, where the caller wins a tie); the lowest
+    hand is not looked for."""
+
+    def showdown(values: Any, order: Sequence[int], caller: int, rules: Rules) -> Any:
+        result = original(values, order, caller, rules)
+        if result.outcome is not scoring.Outcome.BEATEN_CALL:
+            return result
+        ties = rules.tie is ShowdownTie.BEATS_CALLER
+        under = [
+            s
+            for s in order
+            if s != caller and (values[s] <= values[caller] if ties else values[s] < values[caller])
+        ]
+        winner = under[-1]
+        deltas = dict.fromkeys(order, 0)
+        if rules.scoring is ScoringKind.TRANSFER:
+            amount = sum(values.values())
+            if rules.beaten_call is BeatenCall.HANDS_EXCEPT_WINNER:
+                amount -= values[winner]
+            deltas[caller], deltas[winner] = -amount, amount
+        elif rules.scoring is ScoringKind.PENALTY:
+            deltas[caller] = values[caller] + rules.beaten_penalty
+            if rules.beaten_others is not BeatenOthers.SCORE_NOTHING:
+                winner_too = rules.beaten_others is BeatenOthers.ALL_BUT_CALLER_SCORE_OWN_HANDS
+                for seat in order:
+                    if seat != caller and (seat != winner or winner_too):
+                        deltas[seat] = values[seat]
+        return dataclasses.replace(result, winner=winner, deltas=deltas)
+
+    return showdown
+
+
+def _set_laid_in_hand_order(original: Any) -> Any:
+    """A set goes on the offer in the order its cards are held, not the order placed."""
+
+    def throw(self: Table, seat: int, cards: Sequence[Card], forced: bool = False) -> Any:
+        chosen = list(cards)
+        if len(chosen) > 1 and len({c.rank for c in chosen if not c.is_joker}) == 1:
+            held = [c for c in self.hands[seat] if c in chosen]
+            if sorted(held, key=str) == sorted(chosen, key=str):
+                chosen = held
+        return original(self, seat, chosen, forced)
+
+    return throw
+
+
 def _penalty(value: int) -> Callable[[Rules], dict[str, Any]]:
     return lambda r: {"beaten_penalty": value}
 
@@ -304,6 +407,37 @@ PLANTED: dict[str, Planted] = {
         ("yaniv-israel.scoring.cut-200",),
         "any total of 200 or more is cut to 150, not exactly 200",
         _function(scoring, "cut_score", _cut_on_any_score_past),
+    ),
+    # the five bug shapes of issue 37, each planted under a profile whose cases now tell it
+    "run_ranks_found_in_a_string": Planted(
+        "jhyap-jacks-zero",
+        ("jhyap-jacks-zero.throws.kinds",),
+        'a run is ranks found in "12345678910111213" (A A 2, A Q K pass), suits from the second',
+        _function(throws, "classify", _also_a_run(_ranks_found_in_a_string)),
+    ),
+    "run_lowest_suit_unchecked": Planted(
+        "jhyap-jacks-zero",
+        ("jhyap-jacks-zero.throws.kinds",),
+        "the suit of a run's lowest card is never checked (4c 3c 2h passes)",
+        _function(throws, "classify", _also_a_run(_lowest_suit_unchecked)),
+    ),
+    "run_gaps_accepted": Planted(
+        "jhyap-jacks-zero",
+        ("jhyap-jacks-zero.throws.kinds",),
+        "a run's ranks need only go up in one suit (3c 5c 6c passes)",
+        _function(throws, "classify", _also_a_run(_gaps_unchecked)),
+    ),
+    "beaten_call_last_lower_seat_wins": Planted(
+        "jhyap-encyclopedia",
+        ("jhyap-encyclopedia.showdown.counter",),
+        "a beaten call is won by the last seat at or below the caller, not the lowest hand",
+        _function(scoring, "showdown", _last_lower_seat_wins),
+    ),
+    "set_laid_in_hand_order": Planted(
+        "jhyap-encyclopedia",
+        ("jhyap-encyclopedia.pick.last-card", "jhyap-encyclopedia.throws.kinds"),
+        "a thrown set is laid in the order its cards are held, not the order placed",
+        _function(Table, "_throw", _set_laid_in_hand_order),
     ),
 }
 
