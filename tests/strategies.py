@@ -116,6 +116,7 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
             ),
             "halve_at_multiples_of": draw(st.one_of(st.none(), st.integers(1, 60))),
             "drop_at_multiples_of": draw(st.one_of(st.none(), st.integers(1, 60))),
+            "points_multiplier": draw(st.integers(1, 3)),
         }
     else:
         scoring = {
@@ -123,6 +124,7 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
             "won_call": "each_other_hand",
             "beaten_call": draw(st.sampled_from(["hands_except_winner", "all_hands"])),
             "beaten_penalty": 0,
+            "points_multiplier": draw(st.integers(1, 3)),
         }
     timer = draw(
         st.one_of(
