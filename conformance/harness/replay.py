@@ -36,19 +36,7 @@ from .compare import (
     strip_vendor,
 )
 from .credit import clause_parameters, focused, rule_paths, step_family
-from .outcome import (
-    CRASHED,
-    ERRORED,
-    FAILED,
-    NOT_CHECKED,
-    PASSED,
-    SKIPPED,
-    TIMED_OUT,
-    CaseStatus,
-    Outcome,
-    describe_step,
-    shortened,
-)
+from .outcome import CaseStatus, Outcome, describe_step, shortened
 from .response_schemas import schema_problems
 
 REFUSAL_CLAUSE: Final = "protocol.messages.refusal-changes-nothing"
@@ -124,7 +112,7 @@ def _check_schema(ctx: _Context, cmd: str | None, response: Mapping[str, Any]) -
     problems = reported.unreported_dropped(schema_problems(cmd or "state", response), ctx.fields)
     if problems:
         raise _StepFailure(
-            FAILED,
+            CaseStatus.FAILED,
             f"the answer to {cmd or 'the line'} breaks the protocol schema",
             differences=tuple(problems),
             expected=f"an answer that schema/protocol/ allows for {cmd or 'state'}",
@@ -159,7 +147,7 @@ def _send_raw(ctx: _Context, step: Step) -> dict[str, Any]:
     got = response.get("seq")
     if got != wanted or isinstance(got, bool | float):
         raise _StepFailure(
-            FAILED,
+            CaseStatus.FAILED,
             f"the answer carries seq {show(got)}, expected {show(wanted)}",
             expected={"seq": wanted},
             actual=response,
@@ -177,17 +165,19 @@ def _expect_start_refused(response: Mapping[str, Any], code: str) -> None:
     """A transcript about a table the rules refuse: start must fail with ``code``."""
     if response["ok"]:
         raise _StepFailure(
-            FAILED,
+            CaseStatus.FAILED,
             f"expected start to be refused with {code}, the engine accepted it",
             expected={"error": code},
             actual="accepted",
         )
     got = response["error"]["code"]
     if got in SKIP_CODES and got != code:
-        raise _StepFailure(SKIPPED, f"the engine answered {got}: {response['error']['message']}")
+        raise _StepFailure(
+            CaseStatus.SKIPPED, f"the engine answered {got}: {response['error']['message']}"
+        )
     if got != code:
         raise _StepFailure(
-            FAILED,
+            CaseStatus.FAILED,
             f"expected start to be refused with {code}, the engine answered {got}",
             expected={"error": code},
             actual={"error": response["error"]},
@@ -199,16 +189,16 @@ def _refusal(response: Mapping[str, Any], doing: str) -> _StepFailure:
     code = response["error"]["code"]
     message = response["error"]["message"]
     if code in SKIP_CODES:
-        return _StepFailure(SKIPPED, f"the engine answered {code}: {message}")
+        return _StepFailure(CaseStatus.SKIPPED, f"the engine answered {code}: {message}")
     if code == "internal_error":
         return _StepFailure(
-            ERRORED,
+            CaseStatus.ERRORED,
             f"the engine answered internal_error to {doing}: {message}",
             expected="accepted",
             actual={"error": response["error"]},
         )
     return _StepFailure(
-        FAILED,
+        CaseStatus.FAILED,
         f"expected {doing} to be accepted, the engine refused it: {code}: {message}",
         expected="accepted",
         actual={"error": response["error"]},
@@ -234,7 +224,7 @@ def _run_check(ctx: _Context, step: Step) -> None:
     if differences:
         actual = checked_fields(check, state)
         raise _StepFailure(
-            FAILED,
+            CaseStatus.FAILED,
             "the state differs from the check",
             expected=dict(check),
             actual=actual,
@@ -249,7 +239,7 @@ def _run_legal(ctx: _Context, step: Step) -> None:
     got = response.get("legal")
     if strip_vendor(got) != step.legal:
         raise _StepFailure(
-            FAILED,
+            CaseStatus.FAILED,
             "the legal actions differ from the transcript (content and order count)",
             expected=step.legal,
             actual=got,
@@ -301,7 +291,7 @@ def _run_action(
         response = send()
         if response["ok"]:
             raise _StepFailure(
-                FAILED,
+                CaseStatus.FAILED,
                 f"expected the error {expect.error}, the engine accepted the request",
                 expected={"error": expect.error},
                 actual={"events": response.get("events")},
@@ -312,7 +302,7 @@ def _run_action(
             if code == "internal_error" or code in SKIP_CODES:
                 raise _refusal(response, describe_step(step))
             raise _StepFailure(
-                FAILED,
+                CaseStatus.FAILED,
                 f"expected the error {expect.error}, got {code}",
                 expected={"error": expect.error},
                 actual={"error": response["error"]},
@@ -322,7 +312,7 @@ def _run_action(
         changed = compare_states(before, after)
         if changed:
             raise _StepFailure(
-                FAILED,
+                CaseStatus.FAILED,
                 f"the refused request ({code}) changed the state",
                 differences=tuple(changed),
                 state_diff=True,
@@ -368,7 +358,7 @@ def _run_action(
                 {"type": "dealt", "hands": request["hands"], "turned_up": request["turned_up"]}
             ]
         raise _StepFailure(
-            FAILED,
+            CaseStatus.FAILED,
             "the events differ from the transcript",
             expected=expected,
             actual=events,
@@ -520,7 +510,7 @@ def replay(
 
     fields = reported.reported_fields(info)
     base = Outcome(
-        PASSED,
+        CaseStatus.PASSED,
         transcript.id,
         profile,
         clauses=credit(transcript.clauses),
@@ -530,7 +520,7 @@ def replay(
     )
     missing = check_requirements(transcript, info)
     if missing:
-        return replace(base, status=SKIPPED, reason=missing, duration=clock() - began)
+        return replace(base, status=CaseStatus.SKIPPED, reason=missing, duration=clock() - began)
     ctx = _Context(client, validate_protocol, transcript, resolved, fields)
     # An engine process plays several cases: its report shows what this one made it write.
     stderr_since = client.stderr_mark()
@@ -558,16 +548,20 @@ def replay(
         status, reason, details = failure.status, failure.reason, dict(failure.details)
         credited = details.pop("credit", None)
     except EngineCrashed as exc:
-        status, reason = CRASHED, str(exc)
+        status, reason = CaseStatus.CRASHED, str(exc)
     except EngineTimeout as exc:
-        status, reason = TIMED_OUT, str(exc)
+        status, reason = CaseStatus.TIMED_OUT, str(exc)
     except ProtocolViolation as exc:
-        status, reason = ERRORED, f"protocol violation: {exc}"
+        status, reason = CaseStatus.ERRORED, f"protocol violation: {exc}"
         credited = (SEQ_CLAUSE,) if exc.reason.startswith("wrong seq") else (LINE_CLAUSE,)
     except EngineError as exc:
-        status, reason = ERRORED, str(exc)
+        status, reason = CaseStatus.ERRORED, str(exc)
     else:
-        status = PASSED if reported.anything_checked(transcript, fields) else NOT_CHECKED
+        status = (
+            CaseStatus.PASSED
+            if reported.anything_checked(transcript, fields)
+            else CaseStatus.NOT_CHECKED
+        )
         return replace(base, status=status, duration=clock() - began)
     # The requests written after the failing step are answered before anything else.
     with contextlib.suppress(EngineError):  # an engine that fails them is restarted
