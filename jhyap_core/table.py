@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
@@ -178,6 +178,20 @@ class GameEnd:
         return self.winners(scores, active), self.standings(scores, out_in_round)
 
 
+def next_active(seats: int, active: Collection[int], seat: int) -> int:
+    """The first seat in play after ``seat``, in seat order around a table of ``seats``."""
+    for step in range(1, seats + 1):
+        candidate = (seat + step) % seats
+        if candidate in active:
+            return candidate
+    raise AssertionError("no seat in play")
+
+
+def turn_order_from(seats: int, active: Iterable[int], first: int) -> list[int]:
+    """The seats in play in turn order, from ``first`` (or the next one after it)."""
+    return sorted(active, key=lambda s: (s - first) % seats)
+
+
 def hand_winners(last_round: Mapping[str, Any]) -> list[int]:
     """A one-hand game's winners: the hand's winner, or, when the hand ended with no call
     (the deck ran out), every seat with the lowest hand value."""
@@ -246,7 +260,10 @@ class TableRules:
             ),
             jokers_per_pack=_int(deck["jokers"]),
             ranks_left_out=tuple(
-                "A23456789TJQK".index(str(rank)) + 1 for rank in deck.get("ranks_left_out") or ()
+                sorted(
+                    "A23456789TJQK".index(str(rank)) + 1
+                    for rank in deck.get("ranks_left_out") or ()
+                )
             ),
             has_dealer=r["deal"]["dealer"] != "none",
             first_starter=_int(r["deal"]["first_starter"]),
@@ -448,14 +465,10 @@ class Table:
     # -- seats -------------------------------------------------------------
 
     def next_active(self, seat: int) -> int:
-        for step in range(1, self.seats + 1):
-            candidate = (seat + step) % self.seats
-            if candidate in self.active:
-                return candidate
-        raise AssertionError("no seat in play")
+        return next_active(self.seats, self.active, seat)
 
     def turn_order_from(self, first: int) -> list[int]:
-        return sorted(self.active, key=lambda s: (s - first) % self.seats)
+        return turn_order_from(self.seats, self.active, first)
 
     @property
     def eliminated(self) -> list[int]:
