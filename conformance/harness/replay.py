@@ -13,6 +13,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, Protocol
 
+from jhyap_core.vocabulary import ActionType, Command, ErrorCode, EventType
 from reference_engine.parameters import STEP_FAMILY
 
 from ..spec.decks import canonical
@@ -45,13 +46,12 @@ REFUSAL_CLAUSE: Final = "protocol.messages.refusal-changes-nothing"
 SCHEMA_CLAUSE: Final = "protocol.messages.schema"
 SEQ_CLAUSE: Final = "protocol.seq.echo"
 LINE_CLAUSE: Final = "protocol.transport.one-answer"
-COMMANDS: Final = frozenset(
-    {"hello", "start", "deal", "act", "reshuffle", "set_option", "end_game", "state"}
-    | {"legal", "stop"}
-)
+COMMANDS: Final = frozenset(Command)
 
 # Answers that mean "this engine does not play that", not "this engine is wrong".
-SKIP_CODES: Final = frozenset({"unsupported_profile", "unsupported_option", "unsupported_command"})
+SKIP_CODES: Final = frozenset(
+    {ErrorCode.UNSUPPORTED_PROFILE, ErrorCode.UNSUPPORTED_OPTION, ErrorCode.UNSUPPORTED_COMMAND}
+)
 STDERR_LINES: Final = 20
 
 
@@ -190,7 +190,7 @@ def _refusal(response: Mapping[str, Any], doing: str) -> _StepFailure:
     message = response["error"]["message"]
     if code in SKIP_CODES:
         return _StepFailure(CaseStatus.SKIPPED, f"the engine answered {code}: {message}")
-    if code == "internal_error":
+    if code == ErrorCode.INTERNAL_ERROR:
         return _StepFailure(
             CaseStatus.ERRORED,
             f"the engine answered internal_error to {doing}: {message}",
@@ -299,7 +299,7 @@ def _run_action(
             )
         code = response["error"]["code"]
         if code != expect.error:
-            if code == "internal_error" or code in SKIP_CODES:
+            if code == ErrorCode.INTERNAL_ERROR or code in SKIP_CODES:
                 raise _refusal(response, describe_step(step))
             raise _StepFailure(
                 CaseStatus.FAILED,
@@ -336,7 +336,9 @@ def _run_action(
             differences.extend(compare_events(expect.events, events))
         if step.starter is not None:
             started = [
-                e for e in events if isinstance(e, dict) and e.get("type") == "round_started"
+                e
+                for e in events
+                if isinstance(e, dict) and e.get("type") == EventType.ROUND_STARTED
             ]
             if not started:
                 differences.append(
@@ -351,11 +353,15 @@ def _run_action(
     if differences:
         expected: Any = list(expect.events) if expect.events is not None else None
         if step.starter is not None and expected is None:
-            expected = [{"type": "round_started", "starter": step.starter}]
+            expected = [{"type": EventType.ROUND_STARTED, "starter": step.starter}]
         if expected is None and any(d.startswith("dealt.") for d in differences):
             request = step.request or {}
             expected = [
-                {"type": "dealt", "hands": request["hands"], "turned_up": request["turned_up"]}
+                {
+                    "type": EventType.DEALT,
+                    "hands": request["hands"],
+                    "turned_up": request["turned_up"],
+                }
             ]
         raise _StepFailure(
             CaseStatus.FAILED,
@@ -376,10 +382,13 @@ def _layout_differences(step: Step, expected: Any, events: Sequence[Any]) -> lis
     if step.kind != "deal" or "hands" not in request:
         return []
     if any(
-        isinstance(e, Mapping) and e.get("type") == "dealt" and "hands" in e for e in expected or ()
+        isinstance(e, Mapping) and e.get("type") == EventType.DEALT and "hands" in e
+        for e in expected or ()
     ):
         return []
-    dealt = next((e for e in events if isinstance(e, dict) and e.get("type") == "dealt"), None)
+    dealt = next(
+        (e for e in events if isinstance(e, dict) and e.get("type") == EventType.DEALT), None
+    )
     if dealt is None:
         return []
     found = []
@@ -435,7 +444,9 @@ def _step_credit(
 def _puts_a_seat_out(step: Step) -> bool:
     """Whether ``step`` expects a seat out of the game: a round ending with one eliminated."""
     return any(
-        isinstance(e, Mapping) and e.get("type") == "round_ended" and bool(e.get("eliminated"))
+        isinstance(e, Mapping)
+        and e.get("type") == EventType.ROUND_ENDED
+        and bool(e.get("eliminated"))
         for e in step.expect.events or ()
     )
 
@@ -448,7 +459,7 @@ def _step_context(transcript: Transcript, index: int) -> dict[str, Any]:
     step = transcript.steps[index - 1]
     request = step.request or (step.raw or {}).get("json") or {}
     command = request.get("cmd") if isinstance(request, Mapping) else None
-    action = request.get("action") if command == "act" else None
+    action = request.get("action") if command == Command.ACT else None
     moves: int | None = None
     reshuffled = seats_out = False
     for before in transcript.steps[: index - 1]:
@@ -478,9 +489,9 @@ def credited_clauses(clauses: Sequence[str], owned: Collection[str] | None) -> t
 def check_requirements(transcript: Transcript, info: EngineInfo) -> str | None:
     """Why the engine cannot run the transcript (a feature it does not list), or None."""
     for feature in transcript.requires:
-        if feature == "legal" and not info.supports_command("legal"):
+        if feature == "legal" and not info.supports_command(Command.LEGAL):
             return "needs the optional legal command, which the engine does not list"
-        if feature == "timeout" and not info.supports_action("timeout"):
+        if feature == "timeout" and not info.supports_action(ActionType.TIMEOUT):
             return "needs the optional timeout action, which the engine does not list"
     return None
 
@@ -600,7 +611,7 @@ def replay(
         outcome = replace(
             outcome, step=index, step_description=describe_step(ctx.step), line=ctx.step.line
         )
-    if outcome.request is not None and outcome.request.get("cmd") == "start":
+    if outcome.request is not None and outcome.request.get("cmd") == Command.START:
         # The whole resolved profile would drown the report; its id says it all.
         outcome = replace(
             outcome, request={**outcome.request, "profile": f"<resolved profile {profile}>"}

@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import Any, Final, NoReturn
 
 from jhyap_core.profile import resolve
+from jhyap_core.vocabulary import ActionType, Command, ErrorCode, EventType, PickSource
 
 from ..spec.transcript_profiles import shipped_documents
 from ..spec.wording import plural
@@ -135,11 +136,15 @@ class _Stop(Exception):
 
 
 def _throw(turn: Turn) -> dict[str, Any]:
-    return {"type": "throw", "cards": list(turn.cards)}
+    return {"type": ActionType.THROW, "cards": list(turn.cards)}
 
 
 def _pick(seat: int) -> dict[str, Any]:
-    return {"cmd": "act", "seat": seat, "action": {"type": "pick", "from": "deck"}}
+    return {
+        "cmd": Command.ACT,
+        "seat": seat,
+        "action": {"type": ActionType.PICK, "from": PickSource.DECK},
+    }
 
 
 def _response_like(line: str) -> bool:
@@ -264,13 +269,13 @@ class _Smoke:
     def handshake(self, client: EngineClient) -> dict[str, Any] | None:
         """hello, protocol, engine; the hello answer when the game can go on."""
         try:
-            hello = self.send(client, "hello", {"cmd": "hello", "protocol": PROTOCOL_VERSION})
+            hello = self.send(client, "hello", {"cmd": Command.HELLO, "protocol": PROTOCOL_VERSION})
         except _Broken as broken:
             self.add("hello", CheckStatus.FAIL, broken.text, broken.details)
             return None
         if not hello["ok"]:
             error = hello["error"]
-            if error["code"] == "unsupported_protocol":
+            if error["code"] == ErrorCode.UNSUPPORTED_PROTOCOL:
                 self.add("hello", CheckStatus.OK, "answered hello (with unsupported_protocol)")
                 self.add(
                     "protocol",
@@ -381,26 +386,26 @@ class _Smoke:
                 "deal",
                 "the deal",
                 plan.deal_request(),
-                ("round_started", "dealt"),
+                (EventType.ROUND_STARTED, EventType.DEALT),
             )
             self.add("deal", CheckStatus.OK, f"accepted the deal: {', '.join(types)}")
             self.refusal(client)
             first, second, *more = plan.turns
             doing = f"seat {first.seat}'s throw of {first.words()}"
-            throw = {"cmd": "act", "seat": first.seat, "action": _throw(first)}
-            types = self.accepted(client, "throw", doing, throw, ("thrown",))
+            throw = {"cmd": Command.ACT, "seat": first.seat, "action": _throw(first)}
+            types = self.accepted(client, "throw", doing, throw, (EventType.THROWN,))
             self.add("throw", CheckStatus.OK, f"accepted {doing}: {', '.join(types)}")
             doing = f"seat {first.seat}'s pick from the deck"
-            types = self.accepted(client, "pick", doing, _pick(first.seat), ("picked",))
+            types = self.accepted(client, "pick", doing, _pick(first.seat), (EventType.PICKED,))
             self.add("pick", CheckStatus.OK, f"accepted {doing}: {', '.join(types)}")
             self.state(client)
             self.legal(client, hello)
             for turn in (second, *more):
                 doing = f"seat {turn.seat}'s throw of {turn.words()}"
-                throw = {"cmd": "act", "seat": turn.seat, "action": _throw(turn)}
-                self.accepted(client, "turn", doing, throw, ("thrown",))
+                throw = {"cmd": Command.ACT, "seat": turn.seat, "action": _throw(turn)}
+                self.accepted(client, "turn", doing, throw, (EventType.THROWN,))
                 doing = f"seat {turn.seat}'s pick from the deck"
-                self.accepted(client, "turn", doing, _pick(turn.seat), ("picked",))
+                self.accepted(client, "turn", doing, _pick(turn.seat), (EventType.PICKED,))
             played = f"a throw of {second.words()}, a pick from the deck"
             if more:
                 played += f", then {plural(len(more), 'more turn')}"
@@ -408,9 +413,11 @@ class _Smoke:
             if plan.call is None:
                 self.add("call", CheckStatus.SKIP, "the ruleset allows no call in this short hand")
                 return
-            call = {"cmd": "act", "seat": plan.call, "action": {"type": "call"}}
+            call = {"cmd": Command.ACT, "seat": plan.call, "action": {"type": ActionType.CALL}}
             doing = f"seat {plan.call}'s call"
-            types = self.accepted(client, "call", doing, call, ("called", "round_ended"))
+            types = self.accepted(
+                client, "call", doing, call, (EventType.CALLED, EventType.ROUND_ENDED)
+            )
             self.add("call", CheckStatus.OK, f"accepted {doing}: {', '.join(types)}")
         except _Broken as broken:
             assert self.broken_at is not None
@@ -431,7 +438,7 @@ class _Smoke:
         for pid, document in candidates:
             resolved = resolve(document)
             message = {
-                "cmd": "start",
+                "cmd": Command.START,
                 "profile": resolved,
                 "options": resolved["option_values"],
                 "seats": seats,
@@ -456,7 +463,7 @@ class _Smoke:
     def refusal(self, client: EngineClient) -> None:
         wrong, to_act = self.plan.wrong_seat, self.plan.turns[0].seat
         doing = f"seat {wrong}'s call on seat {to_act}'s turn"
-        message = {"cmd": "act", "seat": wrong, "action": {"type": "call"}}
+        message = {"cmd": Command.ACT, "seat": wrong, "action": {"type": ActionType.CALL}}
         response = self.send(client, "refusal", message)
         if response["ok"]:
             self.add(
@@ -467,11 +474,15 @@ class _Smoke:
             )
             raise _Stop
         code = response["error"]["code"]
-        note = "" if code == "not_your_turn" else " (the rules want not_your_turn: see jhyap run)"
+        note = (
+            ""
+            if code == ErrorCode.NOT_YOUR_TURN
+            else " (the rules want not_your_turn: see jhyap run)"
+        )
         self.add("refusal", CheckStatus.OK, f"refused {doing}: {code}{note}")
 
     def state(self, client: EngineClient) -> None:
-        response = self.send(client, "state", {"cmd": "state"})
+        response = self.send(client, "state", {"cmd": Command.STATE})
         if not response["ok"]:
             self.refused_badly("state", "state", response)
         state = response.get("state")
@@ -495,7 +506,7 @@ class _Smoke:
                 "legal", CheckStatus.SKIP, "the engine does not list the optional legal command"
             )
             return
-        response = self.send(client, "legal", {"cmd": "legal"})
+        response = self.send(client, "legal", {"cmd": Command.LEGAL})
         if not response["ok"]:
             error = response["error"]
             self.add(
@@ -526,7 +537,7 @@ class _Smoke:
                 found = check_point(
                     point,
                     lambda message: self.send(client, name, message),  # noqa: B023
-                    lambda line: self.send(client, name, {"cmd": "state"}, line),  # noqa: B023
+                    lambda line: self.send(client, name, {"cmd": Command.STATE}, line),  # noqa: B023
                     hello,
                 )
             except _Broken as broken:
@@ -575,7 +586,7 @@ class _Smoke:
     def shutdown(self, client: EngineClient, note: str = "") -> None:
         """stop, then exit: status 0 within EXIT_WAIT seconds, and no process left."""
         try:
-            response = self.send(client, "stop", {"cmd": "stop"})
+            response = self.send(client, "stop", {"cmd": Command.STOP})
         except _Broken as broken:
             self.add("stop", CheckStatus.FAIL, broken.text, broken.details)
             self.add("exit", CheckStatus.SKIP, "not run: stop was not answered")
@@ -644,7 +655,7 @@ class _Smoke:
             self.add("exit", CheckStatus.SKIP, "not run: stop was not answered")
             return
         try:
-            hello = self.send(client, "stop", {"cmd": "hello", "protocol": PROTOCOL_VERSION})
+            hello = self.send(client, "stop", {"cmd": Command.HELLO, "protocol": PROTOCOL_VERSION})
             if not hello["ok"]:
                 raise _Broken(f"a fresh engine refused hello: {hello['error']['code']}")
         except _Broken as broken:

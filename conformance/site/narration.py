@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jhyap_core.profile import resolve
+from jhyap_core.vocabulary import PickSource
 
 from ..spec.json_types import Json
 from ..spec.steps import Step, Transcript
@@ -524,7 +525,7 @@ def _narrate_act(
         table.thrown = cards
         return NarratedStep(step.index, f"{who} throws {shown}", details)
     if kind == "pick":
-        from_deck = action.get("from") == "deck"
+        from_deck = action.get("from") == PickSource.DECK
         card = None if from_deck else action.get("card")
         if error:
             what = "from the deck" if from_deck else f"{card_text(str(card))} from the offer"
