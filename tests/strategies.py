@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
 
 from hypothesis import strategies as st
 
+from jhyap_core.json_types import Json
 from reference_engine.parameters import registry
 
 RANKS = "A23456789TJQK"
-Json = Any
 
 
 def values(path: str) -> list[str]:
