@@ -165,7 +165,7 @@ def test_before_start_a_step_must_expect_an_error(tmp_path: Path) -> None:
 # -- credit and reports ------------------------------------------------------------------------
 
 
-def _outcome(status: str, clauses: tuple[str, ...], **extra: Any) -> Outcome:
+def _outcome(status: CaseStatus, clauses: tuple[str, ...], **extra: Any) -> Outcome:
     return Outcome(status, "t-" + status, "dhumbal", clauses=clauses, file="t.yaml", **extra)
 
 
