@@ -29,11 +29,36 @@ from jhyap_core.vocabulary import (
 
 from . import calling, game_end, picking, scoring, throws
 from .actions import Action, Call, PickDeck, PickOffer, ThrowCards, Timeout
-from .rules import Rules
+from .rules import DealerRule, Rules, TimerExpiry
 
 Event = dict[str, Any]
 
-__all__ = ["Event", "Game", "LegalActions", "ReferencePlay"]
+__all__ = ["Event", "Game", "LegalActions", "ReferencePlay", "table_rules"]
+
+
+def table_rules(rules: Rules) -> TableRules:
+    """The table procedure's parameters, as the reference's typed rules read them (the
+    kit reads the same from a profile's rules, TableRules.read; the reference reads its
+    Rules once, and its rule mutants reach the procedure through them:
+    tests/engine/test_table_rules_agree.py checks that the two readings agree)."""
+    return TableRules(
+        seats_min=rules.seats_min,
+        seats_max=rules.seats_max,
+        hand_size=rules.hand_size,
+        packs_by_seats=tuple((step.from_seats, step.packs) for step in rules.pack_steps),
+        jokers_per_pack=rules.jokers_per_pack,
+        ranks_left_out=rules.ranks_left_out,
+        has_dealer=rules.dealer is not DealerRule.NONE,
+        first_starter=rules.first_starter,
+        next_starter=rules.next_starter.value,
+        only_after_multi_throw=rules.only_after_multi_throw,
+        reshuffle_moment=rules.reshuffle_moment.value,
+        kept_aside=rules.kept_aside.value,
+        deck_runs_out=rules.deck_runs_out.value,
+        end=game_end.ending(rules),
+        timer_seconds=rules.timer_seconds,
+        timer_take_lowest=rules.timer_expiry is TimerExpiry.THROW_HIGHEST_SINGLE_THEN_TAKE_LOWEST,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,11 +206,7 @@ class Game(Table):
         self.document = profile_document
         profile = resolve(profile_document, options)
         self.rules = Rules.from_profile(profile)
-        # The table procedure reads its own parameters (TableRules.read, as the kit does) from
-        # the rules Rules has just checked: the parameters it reads are required or read
-        # with their schema defaults.
-        table_rules = TableRules.read(profile["rules"])
-        super().__init__(profile, table_rules, ReferencePlay(self.rules), seats)
+        super().__init__(profile, table_rules(self.rules), ReferencePlay(self.rules), seats)
 
     @atomic
     def set_option(self, name: str, value: Any) -> list[Event]:
@@ -211,7 +232,7 @@ class Game(Table):
         values[name] = value
         profile = resolve(self.document, values)
         self.rules = Rules.from_profile(profile)
-        self.configure(profile, TableRules.read(profile["rules"]), ReferencePlay(self.rules))
+        self.configure(profile, table_rules(self.rules), ReferencePlay(self.rules))
         return [{"type": "option_changed", "name": name, "value": profile["option_values"][name]}]
 
     @atomic
