@@ -482,21 +482,21 @@ class JhyapItem(_ExplainedItem):
 
     def runtest(self) -> None:
         # lazy: start-up speed
-        from .harness.outcome import NOT_APPLICABLE, NOT_CHECKED, PASSED, SKIPPED, XFAIL
+        from .harness.outcome import CaseStatus
         from .reporting.report import failure_block, headline
 
         # How the case runs under its ruleset, in the JUnit XML pytest writes and to plugins.
         self.user_properties.append(("jhyap_mode", self.case.mode.value))
         outcome = self.jhyap.run(self.case)
-        if outcome.status == PASSED:
+        if outcome.status == CaseStatus.PASSED:
             return
-        if outcome.status == NOT_APPLICABLE:
+        if outcome.status == CaseStatus.NOT_APPLICABLE:
             pytest.skip(f"not applicable under {outcome.profile}: {outcome.reason}")
-        if outcome.status == SKIPPED:
+        if outcome.status == CaseStatus.SKIPPED:
             pytest.skip(outcome.reason)
-        if outcome.status == NOT_CHECKED:
+        if outcome.status == CaseStatus.NOT_CHECKED:
             pytest.skip("not checked: " + "; ".join(outcome.not_checked))
-        if outcome.status == XFAIL:
+        if outcome.status == CaseStatus.XFAIL:
             pytest.xfail(f"known failure: {outcome.known_failure}")
         block = failure_block(outcome, self.jhyap.rerun)
         block.append(f"  rerun in pytest: {self.rerun_command()}")

@@ -9,6 +9,7 @@ alone.
 - :mod:`jhyap_core.profile`: a profile's options and their resolution into ``rules``.
 - :mod:`jhyap_core.serving`: the JSON-lines serving (bounded lines and JSON, ``seq``,
   sessions) over any backend; :mod:`jhyap_core.bounded_json`, :mod:`jhyap_core.text`.
+- :mod:`jhyap_core.json_types`: ``Json``, the one alias of a JSON value in every package.
 
 The reference engine (``reference_engine``) and the adapter kit (``jhyap_kit``) are both
 built on it, and neither imports the other.

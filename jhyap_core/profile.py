@@ -13,11 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from enum import StrEnum
-from typing import Any
 
+from .json_types import Json
 from .vocabulary import ErrorCode, OptionError, ProfileError
 
-Json = Any
 _DECIMAL_DIGITS = 15  # a decimal option has at most this many digits each side of the point
 
 

@@ -25,6 +25,7 @@ from typing import IO, Any, Final, Protocol
 
 from . import bounded_json
 from .cards import parse_card
+from .json_types import Json
 from .messages import Action, Call, DealLayout, EngineInfo, Pick, Refused, Throw, Timeout
 from .text import clip_words
 from .vocabulary import COMMANDS, PROTOCOL_VERSION, ErrorCode, JhyapError, PickSource
@@ -32,7 +33,6 @@ from .vocabulary import COMMANDS, PROTOCOL_VERSION, ErrorCode, JhyapError, PickS
 MAX_LINE_BYTES: Final = 1 << 20
 MAX_SEQ: Final = (1 << 53) - 1  # the largest integer every JSON implementation holds exactly
 
-Json = Any
 Event = dict[str, Any]
 Response = dict[str, Any]
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
@@ -178,6 +178,55 @@ class GameEnd:
         return self.winners(scores, active), self.standings(scores, out_in_round)
 
 
+def next_active(seats: int, active: Collection[int], seat: int) -> int:
+    """The first seat in play after ``seat``, in seat order around a table of ``seats``."""
+    for step in range(1, seats + 1):
+        candidate = (seat + step) % seats
+        if candidate in active:
+            return candidate
+    raise AssertionError("no seat in play")
+
+
+def turn_order_from(seats: int, active: Iterable[int], first: int) -> list[int]:
+    """The seats in play in turn order, from ``first`` (or the next one after it)."""
+    return sorted(active, key=lambda s: (s - first) % seats)
+
+
+_Card = TypeVar("_Card")  # a card as a deal is given it (Card, or its name)
+
+
+def dealt_from(
+    order: Sequence[_Card], turn: Sequence[int], size: int
+) -> tuple[dict[int, list[_Card]], _Card, list[_Card]]:
+    """A deal from ``order`` (top first): ``size`` cards to each seat of ``turn``, one at a
+    time in that order; then the turned-up card and the stock (top first)."""
+    hands: dict[int, list[_Card]] = {seat: [] for seat in turn}
+    for i, card in enumerate(order[: size * len(turn)]):
+        hands[turn[i % len(turn)]].append(card)
+    return hands, order[size * len(turn)], list(order[size * len(turn) + 1 :])
+
+
+def next_starter(
+    rule: str,
+    seats: int,
+    active: Collection[int],
+    starter: int,
+    caller: int | None,
+    winner: int | None,
+    out: Collection[int],
+) -> int:
+    """Who starts the next hand under ``next_starter`` ``rule``, before skipping the seats
+    ``out`` (those the hand put out, still in ``active``)."""
+    if winner is not None and winner not in out:
+        if rule == "round_winner":
+            return winner
+        if rule == "seat_after_round_winner":
+            return next_active(seats, active, winner)
+    if rule == "caller" and caller is not None and caller not in out:
+        return caller
+    return next_active(seats, active, starter)
+
+
 def hand_winners(last_round: Mapping[str, Any]) -> list[int]:
     """A one-hand game's winners: the hand's winner, or, when the hand ended with no call
     (the deck ran out), every seat with the lowest hand value."""
@@ -246,7 +295,10 @@ class TableRules:
             ),
             jokers_per_pack=_int(deck["jokers"]),
             ranks_left_out=tuple(
-                "A23456789TJQK".index(str(rank)) + 1 for rank in deck.get("ranks_left_out") or ()
+                sorted(
+                    "A23456789TJQK".index(str(rank)) + 1
+                    for rank in deck.get("ranks_left_out") or ()
+                )
             ),
             has_dealer=r["deal"]["dealer"] != "none",
             first_starter=_int(r["deal"]["first_starter"]),
@@ -448,14 +500,10 @@ class Table:
     # -- seats -------------------------------------------------------------
 
     def next_active(self, seat: int) -> int:
-        for step in range(1, self.seats + 1):
-            candidate = (seat + step) % self.seats
-            if candidate in self.active:
-                return candidate
-        raise AssertionError("no seat in play")
+        return next_active(self.seats, self.active, seat)
 
     def turn_order_from(self, first: int) -> list[int]:
-        return sorted(self.active, key=lambda s: (s - first) % self.seats)
+        return turn_order_from(self.seats, self.active, first)
 
     @property
     def eliminated(self) -> list[int]:
@@ -524,11 +572,8 @@ class Table:
         seats = self.turn_order_from(self.starter)
         size = rules.hand_size
         if layout is None:
-            hands: list[list[Card]] = [[] for _ in range(self.seats)]
-            for i, card in enumerate(order[: size * len(seats)]):
-                hands[seats[i % len(seats)]].append(card)
-            turned_up = order[size * len(seats)]
-            stock = list(order[size * len(seats) + 1 :])
+            dealt, turned_up, stock = dealt_from(order, seats, size)
+            hands: list[list[Card]] = [dealt.get(seat, []) for seat in range(self.seats)]
         else:
             hands, turned_up, stock = layout
             shaped = len(hands) == self.seats and all(
@@ -894,14 +939,7 @@ class Table:
     def _next_starter(self, caller: int | None, winner: int | None, out: Sequence[int]) -> int:
         """Who starts the next hand, before skipping seats that just went out."""
         rule = self.table_rules.next_starter
-        if winner is not None and winner not in out:
-            if rule == "round_winner":
-                return winner
-            if rule == "seat_after_round_winner":
-                return self.next_active(winner)
-        if rule == "caller" and caller is not None and caller not in out:
-            return caller
-        return self.next_active(self.starter)
+        return next_starter(rule, self.seats, self.active, self.starter, caller, winner, out)
 
     def _finish_game(self) -> list[Event]:
         self.result = self.play.game_result(self)

@@ -50,6 +50,7 @@ from typing import Any, ClassVar
 
 from jhyap_core import table as core
 from jhyap_core.cards import Card, names, parse_card, sorted_cards
+from jhyap_core.json_types import Json
 from jhyap_core.messages import (
     Action,
     Call,
@@ -62,7 +63,7 @@ from jhyap_core.messages import (
     Throw,
     Timeout,
 )
-from jhyap_core.serving import Event, Json
+from jhyap_core.serving import Event
 from jhyap_core.vocabulary import PROTOCOL_VERSION, ErrorCode, JhyapError, ThrowKind
 from jhyap_core.vocabulary import PickSource as Source
 

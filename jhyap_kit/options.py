@@ -16,14 +16,13 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from jhyap_core.json_types import Json
 from jhyap_core.messages import Refused
 from jhyap_core.profile import OptionChanges, OptionSpec, option_specs, resolve
 from jhyap_core.vocabulary import BETWEEN_HANDS, ErrorCode, JhyapError, Phase
 
 from .support import RuleSupport, default_misplay, unsupported
 from .table import KitRules
-
-Json = Any
 
 
 @dataclass(frozen=True, slots=True)

@@ -120,11 +120,10 @@ class Table:
         return list(self.out_in_round)
 
     def next_active(self, seat: int) -> int:
-        for step in range(1, self.seats + 1):
-            candidate = (seat + step) % self.seats
-            if candidate in self.active:
-                return candidate
-        raise AssertionError("no seat in play")
+        """The first seat in play after ``seat`` (:func:`jhyap_core.table.next_active`)."""
+        return core.next_active(self.seats, self.active, seat)
 
     def turn_order_from(self, first: int) -> list[int]:
-        return sorted(self.active, key=lambda s: (s - first) % self.seats)
+        """The seats in play in turn order from ``first``
+        (:func:`jhyap_core.table.turn_order_from`)."""
+        return core.turn_order_from(self.seats, self.active, first)

@@ -37,7 +37,10 @@ __all__ = ["Event", "Game", "LegalActions", "ReferencePlay", "table_rules"]
 
 
 def table_rules(rules: Rules) -> TableRules:
-    """The table procedure's parameters, as the reference's typed rules read them."""
+    """The table procedure's parameters, as the reference's typed rules read them (the
+    kit reads the same from a profile's rules, TableRules.read; the reference reads its
+    Rules once, and its rule mutants reach the procedure through them:
+    tests/engine/test_table_rules_agree.py checks that the two readings agree)."""
     return TableRules(
         seats_min=rules.seats_min,
         seats_max=rules.seats_max,

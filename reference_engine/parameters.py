@@ -21,11 +21,12 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cache
-from typing import Any, Final
+from typing import Final
+
+from jhyap_core.json_types import Json
 
 from .shipped import schema_dir
 
-Json = Any
 SCHEMA_FILE: Final = "profile.schema.json"
 
 

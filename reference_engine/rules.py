@@ -341,6 +341,7 @@ class Rules:
     score_cuts: tuple[ScoreCut, ...] = ()
     halve_at_multiples_of: int | None = None
     drop_at_multiples_of: int | None = None
+    points_multiplier: int = 1
     winner_among_lowest: WinnerAmongLowest = WinnerAmongLowest.FIRST_AFTER_CALLER
     reaching_is_out: bool = False
     deck_runs_out: DeckRunsOut = DeckRunsOut.RESHUFFLE
@@ -472,6 +473,7 @@ class Rules:
             ),
             halve_at_multiples_of=value("scoring.halve_at_multiples_of"),
             drop_at_multiples_of=value("scoring.drop_at_multiples_of"),
+            points_multiplier=value("scoring.points_multiplier"),
             winner_among_lowest=WinnerAmongLowest(value("showdown.winner_among_lowest")),
             reaching_is_out=value("game_end.reaching_is_out"),
             deck_runs_out=DeckRunsOut(value("deck_runs_out")),

@@ -69,6 +69,7 @@ def showdown(
     else:
         for seat in others:
             deltas[seat] = values[seat]
+    deltas = multiplied(deltas, rules)
     return Showdown(Outcome.BEATEN_CALL if beaten else Outcome.WON_CALL, caller, winner, deltas)
 
 
@@ -77,7 +78,12 @@ def deck_ran_out(values: Mapping[int, int], rules: Rules) -> dict[int, int]:
     scored = rules.deck_runs_out is DeckRunsOut.ROUND_ENDS_HANDS_SCORE
     if rules.scoring is ScoringKind.NONE:
         scored = False
-    return {seat: (value if scored else 0) for seat, value in values.items()}
+    return multiplied({seat: (value if scored else 0) for seat, value in values.items()}, rules)
+
+
+def multiplied(deltas: Mapping[int, int], rules: Rules) -> dict[int, int]:
+    """A hand's points times scoring.points_multiplier (before any cut of a total)."""
+    return {seat: delta * rules.points_multiplier for seat, delta in deltas.items()}
 
 
 def cut_score(total: int, rules: Rules) -> int:

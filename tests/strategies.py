@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
 
 from hypothesis import strategies as st
 
+from jhyap_core.json_types import Json
 from reference_engine.parameters import registry
 
 RANKS = "A23456789TJQK"
-Json = Any
 
 
 def values(path: str) -> list[str]:
@@ -116,6 +115,7 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
             ),
             "halve_at_multiples_of": draw(st.one_of(st.none(), st.integers(1, 60))),
             "drop_at_multiples_of": draw(st.one_of(st.none(), st.integers(1, 60))),
+            "points_multiplier": draw(st.integers(1, 3)),
         }
     else:
         scoring = {
@@ -123,6 +123,7 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
             "won_call": "each_other_hand",
             "beaten_call": draw(st.sampled_from(["hands_except_winner", "all_hands"])),
             "beaten_penalty": 0,
+            "points_multiplier": draw(st.integers(1, 3)),
         }
     timer = draw(
         st.one_of(

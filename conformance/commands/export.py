@@ -36,6 +36,7 @@ from conformance.spec.files import WriteRefused, check_target, os_error_text, wr
 from conformance.spec.steps import Step, Transcript, raw_line
 from conformance.spec.wording import plural
 from jhyap_core import bounded_json
+from jhyap_core.vocabulary import Command
 
 from . import ExitCode, Subparsers
 from .coverage import coverage
@@ -139,10 +140,10 @@ def case_json(case: Case, root: Path) -> dict[str, Any]:
     for step in transcript.steps:
         entry: dict[str, Any] = {"source": _source(transcript, root, step.line)}
         if step.kind == "check":
-            entry["request"] = {"cmd": "state"}
+            entry["request"] = {"cmd": Command.STATE}
             entry["check"] = dict(step.check or {})
         elif step.kind == "legal":
-            entry["request"] = {"cmd": "legal"}
+            entry["request"] = {"cmd": Command.LEGAL}
             entry["expect"] = {"accepted": True, "legal": step.legal}
         else:
             entry.update(_request(step, transcript, case.resolved))

@@ -59,14 +59,6 @@ class DivergenceKind(StrEnum):
     SCHEMA = "schema"  # the engine's answer breaks schema/protocol/, as `jhyap run` checks it
 
 
-REFUSAL: Final = DivergenceKind.REFUSAL
-EVENTS: Final = DivergenceKind.EVENTS
-STATE: Final = DivergenceKind.STATE
-INVARIANT: Final = DivergenceKind.INVARIANT
-CRASH: Final = DivergenceKind.CRASH
-TIMEOUT: Final = DivergenceKind.TIMEOUT
-PROTOCOL: Final = DivergenceKind.PROTOCOL
-SCHEMA: Final = DivergenceKind.SCHEMA
 CLASSES: Final = tuple(DivergenceKind)
 # State fields no rule gives a meaning once the game is over: not compared then (a
 # transcript may not check them either).
@@ -343,21 +335,21 @@ def classify(
     if request.raw is not None:
         # A raw line is its own probe of the protocol: its kind names the clauses.
         if differences[0].startswith("error:"):
-            return REFUSAL, f"{profile} {step}: {differences[0][len('error: ') :]}"
-        return PROTOCOL, f"{profile} {step}: {differences[0].replace(':', '', 1)}"
+            return DivergenceKind.REFUSAL, f"{profile} {step}: {differences[0][len('error: ') :]}"
+        return DivergenceKind.PROTOCOL, f"{profile} {step}: {differences[0].replace(':', '', 1)}"
     if differences and differences[0].startswith("error:"):
         want, got = _code(expected), _code(actual)
         if got != "accepted":
             family, shape = CODE_FAMILIES.get(got, "protocol"), f"refuses with {got}"
         else:
             family, shape = CODE_FAMILIES.get(want, "protocol"), f"accepts, {want} expected"
-        return REFUSAL, f"{profile} {family}: {shape}"
+        return DivergenceKind.REFUSAL, f"{profile} {family}: {shape}"
     if request.cmd == "state":
         cards = cards_accounted(expected.get("state")) or 52
         broken = state_invariants(actual.get("state"), transfer, cards)
         fields = [m.group(1) for d in differences if (m := _FIELD.match(d))]
         root = fields[0] if fields else "state"
-        kind = INVARIANT if broken else STATE
+        kind = DivergenceKind.INVARIANT if broken else DivergenceKind.STATE
         return kind, f"{profile} {field_family(root)}: {root} differs"
     events = expected.get("events") or []
     parts: list[str] = []
@@ -376,7 +368,7 @@ def classify(
     # A field named as the state names it (``round_started.dealer``: ``dealer``): met in
     # an event or at a check, it is one difference.
     leaf = root.rsplit(".", 1)[-1] if "." in root else root
-    return EVENTS, f"{profile} {family}: {leaf} differs"
+    return DivergenceKind.EVENTS, f"{profile} {family}: {leaf} differs"
 
 
 def _count_family(expected: Mapping[str, Json], actual: Mapping[str, Json]) -> str:
@@ -395,13 +387,13 @@ def _count_family(expected: Mapping[str, Json], actual: Mapping[str, Json]) -> s
 def _failure(profile: str, request: Request, index: int, error: EngineError) -> Divergence:
     step = step_name(request.message)
     if isinstance(error, EngineTimeout):
-        kind = TIMEOUT
+        kind = DivergenceKind.TIMEOUT
     elif isinstance(error, EngineCrashed):
-        kind = CRASH
+        kind = DivergenceKind.CRASH
     elif isinstance(error, ProtocolViolation):
-        kind = PROTOCOL
+        kind = DivergenceKind.PROTOCOL
     else:
-        kind = CRASH
+        kind = DivergenceKind.CRASH
     return Divergence(
         index, kind, f"{profile} {step}: {kind}", (str(error),), "an answer", str(error)
     )
@@ -427,7 +419,7 @@ def schema_divergence(
     where = problems[0].split(": ", 1)[0]
     signature = f"{profile} {step_name(request.message)}: schema {where}"
     wanted = "an answer the schema allows"
-    return Divergence(index, SCHEMA, signature, tuple(problems), wanted, answer)
+    return Divergence(index, DivergenceKind.SCHEMA, signature, tuple(problems), wanted, answer)
 
 
 class Pipelined(Protocol):

@@ -16,7 +16,7 @@ from pathlib import Path
 from jhyap_core.profile import resolve
 
 from ..harness.client import EngineClient
-from ..harness.outcome import PASSED, Outcome
+from ..harness.outcome import CaseStatus, Outcome
 from ..harness.replay import replay
 from ..spec.json_types import Json
 from ..spec.transcript import check_transcript_file, load_transcript
@@ -83,7 +83,11 @@ def verify(config: FuzzConfig, path: Path, profile: str) -> tuple[tuple[str, ...
         f"against the reference: {against_reference.status}",
         f"against the engine: {against_engine.status}{where}",
     )
-    return lines, against_reference.status == PASSED and against_engine.status != PASSED
+    return (
+        lines,
+        against_reference.status == CaseStatus.PASSED
+        and against_engine.status != CaseStatus.PASSED,
+    )
 
 
 def _answers(pool: PairPool, plan: Plan) -> list[dict[str, Json]]:

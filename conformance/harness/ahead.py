@@ -20,17 +20,19 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
+from jhyap_core.vocabulary import Command
+
 from ..spec.steps import Step, Transcript
 
 DEFAULT_WINDOW: Final = 8
-STATE: Final[Mapping[str, Any]] = {"cmd": "state"}
-LEGAL: Final[Mapping[str, Any]] = {"cmd": "legal"}
+STATE: Final[Mapping[str, Any]] = {"cmd": Command.STATE}
+LEGAL: Final[Mapping[str, Any]] = {"cmd": Command.LEGAL}
 
 
 def start_message(transcript: Transcript, resolved: Mapping[str, Any]) -> dict[str, Any]:
     """The ``start`` request (without seq) for a transcript under a resolved profile."""
     return {
-        "cmd": "start",
+        "cmd": Command.START,
         "profile": resolved,
         "options": resolved["option_values"],
         "seats": transcript.seats,

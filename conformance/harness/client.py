@@ -31,6 +31,8 @@ from collections import deque
 from collections.abc import Iterator, Mapping
 from typing import IO, Any, Final, NoReturn
 
+from jhyap_core.vocabulary import Command
+
 from .processes import (
     ENGINE_ID_VARIABLE,
     ENGINE_IDS,
@@ -516,7 +518,7 @@ class EngineClient:
     def handshake(self, protocol: str = PROTOCOL_VERSION) -> EngineInfo:
         """Send ``hello``; return the engine's info, or raise EngineUnusable saying why not."""
         try:
-            response = self.request("hello", protocol=protocol)
+            response = self.request(Command.HELLO, protocol=protocol)
         except EngineCrashed as exc:
             tail = "".join(f"\n  {line}" for line in exc.stderr_tail[-20:])
             raise EngineUnusable(
@@ -549,7 +551,7 @@ class EngineClient:
         try:
             if graceful and self._broken is None and self.alive:
                 with contextlib.suppress(EngineError):
-                    self.request("stop", timeout=stop_timeout)
+                    self.request(Command.STOP, timeout=stop_timeout)
             self._closed = True
             # Closed through its file object, never by number: a file object dropped after
             # os.close() closes the same number again when collected, and by then another

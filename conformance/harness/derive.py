@@ -46,7 +46,7 @@ from ..spec.transcript_checks import UNCHECKABLE_AFTER_GAME
 from ..spec.transcript_profiles import profiles_for
 from .compare import checked_fields, strip_vendor
 from .inprocess import ReferenceClient
-from .outcome import PASSED, SKIPPED
+from .outcome import CaseStatus
 from .replay import replay, start_message
 
 
@@ -493,9 +493,9 @@ def _classify(
     client = ReferenceClient()
     info = client.handshake()
     outcome = replay(client, info, laid, profile, resolved, validate_protocol=False)
-    if outcome.status == PASSED and not dropped:
+    if outcome.status == CaseStatus.PASSED and not dropped:
         return Classification(Mode.WRITTEN, laid, options, "", base, tuple(changed))
-    if outcome.status == SKIPPED:
+    if outcome.status == CaseStatus.SKIPPED:
         return na(outcome.reason)
     try:
         steps, lines, start_error = _derive_steps(laid, resolved)

@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from jhyap_core.vocabulary import ErrorCode, JhyapError
+from jhyap_core.vocabulary import Command, ErrorCode, EventType, JhyapError
 from reference_engine.kept import Kept, NotPlain
 from reference_engine.server import MAX_LINE_BYTES, Session, decode_request
 
@@ -90,7 +90,7 @@ class ReferenceClient:
         return self._seq
 
     def handshake(self) -> EngineInfo:
-        answer = self.send({"cmd": "hello", "protocol": PROTOCOL_VERSION})
+        answer = self.send({"cmd": Command.HELLO, "protocol": PROTOCOL_VERSION})
         return EngineInfo(
             engine=answer.get("engine") or {},
             protocol=str(answer.get("protocol")),
@@ -102,7 +102,7 @@ class ReferenceClient:
         seq = self._seq
         self._seq += 1
         request = {"seq": seq, **message}
-        copied = _start_copy(request) if request.get("cmd") == "start" else _copy(request)
+        copied = _start_copy(request) if request.get("cmd") == Command.START else _copy(request)
         answer = _copy(self._session.handle(copied))
         self._follow(answer)
         return answer
@@ -112,9 +112,13 @@ class ReferenceClient:
         if not answer.get("ok"):
             return
         for event in answer.get("events") or ():
-            if event.get("type") == "reshuffle_needed":
+            if event.get("type") == EventType.RESHUFFLE_NEEDED:
                 self.awaiting = list(event.get("cards") or [])
-            elif event.get("type") in ("reshuffled", "round_started", "round_ended"):
+            elif event.get("type") in (
+                EventType.RESHUFFLED,
+                EventType.ROUND_STARTED,
+                EventType.ROUND_ENDED,
+            ):
                 self.awaiting = []
 
     def send_raw(self, line: bytes, *, timeout: float | None = None) -> dict[str, Any]:

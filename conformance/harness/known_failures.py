@@ -9,12 +9,12 @@ from typing import Any
 
 from ..spec import strictjson, yamlsafe
 from ..spec.steps import Transcript
-from .outcome import CRASHED, NOT_PASSED, PASSED, TIMED_OUT, XFAIL, XPASS, Outcome
+from .outcome import NOT_PASSED, CaseStatus, Outcome
 
 XPASS_REASON = "unexpected pass: remove it from the known failures"
 # What a listed failure never covers: an engine that died or stopped answering has a new
 # problem, whatever wrong answer the entry was written for.
-NOT_EXCUSED = frozenset({CRASHED, TIMED_OUT})
+NOT_EXCUSED = frozenset({CaseStatus.CRASHED, CaseStatus.TIMED_OUT})
 
 
 class InputError(Exception):
@@ -159,9 +159,11 @@ def apply_known_failure(outcome: Outcome, known: Sequence[KnownFailure]) -> Outc
     if outcome.status in NOT_EXCUSED:
         return replace(outcome, known_failure=entry.reason)
     if outcome.status in NOT_PASSED:
-        return replace(outcome, status=XFAIL, known_failure=entry.reason)
-    if outcome.status == PASSED:
-        return replace(outcome, status=XPASS, known_failure=entry.reason, reason=XPASS_REASON)
+        return replace(outcome, status=CaseStatus.XFAIL, known_failure=entry.reason)
+    if outcome.status == CaseStatus.PASSED:
+        return replace(
+            outcome, status=CaseStatus.XPASS, known_failure=entry.reason, reason=XPASS_REASON
+        )
     return outcome
 
 

@@ -29,20 +29,29 @@ class CaseStatus(StrEnum):
 
 
 # The statuses by their short names, as the harness and the reports use them.
-PASSED: Final = CaseStatus.PASSED
-FAILED: Final = CaseStatus.FAILED
-ERRORED: Final = CaseStatus.ERRORED
-CRASHED: Final = CaseStatus.CRASHED
-TIMED_OUT: Final = CaseStatus.TIMED_OUT
-SKIPPED: Final = CaseStatus.SKIPPED
-XFAIL: Final = CaseStatus.XFAIL
-XPASS: Final = CaseStatus.XPASS
-NOT_APPLICABLE: Final = CaseStatus.NOT_APPLICABLE
-NOT_CHECKED: Final = CaseStatus.NOT_CHECKED
-_RAN: Final = (PASSED, FAILED, ERRORED, CRASHED, TIMED_OUT, SKIPPED, XFAIL, XPASS)
-STATUSES: Final = (*_RAN, NOT_APPLICABLE, NOT_CHECKED)
-OK_STATUSES: Final = frozenset({PASSED, SKIPPED, XFAIL, NOT_APPLICABLE, NOT_CHECKED})
-NOT_PASSED: Final = frozenset({FAILED, ERRORED, CRASHED, TIMED_OUT})
+_RAN: Final = (
+    CaseStatus.PASSED,
+    CaseStatus.FAILED,
+    CaseStatus.ERRORED,
+    CaseStatus.CRASHED,
+    CaseStatus.TIMED_OUT,
+    CaseStatus.SKIPPED,
+    CaseStatus.XFAIL,
+    CaseStatus.XPASS,
+)
+STATUSES: Final = (*_RAN, CaseStatus.NOT_APPLICABLE, CaseStatus.NOT_CHECKED)
+OK_STATUSES: Final = frozenset(
+    {
+        CaseStatus.PASSED,
+        CaseStatus.SKIPPED,
+        CaseStatus.XFAIL,
+        CaseStatus.NOT_APPLICABLE,
+        CaseStatus.NOT_CHECKED,
+    }
+)
+NOT_PASSED: Final = frozenset(
+    {CaseStatus.FAILED, CaseStatus.ERRORED, CaseStatus.CRASHED, CaseStatus.TIMED_OUT}
+)
 
 
 @dataclass(frozen=True)

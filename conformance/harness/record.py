@@ -11,7 +11,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from jhyap_core.vocabulary import Phase
+from jhyap_core.vocabulary import ActionType, Command, Phase
 from reference_engine.game import Game
 from reference_engine.randomplay import random_step
 
@@ -23,18 +23,18 @@ CITED_FAMILIES = ("turn", "scoring", "game-end")
 
 def _step(request: Mapping[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
     cmd = request["cmd"]
-    if cmd == "deal":
+    if cmd == Command.DEAL:
         step: dict[str, Any] = {"deal": {"order": request["deck"]}}
-    elif cmd == "reshuffle":
+    elif cmd == Command.RESHUFFLE:
         step = {"reshuffle": request["order"]}
-    elif cmd == "end_game":
+    elif cmd == Command.END_GAME:
         step = {"end_game": True}
     else:
         action = request["action"]
         act: dict[str, Any] = {"seat": request["seat"]}
-        if action["type"] == "call":
+        if action["type"] == ActionType.CALL:
             act["call"] = True
-        elif action["type"] == "throw":
+        elif action["type"] == ActionType.THROW:
             act["throw"] = action["cards"]
         else:
             act["pick"] = action.get("card", "deck")

@@ -13,6 +13,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, Protocol
 
+from jhyap_core.vocabulary import ActionType, Command, ErrorCode, EventType
 from reference_engine.parameters import STEP_FAMILY
 
 from ..spec.decks import canonical
@@ -36,19 +37,7 @@ from .compare import (
     strip_vendor,
 )
 from .credit import clause_parameters, focused, rule_paths, step_family
-from .outcome import (
-    CRASHED,
-    ERRORED,
-    FAILED,
-    NOT_CHECKED,
-    PASSED,
-    SKIPPED,
-    TIMED_OUT,
-    CaseStatus,
-    Outcome,
-    describe_step,
-    shortened,
-)
+from .outcome import CaseStatus, Outcome, describe_step, shortened
 from .response_schemas import schema_problems
 
 REFUSAL_CLAUSE: Final = "protocol.messages.refusal-changes-nothing"
@@ -57,13 +46,12 @@ REFUSAL_CLAUSE: Final = "protocol.messages.refusal-changes-nothing"
 SCHEMA_CLAUSE: Final = "protocol.messages.schema"
 SEQ_CLAUSE: Final = "protocol.seq.echo"
 LINE_CLAUSE: Final = "protocol.transport.one-answer"
-COMMANDS: Final = frozenset(
-    {"hello", "start", "deal", "act", "reshuffle", "set_option", "end_game", "state"}
-    | {"legal", "stop"}
-)
+COMMANDS: Final = frozenset(Command)
 
 # Answers that mean "this engine does not play that", not "this engine is wrong".
-SKIP_CODES: Final = frozenset({"unsupported_profile", "unsupported_option", "unsupported_command"})
+SKIP_CODES: Final = frozenset(
+    {ErrorCode.UNSUPPORTED_PROFILE, ErrorCode.UNSUPPORTED_OPTION, ErrorCode.UNSUPPORTED_COMMAND}
+)
 STDERR_LINES: Final = 20
 
 
@@ -124,7 +112,7 @@ def _check_schema(ctx: _Context, cmd: str | None, response: Mapping[str, Any]) -
     problems = reported.unreported_dropped(schema_problems(cmd or "state", response), ctx.fields)
     if problems:
         raise _StepFailure(
-            FAILED,
+            CaseStatus.FAILED,
             f"the answer to {cmd or 'the line'} breaks the protocol schema",
             differences=tuple(problems),
             expected=f"an answer that schema/protocol/ allows for {cmd or 'state'}",
@@ -159,7 +147,7 @@ def _send_raw(ctx: _Context, step: Step) -> dict[str, Any]:
     got = response.get("seq")
     if got != wanted or isinstance(got, bool | float):
         raise _StepFailure(
-            FAILED,
+            CaseStatus.FAILED,
             f"the answer carries seq {show(got)}, expected {show(wanted)}",
             expected={"seq": wanted},
             actual=response,
@@ -177,17 +165,19 @@ def _expect_start_refused(response: Mapping[str, Any], code: str) -> None:
     """A transcript about a table the rules refuse: start must fail with ``code``."""
     if response["ok"]:
         raise _StepFailure(
-            FAILED,
+            CaseStatus.FAILED,
             f"expected start to be refused with {code}, the engine accepted it",
             expected={"error": code},
             actual="accepted",
         )
     got = response["error"]["code"]
     if got in SKIP_CODES and got != code:
-        raise _StepFailure(SKIPPED, f"the engine answered {got}: {response['error']['message']}")
+        raise _StepFailure(
+            CaseStatus.SKIPPED, f"the engine answered {got}: {response['error']['message']}"
+        )
     if got != code:
         raise _StepFailure(
-            FAILED,
+            CaseStatus.FAILED,
             f"expected start to be refused with {code}, the engine answered {got}",
             expected={"error": code},
             actual={"error": response["error"]},
@@ -199,16 +189,16 @@ def _refusal(response: Mapping[str, Any], doing: str) -> _StepFailure:
     code = response["error"]["code"]
     message = response["error"]["message"]
     if code in SKIP_CODES:
-        return _StepFailure(SKIPPED, f"the engine answered {code}: {message}")
-    if code == "internal_error":
+        return _StepFailure(CaseStatus.SKIPPED, f"the engine answered {code}: {message}")
+    if code == ErrorCode.INTERNAL_ERROR:
         return _StepFailure(
-            ERRORED,
+            CaseStatus.ERRORED,
             f"the engine answered internal_error to {doing}: {message}",
             expected="accepted",
             actual={"error": response["error"]},
         )
     return _StepFailure(
-        FAILED,
+        CaseStatus.FAILED,
         f"expected {doing} to be accepted, the engine refused it: {code}: {message}",
         expected="accepted",
         actual={"error": response["error"]},
@@ -234,7 +224,7 @@ def _run_check(ctx: _Context, step: Step) -> None:
     if differences:
         actual = checked_fields(check, state)
         raise _StepFailure(
-            FAILED,
+            CaseStatus.FAILED,
             "the state differs from the check",
             expected=dict(check),
             actual=actual,
@@ -249,7 +239,7 @@ def _run_legal(ctx: _Context, step: Step) -> None:
     got = response.get("legal")
     if strip_vendor(got) != step.legal:
         raise _StepFailure(
-            FAILED,
+            CaseStatus.FAILED,
             "the legal actions differ from the transcript (content and order count)",
             expected=step.legal,
             actual=got,
@@ -301,7 +291,7 @@ def _run_action(
         response = send()
         if response["ok"]:
             raise _StepFailure(
-                FAILED,
+                CaseStatus.FAILED,
                 f"expected the error {expect.error}, the engine accepted the request",
                 expected={"error": expect.error},
                 actual={"events": response.get("events")},
@@ -309,10 +299,10 @@ def _run_action(
             )
         code = response["error"]["code"]
         if code != expect.error:
-            if code == "internal_error" or code in SKIP_CODES:
+            if code == ErrorCode.INTERNAL_ERROR or code in SKIP_CODES:
                 raise _refusal(response, describe_step(step))
             raise _StepFailure(
-                FAILED,
+                CaseStatus.FAILED,
                 f"expected the error {expect.error}, got {code}",
                 expected={"error": expect.error},
                 actual={"error": response["error"]},
@@ -322,7 +312,7 @@ def _run_action(
         changed = compare_states(before, after)
         if changed:
             raise _StepFailure(
-                FAILED,
+                CaseStatus.FAILED,
                 f"the refused request ({code}) changed the state",
                 differences=tuple(changed),
                 state_diff=True,
@@ -346,7 +336,9 @@ def _run_action(
             differences.extend(compare_events(expect.events, events))
         if step.starter is not None:
             started = [
-                e for e in events if isinstance(e, dict) and e.get("type") == "round_started"
+                e
+                for e in events
+                if isinstance(e, dict) and e.get("type") == EventType.ROUND_STARTED
             ]
             if not started:
                 differences.append(
@@ -361,14 +353,18 @@ def _run_action(
     if differences:
         expected: Any = list(expect.events) if expect.events is not None else None
         if step.starter is not None and expected is None:
-            expected = [{"type": "round_started", "starter": step.starter}]
+            expected = [{"type": EventType.ROUND_STARTED, "starter": step.starter}]
         if expected is None and any(d.startswith("dealt.") for d in differences):
             request = step.request or {}
             expected = [
-                {"type": "dealt", "hands": request["hands"], "turned_up": request["turned_up"]}
+                {
+                    "type": EventType.DEALT,
+                    "hands": request["hands"],
+                    "turned_up": request["turned_up"],
+                }
             ]
         raise _StepFailure(
-            FAILED,
+            CaseStatus.FAILED,
             "the events differ from the transcript",
             expected=expected,
             actual=events,
@@ -386,10 +382,13 @@ def _layout_differences(step: Step, expected: Any, events: Sequence[Any]) -> lis
     if step.kind != "deal" or "hands" not in request:
         return []
     if any(
-        isinstance(e, Mapping) and e.get("type") == "dealt" and "hands" in e for e in expected or ()
+        isinstance(e, Mapping) and e.get("type") == EventType.DEALT and "hands" in e
+        for e in expected or ()
     ):
         return []
-    dealt = next((e for e in events if isinstance(e, dict) and e.get("type") == "dealt"), None)
+    dealt = next(
+        (e for e in events if isinstance(e, dict) and e.get("type") == EventType.DEALT), None
+    )
     if dealt is None:
         return []
     found = []
@@ -445,7 +444,9 @@ def _step_credit(
 def _puts_a_seat_out(step: Step) -> bool:
     """Whether ``step`` expects a seat out of the game: a round ending with one eliminated."""
     return any(
-        isinstance(e, Mapping) and e.get("type") == "round_ended" and bool(e.get("eliminated"))
+        isinstance(e, Mapping)
+        and e.get("type") == EventType.ROUND_ENDED
+        and bool(e.get("eliminated"))
         for e in step.expect.events or ()
     )
 
@@ -458,7 +459,7 @@ def _step_context(transcript: Transcript, index: int) -> dict[str, Any]:
     step = transcript.steps[index - 1]
     request = step.request or (step.raw or {}).get("json") or {}
     command = request.get("cmd") if isinstance(request, Mapping) else None
-    action = request.get("action") if command == "act" else None
+    action = request.get("action") if command == Command.ACT else None
     moves: int | None = None
     reshuffled = seats_out = False
     for before in transcript.steps[: index - 1]:
@@ -488,9 +489,9 @@ def credited_clauses(clauses: Sequence[str], owned: Collection[str] | None) -> t
 def check_requirements(transcript: Transcript, info: EngineInfo) -> str | None:
     """Why the engine cannot run the transcript (a feature it does not list), or None."""
     for feature in transcript.requires:
-        if feature == "legal" and not info.supports_command("legal"):
+        if feature == "legal" and not info.supports_command(Command.LEGAL):
             return "needs the optional legal command, which the engine does not list"
-        if feature == "timeout" and not info.supports_action("timeout"):
+        if feature == "timeout" and not info.supports_action(ActionType.TIMEOUT):
             return "needs the optional timeout action, which the engine does not list"
     return None
 
@@ -520,7 +521,7 @@ def replay(
 
     fields = reported.reported_fields(info)
     base = Outcome(
-        PASSED,
+        CaseStatus.PASSED,
         transcript.id,
         profile,
         clauses=credit(transcript.clauses),
@@ -530,7 +531,7 @@ def replay(
     )
     missing = check_requirements(transcript, info)
     if missing:
-        return replace(base, status=SKIPPED, reason=missing, duration=clock() - began)
+        return replace(base, status=CaseStatus.SKIPPED, reason=missing, duration=clock() - began)
     ctx = _Context(client, validate_protocol, transcript, resolved, fields)
     # An engine process plays several cases: its report shows what this one made it write.
     stderr_since = client.stderr_mark()
@@ -558,16 +559,20 @@ def replay(
         status, reason, details = failure.status, failure.reason, dict(failure.details)
         credited = details.pop("credit", None)
     except EngineCrashed as exc:
-        status, reason = CRASHED, str(exc)
+        status, reason = CaseStatus.CRASHED, str(exc)
     except EngineTimeout as exc:
-        status, reason = TIMED_OUT, str(exc)
+        status, reason = CaseStatus.TIMED_OUT, str(exc)
     except ProtocolViolation as exc:
-        status, reason = ERRORED, f"protocol violation: {exc}"
+        status, reason = CaseStatus.ERRORED, f"protocol violation: {exc}"
         credited = (SEQ_CLAUSE,) if exc.reason.startswith("wrong seq") else (LINE_CLAUSE,)
     except EngineError as exc:
-        status, reason = ERRORED, str(exc)
+        status, reason = CaseStatus.ERRORED, str(exc)
     else:
-        status = PASSED if reported.anything_checked(transcript, fields) else NOT_CHECKED
+        status = (
+            CaseStatus.PASSED
+            if reported.anything_checked(transcript, fields)
+            else CaseStatus.NOT_CHECKED
+        )
         return replace(base, status=status, duration=clock() - began)
     # The requests written after the failing step are answered before anything else.
     with contextlib.suppress(EngineError):  # an engine that fails them is restarted
@@ -606,7 +611,7 @@ def replay(
         outcome = replace(
             outcome, step=index, step_description=describe_step(ctx.step), line=ctx.step.line
         )
-    if outcome.request is not None and outcome.request.get("cmd") == "start":
+    if outcome.request is not None and outcome.request.get("cmd") == Command.START:
         # The whole resolved profile would drown the report; its id says it all.
         outcome = replace(
             outcome, request={**outcome.request, "profile": f"<resolved profile {profile}>"}

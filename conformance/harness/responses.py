@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jhyap_core import bounded_json
+from jhyap_core.vocabulary import ErrorCode
 
 
 class EngineError(Exception):
@@ -74,7 +75,7 @@ def engine_info(response: Mapping[str, Any], protocol: str) -> EngineInfo:
     wanted_major = protocol.split(".")[0]
     if not response["ok"]:
         error = response["error"]
-        if error["code"] == "unsupported_protocol":
+        if error["code"] == ErrorCode.UNSUPPORTED_PROTOCOL:
             raise EngineUnusable(
                 f"the engine does not speak protocol {protocol} (the harness speaks "
                 f"{protocol}): {error['message']}"

@@ -35,7 +35,7 @@ from .known_failures import (
     known_failure_warnings,
     load_known_failures,
 )
-from .outcome import ERRORED, FAILED, NOT_APPLICABLE, XFAIL, XPASS, CaseStatus, Outcome
+from .outcome import CaseStatus, Outcome
 from .replay import credited_clauses, replay
 from .response_schemas import schema_problems
 from .sandbox import EngineLimits
@@ -124,11 +124,15 @@ class EngineWorker:
         t = case.transcript
         if case.mode is Mode.NOT_APPLICABLE:
             return _not_sent(
-                case, NOT_APPLICABLE, case.note, mode=case.mode.value, mode_note=case.note
+                case,
+                CaseStatus.NOT_APPLICABLE,
+                case.note,
+                mode=case.mode.value,
+                mode_note=case.note,
             )
         if case.resolved is None:
             reason = case.problem or "the profile cannot be resolved"
-            return _not_sent(case, FAILED, reason, step=0, step_description="start")
+            return _not_sent(case, CaseStatus.FAILED, reason, step=0, step_description="start")
         outcome = self._replay(case, self.config.window)
         if case.mode is not Mode.WRITTEN or case.note:
             step = t.steps[outcome.step - 1] if outcome.step else None
@@ -269,7 +273,7 @@ def unusable_result(cases: Sequence[Case], reason: str) -> RunResult:
     """The result of a run whose engine could not be greeted: every case errored."""
     outcomes = [
         Outcome(
-            ERRORED,
+            CaseStatus.ERRORED,
             case.transcript.id,
             case.profile,
             clauses=case.transcript.clauses,
@@ -290,10 +294,6 @@ def exit_status(outcomes: Iterable[Outcome]) -> int:
 
 
 __all__ = [
-    "ERRORED",
-    "NOT_APPLICABLE",
-    "XFAIL",
-    "XPASS",
     "XPASS_REASON",
     "Case",
     "InputError",

@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import Any, Final, NoReturn
 
 from jhyap_core.profile import resolve
+from jhyap_core.vocabulary import ActionType, Command, ErrorCode, EventType, PickSource
 
 from ..spec.transcript_profiles import shipped_documents
 from ..spec.wording import plural
@@ -47,10 +48,6 @@ class CheckStatus(StrEnum):
     FAIL = "FAIL"
     SKIP = "skip"
 
-
-OK: Final = CheckStatus.OK
-FAIL: Final = CheckStatus.FAIL
-SKIP: Final = CheckStatus.SKIP
 
 # Every check, in the order they run and are printed.
 CHECK_NAMES: Final = (
@@ -108,7 +105,7 @@ class SmokeResult:
 
     @property
     def failed(self) -> list[Check]:
-        return [c for c in self.checks if c.status == FAIL]
+        return [c for c in self.checks if c.status == CheckStatus.FAIL]
 
     def exit_status(self) -> int:
         """0 when no check failed, 1 when one did, 2 when the engine could not be started."""
@@ -118,8 +115,11 @@ class SmokeResult:
 
     def summary(self) -> str:
         """``15 ok, 1 failed, 1 skipped``."""
-        counts = {s: sum(c.status == s for c in self.checks) for s in (OK, FAIL, SKIP)}
-        return f"{counts[OK]} ok, {counts[FAIL]} failed, {counts[SKIP]} skipped"
+        ok, failed, skipped = (
+            sum(c.status == s for c in self.checks)
+            for s in (CheckStatus.OK, CheckStatus.FAIL, CheckStatus.SKIP)
+        )
+        return f"{ok} ok, {failed} failed, {skipped} skipped"
 
 
 class _Broken(Exception):
@@ -136,11 +136,15 @@ class _Stop(Exception):
 
 
 def _throw(turn: Turn) -> dict[str, Any]:
-    return {"type": "throw", "cards": list(turn.cards)}
+    return {"type": ActionType.THROW, "cards": list(turn.cards)}
 
 
 def _pick(seat: int) -> dict[str, Any]:
-    return {"cmd": "act", "seat": seat, "action": {"type": "pick", "from": "deck"}}
+    return {
+        "cmd": Command.ACT,
+        "seat": seat,
+        "action": {"type": ActionType.PICK, "from": PickSource.DECK},
+    }
 
 
 def _response_like(line: str) -> bool:
@@ -210,7 +214,7 @@ class _Smoke:
         done = {c.name for c in self.result.checks}
         for name in names:
             if name not in done:
-                self.add(name, SKIP, f"not run: {why}")
+                self.add(name, CheckStatus.SKIP, f"not run: {why}")
 
     # -- requests ----------------------------------------------------------------------
 
@@ -255,27 +259,27 @@ class _Smoke:
             self.result.launched = False
             self.add(
                 "launch",
-                FAIL,
+                CheckStatus.FAIL,
                 f"{exc}; check the command: it must start your engine from this directory",
             )
             return None
-        self.add("launch", OK, "the engine started")
+        self.add("launch", CheckStatus.OK, "the engine started")
         return client
 
     def handshake(self, client: EngineClient) -> dict[str, Any] | None:
         """hello, protocol, engine; the hello answer when the game can go on."""
         try:
-            hello = self.send(client, "hello", {"cmd": "hello", "protocol": PROTOCOL_VERSION})
+            hello = self.send(client, "hello", {"cmd": Command.HELLO, "protocol": PROTOCOL_VERSION})
         except _Broken as broken:
-            self.add("hello", FAIL, broken.text, broken.details)
+            self.add("hello", CheckStatus.FAIL, broken.text, broken.details)
             return None
         if not hello["ok"]:
             error = hello["error"]
-            if error["code"] == "unsupported_protocol":
-                self.add("hello", OK, "answered hello (with unsupported_protocol)")
+            if error["code"] == ErrorCode.UNSUPPORTED_PROTOCOL:
+                self.add("hello", CheckStatus.OK, "answered hello (with unsupported_protocol)")
                 self.add(
                     "protocol",
-                    FAIL,
+                    CheckStatus.FAIL,
                     f"the engine does not speak protocol {PROTOCOL_VERSION}: "
                     f"{error['message']}; the harness speaks {PROTOCOL_VERSION} "
                     "and needs an engine that speaks major version 1",
@@ -283,18 +287,18 @@ class _Smoke:
             else:
                 self.add(
                     "hello",
-                    FAIL,
+                    CheckStatus.FAIL,
                     f"the engine refused hello: {error['code']}: {error['message']}; "
                     "answer hello with ok true, engine, protocol and supports",
                 )
             return None
-        self.add("hello", OK, "answered hello")
+        self.add("hello", CheckStatus.OK, "answered hello")
         version = hello.get("protocol")
         major = PROTOCOL_VERSION.split(".")[0]
         if not isinstance(version, str) or version.split(".")[0] != major:
             self.add(
                 "protocol",
-                FAIL,
+                CheckStatus.FAIL,
                 f"the engine speaks protocol {json.dumps(version)}, the harness speaks "
                 f"{PROTOCOL_VERSION}: answer with a {major}.x version (or refuse hello with "
                 "unsupported_protocol)",
@@ -303,7 +307,7 @@ class _Smoke:
         else:
             warning = version_warning(version)
             text = f"speaks protocol {version} (the harness speaks {PROTOCOL_VERSION})"
-            self.add("protocol", OK, text, [f"warning: {warning}"] if warning else [])
+            self.add("protocol", CheckStatus.OK, text, [f"warning: {warning}"] if warning else [])
             declared = (hello.get("supports") or {}).get("state_fields")
             self.fields = frozenset(declared) if isinstance(declared, list) else None
             ok = True
@@ -317,14 +321,14 @@ class _Smoke:
         if missing:
             self.add(
                 "engine",
-                FAIL,
+                CheckStatus.FAIL,
                 f"hello's engine object lacks {', '.join(missing)}; answer "
                 '"engine": {"name": ..., "version": ..., "language": ...} (non-empty strings)',
             )
         else:
             self.add(
                 "engine",
-                OK,
+                CheckStatus.OK,
                 f"{engine['name']} {engine['version']}, written in {engine['language']}",
             )
         return hello if ok else None
@@ -333,7 +337,7 @@ class _Smoke:
         error = response["error"]
         self.add(
             check,
-            FAIL,
+            CheckStatus.FAIL,
             f"the engine refused {doing}: {error['code']}: {error['message']}; this request "
             "is valid, and jhyap run will show the rules involved",
         )
@@ -355,7 +359,7 @@ class _Smoke:
         if not isinstance(events, list):
             self.add(
                 check,
-                FAIL,
+                CheckStatus.FAIL,
                 f"the answer to {doing} has no events list; answer "
                 f'{{"seq": n, "ok": true, "events": [...]}} ({PROTOCOL_DOC}#events)',
             )
@@ -365,7 +369,7 @@ class _Smoke:
         if missing:
             self.add(
                 check,
-                FAIL,
+                CheckStatus.FAIL,
                 f"the answer to {doing} lists the events [{', '.join(types)}], without "
                 f"{', '.join(missing)}; list the events each request causes "
                 f"({PROTOCOL_DOC}#events)",
@@ -382,40 +386,42 @@ class _Smoke:
                 "deal",
                 "the deal",
                 plan.deal_request(),
-                ("round_started", "dealt"),
+                (EventType.ROUND_STARTED, EventType.DEALT),
             )
-            self.add("deal", OK, f"accepted the deal: {', '.join(types)}")
+            self.add("deal", CheckStatus.OK, f"accepted the deal: {', '.join(types)}")
             self.refusal(client)
             first, second, *more = plan.turns
             doing = f"seat {first.seat}'s throw of {first.words()}"
-            throw = {"cmd": "act", "seat": first.seat, "action": _throw(first)}
-            types = self.accepted(client, "throw", doing, throw, ("thrown",))
-            self.add("throw", OK, f"accepted {doing}: {', '.join(types)}")
+            throw = {"cmd": Command.ACT, "seat": first.seat, "action": _throw(first)}
+            types = self.accepted(client, "throw", doing, throw, (EventType.THROWN,))
+            self.add("throw", CheckStatus.OK, f"accepted {doing}: {', '.join(types)}")
             doing = f"seat {first.seat}'s pick from the deck"
-            types = self.accepted(client, "pick", doing, _pick(first.seat), ("picked",))
-            self.add("pick", OK, f"accepted {doing}: {', '.join(types)}")
+            types = self.accepted(client, "pick", doing, _pick(first.seat), (EventType.PICKED,))
+            self.add("pick", CheckStatus.OK, f"accepted {doing}: {', '.join(types)}")
             self.state(client)
             self.legal(client, hello)
             for turn in (second, *more):
                 doing = f"seat {turn.seat}'s throw of {turn.words()}"
-                throw = {"cmd": "act", "seat": turn.seat, "action": _throw(turn)}
-                self.accepted(client, "turn", doing, throw, ("thrown",))
+                throw = {"cmd": Command.ACT, "seat": turn.seat, "action": _throw(turn)}
+                self.accepted(client, "turn", doing, throw, (EventType.THROWN,))
                 doing = f"seat {turn.seat}'s pick from the deck"
-                self.accepted(client, "turn", doing, _pick(turn.seat), ("picked",))
+                self.accepted(client, "turn", doing, _pick(turn.seat), (EventType.PICKED,))
             played = f"a throw of {second.words()}, a pick from the deck"
             if more:
                 played += f", then {plural(len(more), 'more turn')}"
-            self.add("turn", OK, f"accepted seat {second.seat}'s turn: {played}")
+            self.add("turn", CheckStatus.OK, f"accepted seat {second.seat}'s turn: {played}")
             if plan.call is None:
-                self.add("call", SKIP, "the ruleset allows no call in this short hand")
+                self.add("call", CheckStatus.SKIP, "the ruleset allows no call in this short hand")
                 return
-            call = {"cmd": "act", "seat": plan.call, "action": {"type": "call"}}
+            call = {"cmd": Command.ACT, "seat": plan.call, "action": {"type": ActionType.CALL}}
             doing = f"seat {plan.call}'s call"
-            types = self.accepted(client, "call", doing, call, ("called", "round_ended"))
-            self.add("call", OK, f"accepted {doing}: {', '.join(types)}")
+            types = self.accepted(
+                client, "call", doing, call, (EventType.CALLED, EventType.ROUND_ENDED)
+            )
+            self.add("call", CheckStatus.OK, f"accepted {doing}: {', '.join(types)}")
         except _Broken as broken:
             assert self.broken_at is not None
-            self.add(self.broken_at, FAIL, broken.text, broken.details)
+            self.add(self.broken_at, CheckStatus.FAIL, broken.text, broken.details)
             self.skip_rest(GAME_CHECKS, f"the engine could not be used after {self.broken_at}")
         except _Stop:
             failed = self.result.checks[-1].name
@@ -432,7 +438,7 @@ class _Smoke:
         for pid, document in candidates:
             resolved = resolve(document)
             message = {
-                "cmd": "start",
+                "cmd": Command.START,
                 "profile": resolved,
                 "options": resolved["option_values"],
                 "seats": seats,
@@ -440,7 +446,7 @@ class _Smoke:
             response = self.send(client, "start", message)
             if response["ok"]:
                 note = f" (declined: {'; '.join(declined)})" if declined else ""
-                self.add("start", OK, f"accepted a {seats}-seat {pid} table{note}")
+                self.add("start", CheckStatus.OK, f"accepted a {seats}-seat {pid} table{note}")
                 return
             error = response["error"]
             if error["code"] not in SKIP_CODES:
@@ -449,7 +455,7 @@ class _Smoke:
         which = "the declared profile" if self.profile is not None else "every shipped profile"
         self.add(
             "start",
-            FAIL,
+            CheckStatus.FAIL,
             f"the engine declined {which} ({'; '.join(declined)}); smoke needs one it plays",
         )
         raise _Stop
@@ -457,49 +463,55 @@ class _Smoke:
     def refusal(self, client: EngineClient) -> None:
         wrong, to_act = self.plan.wrong_seat, self.plan.turns[0].seat
         doing = f"seat {wrong}'s call on seat {to_act}'s turn"
-        message = {"cmd": "act", "seat": wrong, "action": {"type": "call"}}
+        message = {"cmd": Command.ACT, "seat": wrong, "action": {"type": ActionType.CALL}}
         response = self.send(client, "refusal", message)
         if response["ok"]:
             self.add(
                 "refusal",
-                FAIL,
+                CheckStatus.FAIL,
                 f"the engine accepted {doing}; refuse it with "
                 '{"ok": false, "error": {"code": "not_your_turn", "message": ...}}',
             )
             raise _Stop
         code = response["error"]["code"]
-        note = "" if code == "not_your_turn" else " (the rules want not_your_turn: see jhyap run)"
-        self.add("refusal", OK, f"refused {doing}: {code}{note}")
+        note = (
+            ""
+            if code == ErrorCode.NOT_YOUR_TURN
+            else " (the rules want not_your_turn: see jhyap run)"
+        )
+        self.add("refusal", CheckStatus.OK, f"refused {doing}: {code}{note}")
 
     def state(self, client: EngineClient) -> None:
-        response = self.send(client, "state", {"cmd": "state"})
+        response = self.send(client, "state", {"cmd": Command.STATE})
         if not response["ok"]:
             self.refused_badly("state", "state", response)
         state = response.get("state")
         if not isinstance(state, dict):
             self.add(
                 "state",
-                FAIL,
+                CheckStatus.FAIL,
                 f'the answer to state has no state object; answer {{"seq": n, "ok": true, '
                 f'"state": {{...}}}} ({PROTOCOL_DOC}#state)',
             )
             raise _Stop
         to_act = state.get("to_act")
         seat = f"seat {to_act} to act" if to_act is not None else "nobody to act"
-        self.add("state", OK, f"answered state: phase {state.get('phase')}, {seat}")
+        self.add("state", CheckStatus.OK, f"answered state: phase {state.get('phase')}, {seat}")
 
     def legal(self, client: EngineClient, hello: Mapping[str, Any]) -> None:
         supports = hello.get("supports")
         commands = supports.get("commands") if isinstance(supports, dict) else None
         if not isinstance(commands, list) or "legal" not in commands:
-            self.add("legal", SKIP, "the engine does not list the optional legal command")
+            self.add(
+                "legal", CheckStatus.SKIP, "the engine does not list the optional legal command"
+            )
             return
-        response = self.send(client, "legal", {"cmd": "legal"})
+        response = self.send(client, "legal", {"cmd": Command.LEGAL})
         if not response["ok"]:
             error = response["error"]
             self.add(
                 "legal",
-                FAIL,
+                CheckStatus.FAIL,
                 f"the engine lists legal in supports.commands but refused it: {error['code']}: "
                 f"{error['message']}; list legal only once it is implemented",
             )
@@ -507,30 +519,36 @@ class _Smoke:
         legal = response.get("legal")
         seat = legal.get("seat") if isinstance(legal, dict) else None
         self.add(
-            "legal", OK, f"answered legal for seat {seat}" if seat is not None else "answered legal"
+            "legal",
+            CheckStatus.OK,
+            f"answered legal for seat {seat}" if seat is not None else "answered legal",
         )
 
     def protocol_points(self, client: EngineClient, hello: Mapping[str, Any]) -> None:
         """Each point of smoke_points.py, compared with the reference engine's answers."""
-        shown = {Verdict.PASSED: OK, Verdict.FAILED: FAIL, Verdict.NOT_CHECKED: SKIP}
+        shown = {
+            Verdict.PASSED: CheckStatus.OK,
+            Verdict.FAILED: CheckStatus.FAIL,
+            Verdict.NOT_CHECKED: CheckStatus.SKIP,
+        }
         for point in points():
             name = f"point {point.name}"
             try:
                 found = check_point(
                     point,
                     lambda message: self.send(client, name, message),  # noqa: B023
-                    lambda line: self.send(client, name, {"cmd": "state"}, line),  # noqa: B023
+                    lambda line: self.send(client, name, {"cmd": Command.STATE}, line),  # noqa: B023
                     hello,
                 )
             except _Broken as broken:
-                self.add(name, FAIL, broken.text, broken.details)
+                self.add(name, CheckStatus.FAIL, broken.text, broken.details)
                 self.skip_rest(CHECK_NAMES, f"the engine could not be used after {name}")
                 return
             self.add(name, shown[found.verdict], found.text)
 
     def schema(self) -> None:
         if not self.responses:
-            self.add("schema", SKIP, "no response to check")
+            self.add("schema", CheckStatus.SKIP, "no response to check")
             return
         problems = [
             f"{cmd} (seq {seq}): {problem}"
@@ -539,7 +557,7 @@ class _Smoke:
         ]
         total = len(self.responses)
         if not problems:
-            self.add("schema", OK, f"all {total} responses match schema/protocol/")
+            self.add("schema", CheckStatus.OK, f"all {total} responses match schema/protocol/")
             return
         bad = len({line.split(":")[0] for line in problems})
         shown = problems[:MAX_SCHEMA_LINES]
@@ -547,7 +565,7 @@ class _Smoke:
             shown.append(f"... and {len(problems) - len(shown)} more")
         self.add(
             "schema",
-            FAIL,
+            CheckStatus.FAIL,
             f"{bad} of {total} responses break schema/protocol/; make them match the JSON "
             "Schemas (docs/schemas.md):",
             shown,
@@ -555,35 +573,35 @@ class _Smoke:
 
     def stdout(self) -> None:
         if self.stdout_trouble is not None:
-            self.add("stdout", FAIL, self.stdout_trouble)
+            self.add("stdout", CheckStatus.FAIL, self.stdout_trouble)
         elif not self.responses:
-            self.add("stdout", SKIP, "no response was read")
+            self.add("stdout", CheckStatus.SKIP, "no response was read")
         else:
             self.add(
                 "stdout",
-                OK,
+                CheckStatus.OK,
                 f"standard output carried only responses, one per request ({len(self.responses)})",
             )
 
     def shutdown(self, client: EngineClient, note: str = "") -> None:
         """stop, then exit: status 0 within EXIT_WAIT seconds, and no process left."""
         try:
-            response = self.send(client, "stop", {"cmd": "stop"})
+            response = self.send(client, "stop", {"cmd": Command.STOP})
         except _Broken as broken:
-            self.add("stop", FAIL, broken.text, broken.details)
-            self.add("exit", SKIP, "not run: stop was not answered")
+            self.add("stop", CheckStatus.FAIL, broken.text, broken.details)
+            self.add("exit", CheckStatus.SKIP, "not run: stop was not answered")
             return
         if not response["ok"]:
             error = response["error"]
             self.add(
                 "stop",
-                FAIL,
+                CheckStatus.FAIL,
                 f"the engine refused stop: {error['code']}: {error['message']}; answer stop "
                 "with ok true, then exit with status 0",
             )
-            self.add("exit", SKIP, "not run: stop was refused")
+            self.add("exit", CheckStatus.SKIP, "not run: stop was refused")
             return
-        self.add("stop", OK, "answered stop" + note)
+        self.add("stop", CheckStatus.OK, "answered stop" + note)
         deadline = time.monotonic() + EXIT_WAIT
         while client.returncode is None and time.monotonic() < deadline:
             time.sleep(0.01)
@@ -591,7 +609,7 @@ class _Smoke:
         if status is None:
             self.add(
                 "exit",
-                FAIL,
+                CheckStatus.FAIL,
                 f"the engine was still running {EXIT_WAIT:g} s after answering stop; "
                 "exit once stop is answered",
             )
@@ -604,7 +622,7 @@ class _Smoke:
             )
             self.add(
                 "exit",
-                FAIL,
+                CheckStatus.FAIL,
                 f"the engine {how} after stop; exit with status 0 after answering stop",
             )
             return
@@ -617,13 +635,13 @@ class _Smoke:
             count = len(leftovers)
             self.add(
                 "exit",
-                FAIL,
+                CheckStatus.FAIL,
                 f"the engine exited but left {count} process{'es' if count > 1 else ''} running "
                 f"(pid {', '.join(map(str, leftovers))}); end the processes it started "
                 "before it exits",
             )
             return
-        self.add("exit", OK, "exited with status 0, no process left" + note)
+        self.add("exit", CheckStatus.OK, "exited with status 0, no process left" + note)
 
     def fresh_shutdown(self) -> None:
         """stop and exit on a new engine process, when the first can no longer be used."""
@@ -633,16 +651,16 @@ class _Smoke:
                 self.command, timeout=self.timeout, env=self.env, limits=self.limits
             )
         except EngineUnusable as exc:
-            self.add("stop", FAIL, f"a fresh engine could not be started: {exc}")
-            self.add("exit", SKIP, "not run: stop was not answered")
+            self.add("stop", CheckStatus.FAIL, f"a fresh engine could not be started: {exc}")
+            self.add("exit", CheckStatus.SKIP, "not run: stop was not answered")
             return
         try:
-            hello = self.send(client, "stop", {"cmd": "hello", "protocol": PROTOCOL_VERSION})
+            hello = self.send(client, "stop", {"cmd": Command.HELLO, "protocol": PROTOCOL_VERSION})
             if not hello["ok"]:
                 raise _Broken(f"a fresh engine refused hello: {hello['error']['code']}")
         except _Broken as broken:
-            self.add("stop", FAIL, broken.text, broken.details)
-            self.add("exit", SKIP, "not run: stop was not answered")
+            self.add("stop", CheckStatus.FAIL, broken.text, broken.details)
+            self.add("exit", CheckStatus.SKIP, "not run: stop was not answered")
             client.close(graceful=False)
             return
         try:
@@ -657,7 +675,11 @@ class _Smoke:
             try:
                 self.plan = plan_for(self.profile)
             except CannotPlan as exc:
-                self.add("start", FAIL, f"no smoke hand can be planned for the profile: {exc}")
+                self.add(
+                    "start",
+                    CheckStatus.FAIL,
+                    f"no smoke hand can be planned for the profile: {exc}",
+                )
                 return self.result
         client = self.launch()
         if client is None:
@@ -708,9 +730,6 @@ def smoke(
 
 __all__ = [
     "CHECK_NAMES",
-    "FAIL",
-    "OK",
-    "SKIP",
     "Check",
     "SmokeResult",
     "smoke",

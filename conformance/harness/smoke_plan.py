@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from jhyap_core.profile import resolve
+from jhyap_core.vocabulary import ActionType, Command, PickSource
 
 from ..spec.deal_layout import deal_layout
 from ..spec.decks import expand_deal, table_deck
@@ -56,7 +57,7 @@ class HandPlan:
     layout: Mapping[str, Json] | None = None  # what the deal gives (protocol 1.1), if known
 
     def deal_request(self) -> dict[str, Json]:
-        return {"cmd": "deal", "deck": list(self.deck), **(self.layout or {})}
+        return {"cmd": Command.DEAL, "deck": list(self.deck), **(self.layout or {})}
 
 
 _FIXED_DECK: Final = expand_deal(DEAL)
@@ -101,7 +102,7 @@ def _without_ranks(deal: Mapping[str, Any], left_out: str) -> dict[str, Any]:
 
 
 def _act(client: ReferenceClient, seat: int, action: Mapping[str, Json]) -> None:
-    answer = client.send({"cmd": "act", "seat": seat, "action": dict(action)})
+    answer = client.send({"cmd": Command.ACT, "seat": seat, "action": dict(action)})
     if not answer["ok"]:
         raise CannotPlan(f"the reference engine refused {action}: {answer['error']['message']}")
 
@@ -124,10 +125,10 @@ def plan_for(document: Mapping[str, Json]) -> HandPlan:
     deck = expand_deal(spec, table_deck(rules, seats))
     client = ReferenceClient()
     client.handshake()
-    start = {"cmd": "start", "profile": resolved, "options": resolved["option_values"]}
+    start = {"cmd": Command.START, "profile": resolved, "options": resolved["option_values"]}
     if not client.send({**start, "seats": seats})["ok"]:
         raise CannotPlan(f"the reference engine refuses a {seats}-seat table")
-    dealt = client.send({"cmd": "deal", "deck": deck})
+    dealt = client.send({"cmd": Command.DEAL, "deck": deck})
     if not dealt["ok"]:
         raise CannotPlan(f"the reference engine refuses the deal: {dealt['error']['message']}")
     values = rules["card_values"]
@@ -138,7 +139,7 @@ def plan_for(document: Mapping[str, Json]) -> HandPlan:
     turns: list[Turn] = []
     caller = None
     while caller is None and len(turns) < MAX_TURNS:
-        legal = client.send({"cmd": "legal"})["legal"]
+        legal = client.send({"cmd": Command.LEGAL})["legal"]
         if legal is None:
             break  # the hand ended (the deck ran out under a rule that ends it)
         seat = int(legal["seat"])
@@ -149,8 +150,8 @@ def plan_for(document: Mapping[str, Json]) -> HandPlan:
             raise CannotPlan("the reference engine allows no throw")
         # What a player aiming to call would throw: the most points, then the fewest cards.
         cards = [str(c) for c in max(legal["throws"], key=lambda t: (points(t), -len(t)))]
-        _act(client, seat, {"type": "throw", "cards": cards})
-        _act(client, seat, {"type": "pick", "from": "deck"})
+        _act(client, seat, {"type": ActionType.THROW, "cards": cards})
+        _act(client, seat, {"type": ActionType.PICK, "from": PickSource.DECK})
         turns.append(Turn(seat, tuple(cards)))
     if len(turns) < 2:
         raise CannotPlan("the hand ends before two turns are played")

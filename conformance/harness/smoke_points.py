@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import Final
 
 from jhyap_core.profile import resolve
+from jhyap_core.vocabulary import Command
 
 from ..spec.json_types import Json
 from ..spec.transcript_profiles import shipped_documents
@@ -67,7 +68,7 @@ def _start(profile: str, options: Mapping[str, Json] | None = None, **extra: Jso
     ``options`` as start.options (which win over the profile's rules)."""
     resolved = resolve(shipped_documents()[profile])
     message = {
-        "cmd": "start",
+        "cmd": Command.START,
         "profile": resolved,
         "options": {**resolved["option_values"], **(options or {})},
         "seats": SEATS,
@@ -89,7 +90,7 @@ def _line(seq: int) -> bytes:
 
 def points() -> tuple[Point, ...]:
     """Every point, in the order smoke checks and prints them."""
-    state = {"cmd": "state"}
+    state = {"cmd": Command.STATE}
     return (
         Point(
             "range-max-null",
@@ -100,7 +101,7 @@ def points() -> tuple[Point, ...]:
                 Probe("state's options after it", state, compare="state.options.call_limit"),
                 Probe(
                     "set_option call_limit 1000 (the range has no max)",
-                    {"cmd": "set_option", "name": "call_limit", "value": 1000},
+                    {"cmd": Command.SET_OPTION, "name": "call_limit", "value": 1000},
                 ),
             ),
         ),
@@ -159,7 +160,11 @@ def points() -> tuple[Point, ...]:
                 Probe("a dhumbal table", _start("dhumbal")),
                 Probe(
                     "set_option pickup_after_multi_throw [true]",
-                    {"cmd": "set_option", "name": "pickup_after_multi_throw", "value": [True]},
+                    {
+                        "cmd": Command.SET_OPTION,
+                        "name": "pickup_after_multi_throw",
+                        "value": [True],
+                    },
                 ),
             ),
         ),
@@ -182,7 +187,7 @@ def points() -> tuple[Point, ...]:
                 Probe("the deal", FIXED.deal_request()),
                 Probe(
                     f"legal for seat {DEAL['starter']} (throws shorter first, then by cards)",
-                    {"cmd": "legal"},
+                    {"cmd": Command.LEGAL},
                     compare="legal",
                 ),
             ),

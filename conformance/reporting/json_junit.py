@@ -17,23 +17,11 @@ from typing import Any, Final
 
 from .. import __version__
 from ..harness.client import PROTOCOL_VERSION
-from ..harness.outcome import (
-    CRASHED,
-    ERRORED,
-    FAILED,
-    NOT_APPLICABLE,
-    NOT_CHECKED,
-    PASSED,
-    SKIPPED,
-    STATUSES,
-    TIMED_OUT,
-    XFAIL,
-    XPASS,
-    Outcome,
-)
+from ..harness.derive import Mode
+from ..harness.outcome import STATUSES, CaseStatus, Outcome
 from ..harness.runner import RunResult
 from ..spec.data import transcripts_dir
-from .modes import DERIVED, WRITTEN, mode_counts
+from .modes import mode_counts
 from .report import (
     OK_PLAIN,
     STDERR_LINES,
@@ -144,10 +132,10 @@ def json_report(result: RunResult, context: ReportContext) -> dict[str, Any]:
     summary["selected"] = selected
     summary["modes"] = mode_counts(result.outcomes)
     summary["passed_as_written"] = sum(
-        1 for o in result.outcomes if o.status == PASSED and o.mode == WRITTEN
+        1 for o in result.outcomes if o.status == CaseStatus.PASSED and o.mode == Mode.WRITTEN
     )
     summary["passed_derived"] = sum(
-        1 for o in result.outcomes if o.status == PASSED and o.mode == DERIVED
+        1 for o in result.outcomes if o.status == CaseStatus.PASSED and o.mode == Mode.DERIVED
     )
     summary["checks_not_checked"] = unchecked_total(result.outcomes)
     summary["wall_time"] = round(result.wall_time, 3)
@@ -195,9 +183,14 @@ def junit_report(result: RunResult, context: ReportContext) -> str:
     """JUnit XML (valid against Jenkins' junit-10.xsd): one testcase per case, classname
     ``jhyap.<profile>``, name the id, ``file`` and ``line`` as in the JSON report."""
     counts = Counter(o.status for o in result.outcomes)
-    failures = counts[FAILED] + counts[XPASS]
-    errors = counts[ERRORED] + counts[CRASHED] + counts[TIMED_OUT]
-    skipped = counts[SKIPPED] + counts[XFAIL] + counts[NOT_APPLICABLE] + counts[NOT_CHECKED]
+    failures = counts[CaseStatus.FAILED] + counts[CaseStatus.XPASS]
+    errors = counts[CaseStatus.ERRORED] + counts[CaseStatus.CRASHED] + counts[CaseStatus.TIMED_OUT]
+    skipped = (
+        counts[CaseStatus.SKIPPED]
+        + counts[CaseStatus.XFAIL]
+        + counts[CaseStatus.NOT_APPLICABLE]
+        + counts[CaseStatus.NOT_CHECKED]
+    )
     totals = {
         "name": "jhyap",
         "tests": str(len(result.outcomes)),
@@ -228,22 +221,27 @@ def junit_report(result: RunResult, context: ReportContext) -> str:
                 "time": f"{o.duration:.4f}",
             },
         )
-        notes = [f"derived: {o.mode_note}"] if o.mode == DERIVED else []
-        notes += [note] if (note := junit_note(o)) and o.status != NOT_CHECKED else []
+        notes = [f"derived: {o.mode_note}"] if o.mode == Mode.DERIVED else []
+        notes += [note] if (note := junit_note(o)) and o.status != CaseStatus.NOT_CHECKED else []
         if o.status == "passed":
             if notes:
                 ET.SubElement(case, "system-out").text = _xml_text("\n".join(notes))
             continue
-        if o.status in (SKIPPED, XFAIL, NOT_APPLICABLE, NOT_CHECKED):
+        if o.status in (
+            CaseStatus.SKIPPED,
+            CaseStatus.XFAIL,
+            CaseStatus.NOT_APPLICABLE,
+            CaseStatus.NOT_CHECKED,
+        ):
             message = {
-                SKIPPED: o.reason,
-                XFAIL: f"known failure: {o.known_failure}",
-                NOT_APPLICABLE: f"not applicable: {o.reason}",
-                NOT_CHECKED: note or "not checked",
+                CaseStatus.SKIPPED: o.reason,
+                CaseStatus.XFAIL: f"known failure: {o.known_failure}",
+                CaseStatus.NOT_APPLICABLE: f"not applicable: {o.reason}",
+                CaseStatus.NOT_CHECKED: note or "not checked",
             }[o.status]
             ET.SubElement(case, "skipped", {"message": _xml_text(message)})
             continue
-        tag = "failure" if o.status in (FAILED, XPASS) else "error"
+        tag = "failure" if o.status in (CaseStatus.FAILED, CaseStatus.XPASS) else "error"
         child = ET.SubElement(case, tag, {"message": _xml_text(headline(o)), "type": o.status})
         child.text = _xml_text("\n".join(failure_block(o, rerun)))
         if notes:

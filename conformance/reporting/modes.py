@@ -12,38 +12,38 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from ..harness.derive import Mode
-from ..harness.outcome import NOT_APPLICABLE, CaseStatus, Outcome
+from ..harness.outcome import CaseStatus, Outcome
 from ..spec.wording import plural
 
-WRITTEN: Final = Mode.WRITTEN
-DERIVED: Final = Mode.DERIVED
 # The words a count line puts after a status, by mode.
-MODE_WORDS: Final = {WRITTEN: "as written", DERIVED: "derived"}
+MODE_WORDS: Final = {Mode.WRITTEN: "as written", Mode.DERIVED: "derived"}
 
 
 def any_derived(outcomes: Iterable[Outcome]) -> bool:
     """Whether the run faced a declared ruleset (some case did not run as written)."""
-    return any(o.mode != WRITTEN for o in outcomes)
+    return any(o.mode != Mode.WRITTEN for o in outcomes)
 
 
 def mode_counts(outcomes: Iterable[Outcome]) -> dict[str, int]:
     counts = Counter(o.mode for o in outcomes)
-    return {mode: counts[mode] for mode in (WRITTEN, DERIVED, NOT_APPLICABLE)}
+    return {mode: counts[mode] for mode in (Mode.WRITTEN, Mode.DERIVED, CaseStatus.NOT_APPLICABLE)}
 
 
 def split_counts(outcomes: Sequence[Outcome], status: CaseStatus) -> list[tuple[str, int]]:
     """``[("passed as written", 118), ("passed derived", 21)]`` for a status that ran."""
     counts = Counter(o.mode for o in outcomes if o.status == status)
-    return [(f"{status} {MODE_WORDS[m]}", counts[m]) for m in (WRITTEN, DERIVED) if counts[m]]
+    return [
+        (f"{status} {MODE_WORDS[m]}", counts[m]) for m in (Mode.WRITTEN, Mode.DERIVED) if counts[m]
+    ]
 
 
 def claim_suffix(profile: str, outcomes: Iterable[Outcome]) -> str:
     """ ", as written in N cases, as the reference engine plays P in M, not applicable in K"."""
     counts = mode_counts(o for o in outcomes if o.profile == profile)
-    text = f"; as written in {plural(counts[WRITTEN], 'case')}"
-    text += f", as the reference engine plays {profile} in {counts[DERIVED]}"
-    if counts[NOT_APPLICABLE]:
-        text += f", not applicable in {counts[NOT_APPLICABLE]}"
+    text = f"; as written in {plural(counts[Mode.WRITTEN], 'case')}"
+    text += f", as the reference engine plays {profile} in {counts[Mode.DERIVED]}"
+    if counts[CaseStatus.NOT_APPLICABLE]:
+        text += f", not applicable in {counts[CaseStatus.NOT_APPLICABLE]}"
     return text
 
 
@@ -65,9 +65,9 @@ def with_modes(
 
 def mode_lines(outcome: Outcome) -> list[str]:
     """What a failure block says about a case that did not run as written."""
-    if outcome.mode == WRITTEN:
+    if outcome.mode == Mode.WRITTEN:
         return []
-    if outcome.mode == NOT_APPLICABLE:
+    if outcome.mode == CaseStatus.NOT_APPLICABLE:
         return [f"  not applicable under {outcome.profile}: {outcome.mode_note}"]
     lines = [
         f"  derived: the expectations are the reference engine's answers under "
@@ -82,8 +82,6 @@ def mode_lines(outcome: Outcome) -> list[str]:
 
 
 __all__ = [
-    "DERIVED",
-    "WRITTEN",
     "any_derived",
     "claim_suffix",
     "mode_counts",

@@ -15,21 +15,7 @@ from jhyap_core.text import clip_words
 
 from ..harness.compare import show
 from ..harness.known_failures import NOT_EXCUSED
-from ..harness.outcome import (
-    CRASHED,
-    ERRORED,
-    FAILED,
-    NOT_APPLICABLE,
-    NOT_CHECKED,
-    NOT_PASSED,
-    PASSED,
-    SKIPPED,
-    STATUSES,
-    TIMED_OUT,
-    XFAIL,
-    XPASS,
-    Outcome,
-)
+from ..harness.outcome import NOT_PASSED, STATUSES, CaseStatus, Outcome
 from ..harness.runner import RunResult
 from ..spec.wording import plural
 from .modes import any_derived, mode_lines, split_counts
@@ -39,45 +25,47 @@ from .unchecked import unchecked_lines
 
 SYMBOLS = {
     "passed": ".",
-    FAILED: "F",
-    ERRORED: "E",
-    CRASHED: "C",
-    TIMED_OUT: "T",
-    SKIPPED: "s",
-    XFAIL: "x",
-    XPASS: "X",
-    NOT_APPLICABLE: "-",
-    NOT_CHECKED: "?",
+    CaseStatus.FAILED: "F",
+    CaseStatus.ERRORED: "E",
+    CaseStatus.CRASHED: "C",
+    CaseStatus.TIMED_OUT: "T",
+    CaseStatus.SKIPPED: "s",
+    CaseStatus.XFAIL: "x",
+    CaseStatus.XPASS: "X",
+    CaseStatus.NOT_APPLICABLE: "-",
+    CaseStatus.NOT_CHECKED: "?",
 }
 HEADINGS = {
-    FAILED: "FAILED",
-    ERRORED: "ERRORED",
-    CRASHED: "CRASHED",
-    TIMED_OUT: "TIMED OUT",
-    XPASS: "UNEXPECTED PASS",
+    CaseStatus.FAILED: "FAILED",
+    CaseStatus.ERRORED: "ERRORED",
+    CaseStatus.CRASHED: "CRASHED",
+    CaseStatus.TIMED_OUT: "TIMED OUT",
+    CaseStatus.XPASS: "UNEXPECTED PASS",
 }
 # How the console names each outcome in counts ("3 timed out", "1 xfailed").
 LABELS = {
-    TIMED_OUT: "timed out",
-    XFAIL: "xfailed",
-    XPASS: "xpassed",
-    NOT_APPLICABLE: "not applicable",
-    NOT_CHECKED: "not checked",
+    CaseStatus.TIMED_OUT: "timed out",
+    CaseStatus.XFAIL: "xfailed",
+    CaseStatus.XPASS: "xpassed",
+    CaseStatus.NOT_APPLICABLE: "not applicable",
+    CaseStatus.NOT_CHECKED: "not checked",
 }
 COLOURS = {
     "passed": "green",
-    FAILED: "red",
-    ERRORED: "red",
-    CRASHED: "red",
-    TIMED_OUT: "red",
-    XPASS: "red",
-    SKIPPED: "yellow",
-    XFAIL: "yellow",
-    NOT_APPLICABLE: "yellow",
-    NOT_CHECKED: "yellow",
+    CaseStatus.FAILED: "red",
+    CaseStatus.ERRORED: "red",
+    CaseStatus.CRASHED: "red",
+    CaseStatus.TIMED_OUT: "red",
+    CaseStatus.XPASS: "red",
+    CaseStatus.SKIPPED: "yellow",
+    CaseStatus.XFAIL: "yellow",
+    CaseStatus.NOT_APPLICABLE: "yellow",
+    CaseStatus.NOT_CHECKED: "yellow",
 }
-BAD = NOT_PASSED | {XPASS}
-OK_PLAIN = frozenset({PASSED, SKIPPED, NOT_APPLICABLE, NOT_CHECKED})  # no failure to describe
+BAD = NOT_PASSED | {CaseStatus.XPASS}
+OK_PLAIN = frozenset(
+    {CaseStatus.PASSED, CaseStatus.SKIPPED, CaseStatus.NOT_APPLICABLE, CaseStatus.NOT_CHECKED}
+)  # no failure to describe
 PLAIN = Style(enabled=False)
 STDERR_LINES = 20
 DOTS_PER_LINE = 80
@@ -190,13 +178,14 @@ def failure_block(outcome: Outcome, rerun: RerunInfo, style: Style = PLAIN) -> l
         lines.append(f"  {one_line(outcome.reason)}")
     lines += mode_lines(outcome)
     if outcome.known_failure and outcome.status in NOT_EXCUSED:
+        stopped = "crash" if outcome.status == CaseStatus.CRASHED else "hang"
         lines.append(
             f"  listed as a known failure, which excuses a wrong answer, not a "
-            f"{'crash' if outcome.status == CRASHED else 'hang'}: {one_line(outcome.known_failure)}"
+            f"{stopped}: {one_line(outcome.known_failure)}"
         )
     elif outcome.known_failure:
         lines.append(f"  listed as a known failure: {one_line(outcome.known_failure)}")
-    if outcome.status == XPASS:
+    if outcome.status == CaseStatus.XPASS:
         # A pass: no clause failed. It is listed so that the stale entry gets removed.
         lines.append(f"  rerun: {rerun.command(outcome)}")
         return lines
@@ -258,7 +247,7 @@ def counts_line(outcomes: Sequence[Outcome], style: Style = PLAIN) -> str:
         if not counts[s]:
             continue
         colour = COLOURS.get(s, "bold")
-        if split and s in (PASSED, FAILED):
+        if split and s in (CaseStatus.PASSED, CaseStatus.FAILED):
             # Under a declared ruleset a pass says whose expectations it met.
             parts += [style.paint(f"{n} {label}", colour) for label, n in split_counts(outcomes, s)]
         else:
@@ -320,18 +309,18 @@ def summary_lines(
         width = max(len(c) for c, _ in ranked)
         lines += [f"  {c:<{width}}  {n}" for c, n in ranked]
         lines.append("")
-    skipped = Counter(o.reason for o in outcomes if o.status == SKIPPED)
+    skipped = Counter(o.reason for o in outcomes if o.status == CaseStatus.SKIPPED)
     if skipped:
         lines.append("skipped:")
         lines += [f"  {n} x {reason}" for reason, n in sorted(skipped.items())]
         lines.append("")
     lines += unchecked_lines(outcomes)
-    xfails = [o for o in outcomes if o.status == XFAIL]
+    xfails = [o for o in outcomes if o.status == CaseStatus.XFAIL]
     if xfails:
         lines.append("known failures (xfail):")
         lines += [f"  {o.transcript_id} [{o.profile}]: {o.known_failure}" for o in xfails]
         lines.append("")
-    xpasses = [o for o in outcomes if o.status == XPASS]
+    xpasses = [o for o in outcomes if o.status == CaseStatus.XPASS]
     if xpasses:
         lines.append("unexpected passes (listed as known failures; remove the entries):")
         lines += [f"  {o.transcript_id} [{o.profile}]: {o.known_failure}" for o in xpasses]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from ..harness.outcome import NOT_CHECKED, Outcome
+from ..harness.outcome import CaseStatus, Outcome
 from ..spec.wording import plural
 
 MAX_CASES = 20  # cases listed in the console; the JSON report lists every one
@@ -33,7 +33,7 @@ def unchecked_lines(outcomes: Sequence[Outcome]) -> list[str]:
         return []
     fields = Counter(name for o in cases for name in unchecked_fields(o))
     ranked = sorted(fields.items(), key=lambda kv: -kv[1])
-    whole = sum(o.status == NOT_CHECKED for o in cases)
+    whole = sum(o.status == CaseStatus.NOT_CHECKED for o in cases)
     lines = [
         f"not checked (state fields the engine does not report): "
         f"{plural(sum(fields.values()), 'check')} in {plural(len(cases), 'case')}"

@@ -8,7 +8,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from jhyap_core.vocabulary import Phase
+from jhyap_core.vocabulary import EventType, Phase, RoundOutcome
 from reference_engine.game import Game
 from reference_engine.policies import POLICIES, Policy, TableMemory, left_unfinished, step
 from reference_engine.rules import GameEndKind, ScoringKind
@@ -78,17 +78,17 @@ def play_one(spec: SimulationSpec, seed: int | str, index: int) -> GameRecord:
         _, _, events = step(game, memory, policies, rng, spec.max_rounds)
         for event in events:
             etype = event["type"]
-            if etype == "round_started":
+            if etype == EventType.ROUND_STARTED:
                 order = list(event["turn_order"])
                 hand_turns = reshuffles = 0
-            elif etype == "reshuffled":
+            elif etype == EventType.RESHUFFLED:
                 reshuffles += 1
-            elif etype in ("called", "picked"):
+            elif etype in (EventType.CALLED, EventType.PICKED):
                 hand_turns += 1
                 turns += 1
-                if etype == "called":
+                if etype == EventType.CALLED:
                     called = int(event["value"])
-            elif etype == "round_ended" and event["caller"] is not None:
+            elif etype == EventType.ROUND_ENDED and event["caller"] is not None:
                 # (A hand that ended because the deck ran out had no call: not recorded.)
                 caller, winner = event["caller"], event["winner"]
                 deltas = event["deltas"]
@@ -103,7 +103,7 @@ def play_one(spec: SimulationSpec, seed: int | str, index: int) -> GameRecord:
                         winner_position=order.index(winner),
                         winner_policy=names[winner],
                         called_value=called,
-                        won=event["outcome"] == "won_call",
+                        won=event["outcome"] == RoundOutcome.WON_CALL,
                         swing=swing,
                         tally=sign * deltas[caller],
                     )

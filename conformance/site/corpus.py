@@ -11,6 +11,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from jhyap_core.vocabulary import EventType, RoundOutcome
+
 from ..spec.readings import with_alternatives
 from ..spec.steps import Transcript
 from ..spec.transcript_profiles import profiles_for
@@ -134,7 +136,9 @@ def _hands(transcript: Transcript) -> list[dict[str, Any]]:
     hands: list[dict[str, Any]] = []
     for step in transcript.steps:
         if step.kind == "deal" and not step.expect.error:
-            started = [e for e in step.expect.events or () if e.get("type") == "round_started"]
+            started = [
+                e for e in step.expect.events or () if e.get("type") == EventType.ROUND_STARTED
+            ]
             starter = step.starter
             if starter is None and started:
                 starter = started[0].get("starter")
@@ -143,18 +147,20 @@ def _hands(transcript: Transcript) -> list[dict[str, Any]]:
             continue
         hands[-1]["steps"] += 1
         for event in step.expect.events or ():
-            if event.get("type") in ("round_ended", "game_ended"):
+            if event.get("type") in (EventType.ROUND_ENDED, EventType.GAME_ENDED):
                 hands[-1].setdefault("events", []).append(event)
     return hands
 
 
 def _hand_end(events: Sequence[Mapping[str, Any]]) -> tuple[str, str]:
-    ended = next((e for e in events if e.get("type") == "round_ended"), None)
+    ended = next((e for e in events if e.get("type") == EventType.ROUND_ENDED), None)
     if ended is None:
         return "—", "—"
-    outcome = {"won_call": "call wins", "beaten_call": "call beaten"}.get(
-        str(ended.get("outcome")), str(ended.get("outcome") or "")
-    )
+    words: dict[str, str] = {
+        RoundOutcome.WON_CALL: "call wins",
+        RoundOutcome.BEATEN_CALL: "call beaten",
+    }
+    outcome = words.get(str(ended.get("outcome")), str(ended.get("outcome") or ""))
     how = f"seat {ended.get('caller')} calls: {outcome}" if "caller" in ended else outcome
     if "winner" in ended:
         how += f"; seat {ended['winner']} wins"
@@ -183,7 +189,12 @@ def recorded_game_summary(transcript: Transcript) -> list[str]:
             f"| {number} | {hand['line']} | {hand['steps']} | {starter} | {how} | {deltas} |"
         )
     last = next(
-        (e for h in reversed(hands) for e in h.get("events", []) if e.get("type") == "game_ended"),
+        (
+            e
+            for h in reversed(hands)
+            for e in h.get("events", [])
+            if e.get("type") == EventType.GAME_ENDED
+        ),
         None,
     )
     if last is not None and "scores" in last:

@@ -6,7 +6,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from jhyap_core import table as core
 from jhyap_core.profile import resolve
+from jhyap_core.vocabulary import PickSource
 
 from ..spec.json_types import Json
 from ..spec.steps import Step, Transcript
@@ -94,11 +96,8 @@ class _Table:
         self.starter = int(start) if isinstance(start, int) else 0
 
     def next_active(self, seat: int) -> int:
-        for step in range(1, self.seats + 1):
-            candidate = (seat + step) % self.seats
-            if candidate in self.active:
-                return candidate
-        return seat
+        """The table procedure's next seat in play (jhyap_core.table.next_active)."""
+        return core.next_active(self.seats, self.active, seat)
 
 
 def _expected(step: Step, kind: str) -> list[Mapping[str, Json]]:
@@ -121,15 +120,8 @@ def _deal(table: _Table, step: Step) -> tuple[dict[int, list[str]], str | None, 
     turned_up: str | None = None
     hand_size = int(table.rules.get("hand_size") or 5)
     if starter is not None and table.known and len(order) == 52:
-        seats_in = [s for s in table.active]
-        turn = sorted(seats_in, key=lambda s: (s - starter) % table.seats)
-        position = 0
-        for _ in range(hand_size):
-            for seat in turn:
-                hands.setdefault(seat, []).append(order[position])
-                position += 1
-        turned_up = order[position]
-        table.deck = order[position + 1 :]
+        turn = core.turn_order_from(table.seats, table.active, starter)
+        hands, turned_up, table.deck = core.dealt_from(order, turn, hand_size)
     if dealt and isinstance(dealt[0].get("hands"), list):
         hands = {i: list(h) for i, h in enumerate(dealt[0]["hands"]) if h}
         turned_up = dealt[0].get("turned_up", turned_up)
@@ -184,10 +176,12 @@ def _end_round(table: _Table, caller: int, step: Step) -> None:
         gone = [s for s in table.active if table.scores[s] > int(out_above)]
     else:
         gone = []
-    if rules.get("next_starter") == "round_winner":
-        table.starter = winner
-    elif table.starter is not None:
-        table.starter = table.next_active(table.starter)
+    if table.starter is not None:
+        # The table procedure's rule (jhyap_core.table.next_starter), then the seats out.
+        rule = str(_played(rules, "next_starter"))
+        table.starter = core.next_starter(
+            rule, table.seats, table.active, table.starter, caller, winner, gone
+        )
     table.active = [s for s in table.active if s not in gone]
     if table.starter is not None and table.starter not in table.active and table.active:
         table.starter = table.next_active(table.starter)
@@ -524,7 +518,7 @@ def _narrate_act(
         table.thrown = cards
         return NarratedStep(step.index, f"{who} throws {shown}", details)
     if kind == "pick":
-        from_deck = action.get("from") == "deck"
+        from_deck = action.get("from") == PickSource.DECK
         card = None if from_deck else action.get("card")
         if error:
             what = "from the deck" if from_deck else f"{card_text(str(card))} from the offer"

@@ -22,6 +22,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from jhyap_core.vocabulary import EventType
+
 from .decks import canonical
 from .json_types import Json
 
@@ -59,7 +61,7 @@ def _from_events(
     events: Sequence[Json], order: Sequence[str], seats: int
 ) -> dict[str, Json] | None:
     for event in events:
-        if not isinstance(event, Mapping) or event.get("type") != "dealt":
+        if not isinstance(event, Mapping) or event.get("type") != EventType.DEALT:
             continue
         hands, turned_up = event.get("hands"), event.get("turned_up")
         if (

@@ -1,12 +1,7 @@
-"""The JSON value type of the whole harness: what ``json.loads`` returns and a YAML file
-holds once loaded. One alias; a ``dict[str, Json]`` says the value is an object."""
+"""The JSON value type, as the harness's modules import it: jhyap_core's one alias."""
 
 from __future__ import annotations
 
-from typing import Any, TypeAlias
-
-# Any, not a recursive union: the values are checked against the JSON Schemas and narrowed
-# where they are read.
-Json: TypeAlias = Any
+from jhyap_core.json_types import Json
 
 __all__ = ["Json"]

@@ -33,7 +33,7 @@ from reference_engine.rules import packs_at
 
 from . import combinations, data, declared, filecache, readings, yamlsafe
 from .json_types import Json
-from .profile_options import MAX_MAPPED_RANGE, check_option, grid, lookup, same_value
+from .profile_options import MAX_MAPPED_RANGE, check_option, lookup
 from .profile_schema import (
     DECIMAL_PATTERN,
     SCHEMA_FILE,
@@ -41,11 +41,9 @@ from .profile_schema import (
     ProfileFileError,
     Report,
     SourcePath,
-    declared_validator,
     explain,
     kind,
     profile_schema,
-    profile_validator,
     rule_defaults,
     schema_errors,
     show,
@@ -68,21 +66,6 @@ __all__ = [
     "rule_defaults",
     "stringify_keys",
 ]
-
-
-# The names these had when they lived here, for code written against them (tests reach
-# for the validators by them).
-_validator = profile_validator
-_declared_validator = declared_validator
-_schema_errors = schema_errors
-_explain = explain
-_show = show
-_kind = kind
-_Report = Report
-_lookup = lookup
-_same = same_value
-_grid = grid
-_resolve_declared = declared.resolve_declared
 
 
 # -- checking ---------------------------------------------------------------------

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from jhyap_core.vocabulary import ActionType, Command, PickSource
+
 from .decks import Deck, expand_deal
 
 
@@ -60,15 +62,15 @@ class Step:
 
 def _action(act: Mapping[str, Any]) -> dict[str, Any]:
     if "call" in act:
-        return {"type": "call"}
+        return {"type": ActionType.CALL}
     if "throw" in act:
-        return {"type": "throw", "cards": list(act["throw"])}
+        return {"type": ActionType.THROW, "cards": list(act["throw"])}
     if "timeout" in act:
-        return {"type": "timeout"}
+        return {"type": ActionType.TIMEOUT}
     pick = act["pick"]
     if pick == "deck":
-        return {"type": "pick", "from": "deck"}
-    return {"type": "pick", "from": "offer", "card": pick}
+        return {"type": ActionType.PICK, "from": PickSource.DECK}
+    return {"type": ActionType.PICK, "from": PickSource.OFFER, "card": pick}
 
 
 def raw_line(spec: Mapping[str, Any], seq: int) -> tuple[bytes, int | None]:
@@ -76,7 +78,7 @@ def raw_line(spec: Mapping[str, Any], seq: int) -> tuple[bytes, int | None]:
     if "text" in spec:
         return str(spec["text"]).encode("utf-8"), None
     if "oversize" in spec:
-        head = json.dumps({"seq": seq, "cmd": "state"}, separators=(",", ":"))
+        head = json.dumps({"seq": seq, "cmd": Command.STATE}, separators=(",", ":"))
         return (head[:-1] + " " * (int(spec["oversize"]) - len(head)) + "}").encode(), seq
     value = spec["json"]
     if isinstance(value, dict) and "seq" not in value and spec.get("add_seq", True):
@@ -105,14 +107,14 @@ def _build_step_kind(index: int, raw: Mapping[str, Any], line: int, deck: Deck =
     if "raw" in raw:
         return Step(index, line, "raw", None, expect=expect, raw=dict(raw["raw"]))
     if "legal" in raw:
-        return Step(index, line, "legal", {"cmd": "legal"}, legal=raw["legal"])
+        return Step(index, line, "legal", {"cmd": Command.LEGAL}, legal=raw["legal"])
     if "start" in raw:
         spec = raw["start"] or {}
         return Step(
             index,
             line,
             "start",
-            {"cmd": "start"},
+            {"cmd": Command.START},
             expect=expect,
             start_options=spec.get("options"),
             start_seats=spec.get("seats"),
@@ -123,7 +125,7 @@ def _build_step_kind(index: int, raw: Mapping[str, Any], line: int, deck: Deck =
             index,
             line,
             "deal",
-            {"cmd": "deal", "deck": expand_deal(spec, deck)},
+            {"cmd": Command.DEAL, "deck": expand_deal(spec, deck)},
             expect=expect,
             starter=spec.get("starter"),
             deal=spec,
@@ -134,7 +136,7 @@ def _build_step_kind(index: int, raw: Mapping[str, Any], line: int, deck: Deck =
             index,
             line,
             "act",
-            {"cmd": "act", "seat": act["seat"], "action": _action(act)},
+            {"cmd": Command.ACT, "seat": act["seat"], "action": _action(act)},
             expect=expect,
         )
     if "reshuffle" in raw:
@@ -142,7 +144,7 @@ def _build_step_kind(index: int, raw: Mapping[str, Any], line: int, deck: Deck =
             index,
             line,
             "reshuffle",
-            {"cmd": "reshuffle", "order": list(raw["reshuffle"])},
+            {"cmd": Command.RESHUFFLE, "order": list(raw["reshuffle"])},
             expect=expect,
         )
     if "set_option" in raw:
@@ -151,11 +153,11 @@ def _build_step_kind(index: int, raw: Mapping[str, Any], line: int, deck: Deck =
             index,
             line,
             "set_option",
-            {"cmd": "set_option", "name": opt["name"], "value": opt["value"]},
+            {"cmd": Command.SET_OPTION, "name": opt["name"], "value": opt["value"]},
             expect=expect,
         )
     if "end_game" in raw:
-        return Step(index, line, "end_game", {"cmd": "end_game"}, expect=expect)
+        return Step(index, line, "end_game", {"cmd": Command.END_GAME}, expect=expect)
     return Step(index, line, "check", None, check=dict(raw["check"]))
 
 

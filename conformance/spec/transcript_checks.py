@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from jhyap_core.profile import resolve
-from jhyap_core.vocabulary import JhyapError
+from jhyap_core.vocabulary import EventType, JhyapError
 
 from . import protocol, readings, yamlsafe
 from .decks import CARD_NAMES, Deck, deck_header, deck_names, deck_words, is_card_name
@@ -136,9 +136,9 @@ def _check_steps(steps: Sequence[Mapping[str, Any]], transcript: Transcript, add
                         f"{name} means nothing once the game is over; do not check it",
                     )
         game_over = game_over or any(
-            isinstance(e, Mapping) and e.get("type") == "game_ended" for e in events
+            isinstance(e, Mapping) and e.get("type") == EventType.GAME_ENDED for e in events
         )
-        if any(isinstance(e, Mapping) and e.get("type") == "round_ended" for e in events):
+        if any(isinstance(e, Mapping) and e.get("type") == EventType.ROUND_ENDED for e in events):
             in_hand = False  # a hand may end without a call (the deck ran out)
         if "start" in raw:
             if not refused:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.harness.outcome import FAILED, Outcome
+from conformance.harness.outcome import CaseStatus, Outcome
 from conformance.harness.runner import (
     Case,
     RunConfig,
@@ -73,7 +73,7 @@ def recorded(transcript_id: str) -> bool:
 
 
 def caught_by_an_oracle(outcome: Outcome) -> bool:
-    return outcome.status == FAILED and not recorded(outcome.transcript_id)
+    return outcome.status == CaseStatus.FAILED and not recorded(outcome.transcript_id)
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +97,7 @@ def run_corpus_until_caught(engine: str, cases: list[Case]) -> tuple[int, list[O
 def test_every_broken_engine_is_caught(mutant: str, corpus_cases: list[Case]) -> None:
     engine = f"{shlex.quote(sys.executable)} {shlex.quote(str(MUTANT_ENGINE))} {mutant}"
     status, outcomes = run_corpus_until_caught(engine, corpus_cases)
-    caught = [o.transcript_id for o in outcomes if o.status == FAILED]
+    caught = [o.transcript_id for o in outcomes if o.status == CaseStatus.FAILED]
     assert status == 1
     # The recorded regression games do not count: an oracle, written from the rules, must.
     oracles = [i for i in caught if not i.startswith("regression-")]

@@ -12,6 +12,7 @@ import json
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,7 +48,7 @@ def run_json(tmp_path: Path, *args: str) -> tuple[int, dict[str, object]]:
     return status, data
 
 
-def results(report: dict[str, object]) -> list[dict[str, object]]:
+def results(report: dict[str, object]) -> list[dict[str, Any]]:
     found = report["results"]
     assert isinstance(found, list)
     return found

@@ -74,17 +74,18 @@ def test_bad_requests_then_a_whole_game_on_the_same_process() -> None:
         assert dealt[1]["hands"] == [["Ac", "As", "2c", "2d", "3c"], ["Qc", "Kc", "Kd", "Kh", "Ks"]]
         # Bad requests in mid-game are refused and change nothing.
         before = server.ask("state")["state"]
-        for action, code in [
+        cases: list[tuple[dict[str, Any], str | None]] = [
             ({"type": "call"}, None),
             ({"type": "fly"}, "bad_request"),
             ({"type": "pick", "from": "deck"}, "wrong_phase"),
             ({"type": "throw", "cards": ["Zz"]}, "invalid_card"),
             ({"type": "throw", "cards": ["Kc"]}, "card_not_in_hand"),
-        ]:
-            if code is None:
+        ]
+        for action, wanted in cases:
+            if wanted is None:
                 continue
             reply = server.ask("act", seat=0, action=action)
-            assert reply["error"]["code"] == code
+            assert reply["error"]["code"] == wanted
         assert (
             server.ask("act", seat=1, action={"type": "call"})["error"]["code"] == "not_your_turn"
         )

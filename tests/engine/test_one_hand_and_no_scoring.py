@@ -86,7 +86,7 @@ def test_the_engine_refuses_no_scoring_outside_a_one_hand_game(
 ) -> None:
     # The engine's words are jhyap validate's (reference_engine/parameters.py CONSTRAINTS).
     document = load_profile("dhumbal")
-    document["rules"]["scoring"].update(rules["scoring"])  # type: ignore[arg-type]
+    document["rules"]["scoring"].update(rules["scoring"])
     if "game_end" in rules:
         document["rules"]["game_end"] = {"kind": "one_hand", "rounds": None, "out_above": None}
     with pytest.raises(JhyapError) as refused:

@@ -25,8 +25,8 @@ from reference_engine.server import Session, serve
 from tests.conftest import PROFILE_IDS, ROOT
 
 MAX_SEQ = 2**53 - 1
-COMMANDS = ("hello", "start", "deal", "act", "reshuffle", "set_option", "end_game", "state")
-COMMANDS += ("legal", "stop")
+COMMANDS: tuple[str, ...] = ("hello", "start", "deal", "act", "reshuffle", "set_option")
+COMMANDS += ("end_game", "state", "legal", "stop")
 CARDS = [r + s for r in "A23456789TJQK" for s in "cdhs"]
 BETWEEN_HANDS = ("awaiting_deal", "round_over")
 ACCEPTED = None  # a judged outcome: the request is accepted
@@ -55,7 +55,7 @@ def _cards_shape(value: Any) -> str | None:
     return None
 
 
-def _card_names(values: list[str]) -> str | None:
+def _card_names(values: Any) -> str | None:
     return "invalid_card" if any(c not in CARDS for c in values) else None
 
 
@@ -214,7 +214,7 @@ def _judge_act(request: Mapping[str, Any], state: Mapping[str, Any]) -> Outcomes
 
 # -- generated requests ------------------------------------------------------------------------
 
-SEQS = st.one_of(
+SEQS: st.SearchStrategy[Any] = st.one_of(
     st.integers(0, MAX_SEQ),
     st.sampled_from([-1, MAX_SEQ + 1, 10**30, 2.5, 1e300, True, False, "7", None, [1], {}]),
 )
@@ -355,7 +355,7 @@ def test_a_line_that_is_no_json_object_is_answered_with_seq_null(line: bytes) ->
         value: Any = json.loads(line)
     except ValueError:
         value = None
-        expected_code = "bad_request"
+        expected_code: str | None = "bad_request"
     else:
         expected_code = None if isinstance(value, dict) else "bad_request"
     out = io.StringIO()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,7 +22,7 @@ NO_KINGS = VARIANTS / "dhumbal-no-kings.yaml"
 ORACLE = VARIANTS / "dimension-transcripts" / "dhumbal-no-kings.yaml"
 
 
-def _dhumbal(**deck: object) -> dict[str, object]:
+def _dhumbal(**deck: object) -> dict[str, Any]:
     from conformance.spec.profiles import load_profile
 
     document = load_profile("dhumbal")

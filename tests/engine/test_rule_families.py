@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from jhyap_core.cards import Card
 from jhyap_core.vocabulary import ProfileError, ThrowKind
 from reference_engine import (
     Call,
@@ -26,7 +27,7 @@ from reference_engine.throws import classify
 from tests.conftest import dealt_game, profile_document
 
 
-def cards(text: str) -> tuple:
+def cards(text: str) -> tuple[Card, ...]:
     return tuple(parse_cards(text.split()))
 
 
@@ -161,7 +162,7 @@ def test_call_after_throwing_is_the_wrong_phase() -> None:
     assert refused.value.code is ErrorCode.WRONG_PHASE
 
 
-def _showdown(profile: str, hands: list[str], caller: int, **options: object) -> dict:
+def _showdown(profile: str, hands: list[str], caller: int, **options: object) -> dict[str, Any]:
     game = dealt_game(profile, hands, options=dict(options) or None)
     game.turns_taken = len(hands)  # past the first round
     game.to_act = caller

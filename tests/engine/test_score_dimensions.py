@@ -1,6 +1,6 @@
-"""The scoring and game-end dimensions of issue 28 that no shipped profile plays: their
-variants (tests/data/variants/) pass their oracle transcripts as written, and the same
-transcripts fail where the variant's parameter is left at its default."""
+"""The scoring and game-end dimensions of issue 28, and issue 40's points multiplier, that no
+shipped profile plays: their variants (tests/data/variants/) pass their oracle transcripts as
+written, and the same transcripts fail where the variant's parameter is left at its default."""
 
 from __future__ import annotations
 
@@ -15,7 +15,12 @@ pytestmark = pytest.mark.e2e
 
 VARIANTS = ROOT / "tests" / "data" / "variants"
 FAMILY = VARIANTS / "family-transcripts"
-FILES = ("bga-yaniv-lowest-seat-wins-ties.yaml", "yaniv-israel-drop-50-at-multiples.yaml")
+FILES = (
+    "bga-yaniv-lowest-seat-wins-ties.yaml",
+    "yaniv-israel-drop-50-at-multiples.yaml",
+    "dhumbal-points-doubled.yaml",
+    "everestbuzz-points-tripled.yaml",
+)
 
 
 def _run(profiles: list[Path], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
@@ -29,7 +34,9 @@ def _run(profiles: list[Path], capsys: pytest.CaptureFixture[str]) -> tuple[int,
 def test_each_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixture[str]) -> None:
     status, out = _run([VARIANTS / name for name in FILES], capsys)
     assert status == 0
-    assert out.splitlines()[-1].startswith("== 2 passed as written, 2 passed derived (4 cases)")
+    assert out.splitlines()[-1].startswith(
+        "== 4 passed as written, 10 passed derived, 2 not applicable (16 cases)"
+    )
 
 
 @pytest.mark.parametrize(
@@ -45,6 +52,16 @@ def test_each_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFix
             "rules: {scoring: {cuts: [], drop_at_multiples_of: 50}}",
             "scores: expected [0, 50], got [0, 100]",
         ),
+        (
+            FILES[2],
+            "rules: {scoring: {points_multiplier: 2}}",
+            "deltas: expected [0, 78, 72], got [0, 39, 36]",
+        ),
+        (
+            FILES[3],
+            "rules: {scoring: {points_multiplier: 3}}",
+            "deltas: expected [225, -117, -108], got [75, -39, -36]",
+        ),
     ],
 )
 def test_the_transcript_fails_without_the_new_value(
@@ -57,6 +74,8 @@ def test_the_transcript_fails_without_the_new_value(
         "winner_among_lowest: lowest_seat", "winner_among_lowest: first_after_caller"
     )
     default = default.replace("drop_at_multiples_of: 50", "drop_at_multiples_of: null")
+    default = default.replace("points_multiplier: 2", "points_multiplier: 1")
+    default = default.replace("points_multiplier: 3", "points_multiplier: 1")
     (tmp_path / name).write_text(text.replace(override, default), "utf-8")
     others = [VARIANTS / n for n in FILES if n != name]
     status, out = _run([tmp_path / name, *others], capsys)

@@ -19,10 +19,10 @@ from conformance.commands.run import default_engine
 from conformance.fuzz.campaign import fuzz, plan_for
 from conformance.fuzz.config import FuzzConfig
 from conformance.fuzz.counters import AT_THRESHOLD, CUTS, SEVERAL_LOWEST, applicable_counters
-from conformance.fuzz.driver import SCHEMA
+from conformance.fuzz.driver import DivergenceKind
 from conformance.fuzz.verify import replay_file
 from conformance.harness.inprocess import ReferenceClient
-from conformance.harness.outcome import PASSED
+from conformance.harness.outcome import CaseStatus
 from conformance.harness.replay import replay
 from conformance.spec.transcript import check_transcript_file, load_transcript
 from conformance.spec.transcript_profiles import shipped_documents
@@ -67,8 +67,8 @@ def assert_keeps_its_promise(cfg: FuzzConfig, path: Path) -> None:
     resolved = resolve(cfg.documents[profile], transcript.options)
     reference = replay(client, client.handshake(), transcript, profile, resolved)
     engine = replay_file(cfg.engine, cfg.engine_env, path, cfg.documents, profile)
-    assert reference.status == PASSED, (path, reference.reason)
-    assert engine.status != PASSED, path
+    assert reference.status == CaseStatus.PASSED, (path, reference.reason)
+    assert engine.status != CaseStatus.PASSED, path
 
 
 @pytest.mark.parametrize("name", sorted(MUTANTS))
@@ -140,11 +140,11 @@ def test_a_field_neither_defined_nor_x_fails_the_schema_check(tmp_path: Path) ->
     cfg = quick(fake("unknown_fields"), tmp_path, profiles=("dhumbal",), games=2)
     result = fuzz(cfg)
     (finding,) = result.findings
-    assert finding.found.kind == SCHEMA
+    assert finding.found.kind == DivergenceKind.SCHEMA
     assert finding.found.signature.startswith("dhumbal deal: schema event.schema.json#")
     assert finding.verified_ok, finding.verified
     assert finding.transcript is not None  # filed under its own class (once: protocol)
-    assert read_yaml(finding.transcript)["fuzz"]["class"] == SCHEMA
+    assert read_yaml(finding.transcript)["fuzz"]["class"] == DivergenceKind.SCHEMA
     # Switched off, as `jhyap run --no-validate-protocol` does: the engine is otherwise right.
     assert fuzz(replace(cfg, check_schema=False, out=tmp_path / "off")).findings == []
     # Vendor fields (x-) are allowed.

@@ -91,12 +91,13 @@ def _first_failure(bug: str, transcript: str, profile: str) -> tuple[int, tuple[
         for c in load_selection().cases
         if c.transcript.id == transcript and c.profile == profile and c.resolved is not None
     ]
-    assert case.resolved is not None
+    resolved = case.resolved
+    assert resolved is not None
 
     def run() -> Any:
         client = ReferenceClient()
         return replay(
-            client, client.handshake(), case.transcript, profile, case.resolved, owned=case.owned
+            client, client.handshake(), case.transcript, profile, resolved, owned=case.owned
         )
 
     assert run().ok  # the case passes on the reference engine: the bug makes it fail

@@ -985,13 +985,13 @@ def test_junit_survives_control_characters_in_engine_stderr(
 def test_progress_bar_on_a_terminal() -> None:
     import io
 
-    from conformance.harness.outcome import Outcome
+    from conformance.harness.outcome import CaseStatus, Outcome
     from conformance.reporting.report import Progress
 
     stream = io.StringIO()
     progress = Progress(2, stream, tty=True)
-    progress(Outcome("failed", "a", "dashain"))
-    progress(Outcome("passed", "b", "dashain"))
+    progress(Outcome(CaseStatus.FAILED, "a", "dashain"))
+    progress(Outcome(CaseStatus.PASSED, "b", "dashain"))
     progress.finish()
     assert stream.getvalue() == (
         "\r[###############...............] 1/2  1 failed"

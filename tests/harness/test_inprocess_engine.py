@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from conformance.harness.inprocess import ReferenceClient, _copy
 from conformance.spec.transcript_profiles import shipped_documents
 from jhyap_core.profile import resolve
+from reference_engine.server import GameBackend
 
 
 class Seat(enum.IntEnum):
@@ -55,7 +56,7 @@ def test_a_message_is_copied_as_the_json_round_trip_would_read_it(message: dict[
 
 
 def test_what_json_writes_otherwise_takes_the_round_trip() -> None:
-    message = {"seat": Seat.FIRST, 3: ("a", 1.5), "inf": float("inf")}
+    message: dict[Any, Any] = {"seat": Seat.FIRST, 3: ("a", 1.5), "inf": float("inf")}
     copied = _copy(message)
     assert copied == {"seat": 0, "3": ["a", 1.5], "inf": float("inf")}
     assert type(copied["seat"]) is int
@@ -77,7 +78,10 @@ def test_the_engine_keeps_nothing_of_a_request_or_an_answer() -> None:
 
 def _engine_profile(client: ReferenceClient) -> Any:
     """The profile mapping the client's engine opened its table with."""
-    game = client._session.backend.game
+    backend = client._session.backend
+    assert isinstance(backend, GameBackend)
+    game = backend.game
+    assert game is not None
     return game.document
 
 

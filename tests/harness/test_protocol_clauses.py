@@ -13,7 +13,7 @@ import pytest
 
 from conformance.commands.coverage import coverage
 from conformance.harness.client import EngineInfo
-from conformance.harness.outcome import FAILED, PASSED, XFAIL, XPASS, Outcome
+from conformance.harness.outcome import CaseStatus, Outcome
 from conformance.harness.runner import RunResult
 from conformance.reporting.report import RerunInfo, failure_block, summary_lines
 from conformance.spec.protocol import check_catalogue, protocol_clause_ids, protocol_clauses
@@ -165,7 +165,7 @@ def test_before_start_a_step_must_expect_an_error(tmp_path: Path) -> None:
 # -- credit and reports ------------------------------------------------------------------------
 
 
-def _outcome(status: str, clauses: tuple[str, ...], **extra: Any) -> Outcome:
+def _outcome(status: CaseStatus, clauses: tuple[str, ...], **extra: Any) -> Outcome:
     return Outcome(status, "t-" + status, "dhumbal", clauses=clauses, file="t.yaml", **extra)
 
 
@@ -176,10 +176,10 @@ def _result(*outcomes: Outcome) -> RunResult:
 def test_known_failures_and_unexpected_passes_are_not_failing_clauses() -> None:
     lines = summary_lines(
         _result(
-            _outcome(FAILED, ("dhumbal.deal.order",)),
-            _outcome(XFAIL, ("dhumbal.scoring.won-show",), known_failure="slow port"),
-            _outcome(XPASS, ("dhumbal.showdown.failed",), known_failure="fixed since"),
-            _outcome(PASSED, ("protocol.seq.echo",)),
+            _outcome(CaseStatus.FAILED, ("dhumbal.deal.order",)),
+            _outcome(CaseStatus.XFAIL, ("dhumbal.scoring.won-show",), known_failure="slow port"),
+            _outcome(CaseStatus.XPASS, ("dhumbal.showdown.failed",), known_failure="fixed since"),
+            _outcome(CaseStatus.PASSED, ("protocol.seq.echo",)),
         ),
         verbosity=1,  # the tables by clause family are -v output
     )
@@ -198,7 +198,7 @@ def test_known_failures_and_unexpected_passes_are_not_failing_clauses() -> None:
 
 def test_an_unexpected_pass_block_names_no_clause() -> None:
     block = failure_block(
-        _outcome(XPASS, ("dhumbal.showdown.failed",), known_failure="x"), RerunInfo()
+        _outcome(CaseStatus.XPASS, ("dhumbal.showdown.failed",), known_failure="x"), RerunInfo()
     )
     assert not any(line.strip().startswith("clauses:") for line in block)
 
@@ -212,7 +212,7 @@ def test_the_rerun_line_repeats_every_non_default_option() -> None:
         validate_protocol=False,
         known_failures="known.yaml",
     )
-    outcome = Outcome(FAILED, "t", "dhumbal-house", file="t.yaml")
+    outcome = Outcome(CaseStatus.FAILED, "t", "dhumbal-house", file="t.yaml")
     assert rerun.command(outcome) == (
         "jhyap run -k t --profile profiles/house.yaml --engine './my-engine --fast' "
         "--transcripts mine/ --timeout 2.5 --no-validate-protocol --known-failures known.yaml"

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lxml import etree
+from lxml import etree  # type: ignore[import-untyped]
 
 from conformance import cli
 from conformance.harness.client import EngineInfo

@@ -51,13 +51,15 @@ def showdown(
                 t.beaten_others == "score_own_hands" and s != winner
             ):
                 deltas[s] = values[s]
+    deltas = {s: d * t.multiplier for s, d in deltas.items()}
     return Showdown("beaten_call" if beaten else "won_call", winner, deltas)
 
 
 def deck_ran_out(values: Mapping[int, int], t: Table) -> dict[int, int]:
-    """round_ends_no_score: nobody scores; round_ends_hands_score: each seat its hand."""
+    """round_ends_no_score: nobody scores; round_ends_hands_score: each seat its hand
+    (times the points multiplier)."""
     scored = t.deck_runs_out == "round_ends_hands_score"
-    return {s: (v if scored else 0) for s, v in values.items()}
+    return {s: (v * t.multiplier if scored else 0) for s, v in values.items()}
 
 
 def after_cuts(total: int, t: Table) -> int:

@@ -56,6 +56,7 @@ class Table:
     cuts: tuple[tuple[int, int], ...]
     halve_at: int | None
     drop_at: int | None
+    multiplier: int  # every point a hand adds is multiplied by it
     end: str
     rounds: int | None
     out_above: int | None
@@ -120,6 +121,7 @@ class Table:
             cuts=tuple((c["at"], c["to"]) for c in scoring.get("cuts") or []),
             halve_at=scoring.get("halve_at_multiples_of"),
             drop_at=scoring.get("drop_at_multiples_of"),
+            multiplier=scoring.get("points_multiplier", 1),
             end=end["kind"],
             rounds=end["rounds"],
             out_above=end["out_above"],

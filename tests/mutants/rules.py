@@ -549,6 +549,11 @@ MUTANTS: dict[str, Mutant] = {
             )
         ),
     ),
+    "points_multiplier_ignored": Mutant(
+        "scoring.points_multiplier",
+        "showdowns_follow_the_model",
+        _rules(lambda r: _when(r.points_multiplier != 1, points_multiplier=1)),
+    ),
     "drop_at_multiples_ignored": Mutant(
         "scoring.drop_at_multiples_of",
         "showdowns_follow_the_model",

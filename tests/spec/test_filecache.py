@@ -13,8 +13,7 @@ import pytest
 
 from conformance.cli import main
 from conformance.harness.runner import load_selection
-from conformance.spec import filecache
-from conformance.spec import transcript as transcript_module
+from conformance.spec import filecache, yamlsafe
 from conformance.spec.transcript import load_transcript
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,14 +41,14 @@ def _copy(name: str, folder: Path) -> Path:
 
 def _parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     parsed: list[str] = []
-    real = transcript_module.yamlsafe.load
+    real = yamlsafe.load
 
     def spy(path: str | os.PathLike[str]) -> object:
         if ROOT / "specs" not in Path(path).resolve().parents:
             parsed.append(Path(path).name)
         return real(path)
 
-    monkeypatch.setattr(transcript_module.yamlsafe, "load", spy)
+    monkeypatch.setattr(yamlsafe, "load", spy)
     return parsed
 
 

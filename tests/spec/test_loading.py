@@ -45,7 +45,7 @@ def _copy(name: str, folder: Path) -> Path:
 def _count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The names of the transcript files parsed from now on, in order."""
     parsed: list[str] = []
-    real = transcript_module.yamlsafe.load
+    real = yamlsafe.load
 
     def spy(path: str | os.PathLike[str]) -> object:
         # the transcripts, not the profiles or the protocol clause catalogue (specs/protocol/)
@@ -53,7 +53,7 @@ def _count_parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
             parsed.append(Path(path).name)
         return real(path)
 
-    monkeypatch.setattr(transcript_module.yamlsafe, "load", spy)
+    monkeypatch.setattr(yamlsafe, "load", spy)
     return parsed
 
 
@@ -264,7 +264,7 @@ def _count_cache_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         read.append(name.rsplit("-", 1)[0])
         return real(name, content)
 
-    monkeypatch.setattr(transcript_module.filecache, "get", spy)
+    monkeypatch.setattr(filecache, "get", spy)
     return read
 
 

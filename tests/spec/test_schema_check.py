@@ -228,8 +228,8 @@ def test_a_broken_answers_problems_word_for_word(
 
 def test_where_jsonschema_rs_is_stricter_the_librarys_verdict_stands() -> None:
     # A card ending in a newline matches the library's "^...$" (Python's "$"), not ECMA's.
-    answer = {"seq": 1, "ok": True, "events": [{"type": "picked", "seat": 0, "from": "deck",
-                                                "card": "Ah\n"}]}  # fmt: skip
+    answer: dict[str, Any] = {"seq": 1, "ok": True, "events": [{"type": "picked", "seat": 0,
+                                                "from": "deck", "card": "Ah\n"}]}  # fmt: skip
     check = answer_check(_ref("act", answer))
     assert check.fast.is_valid(answer) is False
     assert check.library.is_valid(answer) is True

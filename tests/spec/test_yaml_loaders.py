@@ -84,5 +84,6 @@ def test_both_parsers_load_every_shipped_file_alike(monkeypatch: pytest.MonkeyPa
         for chosen in (PARSERS["c"], PARSERS["python"]):
             monkeypatch.setattr(yamlsafe, "_Parser", chosen)
             doc = yamlsafe.load(path)
+            assert not isinstance(doc._root, list)  # a location tree, as loaded
             loaded.append((doc.data, _tree(doc._root)))
         assert loaded[0] == loaded[1], path

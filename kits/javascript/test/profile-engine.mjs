@@ -129,7 +129,9 @@ export class ProfileEngine extends TrackedEngine {
         }
       }
     }
+    const multiplier = r.scoring.points_multiplier ?? 1;
     for (let s = 0; s < this.seats; s += 1) {
+      deltas[s] *= multiplier;
       this.totals[s] += deltas[s];
       if (deltas[s]) this.totals[s] = this.#cut(this.totals[s]);
     }
