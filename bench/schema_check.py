@@ -35,8 +35,8 @@ sys.path.insert(0, str(ROOT))
 from conformance.harness import response_schemas  # noqa: E402
 from conformance.harness.ahead import start_message  # noqa: E402
 from conformance.harness.runner import build_cases  # noqa: E402
-from conformance.spec.transcript_profiles import shipped_documents  # noqa: E402
 from conformance.spec.transcript import load_corpus  # noqa: E402
+from conformance.spec.transcript_profiles import shipped_documents  # noqa: E402
 from reference_engine.server import Session  # noqa: E402
 
 Answer = tuple[str, dict[str, Any]]

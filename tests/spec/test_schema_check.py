@@ -11,7 +11,6 @@ from functools import cache
 from typing import Any
 
 import pytest
-from conformance.spec.transcript_profiles import shipped_documents
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +20,7 @@ from conformance.harness.response_schemas import answer_check, schema_problems
 from conformance.harness.runner import build_cases
 from conformance.spec.schema_check import SchemaCheck
 from conformance.spec.transcript import load_corpus
+from conformance.spec.transcript_profiles import shipped_documents
 from reference_engine.server import COMMANDS, Session
 
 ODD_VALUES: tuple[Any, ...] = (
