@@ -8,7 +8,9 @@ failures (crash, timeout, protocol violation) become outcomes too, never excepti
 from __future__ import annotations
 
 import contextlib
+import json
 import time
+from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, Protocol
@@ -271,6 +273,8 @@ def _run_legal(ctx: _Context, step: Step) -> None:
 
 
 def _legal_differences(expected: Any, got: Any) -> list[str]:
+    """What differs in a legal answer, by what is missing and what is extra: the throws (each
+    by its cards) and the picks; never a position in a list."""
     if not isinstance(expected, dict) or not isinstance(got, dict):
         return [f"legal: expected {show(expected)}, got {show(got)}"]
     found = []
@@ -279,14 +283,54 @@ def _legal_differences(expected: Any, got: Any) -> list[str]:
         if want == have:
             continue
         if isinstance(want, list) and isinstance(have, list):
-            at = next((i for i, (a, b) in enumerate(zip(want, have, strict=False)) if a != b), None)
-            if at is None:
-                found.append(f"{key}: expected {len(want)} items, got {len(have)}")
-            else:
-                found.append(f"{key}[{at}]: expected {show(want[at])}, got {show(have[at])}")
+            found.append(f"{key}: {_list_difference(want, have)}")
         else:
             found.append(f"{key}: expected {show(want)}, got {show(have)}")
     return found
+
+
+def _list_difference(want: Sequence[Any], have: Sequence[Any]) -> str:
+    """``missing [9c 9s], [Kd]; extra [Qh]``, or the same items in another order."""
+    wanted, had = Counter(map(_item_key, want)), Counter(map(_item_key, have))
+    missing = list(_each(want, wanted - had))
+    extra = list(_each(have, had - wanted))
+    parts = []
+    if missing:
+        parts.append("missing " + ", ".join(map(_item_words, missing)))
+    if extra:
+        parts.append("extra " + ", ".join(map(_item_words, extra)))
+    if parts:
+        return "; ".join(parts)
+    return (
+        f"the same {len(want)} in another order: expected {', '.join(map(_item_words, want))}; "
+        f"got {', '.join(map(_item_words, have))}"
+    )
+
+
+def _item_key(item: Any) -> str:
+    return json.dumps(item, sort_keys=True)
+
+
+def _each(items: Sequence[Any], left: Counter[str]) -> Iterator[Any]:
+    """The items of ``items`` that ``left`` counts, as many times as it counts them, in order."""
+    left = Counter(left)
+    for item in items:
+        key = _item_key(item)
+        if left[key] > 0:
+            left[key] -= 1
+            yield item
+
+
+def _item_words(item: Any) -> str:
+    """A throw as its cards (``[9c 9s]``), a pick as what it takes (``the deck``, ``5h from
+    the offer``)."""
+    if isinstance(item, list) and all(isinstance(card, str) for card in item):
+        return "[" + " ".join(item) + "]"
+    if isinstance(item, Mapping) and item.get("from") == "deck" and len(item) == 1:
+        return "the deck"
+    if isinstance(item, Mapping) and item.get("from") == "offer" and set(item) == {"from", "card"}:
+        return f"{item['card']} from the offer"
+    return show(item)
 
 
 def _run_start(ctx: _Context, step: Step) -> None:
@@ -520,11 +564,12 @@ def _empty(ctx: _Context, moves: Collection[int]) -> dict[str, Any] | None:
             "reason": f"judged no accepted move: the transcript expects {counted}, none was sent",
         }
     number, step, code = refused[0]
+    doing = describe_step(step).removesuffix(f" (expects {step.expect.error})")
     return {
         "status": EMPTY,
         "reason": (
             f"judged no accepted move: the transcript expects {counted}; the case ends at "
-            f"step {number} (line {step.line}), {describe_step(step)}, refused with {code}"
+            f"step {number} (line {step.line}): {doing}, refused with {code}"
         ),
         "step": number,
         "line": step.line,
