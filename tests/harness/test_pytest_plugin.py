@@ -115,8 +115,9 @@ def test_reference_engine(pytester: pytest.Pytester, capsys: pytest.CaptureFixtu
 
 
 def test_selection_by_profile_and_keyword(pytester: pytest.Pytester) -> None:
-    # Every transcript faces the ruleset given: one as written (and wrong), four derived.
-    jhyap(pytester, REFERENCE, "--jhyap-profile", "dhumbal").assert_outcomes(passed=4, failed=1)
+    # Every transcript faces the ruleset given: one as written (and wrong), four derived,
+    # of which the timeout's judges nothing (dhumbal has no timer: the move is refused).
+    jhyap(pytester, REFERENCE, "--jhyap-profile", "dhumbal").assert_outcomes(passed=3, failed=2)
     result = jhyap(pytester, REFERENCE, "-k", "pass-run")
     result.assert_outcomes(passed=1, deselected=4)
     # The items come on top of the session's own tests; -m jhyap keeps only the corpus.

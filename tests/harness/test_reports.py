@@ -152,7 +152,7 @@ def test_the_schema_catches_a_broken_report(
     report["format_version"] = 2
     assert problems(report) == [
         "$.format_version: 1 was expected",
-        "$.results[0].outcome: 'fine' is not one of ['passed', 'failed', 'errored', "
+        "$.results[0].outcome: 'fine' is not one of ['passed', 'failed', 'empty', 'errored', "
         "'crashed', 'timed_out', 'skipped', 'xfail', 'xpass', 'not_applicable', 'not_checked']",
         "$.results[0].failure: {'summary': " + problems(report)[2].split("{'summary': ")[1],
     ]
