@@ -29,6 +29,7 @@ from ..spec.transcript_profiles import profiles_for, shipped_documents, with_pro
 from ..spec.wording import plural
 from .derive import Mode, classify, trusted
 from .known_failures import InputError, KnownFailure, load_known_failures
+from .replay import expected_moves
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,9 @@ class Case:
     note: str = ""  # derived or not applicable: why (conformance.harness.derive)
     base: str | None = None  # the profile the transcript was written for, nearest this one
     changed: tuple[str, ...] = ()  # the rule parameters this ruleset changes from ``base``
+    # Derived: the lines of the moves the transcript as written expects accepted (a case
+    # that judges none of them is empty). None: those of ``transcript``.
+    moves: tuple[int, ...] | None = None
 
 
 # -- selection ---------------------------------------------------------------------
@@ -166,6 +170,7 @@ class CaseBuilder:
             found.reason,
             found.base,
             found.changed,
+            expected_moves(transcript) if found.mode is Mode.DERIVED else None,
         )
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields
 from enum import StrEnum
 from typing import Any, Final
 
@@ -26,6 +26,9 @@ class CaseStatus(StrEnum):
     NOT_APPLICABLE = "not_applicable"
     # Every check needs a state field the engine does not report (state_fields.py).
     NOT_CHECKED = "not_checked"
+    # The case ended having judged nothing: none of the accepted moves its transcript
+    # expects (each refused, as the ruleset plays it), or no comparison at all (Judged).
+    EMPTY = "empty"
 
 
 # The statuses by their short names, as the harness and the reports use them.
@@ -39,10 +42,60 @@ XFAIL: Final = CaseStatus.XFAIL
 XPASS: Final = CaseStatus.XPASS
 NOT_APPLICABLE: Final = CaseStatus.NOT_APPLICABLE
 NOT_CHECKED: Final = CaseStatus.NOT_CHECKED
-_RAN: Final = (PASSED, FAILED, ERRORED, CRASHED, TIMED_OUT, SKIPPED, XFAIL, XPASS)
+EMPTY: Final = CaseStatus.EMPTY
+_RAN: Final = (PASSED, FAILED, EMPTY, ERRORED, CRASHED, TIMED_OUT, SKIPPED, XFAIL, XPASS)
 STATUSES: Final = (*_RAN, NOT_APPLICABLE, NOT_CHECKED)
 OK_STATUSES: Final = frozenset({PASSED, SKIPPED, XFAIL, NOT_APPLICABLE, NOT_CHECKED})
-NOT_PASSED: Final = frozenset({FAILED, ERRORED, CRASHED, TIMED_OUT})
+NOT_PASSED: Final = frozenset({FAILED, EMPTY, ERRORED, CRASHED, TIMED_OUT})
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What a case compared with its expectations, whether it agreed or not (docs/reports).
+
+    ``accepted``: requests the engine accepted whose answer was compared (a move, a deal,
+    a reshuffle, an option change, a raw line, a start step); ``moves``: those of them that
+    were ``act`` requests. ``refusals``: expected refusals whose error code was compared
+    (a refused table's start too). ``states``: state checks and ``legal`` answers compared.
+    """
+
+    accepted: int = 0
+    moves: int = 0
+    refusals: int = 0
+    states: int = 0
+
+    def __add__(self, other: Judged) -> Judged:
+        return Judged(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+
+    @property
+    def compared(self) -> int:
+        """How many comparisons in all (``moves`` are among ``accepted``)."""
+        return self.accepted + self.refusals + self.states
+
+    @property
+    def nothing(self) -> bool:
+        """Whether nothing at all was compared."""
+        return not self.compared
+
+    def as_json(self) -> dict[str, int]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def words(self) -> str:
+        """``judged 1,234 accepted actions (987 moves), 210 refusals, 890 states``."""
+        return (
+            f"judged {_counted(self.accepted, 'accepted action')} "
+            f"({_counted(self.moves, 'move')}), {_counted(self.refusals, 'refusal')}, "
+            f"{_counted(self.states, 'state')}"
+        )
+
+
+def _counted(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
+
+
+def total_judged(outcomes: Iterable[Outcome]) -> Judged:
+    """What the cases judged, added up."""
+    return sum((o.judged for o in outcomes), Judged())
 
 
 @dataclass(frozen=True)
@@ -82,6 +135,7 @@ class Outcome:
     base: str | None = None
     changed: tuple[str, ...] = ()
     not_checked: tuple[str, ...] = ()  # checkpoint fields the engine does not report
+    judged: Judged = Judged()  # what the case compared, up to where it ended
 
     @property
     def ok(self) -> bool:

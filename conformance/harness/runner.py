@@ -161,6 +161,7 @@ class EngineWorker:
             validate_protocol=self.config.validate_protocol,
             owned=case.owned,
             window=window,
+            moves=case.moves,
         )
         if client.broken is not None or not client.alive:
             self.close()

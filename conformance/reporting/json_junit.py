@@ -19,6 +19,7 @@ from .. import __version__
 from ..harness.client import PROTOCOL_VERSION
 from ..harness.outcome import (
     CRASHED,
+    EMPTY,
     ERRORED,
     FAILED,
     NOT_APPLICABLE,
@@ -29,7 +30,9 @@ from ..harness.outcome import (
     TIMED_OUT,
     XFAIL,
     XPASS,
+    Judged,
     Outcome,
+    total_judged,
 )
 from ..harness.runner import RunResult
 from ..spec.data import transcripts_dir
@@ -130,6 +133,7 @@ def result_json(outcome: Outcome, context: ReportContext) -> dict[str, Any]:
         "base": o.base,
         "changed": list(o.changed),
         "not_checked": list(o.not_checked),
+        "judged": o.judged.as_json(),
         "failure": None if o.status in OK_PLAIN else failure_json(o, context),
     }
 
@@ -150,6 +154,7 @@ def json_report(result: RunResult, context: ReportContext) -> dict[str, Any]:
         1 for o in result.outcomes if o.status == PASSED and o.mode == DERIVED
     )
     summary["checks_not_checked"] = unchecked_total(result.outcomes)
+    summary["judged"] = total_judged(result.outcomes).as_json()
     summary["wall_time"] = round(result.wall_time, 3)
     return {
         "format": REPORT_FORMAT,
@@ -195,7 +200,7 @@ def junit_report(result: RunResult, context: ReportContext) -> str:
     """JUnit XML (valid against Jenkins' junit-10.xsd): one testcase per case, classname
     ``jhyap.<profile>``, name the id, ``file`` and ``line`` as in the JSON report."""
     counts = Counter(o.status for o in result.outcomes)
-    failures = counts[FAILED] + counts[XPASS]
+    failures = counts[FAILED] + counts[EMPTY] + counts[XPASS]
     errors = counts[ERRORED] + counts[CRASHED] + counts[TIMED_OUT]
     skipped = counts[SKIPPED] + counts[XFAIL] + counts[NOT_APPLICABLE] + counts[NOT_CHECKED]
     totals = {
@@ -207,15 +212,22 @@ def junit_report(result: RunResult, context: ReportContext) -> str:
     }
     suites = ET.Element("testsuites", totals)
     created = context.created.astimezone(datetime.UTC).isoformat(timespec="seconds")
+    judged = total_judged(result.outcomes)
     suite = ET.SubElement(
-        suites, "testsuite", {**totals, "skipped": str(skipped), "timestamp": created}
+        suites,
+        "testsuite",
+        {
+            **totals,
+            "skipped": str(skipped),
+            "assertions": str(judged.compared),
+            "timestamp": created,
+        },
     )
     rerun = context.rerun
-    claimed = declared_claims(result)
-    if claimed:
-        properties = ET.SubElement(suite, "properties")
-        for claim in claimed:
-            ET.SubElement(properties, "property", {"name": "claim", "value": claim["text"]})
+    properties = ET.SubElement(suite, "properties")
+    for claim in declared_claims(result):
+        ET.SubElement(properties, "property", {"name": "claim", "value": claim["text"]})
+    _judged_properties(properties, judged)
     for o in result.outcomes:
         case = ET.SubElement(
             suite,
@@ -228,7 +240,10 @@ def junit_report(result: RunResult, context: ReportContext) -> str:
                 "time": f"{o.duration:.4f}",
             },
         )
+        # junit-10.xsd gives a testcase no properties: its comparisons are its assertions.
+        case.set("assertions", str(o.judged.compared))
         notes = [f"derived: {o.mode_note}"] if o.mode == DERIVED else []
+        notes.append(o.judged.words())
         notes += [note] if (note := junit_note(o)) and o.status != NOT_CHECKED else []
         if o.status == "passed":
             if notes:
@@ -243,10 +258,16 @@ def junit_report(result: RunResult, context: ReportContext) -> str:
             }[o.status]
             ET.SubElement(case, "skipped", {"message": _xml_text(message)})
             continue
-        tag = "failure" if o.status in (FAILED, XPASS) else "error"
+        tag = "failure" if o.status in (FAILED, EMPTY, XPASS) else "error"
         child = ET.SubElement(case, tag, {"message": _xml_text(headline(o)), "type": o.status})
         child.text = _xml_text("\n".join(failure_block(o, rerun)))
         if notes:
             ET.SubElement(case, "system-out").text = _xml_text("\n".join(notes))
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, "unicode") + "\n"
+
+
+def _judged_properties(properties: ET.Element, judged: Judged) -> None:
+    """``judged.accepted``, ``judged.moves``, ... as JUnit properties."""
+    for name, count in judged.as_json().items():
+        ET.SubElement(properties, "property", {"name": f"judged.{name}", "value": str(count)})

@@ -17,6 +17,7 @@ from ..harness.compare import show
 from ..harness.known_failures import NOT_EXCUSED
 from ..harness.outcome import (
     CRASHED,
+    EMPTY,
     ERRORED,
     FAILED,
     NOT_APPLICABLE,
@@ -29,6 +30,7 @@ from ..harness.outcome import (
     XFAIL,
     XPASS,
     Outcome,
+    total_judged,
 )
 from ..harness.runner import RunResult
 from ..spec.wording import plural
@@ -40,6 +42,7 @@ from .unchecked import unchecked_lines
 SYMBOLS = {
     "passed": ".",
     FAILED: "F",
+    EMPTY: "0",
     ERRORED: "E",
     CRASHED: "C",
     TIMED_OUT: "T",
@@ -51,6 +54,7 @@ SYMBOLS = {
 }
 HEADINGS = {
     FAILED: "FAILED",
+    EMPTY: "JUDGED NOTHING",
     ERRORED: "ERRORED",
     CRASHED: "CRASHED",
     TIMED_OUT: "TIMED OUT",
@@ -67,6 +71,7 @@ LABELS = {
 COLOURS = {
     "passed": "green",
     FAILED: "red",
+    EMPTY: "red",
     ERRORED: "red",
     CRASHED: "red",
     TIMED_OUT: "red",
@@ -243,10 +248,11 @@ def _table(title: str, rows: Sequence[tuple[str, Counter[str]]]) -> list[str]:
 
 def _bucket(outcome: Outcome) -> str:
     """passed, failed (a clause broken) or other: skipped, a known failure, an unexpected
-    pass; those two are listed apart, never as failing clauses."""
+    pass, a case that judged nothing (no clause was shown broken); those are listed apart,
+    never as failing clauses."""
     if outcome.status == "passed":
         return "passed"
-    return "failed" if outcome.status in NOT_PASSED else "other"
+    return "failed" if outcome.status in NOT_PASSED - {EMPTY} else "other"
 
 
 def counts_line(outcomes: Sequence[Outcome], style: Style = PLAIN) -> str:
@@ -267,11 +273,12 @@ def counts_line(outcomes: Sequence[Outcome], style: Style = PLAIN) -> str:
 
 
 def verdict_line(result: RunResult, style: Style = PLAIN) -> str:
-    """The last line of a run: ``== 3 passed, 1 failed (4 cases) in 1.20 s ==``."""
+    """The last line of a run: ``== 3 passed, 1 failed (4 cases) in 1.20 s; judged 52
+    accepted actions (40 moves), 3 refusals, 12 states ==``."""
     outcomes = result.outcomes
     return (
         f"== {counts_line(outcomes, style)} ({plural(len(outcomes), 'case')}) "
-        f"in {result.wall_time:.2f} s =="
+        f"in {result.wall_time:.2f} s; {total_judged(outcomes).words()} =="
     )
 
 
@@ -389,6 +396,18 @@ def declared_claims(result: RunResult) -> list[dict[str, Any]]:
     """The claims of profiles that declare readings or are variants (not shipped as they are),
     and of every profile a run faced every transcript with (``--profile``)."""
     return [c for c in result.claims if c["profile"] != c["base"] or c["variant"] or "modes" in c]
+
+
+def with_judged(
+    claims: Sequence[Mapping[str, Any]], outcomes: Sequence[Outcome]
+) -> list[dict[str, Any]]:
+    """The claims, each with what its profile's cases judged, in numbers and in its text:
+    a claim rests on what was compared, never on a count of cases alone."""
+    found = []
+    for c in claims:
+        judged = total_judged(o for o in outcomes if o.profile == c["profile"])
+        found.append({**c, "judged": judged.as_json(), "text": f"{c['text']}; {judged.words()}"})
+    return found
 
 
 def print_lines(lines: Iterable[str], stream: IO[str] | None = None) -> None:
