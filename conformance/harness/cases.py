@@ -29,6 +29,7 @@ from ..spec.transcript_profiles import profiles_for, shipped_documents, with_pro
 from ..spec.wording import plural
 from .derive import Mode, classify, trusted
 from .known_failures import InputError, KnownFailure, load_known_failures
+from .outcome import describe_step
 from .replay import expected_moves
 
 
@@ -160,18 +161,37 @@ class CaseBuilder:
             return Case(transcript, pid, *self._resolve(pid, transcript.options), owned)
         found = classify(transcript, pid, document, self._written_for)
         case_resolved, problem = self._resolve(pid, found.options)
+        mode, reason = found.mode, found.reason
+        moves = expected_moves(transcript) if mode is Mode.DERIVED else None
+        left = found.transcript.steps
+        if mode is Mode.DERIVED and (
+            not left or (moves and not set(moves) & set(expected_moves(found.transcript)))
+        ):
+            # The ruleset refuses every move the transcript expects accepted (or leaves it at
+            # its start): replayed, the case would judge none of them. It cannot be played
+            # here; it never passes.
+            mode, reason = Mode.NOT_APPLICABLE, unplayable_reason(found.transcript, reason)
         return Case(
             found.transcript,
             pid,
             case_resolved,
             problem,
             owned,
-            found.mode,
-            found.reason,
+            mode,
+            reason,
             found.base,
             found.changed,
-            expected_moves(transcript) if found.mode is Mode.DERIVED else None,
+            moves if mode is Mode.DERIVED else None,
         )
+
+
+def unplayable_reason(derived: Transcript, why_derived: str) -> str:
+    """Why a derived transcript whose expected moves the ruleset all refuses is not
+    applicable: the first step the ruleset refuses, then why it was derived."""
+    refused = next((s for s in derived.steps if s.expect.error is not None), None)
+    first = f"{describe_step(refused)} at line {refused.line}" if refused else "its setup"
+    because = f" ({why_derived})" if why_derived else ""
+    return f"this ruleset refuses the transcript's moves from the first: {first}{because}"
 
 
 def build_cases(

@@ -21,7 +21,7 @@ from conformance.fuzz.generate import generate, random_spec
 from conformance.fuzz.local import fuzz_locally, play_locally
 from conformance.fuzz.steer import steer
 from conformance.spec.transcript_profiles import shipped_documents, with_profile_files
-from reference_engine.profile import resolve
+from jhyap_core.profile import resolve
 from reference_engine.server import Session
 from tests.conftest import ROOT
 from tests.fuzz.test_fuzz import config

@@ -23,7 +23,7 @@ from conformance.harness.replay import expected_moves, replay
 from conformance.harness.runner import RunConfig, build_cases, exit_status
 from conformance.spec.transcript import load_corpus, load_transcript
 from conformance.spec.transcript_profiles import shipped_documents, with_profile_files
-from reference_engine.profile import resolve
+from jhyap_core.profile import resolve
 from tests.cli_helpers import run_reference_in_process
 from tests.conftest import ROOT
 
