@@ -86,7 +86,17 @@ def full_deck(
 
 
 def parse_card(text: object) -> Card:
-    """The card named ``text`` (e.g. ``Td``), or a JhyapError with code invalid_card."""
+    """The card named ``text`` (e.g. ``Td``), or a JhyapError with code invalid_card.
+
+    >>> card = parse_card("Td")
+    >>> card.rank, card.suit, card.name
+    (10, <Suit.DIAMONDS: 'd'>, 'Td')
+    >>> parse_card("X").is_joker
+    True
+    >>> parse_card("10d")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    jhyap_core.vocabulary.JhyapError: '10d' is not a card: write rank (A 2-9 T J Q K) ...
+    """
     if isinstance(text, str):
         card = _BY_NAME.get(text)
         if card is not None:
@@ -110,6 +120,11 @@ SORT_KEY: Callable[[Card], int] = attrgetter("sort_key")
 
 
 def sorted_cards(cards: Iterable[Card]) -> list[Card]:
+    """``cards`` in canonical order: by rank, ace first; within a rank c d h s; jokers last.
+
+    >>> names(sorted_cards(parse_cards(["X", "Ks", "2h", "Ah", "2c"])))
+    ['Ah', '2c', '2h', 'Ks', 'X']
+    """
     return sorted(cards, key=SORT_KEY)
 
 

@@ -4,6 +4,19 @@ scores, a refusal, what ``hello`` answers.
 Cards are their protocol names (``"Ah"``, ``"Td"``, ``"X"``), already checked: a binding
 maps them onto its engine's own card objects. Seats are protocol seats, ``0`` to
 ``seats - 1`` in turn order.
+
+The moves (:data:`Action`) a binding's ``refusal`` is asked about and a host's ``act``
+plays, as ``jhyap_kit`` exports them:
+
+>>> from jhyap_kit import Call, Pick, Source, Throw, Timeout
+>>> Throw(("3c", "4c", "5c")).cards[-1]  # the last card placed lands on top
+'5c'
+>>> Pick(Source.OFFER, "3h")
+Pick(source=<PickSource.OFFER: 'offer'>, card='3h')
+>>> Pick(Source.DECK).card is None  # the card drawn is the deck's top, unknown until drawn
+True
+>>> Call() == Call(), isinstance(Timeout(), Call)
+(True, False)
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ own parameters of a resolved profile's ``rules`` (:class:`TableRules`) and asks 
 :class:`CardPlay` everything that is card play: whether a call or a throw is refused and
 why, what a throw is and the order it is laid in, hand values, which cards of an offer may
 be picked, the legal throws, a hand's scores, the timeout's cards, when the game is over
-and its result.
+and its result. When a game ends and how its result ranks the seats is procedure too,
+from the scores and the seats out: :class:`GameEnd`, which a card play asks.
 
 Every method that changes the table first checks the whole request and raises a
 JhyapError before touching anything, so a refused request leaves the table as it was.
@@ -43,7 +44,13 @@ Event = dict[str, Any]
 
 @dataclass(frozen=True, slots=True)
 class Throw:
-    """Cards as placed, in order (the last one is placed on top), and what they are."""
+    """Cards as placed, in order (the last one is placed on top), and what they are.
+
+    >>> from jhyap_core.cards import names, parse_cards
+    >>> offer = Throw(tuple(parse_cards(["5h", "3h", "4h"])), ThrowKind.RUN)
+    >>> names(offer.cards), offer.kind
+    (['5h', '3h', '4h'], <ThrowKind.RUN: 'run'>)
+    """
 
     cards: tuple[Card, ...]
     kind: ThrowKind
@@ -51,7 +58,13 @@ class Throw:
 
 @dataclass(frozen=True, slots=True)
 class LegalActions:
-    """What the seat to act may do; any order of a listed throw's cards is legal too."""
+    """What the seat to act may do; any order of a listed throw's cards is legal too.
+
+    >>> from jhyap_core.cards import parse_card
+    >>> legal = LegalActions(1, False, (), pick_deck=True, pick_offer=(parse_card("Ac"),))
+    >>> legal.to_json()["picks"]
+    [{'from': 'deck'}, {'from': 'offer', 'card': 'Ac'}]
+    """
 
     seat: int
     call: bool
@@ -71,6 +84,123 @@ class LegalActions:
 
 
 @dataclass(frozen=True, slots=True)
+class GameEnd:
+    """When a game ends and how its result ranks the seats (``rules.game_end``, and
+    ``scoring.kind``: under transfer scoring the highest total is best, else the lowest).
+
+    >>> end = GameEnd("fixed_rounds", rounds=3, out_above=None, reaching_is_out=False,
+    ...               higher_wins=False)
+    >>> end.over(2, [10, 4, 4], [0, 1, 2]), end.over(3, [10, 4, 4], [0, 1, 2])
+    (False, True)
+    >>> end.winners([10, 4, 4], [0, 1, 2]), end.standings([10, 4, 4], {})
+    ([1, 2], [1, 2, 0])
+    """
+
+    kind: str
+    rounds: int | None
+    out_above: int | None
+    reaching_is_out: bool
+    higher_wins: bool
+
+    @classmethod
+    def read(cls, rules: Mapping[str, Any]) -> GameEnd:
+        """The game end of a resolved profile's ``rules``; ValueError when its kind lacks
+        the number it needs."""
+        end = rules["game_end"]
+        made = cls(
+            kind=str(end["kind"]),
+            rounds=end.get("rounds"),
+            out_above=end.get("out_above"),
+            reaching_is_out=bool(end.get("reaching_is_out", False)),
+            higher_wins=rules["scoring"]["kind"] == "transfer",
+        )
+        if made.kind == "fixed_rounds" and not made.rounds:
+            raise ValueError("game_end.rounds: fixed_rounds needs a number of rounds")
+        if made.kind == "first_past_target" and made.out_above is None:
+            raise ValueError("game_end.out_above: first_past_target needs a target")
+        return made
+
+    def past_target(self, scores: Sequence[int], active: Sequence[int]) -> bool:
+        """Whether a seat in play has passed the target (or reached it, where that counts)."""
+        limit = self.out_above
+        assert limit is not None
+        if self.reaching_is_out:
+            return any(scores[s] >= limit for s in active)
+        return any(scores[s] > limit for s in active)
+
+    def over(self, round_number: int, scores: Sequence[int], active: Sequence[int]) -> bool:
+        """Whether the game ends after hand ``round_number`` (a host_ends table never does)."""
+        if self.kind == "one_hand":
+            return True
+        if self.kind == "first_past_target":
+            return self.past_target(scores, active)
+        if self.kind == "elimination":
+            return len(active) <= 1
+        if self.kind == "fixed_rounds":
+            return self.rounds is not None and round_number >= self.rounds
+        return False
+
+    def winners(self, scores: Sequence[int], active: Sequence[int]) -> list[int]:
+        """The seats that win (docs/protocol.md, "Game result"): always the first seats of
+        the standings. The last seat in after an elimination; after fixed rounds every seat
+        still in with the best total; the same after a game that ends when a total passes
+        its target; none at an open table, whose result is its settlement."""
+        if self.kind == "elimination":
+            return sorted(active)
+        if self.kind in ("fixed_rounds", "first_past_target"):
+            pick = max if self.higher_wins else min
+            best = pick(scores[s] for s in active)
+            return [s for s in sorted(active) if scores[s] == best]
+        return []
+
+    def standings(self, scores: Sequence[int], out_in_round: Mapping[int, int]) -> list[int]:
+        """Seats from best to worst (docs/protocol.md, "Game result").
+
+        Seats still in come first, by score (the best first); then the seats that are out,
+        the later round first, then by score the same way. Equal places go to the lower
+        seat number.
+        """
+        sign = -1 if self.higher_wins else 1
+        return sorted(
+            range(len(scores)), key=lambda s: (-out_in_round.get(s, 1 << 30), sign * scores[s], s)
+        )
+
+    def ranking(
+        self,
+        scores: Sequence[int],
+        active: Sequence[int],
+        out_in_round: Mapping[int, int],
+        last_round: Mapping[str, Any] | None,
+    ) -> tuple[list[int], list[int]]:
+        """The result's winners and standings: a one-hand game's by its hand, else by score."""
+        if self.kind == "one_hand" and last_round is not None:
+            return hand_winners(last_round), hand_standings(last_round)
+        return self.winners(scores, active), self.standings(scores, out_in_round)
+
+
+def hand_winners(last_round: Mapping[str, Any]) -> list[int]:
+    """A one-hand game's winners: the hand's winner, or, when the hand ended with no call
+    (the deck ran out), every seat with the lowest hand value."""
+    if last_round.get("winner") is not None:
+        return [int(last_round["winner"])]
+    values = {s: v for s, v in enumerate(last_round["hand_values"]) if v is not None}
+    lowest = min(values.values())
+    return [s for s, v in sorted(values.items()) if v == lowest]
+
+
+def hand_standings(last_round: Mapping[str, Any]) -> list[int]:
+    """A one-hand game's standings: its winners, then by hand value, the lower seat first
+    on equal values."""
+    first = hand_winners(last_round)
+    values = last_round["hand_values"]
+    rest = sorted(
+        (s for s in range(len(values)) if s not in first),
+        key=lambda s: (values[s] is None, values[s] or 0, s),
+    )
+    return [*first, *rest]
+
+
+@dataclass(frozen=True, slots=True)
 class TableRules:
     """The parameters of a resolved profile's ``rules`` that the table procedure plays."""
 
@@ -87,7 +217,7 @@ class TableRules:
     reshuffle_moment: str
     kept_aside: str
     deck_runs_out: str
-    game_end: str
+    end: GameEnd
     timer_seconds: int
     timer_take_lowest: bool
 
@@ -125,7 +255,7 @@ class TableRules:
             reshuffle_moment=str(r["reshuffle"]["moment"]),
             kept_aside=str(r["reshuffle"]["kept_aside"]),
             deck_runs_out=str(r.get("deck_runs_out", "reshuffle")),
-            game_end=str(r["game_end"]["kind"]),
+            end=GameEnd.read(r),
             timer_seconds=_int(timer["seconds"]) if timer else 0,
             timer_take_lowest=timer is not None
             and timer["on_expiry"] == "throw_highest_single_then_take_lowest",
@@ -136,6 +266,11 @@ class TableRules:
             if seats * made.hand_size + 2 > len(made.deck_for(seats)):
                 raise ValueError(f"hand_size: {seats} hands and a turned-up card need more cards")
         return made
+
+    @property
+    def game_end(self) -> str:
+        """``game_end.kind``."""
+        return self.end.kind
 
     @property
     def pack_cards(self) -> int:

@@ -35,7 +35,11 @@ Optional: ``pickable_positions(offer, kind)`` (the default plays ``pick.from_off
 ``laid(cards, kind)`` (the default plays ``throws.laid``; by_rank orders a run without
 jokers by rank),
 ``legal_throws(seat, hand)`` (the default asks ``refusal`` about every sub-multiset of the
-hand), ``settlement(scores)`` (the default: none; a profile with money needs it).
+hand), ``settlement(scores)`` (the default: none). Where a default would play a parameter
+value otherwise than the reference (``laid`` and ``pickable_positions`` for runs with
+jokers or that wrap, ``settlement`` for money), the table is refused naming the parameter
+unless the binding overrides the hook (:func:`~jhyap_kit.support.default_misplay`).
+The order of the hooks within each request: docs/kit.md.
 """
 
 from __future__ import annotations
@@ -142,27 +146,13 @@ class HookPlay:
     def lowest_pickable(self, cards: Sequence[Card]) -> Card:
         return min(cards, key=self._weight)
 
-    def _past_target(self, table: core.Table) -> bool:
-        limit = self.kit.out_above
-        assert limit is not None
-        if self.kit.reaching_is_out:
-            return any(table.scores[s] >= limit for s in table.active)
-        return any(table.scores[s] > limit for s in table.active)
-
     def game_over(self, table: core.Table) -> bool:
-        kind = self.kit.game_end
-        if kind == "one_hand":
-            return True
-        if kind == "first_past_target":
-            return self._past_target(table)
-        if kind == "elimination":
-            return len(table.active) <= 1
-        if kind == "fixed_rounds":
-            return self.kit.rounds is not None and table.round >= self.kit.rounds
-        return False
+        return self.kit.table.end.over(table.round, table.scores, table.active)
 
     def game_result(self, table: core.Table) -> dict[str, Any]:
-        winners, standings = self._winners_and_standings(table)
+        winners, standings = self.kit.table.end.ranking(
+            table.scores, table.active, table.out_in_round, table.last_round
+        )
         return {
             "winners": winners,
             "standings": standings,
@@ -171,40 +161,46 @@ class HookPlay:
             "settlement": self.engine.settlement(tuple(table.scores)),
         }
 
-    def _winners_and_standings(self, table: core.Table) -> tuple[list[int], list[int]]:
-        """The game result's ``winners`` and ``standings`` (docs/protocol.md, "Game result")."""
-        kind, last = self.kit.game_end, table.last_round
-        if kind == "one_hand" and last is not None:
-            # The hand's winner, or every seat with the lowest hand value when none called.
-            values = last["hand_values"]
-            if last["winner"] is not None:
-                first = [int(last["winner"])]
-            else:
-                lowest = min(v for v in values if v is not None)
-                first = [s for s, v in enumerate(values) if v == lowest]
-            rest = sorted(
-                (s for s in range(len(values)) if s not in first),
-                key=lambda s: (values[s] is None, values[s] or 0, s),
-            )
-            return first, [*first, *rest]
-        sign = 1 if self.kit.penalty_scoring else -1  # penalty: fewer points are better
-        scores, out_in_round = table.scores, table.out_in_round
-        winners: list[int] = []
-        if kind == "elimination":
-            winners = sorted(table.active)
-        elif kind in ("fixed_rounds", "first_past_target"):
-            best = min(sign * scores[s] for s in table.active)
-            winners = [s for s in sorted(table.active) if sign * scores[s] == best]
-        standings = sorted(
-            range(table.seats),
-            key=lambda s: (-out_in_round.get(s, 1 << 30), sign * scores[s], s),
-        )
-        return winners, standings
+
+# The hooks whose defaults play only part of a parameter's values (support.default_misplay).
+_DEFAULTED_HOOKS = ("laid", "pickable_positions", "settlement")
 
 
 class TrackedEngine:
     """A protocol backend that runs the table procedure and asks its hooks about the card
-    play."""
+    play.
+
+    A tiny binding: an engine that throws single cards only, each card worth one point.
+
+    >>> from pathlib import Path
+    >>> import yaml
+    >>> from jhyap_kit import ANY, KIT_RULES, ErrorCode, Pick, Refusal, Source, Throw
+    >>> class Singles(TrackedEngine):
+    ...     RULES = {**KIT_RULES, **dict.fromkeys(
+    ...         ["card_values", "throws", "call", "showdown", "scoring", "money"], ANY)}
+    ...     def begin_hand(self, deal): pass
+    ...     def refusal(self, seat, action):
+    ...         if isinstance(action, Throw) and len(action.cards) > 1:
+    ...             return Refusal(ErrorCode.ILLEGAL_THROW, "singles only")
+    ...         return None
+    ...     def on_throw(self, seat, cards): return ThrowKind.SINGLE
+    ...     def hand_value(self, cards): return len(cards)
+    >>> specs = Path(__file__).resolve().parents[1] / "specs"
+    >>> engine = Singles()
+    >>> engine.start(yaml.safe_load((specs / "dhumbal.yaml").read_text()), {}, seats=2)
+    >>> deck = [f"{rank}{suit}" for rank in "A23456789TJQK" for suit in "cdhs"]
+    >>> engine.deal(deck, None)[1]["hands"]
+    [['Ac', 'Ah', '2c', '2h', '3c'], ['Ad', 'As', '2d', '2s', '3d']]
+    >>> engine.act(0, Throw(("Ac", "2c", "3c")))
+    Traceback (most recent call last):
+    jhyap_core.vocabulary.RuleViolation: singles only
+    >>> engine.act(0, Throw(("Ac",)))
+    [{'type': 'thrown', 'seat': 0, 'cards': ['Ac'], 'kind': 'single'}]
+    >>> engine.act(0, Pick(Source.OFFER, "3h"))
+    [{'type': 'picked', 'seat': 0, 'from': 'offer', 'card': '3h'}]
+    >>> engine.state()["hands"][0], engine.legal()["throws"][:2]
+    (['Ah', '2c', '2h', '3c', '3h'], [['Ad'], ['As']])
+    """
 
     NAME: ClassVar[str] = "kit-engine"
     VERSION: ClassVar[str] = "0.0.0"
@@ -319,6 +315,16 @@ class TrackedEngine:
     def info(cls) -> EngineInfo:
         return EngineInfo(cls.NAME, cls.VERSION, cls.LANGUAGE)
 
+    @classmethod
+    def overridden_hooks(cls) -> frozenset[str]:
+        """The hooks with a default that the binding overrides: where it does not, a
+        parameter value the default would misplay is refused (``support.default_misplay``)."""
+        return frozenset(
+            name
+            for name in _DEFAULTED_HOOKS
+            if getattr(cls, name) is not getattr(TrackedEngine, name)
+        )
+
     @property
     def _kit(self) -> KitRules:
         assert self.kit_rules is not None
@@ -332,7 +338,9 @@ class TrackedEngine:
     # -- the backend: start and options ----------------------------------------------------
 
     def start(self, profile: Mapping[str, Json], options: Mapping[str, Json], seats: int) -> None:
-        opened = open_table(profile, options, seats, self.RULES, self.OPTIONS)
+        opened = open_table(
+            profile, options, seats, self.RULES, self.OPTIONS, self.overridden_hooks()
+        )
         kit = opened.kit_rules
         table = core.Table(opened.profile, kit.table, HookPlay(self, kit), seats)
         self._opened, self.rules, self.kit_rules = opened, opened.rules, kit
@@ -343,7 +351,14 @@ class TrackedEngine:
         assert self._opened is not None
         table = self._t
         opened = change_option(
-            self._opened, table.phase, table.round, name, value, self.RULES, self.OPTIONS
+            self._opened,
+            table.phase,
+            table.round,
+            name,
+            value,
+            self.RULES,
+            self.OPTIONS,
+            self.overridden_hooks(),
         )
         self._opened, self.rules, self.kit_rules = opened, opened.rules, opened.kit_rules
         table.configure(opened.profile, opened.kit_rules.table, HookPlay(self, opened.kit_rules))

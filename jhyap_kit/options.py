@@ -6,7 +6,8 @@ and 9). Options resolve as the reference engine resolves them (``start.options``
 ``max: null``; ``sets`` one path or a list; ``map``; decimals as strings), through its
 rule-free ``jhyap_core.profile``. A rule parameter value the engine does not declare
 is ``unsupported_profile`` when the profile holds it, ``unsupported_option`` naming the
-option when an option value sets it.
+option when an option value sets it; so is a value the kit's default hooks would misplay
+(``support.default_misplay``) where the binding does not override the hook.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from jhyap_core.messages import Refused
 from jhyap_core.profile import OptionChanges, OptionSpec, option_specs, resolve
 from jhyap_core.vocabulary import BETWEEN_HANDS, ErrorCode, JhyapError, Phase
 
-from .support import RuleSupport, unsupported
+from .support import RuleSupport, default_misplay, unsupported
 from .table import KitRules
 
 Json = Any
@@ -45,8 +46,10 @@ def open_table(
     seats: int,
     support: RuleSupport,
     offered: Collection[str] | None,
+    overridden: Collection[str] = (),
 ) -> Opened:
-    """The checks of ``start``, in order: the profile, every option name, the values, seats."""
+    """The checks of ``start``, in order: the profile, every option name, the values, seats.
+    ``overridden``: the default hooks the binding overrides."""
     rules: Any = profile.get("rules")  # a mapping once KitRules has read it
     KitRules.read(rules)
     specs = _specs(profile)
@@ -57,7 +60,7 @@ def open_table(
     for name in options:
         _check_name(name, specs, offered)
     resolved = _resolve(profile, options)
-    _refuse_unsupported(resolved["rules"], specs, support)
+    _refuse_unsupported(resolved["rules"], specs, support, overridden)
     kit = KitRules.read(resolved["rules"])
     if isinstance(seats, bool) or not kit.seats_min <= seats <= kit.seats_max:
         raise Refused(
@@ -75,6 +78,7 @@ def change_option(
     value: Json,
     support: RuleSupport,
     offered: Collection[str] | None,
+    overridden: Collection[str] = (),
 ) -> Opened:
     """The checks of ``set_option``, in order: the name, the phase, the lock, the value."""
     specs = _specs(opened.document)
@@ -91,7 +95,7 @@ def change_option(
     values = dict(opened.profile["option_values"])
     values[name] = value
     resolved = _resolve(opened.document, values)
-    _refuse_unsupported(resolved["rules"], specs, support, changing=name)
+    _refuse_unsupported(resolved["rules"], specs, support, overridden, changing=name)
     return Opened(opened.document, resolved, KitRules.read(resolved["rules"]))
 
 
@@ -108,16 +112,27 @@ def _refuse_unsupported(
     rules: Mapping[str, Json],
     specs: Mapping[str, OptionSpec],
     support: RuleSupport,
+    overridden: Collection[str],
     changing: str | None = None,
 ) -> None:
     """unsupported_option, naming the option, for a parameter value an option set that the
-    engine does not play (docs/readings.md: an engine may offer fewer values). Where two
+    engine does not play (docs/readings.md: an engine may offer fewer values), or that the
+    kit's default hooks would misplay; unsupported_profile when no option set it. Where two
     options set the parameter, the one being changed (``changing``) is named."""
     message = unsupported(rules, support)
-    if message is None:
-        return
-    path = message.split(":", 1)[0].removeprefix("rules.")
-    setters = [n for n, spec in specs.items() for t in spec.targets if path in (t, *_parents(t))]
+    if message is not None:
+        paths: tuple[str, ...] = (message.split(":", 1)[0].removeprefix("rules."),)
+    else:
+        misplay = default_misplay(rules, overridden)
+        if misplay is None:
+            return
+        message, paths = misplay.message, misplay.parameters
+    setters = [
+        n
+        for n, spec in specs.items()
+        for t in spec.targets
+        if any(path in (t, *_parents(t)) or _under(t, path) for path in paths)
+    ]
     owner = changing if changing in setters else next(iter(setters), None)
     if owner is None:
         raise Refused(ErrorCode.UNSUPPORTED_PROFILE, message)
@@ -131,6 +146,10 @@ def _specs(profile: Mapping[str, Json]) -> dict[str, OptionSpec]:
         raise Refused(
             ErrorCode.INVALID_PROFILE, f"profile options are malformed: {exc!r}"
         ) from None
+
+
+def _under(path: str, prefix: str) -> bool:
+    return path.startswith(prefix + ".")
 
 
 def _parents(path: str) -> list[str]:

@@ -9,11 +9,17 @@ not list, is answered ``unsupported_profile`` naming the parameter: never silent
 :class:`~jhyap_kit.engine.TrackedEngine` (the deal, turn passing, the offer, reshuffles,
 the starter and dealer, game end): a binding spreads it into its own declaration and may
 narrow any entry to what its engine's loop can follow.
+
+Some values of those parameters the kit plays through a hook's default, and the default
+plays only part of them: :func:`default_misplay` names a parameter whose value the
+defaults would play otherwise than the reference engine, unless the binding overrides
+the hook that decides it (the table is then refused ``unsupported_profile``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any, Final
 
 from jhyap_core.messages import Refused
@@ -101,6 +107,59 @@ def unsupported(
         if held not in allowed:
             shown = ", ".join(repr(v) for v in allowed)
             return f"rules.{owner}: {held!r} is not implemented by this engine (it plays {shown})"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Misplay:
+    """A parameter value a hook's default would play otherwise than the reference."""
+
+    parameters: tuple[str, ...]  # the first is named; the rest make the value a misplay
+    message: str
+
+
+def _runs_beyond_the_defaults(rules: Mapping[str, Any]) -> str | None:
+    """Why the defaults of ``laid`` and ``pickable_positions``, which read a run by the
+    ranks of its cards (an ace above the king where both are in it), cannot read the runs
+    of ``rules``; None when they read every run as the reference does."""
+    deck, run = rules["deck"], rules["throws"]["run"]
+    if deck.get("jokers", 0) and deck.get("jokers_wild", "none") in ("runs", "sets_and_runs"):
+        return f"jokers stand in runs (deck.jokers_wild {deck['jokers_wild']!r})"
+    if run.get("wrap", False):
+        return "runs turn the corner (throws.run.wrap)"
+    longest = run.get("max")
+    if run["ace"] == "low_or_high" and rules["hand_size"] >= 13 and (longest or 13) >= 13:
+        # A to K is a run with the ace low; the default would stand the ace above the king.
+        return "a run may hold all thirteen ranks with the ace at either end (throws.run.ace)"
+    return None
+
+
+def default_misplay(rules: Mapping[str, Any], overridden: Collection[str]) -> Misplay | None:
+    """The first parameter of the resolved ``rules`` that a default hook of
+    :class:`~jhyap_kit.engine.TrackedEngine` would misplay, the binding not overriding it
+    (``overridden``: the names of the hooks it overrides), or None."""
+    why = _runs_beyond_the_defaults(rules)
+    involved = ("deck.jokers_wild", "deck.jokers", "throws.run")
+    if why and rules["throws"].get("laid", "as_placed") == "by_rank" and "laid" not in overridden:
+        return Misplay(
+            ("throws.laid", *involved),
+            "rules.throws.laid: 'by_rank' is played by the kit's default laid() for runs "
+            f"read by the ranks of their cards only, and here {why}: the binding overrides "
+            "laid() to play it",
+        )
+    if why and rules["pick"]["from_offer"] == "run_ends" and "pickable_positions" not in overridden:
+        return Misplay(
+            ("pick.from_offer", *involved),
+            "rules.pick.from_offer: 'run_ends' is played by the kit's default "
+            f"pickable_positions() for runs read by the ranks of their cards only, and here "
+            f"{why}: the binding overrides pickable_positions() to play it",
+        )
+    if rules.get("money") and "settlement" not in overridden:
+        return Misplay(
+            ("money",),
+            "rules.money: the kit's default settlement() settles no money: the binding "
+            "overrides settlement() to play it",
+        )
     return None
 
 

@@ -23,17 +23,13 @@ from jhyap_core.vocabulary import ErrorCode, JhyapError, Phase, ThrowKind
 @dataclass(frozen=True, slots=True)
 class KitRules:
     """The parameters of a resolved profile's ``rules`` that the kit reads: the table
-    procedure's, and those it plays for a binding (pick rule, laying, game end)."""
+    procedure's (game end included), and those it plays for a binding's default hooks
+    (pick rule, laying)."""
 
     table: core.TableRules
     pick_from_offer: str
     run_ace: str
     laid_by_rank: bool
-    game_end: str
-    rounds: int | None
-    out_above: int | None
-    reaching_is_out: bool
-    penalty_scoring: bool
 
     @property
     def seats_min(self) -> int:
@@ -59,23 +55,12 @@ class KitRules:
 
     @classmethod
     def _read(cls, r: Mapping[str, Any], table: core.TableRules) -> KitRules:
-        end = r["game_end"]
-        made = cls(
+        return cls(
             table=table,
             pick_from_offer=str(r["pick"]["from_offer"]),
             run_ace=str(r["throws"]["run"]["ace"]),
             laid_by_rank=r["throws"].get("laid", "as_placed") == "by_rank",
-            game_end=str(end["kind"]),
-            rounds=end.get("rounds"),
-            out_above=end.get("out_above"),
-            reaching_is_out=bool(end.get("reaching_is_out", False)),
-            penalty_scoring=r["scoring"]["kind"] == "penalty",
         )
-        if made.game_end == "fixed_rounds" and not made.rounds:
-            raise ValueError("game_end.rounds: fixed_rounds needs a number of rounds")
-        if made.game_end == "first_past_target" and made.out_above is None:
-            raise ValueError("game_end.out_above: first_past_target needs a target")
-        return made
 
 
 @dataclass(slots=True)

@@ -52,7 +52,7 @@ def table_rules(rules: Rules) -> TableRules:
         reshuffle_moment=rules.reshuffle_moment.value,
         kept_aside=rules.kept_aside.value,
         deck_runs_out=rules.deck_runs_out.value,
-        game_end=rules.game_end.value,
+        end=game_end.ending(rules),
         timer_seconds=rules.timer_seconds,
         timer_take_lowest=rules.timer_expiry is TimerExpiry.THROW_HIGHEST_SINGLE_THEN_TAKE_LOWEST,
     )
@@ -169,7 +169,27 @@ class ReferencePlay:
 
 
 class Game(Table):
-    """One table: seats, scores across hands, and the hand in progress."""
+    """One table: seats, scores across hands, and the hand in progress.
+
+    Open a table from a shipped profile, deal from an explicit order (every card of the
+    table's deck, the first dealt first), act and read the state:
+
+    >>> import yaml
+    >>> from reference_engine import PickOffer, ThrowCards, parse_card, parse_cards
+    >>> from reference_engine.shipped import data_dir
+    >>> profile = yaml.safe_load((data_dir("specs") / "dhumbal.yaml").read_text())
+    >>> game = Game(profile, seats=2)
+    >>> events = game.deal(game.full_deck)  # unshuffled: one card at a time from seat 0
+    >>> events[1]["hands"], events[1]["turned_up"]
+    ([['Ac', 'Ah', '2c', '2h', '3c'], ['Ad', 'As', '2d', '2s', '3d']], '3h')
+    >>> game.act(0, ThrowCards(tuple(parse_cards(["Ac", "2c", "3c"]))))
+    [{'type': 'thrown', 'seat': 0, 'cards': ['Ac', '2c', '3c'], 'kind': 'run'}]
+    >>> game.act(0, PickOffer(parse_card("3h")))
+    [{'type': 'picked', 'seat': 0, 'from': 'offer', 'card': '3h'}]
+    >>> state = game.state()
+    >>> state["to_act"], state["hands"][0], state["offer"], state["hand_values"]
+    (1, ['Ah', '2h', '3h'], ['Ac', '2c', '3c'], [6, 9])
+    """
 
     def __init__(
         self,

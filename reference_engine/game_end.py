@@ -1,4 +1,9 @@
-"""When a game ends, who wins, the standings, and the settlement in money."""
+"""When a game ends, who wins, the standings, and the settlement in money.
+
+The rule is the table procedure's (:class:`jhyap_core.table.GameEnd`, which the kit plays
+too); this module reads it under the typed :class:`Rules`, function by function, so that a
+mutant of one function (tests/mutants) changes the reference engine's play.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,23 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from jhyap_core.table import GameEnd, hand_standings, hand_winners
+
 from .rules import GameEndKind, Rules, ScoringKind, Settlement
+
+__all__ = [
+    "Payment",
+    "eliminated_after",
+    "ending",
+    "game_over_after_round",
+    "game_result",
+    "hand_standings",
+    "hand_winners",
+    "past_target",
+    "settlement",
+    "standings",
+    "winners",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,77 +64,36 @@ def eliminated_after(scores: Sequence[int], active: Sequence[int], rules: Rules)
     return out
 
 
+def ending(rules: Rules) -> GameEnd:
+    """The table procedure's game end (jhyap_core.table.GameEnd) under ``rules``."""
+    return GameEnd(
+        kind=rules.game_end.value,
+        rounds=rules.rounds,
+        out_above=rules.out_above,
+        reaching_is_out=rules.reaching_is_out,
+        higher_wins=rules.scoring is ScoringKind.TRANSFER,
+    )
+
+
 def past_target(scores: Sequence[int], active: Sequence[int], rules: Rules) -> bool:
     """Whether a seat in play has passed the target (or reached it, where that counts)."""
-    limit = rules.out_above
-    assert limit is not None
-    if rules.reaching_is_out:
-        return any(scores[s] >= limit for s in active)
-    return any(scores[s] > limit for s in active)
+    return ending(rules).past_target(scores, active)
 
 
 def game_over_after_round(
     round_number: int, scores: Sequence[int], active: Sequence[int], rules: Rules
 ) -> bool:
-    if rules.game_end is GameEndKind.ONE_HAND:
-        return True
-    if rules.game_end is GameEndKind.FIRST_PAST_TARGET:
-        return past_target(scores, active, rules)
-    if rules.game_end is GameEndKind.ELIMINATION:
-        return len(active) <= 1
-    if rules.game_end is GameEndKind.FIXED_ROUNDS:
-        return rules.rounds is not None and round_number >= rules.rounds
-    return False
+    return ending(rules).over(round_number, scores, active)
 
 
 def winners(scores: Sequence[int], active: Sequence[int], rules: Rules) -> list[int]:
-    """The seats that win (docs/protocol.md, "Game result"): always the first seats of the
-    standings. The last seat in after an elimination; after fixed rounds every seat still in
-    with the best total, the highest under transfer scoring and the lowest under penalty
-    scoring; the same after a game that ends when a total passes its target; none at an
-    open table, whose result is its settlement."""
-    if rules.game_end is GameEndKind.ELIMINATION:
-        return sorted(active)
-    if rules.game_end in (GameEndKind.FIXED_ROUNDS, GameEndKind.FIRST_PAST_TARGET):
-        pick = max if rules.scoring is ScoringKind.TRANSFER else min
-        best = pick(scores[s] for s in active)
-        return [s for s in sorted(active) if scores[s] == best]
-    return []
+    """The seats that win: :meth:`GameEnd.winners <jhyap_core.table.GameEnd.winners>`."""
+    return ending(rules).winners(scores, active)
 
 
 def standings(scores: Sequence[int], out_in_round: Mapping[int, int], rules: Rules) -> list[int]:
-    """Seats from best to worst (docs/protocol.md, "Game result").
-
-    Seats still in come first, by score (higher first under transfer scoring, lower
-    first under penalty scoring); then the seats that are out, the later round first,
-    then by score the same way. Equal places go to the lower seat number.
-    """
-    sign = -1 if rules.scoring is ScoringKind.TRANSFER else 1
-    return sorted(
-        range(len(scores)), key=lambda s: (-out_in_round.get(s, 1 << 30), sign * scores[s], s)
-    )
-
-
-def hand_winners(last_round: Mapping[str, Any]) -> list[int]:
-    """A one-hand game's winners: the hand's winner, or, when the hand ended with no call
-    (the deck ran out), every seat with the lowest hand value."""
-    if last_round.get("winner") is not None:
-        return [int(last_round["winner"])]
-    values = {s: v for s, v in enumerate(last_round["hand_values"]) if v is not None}
-    lowest = min(values.values())
-    return [s for s, v in sorted(values.items()) if v == lowest]
-
-
-def hand_standings(last_round: Mapping[str, Any]) -> list[int]:
-    """A one-hand game's standings: its winners, then by hand value, the lower seat first
-    on equal values."""
-    first = hand_winners(last_round)
-    values = last_round["hand_values"]
-    rest = sorted(
-        (s for s in range(len(values)) if s not in first),
-        key=lambda s: (values[s] is None, values[s] or 0, s),
-    )
-    return [*first, *rest]
+    """Seats from best to worst: :meth:`GameEnd.standings <jhyap_core.table.GameEnd.standings>`."""
+    return ending(rules).standings(scores, out_in_round)
 
 
 def game_result(
@@ -130,6 +110,7 @@ def game_result(
         if rules.dollars_per_point is not None
         else None
     )
+    # GameEnd.ranking, through this module's winners and standings (their mutants' points).
     if rules.game_end is GameEndKind.ONE_HAND and last_round is not None:
         won, ranked = hand_winners(last_round), hand_standings(last_round)
     else:
