@@ -186,12 +186,19 @@ class CaseBuilder:
 
 
 def unplayable_reason(derived: Transcript, why_derived: str) -> str:
-    """Why a derived transcript whose expected moves the ruleset all refuses is not
-    applicable: the first step the ruleset refuses, then why it was derived."""
-    refused = next((s for s in derived.steps if s.expect.error is not None), None)
-    first = f"{describe_step(refused)} at line {refused.line}" if refused else "its setup"
+    """Why a derived transcript that would judge none of its moves is not applicable: the
+    first step the ruleset refuses (or that nothing is left), then why it was derived."""
     because = f" ({why_derived})" if why_derived else ""
-    return f"this ruleset refuses the transcript's moves from the first: {first}{because}"
+    refused = next((s for s in derived.steps if s.expect.error is not None), None)
+    if refused is None:
+        return (
+            "this ruleset refuses none of what the transcript expects refused: nothing is "
+            f"left to judge{because}"
+        )
+    return (
+        "this ruleset refuses the transcript's moves from the first: "
+        f"{describe_step(refused)} at line {refused.line}{because}"
+    )
 
 
 def build_cases(

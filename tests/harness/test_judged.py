@@ -10,6 +10,7 @@ import json
 import shlex
 import sys
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -119,13 +120,24 @@ def seat_one_cases(*ids: str) -> list[Any]:
     return build_cases(chosen, documents, [pid])
 
 
-def test_a_case_whose_every_expected_move_is_refused_judged_nothing() -> None:
+def test_a_derived_case_whose_every_expected_move_is_refused_is_not_applicable() -> None:
     # Under a ruleset whose first round starts at seat 1, the transcript's first move (by
-    # seat 0) is refused; the derived case ends there and judges none of its moves.
+    # seat 0) is refused: the derived case would judge none of its moves.
     (case,) = seat_one_cases("alankar-dhumbal-card-pick-rule")
-    assert case.mode is Mode.DERIVED
+    assert case.mode is Mode.NOT_APPLICABLE
+    assert case.note == (
+        "this ruleset refuses the transcript's moves from the first: seat 0 throws Kc "
+        "(expects not_your_turn) at line 19 (option card_pick_rule = true left out (unknown "
+        "option 'card_pick_rule'; this profile's options: dollars_per_point, call_limit, "
+        "first_round_jhyap, turn_timer))"
+    )
+
+
+def test_a_case_whose_every_expected_move_is_refused_judged_nothing() -> None:
+    # Replayed all the same (as a case built another way could be), it is empty, never passed.
+    (na,) = seat_one_cases("alankar-dhumbal-card-pick-rule")
     written = load_transcript(CORPUS / "alankar-dhumbal-card-pick-rule.yaml", shipped_documents())
-    assert case.moves == expected_moves(written)
+    case = replace(na, mode=Mode.DERIVED, moves=expected_moves(written))
     assert len(expected_moves(written)) == 4
     config = RunConfig(engine="in-process", jobs=1)
     (outcome,) = run_reference_in_process([case], config).outcomes
@@ -155,8 +167,15 @@ def test_a_case_that_compared_nothing_at_all_is_empty() -> None:
     (transcript,) = [
         t for t in load_corpus(None, documents)[0] if t.id == "everestbuzz-table-of-six-refused"
     ]
-    (case,) = build_cases([transcript], documents, ["dhumbal"])
-    assert case.mode is Mode.DERIVED
+    (na,) = build_cases([transcript], documents, ["dhumbal"])
+    assert na.mode is Mode.NOT_APPLICABLE
+    assert na.note == (
+        "this ruleset refuses none of what the transcript expects refused: nothing is left "
+        "to judge (the reference engine "
+        "leaves the transcript at the start: expected start to be refused with invalid_seats, "
+        "the engine accepted it)"
+    )
+    case = replace(na, mode=Mode.DERIVED)
     (outcome,) = run_reference_in_process([case], RunConfig(engine="in-process")).outcomes
     assert outcome.status == EMPTY
     assert outcome.judged == Judged()
@@ -176,7 +195,7 @@ def test_an_engine_refusing_every_move_passes_nothing_that_expects_one(tmp_path:
     results = data["results"]
     assert data["summary"]["judged"]["moves"] == 0
     assert data["summary"]["passed"] > 0  # the transcripts of refusals alone, judged
-    assert data["summary"]["empty"] > 0
+    assert data["summary"]["not_applicable"] > 0  # the derived cases: every move refused
     documents = shipped_documents()
     for result in results:
         assert result["judged"]["moves"] == 0
