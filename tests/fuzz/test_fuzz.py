@@ -26,6 +26,7 @@ from conformance.fuzz.config import FuzzConfig
 from conformance.fuzz.counters import RESHUFFLE_COUNTERS
 from conformance.fuzz.driver import (
     Divergence,
+    DivergenceKind,
     compare_answers,
     compare_raw,
     state_invariants,
@@ -171,7 +172,8 @@ def test_plans_mix_probes_with_legal_play_and_vary_seats_and_options() -> None:
 
 def test_plans_deal_every_card_of_tables_with_jokers_and_two_packs() -> None:
     documents = shipped_documents()  # bga-yaniv: two jokers a pack; a second pack as an option
-    sizes, played = set(), 0
+    sizes: set[int] = set()
+    played = 0
     for game in range(30):
         spec = random_spec(documents, "bga-yaniv", game)
         plan = generate(documents["bga-yaniv"], spec)
@@ -262,7 +264,7 @@ def test_a_raw_line_probe_is_sent_compared_and_written_as_a_raw_step() -> None:
     ]
     largest = raw_request("seq-largest")
     start = request({"cmd": "start"})
-    answers = [
+    answers: list[dict[str, Any]] = [
         {"seq": 1, "ok": True, "events": []},
         {**unknown, "seq": 2},
         {**refused, "seq": None},
@@ -539,7 +541,7 @@ def test_a_bad_known_divergences_file_exits_2(tmp_path: Path) -> None:
 
 
 def test_divergence_signatures_do_not_name_seeds() -> None:
-    found = Divergence(3, "refusal", "dhumbal call: expected a, got b", (), None, None)
+    found = Divergence(3, DivergenceKind.REFUSAL, "dhumbal call: expected a, got b", (), None, None)
     assert "seed" not in found.signature and found.describe().endswith("(refusal)")
 
 
