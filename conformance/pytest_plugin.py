@@ -46,7 +46,11 @@ PLUGIN_NAME = "jhyap-conformance-session"
 ROOT_NAME = "jhyap"
 MARKER = "jhyap"  # every item has it: ``-m jhyap`` selects the corpus alone
 # A case that does not run as written is marked so: ``-m "not jhyap_derived"``.
-MODE_MARKERS = {"derived": "jhyap_derived", "not_applicable": "jhyap_not_applicable"}
+MODE_MARKERS = {
+    "derived": "jhyap_derived",
+    "reseated": "jhyap_derived",  # derived, the transcript's seats moved round first
+    "not_applicable": "jhyap_not_applicable",
+}
 WORKER_OUTPUT_KEY = "jhyap_engine"  # how an xdist worker hands its engine summary back
 JUDGED_PREFIX = "jhyap_judged_"  # the user properties that carry what a case judged
 

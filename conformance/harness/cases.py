@@ -12,7 +12,7 @@ import fnmatch
 import itertools
 import json
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, overload
@@ -23,13 +23,13 @@ from jhyap_core.vocabulary import JhyapError
 from ..spec import filecache, readings, wider
 from ..spec.data import DataNotFound, ProfileNotFound
 from ..spec.profiles import Problem, ProfileFileError
-from ..spec.steps import Transcript
+from ..spec.steps import Step, Transcript
 from ..spec.transcript import corpus_files, documents_context, iter_corpus, load_checked
 from ..spec.transcript_profiles import profiles_for, shipped_documents, with_profile_files
 from ..spec.wording import plural
 from .derive import Mode, classify, trusted
 from .known_failures import InputError, KnownFailure, load_known_failures
-from .outcome import describe_step
+from .outcome import Refusal, describe_step, refusal_of
 from .replay import expected_moves
 
 
@@ -162,15 +162,13 @@ class CaseBuilder:
         found = classify(transcript, pid, document, self._written_for)
         case_resolved, problem = self._resolve(pid, found.options)
         mode, reason = found.mode, found.reason
-        moves = expected_moves(transcript) if mode is Mode.DERIVED else None
-        left = found.transcript.steps
-        if mode is Mode.DERIVED and (
-            not left or (moves and not set(moves) & set(expected_moves(found.transcript)))
-        ):
-            # The ruleset refuses every move the transcript expects accepted (or leaves it at
-            # its start): replayed, the case would judge none of them. It cannot be played
-            # here; it never passes.
-            mode, reason = Mode.NOT_APPLICABLE, unplayable_reason(found.transcript, reason)
+        moves = expected_moves(transcript) if mode.derived else None
+        if mode.derived:
+            unplayable = unplayable_reason(found.transcript, moves or (), reason)
+            if unplayable is not None:
+                # Replayed, the case would judge none of the moves the transcript expects,
+                # for want of a setup the ruleset gives: it cannot be played here.
+                mode, reason = Mode.NOT_APPLICABLE, unplayable
         return Case(
             found.transcript,
             pid,
@@ -181,22 +179,44 @@ class CaseBuilder:
             reason,
             found.base,
             found.changed,
-            moves if mode is Mode.DERIVED else None,
+            moves if mode.derived else None,
         )
 
 
-def unplayable_reason(derived: Transcript, why_derived: str) -> str:
-    """Why a derived transcript that would judge none of its moves is not applicable: the
-    first step the ruleset refuses (or that nothing is left), then why it was derived."""
+def setup_refusal(derived: Transcript, moves: Collection[int]) -> Step | None:
+    """The step at which ``derived`` leaves its transcript before any of the moves the
+    transcript expects accepted (at ``moves``) is accepted, refused for want of a setup
+    (outcome.Refusal.SETUP); None when one of them is accepted, or when a rule refuses it
+    (the refusal is then what the case judges)."""
+    wanted = set(moves)
+    for step in derived.steps:
+        if step.line not in wanted or step.kind != "act":
+            continue
+        if step.expect.error is None:
+            return None  # a move the transcript expects is accepted: it is judged
+        if refusal_of(step.expect.error) is Refusal.RULE:
+            return None
+        return step
+    # It ends before any of them: at the refusal of what sets them up (a deal), if any.
+    last = derived.steps[-1] if derived.steps and wanted else None
+    return last if last is not None and last.expect.error is not None else None
+
+
+def unplayable_reason(derived: Transcript, moves: Collection[int], why_derived: str) -> str | None:
+    """Why a derived transcript cannot be played under its ruleset, or None: nothing is
+    left of it, or it ends at a setup refusal before any of the moves its transcript
+    expects accepted (at ``moves``) is; then the refused step, and why it was derived."""
     because = f" ({why_derived})" if why_derived else ""
-    refused = next((s for s in derived.steps if s.expect.error is not None), None)
-    if refused is None:
+    if not derived.steps:
         return (
             "this ruleset refuses none of what the transcript expects refused: nothing is "
             f"left to judge{because}"
         )
+    refused = setup_refusal(derived, moves)
+    if refused is None:
+        return None
     return (
-        "this ruleset refuses the transcript's moves from the first: "
+        "this ruleset cannot set up the transcript's moves: "
         f"{describe_step(refused)} at line {refused.line}{because}"
     )
 
@@ -433,4 +453,6 @@ __all__ = [
     "load_selection",
     "matches",
     "select_transcripts",
+    "setup_refusal",
+    "unplayable_reason",
 ]

@@ -7,6 +7,8 @@ from dataclasses import dataclass, fields
 from enum import StrEnum
 from typing import Any, Final
 
+from jhyap_core.vocabulary import ErrorCode
+
 from ..spec.steps import Step
 from .compare import show
 
@@ -47,6 +49,38 @@ _RAN: Final = (PASSED, FAILED, EMPTY, ERRORED, CRASHED, TIMED_OUT, SKIPPED, XFAI
 STATUSES: Final = (*_RAN, NOT_APPLICABLE, NOT_CHECKED)
 OK_STATUSES: Final = frozenset({PASSED, SKIPPED, XFAIL, NOT_APPLICABLE, NOT_CHECKED})
 NOT_PASSED: Final = frozenset({FAILED, EMPTY, ERRORED, CRASHED, TIMED_OUT})
+
+
+class Refusal(StrEnum):
+    """What a ruleset's refusal of a move says, where the transcript as written expects the
+    move accepted (a derived case ends there: docs/readings.md)."""
+
+    # The ruleset cannot set the move up: the seat is not the one it gives the turn to,
+    # or the move needs an option, a seat count or a timer it does not have. A case that
+    # ends at one before any move it expects is accepted cannot be played: not applicable.
+    SETUP = "setup"
+    # A rule of the ruleset refuses the move (a throw it does not allow, a call over its
+    # limit, a pick it forbids...): the refusal is what the case judges.
+    RULE = "rule"
+
+
+# The refusals that say the ruleset cannot set the move up; every other code is a rule's.
+SETUP_REFUSALS: Final = frozenset(
+    {
+        ErrorCode.NOT_YOUR_TURN,
+        ErrorCode.INVALID_SEAT,
+        ErrorCode.INVALID_SEATS,
+        ErrorCode.UNKNOWN_OPTION,
+        ErrorCode.INVALID_OPTION_VALUE,
+        ErrorCode.UNSUPPORTED_OPTION,
+        ErrorCode.TIMER_OFF,
+    }
+)
+
+
+def refusal_of(code: str) -> Refusal:
+    """Whether the refusal ``code`` is the setup's or a rule's."""
+    return Refusal.SETUP if code in SETUP_REFUSALS else Refusal.RULE
 
 
 @dataclass(frozen=True)

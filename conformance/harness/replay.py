@@ -50,7 +50,9 @@ from .outcome import (
     CaseStatus,
     Judged,
     Outcome,
+    Refusal,
     describe_step,
+    refusal_of,
     shortened,
 )
 from .response_schemas import schema_problems
@@ -552,11 +554,16 @@ def expected_moves(transcript: Transcript) -> tuple[int, ...]:
 
 def _empty(ctx: _Context, moves: Collection[int]) -> dict[str, Any] | None:
     """The outcome's fields when the transcript expects accepted moves (at ``moves``) and
-    the case judged none: it ended at a refusal, as the ruleset plays it. None otherwise."""
+    the case judged none: it ended at a refusal, as the ruleset plays it. None otherwise,
+    and None when a rule of the ruleset refused one of those moves: that refusal, compared,
+    is what the case judges (outcome.Refusal)."""
     if not moves or ctx.judged.moves:
         return None
     wanted = set(moves)
-    refused = [r for r in ctx.refused if r[1].line in wanted] or ctx.refused
+    refused = [r for r in ctx.refused if r[1].line in wanted]
+    if any(refusal_of(code) is Refusal.RULE for _, _, code in refused):
+        return None
+    refused = refused or ctx.refused
     counted = f"{len(wanted)} accepted move{'s' if len(wanted) != 1 else ''}"
     if not refused:
         return {

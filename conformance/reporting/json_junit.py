@@ -36,7 +36,7 @@ from ..harness.outcome import (
 )
 from ..harness.runner import RunResult
 from ..spec.data import transcripts_dir
-from .modes import DERIVED, WRITTEN, mode_counts
+from .modes import DERIVED, RESEATED, WRITTEN, mode_counts
 from .report import (
     OK_PLAIN,
     STDERR_LINES,
@@ -153,6 +153,9 @@ def json_report(result: RunResult, context: ReportContext) -> dict[str, Any]:
     summary["passed_derived"] = sum(
         1 for o in result.outcomes if o.status == PASSED and o.mode == DERIVED
     )
+    summary["passed_reseated"] = sum(
+        1 for o in result.outcomes if o.status == PASSED and o.mode == RESEATED
+    )
     summary["checks_not_checked"] = unchecked_total(result.outcomes)
     summary["judged"] = total_judged(result.outcomes).as_json()
     summary["wall_time"] = round(result.wall_time, 3)
@@ -242,7 +245,7 @@ def junit_report(result: RunResult, context: ReportContext) -> str:
         )
         # junit-10.xsd gives a testcase no properties: its comparisons are its assertions.
         case.set("assertions", str(o.judged.compared))
-        notes = [f"derived: {o.mode_note}"] if o.mode == DERIVED else []
+        notes = [f"derived: {o.mode_note}"] if o.mode in (DERIVED, RESEATED) else []
         notes.append(o.judged.words())
         notes += [note] if (note := junit_note(o)) and o.status != NOT_CHECKED else []
         if o.status == "passed":
