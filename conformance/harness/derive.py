@@ -14,7 +14,8 @@ reference engine in this process, how it runs:
 * **derived (re-seated)** when the ruleset's first hand starts at another seat than the
   transcript's: every seat of the transcript (the deal's hands and starter, the actions,
   the expected events and states) is first moved round by the difference, so that each
-  move is played by the seat the ruleset gives it, then derived as above. Seats are
+  move is played by the seat the ruleset gives it. The case is the transcript so moved
+  when the reference engine meets its expectations, else derived from it as above. Seats are
   numbered in the order play passes, so a ruleset that only plays the other way round or
   has another seat deal gives the same seats the same turns: no re-seating is needed;
 * **not applicable** only when the ruleset cannot play the setup: a seat count outside its
@@ -620,6 +621,14 @@ def _classify(
     written = _base_rules(written_for[base], transcript.options) if base is not None else None
     shift = first_starter_shift(laid, rules, written[0] if written else None)
     played = reseated(laid, shift) if shift else laid
+    if shift and not dropped:
+        # The transcript's own expectations, seats moved, may hold as they are: then they
+        # are what the case judges, every step of them.
+        again = ReferenceClient()
+        moved = replay(again, again.handshake(), played, profile, resolved, validate_protocol=False)
+        if moved.status == PASSED:
+            why = _reseated_why(rules, shift, laid.seats) + ": the transcript's own expectations"
+            return Classification(Mode.RESEATED, played, options, why, base, tuple(changed), shift)
     try:
         steps, lines, start_error = _derive_steps(played, resolved)
     except NotApplicable as exc:
@@ -629,14 +638,7 @@ def _classify(
     if start_error is not None:
         value["start_error"] = start_error
     derived = rebuild(played, value, lines)
-    whys = []
-    if shift:
-        first = int(rules["deal"]["first_starter"]) % laid.seats
-        whys.append(
-            f"re-seated: the ruleset's first hand starts at seat {first}, the transcript's at "
-            f"seat {(first - shift) % laid.seats}: each seat s of the transcript plays as "
-            f"seat (s + {shift}) mod {laid.seats}"
-        )
+    whys = [_reseated_why(rules, shift, laid.seats)] if shift else []
     if dropped:
         whys += dropped
     elif not shift:
@@ -645,6 +647,15 @@ def _classify(
         whys.append(f"the reference engine leaves the transcript at {where}: {first_difference}")
     mode = Mode.RESEATED if shift else Mode.DERIVED
     return Classification(mode, derived, options, "; ".join(whys), base, tuple(changed), shift)
+
+
+def _reseated_why(rules: Mapping[str, Json], shift: int, seats: int) -> str:
+    first = int(rules["deal"]["first_starter"]) % seats
+    return (
+        f"re-seated: the ruleset's first hand starts at seat {first}, the transcript's at "
+        f"seat {(first - shift) % seats}: each seat s of the transcript plays as seat "
+        f"(s + {shift}) mod {seats}"
+    )
 
 
 def _to_json(found: Classification) -> dict[str, Json]:
