@@ -17,12 +17,13 @@ from typing import Any
 import pytest
 
 from conformance.cli import main
+from conformance.harness.cases import unplayable_reason
 from conformance.harness.derive import Mode
 from conformance.harness.inprocess import ReferenceClient
 from conformance.harness.outcome import EMPTY, FAILED, PASSED, Judged, total_judged
 from conformance.harness.replay import expected_moves, replay
 from conformance.harness.runner import RunConfig, build_cases, exit_status
-from conformance.spec.transcript import load_corpus, load_transcript
+from conformance.spec.transcript import load_corpus, load_transcript, rebuild
 from conformance.spec.transcript_profiles import shipped_documents, with_profile_files
 from jhyap_core.profile import resolve
 from tests.cli_helpers import run_reference_in_process
@@ -37,13 +38,21 @@ NEVER_YOUR_TURN = ROOT / "tests" / "fake_engines" / "never_your_turn.py"
 class NeverYourTurn(ReferenceClient):
     """The reference engine in this process, refusing every move with not_your_turn."""
 
+    CODE = "not_your_turn"
+
     def send(self, message: Mapping[str, Any], *, timeout: float | None = None) -> dict[str, Any]:
         if message.get("cmd") != "act":
             return super().send(message)
         seq = self.next_seq
         self._seq += 1
-        error = {"code": "not_your_turn", "message": "it is never your turn"}
+        error = {"code": self.CODE, "message": "it is never your turn"}
         return {"seq": seq, "ok": False, "error": error}
+
+
+class NeverLegal(NeverYourTurn):
+    """The reference engine in this process, refusing every move with illegal_throw."""
+
+    CODE = "illegal_throw"
 
 
 def replayed(path: Path, client: ReferenceClient | None = None) -> Any:
@@ -120,25 +129,38 @@ def seat_one_cases(*ids: str) -> list[Any]:
     return build_cases(chosen, documents, [pid])
 
 
-def test_a_derived_case_whose_every_expected_move_is_refused_is_not_applicable() -> None:
-    # Under a ruleset whose first round starts at seat 1, the transcript's first move (by
-    # seat 0) is refused: the derived case would judge none of its moves.
+def refused_from_the_first(code: str) -> Any:
+    """alankar-dhumbal-card-pick-rule under the seat-one ruleset, derived as if its seats
+    were not moved round: its first move refused with ``code``, nothing after it."""
     (case,) = seat_one_cases("alankar-dhumbal-card-pick-rule")
-    assert case.mode is Mode.NOT_APPLICABLE
-    assert case.note == (
-        "this ruleset refuses the transcript's moves from the first: seat 0 throws Kc "
-        "(expects not_your_turn) at line 19 (option card_pick_rule = true left out (unknown "
-        "option 'card_pick_rule'; this profile's options: dollars_per_point, call_limit, "
+    written = load_transcript(CORPUS / "alankar-dhumbal-card-pick-rule.yaml", shipped_documents())
+    assert written.steps[0].request is not None
+    deal = {"deal": {"order": written.steps[0].request["deck"]}}  # as a derived deal is
+    steps = [deal, {**written.raw["steps"][1], "expect": {"error": code}}]
+    derived = rebuild(written, {**written.raw, "steps": steps}, [13, 19])
+    moves = expected_moves(written)
+    return replace(case, transcript=derived, mode=Mode.DERIVED, moves=moves), moves
+
+
+def test_a_derived_case_whose_every_expected_move_is_refused_is_not_applicable() -> None:
+    # The transcript's first move (by seat 0) refused not_your_turn: the derived case
+    # would judge none of its moves, for want of a seat the ruleset gives it. (The
+    # ruleset's cases are re-seated, tests/harness/test_reseat.py: this one is made.)
+    case, moves = refused_from_the_first("not_your_turn")
+    assert unplayable_reason(case.transcript, moves, case.note) == (
+        "this ruleset cannot set up the transcript's moves: seat 0 throws Kc "
+        "(expects not_your_turn) at line 19 (re-seated: the ruleset's first hand starts at "
+        "seat 1, the transcript's at seat 0: each seat s of the transcript plays as seat "
+        "(s + 1) mod 2; option card_pick_rule = true left out (unknown option "
+        "'card_pick_rule'; this profile's options: dollars_per_point, call_limit, "
         "first_round_jhyap, turn_timer))"
     )
 
 
 def test_a_case_whose_every_expected_move_is_refused_judged_nothing() -> None:
     # Replayed all the same (as a case built another way could be), it is empty, never passed.
-    (na,) = seat_one_cases("alankar-dhumbal-card-pick-rule")
-    written = load_transcript(CORPUS / "alankar-dhumbal-card-pick-rule.yaml", shipped_documents())
-    case = replace(na, mode=Mode.DERIVED, moves=expected_moves(written))
-    assert len(expected_moves(written)) == 4
+    case, moves = refused_from_the_first("not_your_turn")
+    assert len(moves) == 4
     config = RunConfig(engine="in-process", jobs=1)
     (outcome,) = run_reference_in_process([case], config).outcomes
     assert outcome.status == EMPTY
@@ -150,6 +172,25 @@ def test_a_case_whose_every_expected_move_is_refused_judged_nothing() -> None:
         "judged no accepted move: the transcript expects 4 accepted moves; the case ends at "
         "step 2 (line 19): seat 0 throws Kc, refused with not_your_turn"
     )
+
+
+def test_a_case_whose_first_move_a_rule_refuses_judged_that_rule() -> None:
+    # The same first move refused by a rule, as an engine whose throws forbid a single
+    # king refuses it: the refusal compared is what the case judges, not empty.
+    case, _ = refused_from_the_first("illegal_throw")
+    assert unplayable_reason(case.transcript, case.moves, "") is None
+    documents, _ = with_profile_files(shipped_documents(), [str(SEAT_ONE_STARTS)])
+    client = NeverLegal()
+    outcome = replay(
+        client,
+        client.handshake(),
+        case.transcript,
+        case.profile,
+        resolve(documents[case.profile], {}),
+        moves=case.moves,
+    )
+    assert outcome.status == PASSED
+    assert outcome.judged == Judged(accepted=1, moves=0, refusals=1, states=0)
 
 
 def test_a_transcript_made_of_refusals_still_passes_when_it_judged_them() -> None:
@@ -184,22 +225,43 @@ def test_a_case_that_compared_nothing_at_all_is_empty() -> None:
 
 
 @pytest.mark.e2e
-def test_an_engine_refusing_every_move_passes_nothing_that_expects_one(tmp_path: Path) -> None:
+def test_an_engine_refusing_every_move_passes_nothing_that_expects_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Under the ruleset whose first hand starts at seat 1, the cases are re-seated: each
+    # expects the moves accepted, and fails on the engine's refusal.
     report = tmp_path / "report.json"
     engine = shlex.join([sys.executable, str(NEVER_YOUR_TURN)])
     status = main(
         ["run", "-q", "--engine", engine, "--profile", str(SEAT_ONE_STARTS), "--json", str(report)]
     )
+    out = capsys.readouterr().out
     assert status == 1
     data = json.loads(report.read_text("utf-8"))
-    results = data["results"]
     assert data["summary"]["judged"]["moves"] == 0
+    assert data["summary"]["empty"] == 0  # not one case judged nothing: each failed
     assert data["summary"]["passed"] > 0  # the transcripts of refusals alone, judged
-    assert data["summary"]["not_applicable"] > 0  # the derived cases: every move refused
-    documents = shipped_documents()
-    for result in results:
+    assert data["summary"]["modes"]["reseated"] > 0
+    assert " accepted actions (0 moves), " in out.splitlines()[-1]
+    documents, (pid,) = with_profile_files(shipped_documents(), [str(SEAT_ONE_STARTS)])
+    transcripts, _ = load_corpus(None, documents)
+    cases = {case.transcript.id: case for case in build_cases(transcripts, documents, [pid])}
+    for result in data["results"]:
+        case = cases[result["id"]]
         assert result["judged"]["moves"] == 0
+        if result["outcome"] == "not_applicable":
+            continue
+        # A case that expects a move accepted fails; one passes only when it expects none.
+        if expected_moves(case.transcript):
+            assert result["outcome"] == "failed", result["id"]
         if result["outcome"] == "passed":
-            transcript = load_transcript(CORPUS / Path(result["file"]).name, documents)
-            assert expected_moves(transcript) == (), result["id"]
+            assert expected_moves(case.transcript) == (), result["id"]
             assert result["judged"] != {"accepted": 0, "moves": 0, "refusals": 0, "states": 0}
+    # Of transcripts that expect moves, not one passes.
+    chosen = ["-k", "dashain-complete-game", "-k", "alankar-dhumbal-deal-passes-on"]
+    status = main(["run", "-q", "--engine", engine, "--profile", str(SEAT_ONE_STARTS), *chosen])
+    out = capsys.readouterr().out
+    assert status == 1
+    assert out.splitlines()[-1].startswith("== 2 failed derived (re-seated) (2 cases) in ")
+    judged = " s; judged 2 accepted actions (0 moves), 2 refusals, 2 states =="
+    assert out.splitlines()[-1].endswith(judged)

@@ -181,7 +181,7 @@ def test_every_status_of_the_schema_is_a_status_of_the_harness() -> None:
     outcome = schema["$defs"]["outcome"]
     assert outcome["enum"] == list(STATUSES)
     assert len(outcome["enumDescriptions"]) == len(STATUSES)
-    modes = ["modes", "passed_as_written", "passed_derived"]
+    modes = ["modes", "passed_as_written", "passed_derived", "passed_reseated"]
     required = [*STATUSES, "total", "wall_time", *modes, "checks_not_checked", "judged"]
     assert list(schema["properties"]["summary"]["required"]) == required
     # "selected" is written always but optional: reports of 0.2.0 before it lack it.
