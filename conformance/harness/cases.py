@@ -197,9 +197,12 @@ def setup_refusal(derived: Transcript, moves: Collection[int]) -> Step | None:
         if refusal_of(step.expect.error) is Refusal.RULE:
             return None
         return step
-    # It ends before any of them: at the refusal of what sets them up (a deal), if any.
+    # It ends before any of them: at the refusal of what sets them up (an option change,
+    # a deal), if any, and a setup's (a rule's, as an option locked, is judged).
     last = derived.steps[-1] if derived.steps and wanted else None
-    return last if last is not None and last.expect.error is not None else None
+    if last is None or last.expect.error is None:
+        return None
+    return last if refusal_of(last.expect.error) is Refusal.SETUP else None
 
 
 def unplayable_reason(derived: Transcript, moves: Collection[int], why_derived: str) -> str | None:

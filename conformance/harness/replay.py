@@ -563,6 +563,12 @@ def _empty(ctx: _Context, moves: Collection[int]) -> dict[str, Any] | None:
     refused = [r for r in ctx.refused if r[1].line in wanted]
     if any(refusal_of(code) is Refusal.RULE for _, _, code in refused):
         return None
+    steps = ctx.transcript.steps
+    last = ctx.refused[-1] if ctx.refused else None
+    # A derived case that ends at what sets its moves up (an option change), refused by
+    # a rule (it is locked): that refusal is what it judges.
+    if last is not None and steps and last[1] is steps[-1] and refusal_of(last[2]) is Refusal.RULE:
+        return None
     refused = refused or ctx.refused
     counted = f"{len(wanted)} accepted move{'s' if len(wanted) != 1 else ''}"
     if not refused:
