@@ -161,7 +161,8 @@ class Outcome:
     duration: float = 0.0
     known_failure: str | None = None  # the known-failures entry's reason, for xfail/xpass
     # How the case ran under its ruleset (conformance.harness.derive.Mode): "as_written",
-    # "derived" (the expectations are the reference engine's) or "not_applicable"; why,
+    # "derived" (the expectations are the reference engine's), "reseated" (derived, the
+    # transcript's seats moved round first) or "not_applicable"; why,
     # for the last two; the profile the transcript was written for that it was set
     # against; and, for a failure, the parameters the ruleset changes that the step touches.
     mode: str = "as_written"
