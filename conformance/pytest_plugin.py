@@ -46,8 +46,13 @@ PLUGIN_NAME = "jhyap-conformance-session"
 ROOT_NAME = "jhyap"
 MARKER = "jhyap"  # every item has it: ``-m jhyap`` selects the corpus alone
 # A case that does not run as written is marked so: ``-m "not jhyap_derived"``.
-MODE_MARKERS = {"derived": "jhyap_derived", "not_applicable": "jhyap_not_applicable"}
+MODE_MARKERS = {
+    "derived": "jhyap_derived",
+    "reseated": "jhyap_derived",  # derived, the transcript's seats moved round first
+    "not_applicable": "jhyap_not_applicable",
+}
 WORKER_OUTPUT_KEY = "jhyap_engine"  # how an xdist worker hands its engine summary back
+JUDGED_PREFIX = "jhyap_judged_"  # the user properties that carry what a case judged
 
 
 def is_item_id(arg: str) -> bool:
@@ -227,6 +232,8 @@ class JhyapSession:
         self.previous_handlers: dict[int, Any] = {}  # SIGTERM's and SIGHUP's, put back
         self.engine_description: str | None = None
         self.chosen: list[str] = []  # item ids given as arguments
+        # What the cases judged, added up from their reports (an xdist worker's too).
+        self.judged: dict[str, int] = {}
 
     @classmethod
     def from_config(cls, config: pytest.Config, engine: str) -> JhyapSession:
@@ -346,10 +353,19 @@ class JhyapSession:
                 signal.signal(signum, handler)
         self.previous_handlers = {}
 
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call":
+            return
+        for name, value in report.user_properties:
+            if name.startswith(JUDGED_PREFIX) and isinstance(value, int):
+                key = name[len(JUDGED_PREFIX) :]
+                self.judged[key] = self.judged.get(key, 0) + value
+
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        if not self.warnings and self.engine_description is None:
+        if not self.warnings and self.engine_description is None and not self.judged:
             return
         # lazy: start-up speed
+        from .harness.outcome import Judged
         from .reporting.report import shown_warnings
 
         terminalreporter.section("jhyap")
@@ -357,6 +373,8 @@ class JhyapSession:
             terminalreporter.write_line(f"warning: {warning}")
         if self.engine_description is not None:
             terminalreporter.write_line(f"engine: {self.engine_description}")
+        if self.judged:
+            terminalreporter.write_line(Judged(**self.judged).words())
 
     # -- running -----------------------------------------------------------------------
 
@@ -488,6 +506,10 @@ class JhyapItem(_ExplainedItem):
         # How the case runs under its ruleset, in the JUnit XML pytest writes and to plugins.
         self.user_properties.append(("jhyap_mode", self.case.mode.value))
         outcome = self.jhyap.run(self.case)
+        # What it compared, for the session's summary (an xdist worker's reports carry it).
+        self.user_properties += [
+            (JUDGED_PREFIX + name, n) for name, n in outcome.judged.as_json().items()
+        ]
         if outcome.status == CaseStatus.PASSED:
             return
         if outcome.status == CaseStatus.NOT_APPLICABLE:

@@ -71,7 +71,11 @@ def ruleset_coverage(cases: Sequence[Case], document: Mapping[str, Any]) -> dict
     listing: dict[str, dict[str, list[str]]] = {}
     # (id, mode, clauses) of each case, not the cases: they may be read one at a time.
     cited = sorted(
-        ((c.transcript.id, c.mode.value, c.transcript.clauses) for c in cases),
+        # A re-seated case is derived (docs/readings.md): the seats moved round first.
+        (
+            (c.transcript.id, Mode.DERIVED if c.mode.derived else c.mode, c.transcript.clauses)
+            for c in cases
+        ),
         key=lambda item: item[0],
     )
     for transcript_id, mode, cites in cited:

@@ -31,7 +31,13 @@ from conformance.harness.sandbox import (
 from conformance.reporting.json_junit import ReportContext, json_report, json_text, junit_report
 from conformance.reporting.modes import with_modes
 from conformance.reporting.outputs import FORCE_HELP, RUN_JSON, RUN_JUNIT
-from conformance.reporting.report import Progress, RerunInfo, console_report, print_lines
+from conformance.reporting.report import (
+    Progress,
+    RerunInfo,
+    console_report,
+    print_lines,
+    with_judged,
+)
 from conformance.reporting.style import Style
 from conformance.reporting.terminal import visible
 from conformance.spec import readings
@@ -294,8 +300,11 @@ def run(args: argparse.Namespace) -> int:
         progress.finish()
     result.selected = len(cases)
     result.warnings[:0] = known_failure_warnings(known, selection.corpus_ids, selection.documents)
-    result.claims = with_modes(
-        readings.claims(selection.documents, (o.profile for o in result.outcomes)),
+    result.claims = with_judged(
+        with_modes(
+            readings.claims(selection.documents, (o.profile for o in result.outcomes)),
+            result.outcomes,
+        ),
         result.outcomes,
     )
     context = _context(args, engine)

@@ -12,7 +12,7 @@ import fnmatch
 import itertools
 import json
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, overload
@@ -23,12 +23,14 @@ from jhyap_core.vocabulary import JhyapError
 from ..spec import filecache, readings, wider
 from ..spec.data import DataNotFound, ProfileNotFound
 from ..spec.profiles import Problem, ProfileFileError
-from ..spec.steps import Transcript
+from ..spec.steps import Step, Transcript
 from ..spec.transcript import corpus_files, documents_context, iter_corpus, load_checked
 from ..spec.transcript_profiles import profiles_for, shipped_documents, with_profile_files
 from ..spec.wording import plural
 from .derive import Mode, classify, trusted
 from .known_failures import InputError, KnownFailure, load_known_failures
+from .outcome import Refusal, describe_step, refusal_of
+from .replay import expected_moves
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,9 @@ class Case:
     note: str = ""  # derived or not applicable: why (conformance.harness.derive)
     base: str | None = None  # the profile the transcript was written for, nearest this one
     changed: tuple[str, ...] = ()  # the rule parameters this ruleset changes from ``base``
+    # Derived: the lines of the moves the transcript as written expects accepted (a case
+    # that judges none of them is empty). None: those of ``transcript``.
+    moves: tuple[int, ...] | None = None
 
 
 # -- selection ---------------------------------------------------------------------
@@ -156,17 +161,67 @@ class CaseBuilder:
             return Case(transcript, pid, *self._resolve(pid, transcript.options), owned)
         found = classify(transcript, pid, document, self._written_for)
         case_resolved, problem = self._resolve(pid, found.options)
+        mode, reason = found.mode, found.reason
+        moves = expected_moves(transcript) if mode.derived else None
+        if mode.derived:
+            unplayable = unplayable_reason(found.transcript, moves or (), reason)
+            if unplayable is not None:
+                # Replayed, the case would judge none of the moves the transcript expects,
+                # for want of a setup the ruleset gives: it cannot be played here.
+                mode, reason = Mode.NOT_APPLICABLE, unplayable
         return Case(
             found.transcript,
             pid,
             case_resolved,
             problem,
             owned,
-            found.mode,
-            found.reason,
+            mode,
+            reason,
             found.base,
             found.changed,
+            moves if mode.derived else None,
         )
+
+
+def setup_refusal(derived: Transcript, moves: Collection[int]) -> Step | None:
+    """The step at which ``derived`` leaves its transcript before any of the moves the
+    transcript expects accepted (at ``moves``) is accepted, refused for want of a setup
+    (outcome.Refusal.SETUP); None when one of them is accepted, or when a rule refuses it
+    (the refusal is then what the case judges)."""
+    wanted = set(moves)
+    for step in derived.steps:
+        if step.line not in wanted or step.kind != "act":
+            continue
+        if step.expect.error is None:
+            return None  # a move the transcript expects is accepted: it is judged
+        if refusal_of(step.expect.error) is Refusal.RULE:
+            return None
+        return step
+    # It ends before any of them: at the refusal of what sets them up (an option change,
+    # a deal), if any, and a setup's (a rule's, as an option locked, is judged).
+    last = derived.steps[-1] if derived.steps and wanted else None
+    if last is None or last.expect.error is None:
+        return None
+    return last if refusal_of(last.expect.error) is Refusal.SETUP else None
+
+
+def unplayable_reason(derived: Transcript, moves: Collection[int], why_derived: str) -> str | None:
+    """Why a derived transcript cannot be played under its ruleset, or None: nothing is
+    left of it, or it ends at a setup refusal before any of the moves its transcript
+    expects accepted (at ``moves``) is; then the refused step, and why it was derived."""
+    because = f" ({why_derived})" if why_derived else ""
+    if not derived.steps:
+        return (
+            "this ruleset refuses none of what the transcript expects refused: nothing is "
+            f"left to judge{because}"
+        )
+    refused = setup_refusal(derived, moves)
+    if refused is None:
+        return None
+    return (
+        "this ruleset cannot set up the transcript's moves: "
+        f"{describe_step(refused)} at line {refused.line}{because}"
+    )
 
 
 def build_cases(
@@ -401,4 +456,6 @@ __all__ = [
     "load_selection",
     "matches",
     "select_transcripts",
+    "setup_refusal",
+    "unplayable_reason",
 ]

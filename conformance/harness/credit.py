@@ -12,7 +12,6 @@ crash, a timeout), the request's rules (a deal's), else the order of the transcr
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -119,20 +118,20 @@ def _sizes_differ(difference: str) -> bool:
     return want.count('"') != got.count('"')
 
 
-_LEGAL_THROW = re.compile(r"^throws\[\d+\]: expected (.*), got (.*)$")
+# A legal difference in the throws (replay's _legal_differences): those missing, then those
+# extra, each by its cards, "[9c X X]"; or the same throws in another order.
+_LEGAL_THROWS = re.compile(r"^throws: (?:missing (.*?))?(?:; )?(?:extra (.*))?$")
+_LISTED_THROW = re.compile(r"\[([^\]]*)\]")
 
 
 def _legal_throw_rules(*shown: str) -> tuple[str, ...]:
-    """The throw rules behind a listed throw that differs: that of the first of the two
-    throws (the one expected, else the one the engine listed) that is not a single."""
+    """The throw rules behind the listed throws that differ: of the first throw missing and
+    the first extra, those of the one (the missing, else the extra) that is not a single."""
     found: list[str] = []
     for text in shown:
-        try:
-            cards = json.loads(text)
-        except ValueError:
-            continue
-        if isinstance(cards, list) and all(isinstance(c, str) for c in cards):
-            found += throw_rules(cards)
+        first = _LISTED_THROW.search(text or "")
+        if first:
+            found += throw_rules(first.group(1).split())
     multi = [p for p in found if p not in ("throws.single", "throws")]
     return tuple(dict.fromkeys(multi or found))
 
@@ -241,8 +240,8 @@ def rule_paths(
             continue
         name = re.split(r"[.\[:\s]", difference, maxsplit=1)[0]
         if step_kind == "legal":
-            listed = _LEGAL_THROW.match(difference)
-            if listed:
+            listed = _LEGAL_THROWS.match(difference)
+            if listed and not difference.startswith("throws: the same "):
                 found += _legal_throw_rules(listed.group(1), listed.group(2))
             found += ("throws", "pick", "call")
         elif name in STATE_RULES:

@@ -11,8 +11,17 @@ reference engine in this process, how it runs:
   the reference engine's answer under the ruleset. The replay ends after the first step
   whose action the ruleset refuses where the transcript expected it accepted (that step
   is checked: the refusal, and that it changed nothing);
+* **derived (re-seated)** when the ruleset's first hand starts at another seat than the
+  transcript's: every seat of the transcript (the deal's hands and starter, the actions,
+  the expected events and states) is first moved round by the difference, so that each
+  move is played by the seat the ruleset gives it. The case is the transcript so moved
+  when the reference engine meets its expectations, else derived from it as above. Seats are
+  numbered in the order play passes, so a ruleset that only plays the other way round or
+  has another seat deal gives the same seats the same turns: no re-seating is needed;
 * **not applicable** only when the ruleset cannot play the setup: a seat count outside its
-  range, a deal naming cards its deck does not hold, an option value it cannot take.
+  range, a deal naming cards its deck does not hold, an option value it cannot take, or a
+  derived replay that ends at a setup refusal (:class:`~.outcome.Refusal`) before any of
+  the moves the transcript expects accepted (:mod:`.cases`).
 
 A derived transcript is an ordinary :class:`Transcript` (same file, same step lines), so it
 is replayed and reported like any other. Classifications are cached by the transcript
@@ -30,7 +39,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from jhyap_core.profile import resolve
 from jhyap_core.vocabulary import JhyapError
@@ -55,7 +64,14 @@ class Mode(StrEnum):
 
     WRITTEN = "as_written"
     DERIVED = "derived"
+    RESEATED = "reseated"  # derived, the transcript's seats moved round first
     NOT_APPLICABLE = "not_applicable"
+
+    @property
+    def derived(self) -> bool:
+        """Whether the expectations are the reference engine's answers (derived, re-seated
+        or not)."""
+        return self in (Mode.DERIVED, Mode.RESEATED)
 
 
 @dataclass(frozen=True)
@@ -68,6 +84,7 @@ class Classification:
     reason: str = ""  # derived: where the reference leaves the transcript; n/a: why
     base: str | None = None  # the profile the transcript was written for, nearest the ruleset
     changed: tuple[str, ...] = ()  # "rules.path: old -> new" from ``base`` to the ruleset
+    shift: int = 0  # re-seated: the transcript's seat s is seat (s + shift) % seats
 
 
 # -- what the ruleset changes ---------------------------------------------------------
@@ -201,6 +218,108 @@ def lay_out_deals(transcript: Transcript, rules: Mapping[str, Json]) -> Transcri
     if not changed and deck == transcript.deck:
         return transcript
     return rebuild(transcript, {**transcript.raw, "steps": steps, "deck": deck_header(deck)})
+
+
+# -- moving the seats round ------------------------------------------------------------
+
+# Where a seat is named, in a step, an event, a state or a result (the protocol's schemas,
+# schema/protocol/): one seat, a list of seats in the order given, a list of seats in
+# ascending order, a value per seat (a list by seat, or a mapping of seat numbers).
+_ONE_SEAT: Final = frozenset({"seat", "caller", "winner", "dealer", "starter", "to_act"})
+_SEATS_IN_ORDER: Final = frozenset({"turn_order", "standings", "eliminated", "multi_throwers"})
+_SEATS_ASCENDING: Final = frozenset({"active", "winners"})
+_BY_SEAT: Final = frozenset({"hands", "hand_values", "deltas", "scores"})
+_PAYMENT_SEATS: Final = frozenset({"from", "to"})  # a payment's; a pick's "from" is a word
+
+
+def _moved(seat: Json, shift: int, seats: int) -> Json:
+    if isinstance(seat, int) and not isinstance(seat, bool):
+        return (seat + shift) % seats
+    return seat
+
+
+def _keys_moved(by_seat: Mapping[Any, Json], shift: int, seats: int) -> dict[Any, Json]:
+    """A mapping by seat number (its keys numbers or their digits) with the seats moved."""
+    return {type(seat)((int(seat) + shift) % seats): value for seat, value in by_seat.items()}
+
+
+def moved_round(value: Json, shift: int, seats: int) -> Json:
+    """``value`` (a step, an event, a state or part of one) with each seat ``s`` it names
+    made seat ``(s + shift) % seats``: seat fields, lists of seats, values by seat."""
+    if isinstance(value, list):
+        return [moved_round(item, shift, seats) for item in value]
+    if not isinstance(value, Mapping):
+        return value
+    found: dict[str, Json] = {}
+    for name, item in value.items():
+        if name in _ONE_SEAT or name in _PAYMENT_SEATS:
+            found[name] = _moved(item, shift, seats)
+        elif name in _SEATS_IN_ORDER and isinstance(item, list):
+            found[name] = [_moved(s, shift, seats) for s in item]
+        elif name in _SEATS_ASCENDING and isinstance(item, list):
+            moved = [_moved(s, shift, seats) for s in item]
+            ints = [s for s in moved if isinstance(s, int)]
+            found[name] = sorted(ints) if len(ints) == len(moved) else moved
+        elif name in _BY_SEAT and isinstance(item, list) and len(item) == seats:
+            found[name] = [item[(i - shift) % seats] for i in range(seats)]
+        elif name in _BY_SEAT and isinstance(item, Mapping):
+            found[name] = _keys_moved(item, shift, seats)
+        else:
+            found[name] = moved_round(item, shift, seats)
+    return found
+
+
+def first_starter_shift(
+    transcript: Transcript, rules: Mapping[str, Json], base_rules: Mapping[str, Json] | None
+) -> int:
+    """How many seats on the ruleset's first starter is from the transcript's: the starter
+    of its first deal (named, or in the deal's expected round_started event), else the
+    first starter of the rules it was written for. 0 when it cannot be told, when the
+    transcript changes the seat count on the way, or when it has no move to give a seat."""
+    seats = transcript.seats
+    steps = transcript.steps
+    if seats < 1 or any(s.start_seats is not None for s in steps):
+        return 0
+    if not any(s.kind == "act" for s in steps):
+        return 0
+    written: int | None = None
+    deal = next((s for s in transcript.steps if s.kind == "deal"), None)
+    if deal is not None and deal.starter is not None:
+        written = deal.starter
+    elif deal is not None:
+        started = [
+            e
+            for e in deal.expect.events or ()
+            if isinstance(e, Mapping) and e.get("type") == "round_started"
+        ]
+        if started and isinstance(started[0].get("starter"), int):
+            written = int(started[0]["starter"])
+    if written is None and base_rules is not None:
+        written = int(base_rules["deal"]["first_starter"])
+    if written is None:
+        return 0
+    return (int(rules["deal"]["first_starter"]) - written) % seats
+
+
+def reseated(transcript: Transcript, shift: int) -> Transcript:
+    """The transcript with every seat it names moved ``shift`` seats on (the deals' hands
+    and starters, the actions, the expected events, states and legal answers)."""
+    seats = transcript.seats
+    steps = []
+    for raw in transcript.raw.get("steps") or []:
+        step = dict(raw)
+        for name in ("act", "check", "legal", "expect"):
+            if name in step:
+                step[name] = moved_round(step[name], shift, seats)
+        deal = step.get("deal")
+        if isinstance(deal, Mapping) and "hands" in deal:
+            step["deal"] = {
+                **deal,
+                "starter": _moved(deal["starter"], shift, seats),
+                "hands": _keys_moved(deal["hands"], shift, seats),
+            }
+        steps.append(step)
+    return rebuild(transcript, {**transcript.raw, "steps": steps})
 
 
 # -- deriving the expectations ---------------------------------------------------------
@@ -497,22 +616,46 @@ def _classify(
         return Classification(Mode.WRITTEN, laid, options, "", base, tuple(changed))
     if outcome.status == CaseStatus.SKIPPED:
         return na(outcome.reason)
+    # Moves belong to the seats the ruleset gives the turns to: a first hand that starts
+    # elsewhere moves every seat of the transcript round before anything is derived.
+    written = _base_rules(written_for[base], transcript.options) if base is not None else None
+    shift = first_starter_shift(laid, rules, written[0] if written else None)
+    played = reseated(laid, shift) if shift else laid
+    if shift and not dropped:
+        # The transcript's own expectations, seats moved, may hold as they are: then they
+        # are what the case judges, every step of them.
+        again = ReferenceClient()
+        moved = replay(again, again.handshake(), played, profile, resolved, validate_protocol=False)
+        if moved.status == CaseStatus.PASSED:
+            why = _reseated_why(rules, shift, laid.seats) + ": the transcript's own expectations"
+            return Classification(Mode.RESEATED, played, options, why, base, tuple(changed), shift)
     try:
-        steps, lines, start_error = _derive_steps(laid, resolved)
+        steps, lines, start_error = _derive_steps(played, resolved)
     except NotApplicable as exc:
         return na(str(exc))
-    value = {**laid.raw, "steps": steps}
+    value = {**played.raw, "steps": steps}
     value.pop("start_error", None)
     if start_error is not None:
         value["start_error"] = start_error
-    derived = rebuild(laid, value, lines)
+    derived = rebuild(played, value, lines)
+    whys = [_reseated_why(rules, shift, laid.seats)] if shift else []
     if dropped:
-        why = "; ".join(dropped)
-    else:
+        whys += dropped
+    elif not shift:
         where = f"step {outcome.step} (line {outcome.line})" if outcome.step else "the start"
-        first = outcome.differences[0] if outcome.differences else outcome.reason
-        why = f"the reference engine leaves the transcript at {where}: {first}"
-    return Classification(Mode.DERIVED, derived, options, why, base, tuple(changed))
+        first_difference = outcome.differences[0] if outcome.differences else outcome.reason
+        whys.append(f"the reference engine leaves the transcript at {where}: {first_difference}")
+    mode = Mode.RESEATED if shift else Mode.DERIVED
+    return Classification(mode, derived, options, "; ".join(whys), base, tuple(changed), shift)
+
+
+def _reseated_why(rules: Mapping[str, Json], shift: int, seats: int) -> str:
+    first = int(rules["deal"]["first_starter"]) % seats
+    return (
+        f"re-seated: the ruleset's first hand starts at seat {first}, the transcript's at "
+        f"seat {(first - shift) % seats}: each seat s of the transcript plays as seat "
+        f"(s + {shift}) mod {seats}"
+    )
 
 
 def _to_json(found: Classification) -> dict[str, Json]:
@@ -525,6 +668,7 @@ def _to_json(found: Classification) -> dict[str, Json]:
         "reason": found.reason,
         "base": found.base,
         "changed": list(found.changed),
+        "shift": found.shift,
     }
 
 
@@ -536,6 +680,7 @@ def _from_json(transcript: Transcript, hit: Mapping[str, Json]) -> Classificatio
         str(hit["reason"]),
         hit["base"],
         tuple(hit["changed"]),
+        int(hit["shift"]),
     )
 
 
@@ -553,8 +698,11 @@ __all__ = [
     "Mode",
     "NotApplicable",
     "classify",
+    "first_starter_shift",
     "laid_out",
     "lay_out_deals",
+    "moved_round",
+    "reseated",
     "rule_changes",
     "touched",
     "trusted",

@@ -8,7 +8,9 @@ failures (crash, timeout, protocol violation) become outcomes too, never excepti
 from __future__ import annotations
 
 import contextlib
+import json
 import time
+from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, Protocol
@@ -37,7 +39,15 @@ from .compare import (
     strip_vendor,
 )
 from .credit import clause_parameters, focused, rule_paths, step_family
-from .outcome import CaseStatus, Outcome, describe_step, shortened
+from .outcome import (
+    CaseStatus,
+    Judged,
+    Outcome,
+    Refusal,
+    describe_step,
+    refusal_of,
+    shortened,
+)
 from .response_schemas import schema_problems
 
 REFUSAL_CLAUSE: Final = "protocol.messages.refusal-changes-nothing"
@@ -102,8 +112,15 @@ class _Context:
     fields: frozenset[str] | None = None  # the state fields the engine reports (None: all)
     started: bool = False  # a start was accepted: there is a table to ask the state of
     step: Step | None = None
+    number: int = 0  # the step's number, from 1 (0: before the first step)
     request: dict[str, Any] | None = None
     sent: list[str] = field(default_factory=list)
+    judged: Judged = field(default_factory=Judged)  # what was compared so far
+    # The steps refused as expected: (number, step, error code), in order.
+    refused: list[tuple[int, Step, str]] = field(default_factory=list)
+
+    def compared(self, **counts: int) -> None:
+        self.judged += Judged(**counts)
 
 
 def _check_schema(ctx: _Context, cmd: str | None, response: Mapping[str, Any]) -> None:
@@ -161,7 +178,7 @@ def _send_raw(ctx: _Context, step: Step) -> dict[str, Any]:
     return response
 
 
-def _expect_start_refused(response: Mapping[str, Any], code: str) -> None:
+def _expect_start_refused(ctx: _Context, response: Mapping[str, Any], code: str) -> None:
     """A transcript about a table the rules refuse: start must fail with ``code``."""
     if response["ok"]:
         raise _StepFailure(
@@ -171,6 +188,7 @@ def _expect_start_refused(response: Mapping[str, Any], code: str) -> None:
             actual="accepted",
         )
     got = response["error"]["code"]
+    ctx.compared(refusals=1)
     if got in SKIP_CODES and got != code:
         raise _StepFailure(
             CaseStatus.SKIPPED, f"the engine answered {got}: {response['error']['message']}"
@@ -220,6 +238,8 @@ def _run_check(ctx: _Context, step: Step) -> None:
     if not response["ok"]:
         raise _refusal(response, "state")
     check, state = reported.narrowed(step.check or {}, ctx.fields), response.get("state")
+    if check:
+        ctx.compared(states=1)
     differences = compare_check(check, state)
     if differences:
         actual = checked_fields(check, state)
@@ -237,6 +257,7 @@ def _run_legal(ctx: _Context, step: Step) -> None:
     if not response["ok"]:
         raise _refusal(response, "legal")
     got = response.get("legal")
+    ctx.compared(states=1)
     if strip_vendor(got) != step.legal:
         raise _StepFailure(
             CaseStatus.FAILED,
@@ -248,6 +269,8 @@ def _run_legal(ctx: _Context, step: Step) -> None:
 
 
 def _legal_differences(expected: Any, got: Any) -> list[str]:
+    """What differs in a legal answer, by what is missing and what is extra: the throws (each
+    by its cards) and the picks; never a position in a list."""
     if not isinstance(expected, dict) or not isinstance(got, dict):
         return [f"legal: expected {show(expected)}, got {show(got)}"]
     found = []
@@ -256,14 +279,54 @@ def _legal_differences(expected: Any, got: Any) -> list[str]:
         if want == have:
             continue
         if isinstance(want, list) and isinstance(have, list):
-            at = next((i for i, (a, b) in enumerate(zip(want, have, strict=False)) if a != b), None)
-            if at is None:
-                found.append(f"{key}: expected {len(want)} items, got {len(have)}")
-            else:
-                found.append(f"{key}[{at}]: expected {show(want[at])}, got {show(have[at])}")
+            found.append(f"{key}: {_list_difference(want, have)}")
         else:
             found.append(f"{key}: expected {show(want)}, got {show(have)}")
     return found
+
+
+def _list_difference(want: Sequence[Any], have: Sequence[Any]) -> str:
+    """``missing [9c 9s], [Kd]; extra [Qh]``, or the same items in another order."""
+    wanted, had = Counter(map(_item_key, want)), Counter(map(_item_key, have))
+    missing = list(_each(want, wanted - had))
+    extra = list(_each(have, had - wanted))
+    parts = []
+    if missing:
+        parts.append("missing " + ", ".join(map(_item_words, missing)))
+    if extra:
+        parts.append("extra " + ", ".join(map(_item_words, extra)))
+    if parts:
+        return "; ".join(parts)
+    return (
+        f"the same {len(want)} in another order: expected {', '.join(map(_item_words, want))}; "
+        f"got {', '.join(map(_item_words, have))}"
+    )
+
+
+def _item_key(item: Any) -> str:
+    return json.dumps(item, sort_keys=True)
+
+
+def _each(items: Sequence[Any], left: Counter[str]) -> Iterator[Any]:
+    """The items of ``items`` that ``left`` counts, as many times as it counts them, in order."""
+    left = Counter(left)
+    for item in items:
+        key = _item_key(item)
+        if left[key] > 0:
+            left[key] -= 1
+            yield item
+
+
+def _item_words(item: Any) -> str:
+    """A throw as its cards (``[9c 9s]``), a pick as what it takes (``the deck``, ``5h from
+    the offer``)."""
+    if isinstance(item, list) and all(isinstance(card, str) for card in item):
+        return "[" + " ".join(item) + "]"
+    if isinstance(item, Mapping) and item.get("from") == "deck" and len(item) == 1:
+        return "the deck"
+    if isinstance(item, Mapping) and item.get("from") == "offer" and set(item) == {"from", "card"}:
+        return f"{item['card']} from the offer"
+    return show(item)
 
 
 def _run_start(ctx: _Context, step: Step) -> None:
@@ -298,6 +361,8 @@ def _run_action(
                 differences=(f"error: expected {show(expect.error)}, got accepted",),
             )
         code = response["error"]["code"]
+        ctx.compared(refusals=1)
+        ctx.refused.append((ctx.number, step, code))
         if code != expect.error:
             if code == ErrorCode.INTERNAL_ERROR or code in SKIP_CODES:
                 raise _refusal(response, describe_step(step))
@@ -325,6 +390,7 @@ def _run_action(
     response = send()
     if not response["ok"]:
         raise _refusal(response, describe_step(step))
+    ctx.compared(accepted=1, moves=int(step.kind == "act"))
     if step.kind in ("raw", "start") and expect.events is None:
         return  # accepted is all that is asked
     events = response.get("events")
@@ -486,6 +552,51 @@ def credited_clauses(clauses: Sequence[str], owned: Collection[str] | None) -> t
     return tuple(c for c in clauses if owned is None or c in owned or is_protocol_clause(c))
 
 
+def expected_moves(transcript: Transcript) -> tuple[int, ...]:
+    """The lines of the transcript's ``act`` steps that expect the move accepted."""
+    return tuple(s.line for s in transcript.steps if s.kind == "act" and s.expect.error is None)
+
+
+def _empty(ctx: _Context, moves: Collection[int]) -> dict[str, Any] | None:
+    """The outcome's fields when the transcript expects accepted moves (at ``moves``) and
+    the case judged none: it ended at a refusal, as the ruleset plays it. None otherwise,
+    and None when a rule of the ruleset refused one of those moves: that refusal, compared,
+    is what the case judges (outcome.Refusal)."""
+    if not moves or ctx.judged.moves:
+        return None
+    wanted = set(moves)
+    refused = [r for r in ctx.refused if r[1].line in wanted]
+    if any(refusal_of(code) is Refusal.RULE for _, _, code in refused):
+        return None
+    steps = ctx.transcript.steps
+    last = ctx.refused[-1] if ctx.refused else None
+    # A derived case that ends at what sets its moves up (an option change), refused by
+    # a rule (it is locked): that refusal is what it judges.
+    if last is not None and steps and last[1] is steps[-1] and refusal_of(last[2]) is Refusal.RULE:
+        return None
+    refused = refused or ctx.refused
+    counted = f"{len(wanted)} accepted move{'s' if len(wanted) != 1 else ''}"
+    if not refused:
+        return {
+            "status": CaseStatus.EMPTY,
+            "reason": f"judged no accepted move: the transcript expects {counted}, none was sent",
+        }
+    number, step, code = refused[0]
+    doing = describe_step(step).removesuffix(f" (expects {step.expect.error})")
+    return {
+        "status": CaseStatus.EMPTY,
+        "reason": (
+            f"judged no accepted move: the transcript expects {counted}; the case ends at "
+            f"step {number} (line {step.line}): {doing}, refused with {code}"
+        ),
+        "step": number,
+        "line": step.line,
+        "step_description": describe_step(step),
+        "request": dict(step.request) if step.request is not None else None,
+        "actual": {"error": code},
+    }
+
+
 def check_requirements(transcript: Transcript, info: EngineInfo) -> str | None:
     """Why the engine cannot run the transcript (a feature it does not list), or None."""
     for feature in transcript.requires:
@@ -507,12 +618,16 @@ def replay(
     owned: Collection[str] | None = None,
     clock: Callable[[], float] = time.monotonic,
     window: int = DEFAULT_WINDOW,
+    moves: Collection[int] | None = None,
 ) -> Outcome:
     """Replay ``transcript`` under the resolved profile ``resolved`` (id ``profile``).
 
     ``owned`` are the clause ids of that profile: the outcome is credited only to those
     and to protocol clauses (None: to every clause listed). Up to ``window`` requests are
     in flight at once (conformance.harness.ahead); 1 waits for each answer.
+    ``moves``: the lines of the moves the transcript as written expects accepted, when
+    ``transcript`` was derived from it (None: ``transcript``'s own, :func:`expected_moves`).
+    A case that judged none of them, or nothing at all, is ``empty``, never passed.
     """
     began = clock()
 
@@ -543,12 +658,12 @@ def replay(
         if not transcript.fresh_engine:
             response = _send(ctx, start_message(transcript, resolved))
             if transcript.start_error is not None:
-                _expect_start_refused(response, transcript.start_error)
+                _expect_start_refused(ctx, response, transcript.start_error)
             elif not response["ok"]:
                 raise _refusal(response, "start")
             ctx.started = True
         for number, step in enumerate(transcript.steps, start=1):
-            index = number
+            index = ctx.number = number
             ctx.step = step
             # Until the step's own request goes out, a failure shows what it was to send.
             ctx.request = dict(step.request) if step.request is not None else None
@@ -568,12 +683,19 @@ def replay(
     except EngineError as exc:
         status, reason = CaseStatus.ERRORED, str(exc)
     else:
+        judged = ctx.judged
+        empty = _empty(ctx, expected_moves(transcript) if moves is None else moves)
+        if empty is not None:
+            return replace(base, **empty, judged=judged, duration=clock() - began)
         status = (
             CaseStatus.PASSED
             if reported.anything_checked(transcript, fields)
             else CaseStatus.NOT_CHECKED
         )
-        return replace(base, status=status, duration=clock() - began)
+        if status is CaseStatus.PASSED and judged.nothing:
+            reason = "judged nothing: no accepted action, refusal or state was compared"
+            status, base = CaseStatus.EMPTY, replace(base, reason=reason)
+        return replace(base, status=status, judged=judged, duration=clock() - began)
     # The requests written after the failing step are answered before anything else.
     with contextlib.suppress(EngineError):  # an engine that fails them is restarted
         client.settle()
@@ -599,6 +721,7 @@ def replay(
         base,
         status=status,
         reason=reason,
+        judged=ctx.judged,
         clauses=credit(credited),
         focus=focus,
         step=0,
@@ -622,6 +745,7 @@ def replay(
 __all__ = [
     "check_requirements",
     "credited_clauses",
+    "expected_moves",
     "replay",
     "start_message",
 ]

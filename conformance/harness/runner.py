@@ -137,7 +137,7 @@ class EngineWorker:
         if case.mode is not Mode.WRITTEN or case.note:
             step = t.steps[outcome.step - 1] if outcome.step else None
             reason = outcome.reason
-            if case.mode is Mode.DERIVED:
+            if case.mode.derived:
                 # The expectation was the reference engine's, not the transcript's.
                 reason = reason.replace("from the transcript", "from the reference engine's")
             outcome = replace(
@@ -165,6 +165,7 @@ class EngineWorker:
             validate_protocol=self.config.validate_protocol,
             owned=case.owned,
             window=window,
+            moves=case.moves,
         )
         if client.broken is not None or not client.alive:
             self.close()

@@ -18,7 +18,7 @@ from typing import Any, Final
 from .. import __version__
 from ..harness.client import PROTOCOL_VERSION
 from ..harness.derive import Mode
-from ..harness.outcome import STATUSES, CaseStatus, Outcome
+from ..harness.outcome import STATUSES, CaseStatus, Judged, Outcome, total_judged
 from ..harness.runner import RunResult
 from ..spec.data import transcripts_dir
 from .modes import mode_counts
@@ -118,6 +118,7 @@ def result_json(outcome: Outcome, context: ReportContext) -> dict[str, Any]:
         "base": o.base,
         "changed": list(o.changed),
         "not_checked": list(o.not_checked),
+        "judged": o.judged.as_json(),
         "failure": None if o.status in OK_PLAIN else failure_json(o, context),
     }
 
@@ -137,7 +138,11 @@ def json_report(result: RunResult, context: ReportContext) -> dict[str, Any]:
     summary["passed_derived"] = sum(
         1 for o in result.outcomes if o.status == CaseStatus.PASSED and o.mode == Mode.DERIVED
     )
+    summary["passed_reseated"] = sum(
+        1 for o in result.outcomes if o.status == CaseStatus.PASSED and o.mode == Mode.RESEATED
+    )
     summary["checks_not_checked"] = unchecked_total(result.outcomes)
+    summary["judged"] = total_judged(result.outcomes).as_json()
     summary["wall_time"] = round(result.wall_time, 3)
     return {
         "format": REPORT_FORMAT,
@@ -183,7 +188,7 @@ def junit_report(result: RunResult, context: ReportContext) -> str:
     """JUnit XML (valid against Jenkins' junit-10.xsd): one testcase per case, classname
     ``jhyap.<profile>``, name the id, ``file`` and ``line`` as in the JSON report."""
     counts = Counter(o.status for o in result.outcomes)
-    failures = counts[CaseStatus.FAILED] + counts[CaseStatus.XPASS]
+    failures = counts[CaseStatus.FAILED] + counts[CaseStatus.EMPTY] + counts[CaseStatus.XPASS]
     errors = counts[CaseStatus.ERRORED] + counts[CaseStatus.CRASHED] + counts[CaseStatus.TIMED_OUT]
     skipped = (
         counts[CaseStatus.SKIPPED]
@@ -200,15 +205,22 @@ def junit_report(result: RunResult, context: ReportContext) -> str:
     }
     suites = ET.Element("testsuites", totals)
     created = context.created.astimezone(datetime.UTC).isoformat(timespec="seconds")
+    judged = total_judged(result.outcomes)
     suite = ET.SubElement(
-        suites, "testsuite", {**totals, "skipped": str(skipped), "timestamp": created}
+        suites,
+        "testsuite",
+        {
+            **totals,
+            "skipped": str(skipped),
+            "assertions": str(judged.compared),
+            "timestamp": created,
+        },
     )
     rerun = context.rerun
-    claimed = declared_claims(result)
-    if claimed:
-        properties = ET.SubElement(suite, "properties")
-        for claim in claimed:
-            ET.SubElement(properties, "property", {"name": "claim", "value": claim["text"]})
+    properties = ET.SubElement(suite, "properties")
+    for claim in declared_claims(result):
+        ET.SubElement(properties, "property", {"name": "claim", "value": claim["text"]})
+    _judged_properties(properties, judged)
     for o in result.outcomes:
         case = ET.SubElement(
             suite,
@@ -221,7 +233,10 @@ def junit_report(result: RunResult, context: ReportContext) -> str:
                 "time": f"{o.duration:.4f}",
             },
         )
-        notes = [f"derived: {o.mode_note}"] if o.mode == Mode.DERIVED else []
+        # junit-10.xsd gives a testcase no properties: its comparisons are its assertions.
+        case.set("assertions", str(o.judged.compared))
+        notes = [f"derived: {o.mode_note}"] if o.mode in (Mode.DERIVED, Mode.RESEATED) else []
+        notes.append(o.judged.words())
         notes += [note] if (note := junit_note(o)) and o.status != CaseStatus.NOT_CHECKED else []
         if o.status == "passed":
             if notes:
@@ -241,10 +256,20 @@ def junit_report(result: RunResult, context: ReportContext) -> str:
             }[o.status]
             ET.SubElement(case, "skipped", {"message": _xml_text(message)})
             continue
-        tag = "failure" if o.status in (CaseStatus.FAILED, CaseStatus.XPASS) else "error"
+        tag = (
+            "failure"
+            if o.status in (CaseStatus.FAILED, CaseStatus.EMPTY, CaseStatus.XPASS)
+            else "error"
+        )
         child = ET.SubElement(case, tag, {"message": _xml_text(headline(o)), "type": o.status})
         child.text = _xml_text("\n".join(failure_block(o, rerun)))
         if notes:
             ET.SubElement(case, "system-out").text = _xml_text("\n".join(notes))
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, "unicode") + "\n"
+
+
+def _judged_properties(properties: ET.Element, judged: Judged) -> None:
+    """``judged.accepted``, ``judged.moves``, ... as JUnit properties."""
+    for name, count in judged.as_json().items():
+        ET.SubElement(properties, "property", {"name": f"judged.{name}", "value": str(count)})

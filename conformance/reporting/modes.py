@@ -1,8 +1,10 @@
 """How each case ran under its ruleset, in reports (conformance.harness.derive).
 
 A case runs as written (the transcript's own expectations), derived (the reference
-engine's answers under the declared ruleset) or not at all (not applicable). Reports
-count the first two apart, so that a pass says what it claims.
+engine's answers under the declared ruleset), derived re-seated (the same, the
+transcript's seats first moved round to where the ruleset's first hand starts) or not at
+all (not applicable). Reports count the first three apart, so that a pass says what it
+claims.
 """
 
 from __future__ import annotations
@@ -15,8 +17,14 @@ from ..harness.derive import Mode
 from ..harness.outcome import CaseStatus, Outcome
 from ..spec.wording import plural
 
+# The modes a case runs in, in the order reports give them.
+RAN_MODES: Final = (Mode.WRITTEN, Mode.DERIVED, Mode.RESEATED)
 # The words a count line puts after a status, by mode.
-MODE_WORDS: Final = {Mode.WRITTEN: "as written", Mode.DERIVED: "derived"}
+MODE_WORDS: Final = {
+    Mode.WRITTEN: "as written",
+    Mode.DERIVED: "derived",
+    Mode.RESEATED: "derived (re-seated)",
+}
 
 
 def any_derived(outcomes: Iterable[Outcome]) -> bool:
@@ -26,22 +34,25 @@ def any_derived(outcomes: Iterable[Outcome]) -> bool:
 
 def mode_counts(outcomes: Iterable[Outcome]) -> dict[str, int]:
     counts = Counter(o.mode for o in outcomes)
-    return {mode: counts[mode] for mode in (Mode.WRITTEN, Mode.DERIVED, CaseStatus.NOT_APPLICABLE)}
+    return {mode: counts[mode] for mode in (*RAN_MODES, CaseStatus.NOT_APPLICABLE)}
 
 
 def split_counts(outcomes: Sequence[Outcome], status: CaseStatus) -> list[tuple[str, int]]:
-    """``[("passed as written", 118), ("passed derived", 21)]`` for a status that ran."""
+    """``[("passed as written", 118), ("passed derived", 21), ("passed derived
+    (re-seated)", 9)]`` for a status that ran."""
     counts = Counter(o.mode for o in outcomes if o.status == status)
-    return [
-        (f"{status} {MODE_WORDS[m]}", counts[m]) for m in (Mode.WRITTEN, Mode.DERIVED) if counts[m]
-    ]
+    return [(f"{status} {MODE_WORDS[m]}", counts[m]) for m in RAN_MODES if counts[m]]
 
 
 def claim_suffix(profile: str, outcomes: Iterable[Outcome]) -> str:
-    """ ", as written in N cases, as the reference engine plays P in M, not applicable in K"."""
+    """ "; as written in N cases, as the reference engine plays P in M (R of them
+    re-seated), not applicable in K"."""
     counts = mode_counts(o for o in outcomes if o.profile == profile)
     text = f"; as written in {plural(counts[Mode.WRITTEN], 'case')}"
-    text += f", as the reference engine plays {profile} in {counts[Mode.DERIVED]}"
+    derived = counts[Mode.DERIVED] + counts[Mode.RESEATED]
+    text += f", as the reference engine plays {profile} in {derived}"
+    if counts[Mode.RESEATED]:
+        text += f" ({counts[Mode.RESEATED]} of them re-seated)"
     if counts[CaseStatus.NOT_APPLICABLE]:
         text += f", not applicable in {counts[CaseStatus.NOT_APPLICABLE]}"
     return text
@@ -69,8 +80,9 @@ def mode_lines(outcome: Outcome) -> list[str]:
         return []
     if outcome.mode == CaseStatus.NOT_APPLICABLE:
         return [f"  not applicable under {outcome.profile}: {outcome.mode_note}"]
+    reseated = " (re-seated)" if outcome.mode == Mode.RESEATED else ""
     lines = [
-        f"  derived: the expectations are the reference engine's answers under "
+        f"  derived{reseated}: the expectations are the reference engine's answers under "
         f"{outcome.profile}, not the transcript's",
         f"  why derived: {outcome.mode_note}",
     ]
@@ -82,6 +94,7 @@ def mode_lines(outcome: Outcome) -> list[str]:
 
 
 __all__ = [
+    "RAN_MODES",
     "any_derived",
     "claim_suffix",
     "mode_counts",

@@ -15,7 +15,7 @@ from jhyap_core.text import clip_words
 
 from ..harness.compare import show
 from ..harness.known_failures import NOT_EXCUSED
-from ..harness.outcome import NOT_PASSED, STATUSES, CaseStatus, Outcome
+from ..harness.outcome import NOT_PASSED, STATUSES, CaseStatus, Outcome, total_judged
 from ..harness.runner import RunResult
 from ..spec.wording import plural
 from .modes import any_derived, mode_lines, split_counts
@@ -26,6 +26,7 @@ from .unchecked import unchecked_lines
 SYMBOLS = {
     "passed": ".",
     CaseStatus.FAILED: "F",
+    CaseStatus.EMPTY: "0",
     CaseStatus.ERRORED: "E",
     CaseStatus.CRASHED: "C",
     CaseStatus.TIMED_OUT: "T",
@@ -37,6 +38,7 @@ SYMBOLS = {
 }
 HEADINGS = {
     CaseStatus.FAILED: "FAILED",
+    CaseStatus.EMPTY: "JUDGED NOTHING",
     CaseStatus.ERRORED: "ERRORED",
     CaseStatus.CRASHED: "CRASHED",
     CaseStatus.TIMED_OUT: "TIMED OUT",
@@ -53,6 +55,7 @@ LABELS = {
 COLOURS = {
     "passed": "green",
     CaseStatus.FAILED: "red",
+    CaseStatus.EMPTY: "red",
     CaseStatus.ERRORED: "red",
     CaseStatus.CRASHED: "red",
     CaseStatus.TIMED_OUT: "red",
@@ -232,10 +235,11 @@ def _table(title: str, rows: Sequence[tuple[str, Counter[str]]]) -> list[str]:
 
 def _bucket(outcome: Outcome) -> str:
     """passed, failed (a clause broken) or other: skipped, a known failure, an unexpected
-    pass; those two are listed apart, never as failing clauses."""
+    pass, a case that judged nothing (no clause was shown broken); those are listed apart,
+    never as failing clauses."""
     if outcome.status == "passed":
         return "passed"
-    return "failed" if outcome.status in NOT_PASSED else "other"
+    return "failed" if outcome.status in NOT_PASSED - {CaseStatus.EMPTY} else "other"
 
 
 def counts_line(outcomes: Sequence[Outcome], style: Style = PLAIN) -> str:
@@ -256,11 +260,12 @@ def counts_line(outcomes: Sequence[Outcome], style: Style = PLAIN) -> str:
 
 
 def verdict_line(result: RunResult, style: Style = PLAIN) -> str:
-    """The last line of a run: ``== 3 passed, 1 failed (4 cases) in 1.20 s ==``."""
+    """The last line of a run: ``== 3 passed, 1 failed (4 cases) in 1.20 s; judged 52
+    accepted actions (40 moves), 3 refusals, 12 states ==``."""
     outcomes = result.outcomes
     return (
         f"== {counts_line(outcomes, style)} ({plural(len(outcomes), 'case')}) "
-        f"in {result.wall_time:.2f} s =="
+        f"in {result.wall_time:.2f} s; {total_judged(outcomes).words()} =="
     )
 
 
@@ -378,6 +383,18 @@ def declared_claims(result: RunResult) -> list[dict[str, Any]]:
     """The claims of profiles that declare readings or are variants (not shipped as they are),
     and of every profile a run faced every transcript with (``--profile``)."""
     return [c for c in result.claims if c["profile"] != c["base"] or c["variant"] or "modes" in c]
+
+
+def with_judged(
+    claims: Sequence[Mapping[str, Any]], outcomes: Sequence[Outcome]
+) -> list[dict[str, Any]]:
+    """The claims, each with what its profile's cases judged, in numbers and in its text:
+    a claim rests on what was compared, never on a count of cases alone."""
+    found = []
+    for c in claims:
+        judged = total_judged(o for o in outcomes if o.profile == c["profile"])
+        found.append({**c, "judged": judged.as_json(), "text": f"{c['text']}; {judged.words()}"})
+    return found
 
 
 def print_lines(lines: Iterable[str], stream: IO[str] | None = None) -> None:

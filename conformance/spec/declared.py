@@ -183,12 +183,23 @@ def _apply_options(
 
 
 def _drop_removed(merged: dict[str, Json], removed: set[str]) -> None:
-    """No clause cites, and no reading reads, an option the file removes."""
+    """No clause cites, and no reading reads, an option the file removes; the clauses of
+    such options alone (of the options family and citing no other option, or citing
+    nothing else) go with them, so that no report credits a failure to an option the
+    ruleset does not have."""
     if not removed:
         return
     cites = {f"options.{name}" for name in removed}
+    kept = []
     for clause in merged["clauses"]:
-        clause["params"] = [p for p in clause["params"] if p not in cites]
+        params = [p for p in clause["params"] if p not in cites]
+        other_options = any(str(p).startswith("options.") for p in params)
+        of_the_option = len(params) < len(clause["params"]) and (
+            not params or (clause.get("family") == "options" and not other_options)
+        )
+        if not of_the_option:
+            kept.append({**clause, "params": params})
+    merged["clauses"] = kept
 
     def reads_removed(reading: Mapping[str, Json]) -> bool:
         params = next(iter(reading["choices"].values()))

@@ -79,11 +79,15 @@ def test_the_reference_engine_passes_the_corpus_under_each_variant(path: Path) -
     bad = [(o.transcript_id, o.status, o.reason) for o in outcomes if not o.ok]
     assert bad == []
     assert {o.status for o in outcomes} <= {"passed", "not_applicable"}
+    # Nothing passes that judged nothing: a derived case whose moves the variant all
+    # refuses is not applicable, with the refused step as its reason.
+    assert all(not o.judged.nothing for o in outcomes if o.status == "passed")
     # Not applicable only for a setup the variant cannot play, with the reason.
     for o in outcomes:
         if o.status == "not_applicable":
             assert o.mode == "not_applicable" and o.reason
-            assert "seats is outside" in o.reason or "deck" in o.reason or "refuses" in o.reason
+            setup = "cannot set up the transcript's moves"
+            assert any(w in o.reason for w in ("seats is outside", "deck", "refuses", setup))
 
 
 def test_a_rule_the_variant_keeps_is_caught_as_written(tmp_path: Path) -> None:
@@ -337,10 +341,12 @@ def test_the_claim_says_how_many_ran_each_way(
     documents, (pid,) = with_profile_files(shipped_documents(), [str(variant)])
     transcripts, _ = load_corpus(None, documents)
     modes = [c.mode for c in build_cases(transcripts, documents, [pid])]
-    written, derived_, na = (modes.count(m) for m in Mode)
+    written, derived_, reseated_, na = (modes.count(m) for m in Mode)
+    # Nobody dealing moves no seat: the seats keep their turns, nothing is re-seated.
+    assert reseated_ == 0
     claim = readings.claim_text(documents[pid])
     assert f"claim: {claim}; as written in {written} cases, as the reference engine plays " in out
-    assert f"everestbuzz-no-dealer in {derived_}, not applicable in {na}\n" in out
+    assert f"everestbuzz-no-dealer in {derived_}, not applicable in {na}; judged " in out
     assert (
         f"== {written} passed as written, {derived_} passed derived, {na} not applicable "
         f"({written + derived_ + na} cases)"
@@ -390,6 +396,7 @@ def test_the_readings_page_example_of_a_variant_run_holds(
     monkeypatch.chdir(VARIANTS)
     assert main(["run", "--profile", "dhumbal-penalty-30-out-150.yaml"]) == 0
     out = capsys.readouterr().out.splitlines()
+    assert not any(line.startswith("JUDGED NOTHING") for line in out)
     claim = next(x for x in block if x.startswith("claim: "))
     assert claim in out
     verdict = block[-1].rsplit(" in ", 1)[0]

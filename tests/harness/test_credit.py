@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 
 from conformance.harness.credit import clause_parameters, focused, rule_paths
+from conformance.spec.transcript_profiles import shipped_documents, with_profile_files
+from jhyap_core.profile import resolve
 
 DEALT = [{"type": "round_started"}, {"type": "dealt", "hands": [["Ac", "2c"], ["3c", "4c"]]}]
 
@@ -248,3 +250,43 @@ def test_the_step_context_weighs_on_what_a_difference_means() -> None:
         "scoring.won_call"
     )
     assert rule_paths([], None, None, command="deal") == ("deal", "deck")
+
+
+def test_credit_never_names_a_clause_of_an_option_the_ruleset_removed(tmp_path: Path) -> None:
+    fixed = tmp_path / "dhumbal-fixed-seven.yaml"
+    fixed.write_text(
+        "profile_format: 1\nid: dhumbal-fixed-seven\nextends: dhumbal\n"
+        "rules: {call: {limit: 7}}\noptions: {call_limit: null}\n",
+        "utf-8",
+    )
+    documents, (pid,) = with_profile_files(shipped_documents(), [str(fixed)])
+    base = resolve(documents["dhumbal"], {})
+    variant = resolve(documents[pid], {})
+    # A call refused over the limit, at a step of the turn's clauses: the profile's own
+    # clauses on the limit are credited too. Dhumbal's include its option's clauses...
+    step = ("dhumbal.turn.sequence",)
+    paths = ("call.limit", "call.inclusive")
+    owned = [str(c["id"]) for c in base["clauses"]]
+    assert focused(step, paths, clause_parameters(base), owned) == (
+        (
+            "dhumbal.call.limit",
+            "dhumbal.options.call-limit",
+            "dhumbal.options.call-limit-lock",
+            "dhumbal.turn.sequence",
+        ),
+        3,
+    )
+    # ... the variant, whose limit is fixed, has no such option: nor its clauses, but
+    # that of the option still there that may change between rounds.
+    owned = [str(c["id"]) for c in variant["clauses"]]
+    assert focused(step, paths, clause_parameters(variant), owned) == (
+        ("dhumbal.call.limit", "dhumbal.turn.sequence"),
+        1,
+    )
+    assert [c for c in owned if c.startswith("dhumbal.options.")] == [
+        "dhumbal.options.pickup-after-multi-throw",
+        "dhumbal.options.pickup-after-multi-throw-default",
+        "dhumbal.options.between-rounds",
+    ]
+    between = next(c for c in variant["clauses"] if c["id"] == "dhumbal.options.between-rounds")
+    assert between["params"] == ["options.pickup_after_multi_throw"]

@@ -137,7 +137,7 @@ def test_failing_transcript_report_line_by_line(capsys: pytest.CaptureFixture[st
         lines[-1],
     ]
     assert lines[-1].startswith("== 1 passed, 1 failed (2 cases) in ")
-    assert lines[-1].endswith(" s ==")
+    assert lines[-1].endswith(" s; judged 8 accepted actions (6 moves), 1 refusal, 1 state ==")
 
 
 @pytest.mark.e2e
@@ -829,7 +829,8 @@ def test_selection_by_clause_and_profile(
         ("harness-check-fails", "as_written", "failed"),
         ("harness-game-end", "derived", "passed"),
         ("harness-pass-run-ends", "derived", "passed"),
-        ("harness-timeout", "derived", "passed"),
+        # dhumbal has no turn timer: the timeout is refused, no move could be judged
+        ("harness-timeout", "not_applicable", "not_applicable"),
         ("harness-wrong-expectation", "derived", "passed"),
     ]
     code, out, err = jhyap(capsys, "run", "--transcripts", DATA_ARG, "--profile", "nope")
@@ -901,6 +902,7 @@ def test_json_and_junit_reports(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     assert {k: v for k, v in data["summary"].items() if k != "wall_time"} == {
         "passed": 1,
         "failed": 1,
+        "empty": 0,
         "errored": 0,
         "crashed": 0,
         "timed_out": 0,
@@ -910,10 +912,12 @@ def test_json_and_junit_reports(capsys: pytest.CaptureFixture[str], tmp_path: Pa
         "not_applicable": 0,
         "not_checked": 0,
         "total": 2,
-        "modes": {"as_written": 2, "derived": 0, "not_applicable": 0},
+        "modes": {"as_written": 2, "derived": 0, "reseated": 0, "not_applicable": 0},
         "passed_as_written": 1,
         "passed_derived": 0,
+        "passed_reseated": 0,
         "checks_not_checked": 0,
+        "judged": {"accepted": 8, "moves": 6, "refusals": 1, "states": 1},
         "selected": 2,
     }
     assert data["engine"]["name"] == "jhyap-reference"
@@ -943,6 +947,8 @@ def test_json_and_junit_reports(capsys: pytest.CaptureFixture[str], tmp_path: Pa
         "base": None,
         "changed": [],
         "not_checked": [],
+        # the deal, the throw and the pick whose events differ
+        "judged": {"accepted": 3, "moves": 2, "refusals": 0, "states": 0},
     }
     root = ET.parse(junit).getroot()
     suite = root.find("testsuite")
@@ -953,7 +959,11 @@ def test_json_and_junit_reports(capsys: pytest.CaptureFixture[str], tmp_path: Pa
         ("jhyap.dashain", PASSING),
         ("jhyap.dashain", WRONG),
     ]
-    assert list(cases[0]) == []
+    assert [child.tag for child in cases[0]] == ["system-out"]
+    assert cases[0].findtext("system-out") == (
+        "judged 5 accepted actions (4 moves), 1 refusal, 1 state"
+    )
+    assert [c.get("assertions") for c in cases] == ["7", "3"]
     failure = cases[1].find("failure")
     assert failure is not None and failure.text is not None
     assert failure.get("message") == (

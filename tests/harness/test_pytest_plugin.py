@@ -99,11 +99,15 @@ def test_reference_engine(pytester: pytest.Pytester, capsys: pytest.CaptureFixtu
         f"--transcripts {DATA}\n" in out
     )
     assert "engine: jhyap-reference 0.1.0 (protocol 1.1)" in out
+    # What the five cases judged, added up (the failing steps included), as jhyap run says.
+    judged = "judged 14 accepted actions (8 moves), 2 refusals, 6 states"
+    assert judged in result.stdout.lines
     # Exactly the explanations `jhyap run` prints for the same cases, line for line.
     capsys.readouterr()  # the in-process session wrote there too
     code = cli.main(["run", "--engine", REFERENCE, "--transcripts", str(DATA)])
     report = capsys.readouterr().out
     assert code == 1
+    assert report.rstrip().endswith(f"; {judged} ==")
     blocks = failure_blocks(report)
     assert len(blocks) == 2
     for block in blocks:
@@ -111,8 +115,10 @@ def test_reference_engine(pytester: pytest.Pytester, capsys: pytest.CaptureFixtu
 
 
 def test_selection_by_profile_and_keyword(pytester: pytest.Pytester) -> None:
-    # Every transcript faces the ruleset given: one as written (and wrong), four derived.
-    jhyap(pytester, REFERENCE, "--jhyap-profile", "dhumbal").assert_outcomes(passed=4, failed=1)
+    # Every transcript faces the ruleset given: one as written (and wrong), three derived,
+    # and the timeout's not applicable (dhumbal has no timer: its one move is refused).
+    result = jhyap(pytester, REFERENCE, "--jhyap-profile", "dhumbal")
+    result.assert_outcomes(passed=3, failed=1, skipped=1)
     result = jhyap(pytester, REFERENCE, "-k", "pass-run")
     result.assert_outcomes(passed=1, deselected=4)
     # The items come on top of the session's own tests; -m jhyap keeps only the corpus.
@@ -259,6 +265,8 @@ def test_the_engine_summary_survives_xdist(pytester: pytest.Pytester) -> None:
     result.assert_outcomes(passed=3, failed=2)
     lines = result.stdout.lines
     assert "engine: jhyap-reference 0.1.0 (protocol 1.1)" in lines
+    # The workers' counts reach the controller's summary.
+    assert "judged 14 accepted actions (8 moves), 2 refusals, 6 states" in lines
     assert (
         f'FAILED jhyap::dashain::{WRONG} - events[0].card: expected "3c", got "2c" '
         "(step 3: seat 0 picks from the deck)"

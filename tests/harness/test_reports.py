@@ -18,7 +18,7 @@ from lxml import etree  # type: ignore[import-untyped]
 
 from conformance import __version__, cli
 from conformance.harness.client import EngineInfo
-from conformance.harness.outcome import Outcome
+from conformance.harness.outcome import Judged, Outcome
 from conformance.harness.runner import RunResult
 from conformance.reporting.json_junit import ReportContext, json_report, junit_report
 
@@ -149,7 +149,7 @@ def test_the_schema_catches_a_broken_report(
     report["format_version"] = 2
     assert problems(report) == [
         "$.format_version: 1 was expected",
-        "$.results[0].outcome: 'fine' is not one of ['passed', 'failed', 'errored', "
+        "$.results[0].outcome: 'fine' is not one of ['passed', 'failed', 'empty', 'errored', "
         "'crashed', 'timed_out', 'skipped', 'xfail', 'xpass', 'not_applicable', 'not_checked']",
         "$.results[0].failure: {'summary': " + problems(report)[2].split("{'summary': ")[1],
     ]
@@ -178,8 +178,8 @@ def test_every_status_of_the_schema_is_a_status_of_the_harness() -> None:
     outcome = schema["$defs"]["outcome"]
     assert outcome["enum"] == list(STATUSES)
     assert len(outcome["enumDescriptions"]) == len(STATUSES)
-    modes = ["modes", "passed_as_written", "passed_derived"]
-    required = [*STATUSES, "total", "wall_time", *modes, "checks_not_checked"]
+    modes = ["modes", "passed_as_written", "passed_derived", "passed_reseated"]
+    required = [*STATUSES, "total", "wall_time", *modes, "checks_not_checked", "judged"]
     assert list(schema["properties"]["summary"]["required"]) == required
     # "selected" is written always but optional: reports of 0.2.0 before it lack it.
     assert set(schema["properties"]["summary"]["properties"]) == {*required, "selected"}
@@ -252,6 +252,7 @@ def test_every_outcome_makes_a_valid_report() -> None:
             reason="why\x07",
             stderr_tail=("a\x00b",),
             known_failure="listed" if status in ("xfail", "xpass") else None,
+            judged=Judged(accepted=3, moves=2, refusals=1, states=4),
         )
         for status in STATUSES
     ]
@@ -274,5 +275,22 @@ def test_every_outcome_makes_a_valid_report() -> None:
     document = etree.fromstring(junit_report(result, context).encode("utf-8"))
     assert xsd().validate(document), xsd().error_log
     outs = {c.get("name"): c.findtext("system-out") for c in document.iter("testcase")}
-    assert outs["t-passed-derived"] == outs["t-failed-derived"] == "derived: why"
-    assert outs["t-passed"] is None
+    counts = "judged 3 accepted actions (2 moves), 1 refusal, 4 states"
+    assert outs["t-passed-derived"] == outs["t-failed-derived"] == f"derived: why\n{counts}"
+    assert outs["t-passed"] == counts
+    # What each case judged: in the JSON report, and as the JUnit testcase's assertions.
+    judged = {"accepted": 3, "moves": 2, "refusals": 1, "states": 4}
+    assert {json.dumps(r["judged"]) for r in report["results"]} == {json.dumps(judged)}
+    n = len(outcomes)
+    totals = {"accepted": 3 * n, "moves": 2 * n, "refusals": n, "states": 4 * n}
+    assert report["summary"]["judged"] == totals
+    assert {c.get("assertions") for c in document.iter("testcase")} == {"8"}
+    (suite,) = document.iter("testsuite")
+    assert suite.get("assertions") == str(8 * n)
+    named = {p.get("name"): p.get("value") for p in suite.iter("property")}
+    assert named == {f"judged.{k}": str(v) for k, v in totals.items()}
+    # A case that judged nothing is a failure in JUnit, and has a failure in the JSON report.
+    (empty,) = [c for c in document.iter("testcase") if c.get("name") == "t-empty"]
+    assert [child.tag for child in empty] == ["failure", "system-out"]
+    assert empty.find("failure").get("type") == "empty"
+    assert suite.get("failures") == "4"  # failed, empty, xpass, and the derived failure

@@ -96,6 +96,7 @@ def test_unreported_fields_are_listed_as_not_checked(
         "not checked (state fields the engine does not report): step 1 (line 8): deck, out_of_play"
     )
     assert cases["harness-pass-run-ends"].findtext("system-out") == (
+        "judged 5 accepted actions (4 moves), 1 refusal, 1 state\n"
         "not checked (state fields the engine does not report): step 4 (line 22): offer, pickable"
     )
     assert junit.find("testsuite").get("skipped") == "1"

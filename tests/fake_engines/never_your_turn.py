@@ -1,0 +1,13 @@
+"""Refuses every move with not_your_turn; answers everything else as the reference does."""
+
+from _common import respond, serve
+
+
+def hook(request, session):
+    if request.get("cmd") == "act":
+        error = {"code": "not_your_turn", "message": "it is never your turn"}
+        return respond({"seq": request.get("seq"), "ok": False, "error": error})
+    return None
+
+
+raise SystemExit(serve(hook))
