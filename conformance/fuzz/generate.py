@@ -51,11 +51,12 @@ from .counters import (
 )
 from .deals import aimed_deal
 from .option_values import invalid_option_values, random_option_value
-from .plan import GameSpec, Plan, Request, encode, request, start_request
+from .plan import GameSpec, Plan, Request, choice_key, encode, request, start_request
 from .probes import RAW_KINDS, RAW_PROBES, RawProbe, raw_request
 from .steer import random_spec
 
 BETWEEN_HANDS = (Phase.AWAITING_DEAL, Phase.ROUND_OVER)
+MAX_SKIPS = 20  # barred choices skipped in a row before a plan ends there
 
 
 class _Builder:
@@ -78,15 +79,37 @@ class _Builder:
         # play (see .aimed) steers throws and picks toward it.
         self.targets: dict[int, int | None] = {}
         self.aim_order: list[int] = []
+        # The choices not to make, by request index (see GameSpec.avoid); a choice barred
+        # is skipped and another made, up to MAX_SKIPS times at one index.
+        self.avoid: dict[int, set[str]] = {}
+        for at, key in spec.avoid:
+            self.avoid.setdefault(at, set()).add(key)
+        self.skipped = 0
+        self.exhausted = False
 
     @property
     def game(self) -> Game:
         assert self.session.game is not None
         return self.session.game
 
+    def barred(self, message: Mapping[str, Json]) -> bool:
+        """Whether the next request may not be ``message`` (a choice the spec avoids)."""
+        keys = self.avoid.get(len(self.requests))
+        return keys is not None and choice_key(message) in keys
+
+    def skip(self) -> None:
+        """A barred request is not sent; the plan ends when no other choice comes."""
+        self.skipped += 1
+        self.exhausted = self.skipped > MAX_SKIPS
+
     def send(self, message: Mapping[str, Json] | Request, probe: bool = False) -> bool:
-        """Add a request and answer it on the model; whether the model accepted it."""
+        """Add a request and answer it on the model; whether the model accepted it (a
+        barred request is skipped: not accepted)."""
         item = message if isinstance(message, Request) else request(message, probe)
+        if self.barred(item.message):
+            self.skip()
+            return False
+        self.skipped = 0
         before = self.game.state() if probe and self.session.game is not None else None
         scores = tuple(self.game.scores) if self.session.game is not None else ()
         response = self.session.handle({"seq": 0, **item.message})
@@ -107,6 +130,8 @@ class _Builder:
         if not self.raw_rng.random() < self.spec.raw_rate:
             return
         item = raw_request(self.raw_rng.choice(RAW_KINDS))
+        if self.barred(item.message):
+            return  # the game's own requests stay as they were
         line, _ = item.line(0)
         before = self.game.state()
         # A line that is no JSON is refused before it is a request: bad_request, seq null.
@@ -228,13 +253,20 @@ class _Builder:
         if game.phase is Phase.CALL_OR_THROW:
             legal = game.legal_actions()
             assert legal is not None
-            if legal.call and self._calls(seat):
-                self.send({"cmd": "act", "seat": seat, "action": {"type": "call"}})
+            call = {"cmd": "act", "seat": seat, "action": {"type": "call"}}
+            if legal.call and self._calls(seat) and not self.barred(call):
+                self.send(call)
                 self.checkpoint(0.7)
                 return
-            one, two = self.rng.choice(legal.throws), self.rng.choice(legal.throws)
+            # A throw the spec avoids here is not drawn (unless every throw is).
+            allowed = [t for t in legal.throws if not self.barred(_throw(seat, t))]
+            if not allowed and legal.call and not self.barred(call):
+                self.send(call)
+                return
+            allowed = allowed or list(legal.throws)
+            one, two = self.rng.choice(allowed), self.rng.choice(allowed)
             cards = list(one if len(one) >= len(two) else two)
-            aimed = aimed_throw(game, seat, self._goal(seat), legal.throws)
+            aimed = aimed_throw(game, seat, self._goal(seat), allowed)
             if aimed is not None and not self.chance(0.1):
                 cards = list(aimed)
             self.rng.shuffle(cards)
@@ -248,17 +280,20 @@ class _Builder:
             offer = picking.pickable_cards(game.offer, game.rules)
         goal = self._goal(seat)
         aimed_card = aimed_pick(game, seat, goal) if goal is not None else None
+        from_deck = {"cmd": "act", "seat": seat, "action": {"type": "pick", "from": "deck"}}
         if aimed_card is not None or (offer and goal is None and self.chance(0.4)):
             card = str(aimed_card if aimed_card is not None else self.rng.choice(offer))
-            self.send(
-                {
-                    "cmd": "act",
-                    "seat": seat,
-                    "action": {"type": "pick", "from": "offer", "card": card},
-                }
-            )
+            chosen = {
+                "cmd": "act",
+                "seat": seat,
+                "action": {"type": "pick", "from": "offer", "card": card},
+            }
+            self.send(from_deck if self.barred(chosen) else chosen)
+        elif self.barred(from_deck) and offer:
+            card = str(self.rng.choice(offer))
+            self.send({**from_deck, "action": {"type": "pick", "from": "offer", "card": card}})
         else:
-            self.send({"cmd": "act", "seat": seat, "action": {"type": "pick", "from": "deck"}})
+            self.send(from_deck)
 
     def _goal(self, seat: int) -> int | str | None:
         """The hand value the aimed play steers ``seat`` toward (None: no aim)."""
@@ -410,7 +445,7 @@ class _Builder:
                 self.coverage,
                 reached=tuple(self.reached),
             )
-        while len(self.requests) - self.raw_sent < spec.max_requests:
+        while len(self.requests) - self.raw_sent < spec.max_requests and not self.exhausted:
             if spec.raw_rate:
                 self.raw_probe()
             phase = self.game.phase
@@ -436,6 +471,10 @@ class _Builder:
             reached=tuple(self.reached),
             invariant_problems=tuple(self.problems),
         )
+
+
+def _throw(seat: int, cards: Sequence[Card]) -> dict[str, Json]:
+    return {"cmd": "act", "seat": seat, "action": {"type": "throw", "cards": names(cards)}}
 
 
 def _near_miss(group: Sequence[Card]) -> str:
