@@ -29,6 +29,7 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from itertools import combinations
+from typing import Final
 
 from jhyap_core.cards import DECK, Card, names
 from jhyap_core.profile import option_specs, resolve
@@ -394,9 +395,10 @@ class _Builder:
         self.checkpoint(0.5)
 
     def _near_misses(self, hand: Sequence[Card]) -> dict[str, list[tuple[Card, ...]]]:
-        """The groups of 2 to 4 cards of the hand that make no legal throw, by near-miss kind."""
+        """The groups of 2 to 4 cards of the hand (5 in a hand of 8 or fewer: a run one
+        too long) that make no legal throw, by near-miss kind."""
         kinds: dict[str, list[tuple[Card, ...]]] = {}
-        for size in (2, 3, 4):
+        for size in (2, 3, 4, 5) if len(hand) <= 8 else (2, 3, 4):
             for group in combinations(hand, size):
                 if throws.classify(group, self.game.rules) is None:
                     kinds.setdefault(_near_miss(group), []).append(group)
@@ -410,8 +412,9 @@ class _Builder:
         (``kinds``: the hand's near misses, from ``_near_misses``)."""
         if not kinds:
             return [hand[0], hand[0]]
-        # Wrap-around runs are rare in a hand: when one is there, throw it more often.
-        weighted = sorted(kinds) + ["wrap-around run"] * 3 * ("wrap-around run" in kinds)
+        # Wrap-around runs are rare in a hand: when one is there, throw it more often; so
+        # are the near misses public engines were found to accept.
+        weighted = sorted(kinds) + [k for k in sorted(kinds) for _ in range(_WEIGHTS.get(k, 0))]
         chosen = list(self.rng.choice(kinds[self.rng.choice(weighted)]))
         self.rng.shuffle(chosen)
         return chosen
@@ -477,17 +480,36 @@ def _throw(seat: int, cards: Sequence[Card]) -> dict[str, Json]:
     return {"cmd": "act", "seat": seat, "action": {"type": "throw", "cards": names(cards)}}
 
 
+# How many more times a kind of near miss is drawn, when the hand holds one.
+_WEIGHTS: Final[Mapping[str, int]] = {
+    "wrap-around run": 3,
+    "run with one card of another suit": 2,
+    "substring trap": 3,
+    "set with an odd rank": 2,
+    "gapped run": 1,
+}
+_RANK_DIGITS: Final = "".join(str(r) for r in range(1, 14))
+
+
 def _near_miss(group: Sequence[Card]) -> str:
     """What kind of illegal throw a group of cards is."""
     ranks = sorted(c.rank for c in group)
-    one_suit = len({c.suit for c in group}) == 1
+    suits = Counter(c.suit for c in group)
+    one_suit = len(suits) == 1
     if len(set(ranks)) != len(ranks):
+        if "".join(map(str, ranks)) in _RANK_DIGITS:
+            return "substring trap"  # A A 2 read as "112", in "12345678910111213"
+        if len(ranks) >= 3 and Counter(ranks).most_common(1)[0][1] == len(ranks) - 1:
+            return "set with an odd rank"
         return "repeated rank"
     if one_suit and ranks[0] == 1 and ranks[-1] == 13:
         return "wrap-around run"
     consecutive = ranks[-1] - ranks[0] == len(ranks) - 1
+    if consecutive and one_suit:
+        return "short run" if len(ranks) < 3 else "long run"
     if consecutive:
-        return "short run" if one_suit else "mixed-suit run"
+        lone = len(ranks) >= 3 and suits.most_common(1)[0][1] == len(ranks) - 1
+        return "run with one card of another suit" if lone else "mixed-suit run"
     if one_suit and ranks[-1] - ranks[0] <= len(ranks) + 1:
         return "gapped run"
     return "other"
