@@ -17,6 +17,7 @@ from conformance.fuzz.campaign import Finding, FuzzResult, fuzz, never_reached
 from conformance.fuzz.config import DEFAULT_MAX_FINDINGS, FuzzConfig
 from conformance.fuzz.counters import (
     COUNTERS,
+    SEVERAL_LOWEST,
     applicable_counters,
     low_counters,
     unreachable_counters,
@@ -348,6 +349,9 @@ def summary_lines(config: FuzzConfig, result: FuzzResult) -> list[str]:
             lines.append(f"  {profile}: never reached: {', '.join(missing[profile])}")
         stats = result.stats[profile]
         applicable = stats.applicable or applicable_counters(config.documents[profile])
+        if config.seats is not None and config.seats < 3:
+            # No showdown of two seats has several other hands to break a tie among.
+            applicable = tuple(c for c in applicable if c != SEVERAL_LOWEST)
         low = low_counters(stats.coverage, stats.games, applicable)
         if low:
             lines.append(f"  {profile}: low: {'; '.join(low)} — raise --time or seats")
