@@ -147,10 +147,14 @@ def main() -> None:
         return
     documents = shipped_documents()
     profiles = args.profiles or sorted(documents)
-    print(f"per 100 games ({args.games} games each, seed {args.seed})")
+    print(f"per 100 games ({args.games} games each, seed {args.seed}; *: the profile's most seats)")
     print(f"{'profile':<20} {'seats':>5} {'beaten':>8} {'several lower':>14} {'tie-breaks':>11}")
     for profile in profiles:
         for seats in (int(s) for s in args.seats.split(",")):
+            # A table of more seats than the profile allows is played at its most.
+            most = documents[profile]["rules"]["seats"]["max"]
+            shown = f"{min(seats, most)}{'*' if seats > most else ''}"
+            seats = min(seats, most)
             total, seconds = reach(profile, seats, args.games, args.seed)
             rate = [
                 100 * total[c] / args.games for c in (BEATEN_CALLS, SEVERAL_LOWER, SEVERAL_LOWEST)
@@ -159,7 +163,7 @@ def main() -> None:
             low = low_counters(total, args.games, applicable_counters(documents[profile]))
             low = [w for w in low if seats > 2 or not w.startswith("tie-breaks")]
             print(
-                f"{profile:<20} {seats:>5} {rate[0]:>8.1f} {several[0]:>14} {several[1]:>11}"
+                f"{profile:<20} {shown:>5} {rate[0]:>8.1f} {several[0]:>14} {several[1]:>11}"
                 f"   ({seconds:.1f} s){'  LOW: ' + '; '.join(low) if low else ''}"
             )
     if not args.policy:
@@ -169,11 +173,11 @@ def main() -> None:
         for seats in (int(s) for s in args.seats.split(",")):
             plain = by_policy(profile, seats, args.games, args.seed, "")
             risky = by_policy(profile, seats, args.games, args.seed, "beaten")
-            shown = [
+            rates = [
                 f"{100 * plain[c] / args.games:.1f} -> {100 * risky[c] / args.games:.1f}"
                 for c in (BEATEN_CALLS, SEVERAL_LOWER)
             ]
-            print(f"{profile:<10} {seats:>5} beaten {shown[0]:<14} several lower {shown[1]}")
+            print(f"{profile:<10} {seats:>5} beaten {rates[0]:<14} several lower {rates[1]}")
 
 
 if __name__ == "__main__":
