@@ -200,11 +200,11 @@ def _accepting(shape: str) -> Iterator[None]:
             return ThrowKind.RUN
         return None
 
-    throws.classify = classify  # type: ignore[assignment]
+    throws.classify = classify
     try:
         yield
     finally:
-        throws.classify = original  # type: ignore[assignment]
+        throws.classify = original
 
 
 @pytest.mark.parametrize("shape", ["lowest suit", "substring"])
