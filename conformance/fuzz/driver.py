@@ -377,7 +377,8 @@ def classify(
         cards = cards_accounted(expected.get("state")) or 52
         broken = state_invariants(actual.get("state"), transfer, cards)
         fields = [m.group(1) for d in differences if (m := _FIELD.match(d))]
-        root = fields[0] if fields else "state"
+        # A hand that differs makes its value differ: the hand is the cause.
+        root = "hands" if "hands" in fields else fields[0] if fields else "state"
         kind = INVARIANT if broken else STATE
         return kind, f"{profile} {field_family(root)}: {root} differs"
     events = expected.get("events") or []

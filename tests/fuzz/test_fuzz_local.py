@@ -112,6 +112,10 @@ def test_a_deck_leaving_kings_out_fuzzes() -> None:
         # Before: "dashain call: expected accepted, got call_too_early" (6) and "dashain
         # call: expected call_over_limit, got call_too_early" (1).
         ("first_round_lock_one_turn_longer", "dashain calling: refuses with call_too_early"),
+        # Before: "bga-yaniv reshuffle: deck differs" at a check and "bga-yaniv picking:
+        # card differs" at a draw from the deck, two classes.
+        ("new_deck_cut_by_one", "bga-yaniv reshuffle: deck differs"),
+        ("won_call_others_pay_nothing", "everestbuzz scoring: deltas differs"),
     ],
 )
 def test_one_planted_bug_is_one_class(bug: str, signature: str) -> None:
