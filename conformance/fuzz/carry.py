@@ -12,13 +12,16 @@ where the two engines parted:
 - **in what the engine reports** (events, a state, its schema): the game *carries on*
   with the same plan, the fields of that divergence's signature left out of what is
   compared afterwards (the engine's answer is taken for them). From there on the two
-  engines may hold different states (scores, eliminations), so a divergence met later
-  that is neither listed in the known-divergences file nor already met in this game may
-  follow from the first: the game stops there, and it is not filed as a class.
+  engines may hold different states (scores, eliminations), and what is met later may
+  follow from the first: a report of a family that follows from it (:data:`FOLLOWS`),
+  already met in this game or listed in the known-divergences file is carried too (not
+  filed: it may be a consequence); a refusal listed there is steered away from; any
+  other stops the game, and is not filed as a class.
 
 A game stops at an engine failure (crash, timeout, a broken answer), at a divergence of
-the ``start`` request, after :data:`MAX_DETOURS` plans made again, or at a divergence
-after a carried report (above). Otherwise it reaches the end of its plan.
+the ``start`` request, when the choices tried at one request diverge
+:data:`MAX_DETOURS_AT_ONE` + 1 times, after :data:`MAX_DETOURS` plans made again, or at a
+divergence after a carried report (above). Otherwise it reaches the end of its plan.
 
 What is carried on depends only on the game and on the known-divergences file, never on
 what other games found, so the same seed still gives the same games whatever ``--jobs``.
