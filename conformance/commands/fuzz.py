@@ -8,6 +8,7 @@ import json
 import sys
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 from typing import IO
 
@@ -16,6 +17,7 @@ from conformance.fuzz.campaign import Finding, FuzzResult, fuzz, never_reached
 from conformance.fuzz.config import DEFAULT_MAX_FINDINGS, FuzzConfig
 from conformance.fuzz.counters import (
     COUNTERS,
+    SEVERAL_LOWEST,
     applicable_counters,
     low_counters,
     unreachable_counters,
@@ -185,6 +187,14 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         "a shard steers by its own games; --no-steer fixes every game by the seed and its "
         "index alone, so that shards merge into the unsharded run game for game)",
     )
+    parser.add_argument(
+        "--carry-on",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="carry each game on past its divergences, steering away from one on a choice "
+        "and going on past one in what the engine reports, so that the rest of the game is "
+        "still compared (on by default; --no-carry-on ends each game at its first)",
+    )
     parser.add_argument("--reference", metavar="CMD", help=argparse.SUPPRESS)
     parser.set_defaults(run=run)
 
@@ -306,6 +316,7 @@ def build_config(args: argparse.Namespace) -> FuzzConfig | str:
         max_findings=max_findings,
         check_schema=getattr(args, "validate_protocol", True),
         steer=getattr(args, "steer", True),
+        carry_on=getattr(args, "carry_on", True),
         shard=(shard.index, shard.count),
     )
 
@@ -319,7 +330,8 @@ def summary_lines(config: FuzzConfig, result: FuzzResult) -> list[str]:
         f"{result.games_per_second:,.1f} games/s, {result.requests_per_second:,.0f} "
         f"requests/s (seed {config.seed}, {config.jobs} job{'s' if config.jobs != 1 else ''}"
         f"{shard_words(config)})",
-        "coverage (counted up to each game's divergence):",
+        *games_lines(config, result),
+        "coverage (counted up to where each game stopped):",
     ]
     missing = never_reached(config, result)
     for profile in config.profiles:
@@ -337,6 +349,9 @@ def summary_lines(config: FuzzConfig, result: FuzzResult) -> list[str]:
             lines.append(f"  {profile}: never reached: {', '.join(missing[profile])}")
         stats = result.stats[profile]
         applicable = stats.applicable or applicable_counters(config.documents[profile])
+        if config.seats is not None and config.seats < 3:
+            # No showdown of two seats has several other hands to break a tie among.
+            applicable = tuple(c for c in applicable if c != SEVERAL_LOWEST)
         low = low_counters(stats.coverage, stats.games, applicable)
         if low:
             lines.append(f"  {profile}: low: {'; '.join(low)} — raise --time or seats")
@@ -349,6 +364,26 @@ def summary_lines(config: FuzzConfig, result: FuzzResult) -> list[str]:
         lines.append(f"REFERENCE INVARIANT BROKEN: {problem}")
     if result.capped:
         lines.append(f"stopped at --max-findings {config.max_findings}")
+    return lines
+
+
+def games_lines(config: FuzzConfig, result: FuzzResult) -> list[str]:
+    """How many games reached their end, how many stopped at a divergence, and how many
+    divergences games went on past (steered away from or carried)."""
+    stats = [result.stats[p] for p in config.profiles]
+    ended, stopped = sum(s.ended for s in stats), sum(s.stopped for s in stats)
+    carried = sum(s.carried for s in stats)
+    how = "carried on past divergences" if config.carry_on else "each stopped at its first"
+    lines = [
+        f"games: {ended:,} reached their end, {stopped:,} stopped at a divergence "
+        f"({carried:,} divergences gone past; {how})"
+    ]
+    stops: Counter[str] = Counter()
+    for s in stats:
+        stops.update(s.stopped_at)
+    if stops:
+        shown = "; ".join(f"{sig} ({n})" for sig, n in stops.most_common(3))
+        lines.append(f"  stopped at: {shown}")
     return lines
 
 

@@ -164,6 +164,11 @@ def merge_fuzz(shards: Sequence[ShardFile], argv: Sequence[str]) -> dict[str, An
             "games": sum(p["games"] for p in parts),
             "requests": sum(p["requests"] for p in parts),
             "unsupported": sum(p["unsupported"] for p in parts),
+            **{
+                name: sum(p[name] for p in parts)
+                for name in ("ended", "stopped", "carried")
+                if all(name in p for p in parts)
+            },
             "coverage": coverage,
             "never_reached": [c for c in coverage if c in unreached and not coverage[c]],
         }

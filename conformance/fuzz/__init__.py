@@ -7,6 +7,7 @@ shrunk to a transcript of kind ``fuzz`` that is checked before it is kept.
 - :mod:`.probes`: the raw-line probes; :mod:`.deals`: deal orders;
 - :mod:`.counters`: the coverage counters; :mod:`.steer`: specs aimed at those not reached;
 - :mod:`.driver`: the two engines asked side by side (pipelined) and their answers compared;
+- :mod:`.carry`: a game carried on past its divergences;
 - :mod:`.pool`: engine pairs shared by games and shrink candidates;
 - :mod:`.shrink`: a shorter plan with the same divergence;
 - :mod:`.writer`: the transcript, and the known divergences file;
@@ -19,6 +20,7 @@ shrunk to a transcript of kind ``fuzz`` that is checked before it is kept.
 __all__ = [
     "aimed",
     "campaign",
+    "carry",
     "counters",
     "deals",
     "driver",

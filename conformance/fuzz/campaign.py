@@ -7,13 +7,11 @@ aims it at counters those games left at zero). Results are taken in game order a
 is handed out only once every game ``LAG`` before it is taken, so the same seed gives the
 same games, and the same findings in the same order, whatever the number of jobs.
 
-A game stops at its first divergence: after it the two engines' states may differ, and
-what follows would repeat that difference rather than test another rule. A game that
-meets a known or an already-found divergence is counted against it, and the coverage
-counters count only what the game reached before it diverged; the steering then sends new
-games toward the counters still at zero, so rules behind a divergence are exercised by
-games that do not reach it first (or, where every game reaches it, are reported as never
-reached).
+A game is carried on past its divergences (see :mod:`.carry`): it steers away from a
+divergence on a choice, and goes on past one in what the engine reports, so that the
+rest of the game is still compared; each divergence it met is counted against its class
+(known, found before, or new: shrunk and filed), and the coverage counters count what
+the game reached before it stopped, or all of it when it reached its end.
 
 ``seconds`` bounds the whole run, shrinking and checking included: no game is handed out
 after it, and each shrink ends by it (and by its find time plus ``shrink_grace``).
@@ -27,13 +25,14 @@ import shlex
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from concurrent.futures import Future, wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..spec.json_types import Json
+from .carry import GameRun, play_through, stopping_at_first
 from .config import DEFAULT_MAX_FINDINGS, FuzzConfig
 from .counters import COUNTERS, applicable_counters
 from .driver import Divergence, GameDropped, Unsupported
@@ -62,6 +61,10 @@ class ProfileStats:
     # Option values (``name=value``) of the tables the engine declined, and accepted.
     declined_values: Counter[str] = field(default_factory=Counter)
     accepted_values: set[str] = field(default_factory=set)
+    ended: int = 0  # games played to the end of their plan
+    stopped: int = 0  # games stopped at a divergence fuzz could not see past
+    carried: int = 0  # divergences a game went on past (steered away from, or carried)
+    stopped_at: Counter[str] = field(default_factory=Counter)  # signatures that stopped games
 
     def never_accepted(self) -> list[str]:
         """Option values of declined tables that no accepted table had."""
@@ -137,17 +140,32 @@ def plan_for(config: FuzzConfig, game: int, missing: Sequence[str] = ()) -> Plan
     return generate(config.documents[profile], spec)
 
 
-_Played = tuple[Plan, Divergence | Unsupported | None]
+def play_game(config: FuzzConfig, pair: EnginePair, plan: Plan, stop: threading.Event) -> GameRun:
+    """Play ``plan`` on ``pair``, carried on past its divergences (unless
+    ``config.carry_on`` is off)."""
+    if not config.carry_on:
+        return stopping_at_first(plan, pair.run(plan, stop=stop.is_set))
+
+    def play(
+        played: Plan, compare_from: int, masked: Set[str], carry: Callable[[Divergence], bool]
+    ) -> Divergence | Unsupported | None:
+        return pair.run(
+            played, stop=stop.is_set, compare_from=compare_from, masked=masked, carry=carry
+        )
+
+    def known(signature: str) -> bool:
+        return known_entry(config.known, signature) is not None
+
+    return play_through(play, plan, config.documents[plan.profile], known)
 
 
 def _game_task(
     config: FuzzConfig, game: int, missing: Sequence[str], stopped: threading.Event
 ) -> Any:
-    def task(pair: EnginePair) -> _Played:
+    def task(pair: EnginePair) -> GameRun:
         if stopped.is_set():
             raise GameDropped
-        plan = plan_for(config, game, missing)
-        return plan, pair.run(plan, stop=stopped.is_set)
+        return play_game(config, pair, plan_for(config, game, missing), stopped)
 
     return task
 
@@ -198,7 +216,7 @@ class _Campaign:
         try:
             # An unusable engine stops the run before any game.
             pool.submit(lambda pair: pair.connect(), CANDIDATE).result()
-            flying: dict[int, Future[_Played]] = {}
+            flying: dict[int, Future[GameRun]] = {}
             handed = taken = 0
             # Set at the deadline: games not finished then are dropped, and no engine
             # is started for them (with many jobs on few cores, a game in flight can
@@ -220,10 +238,10 @@ class _Campaign:
                 if taken not in flying or flying[taken].cancelled():
                     break
                 try:
-                    plan, outcome = flying.pop(taken).result()
+                    played = flying.pop(taken).result()
                 except GameDropped:
                     break
-                self.take(pool, self.game_at(taken), plan, outcome)
+                self.take(pool, self.game_at(taken), played)
                 taken += 1
                 if result.capped:
                     break
@@ -237,13 +255,11 @@ class _Campaign:
             pool.close(graceful=not failed)
         return result
 
-    def take(
-        self, pool: PairPool, game: int, plan: Plan, outcome: Divergence | Unsupported | None
-    ) -> None:
+    def take(self, pool: PairPool, game: int, played: GameRun) -> None:
         result = self.result
+        plan, outcome = played.plan, played.end
         stats = result.stats[plan.profile]
-        diverged = outcome if isinstance(outcome, Divergence) else None
-        sent = diverged.index + 1 if diverged is not None else len(plan.requests)
+        sent = played.requests
         stats.requests += sent
         result.requests += sent
         result.games += 1
@@ -258,20 +274,27 @@ class _Campaign:
             if plan.start_error is None:
                 stats.accepted_values.update(_option_words(plan))
             stats.games += 1
-            stats.coverage.update(plan.coverage_until(diverged.index if diverged else None))
+            stats.coverage.update(played.coverage())
+            stopped = played.stopped
+            stats.ended += stopped is None
+            stats.stopped += stopped is not None
+            if stopped is not None:
+                stats.stopped_at[stopped.signature] += 1
+            stats.carried += played.carried
         self.tell()
-        if diverged is None:
-            return
-        signature = diverged.signature
-        if known_entry(self.config.known, signature) is not None:
-            result.known_hits[signature] += 1
-        elif signature in self.found:
-            result.repeats[signature] += 1
-        else:
-            self.found.add(signature)
-            result.findings.append(self.file(pool, game, plan, diverged))
-            if len(result.findings) >= self.config.max_findings:
-                result.capped = True
+        # Each class met with nothing carried before it, once a game, in the order met.
+        filed = {m.divergence.signature: m for m in reversed(played.met) if not m.after}
+        for signature in played.signatures():
+            met = filed[signature]
+            if known_entry(self.config.known, signature) is not None:
+                result.known_hits[signature] += 1
+            elif signature in self.found:
+                result.repeats[signature] += 1
+            elif not result.capped:
+                self.found.add(signature)
+                result.findings.append(self.file(pool, game, met.plan, met.divergence))
+                if len(result.findings) >= self.config.max_findings:
+                    result.capped = True
 
     def late(self, game: int, plan: Plan, divergence: Divergence) -> Finding:
         """A class found when the run's time is spent: listed with its rerun command, not
@@ -381,6 +404,8 @@ def commands(config: FuzzConfig, game: int, profile: str, ident: str) -> tuple[s
         rerun += ["--shard", f"{config.shard[0]}/{config.shard[1]}"]
     if not config.steer:
         rerun.append("--no-steer")
+    if not config.carry_on:
+        rerun.append("--no-carry-on")
     if config.seats is not None:
         rerun += ["--seats", str(config.seats)]
     out = str(config.out) if config.out is not None else "."

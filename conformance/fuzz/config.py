@@ -43,6 +43,8 @@ class FuzzConfig:
     max_findings: int = DEFAULT_MAX_FINDINGS
     check_schema: bool = True
     steer: bool = True
+    # Carry each game on past its divergences (see .carry); off, a game ends at its first.
+    carry_on: bool = True
     # Play only shard (K, N): the games whose index is K-1 modulo N (conformance.distributed).
     # A shard steers by its own games' coverage: with steering off, the shards' games are
     # exactly the unsharded run's.

@@ -1,5 +1,5 @@
 """Deal orders that lean toward the edges: low cards, mirrored hands for ties, near-runs,
-sets, and quick hands whose scores climb fast."""
+sets, near misses of a legal throw, and quick hands whose scores climb fast."""
 
 from __future__ import annotations
 
@@ -10,7 +10,12 @@ from collections.abc import Callable, Sequence
 from jhyap_core.cards import DECK, Card
 from reference_engine.game import Game
 
-DEAL_STYLES = ("uniform", "low", "mirror", "runs", "sets", "quick")
+DEAL_STYLES = ("uniform", "low", "mirror", "runs", "sets", "quick", "near_misses")
+# The near misses of a legal throw a "near_misses" hand holds, one a hand: a run with
+# one card of another suit (the lowest, as often as any other), a run with a gap, a run
+# one card longer or shorter than most rules allow, a set with one odd rank, and the
+# substring trap (A A 2: its ranks read "112", found in "12345678910111213").
+NEAR_MISS_SHAPES = ("other suit", "gap", "long", "short", "odd rank", "substring")
 # Styles the steering asks for (see .steer): each aims one hand of values at a counter.
 TARGETED_STYLES = ("tie", "tiebreak", "edge", "even")
 
@@ -101,6 +106,9 @@ def _deal_hands(
         rng.shuffle(hands[0])
         for hand in hands[1:]:
             fill(hand, [c for c in pool if card_value(c) >= rng.randint(1, 13)])
+    elif style == "near_misses":
+        for hand in hands:
+            fill(hand, _near_miss_cards(rng, rng.choice(NEAR_MISS_SHAPES)))
     elif style == "sets":
         for hand in hands:
             # A rank the table has (a choice among 13 draws as randint(1, 13) did).
@@ -109,6 +117,27 @@ def _deal_hands(
     for hand in hands:
         fill(hand, pool)
     return hands
+
+
+def _near_miss_cards(rng: random.Random, shape: str) -> list[Card]:
+    """Cards making one near miss of a legal throw (see NEAR_MISS_SHAPES), lowest first."""
+    suit, other, third = rng.sample("cdhs", 3)
+    low = rng.randint(1, 9)
+    if shape == "substring":
+        wanted = [(1, suit), (1, other), (2, suit)]
+    elif shape == "odd rank":
+        wanted = [(low, suit), (low, other), (low, third), (low + 1, suit)]
+    elif shape == "gap":
+        wanted = [(low, suit), (low + 1, suit), (low + 3, suit)]
+    elif shape == "short":
+        wanted = [(low, suit), (low + 1, suit)]
+    elif shape == "long":
+        wanted = [(low + k, suit) for k in range(rng.randint(4, 5))]
+    else:
+        wanted = [(low + k, suit) for k in range(rng.randint(3, 4))]
+        odd = 0 if rng.random() < 0.5 else rng.randrange(len(wanted))
+        wanted[odd] = (wanted[odd][0], other)
+    return [c for rank, s in wanted for c in DECK if c.rank == rank and c.suit == s]
 
 
 class _Taken:

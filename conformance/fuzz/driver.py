@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final, Protocol
@@ -286,7 +286,23 @@ FIELD_FAMILIES: Final[Mapping[str, tuple[str, ...]]] = {
     "multi_throwers": ("picking",),
     "options": ("options",),
     "seats": ("players",),
+    "turn_order": ("turn",),
+    "phase": ("turn",),
+    "last_round": ("game-end",),
+    "offer_kind": ("throws",),
+    "deck_size": ("reshuffle", "picking"),
 }
+# Refusals that say a state field differs, whichever side refused: the engine refusing a
+# seat's turn, or granting it where the reference refuses, holds another ``to_act``; an
+# engine refusing cards the reference's hand holds holds another hand. Signed as that
+# field, so that the bug met at a refusal and at a check is one class.
+REFUSAL_FIELDS: Final[Mapping[tuple[str, str], str]] = {
+    ("either", "not_your_turn"): "to_act",
+    ("engine", "card_not_in_hand"): "hands",
+}
+# Event fields that are a state field under another name (the called hand's value is a
+# hand value), and a card drawn from the deck, which is the deck's order.
+EVENT_FIELDS: Final[Mapping[str, str]] = {"called.value": "hand_values"}
 # The rule family whose refusal an error code is: an engine refusing with (or accepting
 # what the reference refuses with) this code gets that rule wrong, whatever the step.
 CODE_FAMILIES: Final[Mapping[str, str]] = {
@@ -339,6 +355,11 @@ def classify(
         return DivergenceKind.PROTOCOL, f"{profile} {step}: {differences[0].replace(':', '', 1)}"
     if differences and differences[0].startswith("error:"):
         want, got = _code(expected), _code(actual)
+        field = REFUSAL_FIELDS.get(("engine", got)) or REFUSAL_FIELDS.get(
+            ("either", got if got != "accepted" else want)
+        )
+        if field is not None:
+            return DivergenceKind.REFUSAL, f"{profile} {field_family(field)}: {field} differs"
         if got != "accepted":
             family, shape = CODE_FAMILIES.get(got, "protocol"), f"refuses with {got}"
         else:
@@ -348,7 +369,8 @@ def classify(
         cards = cards_accounted(expected.get("state")) or 52
         broken = state_invariants(actual.get("state"), transfer, cards)
         fields = [m.group(1) for d in differences if (m := _FIELD.match(d))]
-        root = fields[0] if fields else "state"
+        # A hand that differs makes its value differ: the hand is the cause.
+        root = "hands" if "hands" in fields else fields[0] if fields else "state"
         kind = DivergenceKind.INVARIANT if broken else DivergenceKind.STATE
         return kind, f"{profile} {field_family(root)}: {root} differs"
     events = expected.get("events") or []
@@ -359,8 +381,13 @@ def classify(
             parts.append("events count" if line.startswith("events:") else line.split(":")[0])
             continue
         index, name = int(match.group(1)), match.group(2)
-        event_type = events[index].get("type") if index < len(events) else "?"
-        parts.append(f"{event_type}.{name}" if name else str(event_type))
+        event = events[index] if index < len(events) else {}
+        event_type = event.get("type", "?")
+        if event_type == "picked" and name == "card" and event.get("from") == "deck":
+            parts.append("deck")  # the card on top of the deck: the deck's order
+            continue
+        path = f"{event_type}.{name}" if name else str(event_type)
+        parts.append(EVENT_FIELDS.get(path, path))
     # The first field that differs is the cause; the count of events and the fields after
     # it follow from it.
     root = next((p for p in parts if p != "events count"), parts[0] if parts else "?")
@@ -432,6 +459,33 @@ class Pipelined(Protocol):
     ) -> tuple[list[dict[str, Json]], EngineError | None]: ...
 
 
+# Divergences in what the engine reports (events, a state, its schema): the game can go
+# on past one, the differing fields left out of what is compared afterwards (see .carry).
+REPORTS: Final = frozenset(
+    {DivergenceKind.EVENTS, DivergenceKind.STATE, DivergenceKind.INVARIANT, DivergenceKind.SCHEMA}
+)
+
+
+def masked_differences(
+    profile: str,
+    request: Request,
+    expected: Mapping[str, Json],
+    differences: Sequence[str],
+    transfer: bool,
+    actual: Mapping[str, Json],
+    masked: Set[str],
+) -> list[str]:
+    """The differences left once those of a ``masked`` signature are set aside: each
+    difference of an answer is signed on its own, as if it were the first."""
+    if not masked or differences[0].startswith("error:"):
+        return list(differences)
+    return [
+        line
+        for line in differences
+        if classify(profile, request, expected, [line], transfer, actual)[1] not in masked
+    ]
+
+
 def run_plan(
     engine: Pipelined,
     reference: Pipelined,
@@ -441,10 +495,20 @@ def run_plan(
     window: int = DEFAULT_WINDOW,
     check_schema: bool = True,
     stop: Callable[[], bool] | None = None,
+    compare_from: int = 0,
+    masked: Set[str] = frozenset(),
+    carry: Callable[[Divergence], bool] | None = None,
 ) -> Divergence | Unsupported | None:
     """Send the plan to both engines; the first divergence, Unsupported, or None.
-    ``stop`` is asked between windows: when it says so, :class:`GameDropped` is raised."""
+    ``stop`` is asked between windows: when it says so, :class:`GameDropped` is raised.
+
+    Carrying on (see :mod:`.carry`): the answers before ``compare_from`` are not compared
+    (a prefix played again, compared before); differences of a ``masked`` signature are
+    left out; a divergence in what the engine reports (:data:`REPORTS`, not at a raw
+    line) is handed to ``carry``, and when it says so the game goes on with that
+    signature masked."""
     requests = plan.requests
+    masking = set(masked)
     for begin in range(0, len(requests), window):
         if stop is not None and stop():
             raise GameDropped
@@ -463,6 +527,8 @@ def run_plan(
         actual, error = engine.collect(sent, chunk)
         for offset, (want, got) in enumerate(zip(expected, actual, strict=False)):
             req = chunk[offset]
+            if begin + offset < compare_from:
+                continue
             # "Not played here" is no divergence, even where the reference refuses too
             # (a table of too many seats declined as a whole): as `jhyap run` skips it.
             if not got.get("ok") and _code(got) in SKIP_CODES and _code(want) != _code(got):
@@ -474,14 +540,33 @@ def run_plan(
                 )
             else:
                 differences = compare_answers(req, want, got)
+                if differences:
+                    differences = masked_differences(
+                        plan.profile, req, want, differences, transfer, got, masking
+                    )
             if differences:
                 kind, signature = classify(plan.profile, req, want, differences, transfer, got)
-                return Divergence(begin + offset, kind, signature, tuple(differences), want, got)
+                found = Divergence(begin + offset, kind, signature, tuple(differences), want, got)
+                if not _carried(found, req, carry):
+                    return found
+                masking.add(signature)
+                continue
             if check_schema and (bad := schema_divergence(plan.profile, req, begin + offset, got)):
-                return bad
+                if bad.signature in masking:
+                    continue
+                if not _carried(bad, req, carry):
+                    return bad
+                masking.add(bad.signature)
         if error is not None:
             return _failure(plan.profile, chunk[len(actual)], begin + len(actual), error)
     return None
+
+
+def _carried(
+    found: Divergence, request: Request, carry: Callable[[Divergence], bool] | None
+) -> bool:
+    """Whether the game goes on past ``found``: a report, not at a raw line, carried."""
+    return carry is not None and found.kind in REPORTS and request.raw is None and carry(found)
 
 
 def shorten(value: Json, limit: int = 600) -> str:
@@ -492,6 +577,7 @@ def shorten(value: Json, limit: int = 600) -> str:
 __all__ = [
     "CLASSES",
     "DEFAULT_WINDOW",
+    "REPORTS",
     "Divergence",
     "GameDropped",
     "Pipelined",
@@ -500,6 +586,7 @@ __all__ = [
     "Unsupported",
     "compare_answers",
     "compare_raw",
+    "masked_differences",
     "run_plan",
     "seq_word",
     "state_invariants",

@@ -29,6 +29,7 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from itertools import combinations
+from typing import Final
 
 from jhyap_core.cards import DECK, Card, names
 from jhyap_core.profile import option_specs, resolve
@@ -51,11 +52,12 @@ from .counters import (
 )
 from .deals import aimed_deal
 from .option_values import invalid_option_values, random_option_value
-from .plan import GameSpec, Plan, Request, encode, request, start_request
+from .plan import GameSpec, Plan, Request, choice_key, encode, request, start_request
 from .probes import RAW_KINDS, RAW_PROBES, RawProbe, raw_request
 from .steer import random_spec
 
 BETWEEN_HANDS = (Phase.AWAITING_DEAL, Phase.ROUND_OVER)
+MAX_SKIPS = 20  # barred choices skipped in a row before a plan ends there
 
 
 class _Builder:
@@ -78,15 +80,37 @@ class _Builder:
         # play (see .aimed) steers throws and picks toward it.
         self.targets: dict[int, int | None] = {}
         self.aim_order: list[int] = []
+        # The choices not to make, by request index (see GameSpec.avoid); a choice barred
+        # is skipped and another made, up to MAX_SKIPS times at one index.
+        self.avoid: dict[int, set[str]] = {}
+        for at, key in spec.avoid:
+            self.avoid.setdefault(at, set()).add(key)
+        self.skipped = 0
+        self.exhausted = False
 
     @property
     def game(self) -> Game:
         assert self.session.game is not None
         return self.session.game
 
+    def barred(self, message: Mapping[str, Json]) -> bool:
+        """Whether the next request may not be ``message`` (a choice the spec avoids)."""
+        keys = self.avoid.get(len(self.requests))
+        return keys is not None and choice_key(message) in keys
+
+    def skip(self) -> None:
+        """A barred request is not sent; the plan ends when no other choice comes."""
+        self.skipped += 1
+        self.exhausted = self.skipped > MAX_SKIPS
+
     def send(self, message: Mapping[str, Json] | Request, probe: bool = False) -> bool:
-        """Add a request and answer it on the model; whether the model accepted it."""
+        """Add a request and answer it on the model; whether the model accepted it (a
+        barred request is skipped: not accepted)."""
         item = message if isinstance(message, Request) else request(message, probe)
+        if self.barred(item.message):
+            self.skip()
+            return False
+        self.skipped = 0
         before = self.game.state() if probe and self.session.game is not None else None
         scores = tuple(self.game.scores) if self.session.game is not None else ()
         response = self.session.handle({"seq": 0, **item.message})
@@ -107,6 +131,8 @@ class _Builder:
         if not self.raw_rng.random() < self.spec.raw_rate:
             return
         item = raw_request(self.raw_rng.choice(RAW_KINDS))
+        if self.barred(item.message):
+            return  # the game's own requests stay as they were
         line, _ = item.line(0)
         before = self.game.state()
         # A line that is no JSON is refused before it is a request: bad_request, seq null.
@@ -228,13 +254,20 @@ class _Builder:
         if game.phase is Phase.CALL_OR_THROW:
             legal = game.legal_actions()
             assert legal is not None
-            if legal.call and self._calls(seat):
-                self.send({"cmd": "act", "seat": seat, "action": {"type": "call"}})
+            call = {"cmd": "act", "seat": seat, "action": {"type": "call"}}
+            if legal.call and self._calls(seat) and not self.barred(call):
+                self.send(call)
                 self.checkpoint(0.7)
                 return
-            one, two = self.rng.choice(legal.throws), self.rng.choice(legal.throws)
+            # A throw the spec avoids here is not drawn (unless every throw is).
+            allowed = [t for t in legal.throws if not self.barred(_throw(seat, t))]
+            if not allowed and legal.call and not self.barred(call):
+                self.send(call)
+                return
+            allowed = allowed or list(legal.throws)
+            one, two = self.rng.choice(allowed), self.rng.choice(allowed)
             cards = list(one if len(one) >= len(two) else two)
-            aimed = aimed_throw(game, seat, self._goal(seat), legal.throws)
+            aimed = aimed_throw(game, seat, self._goal(seat), allowed)
             if aimed is not None and not self.chance(0.1):
                 cards = list(aimed)
             self.rng.shuffle(cards)
@@ -248,17 +281,20 @@ class _Builder:
             offer = picking.pickable_cards(game.offer, game.rules)
         goal = self._goal(seat)
         aimed_card = aimed_pick(game, seat, goal) if goal is not None else None
+        from_deck = {"cmd": "act", "seat": seat, "action": {"type": "pick", "from": "deck"}}
         if aimed_card is not None or (offer and goal is None and self.chance(0.4)):
             card = str(aimed_card if aimed_card is not None else self.rng.choice(offer))
-            self.send(
-                {
-                    "cmd": "act",
-                    "seat": seat,
-                    "action": {"type": "pick", "from": "offer", "card": card},
-                }
-            )
+            chosen = {
+                "cmd": "act",
+                "seat": seat,
+                "action": {"type": "pick", "from": "offer", "card": card},
+            }
+            self.send(from_deck if self.barred(chosen) else chosen)
+        elif self.barred(from_deck) and offer:
+            card = str(self.rng.choice(offer))
+            self.send({**from_deck, "action": {"type": "pick", "from": "offer", "card": card}})
         else:
-            self.send({"cmd": "act", "seat": seat, "action": {"type": "pick", "from": "deck"}})
+            self.send(from_deck)
 
     def _goal(self, seat: int) -> int | str | None:
         """The hand value the aimed play steers ``seat`` toward (None: no aim)."""
@@ -359,9 +395,10 @@ class _Builder:
         self.checkpoint(0.5)
 
     def _near_misses(self, hand: Sequence[Card]) -> dict[str, list[tuple[Card, ...]]]:
-        """The groups of 2 to 4 cards of the hand that make no legal throw, by near-miss kind."""
+        """The groups of 2 to 4 cards of the hand (5 in a hand of 8 or fewer: a run one
+        too long) that make no legal throw, by near-miss kind."""
         kinds: dict[str, list[tuple[Card, ...]]] = {}
-        for size in (2, 3, 4):
+        for size in (2, 3, 4, 5) if len(hand) <= 8 else (2, 3, 4):
             for group in combinations(hand, size):
                 if throws.classify(group, self.game.rules) is None:
                     kinds.setdefault(_near_miss(group), []).append(group)
@@ -375,8 +412,9 @@ class _Builder:
         (``kinds``: the hand's near misses, from ``_near_misses``)."""
         if not kinds:
             return [hand[0], hand[0]]
-        # Wrap-around runs are rare in a hand: when one is there, throw it more often.
-        weighted = sorted(kinds) + ["wrap-around run"] * 3 * ("wrap-around run" in kinds)
+        # Wrap-around runs are rare in a hand: when one is there, throw it more often; so
+        # are the near misses public engines were found to accept.
+        weighted = sorted(kinds) + [k for k in sorted(kinds) for _ in range(_WEIGHTS.get(k, 0))]
         chosen = list(self.rng.choice(kinds[self.rng.choice(weighted)]))
         self.rng.shuffle(chosen)
         return chosen
@@ -410,7 +448,7 @@ class _Builder:
                 self.coverage,
                 reached=tuple(self.reached),
             )
-        while len(self.requests) - self.raw_sent < spec.max_requests:
+        while len(self.requests) - self.raw_sent < spec.max_requests and not self.exhausted:
             if spec.raw_rate:
                 self.raw_probe()
             phase = self.game.phase
@@ -438,17 +476,40 @@ class _Builder:
         )
 
 
+def _throw(seat: int, cards: Sequence[Card]) -> dict[str, Json]:
+    return {"cmd": "act", "seat": seat, "action": {"type": "throw", "cards": names(cards)}}
+
+
+# How many more times a kind of near miss is drawn, when the hand holds one.
+_WEIGHTS: Final[Mapping[str, int]] = {
+    "wrap-around run": 3,
+    "run with one card of another suit": 2,
+    "substring trap": 3,
+    "set with an odd rank": 2,
+    "gapped run": 1,
+}
+_RANK_DIGITS: Final = "".join(str(r) for r in range(1, 14))
+
+
 def _near_miss(group: Sequence[Card]) -> str:
     """What kind of illegal throw a group of cards is."""
     ranks = sorted(c.rank for c in group)
-    one_suit = len({c.suit for c in group}) == 1
+    suits = Counter(c.suit for c in group)
+    one_suit = len(suits) == 1
     if len(set(ranks)) != len(ranks):
+        if "".join(map(str, ranks)) in _RANK_DIGITS:
+            return "substring trap"  # A A 2 read as "112", in "12345678910111213"
+        if len(ranks) >= 3 and Counter(ranks).most_common(1)[0][1] == len(ranks) - 1:
+            return "set with an odd rank"
         return "repeated rank"
     if one_suit and ranks[0] == 1 and ranks[-1] == 13:
         return "wrap-around run"
     consecutive = ranks[-1] - ranks[0] == len(ranks) - 1
+    if consecutive and one_suit:
+        return "short run" if len(ranks) < 3 else "long run"
     if consecutive:
-        return "short run" if one_suit else "mixed-suit run"
+        lone = len(ranks) >= 3 and suits.most_common(1)[0][1] == len(ranks) - 1
+        return "run with one card of another suit" if lone else "mixed-suit run"
     if one_suit and ranks[-1] - ranks[0] <= len(ranks) + 1:
         return "gapped run"
     return "other"

@@ -30,6 +30,9 @@ class GameSpec:
     # A call held back until the hands make this (see .steer): "tie", "tiebreak", "edge",
     # "even", "beaten" (late and risky: until other hands are at or below the caller's).
     call_aim: str = ""
+    # Choices the plan does not make (see :mod:`.carry`): (request index, choice key) of
+    # a request a divergence was met at, so that the game goes another way from there.
+    avoid: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,18 @@ class Plan:
 
 def encode(message: Mapping[str, Json]) -> str:
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+
+
+def choice_key(message: Mapping[str, Json]) -> str:
+    """What a request chooses, as :attr:`GameSpec.avoid` names it: its JSON text, a
+    throw's cards in sorted order (the same cards thrown in another order are the same
+    choice)."""
+    action = message.get("action")
+    if message.get("cmd") == "act" and isinstance(action, Mapping) and "cards" in action:
+        cards = action["cards"]
+        if isinstance(cards, list):
+            return encode({**message, "action": {**action, "cards": sorted(map(str, cards))}})
+    return encode(message)
 
 
 def request(message: Mapping[str, Json], probe: bool = False) -> Request:

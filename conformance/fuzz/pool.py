@@ -13,7 +13,7 @@ import itertools
 import os
 import queue
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
@@ -59,9 +59,15 @@ class EnginePair:
         return self.engine, self.reference
 
     def run(
-        self, plan: Plan, stop: Callable[[], bool] | None = None
+        self,
+        plan: Plan,
+        stop: Callable[[], bool] | None = None,
+        compare_from: int = 0,
+        masked: Set[str] = frozenset(),
+        carry: Callable[[Divergence], bool] | None = None,
     ) -> Divergence | Unsupported | None:
-        """Play ``plan`` on both engines; ``stop`` may drop it (see :func:`run_plan`)."""
+        """Play ``plan`` on both engines; ``stop`` may drop it, ``compare_from``,
+        ``masked`` and ``carry`` carry a game on (see :func:`run_plan`)."""
         if stop is not None and stop():
             raise GameDropped  # before starting any engine
         engine, reference = self.connect()
@@ -74,6 +80,9 @@ class EnginePair:
                 window=self.config.window,
                 check_schema=self.config.check_schema,
                 stop=stop,
+                compare_from=compare_from,
+                masked=masked,
+                carry=carry,
             )
         finally:
             if engine.broken is not None or not engine.alive:

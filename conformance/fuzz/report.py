@@ -80,6 +80,9 @@ def json_report(
                 "games": result.stats[p].games,
                 "requests": result.stats[p].requests,
                 "unsupported": result.stats[p].unsupported,
+                "ended": result.stats[p].ended,
+                "stopped": result.stats[p].stopped,
+                "carried": result.stats[p].carried,
                 "coverage": {c: result.stats[p].coverage[c] for c in COUNTERS},
                 "never_reached": missing[p],
             }

@@ -344,7 +344,7 @@ def _nearby_specs(document: Mapping[str, Json], spec: GameSpec) -> list[GameSpec
     # the aimed ``edge``; a tie-break: ``tiebreak`` at three seats) comes within the
     # first few batches, not after every seed of every other style.
     return [
-        replace(spec, seats=n, seed=seed, options=options, **style)
+        replace(spec, seats=n, seed=seed, options=options, avoid=(), **style)
         for seed in seeds
         for options in option_sets[:2]
         for n in seat_counts[:3]

@@ -392,7 +392,7 @@ def test_a_broken_engine_is_caught_and_shrunk_to_a_failing_transcript(
         (
             "non_json_seq_zero",
             0,
-            68,
+            67,
             "dashain raw truncated-json: seq expected null, got 0",
             "protocol",
             {

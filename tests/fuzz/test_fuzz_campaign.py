@@ -77,7 +77,8 @@ def test_every_transcript_fuzz_writes_keeps_its_promise(name: str, tmp_path: Pat
     cfg = quick(mutant(name), tmp_path)
     result = fuzz(cfg)
     written = sorted(tmp_path.glob("*.yaml"))
-    assert [f.transcript for f in result.findings if f.transcript] == written
+    # A game carried on past its first divergence may file a second class (``-2``).
+    assert sorted(f.transcript for f in result.findings if f.transcript) == written
     for finding in result.findings:
         assert finding.verified_ok, finding.verified
         assert finding.profile == finding.shrunk.plan.profile
