@@ -29,8 +29,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, NoReturn, Protocol
 
+from jhyap_core.json_types import Json
 from jhyap_core.messages import Action, Call, Deal, Pick, Refusal, Refused, RoundScore, Throw
-from jhyap_core.serving import MAX_LINE_BYTES, Json, Session, run
+from jhyap_core.serving import MAX_LINE_BYTES, Session, run
 from jhyap_core.vocabulary import ErrorCode, JhyapError, ThrowKind
 from jhyap_core.vocabulary import PickSource as Source
 
