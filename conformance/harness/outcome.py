@@ -82,6 +82,9 @@ class Outcome:
     base: str | None = None
     changed: tuple[str, ...] = ()
     not_checked: tuple[str, ...] = ()  # checkpoint fields the engine does not report
+    # Checkpoint fields the engine's kit keeps itself (hello.supports.kit_kept_fields):
+    # compared, but no check of the engine's.
+    kit_kept: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:

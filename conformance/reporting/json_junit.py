@@ -42,7 +42,7 @@ from .report import (
     failure_block,
     headline,
 )
-from .unchecked import junit_note, unchecked_total
+from .unchecked import junit_note, kit_kept_total, unchecked_total
 
 REPORT_FORMAT: Final = "jhyap-conformance-report"
 REPORT_FORMAT_VERSION: Final = 1
@@ -130,6 +130,7 @@ def result_json(outcome: Outcome, context: ReportContext) -> dict[str, Any]:
         "base": o.base,
         "changed": list(o.changed),
         "not_checked": list(o.not_checked),
+        "kit_kept": list(o.kit_kept),
         "failure": None if o.status in OK_PLAIN else failure_json(o, context),
     }
 
@@ -150,6 +151,7 @@ def json_report(result: RunResult, context: ReportContext) -> dict[str, Any]:
         1 for o in result.outcomes if o.status == PASSED and o.mode == DERIVED
     )
     summary["checks_not_checked"] = unchecked_total(result.outcomes)
+    summary["checks_kit_kept"] = kit_kept_total(result.outcomes)
     summary["wall_time"] = round(result.wall_time, 3)
     return {
         "format": REPORT_FORMAT,
