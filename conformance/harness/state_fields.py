@@ -109,8 +109,8 @@ def anything_checked(
     refused at start checks the refusal."""
     if (fields is None and not kept) or transcript.start_error is not None:
         return True
-    if transcript.fresh_engine:
-        return True
+    if transcript.fresh_engine or (fields is None and not transcript.steps):
+        return True  # a start accepted, with nothing after it, is the engine's answer
     for step in transcript.steps:
         if step.kind != "check":
             return True
