@@ -123,6 +123,8 @@ class EngineInfo:
     """What ``hello`` answers: the engine's name, version and language, and what it serves.
 
     ``state_fields`` (protocol 1.1) lists the state fields the engine reports; None means all.
+    ``kit_kept_fields`` (protocol 1.1) lists those of them an adapter kit keeps by its own
+    table procedure rather than reading from the engine; None means none.
     """
 
     name: str
@@ -131,9 +133,12 @@ class EngineInfo:
     commands: tuple[str, ...] = COMMANDS
     actions: tuple[str, ...] = ACTIONS
     state_fields: tuple[str, ...] | None = None
+    kit_kept_fields: tuple[str, ...] | None = None
 
     def supports(self) -> dict[str, Any]:
         body: dict[str, Any] = {"commands": list(self.commands), "actions": list(self.actions)}
         if self.state_fields is not None:
             body["state_fields"] = list(self.state_fields)
+        if self.kit_kept_fields is not None:
+            body["kit_kept_fields"] = list(self.kit_kept_fields)
         return body

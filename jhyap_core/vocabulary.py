@@ -85,6 +85,34 @@ class EventType(StrEnum):
     OPTION_CHANGED = "option_changed"
 
 
+class StateField(StrEnum):
+    """A field of ``state``, in the order docs/protocol.md lists them."""
+
+    PHASE = "phase"
+    ROUND = "round"
+    SEATS = "seats"
+    ACTIVE = "active"
+    ELIMINATED = "eliminated"
+    DEALER = "dealer"
+    STARTER = "starter"
+    TO_ACT = "to_act"
+    HANDS = "hands"
+    HAND_VALUES = "hand_values"
+    OFFER = "offer"
+    OFFER_KIND = "offer_kind"
+    PICKABLE = "pickable"
+    THROWN = "thrown"
+    MULTI_THROWERS = "multi_throwers"
+    DECK = "deck"
+    DECK_SIZE = "deck_size"
+    OUT_OF_PLAY = "out_of_play"
+    TURNS_TAKEN = "turns_taken"
+    SCORES = "scores"
+    OPTIONS = "options"
+    LAST_ROUND = "last_round"
+    RESULT = "result"
+
+
 class RoundOutcome(StrEnum):
     """How a hand ended (``round_ended.outcome``)."""
 
@@ -140,6 +168,7 @@ class JhyapError(Exception):
 # The commands and action types every engine serves, in the protocol's order (``hello``).
 COMMANDS: Final = tuple(command.value for command in Command)
 ACTIONS: Final = tuple(action.value for action in ActionType)
+STATE_FIELDS: Final = tuple(name.value for name in StateField)
 
 
 class ProfileError(JhyapError):

@@ -39,6 +39,17 @@ hand), ``settlement(scores)`` (the default: none). Where a default would play a 
 value otherwise than the reference (``laid`` and ``pickable_positions`` for runs with
 jokers or that wrap, ``settlement`` for money), the table is refused naming the parameter
 unless the binding overrides the hook (:func:`~jhyap_kit.support.default_misplay`).
+
+Observation hooks, all optional: through them a binding reports what its engine decided,
+and the kit answers with the engine's value instead of its own, so that the harness judges
+it as the engine's (:data:`~jhyap_kit.support.OBSERVATIONS`; docs/kit.md, "Observation
+hooks"). The kit *follows* the engine for ``observed_throw()`` (the order the throw just
+made lies in, asked after ``on_throw``, in place of ``laid``), ``observed_starter()`` (who
+starts the next hand, asked once a hand has ended), ``observed_game_over()`` (asked after
+each hand is scored) and ``observed_winners()`` (asked as the game ends); it *reports*
+``observed_hands()``, ``observed_scores()``, ``observed_deck()`` and ``observed_phase()``
+in ``state`` (asked whenever it answers ``state``; the hands also in the ``dealt`` event).
+``hello`` lists the state fields the kit still keeps itself (``supports.kit_kept_fields``).
 The order of the hooks within each request: docs/kit.md.
 """
 
@@ -64,11 +75,18 @@ from jhyap_core.messages import (
     Timeout,
 )
 from jhyap_core.serving import Event
-from jhyap_core.vocabulary import PROTOCOL_VERSION, ErrorCode, JhyapError, ThrowKind
+from jhyap_core.vocabulary import (
+    PROTOCOL_VERSION,
+    ErrorCode,
+    JhyapError,
+    Phase,
+    StateField,
+    ThrowKind,
+)
 from jhyap_core.vocabulary import PickSource as Source
 
 from .options import Opened, change_option, open_table
-from .support import KIT_RULES, RuleSupport
+from .support import KIT_RULES, OBSERVATIONS, RuleSupport, kit_kept_fields
 from .table import KitRules, Table
 
 __all__ = ["PROTOCOL_VERSION", "HookPlay", "TrackedEngine"]
@@ -106,8 +124,12 @@ class HookPlay:
 
     def lay(self, seat: int, cards: Sequence[Card]) -> core.Throw:
         placed = tuple(names(cards))
-        kind = ThrowKind(self.engine.on_throw(seat, placed))
-        laid = self.engine.laid(placed, kind)
+        engine = self.engine
+        kind = ThrowKind(engine.on_throw(seat, placed))
+        if "observed_throw" in engine.observed_hooks():
+            laid = tuple(engine.observed_throw())  # the engine's order, whatever it is
+        else:
+            laid = engine.laid(placed, kind)
         return core.Throw(tuple(parse_card(c) for c in laid), kind)
 
     def on_call(self, seat: int) -> None:
@@ -148,12 +170,16 @@ class HookPlay:
         return min(cards, key=self._weight)
 
     def game_over(self, table: core.Table) -> bool:
+        if "observed_game_over" in self.engine.observed_hooks():
+            return bool(self.engine.observed_game_over())
         return self.kit.table.end.over(table.round, table.scores, table.active)
 
     def game_result(self, table: core.Table) -> dict[str, Any]:
         winners, standings = self.kit.table.end.ranking(
             table.scores, table.active, table.out_in_round, table.last_round
         )
+        if "observed_winners" in self.engine.observed_hooks():
+            winners = [int(s) for s in self.engine.observed_winners()]
         return {
             "winners": winners,
             "standings": standings,
@@ -310,21 +336,80 @@ class TrackedEngine:
                     found[combo] = None
         return list(found)
 
+    # -- observation hooks: what the engine decided (optional) --------------------------
+    # The kit asks one only when the binding overrides it (observed_hooks); docs/kit.md.
+
+    def observed_hands(self) -> Sequence[Sequence[str]]:
+        """Every seat's hand as the engine holds it now (any order; a seat out holds none).
+
+        Asked whenever the kit answers ``state`` and after a deal: ``state.hands`` (in
+        canonical order), ``state.hand_values`` (``hand_value`` of them) and the ``dealt``
+        event's hands are the engine's."""
+        raise NotImplementedError
+
+    def observed_starter(self) -> int:
+        """The seat the engine has start the next hand; asked once a hand has ended.
+
+        The kit follows it: ``state.starter``, the dealer, the next ``round_started`` and
+        its turn order are the engine's."""
+        raise NotImplementedError
+
+    def observed_phase(self) -> Phase | str:
+        """The engine's phase now (whether its hand or its game has ended); asked whenever
+        the kit answers ``state``, which reports it as ``state.phase``."""
+        raise NotImplementedError
+
+    def observed_game_over(self) -> bool:
+        """Whether the engine's game is over; asked after each hand is scored. The kit
+        follows it: the ``game_ended`` event and the phase."""
+        raise NotImplementedError
+
+    def observed_winners(self) -> Sequence[int]:
+        """The seats the engine has win; asked as the game ends. The kit follows it:
+        ``game_ended.winners`` and ``state.result.winners``."""
+        raise NotImplementedError
+
+    def observed_scores(self) -> Sequence[int]:
+        """Each seat's total as the engine keeps it; asked whenever the kit answers
+        ``state``, which reports it as ``state.scores``."""
+        raise NotImplementedError
+
+    def observed_throw(self) -> Sequence[str]:
+        """The cards of the throw just made, in the order the engine lays them (the last on
+        top); asked after ``on_throw``, in place of ``laid``. The kit follows it: the
+        ``thrown`` event, ``state.thrown`` and then ``state.offer``."""
+        raise NotImplementedError
+
+    def observed_deck(self) -> Sequence[str]:
+        """The engine's deck now, top card first (after a reshuffle, the deck it made);
+        asked whenever the kit answers ``state``: ``state.deck`` and ``state.deck_size``."""
+        raise NotImplementedError
+
     # -- what the kit reports ------------------------------------------------------------
 
     @classmethod
     def info(cls) -> EngineInfo:
-        return EngineInfo(cls.NAME, cls.VERSION, cls.LANGUAGE)
+        kept = kit_kept_fields(cls.overridden_hooks() | cls.observed_hooks())
+        return EngineInfo(cls.NAME, cls.VERSION, cls.LANGUAGE, kit_kept_fields=kept)
 
     @classmethod
     def overridden_hooks(cls) -> frozenset[str]:
         """The hooks with a default that the binding overrides: where it does not, a
-        parameter value the default would misplay is refused (``support.default_misplay``)."""
-        return frozenset(
-            name
-            for name in _DEFAULTED_HOOKS
-            if getattr(cls, name) is not getattr(TrackedEngine, name)
-        )
+        parameter value the default would misplay is refused (``support.default_misplay``).
+        ``observed_throw`` stands for ``laid``: the engine lays the throw."""
+        found = {name for name in _DEFAULTED_HOOKS if cls._overrides(name)}
+        if cls._overrides("observed_throw"):
+            found.add("laid")
+        return frozenset(found)
+
+    @classmethod
+    def observed_hooks(cls) -> frozenset[str]:
+        """The observation hooks the binding implements (:data:`~.support.OBSERVATIONS`)."""
+        return frozenset(name for name in OBSERVATIONS if cls._overrides(name))
+
+    @classmethod
+    def _overrides(cls, name: str) -> bool:
+        return getattr(cls, name) is not getattr(TrackedEngine, name)
 
     @property
     def _kit(self) -> KitRules:
@@ -377,9 +462,18 @@ class TrackedEngine:
                 parse_card(layout.turned_up),
                 [parse_card(c) for c in layout.stock],
             )
-        return self._t.deal(cards, placed)
+        events = self._t.deal(cards, placed)
+        if "observed_hands" in self.observed_hooks():
+            hands = self._observed_hands()
+            for event in events:
+                if event["type"] == "dealt":
+                    event["hands"] = hands
+        return events
 
     def act(self, seat: int, action: Action) -> list[Event]:
+        return self._follow(self._act(seat, action))
+
+    def _act(self, seat: int, action: Action) -> list[Event]:
         table = self._t
         match action:
             case Call():
@@ -397,7 +491,29 @@ class TrackedEngine:
         raise JhyapError(f"unknown action {action!r}", ErrorCode.BAD_REQUEST)
 
     def reshuffle(self, order: Sequence[str]) -> list[Event]:
-        return self._t.reshuffle([parse_card(c) for c in order])
+        return self._follow(self._t.reshuffle([parse_card(c) for c in order]))
+
+    def _follow(self, events: list[Event]) -> list[Event]:
+        """After an accepted request that ended a hand, the next starter becomes the
+        engine's (``observed_starter``), where the binding reports it."""
+        ended = any(event["type"] == "round_ended" for event in events)
+        if ended and "observed_starter" in self.observed_hooks():
+            table = self._t
+            starter = self.observed_starter()
+            if isinstance(starter, bool) or not isinstance(starter, int):
+                raise TypeError(f"observed_starter() must answer a seat, not {starter!r}")
+            if not 0 <= starter < table.seats:
+                raise ValueError(f"observed_starter() answered {starter}: no seat of this table")
+            table.starter = starter
+        return events
+
+    def _observed_hands(self) -> list[list[str]]:
+        hands = [canonical(hand) for hand in self.observed_hands()]
+        if len(hands) != self._t.seats:
+            raise ValueError(
+                f"observed_hands() gave {len(hands)} hands for a table of {self._t.seats} seats"
+            )
+        return hands
 
     def end_game(self) -> list[Event]:
         return self._t.end_game()
@@ -413,7 +529,23 @@ class TrackedEngine:
         return self._t.offer_open_to(seat)
 
     def state(self) -> dict[str, Any]:
-        return self._t.state()
+        state = self._t.state()
+        observed = self.observed_hooks()
+        if not observed:
+            return state
+        # The engine's own values in place of the kit's, for the harness to judge.
+        if "observed_hands" in observed:
+            hands = self._observed_hands()
+            state[StateField.HANDS] = hands
+            state[StateField.HAND_VALUES] = [self.hand_value(h) if h else 0 for h in hands]
+        if "observed_scores" in observed:
+            state[StateField.SCORES] = list(self.observed_scores())
+        if "observed_deck" in observed:
+            deck = list(self.observed_deck())
+            state[StateField.DECK], state[StateField.DECK_SIZE] = deck, len(deck)
+        if "observed_phase" in observed:
+            state[StateField.PHASE] = str(self.observed_phase())
+        return state
 
     def legal(self) -> dict[str, Any] | None:
         return self._t.legal()

@@ -14,6 +14,10 @@ Some values of those parameters the kit plays through a hook's default, and the 
 plays only part of them: :func:`default_misplay` names a parameter whose value the
 defaults would play otherwise than the reference engine, unless the binding overrides
 the hook that decides it (the table is then refused ``unsupported_profile``).
+
+Which state fields come from the engine and which the kit keeps by its own procedure,
+by the hooks a binding implements (:data:`OBSERVATIONS`, :func:`kit_kept_fields`), is what
+``hello`` says in ``supports.kit_kept_fields``.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from jhyap_core.messages import Refused
-from jhyap_core.vocabulary import ErrorCode
+from jhyap_core.vocabulary import STATE_FIELDS, ErrorCode, StateField
 
 
 class _Any:
@@ -168,3 +172,46 @@ def check_support(rules: Mapping[str, Any], support: RuleSupport, code: ErrorCod
     message = unsupported(rules, support)
     if message is not None:
         raise Refused(code, message)
+
+
+F = StateField
+# The optional hooks through which a binding reports what its engine decided, each with
+# the state fields it makes the engine's (docs/kit.md, "Observation hooks").
+OBSERVATIONS: Final[Mapping[str, tuple[StateField, ...]]] = {
+    "observed_hands": (F.HANDS, F.HAND_VALUES),
+    "observed_starter": (F.STARTER, F.DEALER),
+    "observed_phase": (F.PHASE,),
+    "observed_game_over": (),  # the phase and result follow it, with the kit's standings
+    "observed_winners": (),
+    "observed_scores": (F.SCORES,),
+    "observed_throw": (F.OFFER, F.THROWN),
+    "observed_deck": (F.DECK, F.DECK_SIZE),
+}
+# The fields other hooks a binding implements make the engine's: the ones every binding
+# implements (the throw's kind, the hand's scores), and those whose default it overrides.
+ENGINE_HOOK_FIELDS: Final[Mapping[str, tuple[StateField, ...]]] = {
+    "on_throw": (F.OFFER_KIND,),
+    "score_round": (F.SCORES,),
+    "laid": (F.OFFER, F.THROWN),
+    "pickable_positions": (F.PICKABLE,),
+}
+_REQUIRED_HOOKS: Final = ("on_throw", "score_round")
+
+
+def kit_kept_fields(hooks: Collection[str]) -> tuple[str, ...]:
+    """The state fields the kit keeps itself, in the protocol's order, for a binding that
+    implements the optional ``hooks`` (observation hooks and overridden defaults).
+
+    >>> len(kit_kept_fields(()))
+    21
+    >>> kept = kit_kept_fields(("observed_hands", "observed_starter"))
+    >>> [f for f in ("hands", "hand_values", "starter", "dealer", "phase") if f in kept]
+    ['phase']
+    """
+    engine: set[str] = set()
+    for hook in (*_REQUIRED_HOOKS, *hooks):
+        engine.update(OBSERVATIONS.get(hook, ()))
+        engine.update(ENGINE_HOOK_FIELDS.get(hook, ()))
+    if {"observed_game_over", "observed_winners"} <= set(hooks):
+        engine.add(F.RESULT)  # its standings and scores are from the engine's scores
+    return tuple(name for name in STATE_FIELDS if name not in engine)

@@ -186,6 +186,9 @@ class Outcome:
     changed: tuple[str, ...] = ()
     not_checked: tuple[str, ...] = ()  # checkpoint fields the engine does not report
     judged: Judged = Judged()  # what the case compared, up to where it ended
+    # Checkpoint fields the engine's kit keeps itself (hello.supports.kit_kept_fields):
+    # compared, but no check of the engine's.
+    kit_kept: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
@@ -110,6 +111,7 @@ class _Context:
     transcript: Transcript
     resolved: Mapping[str, Any]
     fields: frozenset[str] | None = None  # the state fields the engine reports (None: all)
+    kept: frozenset[str] = frozenset()  # those its kit keeps, not the engine
     started: bool = False  # a start was accepted: there is a table to ask the state of
     step: Step | None = None
     number: int = 0  # the step's number, from 1 (0: before the first step)
@@ -245,11 +247,23 @@ def _run_check(ctx: _Context, step: Step) -> None:
         actual = checked_fields(check, state)
         raise _StepFailure(
             CaseStatus.FAILED,
-            "the state differs from the check",
+            "the state differs from the check" + _kept_note(differences, ctx.kept),
             expected=dict(check),
             actual=actual,
             differences=tuple(differences),
         )
+
+
+def _kept_note(differences: Sequence[str], kept: frozenset[str]) -> str:
+    """What a failure says of the fields that differ which the engine's kit keeps."""
+    differing = dict.fromkeys(re.split(r"[.\[:\s]", d, maxsplit=1)[0] for d in differences)
+    names = [reported.needs(name) for name in differing if reported.needs(name) in kept]
+    if not names:
+        return ""
+    shown = ", ".join(dict.fromkeys(names))
+    if len(names) == len(differing):
+        return f" in fields the engine's kit keeps, not the engine ({shown}: kit-kept)"
+    return f" ({shown}: kept by the engine's kit, not the engine)"
 
 
 def _run_legal(ctx: _Context, step: Step) -> None:
@@ -635,6 +649,7 @@ def replay(
         return credited_clauses(clauses, owned)
 
     fields = reported.reported_fields(info)
+    kept = reported.kit_kept_fields(info)
     base = Outcome(
         CaseStatus.PASSED,
         transcript.id,
@@ -643,11 +658,12 @@ def replay(
         file=str(transcript.file),
         line=transcript.line,
         not_checked=reported.not_checked(transcript, fields),
+        kit_kept=reported.kit_kept(transcript, fields, kept),
     )
     missing = check_requirements(transcript, info)
     if missing:
         return replace(base, status=CaseStatus.SKIPPED, reason=missing, duration=clock() - began)
-    ctx = _Context(client, validate_protocol, transcript, resolved, fields)
+    ctx = _Context(client, validate_protocol, transcript, resolved, fields, kept)
     # An engine process plays several cases: its report shows what this one made it write.
     stderr_since = client.stderr_mark()
     index = 0
@@ -689,7 +705,7 @@ def replay(
             return replace(base, **empty, judged=judged, duration=clock() - began)
         status = (
             CaseStatus.PASSED
-            if reported.anything_checked(transcript, fields)
+            if reported.anything_checked(transcript, fields, kept)
             else CaseStatus.NOT_CHECKED
         )
         if status is CaseStatus.PASSED and judged.nothing:

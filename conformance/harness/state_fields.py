@@ -6,6 +6,12 @@ field). The harness compares only the fields reported; each checkpoint field tha
 another is **not checked**: listed per case (``step N (line L): field, ...``), counted in
 the reports, never passed in silence. A case none of whose checks could be made is
 ``not_checked``, not passed.
+
+An engine bound through an adapter kit may list, in ``hello.supports.kit_kept_fields``,
+the fields the kit keeps by its own table procedure rather than reading from the engine.
+The harness still compares them, but a failure on one says so, each checkpoint field that
+is kit-kept is listed per case (:func:`kit_kept`), and no check on one counts as a check
+of the engine (:func:`anything_checked`).
 """
 
 from __future__ import annotations
@@ -14,35 +20,11 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from jhyap_core.vocabulary import STATE_FIELDS  # in the order docs/protocol.md lists them
+
 from ..spec.steps import Transcript
 from .client import EngineInfo
 
-# The fields of state.schema.json, in the order docs/protocol.md lists them.
-STATE_FIELDS: Final = (
-    "phase",
-    "round",
-    "seats",
-    "active",
-    "eliminated",
-    "dealer",
-    "starter",
-    "to_act",
-    "hands",
-    "hand_values",
-    "offer",
-    "offer_kind",
-    "pickable",
-    "thrown",
-    "multi_throwers",
-    "deck",
-    "deck_size",
-    "out_of_play",
-    "turns_taken",
-    "scores",
-    "options",
-    "last_round",
-    "result",
-)
 # A check's name that is not a state field, and the field it reads.
 READS: Final[Mapping[str, str]] = {"settlement": "result"}
 _REQUIRED = re.compile(r"^state\.schema\.json#/required: '([a-z_]+)' is a required property")
@@ -54,6 +36,36 @@ def reported_fields(info: EngineInfo) -> frozenset[str] | None:
     if not isinstance(declared, list):
         return None
     return frozenset(str(name) for name in declared)
+
+
+def kit_kept_fields(info: EngineInfo) -> frozenset[str]:
+    """The fields the engine's kit keeps itself (``kit_kept_fields``; absent: none)."""
+    declared = info.supports.get("kit_kept_fields")
+    if not isinstance(declared, list):
+        return frozenset()
+    return frozenset(str(name) for name in declared)
+
+
+def kept_names(check: Mapping[str, Any], kept: frozenset[str]) -> list[str]:
+    """The names of ``check`` that read a field the engine's kit keeps."""
+    return [name for name in check if needs(name) in kept]
+
+
+def kit_kept(
+    transcript: Transcript, fields: frozenset[str] | None, kept: frozenset[str]
+) -> tuple[str, ...]:
+    """Each checkpoint of the transcript comparing a field the engine's kit keeps (of those
+    reported), as ``step N (line L): a, b``."""
+    if not kept:
+        return ()
+    found = []
+    for number, step in enumerate(transcript.steps, start=1):
+        if step.kind != "check":
+            continue
+        names = kept_names(narrowed(step.check or {}, fields), kept)
+        if names:
+            found.append(f"step {number} (line {step.line}): {', '.join(names)}")
+    return tuple(found)
 
 
 def needs(name: str) -> str:
@@ -88,14 +100,22 @@ def not_checked(transcript: Transcript, fields: frozenset[str] | None) -> tuple[
     return tuple(found)
 
 
-def anything_checked(transcript: Transcript, fields: frozenset[str] | None) -> bool:
-    """Whether any check of the transcript is made: an expectation of a request (its
-    events, its refusal, or just its acceptance), a legal answer, or a checkpoint field
-    the engine reports. A transcript refused at start checks the refusal."""
-    if fields is None or transcript.start_error is not None or transcript.fresh_engine:
+def anything_checked(
+    transcript: Transcript, fields: frozenset[str] | None, kept: frozenset[str] = frozenset()
+) -> bool:
+    """Whether any check of the transcript is made of the engine: an expectation of a
+    request (its events, its refusal, or just its acceptance), a legal answer, or a
+    checkpoint field the engine reports and its kit does not keep (``kept``). A transcript
+    refused at start checks the refusal."""
+    if (fields is None and not kept) or transcript.start_error is not None:
         return True
+    if transcript.fresh_engine or (fields is None and not transcript.steps):
+        return True  # a start accepted, with nothing after it, is the engine's answer
     for step in transcript.steps:
-        if step.kind != "check" or narrowed(step.check or {}, fields):
+        if step.kind != "check":
+            return True
+        compared = narrowed(step.check or {}, fields)
+        if any(needs(name) not in kept for name in compared):
             return True
     return False
 
@@ -122,6 +142,9 @@ __all__ = [
     "READS",
     "STATE_FIELDS",
     "anything_checked",
+    "kept_names",
+    "kit_kept",
+    "kit_kept_fields",
     "narrowed",
     "needs",
     "not_checked",

@@ -18,6 +18,7 @@ ADDED_IN: Final[dict[int, tuple[str, ...]]] = {
     1: (
         "the deal's layout (deal.hands, deal.turned_up, deal.stock)",
         "hello.supports.state_fields",
+        "hello.supports.kit_kept_fields",
         "option ranges with max null and options whose sets is a list",
         "unsupported_profile for a rule parameter it does not know",
         "bad_request for an array or object option value",

@@ -30,7 +30,7 @@ from .report import (
     failure_block,
     headline,
 )
-from .unchecked import junit_note, unchecked_total
+from .unchecked import junit_note, kit_kept_total, unchecked_total
 
 REPORT_FORMAT: Final = "jhyap-conformance-report"
 REPORT_FORMAT_VERSION: Final = 1
@@ -119,6 +119,7 @@ def result_json(outcome: Outcome, context: ReportContext) -> dict[str, Any]:
         "changed": list(o.changed),
         "not_checked": list(o.not_checked),
         "judged": o.judged.as_json(),
+        "kit_kept": list(o.kit_kept),
         "failure": None if o.status in OK_PLAIN else failure_json(o, context),
     }
 
@@ -143,6 +144,7 @@ def json_report(result: RunResult, context: ReportContext) -> dict[str, Any]:
     )
     summary["checks_not_checked"] = unchecked_total(result.outcomes)
     summary["judged"] = total_judged(result.outcomes).as_json()
+    summary["checks_kit_kept"] = kit_kept_total(result.outcomes)
     summary["wall_time"] = round(result.wall_time, 3)
     return {
         "format": REPORT_FORMAT,

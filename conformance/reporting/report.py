@@ -21,7 +21,7 @@ from ..spec.wording import plural
 from .modes import any_derived, mode_lines, split_counts
 from .style import Style
 from .terminal import one_line, visible_styled
-from .unchecked import unchecked_lines
+from .unchecked import kit_kept_lines, unchecked_lines
 
 SYMBOLS = {
     "passed": ".",
@@ -320,6 +320,7 @@ def summary_lines(
         lines += [f"  {n} x {reason}" for reason, n in sorted(skipped.items())]
         lines.append("")
     lines += unchecked_lines(outcomes)
+    lines += kit_kept_lines(outcomes)
     xfails = [o for o in outcomes if o.status == CaseStatus.XFAIL]
     if xfails:
         lines.append("known failures (xfail):")

@@ -3,6 +3,8 @@
 A case keeps its outcome when some of its checkpoint fields could not be compared, and
 lists them (``Outcome.not_checked``); a case none of whose checks could be made is
 ``not_checked``. The console, the JSON report and JUnit all say so, never a silent pass.
+Checkpoint fields the engine's kit keeps (``Outcome.kit_kept``, from
+``hello.supports.kit_kept_fields``) are compared but said to be the kit's, not the engine's.
 """
 
 from __future__ import annotations
@@ -18,7 +20,31 @@ MAX_CASES = 20  # cases listed in the console; the JSON report lists every one
 
 def unchecked_fields(outcome: Outcome) -> list[str]:
     """The field names of each ``step N (line L): a, b`` entry, in order."""
-    return [name for entry in outcome.not_checked for name in entry.split(": ", 1)[1].split(", ")]
+    return _entry_fields(outcome.not_checked)
+
+
+def _entry_fields(entries: Sequence[str]) -> list[str]:
+    return [name for entry in entries for name in entry.split(": ", 1)[1].split(", ")]
+
+
+def kit_kept_total(outcomes: Sequence[Outcome]) -> int:
+    """How many checkpoint fields compared were kept by the engine's kit, over every case."""
+    return sum(len(_entry_fields(o.kit_kept)) for o in outcomes)
+
+
+def kit_kept_lines(outcomes: Sequence[Outcome]) -> list[str]:
+    """The console's block: the checks on kit-kept fields, each field by how often."""
+    cases = [o for o in outcomes if o.kit_kept]
+    if not cases:
+        return []
+    fields = Counter(name for o in cases for name in _entry_fields(o.kit_kept))
+    ranked = sorted(fields.items(), key=lambda kv: -kv[1])
+    return [
+        f"kit-kept (state fields the engine's kit keeps, not the engine; not counted as the "
+        f"engine's): {plural(sum(fields.values()), 'check')} in {plural(len(cases), 'case')}:",
+        "  " + ", ".join(f"{name} {n}" for name, n in ranked),
+        "",
+    ]
 
 
 def unchecked_total(outcomes: Sequence[Outcome]) -> int:
@@ -50,12 +76,26 @@ def unchecked_lines(outcomes: Sequence[Outcome]) -> list[str]:
 
 
 def junit_note(outcome: Outcome) -> str | None:
-    """The text JUnit carries for a case with checks left unmade."""
-    if not outcome.not_checked:
-        return None
-    return "not checked (state fields the engine does not report): " + "; ".join(
-        outcome.not_checked
-    )
+    """The text JUnit carries for a case with checks left unmade or made on kit-kept fields."""
+    notes = []
+    if outcome.not_checked:
+        notes.append(
+            "not checked (state fields the engine does not report): "
+            + "; ".join(outcome.not_checked)
+        )
+    if outcome.kit_kept:
+        notes.append(
+            "kit-kept (state fields the engine's kit keeps, not the engine): "
+            + "; ".join(outcome.kit_kept)
+        )
+    return "\n".join(notes) or None
 
 
-__all__ = ["junit_note", "unchecked_fields", "unchecked_lines", "unchecked_total"]
+__all__ = [
+    "junit_note",
+    "kit_kept_lines",
+    "kit_kept_total",
+    "unchecked_fields",
+    "unchecked_lines",
+    "unchecked_total",
+]

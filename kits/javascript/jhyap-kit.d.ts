@@ -281,7 +281,27 @@ export interface EngineInfo {
   actions?: readonly ('call' | 'throw' | 'pick' | 'timeout')[];
   /** Protocol 1.1: the state fields the engine reports; absent means all. */
   stateFields?: readonly string[];
+  /** Protocol 1.1: the state fields the kit keeps itself, not read from the engine
+   * (`hello.supports.kit_kept_fields`); absent means none. */
+  kitKeptFields?: readonly StateField[];
 }
+
+/** A field of `state`. */
+export type StateField =
+  | 'phase' | 'round' | 'seats' | 'active' | 'eliminated' | 'dealer' | 'starter' | 'to_act'
+  | 'hands' | 'hand_values' | 'offer' | 'offer_kind' | 'pickable' | 'thrown' | 'multi_throwers'
+  | 'deck' | 'deck_size' | 'out_of_play' | 'turns_taken' | 'scores' | 'options' | 'last_round'
+  | 'result';
+/** The fields of `state`, in the order docs/protocol.md lists them. */
+export declare const STATE_FIELDS: readonly StateField[];
+/** An observation hook of TrackedEngine. */
+export type ObservationHook =
+  | 'observedHands' | 'observedStarter' | 'observedPhase' | 'observedGameOver'
+  | 'observedWinners' | 'observedScores' | 'observedThrow' | 'observedDeck';
+/** The observation hooks, each with the state fields it makes the engine's. */
+export declare const OBSERVATIONS: { readonly [hook in ObservationHook]: readonly StateField[] };
+/** The state fields the kit keeps itself, for a binding implementing the optional `hooks`. */
+export declare function kitKeptFields(hooks: readonly string[]): StateField[];
 
 /** A hook's answer: the value, or a promise of it (the kit awaits it). */
 export type Awaitable<T> = T | PromiseLike<T>;
@@ -317,6 +337,8 @@ export declare class TrackedEngine implements Backend {
   /** The options the engine lets a host set; null: every option of the profile. */
   static OPTIONS: readonly string[] | null;
   static info(): EngineInfo;
+  /** The observation hooks the binding implements. */
+  static observedHooks(): ObservationHook[];
 
   /** The kit's record of the open table. */
   table: Table | null;
@@ -347,6 +369,25 @@ export declare class TrackedEngine implements Backend {
   pickablePositions(offer: Card[], kind: ThrowKind): Awaitable<number[]>;
   /** Default: `refusal` asked about every sub-multiset of the hand. */
   legalThrows(seat: Seat, hand: Card[]): Awaitable<Card[][]>;
+
+  // Observation hooks, optional: what the engine decided. The kit asks one only when the
+  // binding implements it, and answers with the engine's value (docs/kit.md).
+  /** Every seat's hand as the engine holds it now (state.hands, hand_values, dealt.hands). */
+  observedHands(): Awaitable<readonly (readonly Card[])[]>;
+  /** The seat that starts the next hand, asked once a hand has ended; the kit follows it. */
+  observedStarter(): Awaitable<Seat>;
+  /** The engine's phase now (state.phase). */
+  observedPhase(): Awaitable<PhaseValue>;
+  /** Whether the engine's game is over, asked after each hand is scored; the kit follows it. */
+  observedGameOver(): Awaitable<boolean>;
+  /** The seats that win, asked as the game ends; the kit follows it. */
+  observedWinners(): Awaitable<readonly Seat[]>;
+  /** Each seat's total as the engine keeps it (state.scores). */
+  observedScores(): Awaitable<readonly number[]>;
+  /** The throw just made in the order the engine lays it, asked after onThrow; followed. */
+  observedThrow(): Awaitable<readonly Card[]>;
+  /** The engine's deck now, top card first (state.deck, deck_size). */
+  observedDeck(): Awaitable<readonly Card[]>;
 
   // Views the hooks may use (promises when pickablePositions is async).
   pickable(): Awaitable<Card[]>;
@@ -381,7 +422,8 @@ export declare function decodeRequest(line: Uint8Array): Json;
 export declare class Session {
   constructor(backend: Backend, info: EngineInfo);
   readonly backend: Backend;
-  readonly info: Required<Omit<EngineInfo, 'stateFields'>> & Pick_<EngineInfo, 'stateFields'>;
+  readonly info: Required<Omit<EngineInfo, 'stateFields' | 'kitKeptFields'>>
+    & Pick_<EngineInfo, 'stateFields' | 'kitKeptFields'>;
   started: boolean;
   stopped: boolean;
   /** The response to one decoded request (a promise of it when a hook answered with one). */

@@ -857,6 +857,52 @@ async function finishDriving(procedure, pending) {
 /** `f(value)`, or, when `value` is a promise, a promise of it. */
 const andThen = (value, f) => (isThenable(value) ? value.then(f) : f(value));
 
+/** The fields of `state`, in the order docs/protocol.md lists them. */
+export const STATE_FIELDS = Object.freeze([
+  'phase', 'round', 'seats', 'active', 'eliminated', 'dealer', 'starter', 'to_act', 'hands',
+  'hand_values', 'offer', 'offer_kind', 'pickable', 'thrown', 'multi_throwers', 'deck',
+  'deck_size', 'out_of_play', 'turns_taken', 'scores', 'options', 'last_round', 'result',
+]);
+
+/** The observation hooks, each with the state fields it makes the engine's. */
+export const OBSERVATIONS = Object.freeze({
+  observedHands: Object.freeze(['hands', 'hand_values']),
+  observedStarter: Object.freeze(['starter', 'dealer']),
+  observedPhase: Object.freeze(['phase']),
+  observedGameOver: Object.freeze([]), // the phase and result follow it, with the kit's standings
+  observedWinners: Object.freeze([]),
+  observedScores: Object.freeze(['scores']),
+  observedThrow: Object.freeze(['offer', 'thrown']),
+  observedDeck: Object.freeze(['deck', 'deck_size']),
+});
+
+// The fields other hooks make the engine's: those every binding implements (the throw's
+// kind, the hand's scores), and those whose default it overrides.
+const ENGINE_HOOK_FIELDS = Object.freeze({
+  onThrow: ['offer_kind'], scoreRound: ['scores'], pickablePositions: ['pickable'],
+});
+
+/**
+ * The state fields the kit keeps itself, in the protocol's order, for a binding that
+ * implements the optional `hooks` (observation hooks and overridden defaults).
+ */
+export function kitKeptFields(hooks) {
+  const engine = new Set();
+  for (const hook of ['onThrow', 'scoreRound', ...hooks]) {
+    for (const f of [...(OBSERVATIONS[hook] ?? []), ...(ENGINE_HOOK_FIELDS[hook] ?? [])]) engine.add(f);
+  }
+  if (hooks.includes('observedGameOver') && hooks.includes('observedWinners')) engine.add('result');
+  return STATE_FIELDS.filter((f) => !engine.has(f));
+}
+
+// Whether the binding `cls` implements hook `name` itself (TrackedEngine's is a default).
+const overrides = (cls, name) => typeof cls.prototype[name] === 'function' && cls.prototype[name] !== TrackedEngine.prototype[name];
+
+const seatOf = (table, seat, hook) => {
+  if (!Number.isInteger(seat) || seat < 0 || seat >= table.seats) throw new Error(`${hook}() answered ${seat}: no seat of this table`);
+  return seat;
+};
+
 /**
  * A Backend that keeps everything the protocol reports and an engine need not track, and
  * asks its hooks about the card play. A binding subclasses it, declares `static NAME`,
@@ -879,6 +925,16 @@ const andThen = (value, f) => (isThenable(value) ? value.then(f) : f(value));
  * Optional: `pickablePositions(offer, kind)` (default: the profile's pick.from_offer),
  * `legalThrows(seat, hand)` (default: `refusal` asked about every sub-multiset of the hand),
  * `settlement(scores)` (default: the profile's money rules).
+ *
+ * Observation hooks, all optional (`OBSERVATIONS`; the Python kit's `observed_*`): through
+ * them a binding reports what its engine decided, and the kit answers with the engine's
+ * value instead of its own, so the harness judges it as the engine's. The kit follows
+ * `observedThrow()` (the order the throw just made lies in, asked after `onThrow`),
+ * `observedGameOver()` (asked after each hand is scored), `observedWinners()` (asked as the
+ * game ends) and `observedStarter()` (who starts the next hand, asked once a hand has
+ * ended); it reports `observedHands()`, `observedScores()`, `observedDeck()` and
+ * `observedPhase()` in `state` (the hands also in the `dealt` event). `hello` lists the
+ * state fields the kit still keeps itself (`supports.kit_kept_fields`).
  */
 export class TrackedEngine {
   static NAME = 'kit-engine';
@@ -896,7 +952,17 @@ export class TrackedEngine {
 
   /** What `hello` answers. */
   static info() {
-    return { name: this.NAME, version: this.VERSION, language: this.LANGUAGE };
+    const hooks = [...this.observedHooks(), ...['pickablePositions'].filter((h) => overrides(this, h))];
+    return { name: this.NAME, version: this.VERSION, language: this.LANGUAGE, kitKeptFields: kitKeptFields(hooks) };
+  }
+
+  /** The observation hooks the binding implements (`OBSERVATIONS`). */
+  static observedHooks() {
+    return Object.keys(OBSERVATIONS).filter((name) => overrides(this, name));
+  }
+
+  #observes(name) {
+    return this.constructor.observedHooks().includes(name);
   }
 
   // -- hooks a binding implements -------------------------------------------------------
@@ -921,6 +987,38 @@ export class TrackedEngine {
 
   settlement(scores) {
     return this.kitRules.money ? settlement(scores, this.kitRules.money) : null;
+  }
+
+  // -- observation hooks: what the engine decided (optional; asked only when implemented) --
+
+  /** Every seat's hand as the engine holds it now (any order; a seat out holds none). */
+  observedHands() { throw new Error('the binding implements no observedHands() hook'); }
+
+  /** The seat the engine has start the next hand; asked once a hand has ended. */
+  observedStarter() { throw new Error('the binding implements no observedStarter() hook'); }
+
+  /** The engine's phase now; asked whenever the kit answers `state`. */
+  observedPhase() { throw new Error('the binding implements no observedPhase() hook'); }
+
+  /** Whether the engine's game is over; asked after each hand is scored. */
+  observedGameOver() { throw new Error('the binding implements no observedGameOver() hook'); }
+
+  /** The seats the engine has win; asked as the game ends. */
+  observedWinners() { throw new Error('the binding implements no observedWinners() hook'); }
+
+  /** Each seat's total as the engine keeps it; asked whenever the kit answers `state`. */
+  observedScores() { throw new Error('the binding implements no observedScores() hook'); }
+
+  /** The cards of the throw just made, in the order the engine lays them (the last on top). */
+  observedThrow() { throw new Error('the binding implements no observedThrow() hook'); }
+
+  /** The engine's deck now, top card first; asked whenever the kit answers `state`. */
+  observedDeck() { throw new Error('the binding implements no observedDeck() hook'); }
+
+  * #observedHands() {
+    const hands = (yield this.observedHands()).map((h) => canonical(h));
+    if (hands.length !== this.table.seats) throw new Error(`observedHands() gave ${hands.length} hands for a table of ${this.table.seats} seats`);
+    return hands;
   }
 
   pickablePositions(offer, kind) {
@@ -1075,9 +1173,10 @@ export class TrackedEngine {
       thrown: [], thrownKind: null, outOfPlay: [], drawWaiting: null, timeoutWaiting: null, turnsTaken: 0,
       multiThrowers: new Set(), toAct: t.starter, phase: Phase.CALL_OR_THROW,
     });
+    const dealt = this.#observes('observedHands') ? yield* this.#observedHands() : placed.hands.map((h) => [...h]);
     return [
       { type: 'round_started', round, dealer, starter: t.starter, turn_order: order },
-      { type: 'dealt', hands: placed.hands.map((h) => [...h]), turned_up: turnedUp, deck_size: stock.length },
+      { type: 'dealt', hands: dealt, turned_up: turnedUp, deck_size: stock.length },
     ];
   }
 
@@ -1158,7 +1257,7 @@ export class TrackedEngine {
     const kind = yield this.onThrow(seat, [...cards]);
     if (!['single', 'set', 'run'].includes(kind)) throw new Error(`onThrow must name the throw: 'single', 'set' or 'run', not ${kind}`);
     t.hands[seat] = withoutCards(t.hands[seat], cards);
-    t.thrown = laidCards(cards, kind, this.kitRules);
+    t.thrown = this.#observes('observedThrow') ? [...(yield this.observedThrow())] : laidCards(cards, kind, this.kitRules);
     t.thrownKind = kind;
     if (cards.length >= 2) t.multiThrowers.add(seat);
     t.phase = Phase.PICK;
@@ -1394,7 +1493,10 @@ export class TrackedEngine {
     t.starter = next;
     t.toAct = null;
     t.phase = Phase.ROUND_OVER;
-    if (gameOverAfterRound(t.round, t.scores, t.active, kit)) events.push(...(yield* this.#finishGame()));
+    const over = this.#observes('observedGameOver') ? Boolean(yield this.observedGameOver())
+      : gameOverAfterRound(t.round, t.scores, t.active, kit);
+    if (over) events.push(...(yield* this.#finishGame()));
+    if (this.#observes('observedStarter')) t.starter = seatOf(t, yield this.observedStarter(), 'observedStarter');
     return events;
   }
 
@@ -1419,8 +1521,9 @@ export class TrackedEngine {
     const t = this.table;
     const kit = this.kitRules;
     const oneHand = kit.gameEnd === 'one_hand' && t.lastRound !== null;
+    const engineWinners = this.#observes('observedWinners') ? [...(yield this.observedWinners())] : null;
     t.result = {
-      winners: oneHand ? handWinners(t.lastRound) : winners(t.scores, t.active, kit),
+      winners: engineWinners ?? (oneHand ? handWinners(t.lastRound) : winners(t.scores, t.active, kit)),
       standings: oneHand ? handStandings(t.lastRound) : standings(t.scores, t.outInRound, kit),
       scores: [...t.scores],
       eliminated: [...t.outInRound.keys()],
@@ -1438,6 +1541,24 @@ export class TrackedEngine {
   }
 
   * #state() {
+    const t = this.table;
+    const state = yield* this.#keptState();
+    // The engine's own values in place of the kit's, for the harness to judge.
+    if (this.#observes('observedHands')) {
+      state.hands = yield* this.#observedHands();
+      state.hand_values = [];
+      for (const h of state.hands) state.hand_values.push(h.length ? yield this.handValue([...h]) : 0);
+    }
+    if (this.#observes('observedScores')) state.scores = [...(yield this.observedScores())];
+    if (this.#observes('observedDeck')) {
+      state.deck = [...(yield this.observedDeck())];
+      state.deck_size = state.deck.length;
+    }
+    if (this.#observes('observedPhase')) state.phase = String(yield this.observedPhase());
+    return state;
+  }
+
+  * #keptState() {
     const t = this.table;
     const handValues = [];
     for (const h of t.hands) handValues.push(h.length ? yield this.handValue([...h]) : 0);
@@ -1694,7 +1815,7 @@ const VERSION = /^[0-9]+\.[0-9]+$/;
 /**
  * One engine process: the handshake and at most one table. `backend` is a TrackedEngine
  * (or anything with its Backend methods); `info` is {name, version, language, commands?,
- * actions?, stateFields?}.
+ * actions?, stateFields?, kitKeptFields?}.
  */
 export class Session {
   constructor(backend, info) {
@@ -1737,9 +1858,10 @@ export class Session {
     if (wanted.split('.')[0] !== PROTOCOL_VERSION.split('.')[0]) {
       refuse(ErrorCode.UNSUPPORTED_PROTOCOL, `this engine speaks protocol ${PROTOCOL_VERSION}, not ${wanted}`);
     }
-    const { name, version, language, commands, actions, stateFields } = this.info;
+    const { name, version, language, commands, actions, stateFields, kitKeptFields: kept } = this.info;
     const supports = { commands: [...commands], actions: [...actions] };
     if (stateFields != null) supports.state_fields = [...stateFields];
+    if (kept != null) supports.kit_kept_fields = [...kept];
     return { engine: { name, version, language }, protocol: PROTOCOL_VERSION, supports };
   }
 

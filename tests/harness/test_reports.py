@@ -181,8 +181,10 @@ def test_every_status_of_the_schema_is_a_status_of_the_harness() -> None:
     modes = ["modes", "passed_as_written", "passed_derived", "passed_reseated"]
     required = [*STATUSES, "total", "wall_time", *modes, "checks_not_checked", "judged"]
     assert list(schema["properties"]["summary"]["required"]) == required
-    # "selected" is written always but optional: reports of 0.2.0 before it lack it.
-    assert set(schema["properties"]["summary"]["properties"]) == {*required, "selected"}
+    # "selected" and "checks_kit_kept" are written always but optional: reports of 0.2.0
+    # before them lack them.
+    optional = {"selected", "checks_kit_kept"}
+    assert set(schema["properties"]["summary"]["properties"]) == {*required, *optional}
 
 
 @pytest.mark.e2e

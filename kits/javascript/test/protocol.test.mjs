@@ -60,7 +60,14 @@ test('hello: the engine, the version, what it supports', async () => {
     ok: true,
     engine: { name: 'profile-engine', version: '0.0.1', language: 'javascript' },
     protocol: '1.1',
-    supports: { commands: [...COMMANDS], actions: ['call', 'throw', 'pick', 'timeout'] },
+    supports: {
+      commands: [...COMMANDS],
+      actions: ['call', 'throw', 'pick', 'timeout'],
+      // Every field but the throw's kind and the scores, which the hooks answer.
+      kit_kept_fields: ['phase', 'round', 'seats', 'active', 'eliminated', 'dealer', 'starter',
+        'to_act', 'hands', 'hand_values', 'offer', 'pickable', 'thrown', 'multi_throwers', 'deck',
+        'deck_size', 'out_of_play', 'turns_taken', 'options', 'last_round', 'result'],
+    },
   });
   assert.equal(send({ cmd: 'hello', protocol: '1.1' }).protocol, '1.1');
   assert.equal(send({ cmd: 'hello', protocol: '1.7' }).protocol, '1.1');

@@ -1,0 +1,19 @@
+"""A correct engine bound through a kit that keeps some state fields by its own procedure:
+it declares them in hello.supports.kit_kept_fields and reports every field."""
+
+from _common import respond, serve, write
+
+KEPT = ["hands", "to_act", "deck", "out_of_play"]
+
+
+def hook(request, session):
+    response = session.handle(request)
+    if request.get("cmd") == "hello" and response.get("ok"):
+        response["supports"]["kit_kept_fields"] = KEPT
+    if session.stopped:
+        write(respond(response))
+        raise SystemExit(0)
+    return respond(response)
+
+
+raise SystemExit(serve(hook))
