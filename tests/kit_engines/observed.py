@@ -24,9 +24,6 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from object_api import ObjectApiEngine
 
 from jhyap_kit import (
     Action,
@@ -39,6 +36,7 @@ from jhyap_kit import (
     ThrowKind,
     main,
 )
+from tests.kit_engines.object_api import ObjectApiEngine
 
 OWN_CARD_BACK = "--own-card-back" in sys.argv
 WRONG_STARTER = "--wrong-starter" in sys.argv
