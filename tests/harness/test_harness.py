@@ -917,6 +917,7 @@ def test_json_and_junit_reports(capsys: pytest.CaptureFixture[str], tmp_path: Pa
         "passed_derived": 0,
         "passed_reseated": 0,
         "checks_not_checked": 0,
+        "checks_kit_kept": 0,
         "judged": {"accepted": 8, "moves": 6, "refusals": 1, "states": 1},
         "selected": 2,
     }
