@@ -19,5 +19,16 @@ def call_refusal(
     limit = rules.call_limit if seats is None else rules.call_limit_for(seats)
     if rules.first_round is FirstRoundCall.AFTER_EVERY_PLAYER_HAD_A_TURN and turns_taken < players:
         return ErrorCode.CALL_TOO_EARLY
+    if own_turns(turns_taken, players) < rules.min_own_turns:
+        return ErrorCode.CALL_TOO_EARLY
     within = hand_value <= limit if rules.call_inclusive else hand_value < limit
     return None if within else ErrorCode.CALL_OVER_LIMIT
+
+
+def own_turns(turns_taken: int, players: int) -> int:
+    """The turns the seat to act has completed in this hand (call.min_own_turns).
+
+    Turns pass round the players still in, in a fixed order from the starter, so the
+    seat to act has had one turn for every full lap of ``turns_taken``.
+    """
+    return turns_taken // players

@@ -29,7 +29,7 @@ from jhyap_core.vocabulary import (
 
 from . import calling, game_end, picking, scoring, throws
 from .actions import Action, Call, PickDeck, PickOffer, ThrowCards, Timeout
-from .rules import DealerRule, Rules, TimerExpiry
+from .rules import DealerRule, FirstRoundCall, Rules, TimerExpiry
 
 Event = dict[str, Any]
 
@@ -83,9 +83,20 @@ class ReferencePlay:
         if code is None:
             return None
         if code is ErrorCode.CALL_TOO_EARLY:
-            return Refusal(code, "no call until every player has had a turn this hand")
+            return Refusal(code, self._too_early(table))
         limit = self.rules.call_limit_for(table.seats)
         return Refusal(code, f"hand worth {value} is over the call limit {limit}")
+
+    def _too_early(self, table: Table) -> str:
+        """Why a call is too early: the first-round lock, or too few turns of one's own."""
+        players = len(table.active)
+        locked = self.rules.first_round is FirstRoundCall.AFTER_EVERY_PLAYER_HAD_A_TURN
+        if locked and table.turns_taken < players:
+            return "no call until every player has had a turn this hand"
+        had = calling.own_turns(table.turns_taken, players)
+        return (
+            f"no call before {self.rules.min_own_turns} turns of one's own this hand ({had} so far)"
+        )
 
     def throw_refusal(self, table: Table, seat: int, cards: Sequence[Card]) -> Refusal | None:
         if throws.classify(cards, self.rules) is None:

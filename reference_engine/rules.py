@@ -342,6 +342,7 @@ class Rules:
     halve_at_multiples_of: int | None = None
     drop_at_multiples_of: int | None = None
     points_multiplier: int = 1
+    min_own_turns: int = 0
     winner_among_lowest: WinnerAmongLowest = WinnerAmongLowest.FIRST_AFTER_CALLER
     reaching_is_out: bool = False
     deck_runs_out: DeckRunsOut = DeckRunsOut.RESHUFFLE
@@ -474,6 +475,7 @@ class Rules:
             halve_at_multiples_of=value("scoring.halve_at_multiples_of"),
             drop_at_multiples_of=value("scoring.drop_at_multiples_of"),
             points_multiplier=value("scoring.points_multiplier"),
+            min_own_turns=value("call.min_own_turns"),
             winner_among_lowest=WinnerAmongLowest(value("showdown.winner_among_lowest")),
             reaching_is_out=value("game_end.reaching_is_out"),
             deck_runs_out=DeckRunsOut(value("deck_runs_out")),
