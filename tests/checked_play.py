@@ -54,6 +54,7 @@ class Expect:
     round: int = 0
     to_act: int | None = None
     turns: int = 0
+    own_turns: dict[int, int] = field(default_factory=dict)  # each seat's, this hand
     multi: set[int] = field(default_factory=set)
     timeout_state: dict[str, Any] | None = None  # a timeout's pick waits for a new deck
 
@@ -185,6 +186,7 @@ def _between_hands(game: Game, exp: Expect, rng: random.Random, style: Style) ->
     check("deck after the deal", state["deck"], rest)
     check("offer after the deal", state["offer"], [turned])
     exp.to_act, exp.turns, exp.multi = exp.starter, 0, set()
+    exp.own_turns = {s: 0 for s in exp.active}
     if style.short_deck and len(game.deck) > 1:
         # As if the hand had gone on: the deck soon runs out, and reshuffles come often.
         keep = rng.randint(1, min(3, len(game.deck)))
@@ -263,7 +265,9 @@ def _turn(game: Game, exp: Expect, rng: random.Random, style: Style) -> None:
         refused(game, lambda: game.act(seat, Timeout()), "timer_off", state)
     if state["phase"] == "call_or_throw":
         hand = state["hands"][seat]
-        why = turn.call_refusal(r.hand_value(hand), exp.turns, len(exp.active), r, exp.seats)
+        why = turn.call_refusal(
+            r.hand_value(hand), exp.turns, exp.own_turns[seat], len(exp.active), r, exp.seats
+        )
         check("legal call", legal.call, why is None)
         throws = turn.legal_throws(hand, r)
         check("legal throws", {tuple(str(c) for c in t) for t in legal.throws}, throws)
@@ -431,6 +435,7 @@ def _after_pick(
         check("out_of_play", tail[0], {"type": "out_of_play", "cards": canonical(offer)})
         tail = tail[1:]
     exp.turns += 1
+    exp.own_turns[seat] += 1
     exp.to_act = results.next_turn(seat, exp.active, exp.seats)
     state = game.state()
     if held_back:

@@ -194,6 +194,7 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
             "inclusive": inclusive,
             "timing": "start_of_turn",
             "first_round": draw(st.sampled_from(values("call.first_round"))),
+            "min_own_turns": draw(st.integers(0, 2)),
         },
         "showdown": {
             "tie": draw(st.sampled_from(values("showdown.tie"))),

@@ -47,6 +47,7 @@ class Table:
     call_limit: int
     call_inclusive: bool
     first_round: str
+    min_own_turns: int  # completed turns of one's own before a call
     tie: str
     among_lowest: str
     kind: str
@@ -112,6 +113,7 @@ class Table:
             call_limit=rules["call"]["limit"],
             call_inclusive=rules["call"]["inclusive"],
             first_round=rules["call"]["first_round"],
+            min_own_turns=rules["call"].get("min_own_turns", 0),
             tie=rules["showdown"]["tie"],
             among_lowest=rules["showdown"]["winner_among_lowest"],
             kind=scoring["kind"],

@@ -164,9 +164,14 @@ def offer_open(seat: int, multi_throwers: Collection[int], t: Table) -> bool:
     return not t.only_after_multi_throw or seat in multi_throwers
 
 
-def call_refusal(value: int, turns_taken: int, players: int, t: Table, seats: int) -> str | None:
-    """Why a call is refused ('call_too_early', 'call_over_limit'), or None."""
+def call_refusal(
+    value: int, turns_taken: int, own_turns: int, players: int, t: Table, seats: int
+) -> str | None:
+    """Why a call is refused ('call_too_early', 'call_over_limit'), or None. ``own_turns``
+    counts the turns the caller completed in this hand (call.min_own_turns)."""
     if t.first_round == "after_every_player_had_a_turn" and turns_taken < players:
+        return "call_too_early"
+    if own_turns < t.min_own_turns:
         return "call_too_early"
     limit = t.limit(seats)
     within = value <= limit if t.call_inclusive else value < limit

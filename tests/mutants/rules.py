@@ -497,6 +497,11 @@ MUTANTS: dict[str, Mutant] = {
             lambda original: lambda v, t, p, r, *seats: original(v, p, p, r, *seats),
         ),
     ),
+    "min_own_turns_ignored": Mutant(
+        "call.min_own_turns",
+        "games_follow_the_model",
+        _rules(lambda r: _when(r.min_own_turns != 0, min_own_turns=0)),
+    ),
     "tie_read_as_caller_wins": Mutant(
         "showdown.tie",
         "showdowns_follow_the_model",
