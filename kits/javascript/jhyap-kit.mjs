@@ -404,7 +404,7 @@ export const RULE_PARAMETERS = Object.freeze(new Set([
   'throws.order_matters', 'throws.single', 'throws.laid',
   'pick.from_offer', 'pick.only_after_multi_throw',
   'reshuffle.moment', 'reshuffle.new_deck', 'reshuffle.kept_aside',
-  'call.limit', 'call.limit_by_seats', 'call.inclusive', 'call.timing', 'call.first_round',
+  'call.limit', 'call.limit_by_seats', 'call.inclusive', 'call.timing', 'call.first_round', 'call.min_own_turns',
   'showdown.tie', 'showdown.winner_among_lowest',
   'scoring.kind', 'scoring.won_call', 'scoring.beaten_call', 'scoring.beaten_penalty', 'scoring.beaten_others',
   'scoring.cuts', 'scoring.halve_at_multiples_of', 'scoring.drop_at_multiples_of', 'scoring.points_multiplier',

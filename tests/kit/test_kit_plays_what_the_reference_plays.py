@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from jhyap_kit import KIT_RULES
+from jhyap_kit import ANY, KIT_RULES
 from jhyap_kit.support import unsupported
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,9 +21,15 @@ VARIANTS = ROOT / "tests" / "data" / "variants"
 OBJECT_API = shlex.join([sys.executable, str(ROOT / "tests" / "kit_engines" / "object_api.py")])
 
 
-def outcomes(profile: Path, engine: str | None) -> dict[str, str]:
-    """Each case's outcome under ``profile`` against ``engine`` (None: the reference)."""
+def outcomes(
+    profile: Path, engine: str | None, transcripts: Path | None = None, *more: Path
+) -> dict[str, str]:
+    """Each case's outcome under ``profile`` (and the profiles ``more``) against ``engine``
+    (None: the reference), of the corpus or of the folder ``transcripts``."""
     command = [sys.executable, "-m", "conformance", "run", "--profile", str(profile)]
+    for other in more:
+        command += ["--profile", str(other)]
+    command += ["--transcripts", str(transcripts)] if transcripts else []
     command += ["--engine", engine] if engine else []
     done = subprocess.run(
         [*command, "--jobs", "1", "--json", "-", "-q"],
@@ -59,3 +65,28 @@ def test_the_kit_declares_the_procedure_parameters_it_now_plays() -> None:
     assert unsupported({"deck": {"jokers_wild": "runs"}}, KIT_RULES) == (
         "rules.deck.jokers_wild: this engine does not implement this rule parameter"
     )
+
+
+def test_a_binding_that_does_not_declare_call_min_own_turns_refuses_it_by_name() -> None:
+    # tests/kit_engines/seat_one.py declares the call's leaves one by one, so a table that
+    # sets the newer call.min_own_turns is refused naming it, never played as 0.
+    support = {**KIT_RULES, **{f"call.{leaf}": ANY for leaf in ("limit", "inclusive", "timing")}}
+    call = {"limit": 7, "inclusive": True, "timing": "start_of_turn"}
+    assert unsupported({"call": call}, support) is None
+    assert unsupported({"call": {**call, "min_own_turns": 1}}, support) == (
+        "rules.call.min_own_turns: this engine does not implement this rule parameter"
+    )
+
+
+@pytest.mark.e2e
+def test_a_kit_engine_plays_call_min_own_turns_as_the_reference_does() -> None:
+    # tests/kit_engines/object_api.py declares the whole call section and asks the
+    # reference's calling.call_refusal, with the kit's own count of turns taken.
+    profiles = [
+        VARIANTS / f"{name}.yaml"
+        for name in ("dhumbal-call-after-two-turns", "everestbuzz-call-after-one-turn")
+    ]
+    folder = VARIANTS / "call-timing-transcripts"
+    kit = outcomes(profiles[0], OBJECT_API, folder, profiles[1])
+    assert kit == outcomes(profiles[0], None, folder, profiles[1])
+    assert kit == {"call-after-two-own-turns": "passed", "call-after-one-own-turn": "passed"}

@@ -76,6 +76,15 @@ test('unsupported: an undeclared parameter or an unlisted value is named', () =>
   assert.equal(unsupported(rules, { ...all, 'call.limit': (v) => v > 9 }), 'rules.call.limit: 8 is not implemented by this engine (it plays other values)');
 });
 
+test('unsupported: a binding that declares the call leaves it plays refuses call.min_own_turns by name', () => {
+  const rules = fixture('bga-yaniv').rules;
+  const all = Object.fromEntries(Object.keys(rules).filter((k) => k !== 'call').map((k) => [k, ANY]));
+  for (const leaf of ['limit', 'inclusive', 'timing', 'first_round']) all[`call.${leaf}`] = ANY;
+  assert.equal(unsupported(rules, all), null);
+  assert.equal(unsupported({ ...rules, call: { ...rules.call, min_own_turns: 2 } }, all),
+    'rules.call.min_own_turns: this engine does not implement this rule parameter');
+});
+
 test('readRules: a parameter the kit reads, missing or mistyped, is invalid_profile naming it', async () => {
   const { readRules } = await import('../jhyap-kit.mjs');
   const rules = fixture('bga-yaniv').rules;

@@ -58,6 +58,10 @@ export class ProfileEngine extends TrackedEngine {
       if (r.call.first_round === 'after_every_player_had_a_turn' && this.table.turnsTaken < this.table.active.length) {
         return { code: 'call_too_early', message: 'not yet' };
       }
+      // Turns go round the players still in, so the seat to act has had one of its own per lap.
+      if (Math.floor(this.table.turnsTaken / this.table.active.length) < (r.call.min_own_turns ?? 0)) {
+        return { code: 'call_too_early', message: 'too few turns of its own' };
+      }
       const limit = this.#callLimit();
       const within = r.call.inclusive ? value <= limit : value < limit;
       return within ? null : 'call_over_limit';
