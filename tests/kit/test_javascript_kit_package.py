@@ -213,3 +213,21 @@ def test_kit_plays_every_ruleset_as_the_reference(profile: Path, mode: str, tmp_
     # Under dhumbal-no-kings most deals name a king: the harness finds them not applicable.
     assert counts["passed"] >= 10, counts
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+
+
+@pytest.mark.e2e
+@needs_node
+def test_kit_plays_the_call_timing_transcripts_as_written(tmp_path: Path) -> None:
+    """call.min_own_turns: the profile test engine passes the oracle transcripts of its two
+    variants as written (refused at N - 1 of one's own turns, accepted at N)."""
+    assert NODE is not None
+    variants = ROOT / "tests" / "data" / "variants"
+    report = tmp_path / "report.json"
+    command = [sys.executable, "-m", "conformance", "run", "-q", "--jobs", "1"]
+    command += ["--engine", f"{NODE} {PROFILE_ENGINE} --serve"]
+    command += ["--transcripts", str(variants / "call-timing-transcripts")]
+    for name in ("dhumbal-call-after-two-turns", "everestbuzz-call-after-one-turn"):
+        command += ["--profile", str(variants / f"{name}.yaml")]
+    done = _run([*command, "--json", report], ROOT, timeout=600)
+    assert _outcomes(report) == {"passed": 4}, done.stdout[-4000:]
+    assert done.returncode == 0
