@@ -34,7 +34,7 @@ STATE_RULES: Final = STATE_PARAMETERS
 # The refusal codes that are a rule's, and the parameters behind them.
 ERROR_RULES: Final[Mapping[str, tuple[str, ...]]] = {
     "call_over_limit": ("call.limit", "call.inclusive", "card_values"),
-    "call_too_early": ("call.first_round",),
+    "call_too_early": ("call.first_round", "call.min_own_turns"),
     "illegal_throw": ("throws",),
     "pick_not_allowed": ("pick",),
     "invalid_seats": ("seats",),
