@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import re
 from dataclasses import replace
 from fractions import Fraction
@@ -22,6 +23,7 @@ from conformance.fuzz.campaign import fuzz
 from conformance.fuzz.report import json_report
 from conformance.simulation.play import SimulationSpec, play_games
 from conformance.simulation.stats import Moments, Tally, mean
+from conformance.spec.files import InputRefused, read_input
 from conformance.spec.profiles import load_profile
 from tests.fuzz.test_fuzz import config, mutant
 
@@ -234,6 +236,81 @@ def test_merge_refuses_shards_of_different_runs(
     code, _, err = _main(capsys, "merge", str(s["1"]), "--json", str(s["1"]))
     assert code == 2 and s["1"].read_text() == before
     assert err.startswith("jhyap merge: ") and len(err.splitlines()) == 1
+
+
+def test_merge_refuses_what_is_not_a_regular_file_at_once(
+    sim_shards: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    s = sim_shards
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # no writer: reading it would wait forever
+    assert _refusal(capsys, s["1"], fifo, s["3"]) == (
+        f"jhyap merge: cannot read {fifo}: a named pipe, not a regular file"
+    )
+    assert _refusal(capsys, s["1"], "/dev/zero", s["3"]) == (
+        "jhyap merge: cannot read /dev/zero: a character device, not a regular file"
+    )
+    assert _refusal(capsys, s["1"], tmp_path, s["3"]) == (
+        f"jhyap merge: cannot read {tmp_path}: a folder, not a regular file"
+    )
+
+
+def test_an_input_file_is_read_up_to_its_bound(tmp_path: Path) -> None:
+    path = tmp_path / "big.json"
+    path.write_bytes(b"x" * 11)
+    with pytest.raises(InputRefused, match=r"big\.json: larger than 10 bytes$"):
+        read_input(path, limit=10)
+    assert read_input(path, limit=11) == b"x" * 11
+
+
+@pytest.mark.parametrize(
+    ("name", "field", "value", "why"),
+    [
+        ("turns_per_hand", "sum", "-5", "sum: negative, but it adds counts"),
+        (
+            "won_call_swing",
+            "sum_squares",
+            "-1",
+            "sum_squares: negative, but a sum of squares is not",
+        ),
+        (
+            "won_call_swing",
+            "sum_squares",
+            "0",
+            "sum_squares: below sum^2/n, which no observations give",
+        ),
+        ("won_call_swing", "sum", "1/0", ": a fraction whose denominator is 0"),
+    ],
+)
+def test_merge_refuses_an_impossible_tally(
+    sim_shards: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    field: str,
+    value: str,
+    why: str,
+) -> None:
+    s = sim_shards
+    forged = tmp_path / "forged.json"
+    data = json.loads(s["2"].read_text())
+    moments = data["tally"]["moments"][name]
+    assert moments["n"] > 0 and Fraction(moments["sum"]) != 0  # the forgery is what breaks it
+    moments[field] = value
+    forged.write_text(json.dumps(data))
+    where = f"tally/moments/{name}" + ("/" if not why.startswith(":") else "")
+    assert _refusal(capsys, s["1"], forged, s["3"]) == (
+        f"jhyap merge: {forged}: field {where}{why}"
+    )
+
+
+def test_no_observation_has_no_sums() -> None:
+    empty = {"n": 0, "sum": "0", "sum_squares": "4"}
+    tally = {"moments": {"value_at_call": empty}}
+    assert Tally.problem_of(tally) == (
+        "tally/moments/value_at_call: sums that are not 0 of no observation (n is 0)"
+    )
+    assert Tally.problem_of({"moments": {"value_at_call": {**empty, "sum_squares": "0"}}}) is None
 
 
 # -- fuzz: four shards merged are the run -----------------------------------------------
