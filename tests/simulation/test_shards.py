@@ -441,3 +441,27 @@ def test_a_campaign_report_path_in_the_way_is_refused_before_the_cluster(
     assert err.startswith("python -m conformance.distributed.campaign: --json: ")
     assert "not a jhyap fuzz JSON report" in err and len(err.splitlines()) == 1
     assert notes.read_text() == '{"mine": true}\n'
+
+
+def _strict(text: str) -> Any:
+    def refuse(constant: str) -> Any:
+        raise ValueError(f"not strict JSON: {constant}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_a_figure_without_observations_is_null_in_strict_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # dashain: the host ends every game, so no game gives hands per game
+    shards = [tmp_path / f"{k}.json" for k in (1, 2)]
+    for k, path in enumerate(shards, start=1):
+        base = ("simulate", "dashain", "--games", "4", "--shard", f"{k}/2")
+        assert cli.main([*base, "--json", str(path)]) == 0
+    merged = tmp_path / "merged.json"
+    code, _, err = _main(capsys, "merge", *map(str, shards), "--json", str(merged))
+    assert (code, err) == (0, "")
+    for path in (*shards, merged):
+        report = _strict(path.read_text())
+        assert report["hands_per_game"] == {"value": None, "low": None, "high": None, "n": 0}
+        assert schema_problem(report, "simulation.schema.json") is None
