@@ -215,9 +215,9 @@ def _catch_termination() -> dict[int, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``jhyap`` with ``argv`` (default: the process arguments); the exit status."""
+    words = list(sys.argv[1:] if argv is None else argv)
     previous = _catch_termination()
     try:
-        words = list(sys.argv[1:] if argv is None else argv)
         parser = build_parser(words)
         options, engine = _engine_after_dashes(parser, words)
         try:
@@ -234,8 +234,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.argv = ["jhyap", *words]
         return int(args.run(args))
     except KeyboardInterrupt:
+        print(f"{error_prefix(words)}: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
     except Terminated as exc:
+        print(
+            f"{error_prefix(words)}: stopped by {signal.Signals(exc.signum).name}", file=sys.stderr
+        )
         return 128 + exc.signum
     except BrokenPipeError:
         # The reader went away (jhyap ... | head): stop quietly, as other tools do.

@@ -56,7 +56,9 @@ def client_for(address: str) -> Iterator[Any]:
             threads_per_worker=1,
             processes=True,
             dashboard_address=None,
-            silence_logs=40,  # logging.ERROR
+            # logging.CRITICAL: a task's failure is re-raised at the client, said there in
+            # one line; the worker's own ERROR log would print its traceback as well
+            silence_logs=50,
         )
         with cluster, distributed.Client(cluster) as client:
             yield client

@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
 
         status = int(ExitCode.OK)
         text = figures_table(report, Tally.from_json(report["tally"]).summary())
-        dumped = json.dumps(report, indent=2) + "\n"
+        dumped = json.dumps(report, indent=2, allow_nan=False) + "\n"
         kind = SIMULATE_JSON
     else:
         status = int(report["exit_status"])

@@ -194,7 +194,7 @@ def write_and_print(
         # lazy: start-up speed
         from conformance.spec.files import STDOUT, os_error_text, write_report
 
-        text = json.dumps(figures_json(header, tally), indent=2) + "\n"
+        text = json.dumps(figures_json(header, tally), indent=2, allow_nan=False) + "\n"
         try:
             write_report(path, text, kind=SIMULATE_JSON, force=force)
         except OSError as exc:

@@ -22,7 +22,7 @@ from conformance.dask_cluster import ClusterUnavailable, address_problem
 from conformance.reporting.outputs import FUZZ_JSON
 from conformance.spec.files import STDOUT, os_error_text, write_report
 
-from .fuzz_shards import fuzz_on_cluster
+from .fuzz_shards import ShardFailed, fuzz_on_cluster
 from .merge import fuzz_lines
 
 
@@ -57,8 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = ("python", "-m", "conformance.distributed.campaign", *words)
     try:
         report = fuzz_on_cluster(config, fuzz_args, args.shards, args.cluster, command)
-    except ClusterUnavailable as exc:
-        print(f"{parser.prog}: {exc}", file=sys.stderr)
+    except (ClusterUnavailable, ShardFailed) as exc:
+        # one line, and 2 (not 1, which says that a shard diverged)
+        print(f"{parser.prog}: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     if args.json:
         try:

@@ -14,10 +14,17 @@ from typing import Any
 from conformance.dask_cluster import map_on_cluster
 from conformance.fuzz.campaign import fuzz
 from conformance.fuzz.config import FuzzConfig
+from conformance.fuzz.driver import ReferenceFailed
 from conformance.fuzz.report import json_report
+from conformance.harness.client import EngineUnusable
 
 from .merge import ShardFile, merge_fuzz
 from .shards import Shard, empty_shard_problem
+
+
+class ShardFailed(Exception):
+    """A shard could not be played (its engine unusable, the reference failing): one line,
+    a plain exception so that it crosses from a worker intact."""
 
 
 @dataclass(frozen=True)
@@ -33,11 +40,17 @@ class FuzzShardTask:
 
 def fuzz_shard(task: FuzzShardTask) -> dict[str, Any]:
     """Run one shard of a campaign; its JSON report."""
+    shard = f"shard {task.index}/{task.count}"
     problem = empty_shard_problem(Shard(task.index, task.count), task.config.games)
     if problem:
-        raise ValueError(problem)
+        raise ShardFailed(f"{shard}: {problem}")
     config = replace(task.config, shard=(task.index, task.count))
-    result = fuzz(config)
+    try:
+        result = fuzz(config)
+    except EngineUnusable as exc:
+        raise ShardFailed(f"{shard}: the engine is unusable: {exc}") from None
+    except ReferenceFailed as exc:
+        raise ShardFailed(f"{shard}: {exc}") from None
     findings = bool(result.findings) or bool(result.reference_problems)
     return json_report(config, result, 1 if findings else 0, ("jhyap", "fuzz", *task.arguments))
 
@@ -57,4 +70,4 @@ def fuzz_on_cluster(
     return merge_fuzz(files, tuple(command))
 
 
-__all__ = ["FuzzShardTask", "fuzz_on_cluster", "fuzz_shard"]
+__all__ = ["FuzzShardTask", "ShardFailed", "fuzz_on_cluster", "fuzz_shard"]

@@ -14,7 +14,6 @@ import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Final
 
 import jsonschema
@@ -23,7 +22,7 @@ from conformance.fuzz.report import REPORT_FORMAT
 from conformance.simulation.report import FORMAT, FORMAT_VERSION, RUN_KEYS, figures_json
 from conformance.simulation.stats import Tally
 from conformance.spec.data import schema_dir
-from conformance.spec.files import os_error_text
+from conformance.spec.files import os_error_text, read_input
 
 SIMULATION: Final = FORMAT
 FUZZ: Final = REPORT_FORMAT
@@ -63,7 +62,7 @@ def schema_problem(data: Any, name: str) -> str | None:
 def read_shard(path: str) -> tuple[str, ShardFile]:
     """One shard file, checked against its schema; its format and contents."""
     try:
-        text = Path(path).read_text("utf-8")
+        text = read_input(path).decode("utf-8")
     except OSError as exc:
         raise MergeError(f"cannot read {os_error_text(exc, path)}") from None
     except UnicodeDecodeError:
@@ -87,6 +86,8 @@ def read_shard(path: str) -> tuple[str, ShardFile]:
     if kind == FUZZ and "run" not in data:
         raise MergeError(f"{path}: no 'run' field: written by a jhyap fuzz without --shard")
     problem = schema_problem(data, SCHEMAS[kind])
+    if problem is None and kind == SIMULATION:
+        problem = Tally.problem_of(data["tally"])
     if problem is not None:
         raise MergeError(f"{path}: field {problem}")
     shard = data["shard"] if kind == SIMULATION else data["run"]["shard"]

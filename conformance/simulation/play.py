@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import os
 import random
+import signal
+import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -147,9 +152,58 @@ def play_games(
     if jobs <= 1 or len(tasks) <= 1:
         collect(_play_range(task) for task in tasks)
     else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with worker_pool(jobs) as pool:
             collect(pool.map(_play_range, tasks))
     return records
+
+
+_PR_SET_PDEATHSIG = 1
+_STOP_WAIT = 5.0  # seconds a stopped worker has to end before it is killed
+
+
+def _serve_the_leader(leader: int) -> None:
+    """A pool worker's first step: it leaves signals to the leader (Ctrl-C reaches the whole
+    process group; the leader stops the pool) and dies with it, even by ``kill -9``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)  # not the leader's handler, inherited by fork
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != leader:  # the leader died before the signal was armed
+        os._exit(1)
+
+
+@contextlib.contextmanager
+def worker_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
+    """A process pool of ``jobs`` workers that waits for its tasks when the block ends
+    normally, and otherwise (an error, Ctrl-C, SIGTERM) cancels what is queued and ends
+    its workers at once: none plays on, and none outlives the leader."""
+    pool = ProcessPoolExecutor(
+        max_workers=jobs, initializer=_serve_the_leader, initargs=(os.getpid(),)
+    )
+    try:
+        yield pool
+    except BaseException:
+        stop_pool(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Cancel the pool's queued tasks and end its workers now (SIGTERM, then SIGKILL)."""
+    workers = list((pool._processes or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for worker in workers:
+        with contextlib.suppress(OSError, ValueError):
+            worker.terminate()
+    for worker in workers:
+        with contextlib.suppress(OSError, ValueError, AssertionError):
+            worker.join(_STOP_WAIT)
+            if worker.is_alive():
+                worker.kill()
+                worker.join(_STOP_WAIT)
 
 
 def default_seats(document: Mapping[str, Any]) -> int:

@@ -145,6 +145,10 @@ MEANS: tuple[str, ...] = (
     "beaten_call_tally",
     "turns_per_game",
 )
+# The means of counts: no observation is negative, so neither is their sum.
+COUNTED: frozenset[str] = frozenset(
+    {"turns_per_hand", "hands_per_game", "reshuffles_per_hand", "turns_per_game"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +232,31 @@ class Tally:
             "moments": {name: self.moments.get(name, Moments()).to_json() for name in MEANS},
             "wins_by_seats": {str(s): list(w) for s, w in self.wins_by_seats.items()},
         }
+
+    @staticmethod
+    def problem_of(data: Mapping[str, Any]) -> str | None:
+        """What makes a tally's JSON (valid by its schema) impossible for any games, as
+        ``tally/moments/NAME/FIELD: why``; None when some games could give it."""
+        for name in MEANS:
+            raw = data["moments"].get(name)
+            if raw is None:
+                continue
+            where = f"tally/moments/{name}"
+            try:
+                total, squares = Fraction(raw["sum"]), Fraction(raw["sum_squares"])
+            except ZeroDivisionError:
+                return f"{where}: a fraction whose denominator is 0"
+            n = int(raw["n"])
+            if squares < 0:
+                return f"{where}/sum_squares: negative, but a sum of squares is not"
+            if name in COUNTED and total < 0:
+                return f"{where}/sum: negative, but it adds counts"
+            if n == 0 and (total or squares):
+                return f"{where}: sums that are not 0 of no observation (n is 0)"
+            if squares * n < total * total:
+                # (sum of x)^2 <= n * (sum of x^2) for any n numbers (Cauchy-Schwarz)
+                return f"{where}/sum_squares: below sum^2/n, which no observations give"
+        return None
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Tally:

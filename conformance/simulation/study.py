@@ -23,7 +23,6 @@ import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +44,7 @@ from .measure import (
     measure,
     points_of,
 )
+from .play import worker_pool
 
 __all__ = [
     "GAMES_PER_POLICY",
@@ -135,7 +135,7 @@ def compute_profile(
         results.extend(mapper(measure, tasks))
         tick()
     elif jobs > 1 and len(tasks) > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with worker_pool(jobs) as pool:
             for result in pool.map(measure, tasks):
                 results.append(result)
                 tick()

@@ -144,11 +144,61 @@ def write_report(
         write_atomic(path, text, kind=None if force else kind)
 
 
+MAX_INPUT_BYTES: Final = 64 * 1024 * 1024  # a report or shard file read whole
+
+
+class InputRefused(OSError):
+    """An input file that is not one to read whole: not a regular file, or too large."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def _kind_of(mode: int) -> str:
+    kinds = (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a named pipe"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
+
+
+def read_input(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``limit`` of them. It is opened
+    without blocking (a named pipe with no writer would wait forever) and checked on its
+    descriptor, so a pipe, a device such as /dev/zero or a folder is refused at once, and
+    a file that grows past ``limit`` while read is refused too (:class:`InputRefused`)."""
+    name = os.fsdecode(path)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InputRefused(f"{name}: {_kind_of(info.st_mode)}, not a regular file")
+        too_large = InputRefused(f"{name}: larger than {limit:,} bytes")
+        if info.st_size > limit:
+            raise too_large
+        chunks: list[bytes] = []
+        read = 0
+        while read <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - read))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            read += len(chunk)
+        if read > limit:
+            raise too_large
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def os_error_text(exc: OSError, path: str | Path | None = None) -> str:
     """An OSError as people read it: ``path: No such file or directory``, no errno.
     ``path`` names the file meant (not the temporary file a write failed on); a refused
     write already says which file was in the way."""
-    if isinstance(exc, WriteRefused):
+    if isinstance(exc, (WriteRefused, InputRefused)):
         return str(exc)
     reason = exc.strerror or str(exc)
     name = path if path is not None else exc.filename

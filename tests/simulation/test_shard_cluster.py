@@ -4,6 +4,8 @@ local cluster on this machine gives the figures of one process. Skipped without 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -72,3 +74,20 @@ def test_a_campaign_on_a_cluster_is_its_shards_merged(
         assert merged[key] == one[key], key
     assert campaign.main(["--cluster", "local:2", "--shards", "2", "--", "--shard", "1/2"]) == 2
     assert "--shard is set here" in capsys.readouterr().err
+
+
+def test_a_campaign_whose_engine_is_missing_is_one_line_and_2(tmp_path: Path) -> None:
+    engine = tmp_path / "no-such-engine"
+    argv = ["--cluster", "local:1", "--shards", "1", "--", "--engine", str(engine)]
+    argv += ["--games", "2", "--out", str(tmp_path / "out")]
+    done = subprocess.run(
+        [sys.executable, "-m", "conformance.distributed.campaign", *argv],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "python -m conformance.distributed.campaign: shard 1/1: the engine is unusable: "
+        f"engine command not found: {engine} (from --engine '{engine}')\n"
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import re
 from dataclasses import replace
 from fractions import Fraction
@@ -22,6 +23,7 @@ from conformance.fuzz.campaign import fuzz
 from conformance.fuzz.report import json_report
 from conformance.simulation.play import SimulationSpec, play_games
 from conformance.simulation.stats import Moments, Tally, mean
+from conformance.spec.files import InputRefused, read_input
 from conformance.spec.profiles import load_profile
 from tests.fuzz.test_fuzz import config, mutant
 
@@ -236,6 +238,81 @@ def test_merge_refuses_shards_of_different_runs(
     assert err.startswith("jhyap merge: ") and len(err.splitlines()) == 1
 
 
+def test_merge_refuses_what_is_not_a_regular_file_at_once(
+    sim_shards: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    s = sim_shards
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # no writer: reading it would wait forever
+    assert _refusal(capsys, s["1"], fifo, s["3"]) == (
+        f"jhyap merge: cannot read {fifo}: a named pipe, not a regular file"
+    )
+    assert _refusal(capsys, s["1"], "/dev/zero", s["3"]) == (
+        "jhyap merge: cannot read /dev/zero: a character device, not a regular file"
+    )
+    assert _refusal(capsys, s["1"], tmp_path, s["3"]) == (
+        f"jhyap merge: cannot read {tmp_path}: a folder, not a regular file"
+    )
+
+
+def test_an_input_file_is_read_up_to_its_bound(tmp_path: Path) -> None:
+    path = tmp_path / "big.json"
+    path.write_bytes(b"x" * 11)
+    with pytest.raises(InputRefused, match=r"big\.json: larger than 10 bytes$"):
+        read_input(path, limit=10)
+    assert read_input(path, limit=11) == b"x" * 11
+
+
+@pytest.mark.parametrize(
+    ("name", "field", "value", "why"),
+    [
+        ("turns_per_hand", "sum", "-5", "sum: negative, but it adds counts"),
+        (
+            "won_call_swing",
+            "sum_squares",
+            "-1",
+            "sum_squares: negative, but a sum of squares is not",
+        ),
+        (
+            "won_call_swing",
+            "sum_squares",
+            "0",
+            "sum_squares: below sum^2/n, which no observations give",
+        ),
+        ("won_call_swing", "sum", "1/0", ": a fraction whose denominator is 0"),
+    ],
+)
+def test_merge_refuses_an_impossible_tally(
+    sim_shards: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    field: str,
+    value: str,
+    why: str,
+) -> None:
+    s = sim_shards
+    forged = tmp_path / "forged.json"
+    data = json.loads(s["2"].read_text())
+    moments = data["tally"]["moments"][name]
+    assert moments["n"] > 0 and Fraction(moments["sum"]) != 0  # the forgery is what breaks it
+    moments[field] = value
+    forged.write_text(json.dumps(data))
+    where = f"tally/moments/{name}" + ("/" if not why.startswith(":") else "")
+    assert _refusal(capsys, s["1"], forged, s["3"]) == (
+        f"jhyap merge: {forged}: field {where}{why}"
+    )
+
+
+def test_no_observation_has_no_sums() -> None:
+    empty = {"n": 0, "sum": "0", "sum_squares": "4"}
+    tally = {"moments": {"value_at_call": empty}}
+    assert Tally.problem_of(tally) == (
+        "tally/moments/value_at_call: sums that are not 0 of no observation (n is 0)"
+    )
+    assert Tally.problem_of({"moments": {"value_at_call": {**empty, "sum_squares": "0"}}}) is None
+
+
 # -- fuzz: four shards merged are the run -----------------------------------------------
 
 TIMING = {"created", "command", "jobs", "seconds", "shrinking_seconds"}
@@ -364,3 +441,27 @@ def test_a_campaign_report_path_in_the_way_is_refused_before_the_cluster(
     assert err.startswith("python -m conformance.distributed.campaign: --json: ")
     assert "not a jhyap fuzz JSON report" in err and len(err.splitlines()) == 1
     assert notes.read_text() == '{"mine": true}\n'
+
+
+def _strict(text: str) -> Any:
+    def refuse(constant: str) -> Any:
+        raise ValueError(f"not strict JSON: {constant}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_a_figure_without_observations_is_null_in_strict_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # dashain: the host ends every game, so no game gives hands per game
+    shards = [tmp_path / f"{k}.json" for k in (1, 2)]
+    for k, path in enumerate(shards, start=1):
+        base = ("simulate", "dashain", "--games", "4", "--shard", f"{k}/2")
+        assert cli.main([*base, "--json", str(path)]) == 0
+    merged = tmp_path / "merged.json"
+    code, _, err = _main(capsys, "merge", *map(str, shards), "--json", str(merged))
+    assert (code, err) == (0, "")
+    for path in (*shards, merged):
+        report = _strict(path.read_text())
+        assert report["hands_per_game"] == {"value": None, "low": None, "high": None, "n": 0}
+        assert schema_problem(report, "simulation.schema.json") is None
