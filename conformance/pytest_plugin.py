@@ -367,12 +367,14 @@ class JhyapSession:
         # lazy: start-up speed
         from .harness.outcome import Judged
         from .reporting.report import shown_warnings
+        from .reporting.terminal import one_line
 
         terminalreporter.section("jhyap")
         for warning in shown_warnings(self.warnings):
             terminalreporter.write_line(f"warning: {warning}")
         if self.engine_description is not None:
-            terminalreporter.write_line(f"engine: {self.engine_description}")
+            # The engine names itself: its words stay on this one line.
+            terminalreporter.write_line(f"engine: {one_line(self.engine_description)}")
         if self.judged:
             terminalreporter.write_line(Judged(**self.judged).words())
 

@@ -338,7 +338,8 @@ def summary_lines(
         lines.append("unexpected passes (listed as known failures; remove the entries):")
         lines += [f"  {o.transcript_id} [{o.profile}]: {o.known_failure}" for o in xpasses]
         lines.append("")
-    lines.append(f"engine: {result.info.describe()}")
+    # The engine names itself in its hello answer: its words stay on this one line.
+    lines.append(f"engine: {one_line(result.info.describe())}")
     lines.append(verdict)
     return lines
 
