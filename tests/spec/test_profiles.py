@@ -855,3 +855,22 @@ def test_python_m_conformance(tmp_path: Path) -> None:
     )
     assert "rules.direction" in bad.stdout
     assert "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize(
+    ("make", "kind"), [(os.mkfifo, "a named pipe (FIFO)"), (os.mkdir, "a folder")]
+)
+def test_a_profile_path_that_is_no_file_says_what_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], make: Callable[[Path], None], kind: str
+) -> None:
+    # Issue 41, item 8: `extends:` naming a FIFO or a folder said "no such profile file".
+    base = tmp_path / "base.yaml"
+    make(base)
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("profile_format: 1\nid: mine\nextends: ./base.yaml\n")
+    with pytest.raises(data.ProfileNotFound) as caught:
+        data.find_profile(str(base))
+    assert str(caught.value) == f"{base} is {kind}, not a profile file"
+    assert main(["validate", str(mine)]) == 1
+    out = capsys.readouterr().out
+    assert out == f"{mine}:3: extends: {base} is {kind}, not a profile file\n"
