@@ -158,8 +158,18 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+class StoppedBySignal(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, stopping the session as Ctrl-C does. Not named KeyboardInterrupt,
+    so pytest reports it in its one ``!!! ... !!!`` line, without the plugin's code line
+    and the advice to show a full traceback."""
+
+
+# pytest words the line as "module.Class: message": the class alone reads as jhyap's word.
+StoppedBySignal.__module__ = "builtins"
+
+
 def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt(f"{signal.Signals(signum).name}")
+    raise StoppedBySignal(f"jhyap stopped by {signal.Signals(signum).name}")
 
 
 def _interrupt_on_termination() -> dict[int, Any]:
