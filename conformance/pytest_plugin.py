@@ -158,8 +158,18 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+class StoppedBySignal(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, stopping the session as Ctrl-C does. Not named KeyboardInterrupt,
+    so pytest reports it in its one ``!!! ... !!!`` line, without the plugin's code line
+    and the advice to show a full traceback."""
+
+
+# pytest words the line as "module.Class: message": the class alone reads as jhyap's word.
+StoppedBySignal.__module__ = "builtins"
+
+
 def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt(f"{signal.Signals(signum).name}")
+    raise StoppedBySignal(f"jhyap stopped by {signal.Signals(signum).name}")
 
 
 def _interrupt_on_termination() -> dict[int, Any]:
@@ -367,12 +377,14 @@ class JhyapSession:
         # lazy: start-up speed
         from .harness.outcome import Judged
         from .reporting.report import shown_warnings
+        from .reporting.terminal import one_line
 
         terminalreporter.section("jhyap")
         for warning in shown_warnings(self.warnings):
             terminalreporter.write_line(f"warning: {warning}")
         if self.engine_description is not None:
-            terminalreporter.write_line(f"engine: {self.engine_description}")
+            # The engine names itself: its words stay on this one line.
+            terminalreporter.write_line(f"engine: {one_line(self.engine_description)}")
         if self.judged:
             terminalreporter.write_line(Judged(**self.judged).words())
 

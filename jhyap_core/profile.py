@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from enum import StrEnum
+from fractions import Fraction
 
 from .json_types import Json
 from .vocabulary import ErrorCode, OptionError, ProfileError
@@ -117,7 +118,9 @@ class OptionSpec:
         number = Decimal(str(value))
         if number < low or (high is not None and number > Decimal(str(high))):
             raise bad
-        if (number - low) % step != 0:
+        # In fractions, exact at any size: Decimal's % is bound to its context's 28 digits
+        # and refuses a larger quotient (rules.call.limit: 10**30) with InvalidOperation.
+        if (Fraction(number) - Fraction(low)) % Fraction(step) != 0:
             raise bad
         return value
 

@@ -23,6 +23,7 @@ from conformance.simulation.report import FORMAT, FORMAT_VERSION, RUN_KEYS, figu
 from conformance.simulation.stats import Tally
 from conformance.spec.data import schema_dir
 from conformance.spec.files import os_error_text, read_input
+from jhyap_core import bounded_json
 
 SIMULATION: Final = FORMAT
 FUZZ: Final = REPORT_FORMAT
@@ -68,7 +69,10 @@ def read_shard(path: str) -> tuple[str, ShardFile]:
     except UnicodeDecodeError:
         raise MergeError(f"{path}: not UTF-8 text") from None
     try:
-        data = json.loads(text)
+        # Bounded: a shard nested 200,000 deep made json.loads a RecursionError.
+        data = bounded_json.loads(text)
+    except bounded_json.JsonTooDeep as exc:
+        raise MergeError(f"{path}: not a shard file: {exc}") from None
     except ValueError as exc:
         line = getattr(exc, "lineno", "?")
         raise MergeError(f"{path}: line {line}: not JSON ({str(exc).split(':')[0]})") from None

@@ -18,6 +18,9 @@ if TYPE_CHECKING:  # jsonschema-rs is imported when an answer is first checked
     from ..spec.schema_check import SchemaCheck
 
 SCHEMA_BASE: Final = "https://jhyap-conformance.org/schema/protocol/"
+# The schema errors worded for one answer: the library takes milliseconds for each item of
+# a list, so an answer of 100,000 bad events would take minutes to word in full.
+MAX_SCHEMA_ERRORS: Final = 50
 
 
 @cache
@@ -114,7 +117,11 @@ def schema_problems(cmd: str, response: Mapping[str, Any]) -> list[str]:
     else:
         ref = "response-error.schema.json"
     problems = []
-    for error in answer_check(ref).errors(response):
+    errors = answer_check(ref).errors(response, MAX_SCHEMA_ERRORS + 1)
+    for error in errors[:MAX_SCHEMA_ERRORS]:
         for leaf in _leaves(error):
             problems.append(f"{_location(leaf, ref)}: {_message(leaf)} (at {leaf.json_path})")
-    return sorted(set(problems))
+    found = sorted(set(problems))
+    if len(errors) > MAX_SCHEMA_ERRORS:
+        found.append(f"... and more (the first {MAX_SCHEMA_ERRORS} schema errors are shown)")
+    return found

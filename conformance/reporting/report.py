@@ -151,10 +151,17 @@ def _compact(value: Any) -> str:
     return _clip(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
 
 
+# The events of a failure shown one per line, at most: the rest are counted.
+MAX_EVENT_LINES = 40
+
+
 def _value_lines(label: str, value: Any) -> list[str]:
     """``label`` and a value: a list of events one per line, anything else on one line."""
     if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-        return [f"  {label}:"] + [f"    {one_line(_clip(show(v)))}" for v in value]
+        shown = [f"    {one_line(_clip(show(v)))}" for v in value[:MAX_EVENT_LINES]]
+        if len(value) > MAX_EVENT_LINES:
+            shown.append(f"    ... and {len(value) - MAX_EVENT_LINES} more events")
+        return [f"  {label}:", *shown]
     return [f"  {label}: {one_line(_clip(show(value)))}"]
 
 
@@ -331,7 +338,8 @@ def summary_lines(
         lines.append("unexpected passes (listed as known failures; remove the entries):")
         lines += [f"  {o.transcript_id} [{o.profile}]: {o.known_failure}" for o in xpasses]
         lines.append("")
-    lines.append(f"engine: {result.info.describe()}")
+    # The engine names itself in its hello answer: its words stay on this one line.
+    lines.append(f"engine: {one_line(result.info.describe())}")
     lines.append(verdict)
     return lines
 

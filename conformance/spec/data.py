@@ -8,6 +8,7 @@ profile schema with; transcripts live inside the package in both cases.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from reference_engine.shipped import DataNotFound as DataNotFound
@@ -83,6 +84,22 @@ def _looks_like_path(text: str) -> bool:
     )
 
 
+def _file_kind(path: Path) -> str | None:
+    """What ``path`` is when it is there but no regular file (None: not there, or a file)."""
+    try:
+        mode = path.stat().st_mode
+    except (OSError, ValueError):
+        return None
+    kinds = (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    )
+    return next((word for test, word in kinds if test(mode)), None)
+
+
 def find_profile(name_or_path: str | os.PathLike[str]) -> Path:
     """The file of a shipped profile id such as ``dhumbal``, or the given path to a YAML file.
 
@@ -93,6 +110,9 @@ def find_profile(name_or_path: str | os.PathLike[str]) -> Path:
     if candidate.is_file():
         return candidate
     if not isinstance(name_or_path, str) or _looks_like_path(text):
+        kind = _file_kind(candidate)
+        if kind is not None:
+            raise ProfileNotFound(f"{text} is {kind}, not a profile file")
         raise ProfileNotFound(f"no such profile file: {text}")
     for path in shipped_profile_paths():
         if path.stem == text:

@@ -149,11 +149,18 @@ def _read_entry(path: Path) -> bytes | None:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
+    try:
+        # Checked before open() wraps the descriptor: open() refuses a folder with
+        # IsADirectoryError (a folder in an entry's place is a miss, as a FIFO is).
+        info = os.fstat(fd)
+        regular = stat.S_ISREG(info.st_mode) and info.st_size <= MAX_ENTRY_BYTES
+    except OSError:
+        regular = False
+    if not regular:
+        os.close(fd)
+        return None
     with open(fd, "rb") as handle:
         try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES:
-                return None
             return handle.read(MAX_ENTRY_BYTES + 1)
         except OSError:
             return None

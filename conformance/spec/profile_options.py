@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from decimal import Decimal
+from fractions import Fraction
 
 from jhyap_core.profile import OptionSpec, OptionType
 from jhyap_core.vocabulary import OptionError
@@ -79,7 +80,8 @@ def _check_range(spec: OptionSpec, base: DataPath, report: Report) -> bool:
             (*base, "range", "min"), f"min {spec.range['min']} is above max {spec.range['max']}"
         )
         ok = False
-    if ok and (high - low) % step != 0:
+    # Exact at any size (Decimal's % refuses a quotient over its 28 digits).
+    if ok and (Fraction(high) - Fraction(low)) % Fraction(step) != 0:
         report.add((*base, "range", "max"), "max is not min plus a whole number of steps")
         ok = False
     return ok

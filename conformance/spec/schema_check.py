@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
@@ -42,12 +43,13 @@ class SchemaCheck:
     # The library refuses 1.0 as an integer; jsonschema-rs, as JSON Schema, takes it.
     strict_integers: bool = False
 
-    def errors(self, value: Any) -> list[ValidationError]:
-        """The library's errors in ``value``: none, without asking it, when jsonschema-rs
-        passes ``value``."""
+    def errors(self, value: Any, limit: int | None = None) -> list[ValidationError]:
+        """The library's errors in ``value`` (its first ``limit``, when given): none,
+        without asking it, when jsonschema-rs passes ``value``."""
         if self.passes_fast(value):
             return []
-        return list(self.library.iter_errors(value))
+        # The library walks lazily: a limit bounds the work on a value of a million errors.
+        return list(islice(self.library.iter_errors(value), limit))
 
     def passes_fast(self, value: Any) -> bool:
         """Whether jsonschema-rs passes ``value`` where it is as strict as the library."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from decimal import Decimal, InvalidOperation
+from fractions import Fraction
 from typing import Any
 
 from jhyap_core.profile import OptionSpec, OptionType, option_specs
@@ -97,7 +98,8 @@ def offers(given: Mapping[str, Json], value: Json, kind: OptionType) -> bool:
     low, high, step = (_number(bounds.get(k)) for k in ("min", "max", "step"))
     if low is None or number < low or (high is not None and number > high):
         return False
-    return step is None or step == 0 or (number - low) % step == 0
+    # Exact at any size (Decimal's % refuses a quotient over its 28 digits).
+    return step is None or step == 0 or (Fraction(number) - Fraction(low)) % Fraction(step) == 0
 
 
 def wider_of(document: Mapping[str, Json]) -> Mapping[str, Json]:

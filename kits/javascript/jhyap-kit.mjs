@@ -1784,10 +1784,55 @@ export class LoopDriver {
 
 // -- the protocol session --------------------------------------------------------------
 
+// The decoded requests whose seq was written as no JSON integer (1.0, 1e2, 1e-400):
+// JSON.parse gives numbers only, and 1e-400 is 0 to it; the Python kit answers null.
+const seqWrittenAsFraction = new WeakSet();
+
 /** The `seq` a response echoes: the request's integer seq in 0..MAX_SEQ, else null. */
 export function requestSeq(request) {
   const seq = isObject(request) ? request.seq : undefined;
+  if (seqWrittenAsFraction.has(request)) return null;
   return Number.isInteger(seq) && seq >= 0 && seq <= MAX_SEQ ? seq : null;
+}
+
+/**
+ * The text of the number that the top-level key "seq" of the JSON object `text` holds
+ * (its last, as JSON.parse keeps the last of repeated keys), else null: a scan of the
+ * object's own keys that skips strings and nested values.
+ */
+function topLevelSeqNumber(text) {
+  let depth = 0;
+  let found = null;
+  for (let i = 0; i < text.length; i += 1) {
+    const ch = text[i];
+    if (ch === '"') {
+      let end = i + 1;
+      while (end < text.length && text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      if (depth === 1) {
+        let after = end + 1;
+        while (/\s/.test(text[after] ?? '')) after += 1;
+        if (text[after] === ':') {
+          let key;
+          try {
+            key = JSON.parse(text.slice(i, end + 1));
+          } catch {
+            key = null;
+          }
+          if (key === 'seq') {
+            const number = /\s*(-?[0-9][0-9.eE+-]*)/y;
+            number.lastIndex = after + 1;
+            found = number.exec(text)?.[1] ?? null;
+          }
+        }
+      }
+      i = end;
+    } else if (ch === '{' || ch === '[') {
+      depth += 1;
+    } else if (ch === '}' || ch === ']') {
+      depth -= 1;
+    }
+  }
+  return found;
 }
 
 export function errorResponse(seq, code, message) {
@@ -1928,11 +1973,16 @@ export function decodeRequest(bytes) {
   } catch {
     refuse(ErrorCode.BAD_REQUEST, 'not JSON: the line is not UTF-8');
   }
+  let request;
   try {
-    return JSON.parse(text);
+    request = JSON.parse(text);
   } catch (err) {
     return refuse(ErrorCode.BAD_REQUEST, clipWords(`not JSON: ${err.message}`));
   }
+  if (isObject(request) && typeof request.seq === 'number' && /[.eE]/.test(topLevelSeqNumber(text) ?? '')) {
+    seqWrittenAsFraction.add(request);
+  }
+  return request;
 }
 
 /**

@@ -142,3 +142,19 @@ def test_the_pytest_plugin_checks_its_numbers_and_paths_as_jhyap_does(
     assert done.returncode == 4  # pytest's usage error
     assert f"error: argument {option}: {rule}" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.e2e
+def test_an_engine_name_cannot_forge_a_summary_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 41, item 8: the hello answer's name and version made lines of their own.
+    monkeypatch.setenv("NO_COLOR", "1")
+    code, out, _ = jhyap(capsys, *run_args(fake("forged_name")))
+    assert code == 0
+    lines = out.splitlines()
+    forged = "x\\n\\x1b[32m== 145 passed (145 cases) in 1.00 s ==\\x1b[0m"
+    assert lines[-2] == f"engine: {forged} {forged} (protocol 1.1)"
+    assert [line for line in lines if line.startswith("==")] == [lines[-1]]
+    assert "\x1b" not in out
+    assert lines[-1].startswith("== 1 passed (1 case) in ")

@@ -137,7 +137,11 @@ def test_a_signalled_pytest_session_ends_its_engine_and_writes_its_junit(
             session.kill()
             session.wait()
     assert session.returncode == 2, out  # pytest's "interrupted"
-    assert "KeyboardInterrupt" in out and signal.Signals(signum).name in out, out
+    # One line says why (issue 41, item 7): no code location, no traceback advice.
+    stopped = [line for line in out.splitlines() if "StoppedBySignal" in line]
+    assert len(stopped) == 1, out
+    assert f" StoppedBySignal: jhyap stopped by {signal.Signals(signum).name} " in stopped[0]
+    assert "pytest_plugin.py" not in out and "--full-trace" not in out, out
     assert junit.exists(), out
     assert "<testsuites" in junit.read_text()
     assert_no_survivors(pids)

@@ -120,6 +120,25 @@ def test_a_fifo_at_an_entry_name_is_skipped_not_opened_blocking(
     assert filecache.get(names[0].stem) is None  # in process too, at once
 
 
+def test_a_folder_at_an_entry_name_is_a_miss(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 41, item 7: IsADirectoryError in validate and run.
+    folder = tmp_path / "t"
+    _copy(ONE, folder)
+    assert main(["validate", str(folder)]) == 0
+    names = sorted(cache.glob("*.json"))
+    assert {p.name.split("-")[0] for p in names} >= {"validated", "transcript"}
+    for entry in names:
+        entry.unlink()
+        entry.mkdir()
+    assert main(["validate", str(folder)]) == 0
+    assert capsys.readouterr().out == "OK: 1 file valid\nOK: 1 file valid\n"
+    assert [t.id for t in load_selection(str(folder)).transcripts] == [ONE]
+    assert filecache.get(names[0].stem) is None
+    assert all(entry.is_dir() for entry in names)  # not removed: only files are
+
+
 def test_a_run_after_validate_is_warm(
     cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -855,3 +855,56 @@ def test_python_m_conformance(tmp_path: Path) -> None:
     )
     assert "rules.direction" in bad.stdout
     assert "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize(
+    ("make", "kind"), [(os.mkfifo, "a named pipe (FIFO)"), (os.mkdir, "a folder")]
+)
+def test_a_profile_path_that_is_no_file_says_what_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], make: Callable[[Path], None], kind: str
+) -> None:
+    # Issue 41, item 8: `extends:` naming a FIFO or a folder said "no such profile file".
+    base = tmp_path / "base.yaml"
+    make(base)
+    mine = tmp_path / "mine.yaml"
+    mine.write_text("profile_format: 1\nid: mine\nextends: ./base.yaml\n")
+    with pytest.raises(data.ProfileNotFound) as caught:
+        data.find_profile(str(base))
+    assert str(caught.value) == f"{base} is {kind}, not a profile file"
+    assert main(["validate", str(mine)]) == 1
+    out = capsys.readouterr().out
+    assert out == f"{mine}:3: extends: {base} is {kind}, not a profile file\n"
+
+
+def test_a_call_limit_of_thirty_one_digits_validates(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 41, item 7: Decimal's % refused a quotient over 28 digits (InvalidOperation).
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(
+        f"profile_format: 1\nid: mine\nextends: dashain\nrules:\n  call:\n    limit: {10**30}\n"
+    )
+    assert main(["validate", str(mine)]) == 0
+    assert capsys.readouterr().out == "OK: 1 file valid\n"
+
+
+@pytest.mark.parametrize(("step", "valid"), [(1, True), (7, False)])
+def test_an_option_value_of_thirty_one_digits_is_checked_exactly(step: int, valid: bool) -> None:
+    from jhyap_core.profile import OptionSpec
+
+    spec = OptionSpec.from_dict(
+        {
+            "name": "n",
+            "type": "integer",
+            "range": {"min": 1, "max": None, "step": step},
+            "default": 1,
+            "sets": "call.limit",
+            "locked_when_open": False,
+        }
+    )
+    value = 10**30 + 1  # min 1 plus 10**30, which is 1 past a whole number of steps of 7
+    if valid:
+        assert spec.normalize(value) == value
+    else:
+        with pytest.raises(OptionError):
+            spec.normalize(value)

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   COMMANDS, ErrorCode, MAX_LINE_BYTES, MAX_SEQ, Refused, Session, canonical, clipWords,
-  lineServer, requestSeq,
+  decodeRequest, lineServer, requestSeq,
 } from '../jhyap-kit.mjs';
 import { ProfileEngine, session } from './profile-engine.mjs';
 
@@ -17,6 +17,17 @@ test('seq: an integer of 0 to 2^53 - 1, else null', () => {
   }
   assert.equal(requestSeq([1, 2, 3]), null);
   assert.equal(requestSeq('a string'), null);
+});
+
+test('seq written as no JSON integer (1e-400, 1.0, 1e2) is null, as in the Python kit', () => {
+  // JSON.parse reads 1e-400 as 0 and 1.0 as 1: the seq's own text decides.
+  const seq = (line) => requestSeq(decodeRequest(Buffer.from(line)));
+  for (const line of ['{"seq": 1e-400, "cmd": "state"}', '{"seq":1.0}', '{"seq":1e2}', '{"s\\u0065q":2.0}', '{"seq":5,"seq":1.0}']) {
+    assert.equal(seq(line), null, line);
+  }
+  assert.equal(seq('{"seq":7}'), 7);
+  assert.equal(seq('{"x":{"seq":1.5},"a":"\\"seq\\":1.0","seq":3}'), 3);
+  assert.equal(seq('{"seq":1.0,"seq":5}'), 5);
 });
 
 test('the line: not an object, no seq, no cmd, an unknown command', async () => {
