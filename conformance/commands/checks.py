@@ -214,10 +214,24 @@ def report_file_problem(
     return None
 
 
+# What argparse should read as a negative number, not an option: its own forms (-1, -.5)
+# and what float() reads besides (-inf, -nan, -1e3, -1.5e-3).
+NEGATIVE_NUMBER: Final = re.compile(
+    r"^-(?:(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?|inf|infinity|nan)$", re.IGNORECASE
+)
+
+
 class CommandParser(argparse.ArgumentParser):
     """argparse's parser, but every argument naming a file or folder (its metavar is one of
     PATH_METAVARS) is checked by path_text, and a value refused by one of the types above
     is reported on one line, ``PROG: OPTION: must be ...``, without the usage."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # argparse takes "-inf" or "-1e3" after an option for another option ("expected one
+        # argument", with the whole usage): read every negative number as a value, so the
+        # option's type refuses it in one line. No jhyap option looks like a number.
+        self._negative_number_matcher = NEGATIVE_NUMBER
 
     def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
         if kwargs.get("metavar") in PATH_METAVARS and kwargs.get("type") is None:

@@ -8,7 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from conformance.spec import data, filecache, protocol, yamlsafe
-from conformance.spec.profiles import Problem, check_profile_document, load_profile
+from conformance.spec.profiles import (
+    Problem,
+    ProfileFileError,
+    check_profile_document,
+    load_profile,
+)
 from conformance.spec.transcript import check_transcript_file, documents_context
 from conformance.spec.transcript_profiles import shipped_documents
 from conformance.spec.wording import plural
@@ -75,7 +80,11 @@ def check_files(files: Iterable[Path]) -> list[Problem]:
         known = filecache.get(entry, raw) if entry is not None else None
         doc: yamlsafe.YamlDocument | None = None
         if known == "profile":
-            document = load_profile(path)
+            try:
+                document = load_profile(path)
+            except ProfileFileError as exc:
+                problems.extend(exc.problems)
+                continue
             if documents is None:
                 documents = dict(shipped_documents())
             documents[document["id"]] = document
@@ -93,9 +102,14 @@ def check_files(files: Iterable[Path]) -> list[Problem]:
                 found = list(check_profile_document(doc))
                 problems.extend(found)
                 if not found and isinstance(content.get("id"), str):
+                    try:
+                        loaded = load_profile(path)
+                    except ProfileFileError as exc:  # what only the whole profile shows
+                        problems.extend(exc.problems)
+                        continue
                     if documents is None:
                         documents = dict(shipped_documents())
-                    documents[content["id"]] = load_profile(path)
+                    documents[content["id"]] = loaded
                     added += 1
                     if entry is not None:
                         filecache.put(entry, "profile", raw)

@@ -20,7 +20,9 @@ re-exported.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 
 from jhyap_core.profile import (
     OptionSpec,
@@ -393,6 +395,7 @@ def load_profile(name_or_path: str | os.PathLike[str]) -> dict[str, Json]:
     if entry is not None:
         hit = filecache.get(entry, content)
         if isinstance(hit, dict):
+            _refuse_a_shipped_id(path, hit, content)
             return hit
     try:
         doc = yamlsafe.load(path)
@@ -403,14 +406,35 @@ def load_profile(name_or_path: str | os.PathLike[str]) -> dict[str, Json]:
         merged, problems = declared.resolve_declared(doc, whole_profile_problems)
         if problems or merged is None:
             raise ProfileFileError(problems)
+        _refuse_a_shipped_id(path, merged, content)
         return merged
     problems = check_profile_document(doc, require_coverage=False)
     if problems:
         raise ProfileFileError(problems)
     document: dict[str, Json] = stringify_keys(doc.data)
+    _refuse_a_shipped_id(path, document, content)
     if entry is not None:
         filecache.put(entry, document, content)
     return document
+
+
+def _refuse_a_shipped_id(path: Path, document: Mapping[str, Json], content: bytes | None) -> None:
+    """A profile file of one's own that takes a shipped profile's id would take that
+    profile's place, and every transcript written for it would be blamed (issue 41)."""
+    pid = document.get("id")
+    if not isinstance(pid, str) or pid not in data.shipped_profile_ids():
+        return
+    if path.resolve().parent == data.specs_dir().resolve():
+        return  # the shipped profile itself
+    text = (content or b"").decode("utf-8", "replace")
+    found = re.search(r"^id\s*:", text, re.MULTILINE)
+    line = text.count("\n", 0, found.start()) + 1 if found else 1
+    message = (
+        f"{pid!r} is the id of a shipped profile; a profile of your own needs an id of its "
+        "own (this one would take the shipped profile's place in every transcript written "
+        "for it)"
+    )
+    raise ProfileFileError([Problem(str(path), line, "id", message)])
 
 
 def resolved_profile(

@@ -136,6 +136,14 @@ SECONDS = "must be a number of seconds above 0 and at most"
         (("smoke", "--timeout", "-1"), f"jhyap smoke: --timeout: {SECONDS} 86400, not '-1'"),
         (("fuzz", "--timeout", "inf"), f"jhyap fuzz: --timeout: {SECONDS} 86400, not 'inf'"),
         (("fuzz", "--time", "nan"), f"jhyap fuzz: --time: {SECONDS} 604800, not 'nan'"),
+        # Negative numbers argparse took for options (issue 41, item 11): its usage block.
+        (("run", "--timeout", "-inf"), f"jhyap run: --timeout: {SECONDS} 86400, not '-inf'"),
+        (("fuzz", "--time", "-inf"), f"jhyap fuzz: --time: {SECONDS} 604800, not '-inf'"),
+        (("run", "--timeout", "-1e3"), f"jhyap run: --timeout: {SECONDS} 86400, not '-1e3'"),
+        (
+            ("run", "--window", "-NaN"),
+            "jhyap run: --window: must be a whole number from 1 to 10000, not '-NaN'",
+        ),
         (
             ("run", "--engine-memory", "100000000000000000000"),
             "jhyap run: --engine-memory: must be a whole number from 1 to 1048576, "
@@ -552,3 +560,33 @@ def test_no_kind_of_report_passes_for_another() -> None:
         assert [k for k in kinds if k.begins(text)] == [owners[name]], name
     profile_json = '{\n  "profile_format": 1,\n  "id": "mine"'
     assert not [k for k in kinds if k.begins(profile_json)]
+
+
+SHIPPED_ID = (
+    "id: 'dashain' is the id of a shipped profile; a profile of your own needs an id of its "
+    "own (this one would take the shipped profile's place in every transcript written for it)"
+)
+
+
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_a_profile_of_ones_own_cannot_take_a_shipped_id(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+) -> None:
+    # Issue 41, item 10: validate passed it, then run blamed 221 lines of shipped transcripts.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.yaml").write_text("profile_format: 1\nid: dashain\nextends: dhumbal\n")
+    args = ("validate", "mine.yaml") if command == "validate" else ("run", "--profile", "mine.yaml")
+    code, out, err = jhyap(capsys, *args)
+    if command == "validate":
+        assert (code, out, err) == (1, f"mine.yaml:2: {SHIPPED_ID}\n", "")
+    else:
+        assert (code, out) == (2, "")
+        assert err == f"jhyap run: the profiles cannot be loaded:\nmine.yaml:2: {SHIPPED_ID}\n"
+
+
+def test_the_shipped_profile_keeps_its_own_id(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = jhyap(capsys, "validate", str(ROOT / "specs" / "dashain.yaml"))
+    assert (code, out, err) == (0, "OK: 1 file valid\n", "")
