@@ -395,7 +395,6 @@ def load_profile(name_or_path: str | os.PathLike[str]) -> dict[str, Json]:
     if entry is not None:
         hit = filecache.get(entry, content)
         if isinstance(hit, dict):
-            _refuse_a_shipped_id(path, hit, content)
             return hit
     try:
         doc = yamlsafe.load(path)
@@ -412,15 +411,15 @@ def load_profile(name_or_path: str | os.PathLike[str]) -> dict[str, Json]:
     if problems:
         raise ProfileFileError(problems)
     document: dict[str, Json] = stringify_keys(doc.data)
-    _refuse_a_shipped_id(path, document, content)
     if entry is not None:
         filecache.put(entry, document, content)
     return document
 
 
 def _refuse_a_shipped_id(path: Path, document: Mapping[str, Json], content: bytes | None) -> None:
-    """A profile file of one's own that takes a shipped profile's id would take that
-    profile's place, and every transcript written for it would be blamed (issue 41)."""
+    """A profile that ``extends`` another under a shipped profile's id would take that
+    profile's place, and every transcript written for it would be blamed (issue 41). (A
+    standalone copy of a shipped file keeps its id: sites and tests edit such copies.)"""
     pid = document.get("id")
     if not isinstance(pid, str) or pid not in data.shipped_profile_ids():
         return
