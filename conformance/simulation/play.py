@@ -194,6 +194,12 @@ def worker_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
 def stop_pool(pool: ProcessPoolExecutor) -> None:
     """Cancel the pool's queued tasks and end its workers now (SIGTERM, then SIGKILL)."""
     workers = list((pool._processes or {}).values())
+    # A worker ended while the queue's feeder thread writes to it leaves that thread
+    # blocked on a full pipe, and Python before 3.11.7 (Debian's 3.11.2) joins it at exit
+    # (the pool's manager thread, then interpreter shutdown): the leader would never exit.
+    call_queue = getattr(pool, "_call_queue", None)
+    if call_queue is not None:
+        call_queue.cancel_join_thread()
     pool.shutdown(wait=False, cancel_futures=True)
     for worker in workers:
         with contextlib.suppress(OSError, ValueError):
