@@ -7,12 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from jhyap_core.cards import Card, names, parse_card, parse_cards
+from jhyap_core.messages import Call as Call  # the protocol's own: a call carries nothing
 from jhyap_core.vocabulary import ErrorCode, JhyapError
-
-
-@dataclass(frozen=True, slots=True)
-class Call:
-    """Call Jhyap (show) at the start of the turn."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator
 
 from conformance.cli import _engine_after_dashes, _take_engine, build_parser, main
 from conformance.spec.profiles import resolved_profile
-from jhyap_kit import ANY, KIT_RULES, Session, TrackedEngine
+from jhyap_kit import ANY, KIT_RULES
 from jhyap_kit.hooks import (
     ChannelBroken,
     Description,
@@ -29,6 +29,7 @@ from jhyap_kit.hooks import (
     hook_engine,
 )
 from tests.conftest import deck_from_hands
+from tests.kit.test_kit import Client
 from tests.kit_engines.hook_server import DESCRIPTION, HookServer
 from tests.kit_engines.object_api import ObjectApiEngine
 
@@ -71,20 +72,6 @@ class InProcess:
 
     def close(self) -> None:
         self.closed = True
-
-
-class Client:
-    """A kit session in process, spoken to in protocol JSON."""
-
-    def __init__(self, engine: TrackedEngine) -> None:
-        self.session = Session(engine, engine.info())
-        self.seq = 0
-
-    def ask(self, cmd: str, **args: Any) -> dict[str, Any]:
-        self.seq += 1
-        reply = self.session.handle({"seq": self.seq, "cmd": cmd, **args})
-        assert reply["seq"] == self.seq
-        return reply
 
 
 def over(channels: list[InProcess], warnings: list[str] | None = None) -> HookEngine:
