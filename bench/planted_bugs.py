@@ -594,7 +594,7 @@ def _object_last_lower_seat(module: ModuleType) -> type:
         deltas = dict(result.deltas)
         if deltas[found] == -1:
             deltas[found] = values[found]
-        elif deltas[caller] < 0 and rules.beaten_call.value != "hands_except_winner":
+        elif deltas[caller] < 0 and rules.scoring.beaten_call.value != "hands_except_winner":
             deltas[caller] -= values[found] + 1  # a transfer counted the winner's hand as -1
             deltas[found] += values[found] + 1
         return replace(result, deltas=deltas)
@@ -606,8 +606,8 @@ def _object_last_lower_seat(module: ModuleType) -> type:
 def _tie_read_the_other_way(original: Any) -> Any:
 
     def showdown(values: Any, order: Any, caller: int, rules: Any) -> Any:
-        other = next(t for t in ShowdownTie if t is not rules.tie)
-        return original(values, order, caller, replace(rules, tie=other))
+        other = next(t for t in ShowdownTie if t is not rules.showdown.tie)
+        return original(values, order, caller, rules.with_values({"showdown.tie": other}))
 
     return showdown
 
@@ -615,7 +615,7 @@ def _tie_read_the_other_way(original: Any) -> Any:
 def _tie_by_seat_number(original: Any) -> Any:
 
     def showdown(values: Any, order: Any, caller: int, rules: Any) -> Any:
-        lowest = replace(rules, winner_among_lowest=WinnerAmongLowest.LOWEST_SEAT)
+        lowest = rules.with_values({"showdown.winner_among_lowest": WinnerAmongLowest.LOWEST_SEAT})
         return original(values, order, caller, lowest)
 
     return showdown
@@ -636,7 +636,7 @@ def _object_rules(module_name: str, function: str, wrap: Callable[[Any], Any]) -
 
 def _limit_boundary(original: Any) -> Any:
     def call_refusal(value: int, turns: int, players: int, rules: Any, *seats: Any) -> Any:
-        flipped = replace(rules, call_inclusive=not rules.call_inclusive)
+        flipped = rules.with_values({"calling.inclusive": not rules.calling.inclusive})
         return original(value, turns, players, flipped, *seats)
 
     return call_refusal
@@ -645,7 +645,10 @@ def _limit_boundary(original: Any) -> Any:
 def _penalty_plus_5(original: Any) -> Any:
     def showdown(values: Any, order: Any, caller: int, rules: Any) -> Any:
         return original(
-            values, order, caller, replace(rules, beaten_penalty=rules.beaten_penalty + 5)
+            values,
+            order,
+            caller,
+            rules.with_values({"scoring.beaten_penalty": rules.scoring.beaten_penalty + 5}),
         )
 
     return showdown
@@ -653,16 +656,18 @@ def _penalty_plus_5(original: Any) -> Any:
 
 def _out_on_reaching(original: Any) -> Any:
     def eliminated_after(scores: Any, active: Any, rules: Any) -> Any:
-        if rules.out_above is None:
+        if rules.game_end.out_above is None:
             return original(scores, active, rules)
-        return original(scores, active, replace(rules, out_above=rules.out_above - 1))
+        return original(
+            scores, active, rules.with_values({"game_end.out_above": rules.game_end.out_above - 1})
+        )
 
     return eliminated_after
 
 
 def _cut_past(original: Any) -> Any:
     def cut_score(total: int, rules: Any) -> int:
-        for cut in rules.score_cuts:
+        for cut in rules.scoring.cuts:
             if total >= cut.at:
                 return int(cut.to)
         return int(original(total, rules))
@@ -694,7 +699,7 @@ def _first_round_locked(original: Any) -> Any:
 def _object_joker_worth_one(module: ModuleType) -> type:
     class Planted(module.ObjectApiEngine):  # type: ignore[name-defined, misc]
         def hand_value(self, cards: Sequence[str]) -> int:
-            values = self.model.rank_values
+            values = self.model.cards.rank_values
             return sum(1 if c.rank == 0 else values[c.rank] for c in parse_cards(list(cards)))
 
     return Planted
@@ -704,7 +709,7 @@ def _object_king_as_queen(module: ModuleType) -> type:
 
     class Planted(module.ObjectApiEngine):  # type: ignore[name-defined, misc]
         def hand_value(self, cards: Sequence[str]) -> int:
-            values = self.model.rank_values
+            values = self.model.cards.rank_values
             return sum(values[12 if c.rank == 13 else c.rank] for c in parse_cards(list(cards)))
 
     return Planted

@@ -16,12 +16,15 @@ def call_refusal(
     locks the first round lets nobody call until every player has had one. ``seats``, the
     table's seat count, picks the limit where call.limit_by_seats steps it.
     """
-    limit = rules.call_limit if seats is None else rules.call_limit_for(seats)
-    if rules.first_round is FirstRoundCall.AFTER_EVERY_PLAYER_HAD_A_TURN and turns_taken < players:
+    limit = rules.calling.limit if seats is None else rules.calling.limit_for(seats)
+    if (
+        rules.calling.first_round is FirstRoundCall.AFTER_EVERY_PLAYER_HAD_A_TURN
+        and turns_taken < players
+    ):
         return ErrorCode.CALL_TOO_EARLY
-    if own_turns(turns_taken, players) < rules.min_own_turns:
+    if own_turns(turns_taken, players) < rules.calling.min_own_turns:
         return ErrorCode.CALL_TOO_EARLY
-    within = hand_value <= limit if rules.call_inclusive else hand_value < limit
+    within = hand_value <= limit if rules.calling.inclusive else hand_value < limit
     return None if within else ErrorCode.CALL_OVER_LIMIT
 
 

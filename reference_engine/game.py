@@ -29,36 +29,11 @@ from jhyap_core.vocabulary import (
 
 from . import calling, game_end, picking, scoring, throws
 from .actions import Action, Call, PickDeck, PickOffer, ThrowCards, Timeout
-from .rules import DealerRule, FirstRoundCall, Rules, TimerExpiry
+from .rules import FirstRoundCall, Rules
 
 Event = dict[str, Any]
 
-__all__ = ["Event", "Game", "LegalActions", "ReferencePlay", "table_rules"]
-
-
-def table_rules(rules: Rules) -> TableRules:
-    """The table procedure's parameters, as the reference's typed rules read them (the
-    kit reads the same from a profile's rules, TableRules.read; the reference reads its
-    Rules once, and its rule mutants reach the procedure through them:
-    tests/engine/test_table_rules_agree.py checks that the two readings agree)."""
-    return TableRules(
-        seats_min=rules.seats_min,
-        seats_max=rules.seats_max,
-        hand_size=rules.hand_size,
-        packs_by_seats=tuple((step.from_seats, step.packs) for step in rules.pack_steps),
-        jokers_per_pack=rules.jokers_per_pack,
-        ranks_left_out=rules.ranks_left_out,
-        has_dealer=rules.dealer is not DealerRule.NONE,
-        first_starter=rules.first_starter,
-        next_starter=rules.next_starter.value,
-        only_after_multi_throw=rules.only_after_multi_throw,
-        reshuffle_moment=rules.reshuffle_moment.value,
-        kept_aside=rules.kept_aside.value,
-        deck_runs_out=rules.deck_runs_out.value,
-        end=game_end.ending(rules),
-        timer_seconds=rules.timer_seconds,
-        timer_take_lowest=rules.timer_expiry is TimerExpiry.THROW_HIGHEST_SINGLE_THEN_TAKE_LOWEST,
-    )
+__all__ = ["Event", "Game", "LegalActions", "ReferencePlay"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +45,7 @@ class ReferencePlay:
     _values: tuple[int, ...] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_values", self.rules.rank_values)
+        object.__setattr__(self, "_values", self.rules.cards.rank_values)
 
     def begin_hand(self, deal: Deal) -> None:
         """The reference keeps no card play state of its own."""
@@ -84,19 +59,18 @@ class ReferencePlay:
             return None
         if code is ErrorCode.CALL_TOO_EARLY:
             return Refusal(code, self._too_early(table))
-        limit = self.rules.call_limit_for(table.seats)
+        limit = self.rules.calling.limit_for(table.seats)
         return Refusal(code, f"hand worth {value} is over the call limit {limit}")
 
     def _too_early(self, table: Table) -> str:
         """Why a call is too early: the first-round lock, or too few turns of one's own."""
         players = len(table.active)
-        locked = self.rules.first_round is FirstRoundCall.AFTER_EVERY_PLAYER_HAD_A_TURN
+        locked = self.rules.calling.first_round is FirstRoundCall.AFTER_EVERY_PLAYER_HAD_A_TURN
         if locked and table.turns_taken < players:
             return "no call until every player has had a turn this hand"
         had = calling.own_turns(table.turns_taken, players)
-        return (
-            f"no call before {self.rules.min_own_turns} turns of one's own this hand ({had} so far)"
-        )
+        least = self.rules.calling.min_own_turns
+        return f"no call before {least} turns of one's own this hand ({had} so far)"
 
     def throw_refusal(self, table: Table, seat: int, cards: Sequence[Card]) -> Refusal | None:
         if throws.classify(cards, self.rules) is None:
@@ -165,7 +139,7 @@ class ReferencePlay:
         )
 
     def _weight(self, card: Card) -> tuple[int, int, int]:
-        return (self.rules.card_value(card.rank), card.rank, card.sort_key)
+        return (self.rules.cards.value(card.rank), card.rank, card.sort_key)
 
     def highest_single(self, hand: Sequence[Card]) -> Card:
         return max(hand, key=self._weight)
@@ -217,7 +191,10 @@ class Game(Table):
         self.document = profile_document
         profile = resolve(profile_document, options)
         self.rules = Rules.from_profile(profile)
-        super().__init__(profile, table_rules(self.rules), ReferencePlay(self.rules), seats)
+        # The table procedure's parameters are read as the kit reads them (one reading,
+        # TableRules.read); the card play reads the typed Rules.
+        table = TableRules.read(profile["rules"])
+        super().__init__(profile, table, ReferencePlay(self.rules), seats)
 
     @atomic
     def set_option(self, name: str, value: Any) -> list[Event]:
@@ -243,7 +220,7 @@ class Game(Table):
         values[name] = value
         profile = resolve(self.document, values)
         self.rules = Rules.from_profile(profile)
-        self.configure(profile, table_rules(self.rules), ReferencePlay(self.rules))
+        self.configure(profile, TableRules.read(profile["rules"]), ReferencePlay(self.rules))
         return [{"type": "option_changed", "name": name, "value": profile["option_values"][name]}]
 
     @atomic

@@ -50,10 +50,10 @@ class Payment:
 def eliminated_after(scores: Sequence[int], active: Sequence[int], rules: Rules) -> list[int]:
     """Seats in play whose score now puts them out: above the threshold, or at it too
     where the profile says reaching it is out."""
-    if rules.game_end is not GameEndKind.ELIMINATION or rules.out_above is None:
+    if rules.game_end.kind is not GameEndKind.ELIMINATION or rules.game_end.out_above is None:
         return []
-    limit = rules.out_above
-    if rules.reaching_is_out:
+    limit = rules.game_end.out_above
+    if rules.game_end.reaching_is_out:
         out = [s for s in sorted(active) if scores[s] >= limit]
     else:
         out = [s for s in sorted(active) if scores[s] > limit]
@@ -67,11 +67,11 @@ def eliminated_after(scores: Sequence[int], active: Sequence[int], rules: Rules)
 def ending(rules: Rules) -> GameEnd:
     """The table procedure's game end (jhyap_core.table.GameEnd) under ``rules``."""
     return GameEnd(
-        kind=rules.game_end.value,
-        rounds=rules.rounds,
-        out_above=rules.out_above,
-        reaching_is_out=rules.reaching_is_out,
-        higher_wins=rules.scoring is ScoringKind.TRANSFER,
+        kind=rules.game_end.kind.value,
+        rounds=rules.game_end.rounds,
+        out_above=rules.game_end.out_above,
+        reaching_is_out=rules.game_end.reaching_is_out,
+        higher_wins=rules.scoring.kind is ScoringKind.TRANSFER,
     )
 
 
@@ -106,12 +106,12 @@ def game_result(
     """The game's result (docs/protocol.md, "Game result"): winners, standings, scores, the
     seats out in the order they went out, and the settlement where money is played."""
     payments = (
-        settlement(scores, rules.dollars_per_point, rules.settlement)
-        if rules.dollars_per_point is not None
+        settlement(scores, rules.money.dollars_per_point, rules.money.settlement)
+        if rules.money.dollars_per_point is not None
         else None
     )
     # GameEnd.ranking, through this module's winners and standings (their mutants' points).
-    if rules.game_end is GameEndKind.ONE_HAND and last_round is not None:
+    if rules.game_end.kind is GameEndKind.ONE_HAND and last_round is not None:
         won, ranked = hand_winners(last_round), hand_standings(last_round)
     else:
         won, ranked = winners(scores, active, rules), standings(scores, out_in_round, rules)

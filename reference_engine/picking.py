@@ -23,11 +23,11 @@ def pickable_positions(offer: Throw, rules: Rules) -> tuple[int, ...]:
     count = len(offer.cards)
     if count == 0:
         return ()
-    if rules.pick_from_offer is PickFromOffer.LAST_PLACED:
+    if rules.picking.from_offer is PickFromOffer.LAST_PLACED:
         return (count - 1,)
-    if rules.pick_from_offer is PickFromOffer.FIRST_OR_LAST_PLACED:
+    if rules.picking.from_offer is PickFromOffer.FIRST_OR_LAST_PLACED:
         return (0, count - 1) if count > 1 else (0,)
-    if rules.pick_from_offer is PickFromOffer.RUN_ENDS and offer.kind is ThrowKind.RUN:
+    if rules.picking.from_offer is PickFromOffer.RUN_ENDS and offer.kind is ThrowKind.RUN:
         placed = run_positions(offer.cards, rules)
         if placed is None:
             # What stays on offer of a run once its middle went into a new deck (reshuffle
@@ -52,4 +52,4 @@ def pickable_cards(offer: Throw, rules: Rules) -> tuple[Card, ...]:
 
 def offer_open_to(seat: int, multi_throwers: Collection[int], rules: Rules) -> bool:
     """Whether ``seat`` may pick from the offer at all (the multi-throw house rule)."""
-    return not rules.only_after_multi_throw or seat in multi_throwers
+    return not rules.picking.only_after_multi_throw or seat in multi_throwers

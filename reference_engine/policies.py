@@ -51,7 +51,7 @@ class PublicView:
     all_cards: tuple[Card, ...]
 
     def value(self, cards: Iterable[Card]) -> int:
-        return sum(self.rules.card_value(c.rank) for c in cards)
+        return sum(self.rules.cards.value(c.rank) for c in cards)
 
     def unseen(self) -> list[Card]:
         """Cards this seat has not seen: in the deck or hidden in another hand."""
@@ -137,7 +137,7 @@ def completes_group(card: Card, hand: Iterable[Card], rules: Rules) -> bool:
     """Whether ``card`` added to ``hand`` makes a set or a run that holds ``card``."""
     hand = list(hand)
     same_rank = sum(1 for c in hand if c.rank == card.rank)
-    if same_rank + 1 >= max(2, rules.set_min):
+    if same_rank + 1 >= max(2, rules.throws.set_min):
         return True
     ranks = {c.rank for c in hand if c.suit == card.suit} | {card.rank}
     low = high = card.rank
@@ -145,7 +145,7 @@ def completes_group(card: Card, hand: Iterable[Card], rules: Rules) -> bool:
         low -= 1
     while high + 1 in ranks:
         high += 1
-    return high - low + 1 >= rules.run_min
+    return high - low + 1 >= rules.throws.run_min
 
 
 def chance_lowest(view: PublicView) -> float:
@@ -156,7 +156,7 @@ def chance_lowest(view: PublicView) -> float:
     hands as independent.
     """
     mine = view.value(view.hand)
-    pool = [view.rules.card_value(c.rank) for c in view.unseen()]
+    pool = [view.rules.cards.value(c.rank) for c in view.unseen()]
     if not pool:
         return 1.0
     size = len(pool)
@@ -254,7 +254,7 @@ def step(
     action for ``act``, and the events.
     """
     if game.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
-        if game.round >= max_rounds and game.rules.game_end is GameEndKind.HOST_ENDS:
+        if game.round >= max_rounds and game.rules.game_end.kind is GameEndKind.HOST_ENDS:
             return "end_game", None, game.end_game()
         events = game.deal(deal_order(game, rng))
         memory.observe(events)
@@ -295,5 +295,5 @@ def left_unfinished(game: Game, max_rounds: int) -> bool:
     return (
         game.phase is Phase.ROUND_OVER
         and game.round >= max_rounds
-        and (game.rules.game_end is not GameEndKind.HOST_ENDS)
+        and (game.rules.game_end.kind is not GameEndKind.HOST_ENDS)
     )

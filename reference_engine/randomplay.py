@@ -40,7 +40,7 @@ def random_step(
     (without ``seq``) and the events it produced.
     """
     if game.phase in (Phase.AWAITING_DEAL, Phase.ROUND_OVER):
-        if game.round >= max_rounds and game.rules.game_end is GameEndKind.HOST_ENDS:
+        if game.round >= max_rounds and game.rules.game_end.kind is GameEndKind.HOST_ENDS:
             return {"cmd": "end_game"}, game.end_game()
         deck = deal_order(game, rng)
         return {"cmd": "deal", "deck": names(deck)}, game.deal(deck)

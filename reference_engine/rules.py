@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from enum import StrEnum
-from typing import Any
+from functools import cache
+from typing import Any, get_type_hints
 
 from jhyap_core.vocabulary import ErrorCode, ProfileError
 
@@ -136,6 +138,31 @@ class GameEndKind(StrEnum):
     ELIMINATION = "elimination"
     FIRST_PAST_TARGET = "first_past_target"
     ONE_HAND = "one_hand"
+
+
+class Direction(StrEnum):
+    LEFT = "left"
+    RIGHT = "right"
+
+
+class DealOrder(StrEnum):
+    ONE_AT_A_TIME_FROM_STARTER = "one_at_a_time_from_starter"
+
+
+class FirstOffer(StrEnum):
+    TURNED_UP_CARD = "turned_up_card"
+
+
+class NewDeck(StrEnum):
+    OUT_OF_PLAY = "out_of_play"
+
+
+class CallTiming(StrEnum):
+    START_OF_TURN = "start_of_turn"
+
+
+class WonCall(StrEnum):
+    EACH_OTHER_HAND = "each_other_hand"
 
 
 # Rules already built, by the image of their data: a start builds the rules of its profile
@@ -298,86 +325,56 @@ class LimitStep:
     limit: int
 
 
-@dataclass(frozen=True, slots=True)
-class Rules:
-    """Every rule parameter the engine reads, taken from a resolved profile."""
+def _parameter(path: str) -> dict[str, Any]:
+    """The metadata of a record's field read from the rule parameter at ``path`` (under
+    rules) by :meth:`Rules.from_profile`, converted to its annotated StrEnum if any."""
+    return {"path": path}
 
-    seats_min: int
-    seats_max: int
-    hand_size: int
-    card_values: tuple[int, ...]  # index rank - 1
-    dealer: DealerRule
-    first_starter: int
-    next_starter: NextStarter
-    set_min: int
-    set_max: int
-    run_min: int
-    order_matters: bool
-    pick_from_offer: PickFromOffer
-    only_after_multi_throw: bool
-    call_limit: int
-    call_inclusive: bool
-    first_round: FirstRoundCall
-    scoring: ScoringKind
-    beaten_call: BeatenCall
-    beaten_penalty: int
-    reshuffle_moment: ReshuffleMoment
-    kept_aside: KeptAside
-    game_end: GameEndKind
-    rounds: int | None
-    out_above: int | None
-    dollars_per_point: Decimal | None
-    settlement: Settlement
-    timer_seconds: int
-    timer_expiry: TimerExpiry
-    # Family dimensions; their defaults are the behaviour of the first three profiles.
-    joker_value: int = 0
-    jokers_per_pack: int = 0
-    jokers_wild: JokersWild = JokersWild.NONE
-    pack_steps: tuple[PackStep, ...] = ()
-    run_ace: RunAce = RunAce.LOW
-    tie: ShowdownTie = ShowdownTie.BEATS_CALLER
-    beaten_others: BeatenOthers = BeatenOthers.SCORE_NOTHING
-    score_cuts: tuple[ScoreCut, ...] = ()
-    halve_at_multiples_of: int | None = None
-    drop_at_multiples_of: int | None = None
-    points_multiplier: int = 1
-    min_own_turns: int = 0
-    winner_among_lowest: WinnerAmongLowest = WinnerAmongLowest.FIRST_AFTER_CALLER
-    reaching_is_out: bool = False
-    deck_runs_out: DeckRunsOut = DeckRunsOut.RESHUFFLE
-    run_max: int | None = None
-    run_min_naturals: int = 1
-    run_wrap: bool = False
-    set_jokers_alone: bool = True
-    single: SingleThrow = SingleThrow.ANY
-    laid: ThrowLaid = ThrowLaid.AS_PLACED
-    limit_steps: tuple[LimitStep, ...] = ()
-    ranks_left_out: tuple[int, ...] = ()  # 1 ace to 13 king, gone from every pack
+
+def _derived(path: str) -> dict[str, Any]:
+    """The metadata of a record's field made by hand from the parameter at ``path``
+    (steps, cuts, ranks, the money and timer sections a profile may set to null)."""
+    return {"path": path, "derived": True}
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRules:
+    """How many seats a table takes."""
+
+    seats_min: int = field(metadata=_parameter("seats.min"))
+    seats_max: int = field(metadata=_parameter("seats.max"))
+
+
+@dataclass(frozen=True, slots=True)
+class CardRules:
+    """The pack, its jokers and what each card is worth."""
+
+    cards: int = field(metadata=_parameter("deck.cards"))
+    jokers_per_pack: int = field(metadata=_parameter("deck.jokers"))
+    jokers_wild: JokersWild = field(metadata=_parameter("deck.jokers_wild"))
+    joker_value: int = field(metadata=_parameter("card_values.X"))
+    values: tuple[int, ...] = field(metadata=_derived("card_values"))  # index rank - 1, ace to king
+    pack_steps: tuple[PackStep, ...] = field(metadata=_derived("deck.packs_by_seats"))
+    ranks_left_out: tuple[int, ...] = field(
+        metadata=_derived("deck.ranks_left_out")
+    )  # 1 ace to 13 king
     # Derived: each rank's value, the joker's at index 0 (hands are valued on every state).
     rank_values: tuple[int, ...] = field(init=False, compare=False, repr=False)
     # Derived: the most packs any table size plays with (read for every throw classified).
     max_packs: int = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "rank_values", (self.joker_value, *self.card_values))
+        object.__setattr__(self, "rank_values", (self.joker_value, *self.values))
         packs = max((step.packs for step in self.pack_steps), default=1)
         object.__setattr__(self, "max_packs", packs)
 
-    def card_value(self, rank: int) -> int:
+    def value(self, rank: int) -> int:
+        """The points of a card of ``rank`` (0 the joker, 1 ace to 13 king)."""
         return self.rank_values[rank]
 
     def packs_for(self, seats: int) -> int:
         """How many packs a table of ``seats`` plays with."""
         return packs_at(((st.from_seats, st.packs) for st in self.pack_steps), seats)
-
-    def call_limit_for(self, seats: int) -> int:
-        """The call limit at a table of ``seats`` seats: call.limit below the first step."""
-        limit = self.call_limit
-        for step in self.limit_steps:
-            if seats >= step.from_seats:
-                limit = step.limit
-        return limit
 
     @property
     def pack_cards(self) -> int:
@@ -386,6 +383,169 @@ class Rules:
 
     def deck_size(self, seats: int) -> int:
         return self.packs_for(seats) * (self.pack_cards + self.jokers_per_pack)
+
+
+@dataclass(frozen=True, slots=True)
+class DealRules:
+    """The deal: hand size, dealer, who starts the first hand, the first offer."""
+
+    hand_size: int = field(metadata=_parameter("hand_size"))
+    dealer: DealerRule = field(metadata=_parameter("deal.dealer"))
+    first_starter: int = field(metadata=_parameter("deal.first_starter"))
+    order: DealOrder = field(metadata=_parameter("deal.order"))
+    first_offer: FirstOffer = field(metadata=_parameter("deal.first_offer"))
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRules:
+    """Which way play passes, and who starts each later hand."""
+
+    direction: Direction = field(metadata=_parameter("direction"))
+    next_starter: NextStarter = field(metadata=_parameter("next_starter"))
+
+
+@dataclass(frozen=True, slots=True)
+class ThrowRules:
+    """Which groups of cards may be thrown, and how they lie on the offer."""
+
+    set_min: int = field(metadata=_parameter("throws.set.min"))
+    set_max: int = field(metadata=_parameter("throws.set.max"))
+    set_jokers_alone: bool = field(metadata=_parameter("throws.set.jokers_alone"))
+    run_min: int = field(metadata=_parameter("throws.run.min"))
+    run_max: int | None = field(metadata=_parameter("throws.run.max"))
+    run_min_naturals: int = field(metadata=_parameter("throws.run.min_naturals"))
+    run_wrap: bool = field(metadata=_parameter("throws.run.wrap"))
+    run_ace: RunAce = field(metadata=_parameter("throws.run.ace"))
+    order_matters: bool = field(metadata=_parameter("throws.order_matters"))
+    single: SingleThrow = field(metadata=_parameter("throws.single"))
+    laid: ThrowLaid = field(metadata=_parameter("throws.laid"))
+
+
+@dataclass(frozen=True, slots=True)
+class PickRules:
+    """Which cards of the offer may be taken, and by whom."""
+
+    from_offer: PickFromOffer = field(metadata=_parameter("pick.from_offer"))
+    only_after_multi_throw: bool = field(metadata=_parameter("pick.only_after_multi_throw"))
+
+
+@dataclass(frozen=True, slots=True)
+class ReshuffleRules:
+    """What happens when the deck runs out."""
+
+    deck_runs_out: DeckRunsOut = field(metadata=_parameter("deck_runs_out"))
+    moment: ReshuffleMoment = field(metadata=_parameter("reshuffle.moment"))
+    new_deck: NewDeck = field(metadata=_parameter("reshuffle.new_deck"))
+    kept_aside: KeptAside = field(metadata=_parameter("reshuffle.kept_aside"))
+
+
+@dataclass(frozen=True, slots=True)
+class CallRules:
+    """When a hand may call."""
+
+    limit: int = field(metadata=_parameter("call.limit"))
+    limit_steps: tuple[LimitStep, ...] = field(
+        metadata=_derived("call.limit_by_seats")
+    )  # by from_seats
+    inclusive: bool = field(metadata=_parameter("call.inclusive"))
+    timing: CallTiming = field(metadata=_parameter("call.timing"))
+    first_round: FirstRoundCall = field(metadata=_parameter("call.first_round"))
+    min_own_turns: int = field(metadata=_parameter("call.min_own_turns"))
+
+    def limit_for(self, seats: int) -> int:
+        """The call limit at a table of ``seats`` seats: call.limit below the first step."""
+        limit = self.limit
+        for step in self.limit_steps:
+            if seats >= step.from_seats:
+                limit = step.limit
+        return limit
+
+
+@dataclass(frozen=True, slots=True)
+class ShowdownRules:
+    """Who wins a showdown after a call."""
+
+    tie: ShowdownTie = field(metadata=_parameter("showdown.tie"))
+    winner_among_lowest: WinnerAmongLowest = field(
+        metadata=_parameter("showdown.winner_among_lowest")
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ScoringRules:
+    """What each seat scores for a hand, and the cuts of a total."""
+
+    kind: ScoringKind = field(metadata=_parameter("scoring.kind"))
+    won_call: WonCall = field(metadata=_parameter("scoring.won_call"))
+    beaten_call: BeatenCall = field(metadata=_parameter("scoring.beaten_call"))
+    beaten_penalty: int = field(metadata=_parameter("scoring.beaten_penalty"))
+    beaten_others: BeatenOthers = field(metadata=_parameter("scoring.beaten_others"))
+    cuts: tuple[ScoreCut, ...] = field(metadata=_derived("scoring.cuts"))
+    halve_at_multiples_of: int | None = field(metadata=_parameter("scoring.halve_at_multiples_of"))
+    drop_at_multiples_of: int | None = field(metadata=_parameter("scoring.drop_at_multiples_of"))
+    points_multiplier: int = field(metadata=_parameter("scoring.points_multiplier"))
+
+
+@dataclass(frozen=True, slots=True)
+class GameEndRules:
+    """When the game ends."""
+
+    kind: GameEndKind = field(metadata=_parameter("game_end.kind"))
+    rounds: int | None = field(metadata=_parameter("game_end.rounds"))
+    out_above: int | None = field(metadata=_parameter("game_end.out_above"))
+    reaching_is_out: bool = field(metadata=_parameter("game_end.reaching_is_out"))
+
+
+@dataclass(frozen=True, slots=True)
+class MoneyRules:
+    """The settlement in money (``dollars_per_point`` None: no money is played)."""
+
+    dollars_per_point: Decimal | None = field(metadata=_derived("money.dollars_per_point"))
+    settlement: Settlement = field(metadata=_derived("money.settlement"))
+
+
+@dataclass(frozen=True, slots=True)
+class TimerRules:
+    """The turn timer (``seconds`` 0: none)."""
+
+    seconds: int = field(metadata=_derived("turn_timer.seconds"))
+    on_expiry: TimerExpiry = field(metadata=_derived("turn_timer.on_expiry"))
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """Every rule parameter the engine reads, taken from a resolved profile: one frozen
+    record per rule family (:class:`~reference_engine.parameters.Family`), named by it
+    (``rules.throws.set_min``, ``rules.calling.limit``, ``rules.scoring.beaten_call``)."""
+
+    players: PlayerRules
+    cards: CardRules
+    deal: DealRules
+    turn: TurnRules
+    throws: ThrowRules
+    picking: PickRules
+    reshuffle: ReshuffleRules
+    calling: CallRules
+    showdown: ShowdownRules
+    scoring: ScoringRules
+    game_end: GameEndRules
+    money: MoneyRules
+    timer: TimerRules
+
+    def with_values(self, changes: Mapping[str, Any]) -> Rules:
+        """These rules with some fields of their records changed, each named
+        ``family.field`` (``{"throws.set_min": 3}``): the rule mutants' misreadings."""
+        by_record: dict[str, dict[str, Any]] = {}
+        for name, value in changes.items():
+            record, attr = name.split(".")
+            by_record.setdefault(record, {})[attr] = value
+        return dataclasses.replace(
+            self,
+            **{
+                record: dataclasses.replace(getattr(self, record), **fields)
+                for record, fields in by_record.items()
+            },
+        )
 
     @classmethod
     def from_profile(cls, profile: Mapping[str, Any]) -> Rules:
@@ -419,98 +579,122 @@ class Rules:
             # The contradictions the engine cannot play, in jhyap validate's words.
             if constraint.engine and constraint.broken(r):
                 raise ProfileError(f"rules.{constraint.at}: {constraint.message}")
-        left_out = _ranks_left_out(r["deck"])
         money = r.get("money")
         timer = r.get("turn_timer")
 
         def value(path: str) -> Any:
             return _value(r, path)
 
-        rules = cls(
-            seats_min=value("seats.min"),
-            seats_max=value("seats.max"),
-            hand_size=value("hand_size"),
-            card_values=tuple(value(f"card_values.{k}") for k in RANK_KEYS),
-            dealer=DealerRule(value("deal.dealer")),
-            first_starter=value("deal.first_starter"),
-            next_starter=NextStarter(value("next_starter")),
-            set_min=value("throws.set.min"),
-            set_max=value("throws.set.max"),
-            run_min=value("throws.run.min"),
-            order_matters=value("throws.order_matters"),
-            pick_from_offer=PickFromOffer(value("pick.from_offer")),
-            only_after_multi_throw=value("pick.only_after_multi_throw"),
-            call_limit=value("call.limit"),
-            call_inclusive=value("call.inclusive"),
-            first_round=FirstRoundCall(value("call.first_round")),
-            scoring=ScoringKind(value("scoring.kind")),
-            beaten_call=BeatenCall(value("scoring.beaten_call")),
-            beaten_penalty=value("scoring.beaten_penalty"),
-            reshuffle_moment=ReshuffleMoment(value("reshuffle.moment")),
-            kept_aside=KeptAside(value("reshuffle.kept_aside")),
-            game_end=GameEndKind(value("game_end.kind")),
-            rounds=value("game_end.rounds"),
-            out_above=value("game_end.out_above"),
-            dollars_per_point=Decimal(str(money["dollars_per_point"])) if money else None,
-            settlement=Settlement(
-                money["settlement"] if money else Settlement.LARGEST_DEBTOR_PAYS_LARGEST_CREDITOR
-            ),
-            timer_seconds=int(timer["seconds"]) if timer else 0,
-            timer_expiry=TimerExpiry(
-                timer["on_expiry"] if timer else TimerExpiry.THROW_HIGHEST_SINGLE_THEN_DRAW
-            ),
-            joker_value=value("card_values.X"),
-            jokers_per_pack=value("deck.jokers"),
-            jokers_wild=JokersWild(value("deck.jokers_wild")),
-            pack_steps=tuple(
-                PackStep(int(step["from_seats"]), int(step["packs"]))
-                for step in value("deck.packs_by_seats") or ()
-            ),
-            run_ace=RunAce(value("throws.run.ace")),
-            tie=ShowdownTie(value("showdown.tie")),
-            beaten_others=BeatenOthers(value("scoring.beaten_others")),
-            score_cuts=tuple(
-                ScoreCut(int(cut["at"]), int(cut["to"])) for cut in value("scoring.cuts") or ()
-            ),
-            halve_at_multiples_of=value("scoring.halve_at_multiples_of"),
-            drop_at_multiples_of=value("scoring.drop_at_multiples_of"),
-            points_multiplier=value("scoring.points_multiplier"),
-            min_own_turns=value("call.min_own_turns"),
-            winner_among_lowest=WinnerAmongLowest(value("showdown.winner_among_lowest")),
-            reaching_is_out=value("game_end.reaching_is_out"),
-            deck_runs_out=DeckRunsOut(value("deck_runs_out")),
-            run_max=value("throws.run.max"),
-            run_min_naturals=value("throws.run.min_naturals"),
-            run_wrap=value("throws.run.wrap"),
-            set_jokers_alone=value("throws.set.jokers_alone"),
-            single=SingleThrow(value("throws.single")),
-            laid=ThrowLaid(value("throws.laid")),
-            limit_steps=tuple(
-                sorted(
-                    (
-                        LimitStep(int(step["from_seats"]), int(step["limit"]))
-                        for step in value("call.limit_by_seats") or ()
-                    ),
-                    key=lambda step: step.from_seats,
+        # Only what is derived is written here; every other field is read from the
+        # parameter its metadata names (records()).
+        derived: dict[str, dict[str, Any]] = {
+            "cards": {
+                "values": tuple(value(f"card_values.{k}") for k in RANK_KEYS),
+                "pack_steps": tuple(
+                    PackStep(int(step["from_seats"]), int(step["packs"]))
+                    for step in value("deck.packs_by_seats") or ()
+                ),
+                "ranks_left_out": _ranks_left_out(r["deck"]),
+            },
+            "calling": {
+                "limit_steps": tuple(
+                    sorted(
+                        (
+                            LimitStep(int(step["from_seats"]), int(step["limit"]))
+                            for step in value("call.limit_by_seats") or ()
+                        ),
+                        key=lambda step: step.from_seats,
+                    )
                 )
-            ),
-            ranks_left_out=left_out,
-        )
-        if not 2 <= rules.seats_min <= rules.seats_max:
-            raise ProfileError("rules.seats: the seat range is empty or below two")
-        for seats in range(rules.seats_min, rules.seats_max + 1):
-            needed = seats * rules.hand_size + 2
-            if needed > rules.deck_size(seats):
-                raise ProfileError(
-                    f"rules.hand_size: {seats} seats x {rules.hand_size} cards, the turned-up card "
-                    f"and one card to draw need {needed} cards, more than the "
-                    f"{rules.deck_size(seats)}-card deck"
+            },
+            "scoring": {
+                "cuts": tuple(
+                    ScoreCut(int(cut["at"]), int(cut["to"])) for cut in value("scoring.cuts") or ()
                 )
-        if rules.game_end is GameEndKind.FIXED_ROUNDS and not rules.rounds:
-            raise ProfileError("rules.game_end.rounds: fixed_rounds needs a number of rounds")
-        past_target = (GameEndKind.ELIMINATION, GameEndKind.FIRST_PAST_TARGET)
-        if rules.game_end in past_target and rules.out_above is None:
-            raise ProfileError(f"rules.game_end.out_above: {rules.game_end} needs a threshold")
-        if rules.game_end is GameEndKind.HOST_ENDS and rules.dollars_per_point is None:
-            raise ProfileError("rules.money: a host-ended table needs dollars per point")
+            },
+            "money": {
+                "dollars_per_point": Decimal(str(money["dollars_per_point"])) if money else None,
+                "settlement": Settlement(
+                    money["settlement"]
+                    if money
+                    else Settlement.LARGEST_DEBTOR_PAYS_LARGEST_CREDITOR
+                ),
+            },
+            "timer": {
+                "seconds": int(timer["seconds"]) if timer else 0,
+                "on_expiry": TimerExpiry(
+                    timer["on_expiry"] if timer else TimerExpiry.THROW_HIGHEST_SINGLE_THEN_DRAW
+                ),
+            },
+        }
+        made: dict[str, Any] = {}
+        for name, (record, reads) in _read_plan().items():
+            fields = dict(derived.get(name, {}))
+            for attr, (path, enum) in reads.items():
+                read = value(path)
+                fields[attr] = enum(read) if enum is not None else read
+            made[name] = record(**fields)
+        rules = cls(**made)
+        _check_playable(rules)
         return rules
+
+
+def _check_playable(rules: Rules) -> None:
+    """ProfileError for rules each valid alone that no table can play."""
+    players, cards, end = rules.players, rules.cards, rules.game_end
+    if not 2 <= players.seats_min <= players.seats_max:
+        raise ProfileError("rules.seats: the seat range is empty or below two")
+    hand_size = rules.deal.hand_size
+    for seats in range(players.seats_min, players.seats_max + 1):
+        needed = seats * hand_size + 2
+        if needed > cards.deck_size(seats):
+            raise ProfileError(
+                f"rules.hand_size: {seats} seats x {hand_size} cards, the turned-up card "
+                f"and one card to draw need {needed} cards, more than the "
+                f"{cards.deck_size(seats)}-card deck"
+            )
+    if end.kind is GameEndKind.FIXED_ROUNDS and not end.rounds:
+        raise ProfileError("rules.game_end.rounds: fixed_rounds needs a number of rounds")
+    past_target = (GameEndKind.ELIMINATION, GameEndKind.FIRST_PAST_TARGET)
+    if end.kind in past_target and end.out_above is None:
+        raise ProfileError(f"rules.game_end.out_above: {end.kind} needs a threshold")
+    if end.kind is GameEndKind.HOST_ENDS and rules.money.dollars_per_point is None:
+        raise ProfileError("rules.money: a host-ended table needs dollars per point")
+
+
+@cache
+def records() -> dict[str, type[Any]]:
+    """Each family's record class, by its field name in :class:`Rules` (the family's name)."""
+    hints = get_type_hints(Rules)
+    return {f.name: hints[f.name] for f in dataclasses.fields(Rules)}
+
+
+def read_fields(record: type[Any]) -> dict[str, tuple[str, type[StrEnum] | None]]:
+    """The fields of ``record`` read from a parameter, each with its path and the StrEnum
+    its value is converted to (None: kept as the profile gives it)."""
+    hints = get_type_hints(record)
+    found: dict[str, tuple[str, type[StrEnum] | None]] = {}
+    for f in dataclasses.fields(record):
+        if "path" not in f.metadata or f.metadata.get("derived"):
+            continue
+        hint = hints[f.name]
+        enum = hint if isinstance(hint, type) and issubclass(hint, StrEnum) else None
+        found[f.name] = (f.metadata["path"], enum)
+    return found
+
+
+@cache
+def _read_plan() -> dict[str, tuple[type[Any], dict[str, tuple[str, type[StrEnum] | None]]]]:
+    """Each family's record class with the fields it reads (read once)."""
+    return {name: (record, read_fields(record)) for name, record in records().items()}
+
+
+def parameter_fields() -> dict[str, str]:
+    """Each parameter path (or section, for card_values) a record field reads or is
+    derived from, to the field as ``family.field``."""
+    return {
+        f.metadata["path"]: f"{name}.{f.name}"
+        for name, record in records().items()
+        for f in dataclasses.fields(record)
+        if "path" in f.metadata
+    }

@@ -37,21 +37,21 @@ def showdown(
     others = [s for s in turn_order if s != caller]
     lowest = min(values[s] for s in others)
     # The profile says who wins a tie with the caller, and which of equal lowest others wins.
-    if rules.tie is ShowdownTie.BEATS_CALLER:
+    if rules.showdown.tie is ShowdownTie.BEATS_CALLER:
         beaten = lowest <= values[caller]
     else:
         beaten = lowest < values[caller]
     tied = [s for s in others if values[s] == lowest]
-    if rules.winner_among_lowest is WinnerAmongLowest.LOWEST_SEAT:
+    if rules.showdown.winner_among_lowest is WinnerAmongLowest.LOWEST_SEAT:
         tied.sort()
     winner = tied[0] if beaten else caller
     deltas = dict.fromkeys(turn_order, 0)
-    if rules.scoring is ScoringKind.NONE:
+    if rules.scoring.kind is ScoringKind.NONE:
         pass  # no points are kept: the winner and the hand values are the result
-    elif rules.scoring is ScoringKind.TRANSFER:
+    elif rules.scoring.kind is ScoringKind.TRANSFER:
         if beaten:
             amount = sum(values.values())
-            if rules.beaten_call is BeatenCall.HANDS_EXCEPT_WINNER:
+            if rules.scoring.beaten_call is BeatenCall.HANDS_EXCEPT_WINNER:
                 amount -= values[winner]
             deltas[caller] = -amount
             deltas[winner] = amount
@@ -60,9 +60,9 @@ def showdown(
                 deltas[seat] = -values[seat]
             deltas[caller] = sum(values[s] for s in others)
     elif beaten:
-        deltas[caller] = values[caller] + rules.beaten_penalty
-        if rules.beaten_others is not BeatenOthers.SCORE_NOTHING:
-            winner_too = rules.beaten_others is BeatenOthers.ALL_BUT_CALLER_SCORE_OWN_HANDS
+        deltas[caller] = values[caller] + rules.scoring.beaten_penalty
+        if rules.scoring.beaten_others is not BeatenOthers.SCORE_NOTHING:
+            winner_too = rules.scoring.beaten_others is BeatenOthers.ALL_BUT_CALLER_SCORE_OWN_HANDS
             for seat in others:
                 if seat != winner or winner_too:
                     deltas[seat] = values[seat]
@@ -75,27 +75,27 @@ def showdown(
 
 def deck_ran_out(values: Mapping[int, int], rules: Rules) -> dict[int, int]:
     """What each seat in play scores when the deck runs out and ends the hand uncalled."""
-    scored = rules.deck_runs_out is DeckRunsOut.ROUND_ENDS_HANDS_SCORE
-    if rules.scoring is ScoringKind.NONE:
+    scored = rules.reshuffle.deck_runs_out is DeckRunsOut.ROUND_ENDS_HANDS_SCORE
+    if rules.scoring.kind is ScoringKind.NONE:
         scored = False
     return multiplied({seat: (value if scored else 0) for seat, value in values.items()}, rules)
 
 
 def multiplied(deltas: Mapping[int, int], rules: Rules) -> dict[int, int]:
     """A hand's points times scoring.points_multiplier (before any cut of a total)."""
-    return {seat: delta * rules.points_multiplier for seat, delta in deltas.items()}
+    return {seat: delta * rules.scoring.points_multiplier for seat, delta in deltas.items()}
 
 
 def cut_score(total: int, rules: Rules) -> int:
     """A seat's total after the profile's score cuts: an exact match first, then a drop at
     a multiple, then halving; one of them at most."""
-    for cut in rules.score_cuts:
+    for cut in rules.scoring.cuts:
         if total == cut.at:
             return cut.to
-    drop = rules.drop_at_multiples_of
+    drop = rules.scoring.drop_at_multiples_of
     if drop and total > 0 and total % drop == 0:
         return total - drop
-    step = rules.halve_at_multiples_of
+    step = rules.scoring.halve_at_multiples_of
     if step and total > 0 and total % step == 0:
         return total // 2
     return total

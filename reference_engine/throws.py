@@ -12,7 +12,7 @@ from .rules import JokersWild, Rules, RunAce, SingleThrow, ThrowLaid
 
 
 def _wild_in(rules: Rules, kind: ThrowKind) -> bool:
-    wild = rules.jokers_wild
+    wild = rules.cards.jokers_wild
     if kind is ThrowKind.SET:
         return wild in (JokersWild.SETS, JokersWild.SETS_AND_RUNS)
     return wild in (JokersWild.RUNS, JokersWild.SETS_AND_RUNS)
@@ -20,9 +20,9 @@ def _wild_in(rules: Rules, kind: ThrowKind) -> bool:
 
 def _ace_ranks(rules: Rules) -> tuple[int, ...]:
     """The ranks an ace may take in a run: 1 (low), 14 (above the king), or either."""
-    if rules.run_ace is RunAce.HIGH:
+    if rules.throws.run_ace is RunAce.HIGH:
         return (14,)
-    if rules.run_ace is RunAce.LOW_OR_HIGH:
+    if rules.throws.run_ace is RunAce.LOW_OR_HIGH:
         return (1, 14)
     return (1,)
 
@@ -39,17 +39,19 @@ def run_positions(cards: Sequence[Card], rules: Rules) -> list[tuple[Card, int]]
     upwards, then downwards: one fixed reading, so the ends of a run are well defined.
     """
     count = len(cards)
-    if count < rules.run_min or (rules.run_max is not None and count > rules.run_max):
+    if count < rules.throws.run_min or (
+        rules.throws.run_max is not None and count > rules.throws.run_max
+    ):
         return None
     naturals = [c for c in cards if not c.is_joker]
     jokers = [c for c in cards if c.is_joker]
     if jokers and not _wild_in(rules, ThrowKind.RUN):
         return None
-    if len(naturals) < rules.run_min_naturals:
+    if len(naturals) < rules.throws.run_min_naturals:
         return None
     if not naturals or any(c.suit != naturals[0].suit for c in naturals):
         return None
-    if rules.run_wrap:
+    if rules.throws.run_wrap:
         return _wrapped_positions(naturals, jokers)
     for ace in _ace_ranks(rules):
         ranked = sorted(((ace if c.rank == 1 else c.rank, c) for c in naturals), key=_first)
@@ -60,7 +62,7 @@ def run_positions(cards: Sequence[Card], rules: Rules) -> list[tuple[Card, int]]
         spare = len(jokers) - (high - low + 1 - len(ranks))
         if spare < 0:
             continue
-        bottom, top = _RUN_BOUNDS[rules.run_ace]
+        bottom, top = _RUN_BOUNDS[rules.throws.run_ace]
         up = min(spare, top - high)
         down = spare - up
         if low - down < bottom:
@@ -119,15 +121,15 @@ def classify(cards: Sequence[Card], rules: Rules) -> ThrowKind | None:
     if count == 1:
         return ThrowKind.SINGLE
     naturals = [c for c in cards if c.rank != JOKER_RANK]
-    if rules.max_packs == 1 and len(set(naturals)) != len(naturals):
+    if rules.cards.max_packs == 1 and len(set(naturals)) != len(naturals):
         return None  # one pack holds each card once
     ranks = {c.rank for c in naturals}
     # Jokers alone are a set of their own rank (where the profile allows it); among
     # naturals they stand in only when wild.
-    one_rank = (not naturals and rules.set_jokers_alone) or (
+    one_rank = (not naturals and rules.throws.set_jokers_alone) or (
         len(ranks) == 1 and (len(naturals) == count or _wild_in(rules, ThrowKind.SET))
     )
-    if one_rank and rules.set_min <= count <= rules.set_max:
+    if one_rank and rules.throws.set_min <= count <= rules.throws.set_max:
         return ThrowKind.SET
     if run_positions(cards, rules) is not None:
         return ThrowKind.RUN
@@ -141,9 +143,9 @@ def legal_throws(hand: Sequence[Card], rules: Rules) -> list[tuple[Card, ...]]:
     if (
         any(c.is_joker for c in ordered)
         or len(set(ordered)) != len(ordered)
-        or rules.run_ace is not RunAce.LOW
-        or rules.run_wrap
-        or rules.run_max is not None
+        or rules.throws.run_ace is not RunAce.LOW
+        or rules.throws.run_wrap
+        or rules.throws.run_max is not None
     ):
         return _singles_rule(_legal_throws_by_subsets(ordered, rules), rules)
     found: list[tuple[Card, ...]] = [(c,) for c in ordered]
@@ -153,10 +155,10 @@ def legal_throws(hand: Sequence[Card], rules: Rules) -> list[tuple[Card, ...]]:
         by_rank.setdefault(card.rank, []).append(card)
         by_suit.setdefault(card.suit, []).append(card)
     for group in by_rank.values():
-        for size in range(max(2, rules.set_min), min(rules.set_max, len(group)) + 1):
+        for size in range(max(2, rules.throws.set_min), min(rules.throws.set_max, len(group)) + 1):
             found.extend(combinations(group, size))
     # Without jokers every card of a run is natural: it needs min_naturals cards too.
-    shortest = max(rules.run_min, rules.run_min_naturals)
+    shortest = max(rules.throws.run_min, rules.throws.run_min_naturals)
     for suited in by_suit.values():
         # Within one suit ranks are distinct; every consecutive stretch long enough is a run.
         for start in range(len(suited)):
@@ -170,14 +172,14 @@ def legal_throws(hand: Sequence[Card], rules: Rules) -> list[tuple[Card, ...]]:
 
 def _singles_rule(found: list[tuple[Card, ...]], rules: Rules) -> list[tuple[Card, ...]]:
     """Under throws.single when_no_combination, no single while a larger throw is legal."""
-    if rules.single is SingleThrow.WHEN_NO_COMBINATION and any(len(t) > 1 for t in found):
+    if rules.throws.single is SingleThrow.WHEN_NO_COMBINATION and any(len(t) > 1 for t in found):
         return [t for t in found if len(t) > 1]
     return found
 
 
 def single_refused(cards: Sequence[Card], hand: Sequence[Card], rules: Rules) -> bool:
     """Whether throwing ``cards`` alone is refused because ``hand`` holds a set or a run."""
-    if len(cards) != 1 or rules.single is SingleThrow.ANY:
+    if len(cards) != 1 or rules.throws.single is SingleThrow.ANY:
         return False
     return any(len(t) > 1 for t in legal_throws(hand, rules))
 
@@ -189,7 +191,7 @@ def laid(cards: Sequence[Card], kind: ThrowKind, rules: Rules) -> tuple[Card, ..
     stand at, lowest first (a joker where it stands); a set or single in canonical card
     order (suits c d h s, jokers last).
     """
-    if rules.laid is ThrowLaid.AS_PLACED:
+    if rules.throws.laid is ThrowLaid.AS_PLACED:
         return tuple(cards)
     if kind is ThrowKind.RUN:
         placed = run_positions(cards, rules)

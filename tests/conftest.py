@@ -79,7 +79,7 @@ def dealt_game(
     (for tests of scoring, where only the hands' values matter)."""
     game = Game(profile_document(name), len(hands), options)
     game.starter = starter
-    full = all(len(h.split()) == game.rules.hand_size for h in hands)
+    full = all(len(h.split()) == game.rules.deal.hand_size for h in hands)
     if full:
         game.deal(parse_cards(deck_from_hands(hands, turned_up, starter, deck_top)))
     else:

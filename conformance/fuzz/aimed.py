@@ -23,7 +23,7 @@ Goal = int | str | None  # a hand value, LOWEST, or None (no goal: play at rando
 
 
 def _value(game: Game, cards: Sequence[Card]) -> int:
-    values = game.rules.rank_values
+    values = game.rules.cards.rank_values
     return sum(values[c.rank] for c in cards)
 
 
@@ -89,7 +89,7 @@ def goals_for(
         # The starter holds a hand at the call limit, the highest it may call with; the
         # others go as low as they get: the call comes late, against low hands.
         rules = game.rules
-        limit = rules.call_limit_for(game.seats) - (0 if rules.call_inclusive else 1)
+        limit = rules.calling.limit_for(game.seats) - (0 if rules.calling.inclusive else 1)
         return {**dict.fromkeys(order, LOWEST), caller: limit}
     now = game.hand_value(caller)
     goals: dict[int, Goal] = {caller: LOWEST}

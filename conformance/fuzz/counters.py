@@ -92,18 +92,19 @@ def unreachable_counters(document: Mapping[str, Json]) -> dict[str, str]:
     """The counters the profile cannot reach, under its defaults or any one option value,
     each with the reason."""
     variants = rule_variants(document)
-    ends = {r.game_end for r in variants}
+    ends = {r.game_end.kind for r in variants}
     moments = {
-        RESHUFFLE_COUNTERS[r.reshuffle_moment]
+        RESHUFFLE_COUNTERS[r.reshuffle.moment]
         for r in variants
-        if r.deck_runs_out is DeckRunsOut.RESHUFFLE
+        if r.reshuffle.deck_runs_out is DeckRunsOut.RESHUFFLE
     }
     # A cut at the threshold itself moves every total that lands on it.
     thresholds = any(
-        r.game_end is GameEndKind.ELIMINATION and r.out_above not in {c.at for c in r.score_cuts}
+        r.game_end.kind is GameEndKind.ELIMINATION
+        and r.game_end.out_above not in {c.at for c in r.scoring.cuts}
         for r in variants
     )
-    reshuffles = any(r.deck_runs_out is DeckRunsOut.RESHUFFLE for r in variants)
+    reshuffles = any(r.reshuffle.deck_runs_out is DeckRunsOut.RESHUFFLE for r in variants)
     found: dict[str, str] = {}
     for name in COUNTERS:
         if name in RESHUFFLE_COUNTERS.values() and name not in moments:
@@ -116,11 +117,13 @@ def unreachable_counters(document: Mapping[str, Json]) -> dict[str, str]:
             found[name] = "the game does not end by elimination"
         elif name == AT_THRESHOLD and not thresholds:
             found[name] = "a score cut at the threshold moves every total that lands on it"
-        elif name == CUTS and not any(r.score_cuts or r.halve_at_multiples_of for r in variants):
+        elif name == CUTS and not any(
+            r.scoring.cuts or r.scoring.halve_at_multiples_of for r in variants
+        ):
             found[name] = "no score cut"
         elif name == SHARED_WINS and GameEndKind.FIXED_ROUNDS not in ends:
             found[name] = "the game does not end after a fixed number of rounds"
-        elif name == TIMEOUTS and not any(r.timer_seconds > 0 for r in variants):
+        elif name == TIMEOUTS and not any(r.timer.seconds > 0 for r in variants):
             found[name] = "no turn timer"
     return found
 
@@ -138,7 +141,7 @@ def count_events(
     for event in events:
         kind = event["type"]
         if kind == "reshuffled":
-            coverage[RESHUFFLE_COUNTERS[rules.reshuffle_moment]] += 1
+            coverage[RESHUFFLE_COUNTERS[rules.reshuffle.moment]] += 1
         elif kind == "timed_out":
             coverage[TIMEOUTS] += 1
         elif kind == "round_ended":
@@ -175,7 +178,7 @@ def _count_round(
     same_length = len(before) == len(scores) == len(deltas)
     if same_length and any(b + d != s for b, d, s in zip(before, deltas, scores, strict=True)):
         coverage[CUTS] += 1
-    threshold = rules.out_above if rules.game_end is GameEndKind.ELIMINATION else None
+    threshold = rules.game_end.out_above if rules.game_end.kind is GameEndKind.ELIMINATION else None
     if threshold is not None and threshold in scores:
         coverage[AT_THRESHOLD] += 1
     if event["eliminated"]:

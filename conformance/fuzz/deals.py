@@ -233,8 +233,8 @@ def _composition(rng: random.Random, target: int, size: int, values: Sequence[in
 
 def lowest_hand(game: Game) -> int:
     """The lowest value a hand can have at this table: its ``hand_size`` cheapest cards."""
-    values = sorted(game.rules.card_value(c.rank) for c in game.full_deck)
-    return sum(values[: game.rules.hand_size])
+    values = sorted(game.rules.cards.value(c.rank) for c in game.full_deck)
+    return sum(values[: game.rules.deal.hand_size])
 
 
 def tiebreak_positions(seats: Sequence[int]) -> tuple[int, int]:
@@ -259,7 +259,7 @@ def targets_for(game: Game, style: str, rng: random.Random) -> list[int | None]:
     rules = game.rules
     seats = game.turn_order_from(game.starter)
     low = lowest_hand(game)
-    limit = rules.call_limit - (0 if rules.call_inclusive else 1)
+    limit = rules.calling.limit - (0 if rules.calling.inclusive else 1)
     call = rng.randint(min(low + 1, limit), max(low + 1, limit)) if limit >= low else low
     targets: list[int | None] = [None] * len(seats)
     if style == "tie":
@@ -276,14 +276,14 @@ def targets_for(game: Game, style: str, rng: random.Random) -> list[int | None]:
         for k in range(1, len(seats)):
             targets[k] = max(limit, low) + 3
     elif style == "edge":
-        goals = [c.at for c in rules.score_cuts]
-        if rules.out_above is not None:
-            goals.append(rules.out_above)
-        if rules.halve_at_multiples_of:
-            goals.append(rules.halve_at_multiples_of)
+        goals = [c.at for c in rules.scoring.cuts]
+        if rules.game_end.out_above is not None:
+            goals.append(rules.game_end.out_above)
+        if rules.scoring.halve_at_multiples_of:
+            goals.append(rules.scoring.halve_at_multiples_of)
         targets[0] = low
         # A gap too wide for one hand is closed by the highest hand that is easy to make.
-        high = rules.hand_size * (max(rules.card_value(r) for r in range(1, 14)) - 1)
+        high = rules.deal.hand_size * (max(rules.cards.value(r) for r in range(1, 14)) - 1)
         for k, seat in enumerate(seats[1:], start=1):
             if goals:
                 gap = rng.choice(goals) - game.scores[seat]
@@ -339,7 +339,7 @@ def aimed_deal(
 ) -> tuple[list[Card], dict[int, int | None]]:
     """:func:`deal_order`, and for a targeted style the hand value it aims each seat at."""
     seats = game.turn_order_from(game.starter)
-    size = game.rules.hand_size
+    size = game.rules.deal.hand_size
     # Equal hands twice as often: ties are what engines most often get wrong.
     style = style or rng.choice((*DEAL_STYLES, "mirror"))
     if style == "uniform":
@@ -348,11 +348,13 @@ def aimed_deal(
         return order, {}
 
     def value(card: Card) -> int:
-        return game.rules.card_value(card.rank)
+        return game.rules.cards.value(card.rank)
 
     aimed: dict[int, int | None] = {}
     rules = game.rules
-    callable_at_deal = rules.call_limit - (0 if rules.call_inclusive else 1) >= lowest_hand(game)
+    callable_at_deal = rules.calling.limit - (0 if rules.calling.inclusive else 1) >= lowest_hand(
+        game
+    )
     if style in TARGETED_STYLES:
         targets = targets_for(game, style, rng)
         aimed = dict(zip(seats, targets, strict=True))

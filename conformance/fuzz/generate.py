@@ -166,7 +166,7 @@ class _Builder:
                 self.problems.append(
                     f"{total} cards accounted for, not the table's {len(game.full_deck)}"
                 )
-        if game.rules.scoring is ScoringKind.TRANSFER and sum(game.scores) != 0:
+        if game.rules.scoring.kind is ScoringKind.TRANSFER and sum(game.scores) != 0:
             self.problems.append(f"transfer scores do not sum to zero: {game.scores}")
 
     def chance(self, rate: float) -> bool:
@@ -186,7 +186,7 @@ class _Builder:
         if self.chance(spec.probe_rate):
             self.phase_probe()
         if spec.max_rounds and game.round >= spec.max_rounds:
-            if game.rules.game_end is GameEndKind.HOST_ENDS:
+            if game.rules.game_end.kind is GameEndKind.HOST_ENDS:
                 self.send({"cmd": "end_game"})
                 self.send({"cmd": "state"})
             return False
@@ -229,7 +229,7 @@ class _Builder:
             choices.append({"cmd": "deal", "deck": names(game.full_deck)})
             choices.append({"cmd": "set_option", "name": self._some_option(), "value": 0})
             choices.append({"cmd": "end_game"})
-        elif game.rules.game_end is not GameEndKind.HOST_ENDS:
+        elif game.rules.game_end.kind is not GameEndKind.HOST_ENDS:
             choices.append({"cmd": "end_game"})
         self.send(self.rng.choice(choices), probe=True)
         self.checkpoint(0.5)
@@ -247,7 +247,7 @@ class _Builder:
         if self.chance(spec.probe_rate):
             self.turn_probe(seat)
             return
-        timer = game.rules.timer_seconds > 0
+        timer = game.rules.timer.seconds > 0
         if timer and self.chance(spec.timeout_rate):
             self.send({"cmd": "act", "seat": seat, "action": {"type": "timeout"}})
             return
@@ -334,10 +334,10 @@ class _Builder:
             hit = lowest is not None and lowest <= mine and len(tied) >= 2 and tied[0] != min(tied)
         else:
             rules = game.rules
-            goals = {c.at for c in rules.score_cuts} | {rules.out_above or -1}
+            goals = {c.at for c in rules.scoring.cuts} | {rules.game_end.out_above or -1}
             hit = any(game.scores[s] + values[s] in goals for s in order)
             # Where no hand can close its gap yet, a call now makes the totals climb.
-            high = rules.hand_size * (max(rules.card_value(r) for r in range(1, 14)) - 1)
+            high = rules.deal.hand_size * (max(rules.cards.value(r) for r in range(1, 14)) - 1)
             hit = hit or all(
                 all(g - game.scores[s] > high or g <= game.scores[s] for g in goals) for s in order
             )

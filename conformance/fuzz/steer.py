@@ -179,9 +179,9 @@ def _options_for(
             except (JhyapError, ValueError):
                 continue
             if (
-                (reshuffle and RESHUFFLE_COUNTERS[rules.reshuffle_moment] == reshuffle)
-                or (cuts and (rules.score_cuts or rules.halve_at_multiples_of))
-                or (timer and rules.timer_seconds > 0)
+                (reshuffle and RESHUFFLE_COUNTERS[rules.reshuffle.moment] == reshuffle)
+                or (cuts and (rules.scoring.cuts or rules.scoring.halve_at_multiples_of))
+                or (timer and rules.timer.seconds > 0)
             ):
                 fitting.append(value)
         if fitting and spec.sets in _AIMED_PARAMETERS:

@@ -72,7 +72,7 @@ def play_one(spec: SimulationSpec, seed: int | str, index: int) -> GameRecord:
     policies: list[Policy] = [POLICIES[name] for name in names]
     game = Game(spec.document, spec.seats, spec.options)
     memory = TableMemory(spec.seats)
-    sign = 1 if game.rules.scoring is ScoringKind.TRANSFER else -1
+    sign = 1 if game.rules.scoring.kind is ScoringKind.TRANSFER else -1
     hands: list[HandRecord] = []
     turns = hand_turns = reshuffles = 0
     order: list[int] = []
@@ -113,7 +113,9 @@ def play_one(spec: SimulationSpec, seed: int | str, index: int) -> GameRecord:
                         tally=sign * deltas[caller],
                     )
                 )
-    finished = game.phase is Phase.GAME_OVER and game.rules.game_end is not GameEndKind.HOST_ENDS
+    finished = (
+        game.phase is Phase.GAME_OVER and game.rules.game_end.kind is not GameEndKind.HOST_ENDS
+    )
     winners: tuple[str, ...] = ()
     if game.result is not None:
         winners = tuple(names[s] for s in game.result["winners"])

@@ -5,7 +5,6 @@ engine's count of a seat's own turns agrees with the first-round lock it general
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import pytest
@@ -56,7 +55,9 @@ def test_the_transcript_fails_without_the_new_value(
 
 def _rules(first_round: FirstRoundCall, min_own_turns: int) -> Rules:
     base = Rules.from_profile(resolve(profile_document("dhumbal")))
-    return dataclasses.replace(base, first_round=first_round, min_own_turns=min_own_turns)
+    return base.with_values(
+        {"calling.first_round": first_round, "calling.min_own_turns": min_own_turns}
+    )
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 6])

@@ -21,9 +21,10 @@ from reference_engine.parameters import (
     Family,
     Kind,
     build,
+    covers,
     registry,
 )
-from reference_engine.rules import Rules
+from reference_engine.rules import BeatenCall, Rules, ThrowRules, parameter_fields, records
 from reference_engine.shipped import schema_dir
 from tests.conftest import profile_document
 
@@ -195,7 +196,7 @@ def test_the_engine_plays_a_contradiction_only_validate_refuses() -> None:
     document["rules"]["call"]["limit"] = 0
     document["rules"]["call"]["inclusive"] = False
     assert [c.at for c in CONSTRAINTS if c.broken(document["rules"])] == ["call.inclusive"]
-    assert Rules.from_profile(document).call_inclusive is False
+    assert Rules.from_profile(document).calling.inclusive is False
 
 
 def test_the_engine_reads_bounds_and_defaults_from_the_registry() -> None:
@@ -208,7 +209,7 @@ def test_the_engine_reads_bounds_and_defaults_from_the_registry() -> None:
     document["rules"]["throws"].pop("laid", None)
     document["rules"]["throws"]["run"].pop("wrap", None)
     built = Rules.from_profile(document)
-    assert (built.laid.value, built.run_wrap) == ("as_placed", False)
+    assert (built.throws.laid.value, built.throws.run_wrap) == ("as_placed", False)
     document["rules"]["throws"]["run"]["bend"] = True
     with pytest.raises(JhyapError) as unknown:
         Rules.from_profile(document)
@@ -228,4 +229,34 @@ def test_a_null_under_a_section_given_is_refused() -> None:
     )
     document["rules"]["money"] = None
     document["rules"]["game_end"] = {"kind": "fixed_rounds", "rounds": 3, "out_above": None}
-    assert Rules.from_profile(document).dollars_per_point is None
+    assert Rules.from_profile(document).money.dollars_per_point is None
+
+
+def test_every_parameter_has_its_field_in_its_family_record() -> None:
+    fields = parameter_fields()
+    covered = {
+        p.path: next((f for prefix, f in fields.items() if covers(prefix, p.path)), None)
+        for p in registry()
+    }
+    assert [path for path, f in covered.items() if f is None] == []
+    # Each field sits in the record of its parameter's family.
+    assert {
+        path: f
+        for path, f in covered.items()
+        if f is not None and f.split(".")[0] != registry()[path].family.value
+    } == {}
+    assert set(fields) - set(registry().paths()) == {"card_values"}  # a section, derived
+    assert records()["throws"] is ThrowRules
+
+
+def test_a_record_field_reads_its_parameter_by_its_path() -> None:
+    document = profile_document("dhumbal")
+    document["rules"]["throws"]["set"]["min"] = 3
+    rules = Rules.from_profile(document)
+    assert (rules.throws.set_min, rules.calling.limit, rules.scoring.beaten_call) == (
+        3,
+        10,
+        BeatenCall.CALLER_HAND_PLUS_PENALTY,
+    )
+    changed = rules.with_values({"throws.set_min": 2, "calling.limit": 9})
+    assert (changed.throws.set_min, changed.calling.limit, rules.throws.set_min) == (2, 9, 3)

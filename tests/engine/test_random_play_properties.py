@@ -168,7 +168,7 @@ def play_checking_invariants(
         random_step(game, rng, max_rounds=MAX_ROUNDS, call_chance=0.6)
         if not _over(game) and game.round:  # the step may have ended it
             assert _accounted(game) == cards_in_play
-        if game.rules.scoring is ScoringKind.TRANSFER:
+        if game.rules.scoring.kind is ScoringKind.TRANSFER:
             assert sum(game.scores) == 0
         else:
             assert min(game.scores) >= 0

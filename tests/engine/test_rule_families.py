@@ -236,7 +236,7 @@ def test_refused_deal_and_option_change_leave_state_unchanged() -> None:
     assert refused.value.code is ErrorCode.OPTION_LOCKED
     assert game.state() == before
     game.set_option("call_limit", 7)
-    assert game.rules.call_limit == 7
+    assert game.rules.calling.limit == 7
 
 
 def test_standings_order_still_in_then_later_out_then_score_then_seat() -> None:
@@ -279,7 +279,7 @@ def test_rules_are_built_once_per_rules_data_and_refusals_every_time() -> None:
     # refused, as it was before any rules were kept.
     again["rules"]["deck"].update(cards=48, ranks_left_out=["K"])
     no_kings = Rules.from_profile(again)
-    assert no_kings.ranks_left_out == (13,)
+    assert no_kings.cards.ranks_left_out == (13,)
     again["rules"]["deck"]["ranks_left_out"] = ("K",)
     with pytest.raises(ProfileError, match="ranks_left_out"):
         Rules.from_profile(again)
@@ -292,4 +292,4 @@ def test_rules_are_built_once_per_rules_data_and_refusals_every_time() -> None:
         Rules.from_profile(again)  # a refusal is never kept
     again["rules"]["scoring"]["beaten_penalty"] = 30
     assert Rules.from_profile(again) is not built
-    assert Rules.from_profile(again).beaten_penalty == 30
+    assert Rules.from_profile(again).scoring.beaten_penalty == 30

@@ -1,7 +1,8 @@
-"""The table procedure's parameters are read twice: by the kit from a profile's rules
-(jhyap_core.table.TableRules.read) and by the reference engine from its typed Rules
-(reference_engine.game.table_rules, so that its rule mutants reach them). The two readings
-agree under every shipped profile and test variant, with each value of each option."""
+"""The table procedure's parameters are read once, by jhyap_core.table.TableRules.read, for
+the kit and for the reference engine alike; the reference's typed Rules hold the same
+parameters in their family records. The rule mutants (tests/mutants/rules.py) reach the
+procedure by ``table_of`` those records: the two agree under every shipped profile and
+test variant, with each value of each option."""
 
 from __future__ import annotations
 
@@ -13,9 +14,10 @@ import pytest
 from conformance.spec.profiles import load_profile
 from jhyap_core.profile import option_specs, resolve
 from jhyap_core.table import TableRules
-from reference_engine.game import table_rules
+from reference_engine.game import Game
 from reference_engine.rules import Rules
 from tests.conftest import ROOT
+from tests.mutants.rules import table_of
 
 FILES = sorted([*(ROOT / "specs").glob("*.yaml"), *(ROOT / "tests/data/variants").glob("*.yaml")])
 
@@ -29,8 +31,14 @@ def _option_sets(document: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
-def test_the_kit_and_the_reference_read_the_same_table_rules(path: Path) -> None:
+def test_the_typed_rules_hold_the_table_rules(path: Path) -> None:
     document = load_profile(path)
     for options in _option_sets(document):
         profile = resolve(document, options)
-        assert table_rules(Rules.from_profile(profile)) == TableRules.read(profile["rules"])
+        assert table_of(Rules.from_profile(profile)) == TableRules.read(profile["rules"])
+
+
+def test_the_reference_plays_the_table_rules_the_kit_reads() -> None:
+    document = load_profile(ROOT / "specs" / "dhumbal.yaml")
+    game = Game(document, seats=3)
+    assert game.table_rules == TableRules.read(resolve(document)["rules"])

@@ -96,8 +96,8 @@ def _settlement_cases(rng: random.Random, count: int) -> list[tuple[dict[str, An
         scores = [rng.randint(-100, 100) for _ in range(rng.randint(1, 5))]
         scores.append(-sum(scores))
         model = Rules.from_profile({"rules": rules})
-        assert model.dollars_per_point == Decimal(rules["money"]["dollars_per_point"])
-        paid = game_end.settlement(scores, model.dollars_per_point, model.settlement)
+        assert model.money.dollars_per_point == Decimal(rules["money"]["dollars_per_point"])
+        paid = game_end.settlement(scores, model.money.dollars_per_point, model.money.settlement)
         found.append(({"rules": rules, "scores": scores}, [p.to_json() for p in paid]))
     return found
 

@@ -76,7 +76,7 @@ class HookServer:
         self.turns_taken = 0
 
     def _hand_value(self, cards: Sequence[str]) -> int:
-        return sum(self.rules.rank_values[c.rank] for c in parse_cards(list(cards)))
+        return sum(self.rules.cards.rank_values[c.rank] for c in parse_cards(list(cards)))
 
     def _refusal(self, seat: int, action: Mapping[str, Any]) -> dict[str, str] | None:
         if action["type"] == "call":
@@ -146,10 +146,10 @@ class HookServer:
         }
 
     def _settlement(self, scores: Sequence[int]) -> list[dict[str, object]] | None:
-        rate = self.rules.dollars_per_point
+        rate = self.rules.money.dollars_per_point
         if rate is None:
             return None
-        return [p.to_json() for p in game_end.settlement(scores, rate, self.rules.settlement)]
+        return [p.to_json() for p in game_end.settlement(scores, rate, self.rules.money.settlement)]
 
 
 def main(argv: Sequence[str]) -> int:

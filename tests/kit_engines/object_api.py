@@ -92,7 +92,7 @@ class ObjectApiEngine(TrackedEngine):
         return tuple(c.name for c in throws.laid(parse_cards(list(cards)), kind, self.model))
 
     def hand_value(self, cards: Sequence[str]) -> int:
-        return sum(self.model.rank_values[c.rank] for c in parse_cards(list(cards)))
+        return sum(self.model.cards.rank_values[c.rank] for c in parse_cards(list(cards)))
 
     def pickable_positions(self, offer: tuple[str, ...], kind: ThrowKind) -> tuple[int, ...]:
         placed = PlacedThrow(tuple(parse_cards(list(offer))), kind)
@@ -108,7 +108,7 @@ class ObjectApiEngine(TrackedEngine):
             result = scoring.showdown(values, order, caller, model)
             winner, deltas = result.winner, dict(result.deltas)
         else:
-            scored = model.deck_runs_out.value == "round_ends_hands_score"
+            scored = model.reshuffle.deck_runs_out.value == "round_ends_hands_score"
             deltas = {s: (values[s] if scored else 0) for s in table.active}
         totals = list(table.scores)
         for seat, delta in deltas.items():
@@ -120,10 +120,10 @@ class ObjectApiEngine(TrackedEngine):
         return RoundScore(winner, per_seat, tuple(totals), tuple(out))
 
     def settlement(self, scores: Sequence[int]) -> list[dict[str, Any]] | None:
-        rate = self.model.dollars_per_point
+        rate = self.model.money.dollars_per_point
         if rate is None:
             return None
-        paid = game_end.settlement(scores, rate, self.model.settlement)
+        paid = game_end.settlement(scores, rate, self.model.money.settlement)
         return [payment.to_json() for payment in paid]
 
 

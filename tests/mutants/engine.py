@@ -30,15 +30,6 @@ _refusal = calling.call_refusal
 _end_round = Game._end_round
 
 
-def _with_rules(**changes: Any) -> Callable[[Rules], Rules]:
-    def change(rules: Rules) -> Rules:
-        from dataclasses import replace
-
-        return replace(rules, **changes)
-
-    return change
-
-
 def tie_to_caller() -> None:
     def showdown(
         values: Mapping[int, int], order: Sequence[int], caller: int, rules: Rules
@@ -62,7 +53,7 @@ def _won_call_deltas(
 ) -> dict[int, int]:
     others = [s for s in order if s != caller]
     deltas = dict.fromkeys(order, 0)
-    sign = -1 if rules.scoring.value == "transfer" else 1
+    sign = -1 if rules.scoring.kind.value == "transfer" else 1
     for s in others:
         deltas[s] = sign * values[s]
     if sign < 0:
@@ -112,10 +103,8 @@ def mixed_suit_runs() -> None:
 
 def _pick_rule(rule: PickFromOffer, only_for: PickFromOffer) -> None:
     def pickable(offer: Throw, rules: Rules) -> tuple[int, ...]:
-        if rules.pick_from_offer is only_for:
-            from dataclasses import replace
-
-            return _pickable(offer, replace(rules, pick_from_offer=rule))
+        if rules.picking.from_offer is only_for:
+            return _pickable(offer, rules.with_values({"picking.from_offer": rule}))
         return _pickable(offer, rules)
 
     picking.pickable_positions = pickable
@@ -135,7 +124,7 @@ def dhumbal_run_ends() -> None:
 
 def everestbuzz_first_placed() -> None:
     def pickable(offer: Throw, rules: Rules) -> tuple[int, ...]:
-        if rules.pick_from_offer is PickFromOffer.LAST_PLACED:
+        if rules.picking.from_offer is PickFromOffer.LAST_PLACED:
             return (0,)
         return _pickable(offer, rules)
 
@@ -146,7 +135,7 @@ def limit_exclusive() -> None:
     def refusal(
         value: int, turns: int, players: int, rules: Rules, seats: int | None = None
     ) -> ErrorCode | None:
-        limit = rules.call_limit if seats is None else rules.call_limit_for(seats)
+        limit = rules.calling.limit if seats is None else rules.calling.limit_for(seats)
         if value == limit:
             return ErrorCode.CALL_OVER_LIMIT
         return _refusal(value, turns, players, rules, seats)
@@ -178,10 +167,8 @@ def _beaten_model(model: BeatenCall, only_for: BeatenCall) -> None:
     def showdown(
         values: Mapping[int, int], order: Sequence[int], caller: int, rules: Rules
     ) -> scoring.Showdown:
-        if rules.beaten_call is only_for:
-            from dataclasses import replace
-
-            rules = replace(rules, beaten_call=model)
+        if rules.scoring.beaten_call is only_for:
+            rules = rules.with_values({"scoring.beaten_call": model})
         return _showdown(values, order, caller, rules)
 
     scoring.showdown = showdown
@@ -199,10 +186,8 @@ def penalty_30() -> None:
     def showdown(
         values: Mapping[int, int], order: Sequence[int], caller: int, rules: Rules
     ) -> scoring.Showdown:
-        if rules.beaten_penalty:
-            from dataclasses import replace
-
-            rules = replace(rules, beaten_penalty=30)
+        if rules.scoring.beaten_penalty:
+            rules = rules.with_values({"scoring.beaten_penalty": 30})
         return _showdown(values, order, caller, rules)
 
     scoring.showdown = showdown
@@ -215,10 +200,8 @@ def penalty_always_25() -> None:
     def showdown(
         values: Mapping[int, int], order: Sequence[int], caller: int, rules: Rules
     ) -> scoring.Showdown:
-        if rules.beaten_penalty:
-            from dataclasses import replace
-
-            rules = replace(rules, beaten_penalty=25)
+        if rules.scoring.beaten_penalty:
+            rules = rules.with_values({"scoring.beaten_penalty": 25})
         return _showdown(values, order, caller, rules)
 
     scoring.showdown = showdown
@@ -226,9 +209,9 @@ def penalty_always_25() -> None:
 
 def out_at_100() -> None:
     def eliminated(scores: Sequence[int], active: Sequence[int], rules: Rules) -> list[int]:
-        if rules.out_above is None:
+        if rules.game_end.out_above is None:
             return []
-        return [s for s in sorted(active) if scores[s] >= rules.out_above]
+        return [s for s in sorted(active) if scores[s] >= rules.game_end.out_above]
 
     game_end.eliminated_after = eliminated
 
@@ -237,7 +220,7 @@ def dealer_stays() -> None:
     def end_round(self: Game, caller: int) -> list[dict[str, Any]]:
         starter = self.starter
         events = _end_round(self, caller)
-        if self.rules.next_starter is NextStarter.NEXT_SEAT and starter in self.active:
+        if self.rules.turn.next_starter is NextStarter.NEXT_SEAT and starter in self.active:
             self.starter = starter
         return events
 
@@ -248,7 +231,7 @@ def winner_does_not_start() -> None:
     def end_round(self: Game, caller: int) -> list[dict[str, Any]]:
         starter = self.starter
         events = _end_round(self, caller)
-        if self.rules.next_starter is NextStarter.ROUND_WINNER and self.active:
+        if self.rules.turn.next_starter is NextStarter.ROUND_WINNER and self.active:
             self.starter = self.next_active(starter) if starter in self.active else self.starter
         return events
 
@@ -301,18 +284,30 @@ def everestbuzz_reshuffle_at_next_draw() -> None:
     when a draw finds the deck empty, keeping aside this throw and the previous top card."""
     from dataclasses import replace
 
+    from jhyap_core.table import TableRules
     from reference_engine.rules import KeptAside, ReshuffleMoment
 
     original = Rules.from_profile
+    original_read = TableRules.read
 
     def from_profile(profile: Mapping[str, Any]) -> Rules:
+        return original(profile).with_values(
+            {
+                "reshuffle.moment": ReshuffleMoment.WHEN_DRAW_FINDS_DECK_EMPTY,
+                "reshuffle.kept_aside": KeptAside.PICKABLE_AND_THROW,
+            }
+        )
+
+    def read(rules: Mapping[str, Any]) -> TableRules:
+        # The table procedure reads the reshuffle itself (TableRules.read).
         return replace(
-            original(profile),
-            reshuffle_moment=ReshuffleMoment.WHEN_DRAW_FINDS_DECK_EMPTY,
-            kept_aside=KeptAside.PICKABLE_AND_THROW,
+            original_read(rules),
+            reshuffle_moment=ReshuffleMoment.WHEN_DRAW_FINDS_DECK_EMPTY.value,
+            kept_aside=KeptAside.PICKABLE_AND_THROW.value,
         )
 
     Rules.from_profile = from_profile  # type: ignore[method-assign]
+    TableRules.read = read  # type: ignore[method-assign, assignment]
 
 
 def house_rule_ignored() -> None:
@@ -324,7 +319,7 @@ def deal_in_blocks() -> None:
 
     def deal(self: Game, order: Sequence[Card]) -> list[dict[str, Any]]:
         seats = self.turn_order_from(self.starter)
-        size = self.rules.hand_size
+        size = self.rules.deal.hand_size
         n = len(seats)
         head = list(order[: size * n])
         # Deals five to each seat in turn instead of one card at a time.

@@ -38,7 +38,7 @@ def _deal_from_next_seat(original: Any) -> Any:
     """Deals round by round starting with the seat after the starter."""
 
     def deal(self: Game, order: Sequence[Card]) -> Any:
-        n, size = len(self.active), self.rules.hand_size
+        n, size = len(self.active), self.rules.deal.hand_size
         head = list(order[: size * n])
         moved = list(head)
         for i, card in enumerate(head):
@@ -112,7 +112,7 @@ def _new_deck_cut_by_one(original: Any) -> Any:
 
 def _call_limit_one_less(original: Any) -> Any:
     def call_refusal(value: int, turns: int, players: int, rules: Rules, *seats: Any) -> Any:
-        return original(value, turns, players, dataclasses.replace(rules, call_limit=6), *seats)
+        return original(value, turns, players, rules.with_values({"calling.limit": 6}), *seats)
 
     return call_refusal
 
@@ -169,7 +169,7 @@ def _dealer_after_starter(original: Any) -> Any:
 
 def _cut_on_any_score_past(original: Any) -> Any:
     def cut_score(total: int, rules: Rules) -> int:
-        for cut in rules.score_cuts:
+        for cut in rules.scoring.cuts:
             if total >= cut.at:
                 return cut.to
         return int(original(total, rules))
@@ -179,9 +179,9 @@ def _cut_on_any_score_past(original: Any) -> Any:
 
 def _timer_throws_lowest(original: Any) -> Any:
     def timeout(self: Game, seat: int) -> Any:
-        if self.phase is not Phase.CALL_OR_THROW or self.rules.timer_seconds <= 0:
+        if self.phase is not Phase.CALL_OR_THROW or self.rules.timer.seconds <= 0:
             return original(self, seat)
-        value = self.rules.card_value
+        value = self.rules.cards.value
         lowest = min(self.hands[seat], key=lambda c: (value(c.rank), c.rank, c.sort_key))
         events = [{"type": "timed_out", "seat": seat}, *self._throw(seat, (lowest,), forced=True)]
         if self.phase is Phase.AWAITING_RESHUFFLE:
@@ -206,9 +206,9 @@ def _also_a_run(accepts: Callable[[Sequence[Card], Rules], bool]) -> Callable[[A
         def classify(cards: Sequence[Card], rules: Rules) -> ThrowKind | None:
             kind: ThrowKind | None = original(cards, rules)
             count = len(cards)
-            if kind is not None or count < max(rules.run_min, 2):
+            if kind is not None or count < max(rules.throws.run_min, 2):
                 return kind
-            if rules.run_max is not None and count > rules.run_max:
+            if rules.throws.run_max is not None and count > rules.throws.run_max:
                 return kind
             if any(c.is_joker for c in cards) or not accepts(cards, rules):
                 return kind
@@ -256,7 +256,7 @@ def _last_lower_seat_wins(original: Any) -> Any:
         result = original(values, order, caller, rules)
         if result.outcome is not scoring.Outcome.BEATEN_CALL:
             return result
-        ties = rules.tie is ShowdownTie.BEATS_CALLER
+        ties = rules.showdown.tie is ShowdownTie.BEATS_CALLER
         under = [
             s
             for s in order
@@ -264,15 +264,17 @@ def _last_lower_seat_wins(original: Any) -> Any:
         ]
         winner = under[-1]
         deltas = dict.fromkeys(order, 0)
-        if rules.scoring is ScoringKind.TRANSFER:
+        if rules.scoring.kind is ScoringKind.TRANSFER:
             amount = sum(values.values())
-            if rules.beaten_call is BeatenCall.HANDS_EXCEPT_WINNER:
+            if rules.scoring.beaten_call is BeatenCall.HANDS_EXCEPT_WINNER:
                 amount -= values[winner]
             deltas[caller], deltas[winner] = -amount, amount
-        elif rules.scoring is ScoringKind.PENALTY:
-            deltas[caller] = values[caller] + rules.beaten_penalty
-            if rules.beaten_others is not BeatenOthers.SCORE_NOTHING:
-                winner_too = rules.beaten_others is BeatenOthers.ALL_BUT_CALLER_SCORE_OWN_HANDS
+        elif rules.scoring.kind is ScoringKind.PENALTY:
+            deltas[caller] = values[caller] + rules.scoring.beaten_penalty
+            if rules.scoring.beaten_others is not BeatenOthers.SCORE_NOTHING:
+                winner_too = (
+                    rules.scoring.beaten_others is BeatenOthers.ALL_BUT_CALLER_SCORE_OWN_HANDS
+                )
                 for seat in order:
                     if seat != caller and (seat != winner or winner_too):
                         deltas[seat] = values[seat]

@@ -57,21 +57,52 @@ class Mutant:
 _from_profile = Rules.from_profile
 
 
+def table_of(rules: Rules) -> TableRules:
+    """The table procedure's parameters as the typed ``rules`` hold them: how a rule
+    mutant's misreading reaches the procedure, which reads them itself (TableRules.read;
+    tests/engine/test_table_rules_agree.py checks the two agree)."""
+    return TableRules(
+        seats_min=rules.players.seats_min,
+        seats_max=rules.players.seats_max,
+        hand_size=rules.deal.hand_size,
+        packs_by_seats=tuple((step.from_seats, step.packs) for step in rules.cards.pack_steps),
+        jokers_per_pack=rules.cards.jokers_per_pack,
+        ranks_left_out=rules.cards.ranks_left_out,
+        has_dealer=rules.deal.dealer is not DealerRule.NONE,
+        first_starter=rules.deal.first_starter,
+        next_starter=rules.turn.next_starter.value,
+        only_after_multi_throw=rules.picking.only_after_multi_throw,
+        reshuffle_moment=rules.reshuffle.moment.value,
+        kept_aside=rules.reshuffle.kept_aside.value,
+        deck_runs_out=rules.reshuffle.deck_runs_out.value,
+        end=game_end.ending(rules),
+        timer_seconds=rules.timer.seconds,
+        timer_take_lowest=rules.timer.on_expiry
+        is TimerExpiry.THROW_HIGHEST_SINGLE_THEN_TAKE_LOWEST,
+    )
+
+
 def _rules(change: Callable[[Rules], dict[str, Any]]) -> Patch:
-    """A mutant that misreads the typed rules: ``change`` gives the fields it gets wrong."""
+    """A mutant that misreads the typed rules: ``change`` gives the fields it gets wrong,
+    each as ``family.field``; the table procedure reads the same misreading."""
 
     def patch(set_: Callable[[object, str, object], None]) -> None:
         def from_profile(profile: Mapping[str, Any]) -> Rules:
             rules = _from_profile(profile)
-            return dataclasses.replace(rules, **change(rules))
+            return rules.with_values(change(rules))
+
+        def read(rules: Mapping[str, Any]) -> TableRules:
+            return table_of(from_profile({"rules": rules}))
 
         set_(Rules, "from_profile", staticmethod(from_profile))
+        set_(TableRules, "read", staticmethod(read))
 
     return patch
 
 
-def _when(cond: bool, **fields: Any) -> dict[str, Any]:
-    return fields if cond else {}
+def _when(cond: bool, name: str, value: Any) -> dict[str, Any]:
+    """``{name: value}`` (a field as ``family.field``) when ``cond``, else no change."""
+    return {name: value} if cond else {}
 
 
 def _function(module: object, name: str, wrap: Callable[[Any], Any]) -> Patch:
@@ -144,7 +175,7 @@ def _dealer_is_starter(original: Any) -> Any:
 
 def _deal_in_blocks(original: Any) -> Any:
     def deal(self: Game, order: Sequence[cards.Card]) -> Any:
-        n, size = len(self.active), self.rules.hand_size
+        n, size = len(self.active), self.rules.deal.hand_size
         head = list(order[: size * n])
         dealt = [head[(i % n) * size + i // n] for i in range(size * n)]
         return original(self, dealt + list(order[size * n :]))
@@ -154,7 +185,7 @@ def _deal_in_blocks(original: Any) -> Any:
 
 def _turned_up_last(original: Any) -> Any:
     def deal(self: Game, order: Sequence[cards.Card]) -> Any:
-        cut = self.rules.hand_size * len(self.active)
+        cut = self.rules.deal.hand_size * len(self.active)
         rest = list(order[cut:])
         return original(self, list(order[:cut]) + rest[-1:] + rest[:-1])
 
@@ -171,7 +202,7 @@ def _new_deck_reversed(original: Any) -> Any:
 def _offer_sorted(original: Any) -> Any:
     def throw(self: Game, seat: int, thrown: Sequence[cards.Card], forced: bool = False) -> Any:
         events = original(self, seat, thrown, forced)
-        if not self.rules.order_matters and self.thrown is not None:
+        if not self.rules.throws.order_matters and self.thrown is not None:
             self.thrown = core_table.Throw(
                 tuple(cards.sorted_cards(self.thrown.cards)), self.thrown.kind
             )
@@ -197,7 +228,7 @@ def _call_after_throwing(original: Any) -> Any:
 def _won_call_counts_caller(original: Any) -> Any:
     def showdown(values: Any, order: Any, caller: int, rules: Rules) -> scoring.Showdown:
         result: scoring.Showdown = original(values, order, caller, rules)
-        if result.outcome is scoring.Outcome.WON_CALL and rules.scoring is ScoringKind.PENALTY:
+        if result.outcome is scoring.Outcome.WON_CALL and rules.scoring.kind is ScoringKind.PENALTY:
             deltas = dict(result.deltas)
             deltas[caller] += values[caller]  # the caller scores its own hand too
             return dataclasses.replace(result, deltas=deltas)
@@ -215,21 +246,21 @@ def _tie_by_seat_number(original: Any) -> Any:
 
 def _cut_ignored(original: Any) -> Any:
     def cut_score(total: int, rules: Rules) -> int:
-        return int(original(total, dataclasses.replace(rules, score_cuts=())))
+        return int(original(total, rules.with_values({"scoring.cuts": ()})))
 
     return cut_score
 
 
 def _halving_ignored(original: Any) -> Any:
     def cut_score(total: int, rules: Rules) -> int:
-        return int(original(total, dataclasses.replace(rules, halve_at_multiples_of=None)))
+        return int(original(total, rules.with_values({"scoring.halve_at_multiples_of": None})))
 
     return cut_score
 
 
 def _winners_by_max(original: Any) -> Any:  # issue 21's bug
     def winners(scores: Sequence[int], active: Sequence[int], rules: Rules) -> list[int]:
-        if rules.game_end is GameEndKind.FIXED_ROUNDS:
+        if rules.game_end.kind is GameEndKind.FIXED_ROUNDS:
             best = max(scores)
             return [s for s, v in enumerate(scores) if v == best]
         return list(original(scores, active, rules))
@@ -239,14 +270,16 @@ def _winners_by_max(original: Any) -> Any:  # issue 21's bug
 
 def _out_at_threshold(original: Any) -> Any:
     def eliminated(scores: Sequence[int], active: Sequence[int], rules: Rules) -> list[int]:
-        return list(original(scores, active, dataclasses.replace(rules, reaching_is_out=True)))
+        return list(original(scores, active, rules.with_values({"game_end.reaching_is_out": True})))
 
     return eliminated
 
 
 def _reaching_ignored(original: Any) -> Any:
     def eliminated(scores: Sequence[int], active: Sequence[int], rules: Rules) -> list[int]:
-        return list(original(scores, active, dataclasses.replace(rules, reaching_is_out=False)))
+        return list(
+            original(scores, active, rules.with_values({"game_end.reaching_is_out": False}))
+        )
 
     return eliminated
 
@@ -260,7 +293,7 @@ def _rate_doubled(original: Any) -> Any:
 
 def _fixed_rounds_never_end(original: Any) -> Any:
     def over(round_number: int, scores: Sequence[int], active: Sequence[int], rules: Rules) -> bool:
-        if rules.game_end is GameEndKind.FIXED_ROUNDS:
+        if rules.game_end.kind is GameEndKind.FIXED_ROUNDS:
             return False
         return bool(original(round_number, scores, active, rules))
 
@@ -271,7 +304,7 @@ def _past_target_plays_on(original: Any) -> Any:
     """first_past_target read as elimination: the game goes on past the target."""
 
     def over(round_number: int, scores: Sequence[int], active: Sequence[int], rules: Rules) -> bool:
-        if rules.game_end is GameEndKind.FIRST_PAST_TARGET:
+        if rules.game_end.kind is GameEndKind.FIRST_PAST_TARGET:
             return False
         return bool(original(round_number, scores, active, rules))
 
@@ -280,7 +313,7 @@ def _past_target_plays_on(original: Any) -> Any:
 
 def _drop_ignored(original: Any) -> Any:
     def cut_score(total: int, rules: Rules) -> int:
-        return int(original(total, dataclasses.replace(rules, drop_at_multiples_of=None)))
+        return int(original(total, rules.with_values({"scoring.drop_at_multiples_of": None})))
 
     return cut_score
 
@@ -298,12 +331,18 @@ MUTANTS: dict[str, Mutant] = {
     "seats_min_one_more": Mutant(
         "seats.min",
         "drawn_profiles_are_valid",
-        _rules(lambda r: {"seats_min": r.seats_min + 1}),
+        _rules(lambda r: {"players.seats_min": r.players.seats_min + 1}),
     ),
     "seats_max_one_less": Mutant(
         "seats.max",
         "drawn_profiles_are_valid",
-        _rules(lambda r: _when(r.seats_max > r.seats_min, seats_max=r.seats_max - 1)),
+        _rules(
+            lambda r: _when(
+                r.players.seats_max > r.players.seats_min,
+                "players.seats_max",
+                r.players.seats_max - 1,
+            )
+        ),
     ),
     "pack_of_51": Mutant(
         "deck.cards", "games_follow_the_model", _function(core_table, "full_deck", _deck_short)
@@ -322,7 +361,11 @@ MUTANTS: dict[str, Mutant] = {
         "deck.jokers_wild",
         "games_follow_the_model",
         _rules(
-            lambda r: _when(r.jokers_wild is JokersWild.RUNS, jokers_wild=JokersWild.SETS_AND_RUNS)
+            lambda r: _when(
+                r.cards.jokers_wild is JokersWild.RUNS,
+                "cards.jokers_wild",
+                JokersWild.SETS_AND_RUNS,
+            )
         ),
     ),
     "packs_from_one_seat_more": Mutant(
@@ -333,15 +376,15 @@ MUTANTS: dict[str, Mutant] = {
     "hand_one_card_short": Mutant(
         "hand_size",
         "games_follow_the_model",
-        _rules(lambda r: _when(r.hand_size > 1, hand_size=r.hand_size - 1)),
+        _rules(lambda r: _when(r.deal.hand_size > 1, "deal.hand_size", r.deal.hand_size - 1)),
     ),
     "king_valued_as_queen": Mutant(
         "card_values",
         "games_follow_the_model",
-        _rules(lambda r: {"card_values": (*r.card_values[:12], r.card_values[11])}),
+        _rules(lambda r: {"cards.values": (*r.cards.values[:12], r.cards.values[11])}),
     ),
     "joker_worth_nothing": Mutant(
-        "card_values.X", "games_follow_the_model", _rules(lambda r: {"joker_value": 0})
+        "card_values.X", "games_follow_the_model", _rules(lambda r: {"cards.joker_value": 0})
     ),
     "right_means_anticlockwise_seats": Mutant(
         "direction", "games_follow_the_model", _function(Table, "next_active", _direction)
@@ -350,7 +393,7 @@ MUTANTS: dict[str, Mutant] = {
         "deal.dealer", "games_follow_the_model", _function(Table, "dealer", _dealer_is_starter)
     ),
     "first_starter_ignored": Mutant(
-        "deal.first_starter", "games_follow_the_model", _rules(lambda r: {"first_starter": 0})
+        "deal.first_starter", "games_follow_the_model", _rules(lambda r: {"deal.first_starter": 0})
     ),
     "deal_in_blocks": Mutant(
         "deal.order", "games_follow_the_model", _function(Table, "deal", _deal_in_blocks)
@@ -363,8 +406,9 @@ MUTANTS: dict[str, Mutant] = {
         "games_follow_the_model",
         _rules(
             lambda r: _when(
-                r.next_starter is NextStarter.SEAT_AFTER_ROUND_WINNER,
-                next_starter=NextStarter.ROUND_WINNER,
+                r.turn.next_starter is NextStarter.SEAT_AFTER_ROUND_WINNER,
+                "turn.next_starter",
+                NextStarter.ROUND_WINNER,
             )
         ),
     ),
@@ -373,53 +417,66 @@ MUTANTS: dict[str, Mutant] = {
         "games_follow_the_model",
         _rules(
             lambda r: _when(
-                r.deck_runs_out is DeckRunsOut.ROUND_ENDS_HANDS_SCORE,
-                deck_runs_out=DeckRunsOut.ROUND_ENDS_NO_SCORE,
+                r.reshuffle.deck_runs_out is DeckRunsOut.ROUND_ENDS_HANDS_SCORE,
+                "reshuffle.deck_runs_out",
+                DeckRunsOut.ROUND_ENDS_NO_SCORE,
             )
         ),
     ),
     "set_min_one_more": Mutant(
         "throws.set.min",
         "games_follow_the_model",
-        _rules(lambda r: _when(r.set_min < r.set_max, set_min=r.set_min + 1)),
+        _rules(
+            lambda r: _when(
+                r.throws.set_min < r.throws.set_max, "throws.set_min", r.throws.set_min + 1
+            )
+        ),
     ),
     "set_max_unbounded": Mutant(
-        "throws.set.max", "games_follow_the_model", _rules(lambda r: {"set_max": 99})
+        "throws.set.max", "games_follow_the_model", _rules(lambda r: {"throws.set_max": 99})
     ),
     "run_min_one_less": Mutant(
         "throws.run.min",
         "games_follow_the_model",
-        _rules(lambda r: _when(r.run_min > 2, run_min=r.run_min - 1)),
+        _rules(lambda r: _when(r.throws.run_min > 2, "throws.run_min", r.throws.run_min - 1)),
     ),
     "ace_either_end_read_as_low": Mutant(
         "throws.run.ace",
         "games_follow_the_model",
-        _rules(lambda r: _when(r.run_ace is RunAce.LOW_OR_HIGH, run_ace=RunAce.LOW)),
+        _rules(
+            lambda r: _when(r.throws.run_ace is RunAce.LOW_OR_HIGH, "throws.run_ace", RunAce.LOW)
+        ),
     ),
     "run_max_ignored": Mutant(
-        "throws.run.max", "games_follow_the_model", _rules(lambda r: {"run_max": None})
+        "throws.run.max", "games_follow_the_model", _rules(lambda r: {"throws.run_max": None})
     ),
     "min_naturals_read_as_one": Mutant(
         "throws.run.min_naturals",
         "games_follow_the_model",
-        _rules(lambda r: {"run_min_naturals": 1}),
+        _rules(lambda r: {"throws.run_min_naturals": 1}),
     ),
     "runs_never_turn_the_corner": Mutant(
-        "throws.run.wrap", "games_follow_the_model", _rules(lambda r: {"run_wrap": False})
+        "throws.run.wrap", "games_follow_the_model", _rules(lambda r: {"throws.run_wrap": False})
     ),
     "jokers_always_a_set": Mutant(
         "throws.set.jokers_alone",
         "games_follow_the_model",
-        _rules(lambda r: {"set_jokers_alone": True}),
+        _rules(lambda r: {"throws.set_jokers_alone": True}),
     ),
     "single_always_allowed": Mutant(
-        "throws.single", "games_follow_the_model", _rules(lambda r: {"single": SingleThrow.ANY})
+        "throws.single",
+        "games_follow_the_model",
+        _rules(lambda r: {"throws.single": SingleThrow.ANY}),
     ),
     "laid_as_placed": Mutant(
-        "throws.laid", "games_follow_the_model", _rules(lambda r: {"laid": ThrowLaid.AS_PLACED})
+        "throws.laid",
+        "games_follow_the_model",
+        _rules(lambda r: {"throws.laid": ThrowLaid.AS_PLACED}),
     ),
     "call_limit_steps_ignored": Mutant(
-        "call.limit_by_seats", "games_follow_the_model", _rules(lambda r: {"limit_steps": ()})
+        "call.limit_by_seats",
+        "games_follow_the_model",
+        _rules(lambda r: {"calling.limit_steps": ()}),
     ),
     "unordered_offer_sorted": Mutant(
         "throws.order_matters", "games_follow_the_model", _function(Table, "_throw", _offer_sorted)
@@ -429,8 +486,9 @@ MUTANTS: dict[str, Mutant] = {
         "games_follow_the_model",
         _rules(
             lambda r: _when(
-                r.pick_from_offer is PickFromOffer.FIRST_OR_LAST_PLACED,
-                pick_from_offer=PickFromOffer.LAST_PLACED,
+                r.picking.from_offer is PickFromOffer.FIRST_OR_LAST_PLACED,
+                "picking.from_offer",
+                PickFromOffer.LAST_PLACED,
             )
         ),
     ),
@@ -442,7 +500,7 @@ MUTANTS: dict[str, Mutant] = {
     "next_draw_reshuffles_at_once": Mutant(
         "reshuffle.moment",
         "games_follow_the_model",
-        _rules(lambda r: {"reshuffle_moment": ReshuffleMoment.WHEN_DECK_EMPTIED}),
+        _rules(lambda r: {"reshuffle.moment": ReshuffleMoment.WHEN_DECK_EMPTIED}),
     ),
     "new_deck_upside_down": Mutant(
         "reshuffle.new_deck",
@@ -454,7 +512,9 @@ MUTANTS: dict[str, Mutant] = {
         "games_follow_the_model",
         _rules(
             lambda r: _when(
-                r.kept_aside is KeptAside.PICKABLE_AND_THROW, kept_aside=KeptAside.OFFER_AND_THROW
+                r.reshuffle.kept_aside is KeptAside.PICKABLE_AND_THROW,
+                "reshuffle.kept_aside",
+                KeptAside.OFFER_AND_THROW,
             )
         ),
     ),
@@ -463,9 +523,10 @@ MUTANTS: dict[str, Mutant] = {
         "games_follow_the_model",
         _rules(
             lambda r: _when(
-                r.kept_aside is KeptAside.PICKABLE_AND_THROW
-                and r.reshuffle_moment is ReshuffleMoment.WHEN_DECK_EMPTIED,
-                kept_aside=KeptAside.CURRENT_OFFER,
+                r.reshuffle.kept_aside is KeptAside.PICKABLE_AND_THROW
+                and r.reshuffle.moment is ReshuffleMoment.WHEN_DECK_EMPTIED,
+                "reshuffle.kept_aside",
+                KeptAside.CURRENT_OFFER,
             )
         ),
     ),
@@ -474,16 +535,19 @@ MUTANTS: dict[str, Mutant] = {
         "games_follow_the_model",
         _rules(
             lambda r: _when(
-                r.reshuffle_moment is ReshuffleMoment.AT_THROW_AFTER_DECK_EMPTIED,
-                reshuffle_moment=ReshuffleMoment.WHEN_DRAW_FINDS_DECK_EMPTY,
+                r.reshuffle.moment is ReshuffleMoment.AT_THROW_AFTER_DECK_EMPTIED,
+                "reshuffle.moment",
+                ReshuffleMoment.WHEN_DRAW_FINDS_DECK_EMPTY,
             )
         ),
     ),
     "call_limit_one_more": Mutant(
-        "call.limit", "games_follow_the_model", _rules(lambda r: {"call_limit": r.call_limit + 1})
+        "call.limit",
+        "games_follow_the_model",
+        _rules(lambda r: {"calling.limit": r.calling.limit + 1}),
     ),
     "inclusive_limit_read_as_exclusive": Mutant(
-        "call.inclusive", "games_follow_the_model", _rules(lambda r: {"call_inclusive": False})
+        "call.inclusive", "games_follow_the_model", _rules(lambda r: {"calling.inclusive": False})
     ),
     "call_after_throwing": Mutant(
         "call.timing", "games_follow_the_model", _function(Table, "_call", _call_after_throwing)
@@ -500,12 +564,12 @@ MUTANTS: dict[str, Mutant] = {
     "min_own_turns_ignored": Mutant(
         "call.min_own_turns",
         "games_follow_the_model",
-        _rules(lambda r: _when(r.min_own_turns != 0, min_own_turns=0)),
+        _rules(lambda r: _when(r.calling.min_own_turns != 0, "calling.min_own_turns", 0)),
     ),
     "tie_read_as_caller_wins": Mutant(
         "showdown.tie",
         "showdowns_follow_the_model",
-        _rules(lambda r: {"tie": ShowdownTie.CALLER_WINS}),
+        _rules(lambda r: {"showdown.tie": ShowdownTie.CALLER_WINS}),
     ),
     "tie_break_by_seat_number": Mutant(
         "showdown.winner_among_lowest",
@@ -515,7 +579,7 @@ MUTANTS: dict[str, Mutant] = {
     "lowest_seat_read_as_first_after_caller": Mutant(
         "showdown.winner_among_lowest",
         "showdowns_follow_the_model",
-        _rules(lambda r: {"winner_among_lowest": WinnerAmongLowest.FIRST_AFTER_CALLER}),
+        _rules(lambda r: {"showdown.winner_among_lowest": WinnerAmongLowest.FIRST_AFTER_CALLER}),
     ),
     "winners_by_highest_total": Mutant(
         "scoring.kind", "games_follow_the_model", _function(game_end, "winners", _winners_by_max)
@@ -530,34 +594,37 @@ MUTANTS: dict[str, Mutant] = {
         "showdowns_follow_the_model",
         _rules(
             lambda r: _when(
-                r.beaten_call is BeatenCall.ALL_HANDS, beaten_call=BeatenCall.HANDS_EXCEPT_WINNER
+                r.scoring.beaten_call is BeatenCall.ALL_HANDS,
+                "scoring.beaten_call",
+                BeatenCall.HANDS_EXCEPT_WINNER,
             )
         ),
     ),
     "beaten_penalty_30": Mutant(
         "scoring.beaten_penalty",
         "showdowns_follow_the_model",
-        _rules(lambda r: _when(r.beaten_penalty != 30, beaten_penalty=30)),
+        _rules(lambda r: _when(r.scoring.beaten_penalty != 30, "scoring.beaten_penalty", 30)),
     ),
     "others_never_score_on_a_beaten_call": Mutant(
         "scoring.beaten_others",
         "showdowns_follow_the_model",
-        _rules(lambda r: {"beaten_others": BeatenOthers.SCORE_NOTHING}),
+        _rules(lambda r: {"scoring.beaten_others": BeatenOthers.SCORE_NOTHING}),
     ),
     "round_winner_spared_on_a_beaten_call": Mutant(
         "scoring.beaten_others",
         "showdowns_follow_the_model",
         _rules(
             lambda r: _when(
-                r.beaten_others is BeatenOthers.ALL_BUT_CALLER_SCORE_OWN_HANDS,
-                beaten_others=BeatenOthers.SCORE_OWN_HANDS,
+                r.scoring.beaten_others is BeatenOthers.ALL_BUT_CALLER_SCORE_OWN_HANDS,
+                "scoring.beaten_others",
+                BeatenOthers.SCORE_OWN_HANDS,
             )
         ),
     ),
     "points_multiplier_ignored": Mutant(
         "scoring.points_multiplier",
         "showdowns_follow_the_model",
-        _rules(lambda r: _when(r.points_multiplier != 1, points_multiplier=1)),
+        _rules(lambda r: _when(r.scoring.points_multiplier != 1, "scoring.points_multiplier", 1)),
     ),
     "drop_at_multiples_ignored": Mutant(
         "scoring.drop_at_multiples_of",
@@ -585,7 +652,11 @@ MUTANTS: dict[str, Mutant] = {
     "one_round_too_many": Mutant(
         "game_end.rounds",
         "games_follow_the_model",
-        _rules(lambda r: _when(r.rounds is not None, rounds=(r.rounds or 0) + 1)),
+        _rules(
+            lambda r: _when(
+                r.game_end.rounds is not None, "game_end.rounds", (r.game_end.rounds or 0) + 1
+            )
+        ),
     ),
     "out_at_the_threshold": Mutant(
         "game_end.out_above",
@@ -605,7 +676,7 @@ MUTANTS: dict[str, Mutant] = {
     "seat_order_read_as_largest_first": Mutant(
         "money.settlement",
         "showdowns_follow_the_model",
-        _rules(lambda r: {"settlement": Settlement.LARGEST_DEBTOR_PAYS_LARGEST_CREDITOR}),
+        _rules(lambda r: {"money.settlement": Settlement.LARGEST_DEBTOR_PAYS_LARGEST_CREDITOR}),
     ),
     "timer_seconds_ignored": Mutant(
         "turn_timer.seconds",
@@ -615,10 +686,9 @@ MUTANTS: dict[str, Mutant] = {
     "take_lowest_read_as_draw": Mutant(
         "turn_timer.on_expiry",
         "games_follow_the_model",
-        _rules(lambda r: {"timer_expiry": TimerExpiry.THROW_HIGHEST_SINGLE_THEN_DRAW}),
+        _rules(lambda r: {"timer.on_expiry": TimerExpiry.THROW_HIGHEST_SINGLE_THEN_DRAW}),
     ),
 }
-_ = DealerRule  # every parameter's enum is at hand for further mutants
 
 
 @contextlib.contextmanager
