@@ -214,9 +214,13 @@ def next_starter(
     caller: int | None,
     winner: int | None,
     out: Collection[int],
+    first_starter: int = 0,
 ) -> int:
     """Who starts the next hand under ``next_starter`` ``rule``, before skipping the seats
-    ``out`` (those the hand put out, still in ``active``)."""
+    ``out`` (those the hand put out, still in ``active``); ``first_starter`` is
+    ``deal.first_starter``, the seat that starts every hand under ``first_starter``."""
+    if rule == "first_starter":
+        return first_starter % seats
     if winner is not None and winner not in out:
         if rule == "round_winner":
             return winner
@@ -938,8 +942,17 @@ class Table:
 
     def _next_starter(self, caller: int | None, winner: int | None, out: Sequence[int]) -> int:
         """Who starts the next hand, before skipping seats that just went out."""
-        rule = self.table_rules.next_starter
-        return next_starter(rule, self.seats, self.active, self.starter, caller, winner, out)
+        rules = self.table_rules
+        return next_starter(
+            rules.next_starter,
+            self.seats,
+            self.active,
+            self.starter,
+            caller,
+            winner,
+            out,
+            rules.first_starter,
+        )
 
     def _finish_game(self) -> list[Event]:
         self.result = self.play.game_result(self)

@@ -29,6 +29,7 @@ class NextStarter(StrEnum):
     ROUND_WINNER = "round_winner"
     SEAT_AFTER_ROUND_WINNER = "seat_after_round_winner"
     CALLER = "caller"
+    FIRST_STARTER = "first_starter"  # deal.first_starter starts every hand
 
 
 class JokersWild(StrEnum):

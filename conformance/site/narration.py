@@ -179,8 +179,16 @@ def _end_round(table: _Table, caller: int, step: Step) -> None:
     if table.starter is not None:
         # The table procedure's rule (jhyap_core.table.next_starter), then the seats out.
         rule = str(_played(rules, "next_starter"))
+        first = _played(rules, "deal.first_starter")
         table.starter = core.next_starter(
-            rule, table.seats, table.active, table.starter, caller, winner, gone
+            rule,
+            table.seats,
+            table.active,
+            table.starter,
+            caller,
+            winner,
+            gone,
+            int(first) if isinstance(first, int) else 0,
         )
     table.active = [s for s in table.active if s not in gone]
     if table.starter is not None and table.starter not in table.active and table.active:

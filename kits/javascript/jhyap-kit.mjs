@@ -313,7 +313,7 @@ export const KIT_RULES = Object.freeze({
   'deal.first_starter': ANY,
   'deal.order': ['one_at_a_time_from_starter'],
   'deal.first_offer': ['turned_up_card'],
-  next_starter: ['next_seat', 'round_winner', 'seat_after_round_winner', 'caller'],
+  next_starter: ['next_seat', 'round_winner', 'seat_after_round_winner', 'caller', 'first_starter'],
   'pick.from_offer': ['any', 'last_placed', 'first_or_last_placed', 'run_ends'],
   'pick.only_after_multi_throw': ANY,
   'reshuffle.moment': ['when_deck_emptied', 'when_draw_finds_deck_empty', 'at_throw_after_deck_emptied'],
@@ -340,7 +340,7 @@ export const KIT_PLAYS = Object.freeze({
   'deal.dealer': ['none', 'seat_before_starter'],
   'deal.order': ['one_at_a_time_from_starter'],
   'deal.first_offer': ['turned_up_card'],
-  next_starter: ['next_seat', 'round_winner', 'seat_after_round_winner', 'caller'],
+  next_starter: ['next_seat', 'round_winner', 'seat_after_round_winner', 'caller', 'first_starter'],
   'throws.run.ace': ['low', 'high', 'low_or_high'],
   'throws.laid': ['as_placed', 'by_rank'],
   'throws.single': ['any', 'when_no_combination'],
@@ -1503,6 +1503,8 @@ export class TrackedEngine {
   #nextStarter(caller, winner, out) {
     const t = this.table;
     const rule = this.kitRules.nextStarter;
+    // deal.first_starter starts every hand; a seat that is out passes it on (below).
+    if (rule === 'first_starter') return this.kitRules.firstStarter % t.seats;
     if (winner !== null && winner !== undefined && !out.includes(winner)) {
       if (rule === 'round_winner') return winner;
       if (rule === 'seat_after_round_winner') return nextActive(t, winner);

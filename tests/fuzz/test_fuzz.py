@@ -592,3 +592,31 @@ def test_a_report_on_standard_output_leaves_the_text_on_standard_error(
     assert err.splitlines()[0].startswith("jhyap fuzz: ")
     assert err.splitlines()[-1] == "no divergence"
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_the_generator_reaches_a_first_starter_after_another_seat_won() -> None:
+    # A parameter the fuzzer reaches through the profile it plays: under the variant, a
+    # hand won by another seat is followed by a hand that seat 0 starts.
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec.profiles import load_profile
+    from reference_engine.server import Session
+
+    variant = ROOT / "tests/data/variants/dhumbal-first-starter-every-hand.yaml"
+    documents = {"variant": load_profile(variant)}
+    reached = []
+    for seed in range(40):
+        plan = fuzz_generate.generate(
+            documents["variant"], random_spec(documents, "variant", seed, seats=3)
+        )
+        session, winner = Session(), None
+        for seq, req in enumerate(plan.requests):
+            if req.raw is not None:
+                continue
+            for event in session.handle({**req.message, "seq": seq}).get("events") or ():
+                if event["type"] == "round_ended":
+                    winner = event["winner"]
+                elif event["type"] == "round_started" and winner not in (None, 0):
+                    reached.append((winner, event["starter"]))
+        if reached:
+            break
+    assert reached and {starter for _, starter in reached} == {0}

@@ -231,3 +231,19 @@ def test_kit_plays_the_call_timing_transcripts_as_written(tmp_path: Path) -> Non
     done = _run([*command, "--json", report], ROOT, timeout=600)
     assert _outcomes(report) == {"passed": 4}, done.stdout[-4000:]
     assert done.returncode == 0
+
+
+@pytest.mark.e2e
+@needs_node
+def test_kit_plays_the_first_starter_transcript_as_written(tmp_path: Path) -> None:
+    """next_starter first_starter: the kit's own table procedure starts every hand at seat 0."""
+    assert NODE is not None
+    variants = ROOT / "tests" / "data" / "variants"
+    report = tmp_path / "report.json"
+    command = [sys.executable, "-m", "conformance", "run", "-q", "--jobs", "1"]
+    command += ["--engine", f"{NODE} {PROFILE_ENGINE} --serve"]
+    command += ["--transcripts", str(variants / "starter-transcripts")]
+    command += ["--profile", str(variants / "dhumbal-first-starter-every-hand.yaml")]
+    done = _run([*command, "--json", report], ROOT, timeout=600)
+    assert _outcomes(report) == {"passed": 1}, done.stdout[-4000:]
+    assert done.returncode == 0

@@ -90,3 +90,14 @@ def test_a_kit_engine_plays_call_min_own_turns_as_the_reference_does() -> None:
     kit = outcomes(profiles[0], OBJECT_API, folder, profiles[1])
     assert kit == outcomes(profiles[0], None, folder, profiles[1])
     assert kit == {"call-after-two-own-turns": "passed", "call-after-one-own-turn": "passed"}
+
+
+@pytest.mark.e2e
+def test_a_kit_engine_plays_next_starter_first_starter_as_the_reference_does() -> None:
+    # The starter of each hand is the table procedure's (jhyap_core.table.next_starter),
+    # which the kit plays for its engine.
+    profile = VARIANTS / "dhumbal-first-starter-every-hand.yaml"
+    folder = VARIANTS / "starter-transcripts"
+    kit = outcomes(profile, OBJECT_API, folder)
+    assert kit == outcomes(profile, None, folder)
+    assert kit == {"first-starter-every-hand": "passed"}

@@ -156,6 +156,8 @@ def next_starter(
         chosen = next_turn(winner, [*active_after, *out], seats)
     elif rule == "caller" and caller is not None and caller not in out:
         chosen = caller
+    elif rule == "first_starter":
+        chosen = t.first_starter % seats  # every hand, whoever won or called
     if chosen is None:
         chosen = next_turn(starter, [*active_after, *out], seats)
     return chosen if chosen in active_after else next_turn(chosen, active_after, seats)

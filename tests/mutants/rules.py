@@ -412,6 +412,17 @@ MUTANTS: dict[str, Mutant] = {
             )
         ),
     ),
+    "first_starter_read_as_round_winner": Mutant(
+        "next_starter",
+        "games_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.turn.next_starter is NextStarter.FIRST_STARTER,
+                "turn.next_starter",
+                NextStarter.ROUND_WINNER,
+            )
+        ),
+    ),
     "deck_out_hands_score_nothing": Mutant(
         "deck_runs_out",
         "games_follow_the_model",
