@@ -11,7 +11,7 @@ the state as it was (``jhyap_core.table.atomic``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from jhyap_core.cards import Card, names
@@ -41,11 +41,6 @@ class ReferencePlay:
     """The reference engine's card play: the rule families under ``rules``."""
 
     rules: Rules
-    # Derived: each rank's value (hands are valued on every state).
-    _values: tuple[int, ...] = field(init=False, compare=False, repr=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_values", self.rules.cards.rank_values)
 
     def begin_hand(self, deal: Deal) -> None:
         """The reference keeps no card play state of its own."""
@@ -105,8 +100,7 @@ class ReferencePlay:
         """Nothing to follow: the table holds the deck."""
 
     def hand_value(self, cards: Sequence[Card]) -> int:
-        values = self._values
-        return sum([values[c.rank] for c in cards])
+        return self.rules.cards.hand_value(cards)
 
     def pickable_positions(self, offer: Throw) -> tuple[int, ...]:
         return picking.pickable_positions(offer, self.rules)
@@ -139,7 +133,7 @@ class ReferencePlay:
         )
 
     def _weight(self, card: Card) -> tuple[int, int, int]:
-        return (self.rules.cards.value(card.rank), card.rank, card.sort_key)
+        return (self.rules.cards.card_value(card), card.rank, card.sort_key)
 
     def highest_single(self, hand: Sequence[Card]) -> Card:
         return max(hand, key=self._weight)

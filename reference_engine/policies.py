@@ -51,7 +51,7 @@ class PublicView:
     all_cards: tuple[Card, ...]
 
     def value(self, cards: Iterable[Card]) -> int:
-        return sum(self.rules.cards.value(c.rank) for c in cards)
+        return self.rules.cards.hand_value(cards)
 
     def unseen(self) -> list[Card]:
         """Cards this seat has not seen: in the deck or hidden in another hand."""
@@ -156,7 +156,7 @@ def chance_lowest(view: PublicView) -> float:
     hands as independent.
     """
     mine = view.value(view.hand)
-    pool = [view.rules.cards.value(c.rank) for c in view.unseen()]
+    pool = [view.rules.cards.card_value(c) for c in view.unseen()]
     if not pool:
         return 1.0
     size = len(pool)

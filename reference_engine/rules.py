@@ -11,6 +11,7 @@ from enum import StrEnum
 from functools import cache
 from typing import Any, get_type_hints
 
+from jhyap_core.cards import Card
 from jhyap_core.vocabulary import ErrorCode, ProfileError
 
 from .kept import Kept, NotPlain, plain_key
@@ -170,6 +171,7 @@ class WonCall(StrEnum):
 # twice (as written and with its options), the costliest part of opening a table. Rules
 # are frozen, so one value serves every table of the same rules.
 _BUILT: Kept[Rules] = Kept(256)
+_CARD = re.compile(r"[A2-9TJQK][cdhs]")
 _MONEY = re.compile(r"[0-9]{1,12}(\.[0-9]{1,2})?")
 
 
@@ -359,6 +361,10 @@ class CardRules:
     ranks_left_out: tuple[int, ...] = field(
         metadata=_derived("deck.ranks_left_out")
     )  # 1 ace to 13 king
+    # Single cards worth other than their rank, (name, value) in the profile's order.
+    own_values: tuple[tuple[str, int], ...] = field(
+        default=(), metadata=_derived("card_values.cards")
+    )
     # Derived: each rank's value, the joker's at index 0 (hands are valued on every state).
     rank_values: tuple[int, ...] = field(init=False, compare=False, repr=False)
     # Derived: the most packs any table size plays with (read for every throw classified).
@@ -370,8 +376,29 @@ class CardRules:
         object.__setattr__(self, "max_packs", packs)
 
     def value(self, rank: int) -> int:
-        """The points of a card of ``rank`` (0 the joker, 1 ace to 13 king)."""
+        """The points of a card of ``rank`` (0 the joker, 1 ace to 13 king), a card with a
+        value of its own aside (:meth:`card_value`)."""
         return self.rank_values[rank]
+
+    @property
+    def highest_value(self) -> int:
+        """The most points any card but the joker is worth."""
+        return max([*self.values, *(value for _, value in self.own_values)])
+
+    def card_value(self, card: Card) -> int:
+        """The points of ``card``: its own value when the profile gives it one, else its
+        rank's."""
+        for name, value in self.own_values:  # a few cards at most, most tables none
+            if name == card.name:
+                return value
+        return self.rank_values[card.rank]
+
+    def hand_value(self, cards: Iterable[Card]) -> int:
+        """The points of ``cards``."""
+        values = self.rank_values
+        if not self.own_values:
+            return sum([values[c.rank] for c in cards])
+        return sum([self.card_value(c) for c in cards])
 
     def packs_for(self, seats: int) -> int:
         """How many packs a table of ``seats`` plays with."""
@@ -596,6 +623,7 @@ class Rules:
                     for step in value("deck.packs_by_seats") or ()
                 ),
                 "ranks_left_out": _ranks_left_out(r["deck"]),
+                "own_values": _own_values(value("card_values.cards")),
             },
             "calling": {
                 "limit_steps": tuple(
@@ -638,6 +666,26 @@ class Rules:
         rules = cls(**made)
         _check_playable(rules)
         return rules
+
+
+def _own_values(entries: Any) -> tuple[tuple[str, int], ...]:
+    """``card_values.cards`` as (card name, value) pairs; ProfileError unless each entry
+    names a card (rank and suit) once, with a whole value of at least 0."""
+    where = "rules.card_values.cards"
+    if not isinstance(entries, list):
+        raise ProfileError(f"{where}: a list of {{card, value}}, not {entries!r}")
+    pairs: list[tuple[str, int]] = []
+    for entry in entries:
+        card = entry.get("card") if isinstance(entry, Mapping) else None
+        value = entry.get("value") if isinstance(entry, Mapping) else None
+        if not (isinstance(card, str) and _CARD.fullmatch(card)):
+            raise ProfileError(f"{where}: a card such as Kh, not {card!r}")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ProfileError(f"{where}: {card}'s value must be an integer of at least 0")
+        if any(card == named for named, _ in pairs):
+            raise ProfileError(f"{where}: {card} is given twice")
+        pairs.append((card, value))
+    return tuple(pairs)
 
 
 def _check_playable(rules: Rules) -> None:

@@ -25,10 +25,21 @@ def values(path: str) -> list[str]:
     return list(registry()[path].values)
 
 
-def _card_values() -> st.SearchStrategy[dict[str, int]]:
+def _card_values() -> st.SearchStrategy[dict[str, Json]]:
     usual = {r: min(i + 1, 10) for i, r in enumerate(RANKS)}
     drawn = st.fixed_dictionaries({r: st.integers(0, 13) for r in [*RANKS, "X"]})
-    return st.one_of(st.just({**usual, "X": 0}), drawn)
+    # A few single cards worth their own value (card_values.cards: the king of hearts 0).
+    names = st.sampled_from([r + s for r in RANKS for s in "cdhs"])
+    own = st.lists(names, max_size=3, unique=True).flatmap(
+        lambda cards: st.tuples(*[st.integers(0, 20) for _ in cards]).map(
+            lambda values: [{"card": c, "value": v} for c, v in zip(cards, values, strict=True)]
+        )
+    )
+    return st.one_of(
+        st.just({**usual, "X": 0}),
+        drawn,
+        st.builds(lambda values, cards: {**values, "cards": cards}, drawn, own),
+    )
 
 
 @st.composite

@@ -23,8 +23,7 @@ Goal = int | str | None  # a hand value, LOWEST, or None (no goal: play at rando
 
 
 def _value(game: Game, cards: Sequence[Card]) -> int:
-    values = game.rules.cards.rank_values
-    return sum(values[c.rank] for c in cards)
+    return game.rules.cards.hand_value(cards)
 
 
 def _pick_values(game: Game, seat: int) -> list[int]:

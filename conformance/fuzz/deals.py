@@ -233,7 +233,7 @@ def _composition(rng: random.Random, target: int, size: int, values: Sequence[in
 
 def lowest_hand(game: Game) -> int:
     """The lowest value a hand can have at this table: its ``hand_size`` cheapest cards."""
-    values = sorted(game.rules.cards.value(c.rank) for c in game.full_deck)
+    values = sorted(game.rules.cards.card_value(c) for c in game.full_deck)
     return sum(values[: game.rules.deal.hand_size])
 
 
@@ -283,7 +283,7 @@ def targets_for(game: Game, style: str, rng: random.Random) -> list[int | None]:
             goals.append(rules.scoring.halve_at_multiples_of)
         targets[0] = low
         # A gap too wide for one hand is closed by the highest hand that is easy to make.
-        high = rules.deal.hand_size * (max(rules.cards.value(r) for r in range(1, 14)) - 1)
+        high = rules.deal.hand_size * (rules.cards.highest_value - 1)
         for k, seat in enumerate(seats[1:], start=1):
             if goals:
                 gap = rng.choice(goals) - game.scores[seat]
@@ -348,7 +348,7 @@ def aimed_deal(
         return order, {}
 
     def value(card: Card) -> int:
-        return game.rules.cards.value(card.rank)
+        return game.rules.cards.card_value(card)
 
     aimed: dict[int, int | None] = {}
     rules = game.rules

@@ -337,7 +337,7 @@ class _Builder:
             goals = {c.at for c in rules.scoring.cuts} | {rules.game_end.out_above or -1}
             hit = any(game.scores[s] + values[s] in goals for s in order)
             # Where no hand can close its gap yet, a call now makes the totals climb.
-            high = rules.deal.hand_size * (max(rules.cards.value(r) for r in range(1, 14)) - 1)
+            high = rules.deal.hand_size * (rules.cards.highest_value - 1)
             hit = hit or all(
                 all(g - game.scores[s] > high or g <= game.scores[s] for g in goals) for s in order
             )

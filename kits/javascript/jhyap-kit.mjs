@@ -397,7 +397,7 @@ export const sameJson = (a, b) => JSON.stringify(sortedJson(a)) === JSON.stringi
 export const RULE_PARAMETERS = Object.freeze(new Set([
   'seats.min', 'seats.max',
   'deck.cards', 'deck.ranks_left_out', 'deck.jokers', 'deck.jokers_wild', 'deck.packs_by_seats',
-  'hand_size', ...[...RANKS, 'X'].map((k) => `card_values.${k}`), 'direction',
+  'hand_size', ...[...RANKS, 'X', 'cards'].map((k) => `card_values.${k}`), 'direction',
   'deal.dealer', 'deal.first_starter', 'deal.order', 'deal.first_offer', 'next_starter', 'deck_runs_out',
   'throws.set.min', 'throws.set.max', 'throws.set.jokers_alone',
   'throws.run.min', 'throws.run.max', 'throws.run.min_naturals', 'throws.run.wrap', 'throws.run.ace',
@@ -511,6 +511,7 @@ export function readRules(r) {
     raw: r,
   };
   for (const key of RANKS) need(r, `card_values.${key}`, int(0), 'an integer');
+  need(r, 'card_values.cards', (v) => v == null || (Array.isArray(v) && v.every((e) => isObject(e) && typeof e.card === 'string' && int(0)(e.value))), 'a list of {card, value}');
   rules.packSteps.forEach((_, i) => {
     need(r, `deck.packs_by_seats.${i}.from_seats`, int(2), 'an integer of at least 2');
     need(r, `deck.packs_by_seats.${i}.packs`, int(1), 'an integer of at least 1');
@@ -537,8 +538,13 @@ export function packsFor(rules, seats) {
   return packs;
 }
 
-/** A card's value under the profile's card_values (a joker's `X`, 0 when absent). */
-export const profileCardValue = (rules, card) => (card === JOKER ? rules.cardValues.X ?? 0 : rules.cardValues[card[0]]);
+/** A card's value under the profile's card_values: its own value where `cards` names it (the
+ * king of hearts 0), else its rank's (a joker's `X`, 0 when absent). */
+export const profileCardValue = (rules, card) => {
+  const own = (rules.cardValues.cards ?? []).find((entry) => entry.card === card);
+  if (own !== undefined) return own.value;
+  return card === JOKER ? rules.cardValues.X ?? 0 : rules.cardValues[card[0]];
+};
 
 // -- throws and the pick rule (for `kind` and `pickable`) -------------------------------
 

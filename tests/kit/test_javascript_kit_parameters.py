@@ -18,12 +18,12 @@ def _kit_parameters() -> list[str]:
     block = re.search(r"RULE_PARAMETERS = Object\.freeze\(new Set\(\[(.*?)\]\)\);", text, re.S)
     assert block is not None
     body = block.group(1)
-    # The ranks' values are spelled by a map over RANKS and the joker's key.
+    # The ranks' values are spelled by a map over RANKS, the joker's key and the cards'.
     ranks = "A23456789TJQK"
-    assert "...[...RANKS, 'X'].map((k) => `card_values.${k}`)" in body
+    assert "...[...RANKS, 'X', 'cards'].map((k) => `card_values.${k}`)" in body
     return [
-        *re.findall(r"'([a-z_]+(?:\.[a-z_]+)*)'", body),
-        *(f"card_values.{k}" for k in ranks + "X"),
+        *(p for p in re.findall(r"'([a-z_]+(?:\.[a-z_]+)*)'", body) if p != "cards"),
+        *(f"card_values.{k}" for k in [*ranks, "X", "cards"]),
     ]
 
 

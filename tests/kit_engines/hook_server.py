@@ -76,7 +76,7 @@ class HookServer:
         self.turns_taken = 0
 
     def _hand_value(self, cards: Sequence[str]) -> int:
-        return sum(self.rules.cards.rank_values[c.rank] for c in parse_cards(list(cards)))
+        return self.rules.cards.hand_value(parse_cards(list(cards)))
 
     def _refusal(self, seat: int, action: Mapping[str, Any]) -> dict[str, str] | None:
         if action["type"] == "call":

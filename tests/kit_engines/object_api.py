@@ -92,7 +92,7 @@ class ObjectApiEngine(TrackedEngine):
         return tuple(c.name for c in throws.laid(parse_cards(list(cards)), kind, self.model))
 
     def hand_value(self, cards: Sequence[str]) -> int:
-        return sum(self.model.cards.rank_values[c.rank] for c in parse_cards(list(cards)))
+        return self.model.cards.hand_value(parse_cards(list(cards)))
 
     def pickable_positions(self, offer: tuple[str, ...], kind: ThrowKind) -> tuple[int, ...]:
         placed = PlacedThrow(tuple(parse_cards(list(offer))), kind)

@@ -22,7 +22,7 @@ class Table:
     jokers_wild: str
     packs_by_seats: tuple[tuple[int, int], ...]
     hand_size: int
-    values: Mapping[str, int]  # by rank symbol, X included
+    values: Mapping[str, int]  # by rank symbol (X included), or a whole name (Kh) of its own
     direction: str
     dealer: str
     first_starter: int
@@ -86,7 +86,12 @@ class Table:
                 (s["from_seats"], s["packs"]) for s in deck.get("packs_by_seats") or []
             ),
             hand_size=rules["hand_size"],
-            values={**{"X": 0}, **rules["card_values"]},
+            values={
+                **{"X": 0},
+                **{k: v for k, v in rules["card_values"].items() if k != "cards"},
+                # A card worth its own value is looked up by its whole name (Kh).
+                **{e["card"]: e["value"] for e in rules["card_values"].get("cards") or []},
+            },
             direction=rules["direction"],
             dealer=rules["deal"]["dealer"],
             first_starter=rules["deal"]["first_starter"],
@@ -161,7 +166,8 @@ class Table:
         return limit
 
     def value(self, card: str) -> int:
-        return self.values[card[0]]
+        own = self.values.get(card)
+        return own if own is not None else self.values[card[0]]
 
     def hand_value(self, cards: list[str] | tuple[str, ...]) -> int:
         return sum(self.value(c) for c in cards)

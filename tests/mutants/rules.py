@@ -632,6 +632,11 @@ MUTANTS: dict[str, Mutant] = {
             )
         ),
     ),
+    "own_card_values_ignored": Mutant(
+        "card_values.cards",
+        "games_follow_the_model",
+        _rules(lambda r: _when(bool(r.cards.own_values), "cards.own_values", ())),
+    ),
     "points_multiplier_ignored": Mutant(
         "scoring.points_multiplier",
         "showdowns_follow_the_model",
