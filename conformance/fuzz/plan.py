@@ -7,7 +7,10 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from jhyap_core.vocabulary import Command
+
 from ..spec.json_types import Json
+from ..spec.profile_schema import sent_profile
 from ..spec.steps import raw_line
 
 
@@ -102,23 +105,23 @@ def request(message: Mapping[str, Json], probe: bool = False) -> Request:
     return Request(message, encode(message), probe)
 
 
-_START_CACHE: dict[tuple[str, str, int], Request] = {}
+_START_CACHE: dict[tuple[str, str, int], tuple[Mapping[str, Json], Request]] = {}
 
 
 def start_request(profile: Mapping[str, Json], seats: int) -> Request:
-    """The ``start`` request; its long JSON text is made once per table kind."""
+    """The ``start`` request (the profile as start sends it, :func:`sent_profile`); its long
+    JSON text is made once per table kind."""
     key = (str(profile.get("id")), encode(profile["option_values"]), seats)
     cached = _START_CACHE.get(key)
-    if cached is None or cached.message["profile"] != profile:
-        cached = request(
-            {
-                "cmd": "start",
-                "profile": profile,
-                "options": profile["option_values"],
-                "seats": seats,
-            }
-        )
+    if cached is None or cached[0] != profile:
+        message = {
+            "cmd": Command.START,
+            "profile": sent_profile(profile),
+            "options": profile["option_values"],
+            "seats": seats,
+        }
+        cached = (profile, request(message))
         if len(_START_CACHE) > 256:
             _START_CACHE.clear()
         _START_CACHE[key] = cached
-    return cached
+    return cached[1]

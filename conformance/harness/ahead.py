@@ -22,6 +22,7 @@ from typing import Any, Final
 
 from jhyap_core.vocabulary import Command
 
+from ..spec.profile_schema import sent_profile
 from ..spec.steps import Step, Transcript
 
 DEFAULT_WINDOW: Final = 8
@@ -33,7 +34,7 @@ def start_message(transcript: Transcript, resolved: Mapping[str, Any]) -> dict[s
     """The ``start`` request (without seq) for a transcript under a resolved profile."""
     return {
         "cmd": Command.START,
-        "profile": resolved,
+        "profile": sent_profile(resolved),
         "options": resolved["option_values"],
         "seats": transcript.seats,
     }

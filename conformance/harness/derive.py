@@ -33,6 +33,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -46,7 +47,7 @@ from jhyap_core.vocabulary import JhyapError
 from reference_engine.kept import Kept
 
 from ..spec import filecache, memo, readings
-from ..spec.decks import Deck, deck_header, deck_names, deck_words, table_deck
+from ..spec.decks import RANK_SYMBOLS, Deck, deck_header, deck_names, deck_words, table_deck
 from ..spec.json_types import Json
 from ..spec.profiles import rule_defaults
 from ..spec.steps import Step, Transcript, raw_line
@@ -191,6 +192,87 @@ def laid_out(spec: Mapping[str, Json], deck: Deck, hand_size: int) -> dict[str, 
             cards.append(spare.pop(0))
         hands[seat] = cards
     return {**spec, "hands": hands}
+
+
+_CARD_NAME: Final = re.compile(r"([A2-9TJQK])([cdhs])")
+
+
+def _card_names(value: Json) -> set[str]:
+    """Every card name (a joker's aside) anywhere in ``value``."""
+    if isinstance(value, str):
+        return {value} if _CARD_NAME.fullmatch(value) else set()
+    if isinstance(value, Mapping):
+        return set().union(*(_card_names(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(_card_names(v) for v in value))
+    return set()
+
+
+def _renamed(value: Json, cards: Mapping[str, str]) -> Json:
+    """``value`` with each card in ``cards`` named as its stand-in."""
+    if isinstance(value, str):
+        return cards.get(value, value)
+    if isinstance(value, Mapping):
+        return {k: _renamed(v, cards) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_renamed(v, cards) for v in value]
+    return value
+
+
+def stand_ins(named: set[str], left_out: str) -> dict[str, str]:
+    """For each card ``named`` of a rank the pack leaves out (rank symbols ``left_out``), the
+    card that plays it. A whole rank stands in for it when one is free (the nearest rank
+    the pack holds that no card named has, below first at equal distance), so that every
+    set stays a set; else each card alone, by the nearest card of the same suit nobody is
+    named, then of any suit. NotApplicable when no card is left to stand in."""
+    ranks = RANK_SYMBOLS
+    used = {name[0] for name in named}
+    taken = set(named)
+    found: dict[str, str] = {}
+    for rank in sorted(used & set(left_out), key=ranks.index):
+        at = ranks.index(rank)
+        nearest = [
+            ranks[i]
+            for d in range(1, len(ranks))
+            for i in (at - d, at + d)
+            if 0 <= i < len(ranks) and ranks[i] not in left_out
+        ]
+        cards = sorted((n for n in named if n[0] == rank), key=lambda n: "cdhs".index(n[1]))
+        free_rank = next((r for r in nearest if r not in used and r not in found.values()), None)
+        for card in cards:
+            if free_rank is not None:
+                stand_in = free_rank + card[1]
+            else:
+                spare = [r + card[1] for r in nearest] + [r + s for r in nearest for s in "cdhs"]
+                stand_in = next((c for c in spare if c not in taken), "")
+                if not stand_in:
+                    raise NotApplicable(
+                        f"the transcript names every card the pack holds, and {card} besides, "
+                        "which it leaves out: no card is free to stand in for it"
+                    )
+            found[card] = stand_in
+            taken.add(stand_in)
+        if free_rank is not None:
+            used.add(free_rank)
+    return found
+
+
+def stand_in_cards(transcript: Transcript, deck: Deck) -> tuple[Transcript, str]:
+    """The transcript with each card of a rank the ruleset's pack leaves out played by a
+    card it holds (:func:`stand_ins`), everywhere it names it (deals, actions, expected
+    events and states), and why, in words ("" when nothing stood in)."""
+    left_out = deck[2] if len(deck) == 3 else ""
+    if not left_out:
+        return transcript, ""
+    steps = transcript.raw.get("steps") or []
+    cards = stand_ins(_card_names(steps), left_out)
+    if not cards:
+        return transcript, ""
+    renamed = {**transcript.raw, "steps": _renamed(steps, cards)}
+    pairs = ", ".join(f"{card} as {cards[card]}" for card in cards)
+    gone = " ".join(sorted({card[0] for card in cards}, key=RANK_SYMBOLS.index))
+    why = f"stand-in cards: the ruleset's pack holds no {gone}, so the transcript's {pairs}"
+    return rebuild(transcript, renamed), why
 
 
 def lay_out_deals(transcript: Transcript, rules: Mapping[str, Json]) -> Transcript:
@@ -602,18 +684,26 @@ def _classify(
             f"{transcript.seats} seats is outside the ruleset's {seats['min']}-{seats['max']}"
         )
     laid = transcript
+    stood_in = ""  # why cards stand in for ranks the pack lacks, when some do
     if inside and transcript.steps:
         try:
-            laid = lay_out_deals(transcript, rules)
+            laid, stood_in = stand_in_cards(transcript, table_deck(rules, transcript.seats))
+            laid = lay_out_deals(laid, rules)
         except NotApplicable as exc:
             return na(str(exc))
     if options != dict(transcript.options):
         laid = rebuild(laid, {**laid.raw, "options": options})
+    if stood_in:
+        dropped = [stood_in, *dropped]
     client = ReferenceClient()
     info = client.handshake()
     outcome = replay(client, info, laid, profile, resolved, validate_protocol=False)
     if outcome.status == CaseStatus.PASSED and not dropped:
         return Classification(Mode.WRITTEN, laid, options, "", base, tuple(changed))
+    if outcome.status == CaseStatus.PASSED and stood_in and dropped == [stood_in]:
+        # Other cards, the transcript's own expectations: derived all the same.
+        why = stood_in + ": the transcript's own expectations, those cards renamed"
+        return Classification(Mode.DERIVED, laid, options, why, base, tuple(changed))
     if outcome.status == CaseStatus.SKIPPED:
         return na(outcome.reason)
     # Moves belong to the seats the ruleset gives the turns to: a first hand that starts
@@ -639,9 +729,8 @@ def _classify(
         value["start_error"] = start_error
     derived = rebuild(played, value, lines)
     whys = [_reseated_why(rules, shift, laid.seats)] if shift else []
-    if dropped:
-        whys += dropped
-    elif not shift:
+    whys += dropped
+    if not shift and dropped in ([], [stood_in]):
         where = f"step {outcome.step} (line {outcome.line})" if outcome.step else "the start"
         first_difference = outcome.differences[0] if outcome.differences else outcome.reason
         whys.append(f"the reference engine leaves the transcript at {where}: {first_difference}")

@@ -20,6 +20,7 @@ from typing import Any, Final, NoReturn
 from jhyap_core.profile import resolve
 from jhyap_core.vocabulary import ActionType, Command, ErrorCode, EventType, PickSource
 
+from ..spec.profile_schema import sent_profile
 from ..spec.transcript_profiles import shipped_documents
 from ..spec.wording import plural
 from .client import (
@@ -439,7 +440,7 @@ class _Smoke:
             resolved = resolve(document)
             message = {
                 "cmd": Command.START,
-                "profile": resolved,
+                "profile": sent_profile(resolved),
                 "options": resolved["option_values"],
                 "seats": seats,
             }

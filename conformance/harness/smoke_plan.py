@@ -19,6 +19,7 @@ from jhyap_core.vocabulary import ActionType, Command, PickSource
 from ..spec.deal_layout import deal_layout
 from ..spec.decks import expand_deal, table_deck
 from ..spec.json_types import Json
+from ..spec.profile_schema import sent_profile
 from .derive import NotApplicable, laid_out
 from .inprocess import ReferenceClient
 
@@ -125,7 +126,11 @@ def plan_for(document: Mapping[str, Json]) -> HandPlan:
     deck = expand_deal(spec, table_deck(rules, seats))
     client = ReferenceClient()
     client.handshake()
-    start = {"cmd": Command.START, "profile": resolved, "options": resolved["option_values"]}
+    start = {
+        "cmd": Command.START,
+        "profile": sent_profile(resolved),
+        "options": resolved["option_values"],
+    }
     if not client.send({**start, "seats": seats})["ok"]:
         raise CannotPlan(f"the reference engine refuses a {seats}-seat table")
     dealt = client.send({"cmd": Command.DEAL, "deck": deck})

@@ -21,6 +21,7 @@ from jhyap_core.profile import resolve
 from jhyap_core.vocabulary import Command
 
 from ..spec.json_types import Json
+from ..spec.profile_schema import sent_profile
 from ..spec.transcript_profiles import shipped_documents
 from .inprocess import ReferenceClient
 from .replay import SKIP_CODES
@@ -69,7 +70,7 @@ def _start(profile: str, options: Mapping[str, Json] | None = None, **extra: Jso
     resolved = resolve(shipped_documents()[profile])
     message = {
         "cmd": Command.START,
-        "profile": resolved,
+        "profile": sent_profile(resolved),
         "options": {**resolved["option_values"], **(options or {})},
         "seats": SEATS,
     }

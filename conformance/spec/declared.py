@@ -386,7 +386,14 @@ def resolve_declared(
         report.add(("extends",), f"{base_name} is not a valid profile (jhyap validate it)")
         return None, report.problems
     merged: dict[str, Json] = copy.deepcopy(base)
-    chosen = value.get("readings") or {}
+    declared_readings = value.get("readings") or {}
+    chosen = {name: choice for name, choice in declared_readings.items() if choice is not None}
+    dropped = [name for name, choice in declared_readings.items() if choice is None]
+    for name in dropped:
+        if not any(r["name"] == name for r in readings.readings_of(base)):
+            known = ", ".join(str(r["name"]) for r in readings.readings_of(base))
+            offers = f"{base['id']} offers: {known or 'none'}"
+            report.add(("readings", name), f"no reading {name!r} to drop; {offers}")
     for name, choice in chosen.items():
         try:
             merged = readings.with_choice(merged, name, choice)
@@ -410,7 +417,11 @@ def resolve_declared(
         return None, report.problems
     variant += [m for m in moved if m not in variant]
     if merged.get("readings"):  # a point the file settles its own way is no longer open
-        kept = [r for r in merged["readings"] if readings.choice_in_force(merged, r) is not None]
+        kept = [
+            r
+            for r in merged["readings"]
+            if readings.choice_in_force(merged, r) is not None and r["name"] not in dropped
+        ]
         merged["readings"] = kept
     variant += list(
         dict.fromkeys(

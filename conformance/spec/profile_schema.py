@@ -8,6 +8,7 @@ missing key; :class:`Report` collects them for one document, finding each field'
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -61,6 +62,29 @@ def stringify_keys(value: Json) -> Json:
     if isinstance(value, list):
         return [stringify_keys(v) for v in value]
     return value
+
+
+def sent_profile(resolved: Mapping[str, Json]) -> dict[str, Json]:
+    """The resolved profile as ``start`` sends it: each rule parameter at its schema default
+    (a value other than null) left out, which the format reads the same (docs/protocol.md,
+    "start"), so that an engine written before a parameter existed does not decline a
+    table that plays it as the engine does."""
+    rules = resolved.get("rules")
+    if not isinstance(rules, Mapping):
+        return dict(resolved)
+    kept = copy.deepcopy(dict(rules))
+    for path, default in rule_defaults().items():
+        if default is None:
+            continue
+        *sections, leaf = path.split(".")
+        node: Any = kept
+        for key in sections:
+            node = node.get(key) if isinstance(node, dict) else None
+        value = node.get(leaf) if isinstance(node, dict) else None
+        # True is not 1: only the default itself is left out.
+        if isinstance(node, dict) and type(value) is type(default) and value == default:
+            del node[leaf]
+    return {**resolved, "rules": kept}
 
 
 @cache

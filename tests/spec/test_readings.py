@@ -207,7 +207,7 @@ def test_overriding_a_normative_parameter_makes_a_variant(tmp_path: Path) -> Non
         ),
         (
             "readings: {reshuffle: 3}",
-            "mybuzz.yaml:4: readings.reshuffle: must be a string, not an integer (3)",
+            "mybuzz.yaml:4: readings.reshuffle: must be a string or null, not an integer (3)",
         ),
     ],
 )
