@@ -280,7 +280,7 @@ def test_alternatives_counted_per_profile() -> None:
         "dashain": 3,
         "dhumbal": 5,
         "everestbuzz": 3,
-        "alankar-dhumbal": 2,
+        "alankar-dhumbal": 3,
         "bga-yaniv": 1,
         "jhyap-encyclopedia": 2,
         "jhyap-jacks-zero": 5,
