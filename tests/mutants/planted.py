@@ -431,7 +431,7 @@ PLANTED: dict[str, Planted] = {
     ),
     "beaten_call_last_lower_seat_wins": Planted(
         "jhyap-encyclopedia",
-        ("jhyap-encyclopedia.showdown.counter",),
+        ("jhyap-encyclopedia.showdown.counter-winner",),
         "a beaten call is won by the last seat at or below the caller, not the lowest hand",
         _function(scoring, "showdown", _last_lower_seat_wins),
     ),

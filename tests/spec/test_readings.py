@@ -58,6 +58,7 @@ def test_each_profile_declares_the_open_points_of_its_document() -> None:
             "reshuffle": ["at_next_throw", "end_of_turn", "end_of_turn_keep_pickup", "next_draw"]
         },
         "alankar-dhumbal": {
+            "game_end": ["first_past_target", "play_on"],
             "reshuffle": ["end_of_turn", "next_draw"],
             "target_reached": ["above", "reaching"],
         },
@@ -83,7 +84,7 @@ def test_each_profile_declares_the_open_points_of_its_document() -> None:
             "set_size": ["pairs", "triples"],
         },
     }
-    assert len(ALTERNATIVES) == 27
+    assert len(ALTERNATIVES) == 28
 
 
 @pytest.mark.parametrize(("pid", "reading", "choice"), ALTERNATIVES)
@@ -130,7 +131,7 @@ def test_reference_engine_passes_the_corpus_under_each_alternative_reading(
 def test_every_reading_value_is_tested_by_a_transcript() -> None:
     transcripts, _ = load_corpus()
     rows = reading_coverage(shipped_documents(), transcripts)
-    assert len(rows) == 27 + 23  # the alternatives and each reading the profiles play
+    assert len(rows) == 28 + 24  # the alternatives and each reading the profiles play
     assert [(r["profile"], r["reading"], r["choice"]) for r in rows if not r["transcripts"]] == []
     row = next(r for r in rows if (r["profile"], r["choice"]) == ("everestbuzz", "next_draw"))
     assert row["transcripts"] == ["everestbuzz-reshuffle-next-draw"]
@@ -279,7 +280,7 @@ def test_alternatives_counted_per_profile() -> None:
         "dashain": 3,
         "dhumbal": 5,
         "everestbuzz": 3,
-        "alankar-dhumbal": 2,
+        "alankar-dhumbal": 3,
         "bga-yaniv": 1,
         "jhyap-encyclopedia": 2,
         "jhyap-jacks-zero": 5,
