@@ -369,7 +369,10 @@ def _check_readings(value: dict[str, Json], report: Report) -> None:
             continue
         for choice in reading["choices"]:
             played = readings.with_choice(value, reading["name"], str(choice))
-            problems = [m for _, m in _rule_problems(played["rules"])]
+            problems = [
+                f"{yamlsafe.format_path(path)}: {message}"
+                for path, message in _rule_problems(played["rules"])
+            ]
             try:
                 Rules.from_profile(resolve(played, {}))
             except JhyapError as exc:

@@ -346,6 +346,21 @@ BROKEN = [
         "6: options.call_limit.changes: the declared reading call_limit_lock sets it to "
         '"at_start_only"',
     ),
+    # A rule an integer option sets, made null: one line, no internal error.
+    (
+        "alankar-dhumbal",
+        "rules:\n  game_end: {kind: one_hand, out_above: null}\n",
+        "5: rules.game_end.out_above: null is not a value of option target_score (50, 100, "
+        "150, 200), which sets game_end.out_above; remove the option (options: "
+        "{target_score: null})",
+    ),
+    # A reading's choice the variant's rules break: the rule it breaks is named.
+    (
+        "alankar-dhumbal",
+        "rules:\n  game_end: {kind: one_hand, out_above: null}\noptions: {target_score: null}\n",
+        "1: readings.target_reached.choices.reaching: this choice makes "
+        "rules.game_end.reaching_is_out: only a game with a threshold has one to reach",
+    ),
 ]
 
 
