@@ -122,12 +122,21 @@ class RerunInfo:
     validate_protocol: bool = True
     known_failures: str | None = None
     window: int | None = None  # None: the default window
+    engine_env: tuple[str, ...] = ()  # each --engine-env as given (NAME or NAME=VALUE)
+    engine_memory: int | None = None  # --engine-memory MB
+    engine_cpu: int | None = None  # --engine-cpu SECONDS
 
     def command(self, outcome: Outcome) -> str:
         profile = self.profile_files.get(outcome.profile, outcome.profile)
         words = ["jhyap", "run", "-k", outcome.transcript_id, "--profile", profile]
         if self.engine is not None:
             words += ["--engine", self.engine]
+        for variable in self.engine_env:
+            words.append(f"--engine-env={variable}")  # "=": a value may start with a dash
+        if self.engine_memory is not None:
+            words += ["--engine-memory", str(self.engine_memory)]
+        if self.engine_cpu is not None:
+            words += ["--engine-cpu", str(self.engine_cpu)]
         if self.transcripts is not None:
             words += ["--transcripts", self.transcripts]
         if self.timeout is not None:

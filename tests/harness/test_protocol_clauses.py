@@ -211,10 +211,14 @@ def test_the_rerun_line_repeats_every_non_default_option() -> None:
         profile_files={"dhumbal-house": "profiles/house.yaml"},
         validate_protocol=False,
         known_failures="known.yaml",
+        engine_env=("RULES=house", "HOME"),
+        engine_memory=512,
+        engine_cpu=30,
     )
     outcome = Outcome(CaseStatus.FAILED, "t", "dhumbal-house", file="t.yaml")
     assert rerun.command(outcome) == (
         "jhyap run -k t --profile profiles/house.yaml --engine './my-engine --fast' "
+        "--engine-env=RULES=house --engine-env=HOME --engine-memory 512 --engine-cpu 30 "
         "--transcripts mine/ --timeout 2.5 --no-validate-protocol --known-failures known.yaml"
     )
     assert RerunInfo().command(outcome) == "jhyap run -k t --profile dhumbal-house"
@@ -236,12 +240,14 @@ def test_the_run_command_puts_the_profile_file_and_timeout_in_the_rerun_line(
         "dhumbal-call-limit-5",
         "--timeout",
         "7",
+        "--engine-env",
+        "JHYAP_HOUSE=1",
     )
     assert result.returncode == 1, result.stderr
     rerun = [line.strip() for line in result.stdout.splitlines() if "rerun:" in line]
     assert rerun == [
         f"rerun: jhyap run -k dhumbal-call-limit-5 --profile {profile} --engine "
-        f"{shlex.quote(fake('unknown_fields.py'))} --timeout 7"
+        f"{shlex.quote(fake('unknown_fields.py'))} --engine-env=JHYAP_HOUSE=1 --timeout 7"
     ]
 
 
