@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING, Any
+import time
+from collections.abc import Callable
+from typing import IO, TYPE_CHECKING, Any, Final
 
 from conformance.dask_cluster import ClusterUnavailable, address_problem
 from conformance.distributed.shards import Shard, add_shard_argument, empty_shard_problem
@@ -147,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
     spec = SimulationSpec(document, seats, policies, options, args.max_rounds)
     shard: Shard = args.shard
     games = shard.games(args.games)
-    progress = _progress(len(games)) if sys.stderr.isatty() else None
+    progress = Progress(len(games), sys.stderr)
     if args.cluster is not None:
         # lazy: start-up speed
         from conformance.distributed.simulate_cluster import simulate_on_cluster
@@ -159,8 +161,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         records = play_games(spec, games, args.seed, jobs=args.jobs, progress=progress)
         tally = Tally.of(records)
-    if progress is not None:
-        sys.stderr.write("\r" + " " * 40 + "\r")
+    progress.finish()
     header = run_header(spec, args.games, args.seed, shard)
     return write_and_print(header, tally, args.json, "simulate", args.force)
 
@@ -209,12 +210,34 @@ def write_and_print(
     return ExitCode.OK
 
 
-def _progress(total: int) -> Any:
-    def show(done: int) -> None:
-        sys.stderr.write(f"\rplayed {done}/{total} games")
-        sys.stderr.flush()
+class Progress:
+    """How many games are played, on stderr: a line rewritten in place on a terminal; else
+    (a log, a CI job) a line every LOG_EVERY seconds and one at the end."""
 
-    return show
+    LOG_EVERY: Final = 5.0
+
+    def __init__(
+        self, total: int, stream: IO[str], clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.total = total
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.clock = clock
+        self.logged = clock()
+
+    def __call__(self, done: int) -> None:
+        if self.tty:
+            self.stream.write(f"\rplayed {done}/{self.total} games")
+        elif done == self.total or self.clock() - self.logged >= self.LOG_EVERY:
+            self.logged = self.clock()
+            self.stream.write(f"jhyap simulate: played {done}/{self.total} games\n")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        """Clear a terminal's line (a log keeps its last line)."""
+        if self.tty:
+            self.stream.write("\r" + " " * 40 + "\r")
+            self.stream.flush()
 
 
 def figures_table(header: dict[str, Any], summary: Any) -> str:
