@@ -14,6 +14,7 @@ from conformance.distributed.shards import Shard, add_shard_argument, empty_shar
 from conformance.reporting.outputs import FORCE_HELP, SIMULATE_JSON
 from conformance.simulation.report import FORMAT, FORMAT_VERSION, figures_json
 from conformance.simulation.stats import Tally
+from conformance.spec.wording import plural
 
 from . import ExitCode, Subparsers, add_option_argument, jobs_count, profile_with_options
 from .checks import (
@@ -227,10 +228,10 @@ class Progress:
 
     def __call__(self, done: int) -> None:
         if self.tty:
-            self.stream.write(f"\rplayed {done}/{self.total} games")
+            self.stream.write(f"\rplayed {done}/{plural(self.total, 'game')}")
         elif done == self.total or self.clock() - self.logged >= self.LOG_EVERY:
             self.logged = self.clock()
-            self.stream.write(f"jhyap simulate: played {done}/{self.total} games\n")
+            self.stream.write(f"jhyap simulate: played {done}/{plural(self.total, 'game')}\n")
         self.stream.flush()
 
     def finish(self) -> None:
@@ -244,13 +245,13 @@ def figures_table(header: dict[str, Any], summary: Any) -> str:
     options = ", ".join(f"{k}={v}" for k, v in header["options"].items()) or "defaults"
     policies = sorted(set(header["policies"]))
     shard = Shard(header["shard"]["index"], header["shard"]["count"])
-    games = f"{summary.games} games"
+    games = plural(summary.games, "game")
     if not shard.whole:
         games += f" (shard {shard.text()} of {header['total_games']})"
     lines = [
-        f"{header['profile']} ({options}), {header['seats']} seats, "
+        f"{header['profile']} ({options}), {plural(header['seats'], 'seat')}, "
         f"{'/'.join(policies)} play, {games}, seed {header['seed']}",
-        f"{summary.hands} hands; 95 % confidence intervals in brackets",
+        f"{plural(summary.hands, 'hand')}; 95 % confidence intervals in brackets",
         "",
     ]
     for attr, label, percent in FIGURES:
@@ -259,12 +260,13 @@ def figures_table(header: dict[str, Any], summary: Any) -> str:
     if header["host_ends"]:
         lines.append(
             f"  (the table is ended by the host: per-game figures do not apply; each "
-            f"game was ended after {header['max_rounds']} hands)"
+            f"game was ended after {plural(header['max_rounds'], 'hand')})"
         )
     elif summary.unfinished_games:
         lines.append(
-            f"  ({summary.unfinished_games} games unfinished after "
-            f"{header['max_rounds']} hands are left out of the per-game figures)"
+            f"  ({plural(summary.unfinished_games, 'game')} unfinished after "
+            f"{plural(header['max_rounds'], 'hand')} "
+            f"{'is' if summary.unfinished_games == 1 else 'are'} left out of the per-game figures)"
         )
     lines.append("")
     lines.append("  hands won by position in the turn order (0 = the hand's starter):")

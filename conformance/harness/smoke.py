@@ -568,7 +568,9 @@ class _Smoke:
         ]
         total = len(self.responses)
         if not problems:
-            self.add("schema", CheckStatus.OK, f"all {total} responses match schema/protocol/")
+            self.add(
+                "schema", CheckStatus.OK, f"all {plural(total, 'response')} match schema/protocol/"
+            )
             return
         bad = len({line.split(":")[0] for line in problems})
         shown = problems[:MAX_SCHEMA_LINES]
@@ -577,7 +579,8 @@ class _Smoke:
         self.add(
             "schema",
             CheckStatus.FAIL,
-            f"{bad} of {total} responses break schema/protocol/; make them match the JSON "
+            f"{bad} of {plural(total, 'response')} {'breaks' if bad == 1 else 'break'} "
+            f"schema/protocol/; make {'it' if bad == 1 else 'them'} match the JSON "
             "Schemas (docs/schemas.md):",
             shown,
         )
@@ -647,7 +650,7 @@ class _Smoke:
             self.add(
                 "exit",
                 CheckStatus.FAIL,
-                f"the engine exited but left {count} process{'es' if count > 1 else ''} running "
+                f"the engine exited but left {plural(count, 'process', 'processes')} running "
                 f"(pid {', '.join(map(str, leftovers))}); end the processes it started "
                 "before it exits",
             )

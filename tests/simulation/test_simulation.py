@@ -217,6 +217,21 @@ def test_the_readme_simulate_line_is_a_quick_one() -> None:
     assert words[words.index("--jobs") + 1] == "auto"
 
 
+def test_simulate_counts_one_game_and_one_hand_in_the_singular(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert (
+        cli.main(["simulate", "dhumbal", "--games", "1", "--seats", "2", "--max-rounds", "1"]) == 0
+    )
+    out, err = capsys.readouterr()
+    assert err == "jhyap simulate: played 1/1 game\n"
+    assert out.splitlines()[:2] == [
+        "dhumbal (defaults), 2 seats, heuristic play, 1 game, seed 0",
+        "1 hand; 95 % confidence intervals in brackets",
+    ]
+    assert "  (1 game unfinished after 1 hand is left out of the per-game figures)" in out
+
+
 def test_simulate_logs_its_progress_every_few_seconds_off_a_terminal() -> None:
     stream = io.StringIO()
     now = [0.0]
