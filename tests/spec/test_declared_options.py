@@ -359,7 +359,15 @@ BROKEN = [
         "alankar-dhumbal",
         "rules:\n  game_end: {kind: one_hand, out_above: null}\noptions: {target_score: null}\n",
         "1: readings.target_reached.choices.reaching: this choice makes "
-        "rules.game_end.reaching_is_out: only a game with a threshold has one to reach",
+        "rules.game_end.reaching_is_out: only a game with a threshold has one to reach; "
+        "declare one that plays (readings: {target_reached: above})",
+    ),
+    # Declared, only the reading's choice is played.
+    (
+        "alankar-dhumbal",
+        "readings: {target_reached: reaching}\n"
+        "rules:\n  game_end: {kind: one_hand, out_above: null}\noptions: {target_score: null}\n",
+        "6: rules.game_end.reaching_is_out: only a game with a threshold has one to reach",
     ),
 ]
 
@@ -390,6 +398,20 @@ def test_a_broken_file_is_reported_without_a_traceback(tmp_path: Path) -> None:
     )
     assert (done.returncode, done.stderr) == (1, "")
     assert done.stdout == f"{path}:{BROKEN[0][2]}\n"
+
+
+def test_a_one_hand_variant_that_settles_the_threshold_reading_is_valid(tmp_path: Path) -> None:
+    body = (
+        "readings: {target_reached: above}\n"
+        "rules:\n  game_end: {kind: one_hand, out_above: null}\noptions: {target_score: null}\n"
+    )
+    document = load_profile(declared(tmp_path, "alankar-dhumbal", body))
+    assert document["rules"]["game_end"] == {
+        "kind": "one_hand",
+        "rounds": None,
+        "out_above": None,
+        "reaching_is_out": False,
+    }
 
 
 def test_the_declared_schema_describes_options() -> None:
