@@ -320,9 +320,10 @@ def test_each_help_lists_only_the_errors_its_command_can_meet(
         "       internal error (a bug in jhyap: please report it)",
         "  130  interrupted (Ctrl-C)",
     ]
-    starting = {c for c in cli.COMMANDS if "an engine it cannot start" in exit_statuses(c)[2]}
+    errors = {c: exit_statuses(c)[ExitCode.ERROR] for c in cli.COMMANDS}
+    starting = {c for c, meaning in errors.items() if "an engine it cannot start" in meaning}
     assert starting == {"run", "smoke", "fuzz"}
-    writing = {c for c in cli.COMMANDS if "an output it cannot write" in exit_statuses(c)[2]}
+    writing = {c for c, meaning in errors.items() if "an output it cannot write" in meaning}
     assert writing == {"run", "coverage", "export", "record", "simulate", "fuzz", "merge"}
 
 
