@@ -127,7 +127,7 @@ def measure(bug: Bug, cases: Sequence[Case]) -> Row:
             counted.update(outcome.clauses[: outcome.focus] if outcome.focus else outcome.clauses)
             if outcome.clauses:
                 leading[outcome.clauses[0]] += 1
-    ranked = sorted(counted, key=lambda c: (-leading[c], -counted[c]))
+    ranked = sorted(counted, key=lambda c: (-leading[c], -counted[c], c))  # as the console
     top = next((i + 1 for i, c in enumerate(ranked) if c in broken_any), None)
     return Row(bug, failures, firsts, ranks, top, tuple(misses))
 

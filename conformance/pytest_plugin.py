@@ -7,7 +7,8 @@ options: it adds no item, registers nothing else and imports none of the harness
 With ``--jhyap-engine`` each (transcript, profile) case becomes one item, named
 ``jhyap::<profile>::<id>`` and marked ``jhyap``, added to whatever else the session
 collects. Those ids (or ``jhyap`` or ``jhyap::<profile>``) can be given back on the
-command line like test paths. Items run through the same runner as ``jhyap run``: one
+command line like test paths, as pytest prints them (``../jhyap::...`` from a folder below
+the rootdir). Items run through the same runner as ``jhyap run``: one
 engine process serves item after item and is restarted after a crash, a timeout or a
 protocol violation; it is stopped when the session ends. The engine is greeted when the
 session starts: one that cannot be is a usage error, not a failure per item. A failure
@@ -55,9 +56,22 @@ WORKER_OUTPUT_KEY = "jhyap_engine"  # how an xdist worker hands its engine summa
 JUDGED_PREFIX = "jhyap_judged_"  # the user properties that carry what a case judged
 
 
-def is_item_id(arg: str) -> bool:
-    """Whether a command-line argument names jhyap items (``jhyap``, ``jhyap::...``)."""
-    return arg == ROOT_NAME or arg.startswith(ROOT_NAME + "::")
+def item_id(arg: str, invocation_dir: Path, rootpath: Path) -> str | None:
+    """The jhyap items a command-line argument names (``jhyap``, ``jhyap::...``), or None.
+
+    pytest prints a node id relative to the working directory when that is not its rootdir
+    (``../jhyap::dhumbal::...`` from a folder below it): such an id, pasted back, names the
+    same items, since its path part leads from the working directory to ``jhyap`` under
+    the rootdir."""
+    if arg == ROOT_NAME or arg.startswith(ROOT_NAME + "::"):
+        return arg
+    head, sep, rest = arg.partition("::")
+    if os.path.basename(head) != ROOT_NAME:
+        return None
+    where = os.path.normpath(invocation_dir / head)
+    if where != os.path.normpath(rootpath / ROOT_NAME):
+        return None
+    return ROOT_NAME + sep + rest
 
 
 def plugin_wording(message: str) -> str:
@@ -140,8 +154,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if engine is None:
         return
     # Item ids given back as arguments are no paths: take them out of pytest's hands.
-    chosen = [arg for arg in config.args if is_item_id(arg)]
-    config.args[:] = [arg for arg in config.args if not is_item_id(arg)]
+    here, root = config.invocation_params.dir, config.rootpath
+    ids = [(arg, item_id(arg, here, root)) for arg in config.args]
+    chosen = [found for _, found in ids if found is not None]
+    config.args[:] = [arg for arg, found in ids if found is None]
     session = JhyapSession.from_config(config, engine)
     session.chosen = chosen
     config.pluginmanager.register(session, PLUGIN_NAME)

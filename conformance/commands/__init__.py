@@ -35,14 +35,33 @@ class ExitCode(IntEnum):
     INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it
 
 
-# What every command's 2 and 130 mean.
+# The commands that start an engine, and those that write files, whose 2 says so.
+ENGINE_COMMANDS: Final = frozenset({"run", "smoke", "fuzz"})
+WRITING_COMMANDS: Final = frozenset(
+    {"run", "coverage", "export", "record", "simulate", "fuzz", "merge"}
+)
+
+
+def error_meaning(command: str) -> str:
+    """What 2 means for ``command``: only the causes it can meet."""
+    causes = [
+        # validate reports a bad file with 1; profiles reads no input
+        "usage error (an unknown option or command, a bad option value)"
+        if command in ("validate", "profiles")
+        else "usage error, or input it cannot use (an unknown profile, a missing or invalid "
+        "file, a bad option value)"
+    ]
+    if command in ENGINE_COMMANDS:
+        causes.append("an engine it cannot start or greet")
+    if command in WRITING_COMMANDS:
+        causes.append("an output it cannot write")
+    listed = causes[0] if len(causes) == 1 else ", ".join(causes[:-1]) + ", or " + causes[-1]
+    return f"{listed}; or an internal error (a bug in jhyap: please report it)"
+
+
+# What every command's 130 means.
 COMMON_STATUSES: Final[Mapping[ExitCode, str]] = MappingProxyType(
-    {
-        ExitCode.ERROR: "usage error, or input it cannot use (an unknown profile, a missing or "
-        "invalid file, a bad option value), an engine it cannot start or greet, or an output "
-        "it cannot write; or an internal error (a bug in jhyap: please report it)",
-        ExitCode.INTERRUPTED: "interrupted (Ctrl-C)",
-    }
+    {ExitCode.INTERRUPTED: "interrupted (Ctrl-C)"}
 )
 
 # What 0 and 1 mean for each command; a command without a 1 never returns it.
@@ -140,7 +159,7 @@ def exit_statuses(command: str) -> dict[ExitCode, str]:
     """Every exit status ``command`` can return, in order, with its meaning (a command
     missing from COMMAND_STATUSES gets a bare 0; tests/cli/test_cli.py asks for its entry)."""
     own = COMMAND_STATUSES.get(command, {ExitCode.OK: "success"})
-    statuses = {**own, **COMMON_STATUSES}
+    statuses = {**own, ExitCode.ERROR: error_meaning(command), **COMMON_STATUSES}
     return dict(sorted(statuses.items()))
 
 

@@ -34,6 +34,7 @@ from conformance.spec.data import DataNotFound, ProfileNotFound
 from conformance.spec.files import STDOUT, write_report
 from conformance.spec.profiles import ProfileFileError
 from conformance.spec.transcript_profiles import shipped_documents, with_profile_files
+from conformance.spec.wording import plural
 
 from . import Subparsers, jobs_count
 from .checks import (
@@ -221,7 +222,8 @@ class _Progress:
                 return
             self.last = now
             line = (
-                f"{result.seconds:,.0f} s: {result.games:,} games, {result.requests:,} requests, "
+                f"{result.seconds:,.0f} s: {plural(result.games, 'game', grouped=True)}, "
+                f"{plural(result.requests, 'request', grouped=True)}, "
                 f"{result.games_per_second:,.1f} games/s, {len(result.findings)} found"
             )
             if result.activity:
@@ -325,10 +327,11 @@ def summary_lines(config: FuzzConfig, result: FuzzResult) -> list[str]:
     """The run in words: amounts and rates, coverage per profile, what was never reached."""
     per_profile = ", ".join(f"{p} {result.stats[p].games}" for p in config.profiles)
     lines = [
-        f"{result.games:,} games ({per_profile}), {result.requests:,} requests in "
+        f"{plural(result.games, 'game', grouped=True)} ({per_profile}), "
+        f"{plural(result.requests, 'request', grouped=True)} in "
         f"{result.seconds:.1f} s ({result.shrinking_seconds:.1f} s shrinking and checking): "
         f"{result.games_per_second:,.1f} games/s, {result.requests_per_second:,.0f} "
-        f"requests/s (seed {config.seed}, {config.jobs} job{'s' if config.jobs != 1 else ''}"
+        f"requests/s (seed {config.seed}, {plural(config.jobs, 'job')}"
         f"{shard_words(config)})",
         *games_lines(config, result),
         "coverage (counted up to where each game stopped):",
@@ -357,9 +360,9 @@ def summary_lines(config: FuzzConfig, result: FuzzResult) -> list[str]:
             lines.append(f"  {profile}: low: {'; '.join(low)} — raise --time or seats")
     lines += declined_lines(config, result)
     for signature, count in sorted(result.known_hits.items()):
-        lines.append(f"known divergence ({count} games): {signature}")
+        lines.append(f"known divergence ({plural(count, 'game')}): {signature}")
     for signature, count in sorted(result.repeats.items()):
-        lines.append(f"met again ({count} more games): {signature}")
+        lines.append(f"met again ({plural(count, 'more game')}): {signature}")
     for problem in sorted(set(result.reference_problems)):
         lines.append(f"REFERENCE INVARIANT BROKEN: {problem}")
     if result.capped:
@@ -376,7 +379,7 @@ def games_lines(config: FuzzConfig, result: FuzzResult) -> list[str]:
     how = "carried on past divergences" if config.carry_on else "each stopped at its first"
     lines = [
         f"games: {ended:,} reached their end, {stopped:,} stopped at a divergence "
-        f"({carried:,} divergences gone past; {how})"
+        f"({plural(carried, 'divergence', grouped=True)} gone past; {how})"
     ]
     stops: Counter[str] = Counter()
     for s in stats:
@@ -425,9 +428,11 @@ def finding_lines(finding: Finding, number: int = 1) -> list[str]:
         f"  expected (reference): {shorten(found.expected)}",
         f"  actual (engine): {shorten(found.actual)}",
         f"  clauses involved: {', '.join(finding.data['clauses'])}",
-        f"  shrunk and checked in {finding.shrink_seconds:.1f} s ({shrunk.candidates} "
-        f"candidates, {shrunk.requests_sent:,} requests{stopped}): {found.index + 1} "
-        f"requests -> {steps} steps, {shrunk.plan.spec.seats} seats",
+        f"  shrunk and checked in {finding.shrink_seconds:.1f} s "
+        f"({plural(shrunk.candidates, 'candidate')}, "
+        f"{plural(shrunk.requests_sent, 'request', grouped=True)}{stopped}): "
+        f"{plural(found.index + 1, 'request')} -> {plural(steps, 'step')}, "
+        f"{plural(shrunk.plan.spec.seats, 'seat')}",
     ]
     if finding.transcript is not None:
         lines.append(f"  transcript: {finding.transcript} (kind fuzz: not an oracle)")

@@ -344,6 +344,9 @@ def _rerun_info(args: argparse.Namespace) -> RerunInfo:
         validate_protocol=args.validate_protocol,
         known_failures=args.known_failures,
         window=args.window if args.window != DEFAULT_WINDOW else None,
+        engine_env=tuple(args.engine_env),
+        engine_memory=args.engine_memory,
+        engine_cpu=args.engine_cpu,
     )
 
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import TYPE_CHECKING, Any
+import time
+from collections.abc import Callable
+from typing import IO, TYPE_CHECKING, Any, Final
 
 from conformance.dask_cluster import ClusterUnavailable, address_problem
 from conformance.distributed.shards import Shard, add_shard_argument, empty_shard_problem
 from conformance.reporting.outputs import FORCE_HELP, SIMULATE_JSON
 from conformance.simulation.report import FORMAT, FORMAT_VERSION, figures_json
 from conformance.simulation.stats import Tally
+from conformance.spec.wording import plural
 
 from . import ExitCode, Subparsers, add_option_argument, jobs_count, profile_with_options
 from .checks import (
@@ -147,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     spec = SimulationSpec(document, seats, policies, options, args.max_rounds)
     shard: Shard = args.shard
     games = shard.games(args.games)
-    progress = _progress(len(games)) if sys.stderr.isatty() else None
+    progress = Progress(len(games), sys.stderr)
     if args.cluster is not None:
         # lazy: start-up speed
         from conformance.distributed.simulate_cluster import simulate_on_cluster
@@ -159,8 +162,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         records = play_games(spec, games, args.seed, jobs=args.jobs, progress=progress)
         tally = Tally.of(records)
-    if progress is not None:
-        sys.stderr.write("\r" + " " * 40 + "\r")
+    progress.finish()
     header = run_header(spec, args.games, args.seed, shard)
     return write_and_print(header, tally, args.json, "simulate", args.force)
 
@@ -209,25 +211,47 @@ def write_and_print(
     return ExitCode.OK
 
 
-def _progress(total: int) -> Any:
-    def show(done: int) -> None:
-        sys.stderr.write(f"\rplayed {done}/{total} games")
-        sys.stderr.flush()
+class Progress:
+    """How many games are played, on stderr: a line rewritten in place on a terminal; else
+    (a log, a CI job) a line every LOG_EVERY seconds and one at the end."""
 
-    return show
+    LOG_EVERY: Final = 5.0
+
+    def __init__(
+        self, total: int, stream: IO[str], clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.total = total
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.clock = clock
+        self.logged = clock()
+
+    def __call__(self, done: int) -> None:
+        if self.tty:
+            self.stream.write(f"\rplayed {done}/{plural(self.total, 'game')}")
+        elif done == self.total or self.clock() - self.logged >= self.LOG_EVERY:
+            self.logged = self.clock()
+            self.stream.write(f"jhyap simulate: played {done}/{plural(self.total, 'game')}\n")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        """Clear a terminal's line (a log keeps its last line)."""
+        if self.tty:
+            self.stream.write("\r" + " " * 40 + "\r")
+            self.stream.flush()
 
 
 def figures_table(header: dict[str, Any], summary: Any) -> str:
     options = ", ".join(f"{k}={v}" for k, v in header["options"].items()) or "defaults"
     policies = sorted(set(header["policies"]))
     shard = Shard(header["shard"]["index"], header["shard"]["count"])
-    games = f"{summary.games} games"
+    games = plural(summary.games, "game")
     if not shard.whole:
         games += f" (shard {shard.text()} of {header['total_games']})"
     lines = [
-        f"{header['profile']} ({options}), {header['seats']} seats, "
+        f"{header['profile']} ({options}), {plural(header['seats'], 'seat')}, "
         f"{'/'.join(policies)} play, {games}, seed {header['seed']}",
-        f"{summary.hands} hands; 95 % confidence intervals in brackets",
+        f"{plural(summary.hands, 'hand')}; 95 % confidence intervals in brackets",
         "",
     ]
     for attr, label, percent in FIGURES:
@@ -236,12 +260,13 @@ def figures_table(header: dict[str, Any], summary: Any) -> str:
     if header["host_ends"]:
         lines.append(
             f"  (the table is ended by the host: per-game figures do not apply; each "
-            f"game was ended after {header['max_rounds']} hands)"
+            f"game was ended after {plural(header['max_rounds'], 'hand')})"
         )
     elif summary.unfinished_games:
         lines.append(
-            f"  ({summary.unfinished_games} games unfinished after "
-            f"{header['max_rounds']} hands are left out of the per-game figures)"
+            f"  ({plural(summary.unfinished_games, 'game')} unfinished after "
+            f"{plural(header['max_rounds'], 'hand')} "
+            f"{'is' if summary.unfinished_games == 1 else 'are'} left out of the per-game figures)"
         )
     lines.append("")
     lines.append("  hands won by position in the turn order (0 = the hand's starter):")

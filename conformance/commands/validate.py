@@ -28,7 +28,9 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         help="check profile and transcript files",
         description="Check profiles (files with profile_format), transcripts (files with "
         "steps) and the protocol clause catalogue (id: protocol). A directory is searched for "
-        "*.yaml and *.yml files. Default: the shipped profiles and protocol clauses.",
+        "*.yaml and *.yml files. Default: everything shipped: the profiles and protocol "
+        "clauses, the transcript corpus, and in a checkout the example engines' profiles "
+        "(examples/*/rules.yaml).",
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="a file or directory")
     parser.set_defaults(run=run)
@@ -144,14 +146,37 @@ def check_files(files: Iterable[Path]) -> list[Problem]:
     return problems
 
 
+def shipped() -> list[tuple[str, list[str]]]:
+    """What a bare ``jhyap validate`` checks, by what it is: the specs (profiles and protocol
+    clauses), the transcript corpus, and in a checkout the example engines' profiles."""
+    groups = [
+        ("the shipped specs", [str(data.specs_dir())]),
+        ("the transcript corpus", [str(data.transcripts_dir())]),
+    ]
+    examples = sorted((data.PACKAGE_DIR.parent / "examples").glob("*/rules.yaml"))
+    if examples:
+        groups.append(("the examples' profiles", [str(path) for path in examples]))
+    return groups
+
+
 def run(args: argparse.Namespace) -> int:
     """Print every problem, one per line (a missing path is one); exit 1 if any."""
-    paths: list[str] = args.paths or [str(data.specs_dir())]
-    files, problems = collect(paths)
+    groups = [("", list(args.paths))] if args.paths else shipped()
+    files: list[Path] = []
+    problems: list[Problem] = []
+    counts: list[str] = []
+    for what, paths in groups:
+        found_files, missing = collect(paths)
+        files += [f for f in found_files if f not in files]
+        problems += missing
+        counts.append(f"{what}: {len(found_files)}")
     found: list[Problem] = [*problems, *check_files(files)]
     for problem in found:
         print(problem)
     if found:
         return ExitCode.FAILURES
-    print(f"OK: {plural(len(files), 'file')} valid")
+    print(
+        f"OK: {plural(len(files), 'file')} valid"
+        + ("" if args.paths else f" ({', '.join(counts)})")
+    )
     return ExitCode.OK

@@ -23,6 +23,7 @@ from conformance.simulation.report import FORMAT, FORMAT_VERSION, RUN_KEYS, figu
 from conformance.simulation.stats import Tally
 from conformance.spec.data import schema_dir
 from conformance.spec.files import os_error_text, read_input
+from conformance.spec.wording import plural
 from jhyap_core import bounded_json
 
 SIMULATION: Final = FORMAT
@@ -240,8 +241,9 @@ def fuzz_lines(report: Mapping[str, Any]) -> list[str]:
     """A merged campaign in words (the text of ``jhyap fuzz``, from its report)."""
     per_profile = ", ".join(f"{p} {v['games']}" for p, v in report["profiles"].items())
     lines = [
-        f"{report['games']:,} games ({per_profile}), {report['requests']:,} requests in "
-        f"{report['seconds']:.1f} s of {len(report.get('merged_from', [1]))} shards "
+        f"{plural(report['games'], 'game', grouped=True)} ({per_profile}), "
+        f"{plural(report['requests'], 'request', grouped=True)} in "
+        f"{report['seconds']:.1f} s of {plural(len(report.get('merged_from', [1])), 'shard')} "
         f"({report['games_per_second']:,.1f} games/s a shard; seed {report['seed']})",
         "coverage (counted up to each game's divergence):",
     ]
@@ -251,11 +253,12 @@ def fuzz_lines(report: Mapping[str, Any]) -> list[str]:
         if stats["never_reached"]:
             lines.append(f"  {profile}: never reached: {', '.join(stats['never_reached'])}")
         if stats["unsupported"]:
-            lines.append(f"skipped: the engine declined {profile} ({stats['unsupported']} games)")
+            declined = plural(stats["unsupported"], "game")
+            lines.append(f"skipped: the engine declined {profile} ({declined})")
     for signature, count in sorted(report["known_divergences"].items()):
-        lines.append(f"known divergence ({count} games): {signature}")
+        lines.append(f"known divergence ({plural(count, 'game')}): {signature}")
     for signature, count in sorted(report["met_again"].items()):
-        lines.append(f"met again ({count} more games): {signature}")
+        lines.append(f"met again ({plural(count, 'more game')}): {signature}")
     for problem in report["reference_problems"]:
         lines.append(f"REFERENCE INVARIANT BROKEN: {problem}")
     if report["capped"]:

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from conformance.spec.wording import plural
+
 from ..spec.json_types import Json
 from .carry import GameRun, play_through, stopping_at_first
 from .config import DEFAULT_MAX_FINDINGS, FuzzConfig
@@ -339,7 +341,7 @@ class _Campaign:
         deadline = began + max(0.0, find_seconds) + config.shrink_grace - reserve
         if self.deadline is not None:
             deadline = min(deadline, self.deadline - reserve)
-        self.tell(f"shrinking {divergence.signature}: {divergence.index + 1} requests")
+        self.tell(f"shrinking {divergence.signature}: {plural(divergence.index + 1, 'request')}")
         shrunk = shrink(
             config.documents,
             plan,

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
+from conformance.spec.wording import plural
 from jhyap_core.profile import option_specs, resolve
 from jhyap_core.vocabulary import JhyapError
 from reference_engine.rules import DeckRunsOut, GameEndKind, ReshuffleMoment, Rules
@@ -63,7 +64,7 @@ def low_counters(coverage: Mapping[str, int], games: int, applicable: Sequence[s
     if games < MIN_GAMES_JUDGED:
         return []
     return [
-        f"{name}: {coverage.get(name, 0)} in {games} games"
+        f"{name}: {coverage.get(name, 0)} in {plural(games, 'game')}"
         for name, rate in LOW_RATES.items()
         if name in applicable and coverage.get(name, 0) * 100 < rate * games
     ]

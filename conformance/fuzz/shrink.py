@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from conformance.spec.wording import plural
 from jhyap_core.profile import option_specs, resolve
 
 from ..spec.decks import deck_names, table_deck
@@ -150,8 +151,8 @@ class _Shrinker:
     def note(self, stage: str, plan: Plan, divergence: Divergence) -> None:
         if self.report is not None:
             self.report(
-                f"shrinking {self.signature}: {stage}, {divergence.index + 1} requests, "
-                f"{self.tried} candidates"
+                f"shrinking {self.signature}: {stage}, "
+                f"{plural(divergence.index + 1, 'request')}, {plural(self.tried, 'candidate')}"
             )
 
     # -- stages ---------------------------------------------------------------------

@@ -14,6 +14,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..spec.wording import plural
+
 # Check fields compared as sets, and per-seat fields whose per-seat values are sets.
 SET_FIELDS = frozenset({"out_of_play", "multi_throwers"})
 PER_SEAT_FIELDS = frozenset({"hands", "hand_values", "scores"})
@@ -103,11 +105,11 @@ def _types(events: Sequence[Any]) -> str:
 def compare_events(expected: Sequence[Mapping[str, Any]], actual: Any) -> list[str]:
     """The same number of events, in order, each with the expected fields."""
     if not isinstance(actual, list):
-        return [f"events: expected a list of {len(expected)} events, got {show(actual)}"]
+        return [f"events: expected a list of {plural(len(expected), 'event')}, got {show(actual)}"]
     found: list[str] = []
     if len(expected) != len(actual):
         found.append(
-            f"events: expected {len(expected)} events {_types(expected)}, "
+            f"events: expected {plural(len(expected), 'event')} {_types(expected)}, "
             f"got {len(actual)} {_types(actual)}"
         )
     for i, (want, got) in enumerate(zip(expected, actual, strict=False)):
@@ -164,7 +166,9 @@ def _diff_per_seat(name: str, expected: Any, actual: Any) -> list[str]:
             path = f"{name}[{key}]"
             if seat is None or not 0 <= seat < len(actual):
                 found.append(
-                    _missing(path, want, f"no such seat (the engine lists {len(actual)} seats)")
+                    _missing(
+                        path, want, f"no such seat (the engine lists {plural(len(actual), 'seat')})"
+                    )
                 )
             else:
                 found.extend(compare(path, want, actual[seat]))
@@ -173,7 +177,7 @@ def _diff_per_seat(name: str, expected: Any, actual: Any) -> list[str]:
         return [_differ(name, expected, actual)]
     if len(expected) != len(actual):
         return [
-            f"{_differ(name, expected, actual)} ({len(expected)} seats expected, "
+            f"{_differ(name, expected, actual)} ({plural(len(expected), 'seat')} expected, "
             f"{len(actual)} given)"
         ]
     found = []

@@ -71,7 +71,9 @@ CHECK_NAMES: Final = (
     "schema",
     "stdout",
 )
-GAME_CHECKS: Final = CHECK_NAMES[CHECK_NAMES.index("start") : CHECK_NAMES.index("stop")]
+# The hand's checks; the protocol points after them open tables of their own.
+GAME_CHECKS: Final = CHECK_NAMES[CHECK_NAMES.index("start") : CHECK_NAMES.index("call") + 1]
+POINT_CHECKS: Final = CHECK_NAMES[CHECK_NAMES.index("call") + 1 : CHECK_NAMES.index("stop")]
 PROFILES: Final = ("dhumbal", "everestbuzz", "dashain")  # tried in turn until one is accepted
 EXIT_WAIT: Final = 5.0  # seconds an engine has to exit after answering stop
 STDERR_LINES: Final = 10
@@ -170,6 +172,12 @@ def stdout_problem(exc: ProtocolViolation) -> str:
         '{"seq": <its seq>, "ok": true, ...} or {"seq": <its seq>, "ok": false, '
         f'"error": {{"code": ..., "message": ...}}}} ({PROTOCOL_DOC}#messages)'
     )
+
+
+def _declined_text(declined: Mapping[str, Sequence[str]]) -> str:
+    """``dhumbal, dashain: unsupported_profile: <the engine's message>; ...``: each reason
+    the engine gave, once, after the profiles it gave it for."""
+    return "; ".join(f"{', '.join(pids)}: {reason}" for reason, pids in declined.items())
 
 
 def _stderr_details(lines: Sequence[str]) -> tuple[str, ...]:
@@ -423,7 +431,10 @@ class _Smoke:
         except _Broken as broken:
             assert self.broken_at is not None
             self.add(self.broken_at, CheckStatus.FAIL, broken.text, broken.details)
-            self.skip_rest(GAME_CHECKS, f"the engine could not be used after {self.broken_at}")
+            self.skip_rest(
+                GAME_CHECKS + POINT_CHECKS,
+                f"the engine could not be used after {self.broken_at}",
+            )
         except _Stop:
             failed = self.result.checks[-1].name
             self.skip_rest(GAME_CHECKS, f"the hand cannot go on after {failed}")
@@ -435,7 +446,7 @@ class _Smoke:
             documents = shipped_documents()
             candidates = [(pid, documents[pid]) for pid in PROFILES]
         seats = self.plan.seats
-        declined: list[str] = []
+        declined: dict[str, list[str]] = {}  # the engine's reason -> the profiles it declined
         for pid, document in candidates:
             resolved = resolve(document)
             message = {
@@ -446,18 +457,18 @@ class _Smoke:
             }
             response = self.send(client, "start", message)
             if response["ok"]:
-                note = f" (declined: {'; '.join(declined)})" if declined else ""
+                note = f" (declined: {_declined_text(declined)})" if declined else ""
                 self.add("start", CheckStatus.OK, f"accepted a {seats}-seat {pid} table{note}")
                 return
             error = response["error"]
             if error["code"] not in SKIP_CODES:
                 self.refused_badly("start", f"a {seats}-seat {pid} table", response)
-            declined.append(f"{pid}: {error['code']}")
+            declined.setdefault(f"{error['code']}: {error['message']}", []).append(pid)
         which = "the declared profile" if self.profile is not None else "every shipped profile"
         self.add(
             "start",
             CheckStatus.FAIL,
-            f"the engine declined {which} ({'; '.join(declined)}); smoke needs one it plays",
+            f"the engine declined {which} ({_declined_text(declined)}); smoke needs one it plays",
         )
         raise _Stop
 
@@ -558,7 +569,9 @@ class _Smoke:
         ]
         total = len(self.responses)
         if not problems:
-            self.add("schema", CheckStatus.OK, f"all {total} responses match schema/protocol/")
+            self.add(
+                "schema", CheckStatus.OK, f"all {plural(total, 'response')} match schema/protocol/"
+            )
             return
         bad = len({line.split(":")[0] for line in problems})
         shown = problems[:MAX_SCHEMA_LINES]
@@ -567,7 +580,8 @@ class _Smoke:
         self.add(
             "schema",
             CheckStatus.FAIL,
-            f"{bad} of {total} responses break schema/protocol/; make them match the JSON "
+            f"{bad} of {plural(total, 'response')} {'breaks' if bad == 1 else 'break'} "
+            f"schema/protocol/; make {'it' if bad == 1 else 'them'} match the JSON "
             "Schemas (docs/schemas.md):",
             shown,
         )
@@ -637,7 +651,7 @@ class _Smoke:
             self.add(
                 "exit",
                 CheckStatus.FAIL,
-                f"the engine exited but left {count} process{'es' if count > 1 else ''} running "
+                f"the engine exited but left {plural(count, 'process', 'processes')} running "
                 f"(pid {', '.join(map(str, leftovers))}); end the processes it started "
                 "before it exits",
             )
@@ -693,7 +707,7 @@ class _Smoke:
                     self.protocol_points(client, hello)
             else:
                 self.skip_rest(("protocol", "engine"), "no hello answer")
-                self.skip_rest(GAME_CHECKS, "the handshake failed")
+                self.skip_rest(GAME_CHECKS + POINT_CHECKS, "the handshake failed")
             if self.broken_at is None:
                 self.shutdown(client)
             elif self.broken_at != "hello":

@@ -122,12 +122,21 @@ class RerunInfo:
     validate_protocol: bool = True
     known_failures: str | None = None
     window: int | None = None  # None: the default window
+    engine_env: tuple[str, ...] = ()  # each --engine-env as given (NAME or NAME=VALUE)
+    engine_memory: int | None = None  # --engine-memory MB
+    engine_cpu: int | None = None  # --engine-cpu SECONDS
 
     def command(self, outcome: Outcome) -> str:
         profile = self.profile_files.get(outcome.profile, outcome.profile)
         words = ["jhyap", "run", "-k", outcome.transcript_id, "--profile", profile]
         if self.engine is not None:
             words += ["--engine", self.engine]
+        for variable in self.engine_env:
+            words.append(f"--engine-env={variable}")  # "=": a value may start with a dash
+        if self.engine_memory is not None:
+            words += ["--engine-memory", str(self.engine_memory)]
+        if self.engine_cpu is not None:
+            words += ["--engine-cpu", str(self.engine_cpu)]
         if self.transcripts is not None:
             words += ["--transcripts", self.transcripts]
         if self.timeout is not None:
@@ -249,6 +258,26 @@ def _bucket(outcome: Outcome) -> str:
     return "failed" if outcome.status in NOT_PASSED - {CaseStatus.EMPTY} else "other"
 
 
+def _failing_clauses_table(failing: Counter[str], first_named: Counter[str], top: int) -> list[str]:
+    """The clauses failed cases credit, most failures first: first the failures naming the
+    clause first (a failure names the rule most likely broken first), then all of them, then
+    the clause id; titled with that order and the columns' meaning."""
+    ranked = sorted(failing.items(), key=lambda kv: (-first_named[kv[0]], -kv[1], kv[0]))
+    shown = ranked[:top]
+    width = max([len("clause")] + [len(c) for c, _ in shown])
+    lines = [
+        "top failing clauses, by first, then failed, then clause:",
+        "  (first: failed cases naming the clause first, as the rule most likely broken; "
+        "failed: failed cases crediting it)",
+        f"  {'clause':<{width}}  first  failed",
+        *(f"  {c:<{width}}  {first_named[c]:>5}  {n:>6}" for c, n in shown),
+    ]
+    if len(ranked) > top:
+        more = plural(len(ranked) - top, "more clause")
+        lines.append(f"  ... and {more}: each failure above lists its clauses")
+    return lines
+
+
 def counts_line(outcomes: Sequence[Outcome], style: Style = PLAIN) -> str:
     """``3 passed, 1 failed, 2 timed out`` in the order of STATUSES."""
     counts = Counter(o.status for o in outcomes)
@@ -309,17 +338,13 @@ def summary_lines(
             lines += _table("clause family", families[:top])
             if len(families) > top:
                 more = plural(len(families) - top, "more family", "more families")
-                lines.append(f"... and {more}")
+                lines.append(
+                    f"... and {more}, none with more failures "
+                    "(a --json report gives each case's clauses)"
+                )
         lines.append("")
     if failing_clauses:
-        lines.append("top failing clauses:")
-        # A stable sort: among equal counts, the order transcripts list their clauses in,
-        # which puts the rule a transcript is about (listed first) before its incidentals.
-        # Failures naming the clause first rank it before those it merely came along with.
-        ranked = sorted(failing_clauses.items(), key=lambda kv: (-first_named[kv[0]], -kv[1]))
-        ranked = ranked[:top]
-        width = max(len(c) for c, _ in ranked)
-        lines += [f"  {c:<{width}}  {n}" for c, n in ranked]
+        lines += _failing_clauses_table(failing_clauses, first_named, top)
         lines.append("")
     skipped = Counter(o.reason for o in outcomes if o.status == CaseStatus.SKIPPED)
     if skipped:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping, Sequence
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from jhyap_core.profile import OptionSpec, OptionType, option_specs, set_path
@@ -235,6 +235,19 @@ def _widened(spec: OptionSpec, value: Json) -> list[Json]:
     return values
 
 
+def _orderable(spec: OptionSpec, value: Json) -> bool:
+    """Whether ``value`` can join the values of option ``spec``: a finite number for a
+    number option (null, a rule's "none", cannot)."""
+    if spec.type not in (OptionType.INTEGER, OptionType.DECIMAL):
+        return True
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return False
+    try:
+        return Decimal(str(value)).is_finite()
+    except InvalidOperation:
+        return False
+
+
 def _widen_hint(spec: OptionSpec, value: Json) -> str:
     """How to give option ``spec`` the value ``value`` in an extends file."""
     name = spec.name
@@ -306,7 +319,7 @@ def _reconcile(
         target = by_rules[0]
         rule_value = current[spec.targets.index(target)]
         one_value = spec.map is None and spec.values is not None and len(current) == 1
-        if one_value and spec.name not in changed:
+        if one_value and spec.name not in changed and _orderable(spec, rule_value):
             # The file's rule is the table's default: the option offers it too, beside
             # the values it had (a host may still choose those).
             option["values"] = _widened(spec, rule_value)
@@ -322,11 +335,13 @@ def _reconcile(
                 f"{t} {show(c)}" for t, c in zip(spec.targets, current, strict=True)
             )
             what = f"no value of option {spec.name} sets {setting}"
-        report.add(
-            ("rules", *target.split(".")),
-            f"{what}; add it to the option ({_widen_hint(spec, rule_value)}) "
-            f"or remove the option (options: {{{spec.name}: null}})",
+        remove = f"remove the option (options: {{{spec.name}: null}})"
+        fix = (
+            f"add it to the option ({_widen_hint(spec, rule_value)}) or {remove}"
+            if _orderable(spec, rule_value)
+            else remove
         )
+        report.add(("rules", *target.split(".")), f"{what}; {fix}")
     return moved
 
 

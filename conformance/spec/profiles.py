@@ -327,6 +327,12 @@ def _check_semantics(value: dict[str, Json], report: Report, require_coverage: b
             report.add(("options", i, "name"), f"not cited by any clause (cite as options.{name})")
 
 
+def _naming(path: DataPath, message: str) -> str:
+    """A rule problem's message, led by its parameter's path unless it names it already."""
+    where = yamlsafe.format_path(path)
+    return message if where.removeprefix("rules.") in message else f"{where}: {message}"
+
+
 def _check_readings(value: dict[str, Json], report: Report) -> None:
     """Each reading: known interpretation clauses, parameters that exist, the profile's own
     values one of its choices, and every choice a playable profile."""
@@ -367,16 +373,31 @@ def _check_readings(value: dict[str, Json], report: Report) -> None:
                 "the profile's own rules and options match none of the choices",
             )
             continue
+        # A profile that extends another and declares this reading plays its one choice.
+        derived = value.get("derived_from")
+        declared = ((derived or {}).get("readings") or {}).get(reading["name"])
+        broken: dict[str, list[str]] = {}
         for choice in reading["choices"]:
+            if declared is not None and choice != declared:
+                continue
             played = readings.with_choice(value, reading["name"], str(choice))
-            problems = [m for _, m in _rule_problems(played["rules"])]
+            problems = [_naming(path, message) for path, message in _rule_problems(played["rules"])]
             try:
                 Rules.from_profile(resolve(played, {}))
             except JhyapError as exc:
                 if not problems:  # the engine's refusal says again what a check above said
                     problems.append(exc.message)
+            broken[str(choice)] = problems
+        playable = [c for c, problems in broken.items() if not problems]
+        # A variant can settle the reading on a choice its rules play.
+        hint = (
+            f"; declare one that plays (readings: {{{reading['name']}: {playable[0]}}})"
+            if derived and declared is None and playable
+            else ""
+        )
+        for choice, problems in broken.items():
             for message in problems:
-                report.add((*at, "choices", choice), f"this choice makes {message}")
+                report.add((*at, "choices", choice), f"this choice makes {message}{hint}")
 
 
 # -- loading ----------------------------------------------------------------------

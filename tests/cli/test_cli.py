@@ -308,6 +308,25 @@ def test_the_exit_statuses_close_every_help(capsys: pytest.CaptureFixture[str]) 
         assert "  130  interrupted (Ctrl-C)" in tail
 
 
+def test_each_help_lists_only_the_errors_its_command_can_meet(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")  # the width argparse wraps help to
+    with pytest.raises(SystemExit):
+        cli.build_parser().parse_args(["validate", "--help"])
+    out = capsys.readouterr().out
+    assert out[out.index("exit status:") :].splitlines()[3:6] == [
+        "  2    usage error (an unknown option or command, a bad option value); or an",
+        "       internal error (a bug in jhyap: please report it)",
+        "  130  interrupted (Ctrl-C)",
+    ]
+    errors = {c: exit_statuses(c)[ExitCode.ERROR] for c in cli.COMMANDS}
+    starting = {c for c, meaning in errors.items() if "an engine it cannot start" in meaning}
+    assert starting == {"run", "smoke", "fuzz"}
+    writing = {c for c, meaning in errors.items() if "an output it cannot write" in meaning}
+    assert writing == {"run", "coverage", "export", "record", "simulate", "fuzz", "merge"}
+
+
 def test_every_option_of_every_command_has_help() -> None:
     parser = cli.build_parser()
     commands = cli.command_parsers(parser)

@@ -74,7 +74,7 @@ def test_event_field_differs() -> None:
 
 def test_event_count_differs() -> None:
     assert compare_events([{"type": "picked"}], [PICKED, OUT]) == [
-        "events: expected 1 events [picked], got 2 [picked, out_of_play]"
+        "events: expected 1 event [picked], got 2 [picked, out_of_play]"
     ]
     assert compare_events([{"type": "picked"}, OUT], [PICKED]) == [
         "events: expected 2 events [picked, out_of_play], got 1 [picked]"
@@ -97,7 +97,7 @@ def test_event_cards_are_compared_in_order() -> None:
 
 def test_events_that_are_not_a_list() -> None:
     assert compare_events([OUT], {"type": "out_of_play"}) == [
-        'events: expected a list of 1 events, got {"type": "out_of_play"}'
+        'events: expected a list of 1 event, got {"type": "out_of_play"}'
     ]
     assert compare_events([OUT], ["out_of_play"]) == [
         'events[0]: expected {"type": "out_of_play", "cards": ["Ks"]}, got "out_of_play"'

@@ -118,6 +118,13 @@ WRONG_REPORT = [
 ]
 
 
+TOP_CLAUSES_TITLE = [
+    "top failing clauses, by first, then failed, then clause:",
+    "  (first: failed cases naming the clause first, as the rule most likely broken; failed: "
+    "failed cases crediting it)",
+]
+
+
 @pytest.mark.e2e
 def test_failing_transcript_report_line_by_line(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = jhyap(capsys, "run", "--transcripts", DATA_ARG, "-k", PASSING, "-k", WRONG)
@@ -126,12 +133,13 @@ def test_failing_transcript_report_line_by_line(capsys: pytest.CaptureFixture[st
     lines = out.splitlines()
     assert lines[:16] == WRONG_REPORT
     assert lines[16:] == [
-        "top failing clauses:",
+        *TOP_CLAUSES_TITLE,
         # a wrong card drawn points at the deck's order (the deal's), then the pick clause;
         # the turn clause only came along
-        "  dashain.deal.given-order  1",
-        "  dashain.deal.order        1",
-        "  dashain.pick.out-of-play  1",
+        "  clause                    first  failed",
+        "  dashain.deal.given-order      1       1",
+        "  dashain.deal.order            0       1",
+        "  dashain.pick.out-of-play      0       1",
         "",
         "engine: jhyap-reference 0.1.0 (protocol 1.1)",
         lines[-1],
@@ -159,12 +167,13 @@ def test_verbose_adds_the_tables_and_quiet_keeps_one_line_per_failure(
         "dashain.pick        1       1      0",
         "dashain.turn        0       1      0",
         "",
-        "top failing clauses:",
+        *TOP_CLAUSES_TITLE,
         # a wrong card drawn points at the deck's order (the deal's), then the pick clause;
         # the turn clause only came along
-        "  dashain.deal.given-order  1",
-        "  dashain.deal.order        1",
-        "  dashain.pick.out-of-play  1",
+        "  clause                    first  failed",
+        "  dashain.deal.given-order      1       1",
+        "  dashain.deal.order            0       1",
+        "  dashain.pick.out-of-play      0       1",
         "",
         "engine: jhyap-reference 0.1.0 (protocol 1.1)",
     ]
@@ -210,7 +219,7 @@ def test_check_failure_report(capsys: pytest.CaptureFixture[str]) -> None:
         "  engine stderr: (nothing)",
         f"  rerun: jhyap run -k harness-check-fails --profile dhumbal --transcripts {DATA_ARG}",
         "",
-        "top failing clauses:",
+        TOP_CLAUSES_TITLE[0],
     ]
     assert out.splitlines()[-1].startswith("== 1 failed (1 case) in ")
 

@@ -173,6 +173,57 @@ def _result(*outcomes: Outcome) -> RunResult:
     return RunResult(list(outcomes), EngineInfo({"name": "e", "version": "1"}, "1.0", {}), 1.0)
 
 
+TOP_TITLE = "top failing clauses, by first, then failed, then clause:"
+
+
+def test_failing_clauses_are_ranked_by_first_then_failed_then_clause() -> None:
+    failed = CaseStatus.FAILED
+    result = _result(
+        _outcome(failed, ("dhumbal.turn.order", "dhumbal.deal.order")),
+        _outcome(failed, ("dhumbal.turn.order", "dhumbal.call.limit")),
+        _outcome(failed, ("dhumbal.pick.deck", "dhumbal.call.limit")),
+        _outcome(failed, ("dhumbal.call.limit", "dhumbal.deal.order")),
+        _outcome(failed, ("dhumbal.call.after", "dhumbal.deal.order")),
+    )
+    legend = (
+        "  (first: failed cases naming the clause first, as the rule most likely broken; "
+        "failed: failed cases crediting it)"
+    )
+    lines = summary_lines(result)
+    at = lines.index(TOP_TITLE)
+    assert lines[at : at + 9] == [
+        TOP_TITLE,
+        legend,
+        "  clause              first  failed",
+        "  dhumbal.turn.order      2       2",
+        "  dhumbal.call.limit      1       3",
+        "  dhumbal.call.after      1       1",  # equal counts: by clause id
+        "  dhumbal.pick.deck       1       1",
+        "  dhumbal.deal.order      0       3",
+        "",
+    ]
+    lines = summary_lines(result, top=2)
+    at = lines.index(TOP_TITLE)
+    assert lines[at + 2 : at + 7] == [
+        "  clause              first  failed",
+        "  dhumbal.turn.order      2       2",
+        "  dhumbal.call.limit      1       3",
+        "  ... and 3 more clauses: each failure above lists its clauses",
+        "",
+    ]
+    # -v: the table by clause family says where the families it leaves out are.
+    lines = summary_lines(result, top=2, verbosity=1)
+    at = lines.index("clause family  passed  failed  other")
+    assert lines[at : at + 5] == [
+        "clause family  passed  failed  other",
+        "dhumbal.call        0       4      0",
+        "dhumbal.deal        0       3      0",
+        "... and 2 more families, none with more failures (a --json report gives each case's "
+        "clauses)",
+        "",
+    ]
+
+
 def test_known_failures_and_unexpected_passes_are_not_failing_clauses() -> None:
     lines = summary_lines(
         _result(
@@ -184,8 +235,8 @@ def test_known_failures_and_unexpected_passes_are_not_failing_clauses() -> None:
         verbosity=1,  # the tables by clause family are -v output
     )
     text = "\n".join(lines)
-    top = lines[lines.index("top failing clauses:") + 1 :]
-    assert top[0].split() == ["dhumbal.deal.order", "1"]
+    top = lines[lines.index(TOP_TITLE) + 3 :]  # after the legend and the columns' names
+    assert top[0].split() == ["dhumbal.deal.order", "1", "1"]
     assert not top[1].strip().startswith("dhumbal")  # nothing else is ranked
     assert "unexpected passes (listed as known failures; remove the entries):" in lines
     assert "  t-xpass [dhumbal]: fixed since" in lines
@@ -211,10 +262,14 @@ def test_the_rerun_line_repeats_every_non_default_option() -> None:
         profile_files={"dhumbal-house": "profiles/house.yaml"},
         validate_protocol=False,
         known_failures="known.yaml",
+        engine_env=("RULES=house", "HOME"),
+        engine_memory=512,
+        engine_cpu=30,
     )
     outcome = Outcome(CaseStatus.FAILED, "t", "dhumbal-house", file="t.yaml")
     assert rerun.command(outcome) == (
         "jhyap run -k t --profile profiles/house.yaml --engine './my-engine --fast' "
+        "--engine-env=RULES=house --engine-env=HOME --engine-memory 512 --engine-cpu 30 "
         "--transcripts mine/ --timeout 2.5 --no-validate-protocol --known-failures known.yaml"
     )
     assert RerunInfo().command(outcome) == "jhyap run -k t --profile dhumbal-house"
@@ -236,12 +291,14 @@ def test_the_run_command_puts_the_profile_file_and_timeout_in_the_rerun_line(
         "dhumbal-call-limit-5",
         "--timeout",
         "7",
+        "--engine-env",
+        "JHYAP_HOUSE=1",
     )
     assert result.returncode == 1, result.stderr
     rerun = [line.strip() for line in result.stdout.splitlines() if "rerun:" in line]
     assert rerun == [
         f"rerun: jhyap run -k dhumbal-call-limit-5 --profile {profile} --engine "
-        f"{shlex.quote(fake('unknown_fields.py'))} --timeout 7"
+        f"{shlex.quote(fake('unknown_fields.py'))} --engine-env=JHYAP_HOUSE=1 --timeout 7"
     ]
 
 
@@ -327,8 +384,8 @@ def test_a_broken_engine_under_one_profile_is_credited_to_that_profiles_clauses_
     assert named and all(c.startswith(("dhumbal.", "protocol.")) for c in named), named
     words = {w.strip(",") for line in result.stdout.splitlines() for w in line.split()}
     assert not [w for w in words if w.startswith(("dashain.", "everestbuzz."))]
-    top = result.stdout.split("top failing clauses:")[1].split("\n\n")[0].split()
-    assert "dhumbal.scoring.won-show" not in top[:2]
+    rows = result.stdout.split(TOP_TITLE)[1].split("\n\n")[0].splitlines()[3:]
+    assert "dhumbal.scoring.won-show" not in [row.split()[0] for row in rows[:2]]
 
 
 @pytest.mark.e2e

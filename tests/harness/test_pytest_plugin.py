@@ -259,6 +259,30 @@ def test_item_ids_can_be_passed_back(pytester: pytest.Pytester) -> None:
     result.stderr.fnmatch_lines(["ERROR: not found: jhyap::dashain::no-such-case (no jhyap case*"])
 
 
+def test_ids_printed_below_the_rootdir_can_be_pasted_back(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # From a folder below the rootdir pytest prints ids relative to it: pasted back as they
+    # are, they rerun exactly the case they name.
+    pytester.makeini("[pytest]\n")
+    monkeypatch.chdir(pytester.mkdir("sub"))
+    result = jhyap(pytester, REFERENCE, "-rf", "--tb=no")
+    failed = [line.split(" - ")[0] for line in result.stdout.lines if line.startswith("FAILED ")]
+    assert failed == [
+        "FAILED ../jhyap::dhumbal::harness-check-fails",
+        f"FAILED ../jhyap::dashain::{WRONG}",
+    ]
+    again = jhyap(pytester, REFERENCE, f"../jhyap::dashain::{WRONG}", "-v")
+    again.assert_outcomes(failed=1, deselected=4)
+    again.stdout.fnmatch_lines([f"../jhyap::dashain::{WRONG} FAILED*"])
+    jhyap(pytester, REFERENCE, "../jhyap::dashain").assert_outcomes(
+        passed=3, failed=1, deselected=1
+    )
+    # A path that leads elsewhere is no id: pytest looks for it as a file.
+    elsewhere = jhyap(pytester, REFERENCE, f"../../jhyap::dashain::{WRONG}")
+    assert elsewhere.ret == pytest.ExitCode.USAGE_ERROR
+
+
 def test_the_engine_summary_survives_xdist(pytester: pytest.Pytester) -> None:
     pytest.importorskip("xdist")
     result = jhyap(pytester, REFERENCE, "-n", "2", "-p", "xdist", "-rf", "-vv")

@@ -29,7 +29,7 @@ def test_a_local_cluster_gives_the_figures_of_one_process(
     one_table = capsys.readouterr().out
     code = cli.main([*ARGS, "--cluster", "local:2", "--json", str(tmp_path / "two.json")])
     out, err = capsys.readouterr()
-    assert (code, out, err) == (0, one_table, "")
+    assert (code, out, err) == (0, one_table, "jhyap simulate: played 12/12 games\n")
     assert (tmp_path / "two.json").read_text() == (tmp_path / "one.json").read_text()
     # A shard on a cluster is that shard.
     code = cli.main([*ARGS, "--shard", "2/3", "--cluster", "local:1", "--json", "-"])

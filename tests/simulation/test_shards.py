@@ -158,7 +158,7 @@ def test_four_simulation_shards_merged_are_the_run_to_the_last_digit(
 
 def test_simulate_accepts_jobs_auto(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _main(capsys, "simulate", "everestbuzz", "--games", "2", "--jobs", "auto")
-    assert (code, err) == (0, "")
+    assert (code, err) == (0, "jhyap simulate: played 2/2 games\n")  # the progress, as a log
     assert "2 games, seed 0" in out
 
 
@@ -458,6 +458,7 @@ def test_a_figure_without_observations_is_null_in_strict_json(
     for k, path in enumerate(shards, start=1):
         base = ("simulate", "dashain", "--games", "4", "--shard", f"{k}/2")
         assert cli.main([*base, "--json", str(path)]) == 0
+    assert capsys.readouterr().err == "jhyap simulate: played 2/2 games\n" * 2  # the progress
     merged = tmp_path / "merged.json"
     code, _, err = _main(capsys, "merge", *map(str, shards), "--json", str(merged))
     assert (code, err) == (0, "")

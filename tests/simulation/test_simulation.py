@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import copy
+import io
 import json
 import math
 import random
+import shlex
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance import cli
+from conformance.commands import jobs_count
+from conformance.commands.simulate import Progress
 from conformance.simulation.play import SimulationSpec, play_games
 from conformance.simulation.stats import mean, share, summarise
 from conformance.spec.data import shipped_profile_ids
@@ -195,7 +200,49 @@ def test_simulate_command_json(capsys: pytest.CaptureFixture[str]) -> None:
     again = cli.main(
         ["simulate", "dhumbal", "--games", "3", "--seed", "5", "--json", "-", "-o", "call_limit=15"]
     )
-    assert again == 0 and json.loads(capsys.readouterr().out) == out
+    captured = capsys.readouterr()
+    assert again == 0 and json.loads(captured.out) == out
+    # stderr is no terminal here: the progress is a log, which ends with the count played.
+    assert captured.err == "jhyap simulate: played 3/3 games\n"
+
+
+def test_the_readme_simulate_line_is_a_quick_one() -> None:
+    """A newcomer's first simulate: 200 games on every CPU (a few seconds), not 1,000 in one
+    process (minutes)."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
+    line = next(x for x in readme.splitlines() if x.startswith("jhyap simulate "))
+    words = shlex.split(line.split("#")[0])[1:]
+    args = cli.build_parser(words).parse_args(words)
+    assert (args.games, args.jobs) == (200, jobs_count("auto"))
+    assert words[words.index("--jobs") + 1] == "auto"
+
+
+def test_simulate_counts_one_game_and_one_hand_in_the_singular(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert (
+        cli.main(["simulate", "dhumbal", "--games", "1", "--seats", "2", "--max-rounds", "1"]) == 0
+    )
+    out, err = capsys.readouterr()
+    assert err == "jhyap simulate: played 1/1 game\n"
+    assert out.splitlines()[:2] == [
+        "dhumbal (defaults), 2 seats, heuristic play, 1 game, seed 0",
+        "1 hand; 95 % confidence intervals in brackets",
+    ]
+    assert "  (1 game unfinished after 1 hand is left out of the per-game figures)" in out
+
+
+def test_simulate_logs_its_progress_every_few_seconds_off_a_terminal() -> None:
+    stream = io.StringIO()
+    now = [0.0]
+    progress = Progress(100, stream, clock=lambda: now[0])
+    for done, at in ((25, 1.0), (50, 5.5), (75, 9.0), (100, 9.5)):
+        now[0] = at
+        progress(done)
+    progress.finish()
+    assert stream.getvalue() == (
+        "jhyap simulate: played 50/100 games\njhyap simulate: played 100/100 games\n"
+    )
 
 
 def test_simulate_command_refuses_bad_input(capsys: pytest.CaptureFixture[str]) -> None:

@@ -346,6 +346,29 @@ BROKEN = [
         "6: options.call_limit.changes: the declared reading call_limit_lock sets it to "
         '"at_start_only"',
     ),
+    # A rule an integer option sets, made null: one line, no internal error.
+    (
+        "alankar-dhumbal",
+        "rules:\n  game_end: {kind: one_hand, out_above: null}\n",
+        "5: rules.game_end.out_above: null is not a value of option target_score (50, 100, "
+        "150, 200), which sets game_end.out_above; remove the option (options: "
+        "{target_score: null})",
+    ),
+    # A reading's choice the variant's rules break: the rule it breaks is named.
+    (
+        "alankar-dhumbal",
+        "rules:\n  game_end: {kind: one_hand, out_above: null}\noptions: {target_score: null}\n",
+        "1: readings.target_reached.choices.reaching: this choice makes "
+        "rules.game_end.reaching_is_out: only a game with a threshold has one to reach; "
+        "declare one that plays (readings: {target_reached: above})",
+    ),
+    # Declared, only the reading's choice is played.
+    (
+        "alankar-dhumbal",
+        "readings: {target_reached: reaching}\n"
+        "rules:\n  game_end: {kind: one_hand, out_above: null}\noptions: {target_score: null}\n",
+        "6: rules.game_end.reaching_is_out: only a game with a threshold has one to reach",
+    ),
 ]
 
 
@@ -375,6 +398,20 @@ def test_a_broken_file_is_reported_without_a_traceback(tmp_path: Path) -> None:
     )
     assert (done.returncode, done.stderr) == (1, "")
     assert done.stdout == f"{path}:{BROKEN[0][2]}\n"
+
+
+def test_a_one_hand_variant_that_settles_the_threshold_reading_is_valid(tmp_path: Path) -> None:
+    body = (
+        "readings: {target_reached: above}\n"
+        "rules:\n  game_end: {kind: one_hand, out_above: null}\noptions: {target_score: null}\n"
+    )
+    document = load_profile(declared(tmp_path, "alankar-dhumbal", body))
+    assert document["rules"]["game_end"] == {
+        "kind": "one_hand",
+        "rounds": None,
+        "out_above": None,
+        "reaching_is_out": False,
+    }
 
 
 def test_the_declared_schema_describes_options() -> None:
