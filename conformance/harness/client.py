@@ -73,6 +73,9 @@ _WATCH_INTERVAL: Final = 0.1
 _StderrTail = StderrTail  # the name tests and older imports use
 
 
+_READ_ONLY: Final = ("state", "legal")  # requests that change no game
+
+
 _ENCODER: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
@@ -127,8 +130,6 @@ class EngineClient:
         self._closed = False
         self._close_lock = threading.Lock()
         self._stderr = StderrTail()
-        # Where the engine's standard error stops counting for the caller (see settle).
-        self._stderr_cut: int | None = None
         # Requests sent ahead (conformance.harness.ahead): written, their answers unread.
         self._flight: deque[tuple[int, Mapping[str, Any]]] = deque()
         self._upcoming: Iterator[Mapping[str, Any]] | None = None
@@ -269,7 +270,6 @@ class EngineClient:
         """Where a case starting now reads the engine's standard error from, so that its
         report shows no line an earlier case made the engine write. The first case reads
         from the start: what the engine wrote as it started concerns it too."""
-        self._stderr_cut = None
         if not self._cases_begun:
             self._cases_begun = True
             return 0
@@ -278,10 +278,9 @@ class EngineClient:
 
     def stderr_tail(self, lines: int | None = None, since: int = 0) -> list[str]:
         """The last lines of the engine's standard error (all kept lines by default), those
-        written after the mark ``since`` only; none written for requests sent ahead whose
-        answers were dropped (:meth:`settle`)."""
+        written after the mark ``since`` only."""
         self._settle_stderr()
-        tail = self._stderr.lines(since, self._stderr_cut)
+        tail = self._stderr.lines(since)
         return tail if lines is None else tail[-lines:]
 
     # -- requests ------------------------------------------------------------------
@@ -333,15 +332,10 @@ class EngineClient:
 
     def settle(self) -> None:
         """End the plan: read the answers of the requests written ahead, and drop them.
-        Raises as a request does when one of them gets no answer. What the engine wrote to
-        standard error from now on is theirs: :meth:`stderr_tail` leaves it out until the
-        next request is written."""
+        Raises as a request does when one of them gets no answer."""
         self._upcoming = self._peeked = None
         if self._broken is not None:
             self._flight.clear()  # the answers are lost with the connection
-        if self._flight:
-            self._settle_stderr()
-            self._stderr_cut = self._stderr.mark()
         while self._flight:
             seq, message = self._flight.popleft()
             deadline = time.monotonic() + self.timeout
@@ -360,7 +354,7 @@ class EngineClient:
             if peeked is None or (peeked is not message and peeked != message):
                 self.settle()
                 return None
-            self._top_up()
+            self._top_up(judged=True)
         flight = self._flight
         if not flight or (flight[0][1] is not message and flight[0][1] != message):
             self.settle()
@@ -368,41 +362,36 @@ class EngineClient:
         seq, _ = flight.popleft()
         limit = self.timeout if timeout is None else timeout
         answer = self._receive(seq, time.monotonic() + limit, limit, message.get("cmd"))
-        if len(flight) <= self._window // 2:
-            self._top_up()  # the engine answers these while the caller judges
+        if len(self._flight) <= self._window // 2:
+            self._top_up(judged=False)  # the engine answers these while the caller judges
         return answer
 
-    def _top_up(self) -> None:
-        """Write the next planned requests in one write, up to the window, whatever they
-        are: a request that changes the game goes out before the answers ahead of it are
-        judged. Had one of those answers failed the case, the engine goes on to steps the
-        transcript never reached; their answers are dropped (:meth:`settle`), and the
-        standard error they made the engine write is left out of the case's report."""
-        upcoming = self._upcoming
-        if upcoming is None or self._broken is not None:
+    def _top_up(self, *, judged: bool) -> None:
+        """Write the next planned requests in one write, up to the window: those that
+        change nothing (``state``, ``legal``), and first the next one whatever it is when
+        every answer so far has been ``judged`` by the caller. A request that may change
+        the game waits until the answer before it has been judged: had that answer failed
+        the case, the engine would have gone on to a step the transcript never reached,
+        and its report (standard error, a crash) would show it."""
+        if self._upcoming is None or self._broken is not None:
             return
-        flight = self._flight
-        if not flight:
+        if not self._flight:
             self._check_no_extra_line(self._seq)
-        first = seq = self._seq
-        lines = []
-        message = self._peeked
-        self._peeked = None
-        for _ in range(self._window - len(flight)):
-            if message is None:
-                message = next(upcoming, None)
-                if message is None:
+        first, lines = self._seq, []
+        while len(self._flight) < self._window:
+            if self._peeked is None:
+                self._peeked = next(self._upcoming, None)
+                if self._peeked is None:
                     self._upcoming = None
                     break
-            flight.append((seq, message))
-            lines.append(_encode({"seq": seq, **message}))
-            seq += 1
-            message = None
-        self._peeked = message
-        self._seq = seq
+            if (self._flight or not judged) and self._peeked.get("cmd") not in _READ_ONLY:
+                break
+            message, self._peeked = self._peeked, None
+            self._flight.append((self._seq, message))
+            lines.append(_encode({"seq": self._seq, **message}))
+            self._seq += 1
         if not lines:
             return
-        self._stderr_cut = None
         deadline = time.monotonic() + self.timeout
         try:
             sent = write_all(self._stdin_fd, "".join(lines).encode("utf-8"), deadline, self._stdout)
@@ -431,7 +420,6 @@ class EngineClient:
         deadline = time.monotonic() + limit
         seq = self._seq
         self._seq += 1
-        self._stderr_cut = None
         self._check_no_extra_line(seq)
         return seq, deadline, limit
 

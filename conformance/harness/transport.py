@@ -171,15 +171,9 @@ class StderrTail:
         with self._lock:
             return self._pushed
 
-    def lines(self, since: int = 0, until: int | None = None) -> list[str]:
-        """The kept lines from the mark ``since`` up to the mark ``until`` (None: all, and
-        the line still unfinished)."""
+    def lines(self, since: int = 0) -> list[str]:
         with self._lock:
+            extra = [self._partial.decode("utf-8", "replace")] if self._partial else []
             kept = list(self._lines)
-            first = self._pushed - len(kept)  # the mark of kept[0]
-            end = self._pushed if until is None else min(until, self._pushed)
-            start = max(since, first)
-            found = kept[start - first : max(start, end) - first]
-            if self._partial and end == self._pushed:
-                found.append(self._partial.decode("utf-8", "replace"))
-            return found
+            fresh = max(0, min(len(kept), self._pushed - since))
+            return kept[len(kept) - fresh :] + extra

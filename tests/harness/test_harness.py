@@ -688,21 +688,6 @@ def test_stderr_tail_keeps_at_most_64_kib() -> None:
     assert tail.lines()[-1] == "no end yet " + "z" * (64 * 1024 - 11)
 
 
-def test_stderr_tail_between_two_marks() -> None:
-    from conformance.harness.transport import StderrTail
-
-    tail = StderrTail()
-    tail.feed(b"a\nb\n")
-    since = tail.mark()
-    tail.feed(b"c\nd\n")
-    until = tail.mark()
-    tail.feed(b"e\npartial")
-    assert tail.lines(since, until) == ["c", "d"]
-    assert tail.lines(since) == ["c", "d", "e", "partial"]
-    assert tail.lines(until, until) == []
-    assert tail.lines(0, since) == ["a", "b"]
-
-
 # -- runner options ------------------------------------------------------------------------
 
 
