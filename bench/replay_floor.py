@@ -51,6 +51,8 @@ from conformance.harness import client as client_module  # noqa: E402
 from conformance.harness.ahead import DEFAULT_WINDOW  # noqa: E402
 from conformance.harness.runner import Case, RunConfig, build_cases, run_cases  # noqa: E402
 from conformance.spec.transcript import load_corpus, shipped_documents  # noqa: E402
+from jhyap_core.serving import serve  # noqa: E402
+from reference_engine.server import Session, decode_request  # noqa: E402
 
 REFERENCE = f"{shlex.quote(sys.executable)} -m reference_engine.server"
 ECHO = [sys.executable, str(HERE / "echo_engine.py")]
@@ -104,9 +106,6 @@ def record_streams(cases: list[Case]) -> list[bytes]:
 
 def in_process(streams: list[bytes]) -> float:
     """CPU seconds of the reference engine answering ``streams`` in this process."""
-    from jhyap_core.serving import serve
-    from reference_engine.server import Session, decode_request
-
     start = time.process_time()
     for stream in streams:
         serve(
