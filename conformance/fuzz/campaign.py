@@ -40,7 +40,7 @@ from .counters import COUNTERS, applicable_counters
 from .driver import Divergence, GameDropped, Unsupported
 from .generate import Plan, generate, random_spec
 from .pool import CANDIDATE, GAME, EnginePair, PairPool
-from .shrink import Shrunk, shrink, transcribable, truncated
+from .shrink import Reserve, Shrunk, shrink, transcribable, truncated
 from .steer import steer
 from .verify import verify_and_write
 from .writer import involved_clauses, known_entry, transcript_id
@@ -337,10 +337,12 @@ class _Campaign:
         found_at = self.now()
         find_seconds = found_at - self.result.shrinking_seconds
         began = time.monotonic()
-        # The checks after the shrink (two replays) come out of the same allowance.
-        deadline = began + max(0.0, find_seconds) + config.shrink_grace - reserve
+        # The checks after the shrink (two replays) come out of the same allowance: the
+        # time kept for them is measured on the shrink's own replays (the fixed reserve
+        # is only the guess before the first is timed).
+        deadline = began + max(0.0, find_seconds) + config.shrink_grace
         if self.deadline is not None:
-            deadline = min(deadline, self.deadline - reserve)
+            deadline = min(deadline, self.deadline)
         self.tell(f"shrinking {divergence.signature}: {plural(divergence.index + 1, 'request')}")
         shrunk = shrink(
             config.documents,
@@ -351,6 +353,7 @@ class _Campaign:
             width=pool.width,
             deadline=deadline,
             report=self.tell,
+            reserve=Reserve(requests=divergence.index + 1, prior=reserve),
         )
         self.tell(f"checking the transcript of {divergence.signature}")
         tries = [(shrunk.plan, shrunk.divergence)]

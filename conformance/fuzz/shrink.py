@@ -13,7 +13,10 @@ engine pool (every ``--jobs`` pair at once):
 5. cards: each deal's undrawn cards go to the table's canonical order.
 
 A deadline and a request budget bound it: when either runs out, the best plan so far is
-the result (it diverges: every plan kept did).
+the result (it diverges: every plan kept did). The deadline is that of the shrink and of
+the replays that check its result after it: the time kept for those (:class:`Reserve`) is
+measured on the shrink's own replays, the slowest request of any batch times a margin, so
+that a loaded machine shrinks for less time rather than overrunning.
 """
 
 from __future__ import annotations
@@ -39,6 +42,33 @@ Report = Callable[[str], None]
 NEARBY_SEEDS = 4
 NEARBY_CAP = 600  # requests of one nearby game: the search is for short ones
 DEFAULT_BUDGET = 200_000  # requests sent to each engine while shrinking
+
+
+@dataclass
+class Reserve:
+    """The time kept at the end of a shrink for the replays that check its result:
+    ``replays`` replays of up to ``requests`` requests, each request as slow as the
+    slowest one of the shrink's batches times ``margin``; ``prior`` seconds until a
+    batch has been timed."""
+
+    requests: int
+    prior: float
+    replays: int = 2
+    margin: float = 3.0
+    floor: float = 0.5  # starting the checks' engines, writing the file
+    slowest: float = 0.0  # seconds a request, in the slowest batch so far
+
+    def timed(self, seconds: float, requests: int) -> None:
+        """A batch whose longest plan had ``requests`` requests took ``seconds``: its
+        plans ran side by side, so each of that plan's requests took at most that share."""
+        if requests > 0:
+            self.slowest = max(self.slowest, seconds / requests)
+
+    @property
+    def seconds(self) -> float:
+        if not self.slowest:
+            return self.prior
+        return self.floor + self.margin * self.slowest * self.requests * self.replays
 
 
 @dataclass(frozen=True)
@@ -112,8 +142,10 @@ class _Shrinker:
         divergence: Divergence,
         report: Report | None,
         clock: Callable[[], float],
+        reserve: Reserve | None = None,
     ) -> None:
         self.evaluate = evaluate
+        self.reserve = reserve
         self.width = max(1, width)
         self.left = budget
         self.budget = budget
@@ -125,7 +157,8 @@ class _Shrinker:
         self.stopped: str | None = None
 
     def open(self) -> bool:
-        if self.deadline is not None and self.clock() >= self.deadline:
+        kept = self.reserve.seconds if self.reserve is not None else 0.0
+        if self.deadline is not None and self.clock() >= self.deadline - kept:
             self.stopped = "the time limit"
         elif self.left <= 0:
             self.stopped = "the request budget"
@@ -140,7 +173,10 @@ class _Shrinker:
                 break
             self.left -= len(plan.requests)
             sent.append(plan)
+        began = self.clock()
         found = self.evaluate(sent) if sent else []
+        if sent and self.reserve is not None:
+            self.reserve.timed(self.clock() - began, max(len(p.requests) for p in sent))
         self.tried += len(sent)
         same = [
             f if isinstance(f, Divergence) and f.signature == self.signature else None
@@ -364,10 +400,12 @@ def shrink(
     deadline: float | None = None,
     report: Report | None = None,
     clock: Callable[[], float] = time.monotonic,
+    reserve: Reserve | None = None,
 ) -> Shrunk:
     """A short plan of the same profile with the same divergence (never longer than the
-    given one), found by ``deadline`` within ``budget`` requests."""
-    work = _Shrinker(evaluate, width, budget, deadline, divergence, report, clock)
+    given one), found within ``budget`` requests by ``deadline``, less the time
+    ``reserve`` keeps for the checks after it (measured as the shrink goes)."""
+    work = _Shrinker(evaluate, width, budget, deadline, divergence, report, clock, reserve)
     best, best_div = work.first(plan, divergence)
     best, best_div = work.nearby(documents, best, best_div)
     best, best_div = work.hands(best, best_div)
@@ -377,4 +415,4 @@ def shrink(
     return Shrunk(best, best_div, work.tried, budget - work.left, work.stopped)
 
 
-__all__ = ["DEFAULT_BUDGET", "Shrunk", "shrink", "transcribable", "truncated"]
+__all__ = ["DEFAULT_BUDGET", "Reserve", "Shrunk", "shrink", "transcribable", "truncated"]

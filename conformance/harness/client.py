@@ -76,9 +76,12 @@ _StderrTail = StderrTail  # the name tests and older imports use
 _READ_ONLY: Final = ("state", "legal")  # requests that change no game
 
 
+_ENCODER: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def _encode(request: Mapping[str, Any]) -> str:
     """A request line: compact JSON, not ASCII-escaped."""
-    return json.dumps(request, separators=(",", ":"), ensure_ascii=False) + "\n"
+    return _ENCODER.encode(request) + "\n"
 
 
 def split_command(command: str) -> list[str]:
@@ -347,14 +350,16 @@ class EngineClient:
             # Compared before it is written: a request off the plan changes nothing ahead.
             if self._peeked is None and self._upcoming is not None:
                 self._peeked = next(self._upcoming, None)
-            if self._peeked is None or self._peeked != message:
+            peeked = self._peeked
+            if peeked is None or (peeked is not message and peeked != message):
                 self.settle()
                 return None
             self._top_up(judged=True)
-        if not self._flight or self._flight[0][1] != message:
+        flight = self._flight
+        if not flight or (flight[0][1] is not message and flight[0][1] != message):
             self.settle()
             return None
-        seq, _ = self._flight.popleft()
+        seq, _ = flight.popleft()
         limit = self.timeout if timeout is None else timeout
         answer = self._receive(seq, time.monotonic() + limit, limit, message.get("cmd"))
         if len(self._flight) <= self._window // 2:

@@ -117,12 +117,18 @@ class _Context:
     number: int = 0  # the step's number, from 1 (0: before the first step)
     request: dict[str, Any] | None = None
     sent: list[str] = field(default_factory=list)
-    judged: Judged = field(default_factory=Judged)  # what was compared so far
+    # What was compared so far, counted as Judged counts it (built once, at the end).
+    accepted: int = 0
+    moves: int = 0
+    refusals: int = 0
+    states: int = 0
     # The steps refused as expected: (number, step, error code), in order.
     refused: list[tuple[int, Step, str]] = field(default_factory=list)
 
-    def compared(self, **counts: int) -> None:
-        self.judged += Judged(**counts)
+    @property
+    def judged(self) -> Judged:
+        """What was compared so far."""
+        return Judged(self.accepted, self.moves, self.refusals, self.states)
 
 
 def _check_schema(ctx: _Context, cmd: str | None, response: Mapping[str, Any]) -> None:
@@ -190,7 +196,7 @@ def _expect_start_refused(ctx: _Context, response: Mapping[str, Any], code: str)
             actual="accepted",
         )
     got = response["error"]["code"]
-    ctx.compared(refusals=1)
+    ctx.refusals += 1
     if got in SKIP_CODES and got != code:
         raise _StepFailure(
             CaseStatus.SKIPPED, f"the engine answered {got}: {response['error']['message']}"
@@ -241,7 +247,7 @@ def _run_check(ctx: _Context, step: Step) -> None:
         raise _refusal(response, "state")
     check, state = reported.narrowed(step.check or {}, ctx.fields), response.get("state")
     if check:
-        ctx.compared(states=1)
+        ctx.states += 1
     differences = compare_check(check, state)
     if differences:
         actual = checked_fields(check, state)
@@ -271,7 +277,7 @@ def _run_legal(ctx: _Context, step: Step) -> None:
     if not response["ok"]:
         raise _refusal(response, "legal")
     got = response.get("legal")
-    ctx.compared(states=1)
+    ctx.states += 1
     if strip_vendor(got) != step.legal:
         raise _StepFailure(
             CaseStatus.FAILED,
@@ -375,7 +381,7 @@ def _run_action(
                 differences=(f"error: expected {show(expect.error)}, got accepted",),
             )
         code = response["error"]["code"]
-        ctx.compared(refusals=1)
+        ctx.refusals += 1
         ctx.refused.append((ctx.number, step, code))
         if code != expect.error:
             if code == ErrorCode.INTERNAL_ERROR or code in SKIP_CODES:
@@ -404,7 +410,8 @@ def _run_action(
     response = send()
     if not response["ok"]:
         raise _refusal(response, describe_step(step))
-    ctx.compared(accepted=1, moves=int(step.kind == "act"))
+    ctx.accepted += 1
+    ctx.moves += step.kind == "act"
     if step.kind in ("raw", "start") and expect.events is None:
         return  # accepted is all that is asked
     events = response.get("events")
@@ -576,7 +583,7 @@ def _empty(ctx: _Context, moves: Collection[int]) -> dict[str, Any] | None:
     the case judged none: it ended at a refusal, as the ruleset plays it. None otherwise,
     and None when a rule of the ruleset refused one of those moves: that refusal, compared,
     is what the case judges (outcome.Refusal)."""
-    if not moves or ctx.judged.moves:
+    if not moves or ctx.moves:
         return None
     wanted = set(moves)
     refused = [r for r in ctx.refused if r[1].line in wanted]

@@ -109,15 +109,20 @@ def _message(error: jsonschema.ValidationError) -> str:
     return error.message
 
 
+_ERROR_REF: Final = "response-error.schema.json"
+_OK_REFS: dict[str, str] = {}  # by command: the schema of its accepted answer
+
+
 def schema_problems(cmd: str, response: Mapping[str, Any]) -> list[str]:
     """Where ``response`` (to ``cmd``) breaks schema/protocol/: ``schema path: message (at
     instance path)`` for each violation, the schema path naming the file and keyword."""
-    if response.get("ok") is True:
-        ref = f"response-ok.schema.json#/$defs/{cmd}"
-    else:
-        ref = "response-error.schema.json"
-    problems = []
+    ref = _OK_REFS.get(cmd) if response.get("ok") is True else _ERROR_REF
+    if ref is None:
+        ref = _OK_REFS[cmd] = f"response-ok.schema.json#/$defs/{cmd}"
     errors = answer_check(ref).errors(response, MAX_SCHEMA_ERRORS + 1)
+    if not errors:
+        return []
+    problems = []
     for error in errors[:MAX_SCHEMA_ERRORS]:
         for leaf in _leaves(error):
             problems.append(f"{_location(leaf, ref)}: {_message(leaf)} (at {leaf.json_path})")

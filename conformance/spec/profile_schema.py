@@ -57,10 +57,18 @@ class ProfileFileError(Exception):
 
 def stringify_keys(value: Json) -> Json:
     """The data with every mapping key as text (``false`` for the boolean key false)."""
-    if isinstance(value, dict):
-        return {yamlsafe.key_text(k): stringify_keys(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [stringify_keys(v) for v in value]
+    kind = value.__class__
+    if kind is dict or (kind is not list and isinstance(value, dict)):
+        assert isinstance(value, dict)
+        return {
+            k if k.__class__ is str else yamlsafe.key_text(k): (
+                v if v.__class__ in _LEAVES else stringify_keys(v)
+            )
+            for k, v in value.items()
+        }
+    if kind is list or isinstance(value, list):
+        assert isinstance(value, list)
+        return [v if v.__class__ in _LEAVES else stringify_keys(v) for v in value]
     return value
 
 
@@ -85,6 +93,10 @@ def sent_profile(resolved: Mapping[str, Json]) -> dict[str, Json]:
         if isinstance(node, dict) and type(value) is type(default) and value == default:
             del node[leaf]
     return {**resolved, "rules": kept}
+
+
+# Values with no keys inside: kept as they are, without a call (most of a file).
+_LEAVES = frozenset({str, int, float, bool, type(None)})
 
 
 @cache

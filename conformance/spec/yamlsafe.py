@@ -343,12 +343,118 @@ class _Builder:
         return result, loc
 
 
+class _Slow(Exception):
+    """The fast path met what only the event builder words: it loads the text instead."""
+
+
+def _fast_load(text: str) -> tuple[Any, list[Any]] | None:
+    """The data and its lines, in ``document_tree``'s form (the one tree built), from the
+    parser's events; or None when the text holds anything the event builder refuses or
+    treats specially (an anchor, an alias, an explicit tag, a key that is no plain value,
+    a duplicate key, too deep or too many nodes, a syntax error, no document or two):
+    the event builder then loads it and words the refusal. So this path accepts exactly
+    what the event builder accepts, builds the same values and lines, and never words a
+    problem; it only leaves out the paths, the location objects and their conversion."""
+    parser = _Parser(text)
+    try:
+        get = parser.get_event
+        get()  # StreamStartEvent
+        if get().__class__ is StreamEndEvent:
+            return None  # an empty stream: the event builder's
+        loaded = _FastEvents(get).value(get(), 0, None)
+        get()  # DocumentEndEvent
+        if get().__class__ is not StreamEndEvent:
+            return None
+        return loaded
+    except Exception:  # _Slow, a YAML error, anything: the event builder says what
+        return None
+    finally:
+        parser.dispose()
+
+
+class _FastEvents:
+    """Values and their lines straight from parser events, for :func:`_fast_load`."""
+
+    def __init__(self, get: Any) -> None:
+        self.get = get
+        self.nodes = 0
+        self.constructor = SafeConstructor()
+
+    def value(self, event: Any, depth: int, key_line: int | None) -> tuple[Any, list[Any]]:
+        kind = event.__class__
+        if depth > MAX_DEPTH or event.anchor is not None:
+            raise _Slow
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise _Slow
+        line = key_line if key_line is not None else _line(event)
+        if kind is ScalarEvent:
+            return self.scalar(event), [line]
+        get = self.get
+        if kind is SequenceStartEvent:
+            if event.tag not in (None, "!", _SEQ_TAG):
+                raise _Slow
+            items: list[Any] = []
+            lines: dict[str, Any] = {}
+            while (item := get()).__class__ is not SequenceEndEvent:
+                value, lines[str(len(items))] = self.value(item, depth + 1, None)
+                items.append(value)
+            return items, ([line, lines] if lines else [line])
+        if kind is MappingStartEvent:
+            if event.tag not in (None, "!", _MAP_TAG):
+                raise _Slow
+            result: dict[Any, Any] = {}
+            children: dict[str, Any] = {}
+            while (key_event := get()).__class__ is not MappingEndEvent:
+                if key_event.__class__ is not ScalarEvent or key_event.anchor is not None:
+                    raise _Slow
+                self.nodes += 1
+                if depth + 1 > MAX_DEPTH or self.nodes > MAX_NODES:
+                    raise _Slow
+                key = self.scalar(key_event)
+                if not isinstance(key, str | int):
+                    raise _Slow
+                text = key_text(key)
+                if text in children or key in result:
+                    raise _Slow  # a duplicate key
+                key_at = _line(key_event)
+                result[key], children[text] = self.value(get(), depth + 1, key_at)
+            return result, ([line, children] if children else [line])
+        raise _Slow  # an alias, or no node at all
+
+    def scalar(self, event: Any) -> Any:
+        if event.tag is not None:
+            raise _Slow  # an explicit tag: the event builder checks it
+        if not event.implicit[0]:
+            return event.value  # quoted or block: a string
+        text = event.value
+        known = _PLAIN.get(text, _UNKNOWN)
+        if known is not _UNKNOWN:
+            return known
+        tag = _RESOLVE(ScalarNode, text, event.implicit)  # type: ignore[no-untyped-call]
+        if tag not in _ALLOWED_TAGS:
+            raise _Slow
+        try:
+            value = self.constructor.construct_object(ScalarNode(tag, text), deep=True)
+        except Exception:
+            raise _Slow from None
+        if len(_PLAIN) < _PLAIN_MEMO_SIZE:
+            _PLAIN[text] = value
+        return value
+
+
+_RESOLVE = _Resolver().resolve
+
+
 def _line_at(text: str, position: int) -> int:
     return text.count("\n", 0, max(position, 0)) + 1
 
 
 def loads(text: str, file: str = "<string>") -> YamlDocument:
     """Load YAML text strictly; raises YamlProblem for anything refused."""
+    loaded = _fast_load(text)
+    if loaded is not None:
+        return YamlDocument(file, *loaded)
     try:
         builder = _Builder(text)
         try:

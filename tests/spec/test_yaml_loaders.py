@@ -69,10 +69,6 @@ def test_a_node_bomb_is_refused_with_either_parser(
     assert str(info.value) == "f.yaml:1: more than 50 YAML nodes in one file"
 
 
-def _tree(loc: yamlsafe._Loc) -> object:
-    return (loc.line, {key: _tree(child) for key, child in loc.children.items()})
-
-
 def test_both_parsers_load_every_shipped_file_alike(monkeypatch: pytest.MonkeyPatch) -> None:
     if PARSERS["c"] is None:
         pytest.skip("PyYAML was built without libyaml")
@@ -84,6 +80,94 @@ def test_both_parsers_load_every_shipped_file_alike(monkeypatch: pytest.MonkeyPa
         for chosen in (PARSERS["c"], PARSERS["python"]):
             monkeypatch.setattr(yamlsafe, "_Parser", chosen)
             doc = yamlsafe.load(path)
-            assert not isinstance(doc._root, list)  # a location tree, as loaded
-            loaded.append((doc.data, _tree(doc._root)))
+            loaded.append((doc.data, yamlsafe.document_tree(doc)))
         assert loaded[0] == loaded[1], path
+
+
+def _event_built(text: str) -> yamlsafe.YamlDocument:
+    """``text`` loaded by the event builder alone (the fast path off)."""
+    builder = yamlsafe._Builder(text)
+    try:
+        data, root = builder.document()
+    finally:
+        builder.close()
+    return yamlsafe.YamlDocument("f.yaml", data, root)
+
+
+def test_the_fast_tree_is_the_event_builders_on_every_shipped_file() -> None:
+    if PARSERS["c"] is None:
+        pytest.skip("PyYAML was built without libyaml")
+    files = sorted((ROOT / "conformance" / "transcripts").glob("*.yaml"))
+    files += sorted((ROOT / "specs").rglob("*.yaml"))
+    fast_loaded = 0
+    for path in files:
+        text = path.read_text("utf-8")
+        fast = yamlsafe._fast_load(text)
+        if fast is None:
+            continue
+        fast_loaded += 1
+        built = _event_built(text)
+        assert fast == (built.data, yamlsafe.document_tree(built)), path
+    assert fast_loaded > 100  # the corpus loads by the fast path
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: 1\nb: 2\na: 3\n",  # a duplicate key
+        "a: 1\n'a': 2\n",  # the same key quoted
+        "true: 1\n'true': 2\n",  # a boolean key and its text
+        "a: {x: 1}\nb:\n  <<: {y: 2}\n",  # a merge key
+        "a: " + "[" * 70 + "]" * 70 + "\n",  # too deep
+        "? [1]\n: 2\n",  # a key that is no scalar
+        "1.5: x\n",  # a float key
+        "~: x\n",  # a null key
+        "a: 1\n---\nb: 2\n",  # two documents
+        "",  # nothing
+        "a: [1, 2\nb: 3\n",  # a syntax error
+    ],
+)
+def test_what_the_fast_tree_would_refuse_goes_to_the_event_builder(text: str) -> None:
+    if PARSERS["c"] is None:
+        pytest.skip("PyYAML was built without libyaml")
+    assert yamlsafe._fast_load(text) is None
+
+
+def test_the_fast_tree_keeps_lines_types_and_the_node_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    if PARSERS["c"] is None:
+        pytest.skip("PyYAML was built without libyaml")
+    text = "id: x\nn: 3\ndate: 2024-01-01\nq: '1'\nlist:\n- 1.5\n- {a: null}\nyes: no\n"
+    fast_loaded = yamlsafe._fast_load(text)
+    assert fast_loaded == (
+        {
+            "id": "x",
+            "n": 3,
+            "date": "2024-01-01",
+            "q": "1",
+            "list": [1.5, {"a": None}],
+            True: False,
+        },
+        [
+            1,
+            {
+                "id": [1],
+                "n": [2],
+                "date": [3],
+                "q": [4],
+                "list": [5, {"0": [6], "1": [7, {"a": [7]}]}],
+                "true": [8],
+            },
+        ],
+    )
+    doc = yamlsafe.loads(text, "f.yaml")
+    assert doc.line("list[1].a") == 7 and doc.line("nothing.here") == 1
+    # 17 nodes (keys, values, the items and the mappings): counted as the event builder does
+    monkeypatch.setattr(yamlsafe, "MAX_NODES", 16)
+    assert yamlsafe._fast_load(text) is None
+    with pytest.raises(yamlsafe.YamlProblem) as info:
+        yamlsafe.loads(text, "f.yaml")
+    assert str(info.value) == "f.yaml:8: more than 16 YAML nodes in one file"
+    monkeypatch.setattr(yamlsafe, "MAX_NODES", 17)
+    assert yamlsafe._fast_load(text) is not None
