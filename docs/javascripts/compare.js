@@ -28,7 +28,8 @@
       rows.forEach(function (row) {
         var groups = {};
         row.querySelectorAll("td[data-profile]").forEach(function (cell) {
-          if (!cell.hidden) { groups[cell.dataset.group] = true; }
+          // a moot value (another parameter makes it not matter) plays as any
+          if (!cell.hidden && cell.dataset.group !== "moot") { groups[cell.dataset.group] = true; }
         });
         var differ = Object.keys(groups).length > 1;
         if (differ) { count += 1; }
