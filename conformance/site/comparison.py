@@ -30,6 +30,7 @@ COLOURS = 8  # value colours in extra.css (jc-v1 .. jc-v8); further groups reuse
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
+NO_VALUE = "\u2013"  # an en dash: no value
 SHORT = 3  # characters: a value this short (a number, yes, no) is shown itself, no letter
 
 
@@ -43,11 +44,11 @@ def _plain(words: str) -> str:
 
 def _letter(cell: Cell, short: bool = False) -> str:
     """The mark of a cell in the grid: its value's letter (or the value itself where every
-    value of the row is short), ``·`` moot, ``–`` no value."""
+    value of the row is short), ``·`` moot, a dash no value."""
     if cell.moot:
         return "·"
     if cell.group <= 0:
-        return "–"
+        return NO_VALUE
     return _plain(cell.words) if short else LETTERS[(cell.group - 1) % len(LETTERS)]
 
 
@@ -80,6 +81,10 @@ def _short_id(clause_id: str) -> str:
     return clause_id.split(".", 1)[1] if "." in clause_id else clause_id
 
 
+def _letters_first(item: tuple[str, tuple[str, str]]) -> tuple[bool, str]:
+    return item[0] in ("·", NO_VALUE), item[0]
+
+
 def _legend(row: Row) -> str:
     """The values of a row, each after its letter, in the order of the letters."""
     if _short(row):  # the cells say it all
@@ -90,7 +95,7 @@ def _legend(row: Row) -> str:
         seen.setdefault(_letter(cell), (_colour(cell), words))
     items = "".join(
         f'<li><span class="jc-key {colour}" aria-hidden="true">{mark}</span> {md_safe(words)}</li>'
-        for mark, (colour, words) in sorted(seen.items(), key=lambda i: (i[0] in "·–", i[0]))
+        for mark, (colour, words) in sorted(seen.items(), key=_letters_first)
     )
     return f'<ul class="jc-legend">{items}</ul>'
 
@@ -377,15 +382,14 @@ def comparison_page(profiles: Mapping[str, Document]) -> str:
         "# How the rulesets compare",
         "",
         f"Every rule parameter and host option of the {len(profiles)} rulesets ({names}), "
-        "side by side. Where they differ, each value links to the clauses of that ruleset "
-        "that rest on it (where they agree, each ruleset's page lists them). A value in words "
-        "is followed by the value as the profile writes it.",
+        "side by side. Under each parameter, *In words, with clauses* gives each ruleset's "
+        "value in words, as the profile writes it, and the clauses that rest on it.",
         "",
         f'<p class="jc-count"><strong>{len(differ)}</strong> of the {len(rows)} rows play '
         "differently between the rulesets; they come first. Each row is a parameter, each "
         "column a ruleset; in a row, the same letter on the same colour plays the same, and "
         "the legend under the parameter says what each letter is (· a value another "
-        "parameter makes moot, – none). Tick the rulesets to compare: the rows where the "
+        f"parameter makes moot, {NO_VALUE} none). Tick the rulesets to compare: the rows where the "
         "ticked ones differ move to the first table.</p>",
         "",
         *_chooser(profiles),
