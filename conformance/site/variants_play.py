@@ -321,7 +321,9 @@ def all_variants_figure(
     turns.set(xlabel="turns per hand", yticks=ys)
     turns.set_yticklabels([str(profiles[pid].get("name", pid)) for pid, _ in rows], fontsize=8)
     wins.set(xlabel="calls that win (%)")
-    wins.legend(frameon=False, fontsize=8, loc="lower left")
+    handles, labels = wins.get_legend_handles_labels()
+    # above both panels: inside one it would cover points
+    fig.legend(handles, labels, frameon=False, fontsize=8, loc="outside upper center", ncols=2)
     return _svg(fig)
 
 
