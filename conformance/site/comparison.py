@@ -56,17 +56,16 @@ def _colour(cell: Cell) -> str:
     return f"jc-v{(cell.group - 1) % COLOURS + 1}" if cell.group > 0 else "jc-none"
 
 
-def _cell_html(pid: str, name: str, key: str, cell: Cell, short: bool) -> str:
-    """One grid cell: the value's letter on its colour; the words for a screen reader and as
-    the cell's title."""
+def _cell_html(cell: Cell, short: bool) -> str:
+    """One grid cell: the value's letter on its colour; the words for a screen reader (the
+    row's legend gives them to the eye: a title on each of the 675 cells was a ninth of the
+    page). Its ruleset is its column's (compare.js hides a column by its header)."""
     colour = _colour(cell)
     group = "moot" if cell.moot else str(cell.group)
-    words = md_safe(cell.words)
     return (
-        f'<td class="jc-cell {colour}" data-profile="{pid}" data-group="{group}" '
-        f'data-param="{key}" title="{md_safe(name)}: {words}">'
+        f'<td class="jc-cell {colour}" data-group="{group}">'
         f'<span aria-hidden="true">{_letter(cell, short)}</span>'
-        f'<span class="jc-sr">{words}</span></td>'
+        f'<span class="jc-sr">{md_safe(cell.words)}</span></td>'
     )
 
 
@@ -85,27 +84,39 @@ def _letters_first(item: tuple[str, tuple[str, str]]) -> tuple[bool, str]:
     return item[0] in ("·", NO_VALUE), item[0]
 
 
+def _legend_words(row: Row) -> dict[str, tuple[str, str]]:
+    """Each mark of a row (a letter, ``·``, the dash) with its colour and the words of the
+    first cell that bears it."""
+    seen: dict[str, tuple[str, str]] = {}
+    for cell in row.cells.values():
+        seen.setdefault(_letter(cell), (_colour(cell), _plain(cell.words)))
+    return seen
+
+
 def _legend(row: Row) -> str:
     """The values of a row, each after its letter, in the order of the letters."""
     if _short(row):  # the cells say it all
         return ""
-    seen: dict[str, tuple[str, str]] = {}
-    for cell in row.cells.values():
-        words = cell.words.removesuffix(" (the default: left out)")
-        seen.setdefault(_letter(cell), (_colour(cell), words))
     items = "".join(
-        f'<li><span class="jc-key {colour}" aria-hidden="true">{mark}</span> {md_safe(words)}</li>'
-        for mark, (colour, words) in sorted(seen.items(), key=_letters_first)
+        f'<li><span class="jc-key {colour}">{mark}</span> {md_safe(words)}</li>'
+        for mark, (colour, words) in sorted(_legend_words(row).items(), key=_letters_first)
     )
     return f'<ul class="jc-legend">{items}</ul>'
 
 
 def _details(profiles: Mapping[str, Document], row: Row) -> str:
-    """Each ruleset's value in words, as written, with the clauses citing it."""
+    """Each ruleset's value as written, with the clauses citing it; in words where the
+    legend's words for its letter are not already the ruleset's own."""
+    legend = {} if _short(row) else _legend_words(row)
     items: list[str] = []
     for pid, document in profiles.items():
         cell = row.cells[pid]
-        text = f"{md_safe(profile_name(document))}: {md_safe(cell.words)}"
+        mark = _letter(cell)
+        if mark in LETTERS and legend.get(mark, ("", ""))[1] == _plain(cell.words):
+            said = mark + ("" if cell.present else ", left out (the default)")
+        else:
+            said = md_safe(cell.words)
+        text = f"{md_safe(profile_name(document))}: {said}"
         if cell.raw and cell.raw != cell.words:
             text += f" <code>{md_safe(cell.raw)}</code>"
         if cell.clauses:
@@ -114,7 +125,7 @@ def _details(profiles: Mapping[str, Document], row: Row) -> str:
             )
         items.append(f'<li data-profile="{pid}">{text}</li>')
     return (
-        '<details class="jc-row-details"><summary>In words, with clauses</summary>'
+        '<details class="jc-row-details"><summary>Each ruleset, with clauses</summary>'
         f"<ul>{''.join(items)}</ul></details>"
     )
 
@@ -140,14 +151,16 @@ def _comparison_table(
     for row in rows:
         name = row.key[len("option:") :] if row.is_option else row.key
         row_class = "jc-row jc-row--differs" if row.differs else "jc-row"
-        cells = "".join(
-            _cell_html(pid, profile_name(document), row.key, row.cells[pid], _short(row))
-            for pid, document in profiles.items()
-        )
+        cells = "".join(_cell_html(row.cells[pid], _short(row)) for pid in profiles)
+        # The label opens the row's key: its name, the legend, the values in words. Closed,
+        # a row is one line over its cells (a phone sees the grid in a few screens); on a
+        # wide screen compare.js opens every key.
         out.append(
             f'<tr class="{row_class}" id="{row_anchor(row.key)}">'
-            f'<th class="jc-param" scope="row"><span class="jc-label">{md_safe(row.label)}</span> '
-            f"<code>{md_safe(name)}</code>{_legend(row)}{_details(profiles, row)}</th>"
+            '<th class="jc-param" scope="row"><details class="jc-row-key">'
+            f'<summary><span class="jc-label">{md_safe(row.label)}</span> '
+            f"<code>{md_safe(name)}</code></summary>"
+            f"{_legend(row)}{_details(profiles, row)}</details></th>"
             f"{cells}</tr>"
         )
     out += ["</tbody>", "</table>", ""]
@@ -382,15 +395,16 @@ def comparison_page(profiles: Mapping[str, Document]) -> str:
         "# How the rulesets compare",
         "",
         f"Every rule parameter and host option of the {len(profiles)} rulesets ({names}), "
-        "side by side. Under each parameter, *In words, with clauses* gives each ruleset's "
-        "value in words, as the profile writes it, and the clauses that rest on it.",
+        "side by side.",
         "",
         f'<p class="jc-count"><strong>{len(differ)}</strong> of the {len(rows)} rows play '
         "differently between the rulesets; they come first. Each row is a parameter, each "
-        "column a ruleset; in a row, the same letter on the same colour plays the same, and "
-        "the legend under the parameter says what each letter is (· a value another "
-        f"parameter makes moot, {NO_VALUE} none). Tick the rulesets to compare: the rows where the "
-        "ticked ones differ move to the first table.</p>",
+        "column a ruleset; in a row, the same letter on the same colour plays the same. A "
+        "parameter's name opens its key (on a wide screen every key is open): its name in the "
+        f"profiles, what each letter is (· a value another parameter makes moot, {NO_VALUE} "
+        "none), and under *Each ruleset, with clauses* each ruleset's value as its profile "
+        "writes it, with the clauses that rest on it. Tick the rulesets to compare: the rows "
+        "where the ticked ones differ move to the first table.</p>",
         "",
         *_chooser(profiles),
         "## Where the rulesets disagree",
@@ -402,8 +416,17 @@ def comparison_page(profiles: Mapping[str, Document]) -> str:
         else ["The rulesets agree on every parameter.", ""]
     )
     out += ["## Where they agree", ""]
+    # folded, so that a phone sees the rows that differ in a few screens (compare.js opens
+    # it on a wide screen); the chooser moves rows in and out of it
     out += (
-        _comparison_table(page, profiles, agree, False)
+        [
+            '<details class="jc-agree">',
+            f"<summary>The {len(agree)} rows where every ruleset plays the same</summary>",
+            "",
+            *_comparison_table(page, profiles, agree, False),
+            "</details>",
+            "",
+        ]
         if agree
         else ["The rulesets agree on no parameter.", ""]
     )

@@ -927,7 +927,9 @@ def test_cli_page_lists_every_command_and_option() -> None:
 def test_the_contrast_check_catches_the_old_deep_orange(served: str, no_search_index: Any) -> None:
     browser = no_search_index
     _set_width(browser, 1400)
-    browser.get(served + "comparison/")
+    # a profile page: its interpretations are tinted, and links sit on the tint (the grid's
+    # coloured cells hold letters now, no links)
+    browser.get(served + "profiles/dashain/")
     browser.execute_script(  # links fade to a new colour: no transition, the new colour at once
         "const style = document.createElement('style');"
         "style.textContent = '* { transition: none !important; }';"
@@ -935,7 +937,8 @@ def test_the_contrast_check_catches_the_old_deep_orange(served: str, no_search_i
         "document.body.style.setProperty('--md-typeset-a-color', '#ff5722');"
     )
     worst = browser.execute_script(_CONTRAST_JS)
-    assert len(worst) > 20 and min(float(ratio) for _, ratio in worst) < 3  # coloured cells
+    # every link is caught (3.16:1 on white), and those on the tint are worse (2.90:1)
+    assert len(worst) > 20 and min(float(ratio) for _, ratio in worst) < 3
 
 
 def _glance(document: Any) -> str:
