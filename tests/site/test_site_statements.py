@@ -107,9 +107,9 @@ def misstated_words(
             wrong.append(f"{path}: the page says {said!r}, the profile plays {values.get(path)!r}")
     for path, described in common.rule_enum_descriptions().items():
         for sentence in described.values():
-            words = sentence.rstrip(".")
-            if re.search(r"[a-z,;] " + re.escape(words), text):
-                wrong.append(f"{path}: the page puts the schema's {words!r} inside a sentence")
+            clause = sentence.rstrip(".")
+            if re.search(r"[a-z,;] " + re.escape(clause), text):
+                wrong.append(f"{path}: the page puts the schema's {clause!r} inside a sentence")
     return wrong
 
 
