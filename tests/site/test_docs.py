@@ -454,6 +454,10 @@ def test_strict_build_has_every_page(built: Path) -> None:
         "glossary/index.html",
     ):
         assert (built / page).is_file(), page
+    # the protocol page as written, with its example hand drawn where it is marked
+    protocol = (built / "protocol" / "index.html").read_text(encoding="utf-8")
+    assert protocol.count('<figure class="jc-seq"><svg class="jc-seq-svg"') == 1
+    assert "the example hand, drawn at build time" not in protocol
     assert not (built / "hooks").exists()
     assert (built / "stylesheets" / "extra.css").is_file()
 
