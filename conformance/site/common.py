@@ -19,6 +19,7 @@ from reference_engine.parameters import registry
 
 from ..spec import data
 from ..spec.json_types import Json
+from ..spec.profiles import load_profile
 from ..spec.steps import Transcript
 from ..spec.transcript import load_corpus
 from ..spec.transcript_profiles import profiles_for
@@ -80,7 +81,10 @@ VALUE_WORDS: dict[str, dict[str, str]] = {
         "allowed": "allowed",
         "after_every_player_had_a_turn": "only once every player has had a turn",
     },
-    "showdown.tie": {"beats_caller": "beats the caller"},
+    "showdown.tie": {
+        "beats_caller": "beats the caller",
+        "caller_wins": "goes to the caller (only a lower hand beats the call)",
+    },
     "showdown.winner_among_lowest": {
         "first_after_caller": "the first after the caller wins",
         "lowest_seat": "the smallest seat number wins",
@@ -117,6 +121,21 @@ VALUE_WORDS: dict[str, dict[str, str]] = {
         "throw_highest_single_then_draw": "the highest card is thrown, then the deck's top is drawn"
     },
 }
+
+# A value that does not matter while another parameter holds a value: (that parameter, the
+# value, the words shown instead). A run that turns the corner puts the ace at both ends.
+MOOT: dict[str, tuple[str, Json, str]] = {
+    "throws.run.ace": ("throws.run.wrap", True, "at either end: runs turn the corner (Q K A 2)"),
+}
+
+
+def moot_words(path: str, played: Mapping[str, Json]) -> str | None:
+    """The words for ``path`` where another played value makes its own value not matter."""
+    if path not in MOOT:
+        return None
+    other, value, words = MOOT[path]
+    return words if played.get(other, rule_defaults().get(other)) == value else None
+
 
 SUIT_SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 CARD_NAME_RE = re.compile(r"^[A2-9TJQK][cdhs]$")
@@ -177,6 +196,8 @@ def load_profiles(folder: Path | None = None) -> dict[str, dict[str, Json]]:
     for path in sorted(p for p in folder.iterdir() if p.suffix in data.PROFILE_SUFFIXES):
         with open(path, encoding="utf-8") as handle:
             document = yaml.load(handle, Loader=_SAFE_LOADER)
+        if isinstance(document, dict) and "extends" in document:
+            document = load_profile(path)  # resolved: the base with the file's changes
         if isinstance(document, dict):
             profiles[str(document.get("id") or path.stem)] = document
     return dict(sorted(profiles.items(), key=lambda item: (_source_document(item[1]), item[0])))

@@ -13,6 +13,8 @@ from .common import (
     PARAM_LABELS,
     Document,
     clauses_of,
+    moot_words,
+    rule_defaults,
     scalar_text,
     value_words,
 )
@@ -85,7 +87,12 @@ class Cell:
     words: str
     raw: str
     clauses: tuple[str, ...]
-    group: int  # 0 for an absent value; else 1, 2, ... by distinct value, in column order
+    group: int  # by how it plays: 1, 2, ... in column order; 0 for no value; -1 for moot
+    plays: str | None = None  # the value played (schema default if left out); None: moot
+
+    @property
+    def moot(self) -> bool:
+        return self.group == MOOT_GROUP
 
 
 @dataclass(frozen=True)
@@ -96,7 +103,13 @@ class Row:
 
     @property
     def differs(self) -> bool:
-        return len({c.group for c in self.cells.values()}) > 1
+        """Whether two profiles play this row differently (a value left at the schema's
+        default plays as that default; a value another parameter makes moot plays as any)."""
+        return len({c.group for c in self.cells.values() if not c.moot}) > 1
+
+    def plays_differently(self, a: str, b: str) -> bool:
+        first, second = self.cells[a], self.cells[b]
+        return not (first.moot or second.moot) and first.group != second.group
 
     @property
     def is_option(self) -> bool:
@@ -163,30 +176,41 @@ def option_summary(option: Mapping[str, Json]) -> str:
     )
 
 
+MOOT_GROUP = -1
+
+
 def comparison_rows(profiles: Mapping[str, Document]) -> list[Row]:
-    """Every rule parameter, then every option, with each profile's value."""
+    """Every rule parameter, then every option, with each profile's value; cells are grouped
+    by how they play, so a value left at the schema's default joins the profiles that write it."""
     rows: list[Row] = []
+    defaults = rule_defaults()
+    played = {
+        pid: dict(leaf_paths(document.get("rules") or {})) for pid, document in profiles.items()
+    }
     for path in rule_paths(profiles):
         cells: dict[str, Cell] = {}
         groups: dict[str, int] = {}
         for pid, document in profiles.items():
             found, value, hidden_by = lookup(document.get("rules") or {}, path)
-            if found:
-                group = groups.setdefault(_canon(value), len(groups) + 1)
-                cells[pid] = Cell(
-                    True,
-                    value,
-                    value_words(path, value),
-                    scalar_text(value),
-                    tuple(citing_clauses(document, path)),
-                    group,
-                )
+            clauses = tuple(citing_clauses(document, path if found else hidden_by or path))
+            moot = moot_words(path, played[pid])
+            if moot is not None:
+                raw = scalar_text(value) if found else ""
+                cells[pid] = Cell(found, value, moot, raw, clauses, MOOT_GROUP, None)
+            elif found:
+                key = _canon(value)
+                group = groups.setdefault(key, len(groups) + 1)
+                words = value_words(path, value)
+                cells[pid] = Cell(True, value, words, scalar_text(value), clauses, group, key)
+            elif not hidden_by and path in defaults:
+                key = _canon(defaults[path])
+                group = groups.setdefault(key, len(groups) + 1)
+                words = f"{value_words(path, defaults[path])} (the default: left out)"
+                cells[pid] = Cell(False, defaults[path], words, "", clauses, group, key)
             else:
                 words = f"none ({hidden_by} is null)" if hidden_by else "not in this profile"
                 raw = f"{hidden_by}: null" if hidden_by else ""
-                cells[pid] = Cell(
-                    False, None, words, raw, tuple(citing_clauses(document, hidden_by or path)), 0
-                )
+                cells[pid] = Cell(False, None, words, raw, clauses, 0, "")
         rows.append(Row(path, PARAM_LABELS.get(path, path), cells))
     for name in option_names(profiles):
         cells = {}
@@ -195,7 +219,7 @@ def comparison_rows(profiles: Mapping[str, Document]) -> list[Row]:
             spec = _option_spec(document, name)
             key = option_key(name)
             if spec is None:
-                cells[pid] = Cell(False, None, "not offered", "", (), 0)
+                cells[pid] = Cell(False, None, "not offered", "", (), 0, "")
                 continue
             group = groups.setdefault(_canon(spec), len(groups) + 1)
             cells[pid] = Cell(
@@ -205,9 +229,15 @@ def comparison_rows(profiles: Mapping[str, Document]) -> list[Row]:
                 f"sets {spec.get('sets')}",
                 tuple(citing_clauses(document, key)),
                 group,
+                _canon(spec),
             )
-        rows.append(Row(option_key(name), f"Option {name}", cells))
+        rows.append(Row(option_key(name), option_label(name), cells))
     return rows
+
+
+def option_label(name: str) -> str:
+    """A host option's label on the site: its name in words."""
+    return f"Host option: {name.replace('_', ' ')}"
 
 
 def row_anchor(key: str) -> str:

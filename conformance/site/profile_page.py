@@ -9,6 +9,8 @@ import yaml
 from jhyap_core.profile import resolve
 
 from ..spec.json_types import Json
+from ..spec.profiles import load_profile
+from ..spec.readings import change_texts
 from ..spec.steps import Transcript
 from .common import (
     CLAUSES_PAGE,
@@ -141,6 +143,20 @@ def _played_rules(document: Document) -> Mapping[str, Json]:
         return dict(document.get("rules") or {})
 
 
+def _threshold_text(found: Mapping[str, Json]) -> str:
+    """The score threshold in words: a total equal to it is out (or ends the game) only with
+    game_end.reaching_is_out."""
+    threshold = found.get("game_end.out_above")
+    if threshold is None:
+        return ""
+    reaching = bool(found.get("game_end.reaching_is_out"))
+    if found.get("game_end.kind") == "first_past_target":
+        return f" (it ends once a total {'reaches' if reaching else 'passes'} {threshold} points)"
+    return (
+        f" (out at {threshold} points or more)" if reaching else f" (out above {threshold} points)"
+    )
+
+
 def at_a_glance(document: Document) -> list[str]:
     rules = _played_rules(document)
     # A parameter a profile leaves out plays its schema default: say that, not nothing.
@@ -171,11 +187,7 @@ def at_a_glance(document: Document) -> list[str]:
         ),
         f"- Scoring: {words('scoring.kind')}; the game ends {words('game_end.kind')}"
         + (f" ({found.get('game_end.rounds')} rounds)" if found.get("game_end.rounds") else "")
-        + (
-            f" (out above {found.get('game_end.out_above')} points)"
-            if found.get("game_end.out_above") is not None
-            else ""
-        )
+        + _threshold_text(found)
         + ".",
     ]
     if rules.get("money"):
@@ -183,6 +195,32 @@ def at_a_glance(document: Document) -> list[str]:
             f"- Money: {words('money.dollars_per_point')} a point; {words('money.settlement')}."
         )
     return [*out, ""]
+
+
+def derivation(page: str, document: Document, site: SiteData) -> list[str]:
+    """For a profile that extends another: what it changes from its base, in words."""
+    origin = document.get("derived_from")
+    if not isinstance(origin, Mapping):
+        return []
+    base_id = str(origin.get("profile"))
+    base = site.profiles.get(base_id) or load_profile(base_id)
+    named = md_safe(profile_name(base))
+    shown = (
+        f"[{named}]({link(page, profile_page_path(base_id))})"
+        if base_id in site.profiles
+        else named
+    )
+    changes = change_texts(document, base)
+    if not changes:
+        return [f"It extends {shown} and changes none of its rules or options.", ""]
+    return [
+        f"## What it changes from {named}",
+        "",
+        f"It extends {shown} (`{base_id}`); everything else is as there.",
+        "",
+        *(f"- {md_safe(line)}" for line in changes),
+        "",
+    ]
 
 
 def example_transcript(pid: str, site: SiteData) -> Transcript | None:
@@ -217,9 +255,9 @@ def profile_page(pid: str, site: SiteData) -> str:
         "and marked with the reason. See [how the rulesets compare]"
         f"({link(page, COMPARISON_PAGE)}) and the [clause index]({link(page, CLAUSES_PAGE)}).",
         "",
-        "## At a glance",
-        "",
     ]
+    out += derivation(page, document, site)
+    out += ["## At a glance", ""]
     out += at_a_glance(document)
     for family, members in by_family(clauses):
         out += [f"## {FAMILY_TITLES.get(family, family.capitalize())}", ""]

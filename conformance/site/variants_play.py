@@ -284,6 +284,49 @@ def _svg(fig: Any) -> str:
     return out.getvalue()
 
 
+def _integer_ticks(axis: Any) -> None:
+    """Ticks at whole numbers only, on an axis of whole numbers."""
+    # lazy: optional dependency
+    from matplotlib.ticker import MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(integer=True))
+
+
+def all_variants_figure(
+    data: Mapping[str, Any], profiles: Mapping[str, Mapping[str, Any]]
+) -> str | None:
+    """Every variant on shared axes, under its default options: turns per hand and calls
+    that win, one row a variant, both kinds of player, with 95 % intervals."""
+    rows: list[tuple[str, dict[str, Point]]] = []
+    for pid in sorted(profiles):
+        found = {p: _default_point(data, pid, p, profiles[pid]) for p in study.POLICIES}
+        points = {p: point for p, point in found.items() if point is not None}
+        if len(points) == len(found):
+            rows.append((pid, points))
+    if len(rows) < 2:
+        return None
+    plt = _pyplot()
+    fig, (turns, wins) = plt.subplots(
+        1, 2, figsize=(4.8, 0.42 * len(rows) + 1.2), sharey=True, layout="constrained"
+    )
+    ys = list(range(len(rows)))[::-1]
+    for offset, policy in ((0.15, "heuristic"), (-0.15, "random")):
+        kw = {"color": COLOURS[policy], "linestyle": "none", "label": f"{policy} play"}
+        for ax, key, scale in ((turns, "turns_per_hand", 1.0), (wins, "call_success", 100.0)):
+            es = [points[policy]["summary"][key] for _, points in rows]
+            xs = [e["value"] * scale for e in es]
+            low = [max(0.0, (e["value"] - e["low"]) * scale) for e in es]
+            high = [max(0.0, (e["high"] - e["value"]) * scale) for e in es]
+            ax.errorbar(xs, [y + offset for y in ys], xerr=[low, high], capsize=2, marker="o", **kw)
+    turns.set(xlabel="turns per hand", yticks=ys)
+    turns.set_yticklabels([str(profiles[pid].get("name", pid)) for pid, _ in rows], fontsize=8)
+    wins.set(xlabel="calls that win (%)")
+    handles, labels = wins.get_legend_handles_labels()
+    # above both panels: inside one it would cover points
+    fig.legend(handles, labels, frameon=False, fontsize=8, loc="outside upper center", ncols=2)
+    return _svg(fig)
+
+
 PANEL_SIZE = (4.2, 3.0)  # inches: one panel, shown one a row on a phone, two on a desktop
 
 
@@ -354,6 +397,7 @@ def success_figure(data: Mapping[str, Any], profile: str, seats: int) -> str | N
         color=COLOURS["heuristic"],
     )
     ax.set(xlabel="caller's hand value", ylabel="calls that win (%)", ylim=(0, 105))
+    _integer_ticks(ax.xaxis)  # hand values are whole numbers
     return _svg(fig)
 
 
@@ -376,6 +420,7 @@ def position_figure(data: Mapping[str, Any], profile: str) -> str | None:
         plt.close(fig)
         return None
     ax.set(xlabel="position in the turn order (0 = starter)", ylabel="hands won (%)")
+    _integer_ticks(ax.xaxis)
     ax.legend(frameon=False)
     return _svg(fig)
 
@@ -495,6 +540,18 @@ def _draw(profiles: Mapping[str, Mapping[str, Any]], data: Mapping[str, Any]) ->
         "one kind of player or one part of the claim.",
         "",
     ]
+    every = all_variants_figure(data, profiles)
+    if every is not None:
+        lines += ["## All the variants together", ""]
+        lines += _figure_row(
+            "all",
+            {"variants": every},
+            "Every variant on the same axes, under its default options: turns per hand (left) "
+            "and calls that win (right), heuristic and random play, with 95 % intervals; the "
+            "table below gives the figures.",
+            files,
+        )
+        lines += _all_table(data, profiles)
     for pid in sorted(profiles):
         document = profiles[pid]
         lines += [f"## {document.get('name', pid)}", ""]
@@ -526,6 +583,24 @@ def _draw(profiles: Mapping[str, Mapping[str, Any]], data: Mapping[str, Any]) ->
         lines += _table(data, pid, document)
     files[PAGE] = "\n".join(lines) + "\n"
     return files
+
+
+def _all_table(data: Mapping[str, Any], profiles: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The shared-axes figure's points as a table: its text alternative."""
+    out = [
+        '<details markdown="1"><summary>The figure as a table</summary>',
+        "",
+        "| variant | turns per hand, heuristic | random | calls that win, heuristic | random |",
+        "|---|---|---|---|---|",
+    ]
+    for pid in sorted(profiles):
+        points = [_default_point(data, pid, p, profiles[pid]) for p in study.POLICIES]
+        if not all(points):
+            continue
+        cells = [_fig(p["summary"]["turns_per_hand"]) for p in points if p]
+        cells += [_fig(p["summary"]["call_success"], 1, True) for p in points if p]
+        out.append(f"| {profiles[pid].get('name', pid)} | " + " | ".join(cells) + " |")
+    return [*out, "", "</details>", ""]
 
 
 def _default_point(

@@ -448,7 +448,9 @@ def resolve_declared(
     merged["name"] = value.get("name") or f"{base['name']}, " + (
         "variant" if variant else "declared readings"
     )
-    merged["summary"] = value.get("summary") or base["summary"]
+    # A file without a summary of its own is summed up by what it changes: the base's
+    # summary would describe rules the file no longer plays.
+    merged["summary"] = value.get("summary") or readings.derived_summary(merged, base)
     merged["derived_from"] = {"profile": base["id"], "readings": dict(chosen), "variant": variant}
     widened = value.get(wider.KEY) or {}
     for name, message in wider.problems(widened, option_specs(merged)):

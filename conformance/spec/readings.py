@@ -13,6 +13,7 @@ import copy
 from collections.abc import Iterable, Mapping
 
 from jhyap_core.profile import OptionSpec, get_path, set_path
+from reference_engine.parameters import registry
 
 from . import memo
 from .json_types import Json
@@ -231,6 +232,45 @@ def option_changes(
 def _option_text(option: Mapping[str, Json]) -> str:
     spec = OptionSpec.from_dict(option)
     return f"sets {', '.join(spec.targets)}; {spec.allowed_text()}; default {spec.default!r}"
+
+
+def _value_text(path: str, value: Json) -> str:
+    """A rule value for a reader: a choice's sentence from the schema, else the value."""
+    found = registry().by_path().get(path)
+    if found is not None and isinstance(value, str) and value in found.values:
+        index = found.values.index(value)
+        if index < len(found.value_descriptions):
+            return found.value_descriptions[index].rstrip(".")
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "none" if value is None else str(value)
+
+
+def change_texts(document: Mapping[str, Json], base: Mapping[str, Json]) -> list[str]:
+    """What ``document`` changes from ``base``, for a reader: "<label>: <new value>" for each
+    rule parameter (its title in the profile schema), "host option <name> ..." for options."""
+    old, new = leaves(base["rules"], ""), leaves(document["rules"], "")
+    labels = registry().by_path()
+    found = [
+        f"{labels[path].label if path in labels else path}: {_value_text(path, new.get(path))}"
+        for path in dict.fromkeys([*old, *new])
+        if old.get(path) != new.get(path)
+    ]
+    for name, field, _, after in option_changes(document, base):
+        shown = name.replace("_", " ")
+        if field:
+            found.append(f"host option {shown}: its {field.replace('_', ' ')} changed")
+        else:
+            found.append(f"host option {shown} " + ("removed" if after is None else "added"))
+    return list(dict.fromkeys(found))
+
+
+def derived_summary(document: Mapping[str, Json], base: Mapping[str, Json]) -> str:
+    """The summary of a profile that extends ``base`` and gives none: what it changes."""
+    changes = change_texts(document, base)
+    if not changes:
+        return f"{base['name']}'s rules and options, unchanged."
+    return f"{base['name']}, changed: " + "; ".join(changes) + "."
 
 
 def differences(document: Mapping[str, Json], base: Mapping[str, Json]) -> list[str]:

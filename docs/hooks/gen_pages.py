@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # building from a checkout without installing the package
     sys.path.insert(0, str(ROOT))
 
-from conformance.site import docsgen, variants_play  # noqa: E402
+from conformance.site import docsgen, protocol_hand, variants_play  # noqa: E402
 
 # JHYAP_DOCS_TRANSCRIPTS: build from another transcript folder (tests, drafts); default: the corpus
 corpus = os.environ.get("JHYAP_DOCS_TRANSCRIPTS")
@@ -39,6 +39,11 @@ for path, text in {**docsgen.generate(site), **docsgen.downloads(site)}.items():
 for path, text in variants_play.generate(site.profiles).items():
     with mkdocs_gen_files.open(path, "w") as handle:
         handle.write(text)
+
+# the protocol page as written, with its example hand drawn from the reference engine's answers
+protocol_source = (ROOT / "docs" / protocol_hand.PROTOCOL_PAGE).read_text(encoding="utf-8")
+with mkdocs_gen_files.open(protocol_hand.PROTOCOL_PAGE, "w") as handle:
+    handle.write(protocol_hand.protocol_page(protocol_source))
 
 config = mkdocs_gen_files.config
 config["nav"] = docsgen.extend_nav(config["nav"], site)

@@ -8,11 +8,12 @@
   }
 })();
 
-// A code block wider than the page scrolls sideways: keyboard users reach its hidden part
-// only if it can take focus (WCAG 2.1.1; axe-core: scrollable-region-focusable).
+// A code block (or the protocol's drawn hand, on a screen under 340 px) wider than the page
+// scrolls sideways: keyboard users reach its hidden part only if it can take focus (WCAG
+// 2.1.1; axe-core: scrollable-region-focusable).
 (function () {
   function focusable() {
-    for (const code of document.querySelectorAll(".md-typeset pre > code")) {
+    for (const code of document.querySelectorAll(".md-typeset pre > code, figure.jc-seq")) {
       if (code.scrollWidth > code.clientWidth) {
         code.setAttribute("tabindex", "0");
       } else if (code.getAttribute("tabindex") === "0") {

@@ -9,6 +9,13 @@
     var agrees = document.querySelector("table.jc-compare--agrees tbody");
     if (!form || form.dataset.ready) { return; }
     form.dataset.ready = "1";
+    // each row's key (its name, legend and words) is open where there is room beside the
+    // grid; on a phone a row stays one line over its cells until its name is tapped
+    if (window.matchMedia("(min-width: 60em)").matches) {
+      document.querySelectorAll("details.jc-row-key, details.jc-agree").forEach(function (d) {
+        d.open = true;
+      });
+    }
     form.hidden = false;
     var boxes = Array.prototype.slice.call(form.querySelectorAll("input[name=profile]"));
     var summary = form.querySelector(".jc-choose-summary");
@@ -21,14 +28,19 @@
 
     function update() {
       var chosen = boxes.filter(function (b) { return b.checked; }).map(function (b) { return b.value; });
-      document.querySelectorAll("table.jc-compare [data-profile]").forEach(function (cell) {
-        cell.hidden = chosen.indexOf(cell.dataset.profile) < 0;
+      document.querySelectorAll("table.jc-compare [data-profile]").forEach(function (item) {
+        item.hidden = chosen.indexOf(item.dataset.profile) < 0;
       });
+      // a cell belongs to its column's ruleset (both tables have the same columns)
+      var heads = Array.prototype.slice.call(
+        document.querySelectorAll("table.jc-compare thead th[data-profile]"), 0, boxes.length);
       var count = 0;
       rows.forEach(function (row) {
         var groups = {};
-        row.querySelectorAll("td[data-profile]").forEach(function (cell) {
-          if (!cell.hidden) { groups[cell.dataset.group] = true; }
+        row.querySelectorAll("td").forEach(function (cell, column) {
+          cell.hidden = heads[column].hidden;
+          // a moot value (another parameter makes it not matter) plays as any
+          if (!cell.hidden && cell.dataset.group !== "moot") { groups[cell.dataset.group] = true; }
         });
         var differ = Object.keys(groups).length > 1;
         if (differ) { count += 1; }
