@@ -29,6 +29,7 @@ from ..reporting.matrix import (
 from ..reporting.terminal import one_line
 from ..spec.wording import plural
 
+MAX_CLAUSES: Final = 6  # a failure's other clauses named; the rest counted (all in matrix.json)
 MAX_SHOWN: Final = 600  # characters of a verdict or command shown; the rest in matrix.json
 
 # The folder's stylesheet; the documentation site adds it to its own (mkdocs.yml extra_css),
@@ -68,6 +69,7 @@ table.jm-matrix { border-collapse: collapse; min-width: 100%; font-size: 0.9rem;
   .jm-matrix tbody tr { margin-bottom: 1rem; border: 1px solid #8a8a8a; }
   .jm-matrix th, .jm-matrix td { border: 0; border-top: 1px solid #8a8a8a; }
   .jm-matrix td::before { content: attr(data-ruleset); display: block; font-weight: bold; }
+  .jm-matrix caption { display: block; }
 }
 """
 
@@ -203,8 +205,11 @@ def _by_clause(failures: Sequence[Failure]) -> dict[str, list[Failure]]:
 
 
 def _failure_html(failure: Failure) -> str:
-    more = [c for c in failure.clauses[1:]]
-    also = f"<br>also tests {', '.join(f'<code>{text(c)}</code>' for c in more)}" if more else ""
+    more = failure.clauses[1:]
+    named = ", ".join(f"<code>{text(c)}</code>" for c in more[:MAX_CLAUSES])
+    if len(more) > MAX_CLAUSES:
+        named += f" and {len(more) - MAX_CLAUSES} more"
+    also = f"<br>also tests {named}" if more else ""
     return (
         f"<li><code>{text(failure.id)}</code> ({text(OUTCOME_WORDS.get(failure.outcome, ''))}"
         f", {text(failure.mode.replace('_', ' '))}): {text(failure.verdict)}"
