@@ -10,10 +10,12 @@ contrast of at least 4.5:1 (WCAG AA) and every badge has its text alternative.
 
 from __future__ import annotations
 
+import copy
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from pathlib import Path
+from typing import Any, Final
 
 from ..reporting.matrix import (
     FAILED,
@@ -24,7 +26,9 @@ from ..reporting.matrix import (
     Failure,
     Matrix,
     badge_svg,
+    build_matrix,
     matrix_text,
+    read_report,
 )
 from ..reporting.terminal import one_line
 from ..spec.wording import plural
@@ -72,6 +76,37 @@ table.jm-matrix { border-collapse: collapse; min-width: 100%; font-size: 0.9rem;
   .jm-matrix caption { display: block; }
 }
 """
+
+
+@dataclass(frozen=True)
+class BundledRun:
+    """One report behind the site's matrix: an engine of this repository under a ruleset."""
+
+    report: str  # its file name under BUNDLED_DATA
+    engine: str  # the engine command, from the repository root ("python": the suite's)
+    profile: str  # a shipped id or a profile file
+
+
+BUNDLED_DATA: Final = "docs/data/matrix"
+DOCS_FOLDER: Final = "matrix"  # the matrix's pages on the site
+DOCS_INDEX: Final = f"{DOCS_FOLDER}/index.md"
+_REFERENCE = "python -m reference_engine.server"
+_LOOP = "python examples/python-loop/bind.py"
+_OBJECT = "node examples/javascript-object/bind.mjs"
+_KITCHEN = "examples/python-loop/rules.yaml"
+_YANIV_MJS = "examples/javascript-object/rules.yaml"
+# Each engine under its own rules and under the shipped ruleset they extend; the reference
+# under all four. Rewritten by python -m scripts.bundled_matrix.
+BUNDLED_RUNS: Final = (
+    BundledRun("reference-dhumbal.json", _REFERENCE, "dhumbal"),
+    BundledRun("reference-bga-yaniv.json", _REFERENCE, "bga-yaniv"),
+    BundledRun("reference-kitchen-dhumbal.json", _REFERENCE, _KITCHEN),
+    BundledRun("reference-js-object-yaniv.json", _REFERENCE, _YANIV_MJS),
+    BundledRun("python-loop-kitchen-dhumbal.json", _LOOP, _KITCHEN),
+    BundledRun("python-loop-dhumbal.json", _LOOP, "dhumbal"),
+    BundledRun("javascript-object-js-object-yaniv.json", _OBJECT, _YANIV_MJS),
+    BundledRun("javascript-object-bga-yaniv.json", _OBJECT, "bga-yaniv"),
+)
 
 
 @dataclass(frozen=True)
@@ -296,7 +331,7 @@ def site_files(matrix: Matrix) -> dict[str, str]:
     return files
 
 
-def docs_files(matrix: Matrix, folder: str = "matrix") -> dict[str, str]:
+def docs_files(matrix: Matrix, folder: str = DOCS_FOLDER) -> dict[str, str]:
     """The matrix as pages of the documentation site, under ``folder``: index.md (the
     table), a page per engine, matrix.json and the badges. The stylesheet is CSS, which
     mkdocs.yml lists (stylesheets/matrix.css)."""
@@ -324,3 +359,37 @@ def docs_files(matrix: Matrix, folder: str = "matrix") -> dict[str, str]:
     for cell in matrix.cells:
         files[f"{folder}/{cell.badge_file}"] = badge_svg(cell.badge)
     return files
+
+
+def bundled_matrix(root: Path) -> Matrix:
+    """The matrix of the stored reports of the bundled engines (BUNDLED_RUNS), each named
+    by its path in the repository at ``root``."""
+    return build_matrix(
+        [
+            (f"{BUNDLED_DATA}/{run.report}", read_report(str(root / BUNDLED_DATA / run.report)))
+            for run in BUNDLED_RUNS
+        ]
+    )
+
+
+def with_engine_pages(nav: list[Any] | None, matrix: Matrix) -> list[Any] | None:
+    """The nav with the matrix's entry a section: the matrix, then a page per engine."""
+    if nav is None:
+        return None
+    pages = [{e.title: f"{DOCS_FOLDER}/{e.slug}.md"} for e in matrix.engines]
+
+    def walk(items: list[Any]) -> list[Any]:
+        result: list[Any] = []
+        for item in items:
+            if isinstance(item, dict) and len(item) == 1:
+                ((title, target),) = item.items()
+                if isinstance(target, list):
+                    result.append({title: walk(target)})
+                    continue
+                if target == DOCS_INDEX:
+                    result.append({title: [DOCS_INDEX, *pages]})
+                    continue
+            result.append(item)
+        return result
+
+    return walk(copy.deepcopy(nav))

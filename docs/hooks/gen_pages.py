@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # building from a checkout without installing the package
     sys.path.insert(0, str(ROOT))
 
-from conformance.site import docsgen, variants_play  # noqa: E402
+from conformance.site import docsgen, matrix_pages, variants_play  # noqa: E402
 
 # JHYAP_DOCS_TRANSCRIPTS: build from another transcript folder (tests, drafts); default: the corpus
 corpus = os.environ.get("JHYAP_DOCS_TRANSCRIPTS")
@@ -40,5 +40,11 @@ for path, text in variants_play.generate(site.profiles).items():
     with mkdocs_gen_files.open(path, "w") as handle:
         handle.write(text)
 
+# The engines matrix of the bundled engines, from their stored reports (docs/data/matrix/).
+matrix = matrix_pages.bundled_matrix(ROOT)
+for path, text in matrix_pages.docs_files(matrix).items():
+    with mkdocs_gen_files.open(path, "w") as handle:
+        handle.write(text)
+
 config = mkdocs_gen_files.config
-config["nav"] = docsgen.extend_nav(config["nav"], site)
+config["nav"] = matrix_pages.with_engine_pages(docsgen.extend_nav(config["nav"], site), matrix)
