@@ -341,7 +341,7 @@ def docs_files(matrix: Matrix, folder: str = DOCS_FOLDER) -> dict[str, str]:
         "The bundled engines, each under the rulesets it was run with: the reference "
         "engine and the kit examples of `examples/` (docs/data/matrix/ holds their "
         "reports; `jhyap matrix` built this page). To publish your engine's, see "
-        "[Port your engine](../port.md#publish-your-matrix-and-badge).\n\n"
+        "[Port your engine](../port.md#8a-publish-your-matrix-and-badge).\n\n"
     )
     files = {
         f"{folder}/index.md": intro
