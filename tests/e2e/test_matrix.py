@@ -4,9 +4,11 @@ under two rulesets; the site's stored reports current; the GitHub Action run ste
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -14,6 +16,9 @@ import pytest
 from conformance.site.matrix_pages import BUNDLED_DATA, BUNDLED_RUNS
 from scripts import bundled_matrix, run_action_locally
 from tests.cli_helpers import ROOT, fake
+from tests.site.test_docs import _set_width, axe_violations, browser
+
+__all__ = ["browser"]  # the fixture: a headless Chromium driven by selenium
 
 pytestmark = pytest.mark.e2e
 
@@ -51,7 +56,7 @@ def test_the_matrix_of_two_engines_under_two_rulesets(reports: list[Path], tmp_p
     done = jhyap("matrix", *map(str, reports), "-o", str(out))
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout == (
-        f"wrote {out / 'index.html'}: 2 engines by 2 rulesets, 4 cells, 2 with failures; 11 files\n"
+        f"wrote {out / 'index.html'}: 2 engines by 2 rulesets, 4 cells, 2 with failures; 9 files\n"
     )
     assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.*")) == [
         "badges/jhyap-reference-0-1-0--bga-yaniv.svg",
@@ -131,3 +136,38 @@ def test_the_action_runs_as_a_runner_would(tmp_path: Path) -> None:
     assert outputs["status"] == "1"
     badge = reports / "matrix" / "badges" / f"{TWO_BUGS_SLUG}--dhumbal.svg"
     assert "jhyap dhumbal: 6 failed" in badge.read_text("utf-8")
+
+
+@pytest.fixture(scope="module")
+def site(reports: list[Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("matrix") / "site"
+    assert jhyap("matrix", *map(str, reports), "-o", str(out)).returncode == 0
+    return out
+
+
+@pytest.mark.parametrize("width", [390, 1440])
+@pytest.mark.parametrize("page", ["index.html", f"engines/{TWO_BUGS_SLUG}.html"])
+def test_axe_finds_nothing_in_the_matrix_pages(
+    site: Path, browser: Any, page: str, width: int
+) -> None:
+    """Every rule of axe-core, any impact, at a phone's width and a desktop's; and the
+    page never wider than the window (the table scrolls or stacks inside it)."""
+    _set_width(browser, width)
+    browser.get((site / page).as_uri())
+    assert axe_violations(browser, ("minor", "moderate", "serious", "critical")) == []
+    assert browser.execute_script("return document.documentElement.scrollWidth") <= width
+    badges = browser.execute_script(
+        "return [...document.images].map(i => [i.alt, i.naturalWidth > 0])"
+    )
+    assert badges and all(alt and loaded for alt, loaded in badges), badges
+    # JHYAP_SCREENSHOTS=DIR keeps a screenshot of the whole page, for a person to look at.
+    shots = os.environ.get("JHYAP_SCREENSHOTS")
+    if shots:
+        height = min(int(browser.execute_script("return document.body.scrollHeight")), 6000)
+        browser.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+        )
+        name = "matrix-index" if page == "index.html" else "matrix-engine"
+        Path(shots).mkdir(parents=True, exist_ok=True)
+        assert browser.save_screenshot(str(Path(shots) / f"{name}-{width}.png"))
