@@ -49,17 +49,19 @@ CSS: Final = """\
 .jm-scroll { overflow-x: auto; max-width: 100%; margin: 1rem 0; }
 table.jm-matrix { border-collapse: collapse; min-width: 100%; font-size: 0.9rem; }
 .jm-matrix th, .jm-matrix td { border: 1px solid #8a8a8a; padding: 0.5rem; text-align: left;
-  vertical-align: top; min-width: 13rem; }
-.jm-matrix thead th { min-width: 12rem; }
-.jm-matrix tbody th { min-width: 9rem; }
+  vertical-align: top; min-width: 9.5rem; }
+.jm-matrix tbody th { min-width: 7rem; }
 .jm-matrix caption { text-align: left; font-weight: bold; padding: 0.25rem 0; }
-.jm-counts { list-style: none; margin: 0.4rem 0; padding: 0; }
-.jm-counts li { margin: 0; }
+/* As plain lines, also inside the documentation theme (whose lists have bullets). */
+ul.jm-counts, .md-typeset ul.jm-counts { list-style: none; margin: 0.4rem 0; padding: 0; }
+ul.jm-counts li, .md-typeset ul.jm-counts li { margin: 0; }
 .jm-bad { font-weight: bold; }
 .jm-bad::before { content: "\\2717\\00a0"; }
 .jm-claim { margin: 0.4rem 0 0; font-size: 0.85rem; }
 .jm-empty { font-style: italic; }
-.jm-badge { display: inline-block; vertical-align: middle; max-width: 100%; height: 20px; }
+/* A badge at its own size (the theme shrinks images to their box: unreadable text). */
+img.jm-badge, .md-typeset img.jm-badge { display: inline-block; vertical-align: middle;
+  max-width: none; height: auto; }
 .jm-engine dt { font-weight: bold; }
 .jm-engine dd { margin: 0 0 0.5rem 0; overflow-wrap: anywhere; }
 .jm-failures li { margin-bottom: 0.5rem; overflow-wrap: anywhere; }
