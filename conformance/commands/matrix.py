@@ -11,6 +11,7 @@ from conformance.reporting.outputs import FORCE_HELP
 from conformance.spec.wording import plural
 
 from . import ExitCode, Subparsers
+from .checks import path_text
 
 DEFAULT_FOLDER = "jhyap-matrix"
 
@@ -29,7 +30,13 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
         "version of its hello answer) under one ruleset comes from one report. A file that "
         "is not a valid report is named, with its field, in one line.",
     )
-    parser.add_argument("reports", nargs="+", metavar="REPORT", help="a jhyap run --json report")
+    parser.add_argument(
+        "reports",
+        nargs="+",
+        metavar="REPORT",
+        type=path_text,
+        help="a jhyap run --json report",
+    )
     parser.add_argument(
         "-o",
         "--output",

@@ -423,7 +423,7 @@ def test_every_path_argument_is_checked() -> None:
             if action.metavar in PATH_METAVARS:
                 assert action.type is path_text, action
                 checked += 1
-    assert checked == 24  # merge's FILE and --json among them
+    assert checked == 25  # merge's FILE and --json, matrix's --output among them
 
 
 def test_a_name_too_long_met_elsewhere_is_one_line(
