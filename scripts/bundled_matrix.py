@@ -32,9 +32,8 @@ def run_bundled(run: BundledRun, target: Path) -> dict[str, Any]:
     its JSON report written to ``target`` and returned (the checkout's path taken out)."""
     # "python" in an engine command is this Python: its folder first on PATH.
     path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
-    relative = os.path.relpath(target, ROOT)
     argv = [sys.executable, "-m", "conformance", "run", "-q", "--engine", run.engine]
-    argv += ["--profile", run.profile, "--json", relative]
+    argv += ["--profile", run.profile, "--json", str(target)]
     done = subprocess.run(
         argv, cwd=ROOT, env={**os.environ, "PATH": path}, capture_output=True, text=True
     )
@@ -59,7 +58,7 @@ def verdicts(report: Mapping[str, Any]) -> dict[str, Any]:
 def stale_reports(folder: Path) -> list[str]:
     """The bundled runs whose stored report in ``folder`` a run now contradicts."""
     stale = []
-    with tempfile.TemporaryDirectory(dir=ROOT / BUNDLED_DATA) as scratch:
+    with tempfile.TemporaryDirectory(prefix="jhyap-bundled-") as scratch:
         for run in BUNDLED_RUNS:
             now = run_bundled(run, Path(scratch) / run.report)
             stored = folder / run.report
