@@ -4,6 +4,8 @@ static pages (conformance/site/matrix_pages.py) with matrix.json and a badge per
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import sys
 from pathlib import Path
 
@@ -53,6 +55,21 @@ def _fail(message: str) -> int:
     return ExitCode.ERROR
 
 
+# The files of a matrix folder named by its matrix.json: only these are ever removed.
+_OWN_FILE = re.compile(r"(?:badges/[a-z0-9-]+\.svg|engines/[a-z0-9-]+\.html)")
+
+
+def _pages_of(matrix_json: Path) -> set[str]:
+    """The engine pages and badges the matrix.json at ``matrix_json`` lists."""
+    try:
+        data = json.loads(matrix_json.read_text("utf-8"))
+        names = [f"engines/{e['slug']}.html" for e in data["engines"]]
+        names += [c["badge"]["file"] for c in data["cells"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return set()
+    return {n for n in names if isinstance(n, str) and _OWN_FILE.fullmatch(n)}
+
+
 def run(args: argparse.Namespace) -> int:
     # lazy: start-up speed
     from conformance.reporting.matrix import ReportError, read_matrix
@@ -72,11 +89,14 @@ def run(args: argparse.Namespace) -> int:
             f"{folder}: a folder holding no jhyap matrix; not written into (--force writes into it)"
         )
     files = site_files(matrix)
+    stale = _pages_of(previous) - set(files) if ours else set()
     try:
         for name, text in sorted(files.items()):
             target = folder / name
             target.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(target, text)
+        for name in sorted(stale):  # the last matrix's pages of engines and cells now gone
+            (folder / name).unlink(missing_ok=True)
     except OSError as exc:
         return _fail(f"cannot write the matrix: {os_error_text(exc)}")
     failing = sum(1 for c in matrix.cells if c.failed)

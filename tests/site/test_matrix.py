@@ -398,3 +398,23 @@ def test_every_badge_image_has_its_words_as_alt() -> None:
         f'{opening}bga-yaniv.svg" alt="jhyap bga-yaniv: 1 passed">',
         f'{opening}dhumbal.svg" alt="jhyap dhumbal: 3 failed">',
     ]
+
+
+def test_a_new_matrix_removes_the_pages_of_the_last_one_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.write_text(json.dumps(report("old", MIXED)), encoding="utf-8")
+    second.write_text(json.dumps(report("new", MIXED[:1])), encoding="utf-8")
+    out = tmp_path / "out"
+    assert jhyap(capsys, "matrix", str(first), "-o", str(out))[0] == 0
+    (out / "badges" / "notes.svg").write_text("someone's", encoding="utf-8")
+    assert jhyap(capsys, "matrix", str(second), "-o", str(out))[0] == 0
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.*")) == [
+        "badges/new-1-0--dhumbal.svg",
+        "badges/notes.svg",  # not the last matrix's: kept
+        "engines/new-1-0.html",
+        "index.html",
+        "matrix.json",
+        "style.css",
+    ]
