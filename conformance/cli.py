@@ -39,6 +39,7 @@ COMMANDS: tuple[str, ...] = (
     "engine",
     "fuzz",
     "merge",
+    "matrix",
 )
 
 

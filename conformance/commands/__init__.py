@@ -95,6 +95,7 @@ COMMAND_STATUSES: Final[Mapping[str, Mapping[ExitCode, str]]] = MappingProxyType
             ExitCode.FAILURES: "the engine diverged from the reference (the shrunk transcript "
             "is written), or the reference broke an invariant",
         },
+        "matrix": {ExitCode.OK: "the matrix was written, whatever its cells say"},
         "merge": {
             ExitCode.OK: "the shards merged (a fuzz campaign: with no divergence)",
             ExitCode.FAILURES: "the shards of a fuzz campaign merged, and some shard diverged "

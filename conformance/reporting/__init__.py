@@ -4,6 +4,7 @@
 # imports none of them, so that starting one command stays quick).
 __all__ = [
     "json_junit",
+    "matrix",
     "modes",
     "outputs",
     "report",

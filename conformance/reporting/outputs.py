@@ -27,6 +27,9 @@ COVERAGE_JSON: Final = OutputKind(
 SIMULATE_JSON: Final = OutputKind(
     "a jhyap simulate JSON report", r'\{\n  "format": "jhyap-simulation",\n'
 )
+MATRIX_JSON: Final = OutputKind(
+    "a jhyap matrix.json", r'\{\n  "format": "jhyap-conformance-matrix",\n'
+)
 FUZZ_JSON: Final = OutputKind("a jhyap fuzz JSON report", r'\{\n  "format": "jhyap-fuzz-report",\n')
 
 FORCE_HELP: Final = (
@@ -34,4 +37,12 @@ FORCE_HELP: Final = (
     "(the last run's report is replaced without it)"
 )
 
-__all__ = ["COVERAGE_JSON", "FORCE_HELP", "FUZZ_JSON", "RUN_JSON", "RUN_JUNIT", "SIMULATE_JSON"]
+__all__ = [
+    "COVERAGE_JSON",
+    "FORCE_HELP",
+    "FUZZ_JSON",
+    "MATRIX_JSON",
+    "RUN_JSON",
+    "RUN_JUNIT",
+    "SIMULATE_JSON",
+]

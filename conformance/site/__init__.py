@@ -10,6 +10,7 @@ __all__ = [
     "comparison",
     "corpus",
     "docsgen",
+    "matrix_pages",
     "narration",
     "parameters",
     "profile_page",

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # building from a checkout without installing the package
     sys.path.insert(0, str(ROOT))
 
-from conformance.site import docsgen, protocol_hand, variants_play  # noqa: E402
+from conformance.site import docsgen, matrix_pages, protocol_hand, variants_play  # noqa: E402
 
 # JHYAP_DOCS_TRANSCRIPTS: build from another transcript folder (tests, drafts); default: the corpus
 corpus = os.environ.get("JHYAP_DOCS_TRANSCRIPTS")
@@ -45,5 +45,11 @@ protocol_source = (ROOT / "docs" / protocol_hand.PROTOCOL_PAGE).read_text(encodi
 with mkdocs_gen_files.open(protocol_hand.PROTOCOL_PAGE, "w") as handle:
     handle.write(protocol_hand.protocol_page(protocol_source))
 
+# The engines matrix of the bundled engines, from their stored reports (docs/data/matrix/).
+matrix = matrix_pages.bundled_matrix(ROOT)
+for path, text in matrix_pages.docs_files(matrix).items():
+    with mkdocs_gen_files.open(path, "w") as handle:
+        handle.write(text)
+
 config = mkdocs_gen_files.config
-config["nav"] = docsgen.extend_nav(config["nav"], site)
+config["nav"] = matrix_pages.with_engine_pages(docsgen.extend_nav(config["nav"], site), matrix)

@@ -76,6 +76,17 @@ def _serve_stop() -> int:
 # (command, what the case shows, the arguments (given a temporary folder), the status).
 # Every status of every command's table must appear here: see the test below.
 Args = Callable[[Path], list[str]]
+
+
+def _run_report(folder: Path) -> str:
+    """A run report of one passing case, written by the in-process reference (no process)."""
+    from tests.site.test_matrix import MIXED, report
+
+    path = folder / "run.json"
+    path.write_text(json.dumps(report("engine", MIXED[:1])), encoding="utf-8")
+    return str(path)
+
+
 EXIT_CASES: list[tuple[str, str, Args, ExitCode]] = [
     ("validate", "shipped profiles", lambda t: ["validate"], ExitCode.OK),
     ("validate", "an invalid profile", lambda t: ["validate", _bad_profile(t)], ExitCode.FAILURES),
@@ -206,6 +217,8 @@ EXIT_CASES: list[tuple[str, str, Args, ExitCode]] = [
         ExitCode.FAILURES,
     ),
     ("merge", "no such file", lambda t: ["merge", str(t / "none.json")], ExitCode.ERROR),
+    ("matrix", "a report", lambda t: ["matrix", _run_report(t), "-o", str(t / "m")], ExitCode.OK),
+    ("matrix", "no such file", lambda t: ["matrix", str(t / "none.json")], ExitCode.ERROR),
 ]
 
 
@@ -274,6 +287,7 @@ def test_a_bug_is_2_and_ctrl_c_is_130_for_every_command(
         "record": ["dhumbal", "x", "--seats", "2"],
         "export": ["x"],
         "merge": ["x.json"],
+        "matrix": ["x.json"],
     }
     code, _, err = jhyap(capsys, command, *required.get(command, []))
     assert code == status

@@ -13,6 +13,7 @@ from conformance import cli
 from conformance.reporting.outputs import (
     COVERAGE_JSON,
     FUZZ_JSON,
+    MATRIX_JSON,
     RUN_JSON,
     RUN_JUNIT,
     SIMULATE_JSON,
@@ -422,7 +423,7 @@ def test_every_path_argument_is_checked() -> None:
             if action.metavar in PATH_METAVARS:
                 assert action.type is path_text, action
                 checked += 1
-    assert checked == 24  # merge's FILE and --json among them
+    assert checked == 25  # merge's FILE and --json, matrix's --output among them
 
 
 def test_a_name_too_long_met_elsewhere_is_one_line(
@@ -539,7 +540,7 @@ def test_an_empty_file_holds_nothing_to_lose(
 
 
 def test_no_kind_of_report_passes_for_another() -> None:
-    kinds = [RUN_JSON, RUN_JUNIT, COVERAGE_JSON, SIMULATE_JSON, FUZZ_JSON]
+    kinds = [RUN_JSON, RUN_JUNIT, COVERAGE_JSON, SIMULATE_JSON, FUZZ_JSON, MATRIX_JSON]
     samples = {
         "run": '{\n  "format": "jhyap-conformance-report",\n  "format_version": 1,',
         "junit": '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="jhyap" tests="1"',
@@ -547,6 +548,7 @@ def test_no_kind_of_report_passes_for_another() -> None:
         "coverage-profile": '{\n  "profile": "dashain",\n  "counts": {',
         "simulate": '{\n  "format": "jhyap-simulation",\n  "format_version": 1,',
         "fuzz": '{\n  "format": "jhyap-fuzz-report",\n  "format_version": 1,',
+        "matrix": '{\n  "format": "jhyap-conformance-matrix",\n  "format_version": 1,',
     }
     owners = {
         "run": RUN_JSON,
@@ -555,6 +557,7 @@ def test_no_kind_of_report_passes_for_another() -> None:
         "coverage-profile": COVERAGE_JSON,
         "simulate": SIMULATE_JSON,
         "fuzz": FUZZ_JSON,
+        "matrix": MATRIX_JSON,
     }
     for name, text in samples.items():
         assert [k for k in kinds if k.begins(text)] == [owners[name]], name

@@ -1026,6 +1026,8 @@ PAGE_TYPES: dict[str, str] = {
     "schemas": "schemas/",
     "glossary": "glossary/",
     "changelog": "changelog/",
+    "matrix": "matrix/",
+    "matrix-engine": "matrix/yaniv-mjs-1-0-0/",
 }
 
 _AXE_RUN = """

@@ -91,3 +91,18 @@ def test_the_example_bindings_end_as_the_page_says(
     assert summary is not None, out[-500:]
     quoted = PORT.split(block, 1)[1].split("ends with `", 1)[1].split("`", 1)[0]
     assert quoted == summary.group(1)
+
+
+def test_the_one_step_job_pins_this_release_and_gives_inputs_the_action_takes() -> None:
+    job = yaml.safe_load(_block("yaml", "name: Jhyap conformance (one step)\n"))
+    step = job["jobs"]["conformance"]["steps"][-1]
+    assert step["uses"] == f"<owner>/jhyap-conformance@v{__version__}"
+    action = yaml.safe_load((ROOT / "action.yml").read_text("utf-8"))
+    inputs = action["inputs"]
+    assert set(step["with"]) <= set(inputs)
+    assert {n for n, spec in inputs.items() if spec.get("required")} <= set(step["with"])
+    # The page's table names every input, with its default.
+    for name, spec in inputs.items():
+        assert f"| `{name}` |" in PORT, name
+        if spec.get("default"):
+            assert f"| `{name}` | `{spec['default']}` |" in PORT, name
