@@ -20,7 +20,7 @@ class Clock:
 
 
 def _shrinker(clock: Clock, seconds_a_request: float, reserve: Reserve) -> _Shrinker:
-    def evaluate(plans: Sequence[Any]) -> list[None]:
+    def evaluate(plans: Sequence[Any]) -> list[Any]:
         # the plans of a batch run side by side: the longest one sets the time
         clock.now += seconds_a_request * max(len(p.requests) for p in plans)
         return [None] * len(plans)
