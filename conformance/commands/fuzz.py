@@ -34,6 +34,7 @@ from conformance.spec.data import DataNotFound, ProfileNotFound
 from conformance.spec.files import STDOUT, write_report
 from conformance.spec.profiles import ProfileFileError
 from conformance.spec.transcript_profiles import shipped_documents, with_profile_files
+from conformance.spec.wording import headed
 
 from . import Subparsers, jobs_count
 from .checks import (
@@ -282,7 +283,7 @@ def build_config(args: argparse.Namespace) -> FuzzConfig | str:
     try:
         documents, ids = with_profile_files(shipped_documents(), named)
     except (ProfileFileError, DataNotFound, ProfileNotFound, InputError) as exc:
-        return f"the profiles cannot be loaded:\n{exc}"
+        return headed("the profiles cannot be loaded", str(exc))
     unknown = [p for p in ids if p not in documents]
     if unknown:
         return f"unknown profile {unknown[0]!r}; shipped profiles: {', '.join(sorted(documents))}"
