@@ -30,6 +30,7 @@ from conformance.harness.client import EngineUnusable
 from conformance.harness.runner import InputError
 from conformance.harness.sandbox import engine_environment
 from conformance.reporting.outputs import FORCE_HELP, FUZZ_JSON
+from conformance.reporting.terminal import one_line
 from conformance.spec.data import DataNotFound, ProfileNotFound
 from conformance.spec.files import STDOUT, write_report
 from conformance.spec.profiles import ProfileFileError
@@ -439,7 +440,8 @@ def finding_lines(finding: Finding, number: int = 1) -> list[str]:
         "  to accept it, list it in a --known-divergences file: "
         f"- {{signature: {json.dumps(shrunk.divergence.signature)}, clause: ..., reason: ...}}",
     ]
-    return lines
+    # An engine's words (its refusal, quoted in the checks) stay on their line.
+    return [one_line(line) for line in lines]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -22,6 +22,7 @@ from conformance.commands.checks import report_file_problem
 from conformance.commands.fuzz import build_config
 from conformance.dask_cluster import ClusterUnavailable, address_problem
 from conformance.reporting.outputs import FUZZ_JSON
+from conformance.reporting.terminal import one_line
 from conformance.spec.files import STDOUT, os_error_text, write_report
 
 from .fuzz_shards import ShardFailed, fuzz_on_cluster
@@ -93,7 +94,7 @@ def _campaign(argv: Sequence[str] | None) -> int:
             )
             return 2
     console = sys.stderr if args.json == STDOUT else sys.stdout
-    print("\n".join(fuzz_lines(report)), file=console)
+    print("\n".join(one_line(line) for line in fuzz_lines(report)), file=console)
     return int(report["exit_status"])
 
 
