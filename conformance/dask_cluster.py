@@ -62,8 +62,13 @@ def client_for(address: str) -> Iterator[Any]:
         return
     try:
         client = distributed.Client(address, timeout=10)
-    except OSError as exc:
-        raise ClusterUnavailable(f"cannot reach the scheduler {address}: {exc}") from None
+    except Exception as exc:
+        # Dask's comm layers fail by address in their own ways: OSError (no scheduler),
+        # ValueError (inproc:// of no such process), TypeError (tls:// without a context,
+        # ucx:// without UCX), UnicodeError (a host name over 63 characters a label).
+        shown = address if len(address) <= 80 else f"{address[:60]}...({len(address)} chars)"
+        why = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise ClusterUnavailable(f"cannot reach the scheduler {shown}: {why}") from None
     with client:
         yield client
 
