@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping, Sequence
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from jhyap_core.profile import OptionSpec, OptionType, option_specs, set_path
@@ -231,8 +231,19 @@ def _widened(spec: OptionSpec, value: Json) -> list[Json]:
     """The values of option ``spec`` with ``value`` added (in order, for numbers)."""
     values = [*(spec.values or ()), value]
     if spec.type in (OptionType.INTEGER, OptionType.DECIMAL):
-        values.sort(key=lambda v: Decimal(str(v)))
+        values.sort(key=_number_order)
     return values
+
+
+def _number_order(value: Json) -> tuple[bool, Decimal]:
+    """A sort key for an option's numbers that never raises: a NaN or a value that is no
+    number (``limit: .nan``, ``limit: abc``: the schema's checks refuse them, in words)
+    goes last, where Decimal's comparison raised InvalidOperation (an internal error)."""
+    try:
+        number = Decimal(str(value))
+    except InvalidOperation:
+        return True, Decimal(0)
+    return (True, Decimal(0)) if number.is_nan() else (False, number)
 
 
 def _widen_hint(spec: OptionSpec, value: Json) -> str:
