@@ -928,3 +928,18 @@ def test_a_call_limit_that_is_no_number_is_refused_in_words(
         f"{mine}:1: options.call_limit.values[3]: must be an integer, not {shown}\n"
         f"{mine}:6: rules.call.limit: must be an integer, not {shown}\n"
     )
+
+
+def test_a_hand_size_of_401_digits_is_said_by_its_size(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # bench/probes.py: the message wrote the number whole, a line of 942 characters.
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(
+        f"profile_format: 1\nid: mine\nextends: dhumbal\nrules:\n  hand_size: {10**400}\n"
+    )
+    assert main(["validate", str(mine)]) == 1
+    assert capsys.readouterr().out == (
+        f"{mine}:5: rules.hand_size: 2 seats x a number of 401 digits cards + the turned-up "
+        "card + one card to draw = a number of 401 digits, more than the 52-card deck\n"
+    )
