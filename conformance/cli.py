@@ -205,7 +205,7 @@ def _terminate(signum: int, frame: object) -> None:
     raise Terminated(signum)
 
 
-def _catch_termination() -> dict[int, Any]:
+def catch_termination() -> dict[int, Any]:
     """Turn SIGTERM and SIGHUP into Terminated; the handlers they had before."""
     previous: dict[int, Any] = {}
     for signum in (signal.SIGTERM, signal.SIGHUP):
@@ -217,7 +217,7 @@ def _catch_termination() -> dict[int, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``jhyap`` with ``argv`` (default: the process arguments); the exit status."""
     words = list(sys.argv[1:] if argv is None else argv)
-    previous = _catch_termination()
+    previous = catch_termination()
     try:
         parser = build_parser(words)
         options, engine = _engine_after_dashes(parser, words)

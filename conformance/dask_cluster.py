@@ -9,7 +9,9 @@ this version of jhyap-conformance installed.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
+import signal
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
@@ -50,31 +52,63 @@ def client_for(address: str) -> Iterator[Any]:
     distributed = dask_module()
     local = LOCAL.fullmatch(address)
     if local is not None:
-        # Processes, one thread each: games are pure Python and hold the GIL.
-        cluster = distributed.LocalCluster(
-            n_workers=int(local.group(1)),
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            # logging.CRITICAL: a task's failure is re-raised at the client, said there in
-            # one line; the worker's own ERROR log would print its traceback as well
-            silence_logs=50,
-        )
+        cluster = _local_cluster(distributed, int(local.group(1)))
         with cluster, distributed.Client(cluster) as client:
-            yield client
+            try:
+                yield client
+            except BaseException:
+                _end_workers(cluster)
+                raise
         return
     try:
         client = distributed.Client(address, timeout=10)
-    except OSError as exc:
-        raise ClusterUnavailable(f"cannot reach the scheduler {address}: {exc}") from None
+    except Exception as exc:
+        # Dask's comm layers fail by address in their own ways: OSError (no scheduler),
+        # ValueError (inproc:// of no such process), TypeError (tls:// without a context,
+        # ucx:// without UCX), UnicodeError (a host name over 63 characters a label).
+        shown = address if len(address) <= 80 else f"{address[:60]}...({len(address)} chars)"
+        why = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise ClusterUnavailable(f"cannot reach the scheduler {shown}: {why}") from None
     with client:
         yield client
+
+
+def _local_cluster(distributed: Any, workers: int) -> Any:
+    """A local cluster of ``workers`` processes, each of which leaves Ctrl-C to the leader
+    (:mod:`conformance.dask_worker`, loaded by each worker as it starts, again after a
+    crash)."""
+    # Processes, one thread each: games are pure Python and hold the GIL.
+    return distributed.LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        # logging.CRITICAL: a task's failure is re-raised at the client, said there in
+        # one line; the worker's own ERROR log would print its traceback as well
+        silence_logs=50,
+        preload=["conformance.dask_worker"],
+    )
+
+
+def _end_workers(cluster: Any) -> None:
+    """Stopped by an error or a signal: end the workers now. Closing the cluster asks each
+    to finish its task first (seconds to minutes); its nanny is told not to start it again."""
+    for nanny in list(cluster.workers.values()):
+        pid = getattr(nanny, "pid", None)
+        with contextlib.suppress(AttributeError):
+            nanny.close_gracefully(reason="the leader stops")
+        if pid:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
 
 
 def map_on_cluster(function: Callable[[Any], Any], tasks: Sequence[Any], address: str) -> list[Any]:
     """``function`` over ``tasks`` on the cluster, results in task order (the study)."""
     with client_for(address) as client:
-        return list(client.gather(client.map(function, tasks, pure=False)))
+        futures = client.map(function, tasks, pure=False)
+        # One future at a time: a gather stopped by Ctrl-C leaves its waiting tasks to
+        # asyncio, which prints each one's AllExit traceback when it is collected.
+        return [future.result() for future in futures]
 
 
 __all__ = [

@@ -175,9 +175,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 class StoppedBySignal(KeyboardInterrupt):
-    """SIGTERM or SIGHUP, stopping the session as Ctrl-C does. Not named KeyboardInterrupt,
-    so pytest reports it in its one ``!!! ... !!!`` line, without the plugin's code line
-    and the advice to show a full traceback."""
+    """Ctrl-C, SIGTERM or SIGHUP, stopping the session as Ctrl-C does. Not named
+    KeyboardInterrupt, so pytest reports it in its one ``!!! ... !!!`` line, without the
+    plugin's code line and the advice to show a full traceback."""
 
 
 # pytest words the line as "module.Class: message": the class alone reads as jhyap's word.
@@ -194,9 +194,12 @@ def _interrupt_on_termination() -> dict[int, Any]:
     default they would end pytest at once, the engine left running. The handlers they had
     before are returned, to be put back."""
     previous: dict[int, Any] = {}
-    for signum in (signal.SIGTERM, signal.SIGHUP):
+    for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        # Python's own Ctrl-C handler is replaced too: its KeyboardInterrupt was shown
+        # with the plugin's code line and pytest's --full-trace advice.
+        default = signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL
         with contextlib.suppress(ValueError):  # only the main thread may set handlers
-            if signal.getsignal(signum) in (signal.SIG_DFL, None):
+            if signal.getsignal(signum) in (default, None):
                 previous[signum] = signal.signal(signum, _interrupt)
     return previous
 

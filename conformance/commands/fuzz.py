@@ -30,11 +30,12 @@ from conformance.harness.client import EngineUnusable
 from conformance.harness.runner import InputError
 from conformance.harness.sandbox import engine_environment
 from conformance.reporting.outputs import FORCE_HELP, FUZZ_JSON
+from conformance.reporting.terminal import one_line
 from conformance.spec.data import DataNotFound, ProfileNotFound
 from conformance.spec.files import STDOUT, write_report
 from conformance.spec.profiles import ProfileFileError
 from conformance.spec.transcript_profiles import shipped_documents, with_profile_files
-from conformance.spec.wording import plural
+from conformance.spec.wording import headed, plural
 
 from . import Subparsers, jobs_count
 from .checks import (
@@ -284,7 +285,7 @@ def build_config(args: argparse.Namespace) -> FuzzConfig | str:
     try:
         documents, ids = with_profile_files(shipped_documents(), named)
     except (ProfileFileError, DataNotFound, ProfileNotFound, InputError) as exc:
-        return f"the profiles cannot be loaded:\n{exc}"
+        return headed("the profiles cannot be loaded", str(exc))
     unknown = [p for p in ids if p not in documents]
     if unknown:
         return f"unknown profile {unknown[0]!r}; shipped profiles: {', '.join(sorted(documents))}"
@@ -443,7 +444,8 @@ def finding_lines(finding: Finding, number: int = 1) -> list[str]:
         "  to accept it, list it in a --known-divergences file: "
         f"- {{signature: {json.dumps(shrunk.divergence.signature)}, clause: ..., reason: ...}}",
     ]
-    return lines
+    # An engine's words (its refusal, quoted in the checks) stay on their line.
+    return [one_line(line) for line in lines]
 
 
 def run(args: argparse.Namespace) -> int:

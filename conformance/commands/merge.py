@@ -7,6 +7,7 @@ import json
 import sys
 
 from conformance.reporting.outputs import FORCE_HELP, FUZZ_JSON, SIMULATE_JSON
+from conformance.reporting.terminal import one_line
 
 from . import ExitCode, Subparsers
 from .checks import clashing_paths
@@ -67,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         kind = SIMULATE_JSON
     else:
         status = int(report["exit_status"])
-        text = "\n".join(fuzz_lines(report))
+        text = "\n".join(one_line(line) for line in fuzz_lines(report))
         dumped = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
         kind = FUZZ_JSON
     if args.json:

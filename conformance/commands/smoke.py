@@ -11,7 +11,7 @@ from conformance.reporting.terminal import one_line
 from conformance.spec import readings
 from conformance.spec.data import DataNotFound, ProfileNotFound
 from conformance.spec.profiles import ProfileFileError, load_profile
-from conformance.spec.wording import plural
+from conformance.spec.wording import headed, plural
 
 from . import ExitCode, Subparsers
 from .checks import MAX_TIMEOUT, seconds
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             profile = load_profile(args.profile)
         except (ProfileFileError, DataNotFound, ProfileNotFound) as exc:
-            print(f"jhyap smoke: the profile cannot be loaded:\n{exc}", file=sys.stderr)
+            print(headed("jhyap smoke: the profile cannot be loaded", str(exc)), file=sys.stderr)
             return ExitCode.ERROR
     engine = args.engine if args.engine is not None else default_engine()
     print(f"engine: {one_line(engine)}")

@@ -12,25 +12,47 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from collections.abc import Sequence
 
-from conformance.cli import build_parser
+from conformance.cli import Terminated, build_parser, catch_termination
+from conformance.commands import ExitCode
 from conformance.commands.checks import report_file_problem
 from conformance.commands.fuzz import build_config
 from conformance.dask_cluster import ClusterUnavailable, address_problem
 from conformance.reporting.outputs import FUZZ_JSON
+from conformance.reporting.terminal import one_line
 from conformance.spec.files import STDOUT, os_error_text, write_report
 
 from .fuzz_shards import ShardFailed, fuzz_on_cluster
 from .merge import fuzz_lines
 
+PROG = "python -m conformance.distributed.campaign"
+
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the campaign; its exit status. Ctrl-C, SIGTERM or SIGHUP ends it in one line
+    (130, 143, 129), the cluster's workers and their engines with it, as jhyap does."""
+    previous = catch_termination()
+    try:
+        return _campaign(argv)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return ExitCode.INTERRUPTED
+    except Terminated as exc:
+        print(f"{PROG}: stopped by {signal.Signals(exc.signum).name}", file=sys.stderr)
+        return 128 + exc.signum
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _campaign(argv: Sequence[str] | None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     fuzz_args = words[words.index("--") + 1 :] if "--" in words else []
     own = words[: words.index("--")] if "--" in words else words
-    parser = argparse.ArgumentParser(prog="python -m conformance.distributed.campaign")
+    parser = argparse.ArgumentParser(prog=PROG)
     parser.add_argument("--cluster", required=True, metavar="ADDRESS", help="local:N or tcp://…")
     parser.add_argument("--shards", type=int, required=True, metavar="N", help="shards (tasks)")
     parser.add_argument(
@@ -72,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             return 2
     console = sys.stderr if args.json == STDOUT else sys.stdout
-    print("\n".join(fuzz_lines(report)), file=console)
+    print("\n".join(one_line(line) for line in fuzz_lines(report)), file=console)
     return int(report["exit_status"])
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -61,6 +61,34 @@ def schema_problem(data: Any, name: str) -> str | None:
     return f"{where}: {error.message[:200]}"
 
 
+MAX_EXACT: Final = 2**53 - 1  # the largest integer every JSON reader holds exactly
+MAX_FIGURE_CHARS: Final = 200  # an exact sum written as text (a tally's moments)
+
+
+def too_large(data: object, where: str = "") -> str | None:
+    """The first number of a shard no run writes: an integer beyond 2^53 - 1 (a count of
+    10^400 games was taken, then failed as a float: an internal error) or an exact sum
+    of more than MAX_FIGURE_CHARS characters (Python refuses to read 4,300 digits)."""
+    if isinstance(data, bool):
+        return None
+    if isinstance(data, int) and abs(data) > MAX_EXACT:
+        return f"{where}: a number of {data.bit_length()} bits, beyond 2^53 - 1"
+    if isinstance(data, str) and where.endswith(("/sum", "/sum_squares")):
+        if len(data) > MAX_FIGURE_CHARS:
+            return f"{where}: an exact figure of {len(data):,} characters"
+        return None
+    items: Iterable[tuple[object, object]] = ()
+    if isinstance(data, dict):
+        items = data.items()
+    elif isinstance(data, list):
+        items = enumerate(data)
+    for key, value in items:
+        problem = too_large(value, f"{where}/{key}" if where else str(key))
+        if problem:
+            return problem
+    return None
+
+
 def read_shard(path: str) -> tuple[str, ShardFile]:
     """One shard file, checked against its schema; its format and contents."""
     try:
@@ -90,7 +118,7 @@ def read_shard(path: str) -> tuple[str, ShardFile]:
         )
     if kind == FUZZ and "run" not in data:
         raise MergeError(f"{path}: no 'run' field: written by a jhyap fuzz without --shard")
-    problem = schema_problem(data, SCHEMAS[kind])
+    problem = schema_problem(data, SCHEMAS[kind]) or too_large(data)
     if problem is None and kind == SIMULATION:
         problem = Tally.problem_of(data["tally"])
     if problem is not None:

@@ -26,7 +26,7 @@ from ..spec.profiles import Problem, ProfileFileError
 from ..spec.steps import Step, Transcript
 from ..spec.transcript import corpus_files, documents_context, iter_corpus, load_checked
 from ..spec.transcript_profiles import profiles_for, shipped_documents, with_profile_files
-from ..spec.wording import plural
+from ..spec.wording import headed, plural
 from .derive import Mode, classify, trusted
 from .known_failures import InputError, KnownFailure, load_known_failures
 from .outcome import Refusal, describe_step, refusal_of
@@ -378,7 +378,7 @@ def load_selection(
     try:
         documents, chosen_profiles = with_profile_files(shipped_documents(), named)
     except (ProfileFileError, DataNotFound, ProfileNotFound) as exc:
-        raise InputError([], f"the profiles cannot be loaded:\n{exc}") from None
+        raise InputError([], headed("the profiles cannot be loaded", str(exc))) from None
     files = corpus_files(root)
     corpus_ids = tuple(dict.fromkeys(path.stem for path in files))
     # A transcript's id is its file name: -k reads and checks only the files it names.

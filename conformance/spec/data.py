@@ -75,7 +75,9 @@ def shipped_profile_ids() -> list[str]:
     return [p.stem for p in shipped_profile_paths()]
 
 
-def _looks_like_path(text: str) -> bool:
+def looks_like_path(text: str) -> bool:
+    """Whether a profile name is meant as a file (a folder in it, a YAML suffix, a leading
+    dot), not a shipped profile's id."""
     return (
         os.sep in text
         or (os.altsep is not None and os.altsep in text)
@@ -109,7 +111,7 @@ def find_profile(name_or_path: str | os.PathLike[str]) -> Path:
     candidate = Path(text)
     if candidate.is_file():
         return candidate
-    if not isinstance(name_or_path, str) or _looks_like_path(text):
+    if not isinstance(name_or_path, str) or looks_like_path(text):
         kind = _file_kind(candidate)
         if kind is not None:
             raise ProfileNotFound(f"{text} is {kind}, not a profile file")

@@ -231,7 +231,7 @@ def _widened(spec: OptionSpec, value: Json) -> list[Json]:
     """The values of option ``spec`` with ``value`` added (in order, for numbers)."""
     values = [*(spec.values or ()), value]
     if spec.type in (OptionType.INTEGER, OptionType.DECIMAL):
-        values.sort(key=lambda v: Decimal(str(v)))
+        values.sort(key=_number_order)
     return values
 
 
@@ -246,6 +246,17 @@ def _orderable(spec: OptionSpec, value: Json) -> bool:
         return Decimal(str(value)).is_finite()
     except InvalidOperation:
         return False
+
+
+def _number_order(value: Json) -> tuple[bool, Decimal]:
+    """A sort key for an option's numbers that never raises: a NaN or a value that is no
+    number (``limit: .nan``, ``limit: abc``: the schema's checks refuse them, in words)
+    goes last, where Decimal's comparison raised InvalidOperation (an internal error)."""
+    try:
+        number = Decimal(str(value))
+    except InvalidOperation:
+        return True, Decimal(0)
+    return (True, Decimal(0)) if number.is_nan() else (False, number)
 
 
 def _widen_hint(spec: OptionSpec, value: Json) -> str:

@@ -51,6 +51,7 @@ from .profile_schema import (
     show,
     stringify_keys,
 )
+from .wording import number_text
 from .yamlsafe import DataPath
 
 __all__ = [
@@ -160,8 +161,9 @@ def _rule_problems(rules: Mapping[str, Json]) -> list[tuple[DataPath, str]]:
         if needed > size:
             add(
                 "hand_size",
-                f"{count} seats x {rules['hand_size']} cards + the turned-up card + one card "
-                f"to draw = {needed}, more than the {size}-card deck",
+                f"{count} seats x {number_text(rules['hand_size'])} cards + the turned-up "
+                f"card + one card to draw = {number_text(needed)}, more than the "
+                f"{size}-card deck",
             )
             break
     if throws["set"]["min"] > throws["set"]["max"]:

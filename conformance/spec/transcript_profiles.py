@@ -92,13 +92,15 @@ def with_profile_files(
 ) -> tuple[dict[str, Mapping[str, Any]], list[str]]:
     """``documents`` plus the profile files among ``names``; and ``names`` as profile ids.
 
-    A name that is an existing file (or ends in .yaml/.yml) is loaded as a profile, so a
-    variant's own transcripts can name it by its id. ProfileFileError if it is invalid.
+    A name that is an existing file or reads as a path (``data.looks_like_path``: a folder
+    in it, a .yaml/.yml suffix) is loaded as a profile, so a variant's own transcripts can
+    name it by its id. ProfileFileError if it is invalid; ProfileNotFound, saying what is
+    there, for a path that is no file (``/dev/zero``, a folder, a named pipe).
     """
     merged = dict(documents)
     ids = []
     for name in names:
-        if Path(name).is_file() or name.endswith((".yaml", ".yml")):
+        if Path(name).is_file() or data.looks_like_path(name):
             document = load_profile(name)
             merged[document["id"]] = document
             ids.append(str(document["id"]))

@@ -587,9 +587,39 @@ def test_a_profile_of_ones_own_cannot_take_a_shipped_id(
         assert (code, out, err) == (1, f"mine.yaml:2: {SHIPPED_ID}\n", "")
     else:
         assert (code, out) == (2, "")
-        assert err == f"jhyap run: the profiles cannot be loaded:\nmine.yaml:2: {SHIPPED_ID}\n"
+        assert err == f"jhyap run: the profiles cannot be loaded: mine.yaml:2: {SHIPPED_ID}\n"
 
 
 def test_the_shipped_profile_keeps_its_own_id(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = jhyap(capsys, "validate", str(ROOT / "specs" / "dashain.yaml"))
     assert (code, out, err) == (0, "OK: 1 file valid\n", "")
+
+
+@pytest.mark.parametrize("command", ["run", "coverage", "fuzz", "export"])
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("/dev/zero", "a character device"),
+        ("./folder", "a folder"),
+        ("./pipe", "a named pipe (FIFO)"),
+    ],
+)
+def test_a_profile_path_that_is_no_file_is_said_in_one_line(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+    name: str,
+    kind: str,
+) -> None:
+    # --profile /dev/zero was taken for a shipped id ("unknown profile '/dev/zero'"), and a
+    # profile's one problem was said on a second line under its heading.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "folder").mkdir()
+    os.mkfifo(tmp_path / "pipe")
+    where = {"export": [str(tmp_path / "out")], "fuzz": ["--games", "1"]}.get(command, [])
+    code, out, err = jhyap(capsys, command, *where, "--profile", name)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"jhyap {command}: the profiles cannot be loaded: {name} is {kind}, not a profile file\n"
+    )

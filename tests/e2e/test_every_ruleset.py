@@ -326,8 +326,10 @@ def test_a_broken_variant_file_is_one_line_and_exit_2(
     captured = capsys.readouterr()
     assert status == 2
     lines = captured.err.splitlines()
-    assert lines[0] == "jhyap run: the profiles cannot be loaded:"
-    assert lines[1].startswith(f"{bad}:4: rules.showdown.tie: ")
+    assert len(lines) == 1
+    assert lines[0].startswith(
+        f"jhyap run: the profiles cannot be loaded: {bad}:4: rules.showdown.tie: "
+    )
     assert "Traceback" not in captured.err
     missing = write(tmp_path / "gone.yaml", "profile_format: 1\nid: gone\nextends: nosuch\n")
     assert main(["run", "--profile", str(missing)]) == 2

@@ -158,3 +158,23 @@ def test_an_engine_name_cannot_forge_a_summary_line(
     assert [line for line in lines if line.startswith("==")] == [lines[-1]]
     assert "\x1b" not in out
     assert lines[-1].startswith("== 1 passed (1 case) in ")
+
+
+@pytest.mark.e2e
+def test_a_refusal_quoted_by_fuzz_cannot_forge_a_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # bench/probes.py: fuzz's "checked: against the engine: ..." line quoted the engine's
+    # refusal raw, so its newline printed a forged summary line (and its OSC codes).
+    monkeypatch.setenv("NO_COLOR", "1")
+    engine = fake("forged_text", "all", "error")
+    code, out, _ = jhyap(capsys, "fuzz", "--profile", "dashain", "--games", "1", "--engine", engine)
+    assert code == 1
+    assert [line for line in out.splitlines() if FORGED in line and line.startswith("==")] == []
+    assert [c for c in ("\x1b", "\r", "\u2028", "\u0085", "\u202e") if c in out] == []
+    checked = [
+        line for line in out.splitlines() if line.startswith("  checked: against the engine")
+    ]
+    assert len(checked) == 1
+    assert "Kh Kc: x\\n== 1" in checked[0]  # (clipped in the middle)
+    assert checked[0].endswith("\\u2066== 145 passed (145 cases) in 1.00 s ==\\u2069")

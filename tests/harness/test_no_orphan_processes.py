@@ -93,7 +93,7 @@ def test_an_engine_dies_with_a_harness_killed_by_sigkill(tmp_path: Path, pids: P
     assert not running(engine), "the hung engine outlived the killed harness"
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
 def test_a_signalled_pytest_session_ends_its_engine_and_writes_its_junit(
     tmp_path: Path, pids: Path, signum: signal.Signals
 ) -> None:

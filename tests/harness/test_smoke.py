@@ -330,8 +330,8 @@ def test_smoke_with_a_profile_that_cannot_be_loaded(
     bad.write_text("profile_format: 1\nid: bad\nextends: dhumbal\nrules: {hand_size: 0}\n")
     code, lines, err = run_smoke(capsys, "--profile", str(bad))
     assert (code, lines) == (2, [])
-    assert err.splitlines()[0] == "jhyap smoke: the profile cannot be loaded:"
-    assert err.splitlines()[1].startswith(f"{bad}:4: rules.hand_size: ")
+    assert len(err.splitlines()) == 1
+    assert err.startswith(f"jhyap smoke: the profile cannot be loaded: {bad}:4: rules.hand_size: ")
 
 
 @pytest.mark.e2e

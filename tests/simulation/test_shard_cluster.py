@@ -91,3 +91,22 @@ def test_a_campaign_whose_engine_is_missing_is_one_line_and_2(tmp_path: Path) ->
         "python -m conformance.distributed.campaign: shard 1/1: the engine is unusable: "
         f"engine command not found: {engine} (from --engine '{engine}')\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("address", "why"),
+    [
+        ("inproc://x", "inproc://x: not enough values to unpack (expected 3, got 1)"),
+        ("tls://x:1", "tls://x:1: TLS expects a `ssl_context` argument"),
+        ("tcp://" + "h" * 5000 + ":1", "tcp://" + "h" * 54 + "...(5008 chars): encoding with"),
+    ],
+)
+def test_an_address_dask_cannot_use_is_one_line(
+    capsys: pytest.CaptureFixture[str], address: str, why: str
+) -> None:
+    # bench/probes.py: each was an internal error (ValueError, TypeError, UnicodeError).
+    code = cli.main(["simulate", "dashain", "--games", "1", "--cluster", address])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert err.startswith(f"jhyap simulate: --cluster: cannot reach the scheduler {why}")
+    assert err.count("\n") == 1

@@ -915,3 +915,38 @@ def test_an_option_value_of_thirty_one_digits_is_checked_exactly(step: int, vali
     else:
         with pytest.raises(OptionError):
             spec.normalize(value)
+
+
+@pytest.mark.parametrize(
+    ("written", "shown"), [(".nan", "a number (nan)"), ("abc", 'a string ("abc")')]
+)
+def test_a_call_limit_that_is_no_number_is_refused_in_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], written: str, shown: str
+) -> None:
+    # bench/probes.py: sorting the widened option's values raised decimal.InvalidOperation
+    # (an internal error in validate, run and simulate).
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(
+        f"profile_format: 1\nid: mine\nextends: dhumbal\nrules:\n  call:\n    limit: {written}\n"
+    )
+    assert main(["validate", str(mine)]) == 1
+    assert capsys.readouterr().out == (
+        f"{mine}:1: options.call_limit.default: must be an integer, not {shown}\n"
+        f"{mine}:1: options.call_limit.values[3]: must be an integer, not {shown}\n"
+        f"{mine}:6: rules.call.limit: must be an integer, not {shown}\n"
+    )
+
+
+def test_a_hand_size_of_401_digits_is_said_by_its_size(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # bench/probes.py: the message wrote the number whole, a line of 942 characters.
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(
+        f"profile_format: 1\nid: mine\nextends: dhumbal\nrules:\n  hand_size: {10**400}\n"
+    )
+    assert main(["validate", str(mine)]) == 1
+    assert capsys.readouterr().out == (
+        f"{mine}:5: rules.hand_size: 2 seats x a number of 401 digits cards + the turned-up "
+        "card + one card to draw = a number of 401 digits, more than the 52-card deck\n"
+    )
