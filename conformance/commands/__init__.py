@@ -35,6 +35,26 @@ class ExitCode(IntEnum):
     INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it
 
 
+# Every subcommand, in the order ``jhyap --help`` lists them, with its one-line summary:
+# the module ``conformance.commands.NAME`` registers it, imported only when the command is
+# named, so that ``jhyap --help`` and ``--version`` import no command.
+COMMAND_HELP: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "validate": "check profile and transcript files",
+        "profiles": "list the shipped profiles",
+        "show": "print a resolved profile",
+        "run": "replay the transcripts against an engine",
+        "smoke": "check an engine's plumbing before its rules",
+        "coverage": "list the transcripts that test each clause",
+        "export": "write the corpus as plain JSON files",
+        "record": "record a random reference-engine game as a regression transcript",
+        "simulate": "play seeded games and print how a ruleset plays",
+        "engine": "serve the reference engine on stdin/stdout",
+        "fuzz": "play seeded random games on an engine and on the reference, compare every answer",
+        "merge": "merge the --json files of the shards of one simulate or fuzz run",
+    }
+)
+
 # What every command's 2 and 130 mean.
 COMMON_STATUSES: Final[Mapping[ExitCode, str]] = MappingProxyType(
     {
