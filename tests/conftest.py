@@ -117,6 +117,17 @@ def plans_made_afresh() -> Iterator[None]:
 
 
 @pytest.fixture
+def reference_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every engine the runner starts is the reference engine in this process: for tests of
+    the harness's judgement and reports, not of the pipe (each path keeps tests over a real
+    pipe, marked e2e). The answers still go through JSON, as over the pipe."""
+    from conformance.harness import runner
+    from tests.cli_helpers import InProcessReference
+
+    monkeypatch.setattr(runner, "EngineClient", InProcessReference)
+
+
+@pytest.fixture
 def pids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A directory where fake engines record their pids; checked for survivors after."""
     folder = tmp_path / "pids"
