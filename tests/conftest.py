@@ -8,6 +8,7 @@ import fcntl
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -233,6 +234,14 @@ def pytest_configure(config: pytest.Config) -> None:
     home = Path(folder) / "home"
     home.mkdir(parents=True, exist_ok=True)
     os.environ["HOME"] = str(home)
+    # Compiled modules (and pytest's rewritten test modules) are kept there too, shared by
+    # this process, its workers and every Python a test starts with this environment: where
+    # PYTHONDONTWRITEBYTECODE is set (it keeps __pycache__ out of the checkout), each of those
+    # hundreds of processes compiled every module it imported, from source, each time.
+    pycache = str(Path(folder) / "pycache")
+    os.environ["PYTHONPYCACHEPREFIX"] = sys.pycache_prefix = pycache
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False
     # Hypothesis keeps its examples and caches there too, not in the checkout's .hypothesis/.
     set_hypothesis_home_dir(str(Path(folder) / "hypothesis"))
     hypothesis.settings.register_profile(
