@@ -6,6 +6,7 @@ command starting the same way: ``jhyap CMD: ...``."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import shlex
@@ -354,13 +355,13 @@ def test_help_and_version_import_no_command(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     imported: list[str] = []
-    real = cli.importlib.import_module
+    real = importlib.import_module
 
     def recording(name: str, package: str | None = None) -> object:
         imported.append(name)
         return real(name, package)
 
-    monkeypatch.setattr(cli.importlib, "import_module", recording)
+    monkeypatch.setattr(importlib, "import_module", recording)
     for argv in (["--help"], ["--version"], [], ["rnu"]):
         assert jhyap(capsys, *argv)[0] in (0, 2), argv
     assert imported == []
