@@ -1,6 +1,7 @@
 """Whole-process cost of the ``jhyap`` commands: CPU and wall time, side by side.
 
 Run: python bench/cli.py [--repeats R] [--tenfold [--tenfold-repeats R]] [--only TEXT ...]
+     python bench/cli.py --only start-up      (every command's start-up: its --help)
 
 Each command runs as its own process (``python -m conformance ...``) against the
 reference engine; CPU is user + system time of the process and everything it
@@ -8,7 +9,9 @@ waited for (the engine included). One unmeasured run of each command comes first
 (it fills any cache); the figures are medians of the R runs after it, all in one run
 of this script, so the ratios compare like with like on a loaded machine.
 
-The floor is ``python -c "import yaml, jsonschema"``: no command can cost less.
+The floor is ``python -c "import yaml, jsonschema"``: no command can cost less (it is
+measured whatever ``--only`` picks). The "start-up" rows are ``jhyap --version``, ``jhyap
+--help`` and each command's ``--help``: what a command costs before it does anything.
 ``--tenfold`` adds the same commands on a synthetic corpus ten times the shipped one
 (each transcript copied under ten new ids), so costs that grow with the corpus show.
 
@@ -33,6 +36,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from conformance.cli import COMMANDS  # noqa: E402  (the checkout's, not an installed copy)
+
 CORPUS = ROOT / "conformance" / "transcripts"
 ONE_ID = "dhumbal-call-limit-5"
 JHYAP = (sys.executable, "-m", "conformance")
@@ -124,6 +131,11 @@ def commands(corpus: Path | None) -> list[tuple[str, list[str]]]:
     if corpus is None:
         listed += [
             ("floor: import yaml, jsonschema", [sys.executable, "-c", "import yaml, jsonschema"]),
+            ("start-up: jhyap --version", [*JHYAP, "--version"]),
+            ("start-up: jhyap --help", [*JHYAP, "--help"]),
+        ]
+        listed += [(f"start-up: jhyap {c} --help", [*JHYAP, c, "--help"]) for c in COMMANDS]
+        listed += [
             ("jhyap profiles", [*JHYAP, "profiles"]),
             ("jhyap show dhumbal", [*JHYAP, "show", "dhumbal"]),
             ("jhyap validate specs/", [*JHYAP, "validate", "specs/"]),
@@ -174,7 +186,8 @@ def main() -> int:
         for corpus in corpora:
             repeats = args.repeats if corpus is None else args.tenfold_repeats or args.repeats
             for name, argv in commands(corpus):
-                if args.only and not any(text in name for text in args.only):
+                floor_row = name.startswith("floor")
+                if args.only and not floor_row and not any(text in name for text in args.only):
                     continue
                 fig = figure(name, argv, repeats)
                 figures.append(fig)

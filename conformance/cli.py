@@ -21,26 +21,14 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any, Protocol, cast
 
+from jhyap_core.vocabulary import PROTOCOL_VERSION
+
 from . import __version__
-from .commands import ExitCode, Subparsers, exit_status_epilog
+from .commands import COMMAND_HELP, ExitCode, Subparsers, exit_status_epilog
 from .commands.checks import CommandParser, clip
 
-# One module of conformance.commands per subcommand; add a name here to add one.
-COMMANDS: tuple[str, ...] = (
-    "validate",
-    "profiles",
-    "show",
-    "run",
-    "smoke",
-    "coverage",
-    "export",
-    "record",
-    "simulate",
-    "engine",
-    "fuzz",
-    "merge",
-    "matrix",
-)
+# One module of conformance.commands per subcommand: add its summary to COMMAND_HELP.
+COMMANDS: tuple[str, ...] = tuple(COMMAND_HELP)
 
 
 class _Command(Protocol):
@@ -71,9 +59,6 @@ class HelpFormatter(argparse.HelpFormatter):
 
 def version_text() -> str:
     """What ``jhyap --version`` prints."""
-    # lazy: start-up speed
-    from .harness.client import PROTOCOL_VERSION
-
     return (
         f"jhyap {__version__} (jhyap-conformance; protocol {PROTOCOL_VERSION}; "
         f"Python {platform.python_version()})"
@@ -81,7 +66,7 @@ def version_text() -> str:
 
 
 class _VersionAction(argparse.Action):
-    """``--version``: the text is built only when asked for (it imports the harness)."""
+    """``--version``: the text is built only when asked for."""
 
     def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
         super().__init__(
@@ -105,7 +90,9 @@ def _named_command(argv: Sequence[str]) -> str | None:
 
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The argument parser with every subcommand in ``COMMANDS`` registered, or only the
-    one ``argv`` names: each command imports what it needs, so starting one is quick."""
+    one ``argv`` names: each command imports what it needs, so starting one is quick.
+    When ``argv`` names none (``--help``, ``--version``, no command or a mistyped one),
+    each subcommand is only its name and summary, and no command's module is imported."""
     parser = CommandParser(
         prog="jhyap",
         description="Jhyap (Dhumbal) rules profiles and conformance suite.",
@@ -117,7 +104,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         dest="command", metavar="COMMAND", required=True, parser_class=CommandParser
     )
     named = _named_command(argv) if argv is not None else None
+    if argv is not None and named is None:
+        for name, summary in COMMAND_HELP.items():
+            subparsers.add_parser(name, help=summary)
+        return parser
     for name in COMMANDS if named is None else (named,):
+        # lazy: start-up speed (a command's module is imported only when it is named)
         module = cast(_Command, importlib.import_module(f"{__package__}.commands.{name}"))
         module.register(cast("Subparsers[argparse.ArgumentParser]", subparsers))
     for name, command in command_parsers(parser).items():

@@ -8,6 +8,7 @@ import fcntl
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -117,6 +118,17 @@ def plans_made_afresh() -> Iterator[None]:
 
 
 @pytest.fixture
+def reference_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every engine the runner starts is the reference engine in this process: for tests of
+    the harness's judgement and reports, not of the pipe (each path keeps tests over a real
+    pipe, marked e2e). The answers still go through JSON, as over the pipe."""
+    from conformance.harness import runner
+    from tests.cli_helpers import InProcessReference
+
+    monkeypatch.setattr(runner, "EngineClient", InProcessReference)
+
+
+@pytest.fixture
 def pids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A directory where fake engines record their pids; checked for survivors after."""
     folder = tmp_path / "pids"
@@ -222,6 +234,16 @@ def pytest_configure(config: pytest.Config) -> None:
     home = Path(folder) / "home"
     home.mkdir(parents=True, exist_ok=True)
     os.environ["HOME"] = str(home)
+    # Compiled modules (and pytest's rewritten test modules) are kept in pytest's temporary
+    # folders too, shared by this process, its workers, every Python a test starts with this
+    # environment and the next runs: where PYTHONDONTWRITEBYTECODE is set (it keeps
+    # __pycache__ out of the checkout), each of those hundreds of processes compiled every
+    # module it imported, from source, each time.
+    if not os.environ.get("PYTEST_XDIST_WORKER") or "PYTHONPYCACHEPREFIX" not in os.environ:
+        os.environ["PYTHONPYCACHEPREFIX"] = _pycache_folder(config, Path(folder))
+    sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    sys.dont_write_bytecode = False
     # Hypothesis keeps its examples and caches there too, not in the checkout's .hypothesis/.
     set_hypothesis_home_dir(str(Path(folder) / "hypothesis"))
     hypothesis.settings.register_profile(
@@ -231,6 +253,16 @@ def pytest_configure(config: pytest.Config) -> None:
     hypothesis.settings.load_profile("jhyap-suite")
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         _list_fonts()
+
+
+def _pycache_folder(config: pytest.Config, run_folder: Path) -> str:
+    """Where compiled modules are kept: beside pytest's numbered run folders (a pyc is
+    checked against its source's time and size, so the runs of any checkout can share it),
+    or in the run's own folder when ``--basetemp`` names where the run may write."""
+    if config.option.basetemp:
+        return str(run_folder / "pycache")
+    base = config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
+    return str(Path(base).parent / "jhyap-tests-pycache")
 
 
 def _list_fonts() -> None:

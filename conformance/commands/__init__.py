@@ -38,7 +38,7 @@ class ExitCode(IntEnum):
 # The commands that start an engine, and those that write files, whose 2 says so.
 ENGINE_COMMANDS: Final = frozenset({"run", "smoke", "fuzz"})
 WRITING_COMMANDS: Final = frozenset(
-    {"run", "coverage", "export", "record", "simulate", "fuzz", "merge"}
+    {"run", "coverage", "export", "record", "simulate", "fuzz", "merge", "matrix"}
 )
 
 
@@ -58,6 +58,28 @@ def error_meaning(command: str) -> str:
     listed = causes[0] if len(causes) == 1 else ", ".join(causes[:-1]) + ", or " + causes[-1]
     return f"{listed}; or an internal error (a bug in jhyap: please report it)"
 
+
+# Every subcommand, in the order ``jhyap --help`` lists them, with its one-line summary:
+# the module ``conformance.commands.NAME`` registers it, imported only when the command is
+# named, so that ``jhyap --help`` and ``--version`` import no command.
+COMMAND_HELP: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "validate": "check profile and transcript files",
+        "profiles": "list the shipped profiles",
+        "show": "print a resolved profile",
+        "run": "replay the transcripts against an engine",
+        "smoke": "check an engine's plumbing before its rules",
+        "coverage": "list the transcripts that test each clause",
+        "export": "write the corpus as plain JSON files",
+        "record": "record a random reference-engine game as a regression transcript",
+        "simulate": "play seeded games and print how a ruleset plays",
+        "engine": "serve the reference engine on stdin/stdout",
+        "fuzz": "play seeded random games on an engine and on the reference, compare every answer",
+        "merge": "merge the --json files of the shards of one simulate or fuzz run",
+        "matrix": "build the engines matrix (HTML, matrix.json, badges) of jhyap run --json "
+        "reports",
+    }
+)
 
 # What every command's 130 means.
 COMMON_STATUSES: Final[Mapping[ExitCode, str]] = MappingProxyType(

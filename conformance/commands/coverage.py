@@ -23,7 +23,7 @@ from conformance.spec.steps import Transcript
 from conformance.spec.transcript_profiles import profiles_for, shipped_documents
 from conformance.spec.wording import plural
 
-from . import ExitCode, Subparsers
+from . import COMMAND_HELP, ExitCode, Subparsers
 from .checks import clashing_paths, report_file_problem
 
 
@@ -31,7 +31,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     """Add the ``coverage`` subcommand."""
     parser = subparsers.add_parser(
         "coverage",
-        help="list the transcripts that test each clause",
+        help=COMMAND_HELP["coverage"],
         description="Every clause of every shipped profile, and every protocol clause "
         "(specs/protocol/clauses.yaml), with the ids of the transcripts that list it, then "
         "every value of every reading (docs/readings.md) with the transcripts that test it.",

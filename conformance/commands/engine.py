@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from . import Subparsers
+from . import COMMAND_HELP, Subparsers
 
 
 def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     """Add the ``engine`` subcommand."""
     parser = subparsers.add_parser(
         "engine",
-        help="serve the reference engine on stdin/stdout",
+        help=COMMAND_HELP["engine"],
         description="Serve the bundled reference engine over the JSON-lines protocol "
         "(docs/protocol.md): requests on standard input, responses on standard output.",
     )

@@ -38,7 +38,7 @@ from conformance.spec.wording import plural
 from jhyap_core import bounded_json
 from jhyap_core.vocabulary import Command
 
-from . import ExitCode, Subparsers
+from . import COMMAND_HELP, ExitCode, Subparsers
 from .coverage import coverage
 
 FORMAT: Final = "jhyap-conformance-export"
@@ -304,7 +304,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     """Add the ``export`` subcommand."""
     parser = subparsers.add_parser(
         "export",
-        help="write the corpus as plain JSON files",
+        help=COMMAND_HELP["export"],
         description="Write every transcript as <id>.json, fully expanded into protocol "
         "requests with their expectations per profile, and index.json with the file list, "
         "the clause map and the comparison rules, for engines tested by their own test "

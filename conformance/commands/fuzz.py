@@ -37,7 +37,7 @@ from conformance.spec.profiles import ProfileFileError
 from conformance.spec.transcript_profiles import shipped_documents, with_profile_files
 from conformance.spec.wording import headed, plural
 
-from . import Subparsers, jobs_count
+from . import COMMAND_HELP, Subparsers, jobs_count
 from .checks import (
     MAX_DURATION,
     MAX_FINDINGS,
@@ -63,7 +63,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     """Add the ``fuzz`` subcommand."""
     parser = subparsers.add_parser(
         "fuzz",
-        help="play seeded random games on an engine and on the reference, compare every answer",
+        help=COMMAND_HELP["fuzz"],
         description="Differential fuzzing: seeded random games (legal moves mixed with "
         "illegal ones) are sent to the engine and to the reference engine over the protocol, "
         "and every answer is compared (and checked against schema/protocol/). Every distinct "

@@ -12,7 +12,7 @@ from pathlib import Path
 from conformance.reporting.outputs import FORCE_HELP
 from conformance.spec.wording import plural
 
-from . import ExitCode, Subparsers
+from . import COMMAND_HELP, ExitCode, Subparsers
 from .checks import path_text
 
 DEFAULT_FOLDER = "jhyap-matrix"
@@ -22,7 +22,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     """Add the ``matrix`` subcommand."""
     parser = subparsers.add_parser(
         "matrix",
-        help="build the engines matrix (HTML, matrix.json, badges) of jhyap run --json reports",
+        help=COMMAND_HELP["matrix"],
         description="Read any number of `jhyap run --json` reports, of any engines and "
         "rulesets, and write a folder of static pages: index.html (engines by rulesets; each "
         "cell the cases passed as written and derived, failed and not applicable, and the "

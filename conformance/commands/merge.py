@@ -9,7 +9,7 @@ import sys
 from conformance.reporting.outputs import FORCE_HELP, FUZZ_JSON, SIMULATE_JSON
 from conformance.reporting.terminal import one_line
 
-from . import ExitCode, Subparsers
+from . import COMMAND_HELP, ExitCode, Subparsers
 from .checks import clashing_paths
 
 
@@ -17,7 +17,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     """Add the ``merge`` subcommand."""
     parser = subparsers.add_parser(
         "merge",
-        help="merge the --json files of the shards of one simulate or fuzz run",
+        help=COMMAND_HELP["merge"],
         description="Read the --json files that `jhyap simulate --shard K/N` or `jhyap fuzz "
         "--shard K/N` wrote, check that they are every shard of one run (the same profile, "
         "seed and settings, each shard once), and print and write the report that one run "

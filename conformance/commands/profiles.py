@@ -8,14 +8,14 @@ from conformance.spec import data
 from conformance.spec.profiles import ProfileFileError, load_profile
 from conformance.spec.wording import plural
 
-from . import ExitCode, Subparsers
+from . import COMMAND_HELP, ExitCode, Subparsers
 
 
 def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     """Add the ``profiles`` subcommand."""
     parser = subparsers.add_parser(
         "profiles",
-        help="list the shipped profiles",
+        help=COMMAND_HELP["profiles"],
         description="One line per shipped profile: id, name, seats and summary.",
     )
     parser.set_defaults(run=run)

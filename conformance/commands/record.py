@@ -14,7 +14,7 @@ from conformance.spec.yamlsafe import transcript_yaml
 from jhyap_core.text import clip_words
 from jhyap_core.vocabulary import JhyapError
 
-from . import ExitCode, Subparsers, add_option_argument
+from . import COMMAND_HELP, ExitCode, Subparsers, add_option_argument
 from .checks import MAX_ROUNDS, MAX_SEATS, MAX_SEED, whole
 
 
@@ -22,7 +22,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     """Add the ``record`` subcommand."""
     parser = subparsers.add_parser(
         "record",
-        help="record a random reference-engine game as a regression transcript",
+        help=COMMAND_HELP["record"],
         description="Play a seeded random game with the reference engine and write it as a "
         "transcript of kind regression, every event expected. A recording is not an oracle: "
         "keep it under a regression/ folder.",

@@ -46,7 +46,7 @@ from conformance.spec.profiles import ProfileFileError
 from conformance.spec.transcript_profiles import with_profile_files
 from conformance.spec.wording import plural
 
-from . import ExitCode, Subparsers, jobs_count
+from . import COMMAND_HELP, ExitCode, Subparsers, jobs_count
 from .checks import (
     MAX_ENGINE_CPU,
     MAX_ENGINE_MEMORY,
@@ -119,7 +119,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     """Add the ``run`` subcommand."""
     parser = subparsers.add_parser(
         "run",
-        help="replay the transcripts against an engine",
+        help=COMMAND_HELP["run"],
         description="Replay the conformance transcripts against an engine over the JSON-lines "
         "protocol (docs/protocol.md). Prints a block for each case that did not pass, then "
         "a summary; colour on a terminal unless NO_COLOR is set (FORCE_COLOR forces it).",

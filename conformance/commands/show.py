@@ -15,14 +15,14 @@ from jhyap_core.profile import resolve
 from jhyap_core.text import clip_words
 from jhyap_core.vocabulary import OptionError
 
-from . import ExitCode, Subparsers, add_option_argument, profile_with_options
+from . import COMMAND_HELP, ExitCode, Subparsers, add_option_argument, profile_with_options
 
 
 def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     """Add the ``show`` subcommand."""
     parser = subparsers.add_parser(
         "show",
-        help="print a resolved profile",
+        help=COMMAND_HELP["show"],
         description="Print the profile with its option values applied to the rules, plus "
         "option_values: the value of every option.",
     )

@@ -16,7 +16,14 @@ from conformance.simulation.report import FORMAT, FORMAT_VERSION, figures_json
 from conformance.simulation.stats import Tally
 from conformance.spec.wording import plural
 
-from . import ExitCode, Subparsers, add_option_argument, jobs_count, profile_with_options
+from . import (
+    COMMAND_HELP,
+    ExitCode,
+    Subparsers,
+    add_option_argument,
+    jobs_count,
+    profile_with_options,
+)
 from .checks import (
     MAX_ROUNDS,
     MAX_SEATS,
@@ -49,7 +56,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     """Add the ``simulate`` subcommand."""
     parser = subparsers.add_parser(
         "simulate",
-        help="play seeded games and print how a ruleset plays",
+        help=COMMAND_HELP["simulate"],
         description="Play seeded games through the reference engine and print, with 95% "
         "confidence intervals, how long hands and games run, how often calls win and what "
         "they gain or cost, and how often each position in the turn order wins a hand. The "

@@ -13,7 +13,7 @@ from conformance.spec.data import DataNotFound, ProfileNotFound
 from conformance.spec.profiles import ProfileFileError, load_profile
 from conformance.spec.wording import headed, plural
 
-from . import ExitCode, Subparsers
+from . import COMMAND_HELP, ExitCode, Subparsers
 from .checks import MAX_TIMEOUT, seconds
 from .run import add_engine_options, default_engine, engine_settings
 
@@ -22,7 +22,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     """Add the ``smoke`` subcommand."""
     parser = subparsers.add_parser(
         "smoke",
-        help="check an engine's plumbing before its rules",
+        help=COMMAND_HELP["smoke"],
         description="Start the engine, check its hello answer, play one short two-seat hand, "
         "check seven protocol points against the reference engine's answers (docs/versions.md), "
         "check every response against schema/protocol/ and standard output for stray lines, "

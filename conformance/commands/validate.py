@@ -18,14 +18,14 @@ from conformance.spec.transcript import check_transcript_file, documents_context
 from conformance.spec.transcript_profiles import shipped_documents
 from conformance.spec.wording import plural
 
-from . import ExitCode, Subparsers
+from . import COMMAND_HELP, ExitCode, Subparsers
 
 
 def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     """Add the ``validate`` subcommand."""
     parser = subparsers.add_parser(
         "validate",
-        help="check profile and transcript files",
+        help=COMMAND_HELP["validate"],
         description="Check profiles (files with profile_format), transcripts (files with "
         "steps) and the protocol clause catalogue (id: protocol). A directory is searched for "
         "*.yaml and *.yml files. Default: everything shipped: the profiles and protocol "

@@ -6,6 +6,7 @@ command starting the same way: ``jhyap CMD: ...``."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import shlex
@@ -372,6 +373,34 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
         cwd=ROOT,
     )
     assert (done.returncode, done.stdout) == (0, out)
+
+
+def test_help_without_a_command_is_the_whole_parsers_help() -> None:
+    """``jhyap --help`` lists each command from its summary alone, as the parser with every
+    command's module registered lists it: same names, order and text."""
+    whole = cli.build_parser()
+    for argv in (["--help"], ["--version"], [], ["rnu"]):
+        assert cli.build_parser(argv).format_help() == whole.format_help(), argv
+    assert list(cli.command_parsers(cli.build_parser(["--help"]))) == list(cli.COMMANDS)
+
+
+def test_help_and_version_import_no_command(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    imported: list[str] = []
+    real = importlib.import_module
+
+    def recording(name: str, package: str | None = None) -> object:
+        imported.append(name)
+        return real(name, package)
+
+    monkeypatch.setattr(importlib, "import_module", recording)
+    for argv in (["--help"], ["--version"], [], ["rnu"]):
+        assert jhyap(capsys, *argv)[0] in (0, 2), argv
+    assert imported == []
+    # Naming a command imports its module, and only it.
+    assert jhyap(capsys, "profiles", "--help")[0] == 0
+    assert imported == ["conformance.commands.profiles"]
 
 
 def test_version_matches_the_installed_metadata() -> None:

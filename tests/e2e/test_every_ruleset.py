@@ -180,6 +180,7 @@ def test_under_a_shipped_profile_the_written_cases_stay_as_written(
     assert {c.mode for c in as_written} == {Mode.WRITTEN}
 
 
+@pytest.mark.usefixtures("reference_in_process")
 def test_seats_outside_the_ruleset_are_not_applicable_not_an_abort(tmp_path: Path) -> None:
     profile = write(
         tmp_path / "small.yaml",
@@ -277,6 +278,7 @@ def test_rule_changes_and_the_parameters_a_step_touches() -> None:
     ]
 
 
+@pytest.mark.usefixtures("reference_in_process")
 def test_a_standalone_profile_faces_every_transcript(tmp_path: Path) -> None:
     text = (ROOT / "specs" / "dhumbal.yaml").read_text("utf-8")
     text = text.replace("id: dhumbal\n", "id: ourtable\n", 1).replace("dhumbal.", "ourtable.")
@@ -337,6 +339,7 @@ def test_a_broken_variant_file_is_one_line_and_exit_2(
     assert f"{missing}:3: extends: " in err and "Traceback" not in err
 
 
+@pytest.mark.usefixtures("reference_in_process")
 def test_the_claim_says_how_many_ran_each_way(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -189,7 +189,7 @@ def test_verbose_adds_the_tables_and_quiet_keeps_one_line_per_failure(
     assert last.startswith("== 1 passed, 1 failed (2 cases) in ")
 
 
-@pytest.mark.e2e
+@pytest.mark.usefixtures("reference_in_process")
 def test_a_green_run_prints_a_short_summary(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = jhyap(capsys, "run", "--transcripts", DATA_ARG, "-k", PASSING)
     assert code == 0
@@ -198,7 +198,7 @@ def test_a_green_run_prints_a_short_summary(capsys: pytest.CaptureFixture[str]) 
     assert verdict.startswith("== 1 passed (1 case) in ")
 
 
-@pytest.mark.e2e
+@pytest.mark.usefixtures("reference_in_process")
 def test_check_failure_report(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = jhyap(capsys, "run", "--transcripts", DATA_ARG, "-k", "harness-check-fails")
     assert code == 1
@@ -224,7 +224,7 @@ def test_check_failure_report(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.splitlines()[-1].startswith("== 1 failed (1 case) in ")
 
 
-@pytest.mark.e2e
+@pytest.mark.usefixtures("reference_in_process")
 def test_passing_transcripts_with_protocol_validation(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -253,7 +253,8 @@ def test_passing_transcripts_with_protocol_validation(
     ]
 
 
-@pytest.mark.e2e
+@pytest.mark.e2e  # the whole corpus (in this process: tests/e2e/test_corpus_teeth.py pipes it)
+@pytest.mark.usefixtures("reference_in_process")
 def test_whole_corpus_passes_against_the_reference_engine(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -700,7 +701,7 @@ def test_stderr_tail_keeps_at_most_64_kib() -> None:
 # -- runner options ------------------------------------------------------------------------
 
 
-@pytest.mark.e2e
+@pytest.mark.usefixtures("reference_in_process")
 def test_a_run_stops_starting_cases_once_an_outcome_settles_it() -> None:
     from conformance.commands.run import default_engine, default_engine_env
     from conformance.harness.runner import RunConfig, load_selection, run_cases
@@ -719,7 +720,7 @@ def test_a_run_stops_starting_cases_once_an_outcome_settles_it() -> None:
     assert [o.transcript_id for o in whole.outcomes] == ids and not whole.stopped
 
 
-@pytest.mark.e2e
+@pytest.mark.usefixtures("reference_in_process")
 def test_jobs_report_in_the_serial_order(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -745,7 +746,7 @@ def test_jobs_report_in_the_serial_order(
     )
 
 
-@pytest.mark.e2e
+@pytest.mark.usefixtures("reference_in_process")
 def test_known_failures(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     known = tmp_path / "known.yaml"
     known.write_text(
@@ -810,7 +811,7 @@ def test_known_failures_file_must_be_valid(
     ]
 
 
-@pytest.mark.e2e
+@pytest.mark.usefixtures("reference_in_process")
 def test_selection_by_clause_and_profile(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -222,7 +222,7 @@ def test_show_prints_a_changed_option_field_by_field(
     ]
 
 
-@pytest.mark.e2e
+@pytest.mark.usefixtures("reference_in_process")
 def test_a_run_under_an_option_variant_claims_the_variant(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -917,23 +917,21 @@ def test_an_option_value_of_thirty_one_digits_is_checked_exactly(step: int, vali
             spec.normalize(value)
 
 
-@pytest.mark.parametrize(
-    ("written", "shown"), [(".nan", "a number (nan)"), ("abc", 'a string ("abc")')]
-)
+@pytest.mark.parametrize(("written", "shown"), [(".nan", "nan"), ("abc", '"abc"')])
 def test_a_call_limit_that_is_no_number_is_refused_in_words(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], written: str, shown: str
 ) -> None:
     # bench/probes.py: sorting the widened option's values raised decimal.InvalidOperation
-    # (an internal error in validate, run and simulate).
+    # (an internal error in validate, run and simulate). A value that is no number never
+    # joins the option's values: the one problem is named where the file writes it.
     mine = tmp_path / "mine.yaml"
     mine.write_text(
         f"profile_format: 1\nid: mine\nextends: dhumbal\nrules:\n  call:\n    limit: {written}\n"
     )
     assert main(["validate", str(mine)]) == 1
     assert capsys.readouterr().out == (
-        f"{mine}:1: options.call_limit.default: must be an integer, not {shown}\n"
-        f"{mine}:1: options.call_limit.values[3]: must be an integer, not {shown}\n"
-        f"{mine}:6: rules.call.limit: must be an integer, not {shown}\n"
+        f"{mine}:6: rules.call.limit: {shown} is not a value of option call_limit (5, 10, 15), "
+        "which sets call.limit; remove the option (options: {call_limit: null})\n"
     )
 
 

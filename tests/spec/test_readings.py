@@ -372,7 +372,7 @@ def test_an_engine_of_the_other_reshuffle_reading_fails_then_declares_it_and_pas
     ]
 
 
-@pytest.mark.e2e
+@pytest.mark.usefixtures("reference_in_process")
 def test_the_reference_engine_under_a_declared_reading_prints_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -483,7 +483,7 @@ def test_the_readings_page_lists_every_reading_and_choice() -> None:
                 assert clause in row, (pid, entry["name"], clause)
 
 
-@pytest.mark.e2e
+@pytest.mark.usefixtures("reference_in_process")
 def test_a_run_under_a_variant_says_so_and_never_claims_the_base(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -139,7 +139,7 @@ def test_the_same_engine_fails_without_them(capsys: pytest.CaptureFixture[str]) 
     assert 'expected "invalid_option_value", got accepted' in out
 
 
-@pytest.mark.e2e
+@pytest.mark.usefixtures("reference_in_process")
 def test_the_reference_engine_passes_the_refusals_as_written(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
