@@ -21,6 +21,7 @@ One module per page, beside this one:
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Any
 
 from .changelog import CHANGELOG_PAGE, changelog_page
@@ -89,29 +90,38 @@ NavItem = Any  # mkdocs nav entries: "page.md", {title: "page.md"} or {title: [i
 def extend_nav(nav: list[NavItem] | None, site: SiteData) -> list[NavItem] | None:
     """The nav with the generated pages added: each profile after the comparison page, the
     transcripts in a section opened by the corpus index. Returns a new list."""
-    if nav is None:
-        return None
     profiles = [{profile_name(d): profile_page_path(p)} for p, d in site.profiles.items()]
     transcripts = corpus_nav(site)
+    sections = {CORPUS_INDEX: transcripts} if transcripts else {}
+    return nav_with(nav, sections=sections, after={COMPARISON_PAGE: profiles})
+
+
+def nav_with(
+    nav: list[NavItem] | None,
+    sections: Mapping[str, list[NavItem]] | None = None,
+    after: Mapping[str, list[NavItem]] | None = None,
+) -> list[NavItem] | None:
+    """A new nav where each titled entry of a page in ``sections`` opens a section of its
+    pages, and the pages of ``after`` follow the entry of their page (at any depth)."""
+    if nav is None:
+        return None
+    sections, after = sections or {}, after or {}
 
     def walk(items: list[NavItem]) -> list[NavItem]:
         result: list[NavItem] = []
         for item in items:
+            target = item
             if isinstance(item, dict) and len(item) == 1:
                 ((title, target),) = item.items()
                 if isinstance(target, list):
                     result.append({title: walk(target)})
                     continue
-                if target == CORPUS_INDEX and transcripts:
-                    result.append({title: [CORPUS_INDEX, *transcripts]})
+                if target in sections:
+                    result.append({title: [target, *sections[target]]})
                     continue
-                result.append(item)
-                if target == COMPARISON_PAGE:
-                    result += profiles
-                continue
             result.append(item)
-            if item == COMPARISON_PAGE:
-                result += profiles
+            if isinstance(target, str) and target in after:
+                result += after[target]
         return result
 
     return walk(copy.deepcopy(nav))

@@ -10,7 +10,6 @@ contrast of at least 4.5:1 (WCAG AA) and every badge has its text alternative.
 
 from __future__ import annotations
 
-import copy
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from ..reporting.matrix import (
 )
 from ..reporting.terminal import one_line
 from ..spec.wording import plural
+from .docsgen import nav_with
 
 MAX_CLAUSES: Final = 6  # a failure's other clauses named; the rest counted (all in matrix.json)
 MAX_SHOWN: Final = 600  # characters of a verdict or command shown; the rest in matrix.json
@@ -376,22 +376,5 @@ def bundled_matrix(root: Path) -> Matrix:
 
 def with_engine_pages(nav: list[Any] | None, matrix: Matrix) -> list[Any] | None:
     """The nav with the matrix's entry a section: the matrix, then a page per engine."""
-    if nav is None:
-        return None
-    pages = [{e.title: f"{DOCS_FOLDER}/{e.slug}.md"} for e in matrix.engines]
-
-    def walk(items: list[Any]) -> list[Any]:
-        result: list[Any] = []
-        for item in items:
-            if isinstance(item, dict) and len(item) == 1:
-                ((title, target),) = item.items()
-                if isinstance(target, list):
-                    result.append({title: walk(target)})
-                    continue
-                if target == DOCS_INDEX:
-                    result.append({title: [DOCS_INDEX, *pages]})
-                    continue
-            result.append(item)
-        return result
-
-    return walk(copy.deepcopy(nav))
+    pages: list[Any] = [{e.title: f"{DOCS_FOLDER}/{e.slug}.md"} for e in matrix.engines]
+    return nav_with(nav, sections={DOCS_INDEX: pages})
