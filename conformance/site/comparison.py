@@ -270,15 +270,16 @@ TREE_WIDTH = 360
 TREE_INDENT = 22
 TREE_LINE = 17  # px between text lines (13 px text)
 TREE_CHAR = 6.6  # px: a generous mean width of a character of 13 px sans-serif text
+TREE_BOLD_CHAR = 7.6  # the same, for the bold names
 
 
-def _wrap(text: str, width: float) -> list[str]:
+def _wrap(text: str, width: float, char: float = TREE_CHAR) -> list[str]:
     """``text`` in lines of at most ``width`` px (estimated), broken at spaces."""
     lines: list[str] = []
     line = ""
     for word in text.split():
         trial = f"{line} {word}" if line else word
-        if line and len(trial) * TREE_CHAR > width:
+        if line and len(trial) * char > width:
             lines.append(line)
             line = word
         else:
@@ -321,10 +322,12 @@ def tree_svg(profiles: Mapping[str, Document], tree: Sequence[Branch]) -> str:
             title = f"{name}: the closest to all the others"
         else:
             title = f"{name}: {_count(branch)}"
-        texts.append(
-            f'<text x="{x + 10}" y="{y + 4.5}" class="jc-tree-name">{md_safe(title)}</text>'
-        )
-        y += TREE_LINE
+        # A deep branch's name wraps too: the drawing keeps its phone width.
+        for line in _wrap(title, TREE_WIDTH - x - 12, TREE_BOLD_CHAR):
+            texts.append(
+                f'<text x="{x + 10}" y="{y + 4.5}" class="jc-tree-name">{md_safe(line)}</text>'
+            )
+            y += TREE_LINE
         changes = ", ".join(r.label for r in branch.differences)
         for line in _wrap(changes, TREE_WIDTH - x - 12):
             texts.append(
