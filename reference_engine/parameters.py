@@ -415,6 +415,17 @@ CONSTRAINTS: Final[tuple[Constraint, ...]] = (
         lambda rules: _kind_is("none")(rules) and rules["game_end"]["kind"] != "one_hand",
         engine=True,
     ),
+    # The factor multiplies a beaten caller's hand under caller_hand_times only.
+    Constraint(
+        "scoring.beaten_factor",
+        "scoring.beaten_factor is read only with scoring.beaten_call caller_hand_times: "
+        "leave it out (2) under any other beaten_call",
+        lambda rules: (
+            _scoring(rules).get("beaten_call") != "caller_hand_times"
+            and _scoring(rules).get("beaten_factor", 2) != 2
+        ),
+        engine=False,
+    ),
     _without_totals("cuts"),
     _without_totals("drop_at_multiples_of"),
     _without_totals("halve_at_multiples_of"),

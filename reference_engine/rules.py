@@ -110,6 +110,8 @@ class BeatenCall(StrEnum):
     HANDS_EXCEPT_WINNER = "hands_except_winner"
     ALL_HANDS = "all_hands"
     CALLER_HAND_PLUS_PENALTY = "caller_hand_plus_penalty"
+    CALLER_HAND_TIMES = "caller_hand_times"  # the caller's hand times scoring.beaten_factor
+    PENALTY_ONLY = "penalty_only"  # the fixed penalty alone, without the caller's hand
 
 
 class ReshuffleMoment(StrEnum):
@@ -507,6 +509,7 @@ class ScoringRules:
     won_call: WonCall = field(metadata=_parameter("scoring.won_call"))
     beaten_call: BeatenCall = field(metadata=_parameter("scoring.beaten_call"))
     beaten_penalty: int = field(metadata=_parameter("scoring.beaten_penalty"))
+    beaten_factor: int = field(metadata=_parameter("scoring.beaten_factor"))
     beaten_others: BeatenOthers = field(metadata=_parameter("scoring.beaten_others"))
     cuts: tuple[ScoreCut, ...] = field(metadata=_derived("scoring.cuts"))
     halve_at_multiples_of: int | None = field(metadata=_parameter("scoring.halve_at_multiples_of"))

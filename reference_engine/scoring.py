@@ -60,7 +60,7 @@ def showdown(
                 deltas[seat] = -values[seat]
             deltas[caller] = sum(values[s] for s in others)
     elif beaten:
-        deltas[caller] = values[caller] + rules.scoring.beaten_penalty
+        deltas[caller] = beaten_caller_scores(values[caller], rules)
         if rules.scoring.beaten_others is not BeatenOthers.SCORE_NOTHING:
             winner_too = rules.scoring.beaten_others is BeatenOthers.ALL_BUT_CALLER_SCORE_OWN_HANDS
             for seat in others:
@@ -71,6 +71,19 @@ def showdown(
             deltas[seat] = values[seat]
     deltas = multiplied(deltas, rules)
     return Showdown(Outcome.BEATEN_CALL if beaten else Outcome.WON_CALL, caller, winner, deltas)
+
+
+def beaten_caller_scores(hand: int, rules: Rules) -> int:
+    """What a beaten caller holding ``hand`` scores under penalty scoring (before the
+    points multiplier): their hand plus the penalty, their hand times the factor, or the
+    penalty alone."""
+    match rules.scoring.beaten_call:
+        case BeatenCall.CALLER_HAND_TIMES:
+            return hand * rules.scoring.beaten_factor
+        case BeatenCall.PENALTY_ONLY:
+            return rules.scoring.beaten_penalty
+        case _:
+            return hand + rules.scoring.beaten_penalty
 
 
 def deck_ran_out(values: Mapping[int, int], rules: Rules) -> dict[int, int]:

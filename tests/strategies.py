@@ -111,11 +111,16 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
         )
     )
     if scoring_kind == "penalty":
+        # The caller scores: hand plus penalty, hand times a factor, or the penalty alone.
+        beaten_call = draw(
+            st.sampled_from(["caller_hand_plus_penalty", "caller_hand_times", "penalty_only"])
+        )
         scoring: dict[str, Json] = {
             "kind": "penalty",
             "won_call": "each_other_hand",
-            "beaten_call": "caller_hand_plus_penalty",
-            "beaten_penalty": draw(st.integers(0, 40)),
+            "beaten_call": beaten_call,
+            "beaten_penalty": 0 if beaten_call == "caller_hand_times" else draw(st.integers(0, 40)),
+            "beaten_factor": draw(st.integers(2, 4)) if beaten_call == "caller_hand_times" else 2,
             "beaten_others": draw(st.sampled_from(values("scoring.beaten_others"))),
             "cuts": draw(
                 st.lists(

@@ -72,7 +72,12 @@ _ACTION_RULES: Final[Mapping[str, tuple[str, ...]]] = {
 
 # What a round's points are, by its outcome: the parameters that score it.
 _OUTCOME_SCORING: Final[Mapping[str, tuple[str, ...]]] = {
-    "beaten_call": ("scoring.beaten_penalty", "scoring.beaten_call", "scoring.beaten_others"),
+    "beaten_call": (
+        "scoring.beaten_penalty",
+        "scoring.beaten_call",
+        "scoring.beaten_factor",
+        "scoring.beaten_others",
+    ),
     "won_call": ("scoring.won_call",),
     "deck_ran_out": ("deck_runs_out",),
 }

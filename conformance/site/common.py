@@ -104,6 +104,8 @@ VALUE_WORDS: dict[str, dict[str, str]] = {
         "hands_except_winner": "the caller pays the winner every hand but the winner's",
         "all_hands": "the caller pays the winner the total of all hands",
         "caller_hand_plus_penalty": "the caller adds their hand plus the penalty",
+        "caller_hand_times": "the caller adds a multiple of their hand",
+        "penalty_only": "the caller adds the penalty alone, not their hand",
     },
     "game_end.kind": {
         "host_ends": "when the host ends the table",

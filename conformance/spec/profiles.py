@@ -23,6 +23,7 @@ import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Final
 
 from jhyap_core.profile import (
     OptionSpec,
@@ -72,6 +73,12 @@ __all__ = [
 
 
 # -- checking ---------------------------------------------------------------------
+
+
+# The beaten_call values of penalty scoring: the beaten caller scores (the others as
+# scoring.beaten_others says).
+_CALLER_SCORES: Final = ("caller_hand_plus_penalty", "caller_hand_times", "penalty_only")
+_CALLER_SCORES_WORDS: Final = "caller_hand_plus_penalty, caller_hand_times or penalty_only"
 
 
 def check_profile_file(
@@ -203,17 +210,23 @@ def _rule_problems(rules: Mapping[str, Json]) -> list[tuple[DataPath, str]]:
         add("game_end.kind", f"{end['kind']} needs scoring.kind penalty, not {scoring['kind']}")
     if end["kind"] == "host_ends" and rules["money"] is None:
         add("money", "game_end.kind host_ends needs money (how the table settles up)")
-    plus_penalty = scoring["beaten_call"] == "caller_hand_plus_penalty"
+    # The beaten_call values under which the caller scores (penalty scoring), and those of
+    # them with a fixed penalty.
+    caller_scores = scoring["beaten_call"] in _CALLER_SCORES
+    with_penalty = scoring["beaten_call"] in ("caller_hand_plus_penalty", "penalty_only")
     # Under scoring.kind none the call parameters are not used: any of their values stands.
-    if plus_penalty and scoring["kind"] == "transfer":
-        add("scoring.beaten_call", "caller_hand_plus_penalty needs scoring.kind penalty")
-    if scoring["kind"] == "penalty" and not plus_penalty:
-        add("scoring.beaten_call", "penalty scoring needs beaten_call caller_hand_plus_penalty")
-    if scoring["beaten_penalty"] != 0 and not plus_penalty:
-        add("scoring.beaten_penalty", "only caller_hand_plus_penalty uses a penalty; must be 0")
+    if caller_scores and scoring["kind"] == "transfer":
+        add("scoring.beaten_call", f"{scoring['beaten_call']} needs scoring.kind penalty")
+    if scoring["kind"] == "penalty" and not caller_scores:
+        add("scoring.beaten_call", f"penalty scoring needs beaten_call {_CALLER_SCORES_WORDS}")
+    if scoring["beaten_penalty"] != 0 and not with_penalty:
+        add(
+            "scoring.beaten_penalty",
+            "only caller_hand_plus_penalty and penalty_only use a penalty; must be 0",
+        )
     others = scoring.get("beaten_others", "score_nothing")
-    if others != "score_nothing" and not plus_penalty:
-        add("scoring.beaten_others", "other seats score only under caller_hand_plus_penalty")
+    if others != "score_nothing" and not caller_scores:
+        add("scoring.beaten_others", f"other seats score only under {_CALLER_SCORES_WORDS}")
     if end.get("reaching_is_out") and not past_target:
         add("game_end.reaching_is_out", "only a game with a threshold has one to reach")
     if rules.get("deck_runs_out", "reshuffle") == "round_ends_hands_score" and (

@@ -11,6 +11,7 @@ import re
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -620,3 +621,40 @@ def test_the_generator_reaches_a_first_starter_after_another_seat_won() -> None:
         if reached:
             break
     assert reached and {starter for _, starter in reached} == {0}
+
+
+@pytest.mark.parametrize(
+    ("name", "caller_scores"),
+    [
+        ("yaniv-israel-asaf-hand-doubled", lambda hand: 2 * hand),
+        ("yaniv-israel-asaf-fixed-30", lambda hand: 30),
+    ],
+)
+def test_the_generator_reaches_a_beaten_call_under_the_new_beaten_call_values(
+    name: str, caller_scores: Callable[[int], int]
+) -> None:
+    # caller_hand_times and penalty_only, reached through the profile the fuzzer plays: a
+    # beaten call whose caller scores double their hand, or 30 whatever their hand.
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec.profiles import load_profile
+    from reference_engine.server import Session
+
+    documents = {"variant": load_profile(ROOT / f"tests/data/variants/{name}.yaml")}
+    reached = []
+    for seed in range(40):
+        plan = fuzz_generate.generate(
+            documents["variant"], random_spec(documents, "variant", seed, seats=3)
+        )
+        session = Session()
+        for seq, req in enumerate(plan.requests):
+            if req.raw is not None:
+                continue
+            for event in session.handle({**req.message, "seq": seq}).get("events") or ():
+                if event["type"] == "round_ended" and event["outcome"] == "beaten_call":
+                    caller = event["caller"]
+                    reached.append(
+                        (caller_scores(event["hand_values"][caller]), event["deltas"][caller])
+                    )
+        if reached:
+            break
+    assert reached and all(expected == scored for expected, scored in reached)

@@ -254,3 +254,22 @@ def test_kit_plays_the_first_starter_transcript_as_written(tmp_path: Path) -> No
     done = _run([*command, "--json", report], ROOT, timeout=600)
     assert _outcomes(report) == {"passed": 1}, done.stdout[-4000:]
     assert done.returncode == 0
+
+
+@pytest.mark.e2e
+@needs_node
+def test_kit_plays_the_beaten_call_transcripts_as_written(tmp_path: Path) -> None:
+    """scoring.beaten_call caller_hand_times (with beaten_factor) and penalty_only: the
+    profile test engine, which scores for the kit (its score_round hook), passes both
+    variants' oracle transcripts as written and their derived runs."""
+    assert NODE is not None
+    variants = ROOT / "tests" / "data" / "variants"
+    report = tmp_path / "report.json"
+    command = [sys.executable, "-m", "conformance", "run", "-q", "--jobs", "1"]
+    command += ["--engine", f"{NODE} {PROFILE_ENGINE} --serve"]
+    command += ["--transcripts", str(variants / "beaten-call-transcripts")]
+    for name in ("yaniv-israel-asaf-hand-doubled", "yaniv-israel-asaf-fixed-30"):
+        command += ["--profile", str(variants / f"{name}.yaml")]
+    done = _run([*command, "--json", report], ROOT, timeout=600)
+    assert _outcomes(report) == {"passed": 4}, done.stdout[-4000:]
+    assert done.returncode == 0

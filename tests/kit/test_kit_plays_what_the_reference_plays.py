@@ -101,3 +101,34 @@ def test_a_kit_engine_plays_next_starter_first_starter_as_the_reference_does() -
     kit = outcomes(profile, OBJECT_API, folder)
     assert kit == outcomes(profile, None, folder)
     assert kit == {"first-starter-every-hand": "passed"}
+
+
+@pytest.mark.e2e
+def test_a_kit_engine_scores_a_beaten_call_as_the_reference_does() -> None:
+    # tests/kit_engines/object_api.py declares the whole scoring section and scores by the
+    # reference's scoring.showdown: caller_hand_times (beaten_factor) and penalty_only.
+    profiles = [
+        VARIANTS / f"{name}.yaml"
+        for name in ("yaniv-israel-asaf-hand-doubled", "yaniv-israel-asaf-fixed-30")
+    ]
+    folder = VARIANTS / "beaten-call-transcripts"
+    kit = outcomes(profiles[0], OBJECT_API, folder, profiles[1])
+    assert kit == outcomes(profiles[0], None, folder, profiles[1])
+    assert kit == {"asaf-hand-doubled": "passed", "asaf-fixed-30": "passed"}
+
+
+def test_a_binding_listing_its_scoring_leaves_refuses_the_new_beaten_call_by_name() -> None:
+    # A binding that declares its scoring parameters one by one (the examples' loop
+    # bindings) refuses a table that sets scoring.beaten_factor, naming it, and a beaten_call
+    # value it does not list, never scoring it as the hand plus the penalty.
+    scoring = {"kind": "penalty", "beaten_call": "caller_hand_plus_penalty", "beaten_penalty": 30}
+    support = {**KIT_RULES, **{f"scoring.{leaf}": ANY for leaf in ("kind", "beaten_penalty")}}
+    support["scoring.beaten_call"] = ("caller_hand_plus_penalty",)
+    assert unsupported({"scoring": scoring}, support) is None
+    assert unsupported({"scoring": {**scoring, "beaten_factor": 3}}, support) == (
+        "rules.scoring.beaten_factor: this engine does not implement this rule parameter"
+    )
+    assert unsupported({"scoring": {**scoring, "beaten_call": "penalty_only"}}, support) == (
+        "rules.scoring.beaten_call: 'penalty_only' is not implemented by this engine "
+        "(it plays 'caller_hand_plus_penalty')"
+    )

@@ -43,8 +43,13 @@ def showdown(
     elif not beaten:  # penalty: each other player scores their own hand
         for s in after_caller:
             deltas[s] = values[s]
-    else:  # caller_hand_plus_penalty
-        deltas[caller] = values[caller] + t.beaten_penalty
+    else:  # the caller scores: hand plus penalty, hand times the factor, or the penalty alone
+        if t.beaten_call == "caller_hand_times":
+            deltas[caller] = values[caller] * t.beaten_factor
+        elif t.beaten_call == "penalty_only":
+            deltas[caller] = t.beaten_penalty
+        else:
+            deltas[caller] = values[caller] + t.beaten_penalty
         # score_own_hands spares the round winner; all_but_caller_score_own_hands does not.
         for s in after_caller:
             if t.beaten_others == "all_but_caller_score_own_hands" or (

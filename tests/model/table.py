@@ -53,6 +53,7 @@ class Table:
     kind: str
     beaten_call: str
     beaten_penalty: int
+    beaten_factor: int  # a beaten caller's hand times this under caller_hand_times
     beaten_others: str
     cuts: tuple[tuple[int, int], ...]
     halve_at: int | None
@@ -124,6 +125,7 @@ class Table:
             kind=scoring["kind"],
             beaten_call=scoring["beaten_call"],
             beaten_penalty=scoring["beaten_penalty"],
+            beaten_factor=scoring.get("beaten_factor", 2),
             beaten_others=scoring.get("beaten_others", "score_nothing"),
             cuts=tuple((c["at"], c["to"]) for c in scoring.get("cuts") or []),
             halve_at=scoring.get("halve_at_multiples_of"),

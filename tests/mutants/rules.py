@@ -611,6 +611,33 @@ MUTANTS: dict[str, Mutant] = {
             )
         ),
     ),
+    "hand_times_read_as_hand_plus_penalty": Mutant(
+        "scoring.beaten_call",
+        "showdowns_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.scoring.beaten_call is BeatenCall.CALLER_HAND_TIMES,
+                "scoring.beaten_call",
+                BeatenCall.CALLER_HAND_PLUS_PENALTY,
+            )
+        ),
+    ),
+    "penalty_only_adds_the_hand": Mutant(
+        "scoring.beaten_call",
+        "showdowns_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.scoring.beaten_call is BeatenCall.PENALTY_ONLY,
+                "scoring.beaten_call",
+                BeatenCall.CALLER_HAND_PLUS_PENALTY,
+            )
+        ),
+    ),
+    "beaten_factor_read_as_2": Mutant(
+        "scoring.beaten_factor",
+        "showdowns_follow_the_model",
+        _rules(lambda r: _when(r.scoring.beaten_factor != 2, "scoring.beaten_factor", 2)),
+    ),
     "beaten_penalty_30": Mutant(
         "scoring.beaten_penalty",
         "showdowns_follow_the_model",

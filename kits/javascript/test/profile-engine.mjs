@@ -122,7 +122,11 @@ export class ProfileEngine extends TrackedEngine {
         }
       } else if (kind === 'penalty') {
         if (beaten) {
-          deltas[caller] = values[caller] + (r.scoring.beaten_penalty ?? 0);
+          // The caller's hand plus the penalty, times the factor, or the penalty alone.
+          const penalty = r.scoring.beaten_penalty ?? 0;
+          if (r.scoring.beaten_call === 'caller_hand_times') deltas[caller] = values[caller] * (r.scoring.beaten_factor ?? 2);
+          else if (r.scoring.beaten_call === 'penalty_only') deltas[caller] = penalty;
+          else deltas[caller] = values[caller] + penalty;
           const others_score = r.scoring.beaten_others ?? 'score_nothing';
           if (others_score !== 'score_nothing') {
             const winnerToo = others_score === 'all_but_caller_score_own_hands';
