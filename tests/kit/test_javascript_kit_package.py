@@ -235,7 +235,14 @@ def _play_group(group: str, folder: Path) -> None:
 
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], GroupRun]:
+    runs: dict[str, GroupRun] = {}  # read once a worker: the report is large
+
     def get(group: str) -> GroupRun:
+        if group not in runs:
+            runs[group] = read(group)
+        return runs[group]
+
+    def read(group: str) -> GroupRun:
         folder = made_once(tmp_path_factory, f"js-kit-{group}", lambda f: _play_group(group, f))
         run = json.loads((folder / "run.json").read_text("utf-8"))
         outcomes: dict[str, dict[str, int]] = {}
