@@ -1,7 +1,7 @@
 """A measure of the suite itself: bugs planted in the example engines bound with the kits.
 
 Run: python bench/planted_bugs.py [--quick] [--fuzz-seconds S] [--seed N] [--jobs J]
-     [--shapes NAME,...] [--engines NAME,...] [--fuzz-all] [--json FILE]
+     [--shapes NAME,...] [--engines NAME,...] [--cases PATTERN,...] [--fuzz-all] [--json FILE]
 
 Each bug *shape* (issue 37's and those of tests/mutants/) is planted as a small override of
 one function, method or hook of an example engine: examples/python-loop (a console game
@@ -19,7 +19,8 @@ ones, bench/planted_bugs.mjs for the JavaScript one) and judged:
 
 The table gives each shape and engine: ``corpus`` (the case ids), ``fuzz`` (the classes),
 ``nothing``, or ``n/a`` when the shape cannot be planted in that engine (the reason says
-what owns it). The totals count the planted rows. ``--quick`` fuzzes 5 s a run.
+what owns it). The totals count the planted rows. ``--quick`` fuzzes 5 s a run; ``--cases``
+replays only the corpus cases whose ids match (``jhyap run -k``), as the tests do.
 """
 
 from __future__ import annotations
@@ -856,12 +857,16 @@ def _jhyap(args: Sequence[str], timeout: float) -> subprocess.CompletedProcess[s
     )
 
 
-def corpus_failures(engine: str, shape: str | None, folder: Path) -> tuple[set[str], str]:
+def corpus_failures(
+    engine: str, shape: str | None, folder: Path, cases: Sequence[str] = ()
+) -> tuple[set[str], str]:
     """The cases (``id@profile``) that do not pass against the engine, and a problem if the
-    run gave no report."""
+    run gave no report; ``cases``: only the ids matching these patterns (none: every case)."""
     found = ENGINES[engine]
     report = folder / f"run-{engine}-{shape or 'none'}.json"
     args = ["run", "--engine", shlex.join(found.command(shape)), "--json", str(report), "-q"]
+    for pattern in cases:
+        args += ["-k", pattern]
     if found.run_profile:
         args += ["--profile", found.run_profile]
     done = _jhyap(args, timeout=900)
@@ -913,6 +918,7 @@ class Settings:
     seed: int
     fuzz_all: bool
     folder: Path
+    cases: tuple[str, ...] = ()  # id patterns of the corpus cases replayed (none: every case)
 
 
 def judge(
@@ -927,7 +933,7 @@ def judge(
         why = found.not_plantable.get(shape, "no plant written")
         return Row(shape, engine, Verdict.NOT_PLANTABLE, note=why)
     began = time.monotonic()
-    failed, problem = corpus_failures(engine, shape, settings.folder)
+    failed, problem = corpus_failures(engine, shape, settings.folder, settings.cases)
     cases = tuple(sorted(failed - baseline[engine]))
     row = Row(shape, engine, Verdict.CORPUS if cases else Verdict.NOTHING, cases, note=problem)
     if problem and not failed:
@@ -982,7 +988,10 @@ def measure(
         baseline = dict(
             zip(
                 engines,
-                pool.map(lambda e: corpus_failures(e, None, settings.folder)[0], engines),
+                pool.map(
+                    lambda e: corpus_failures(e, None, settings.folder, settings.cases)[0],
+                    engines,
+                ),
                 strict=True,
             )
         )
@@ -1062,6 +1071,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--shapes", help="comma-separated shapes (default: all)")
     parser.add_argument("--engines", help="comma-separated engines (default: all)")
     parser.add_argument(
+        "--cases", help="comma-separated id patterns: replay only these corpus cases (jhyap run -k)"
+    )
+    parser.add_argument(
         "--fuzz-all", action="store_true", help="fuzz plants the corpus catches too"
     )
     parser.add_argument("--json", metavar="FILE", help="write the table as JSON (- for stdout)")
@@ -1072,7 +1084,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     shapes = _names(args.shapes, SHAPES, "shapes")
     engines = _names(args.engines, ENGINES, "engines")
     with tempfile.TemporaryDirectory(prefix="planted-") as folder:
-        settings = Settings(seconds, args.seed, args.fuzz_all, Path(folder))
+        cases = tuple(c.strip() for c in (args.cases or "").split(",") if c.strip())
+        settings = Settings(seconds, args.seed, args.fuzz_all, Path(folder), cases)
         rows = measure(shapes, engines, settings, max(1, args.jobs))
     text = table_text(rows, settings)
     if args.json == "-":

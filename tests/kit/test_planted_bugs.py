@@ -304,11 +304,23 @@ def test_the_value_plants_change_the_loop_game() -> None:
 # -- end to end ----------------------------------------------------------------------------
 
 
+# The corpus cases the selection replays: three that catch the two shapes in the Python
+# engines (the JavaScript one plays none of them) and one that no plant of the two fails. The
+# whole corpus is the bench's own run (python bench/planted_bugs.py).
+CASES = [
+    "dhumbal-dealer-none",
+    "dhumbal-dealer-seat-before-starter",
+    "family-run-off-suit-at-each-position",
+    "family-run-gaps-and-rank-strings",
+]
+
+
 @pytest.mark.e2e
 def test_a_selection_of_the_bench_runs_end_to_end_and_prints_its_table() -> None:
     shapes = ["wrong_next_starter", "run_lowest_suit_unchecked"]
     command = [sys.executable, str(ROOT / "bench" / "planted_bugs.py"), "--shapes"]
-    command += [",".join(shapes), "--fuzz-all", "--fuzz-seconds", "2", "--json", "-"]
+    command += [",".join(shapes), "--cases", ",".join(CASES)]
+    command += ["--fuzz-all", "--fuzz-seconds", "2", "--json", "-"]
     done = subprocess.run(
         command, capture_output=True, text=True, cwd=ROOT, timeout=900, check=True
     )
@@ -331,9 +343,33 @@ def test_a_selection_of_the_bench_runs_end_to_end_and_prints_its_table() -> None
     # A wrong next starter shows in every game of more than one hand.
     assert by[("wrong_next_starter", "python-loop")]["verdict"] == "corpus"
     assert by[("wrong_next_starter", "object-api")]["verdict"] == "corpus"
+    # The exact cases that catch each plant, by engine (the object-API binding plays every
+    # shipped profile a case names).
+    off_suit = "family-run-off-suit-at-each-position"
+    assert {key: row["cases"] for key, row in by.items() if row["verdict"] == "corpus"} == {
+        ("wrong_next_starter", "python-loop"): [
+            "dhumbal-dealer-none@kitchen-dhumbal",
+            "dhumbal-dealer-seat-before-starter@kitchen-dhumbal",
+        ],
+        ("wrong_next_starter", "object-api"): ["dhumbal-dealer-none@dhumbal"],
+        ("run_lowest_suit_unchecked", "python-loop"): [f"{off_suit}@kitchen-dhumbal"],
+        ("run_lowest_suit_unchecked", "object-api"): [
+            f"{off_suit}@{profile}"
+            for profile in (
+                "alankar-dhumbal",
+                "dashain",
+                "dhumbal",
+                "everestbuzz",
+                "jhyap-encyclopedia",
+                "jhyap-jacks-zero",
+                "yarsa-dhumbal",
+            )
+        ],
+    }
     counts = report["totals"]
     assert (counts["planted"], counts["n/a"], counts["broken"]) == (5, 1, 0)
     assert counts["corpus"] + counts["fuzz"] + counts["nothing"] == 5
+    assert counts["corpus"] == 4  # the JavaScript engine plays none of the cases replayed
     table = done.stderr.splitlines()
     assert table[1].split() == ["shape", "engine", "caught", "by"]
     assert len(table) == 2 + len(rows) + 1 and table[-1].startswith("== 5 planted: ")
