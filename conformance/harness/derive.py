@@ -247,8 +247,8 @@ def stand_ins(named: set[str], left_out: str) -> dict[str, str]:
                 stand_in = next((c for c in spare if c not in taken), "")
                 if not stand_in:
                     raise NotApplicable(
-                        f"the transcript names every card the pack holds, and {card} besides, "
-                        "which it leaves out: no card is free to stand in for it"
+                        f"the transcript names every card the ruleset's deck holds, and {card} "
+                        "besides, which its pack leaves out: no card is free to stand in for it"
                     )
             found[card] = stand_in
             taken.add(stand_in)

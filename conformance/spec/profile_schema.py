@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from reference_engine.parameters import registry
 
@@ -72,6 +72,12 @@ def stringify_keys(value: Json) -> Json:
     return value
 
 
+# Sent even at their default: the joker's value belongs to the map of card values, which
+# engines read as one value (a binding may declare the whole map it plays), and it has been in
+# the format from its first version, so no engine declines it as a parameter it does not know.
+ALWAYS_SENT: Final = frozenset({"card_values.X"})
+
+
 def sent_profile(resolved: Mapping[str, Json]) -> dict[str, Json]:
     """The resolved profile as ``start`` sends it: each rule parameter at its schema default
     (a value other than null) left out, which the format reads the same (docs/protocol.md,
@@ -82,7 +88,7 @@ def sent_profile(resolved: Mapping[str, Json]) -> dict[str, Json]:
         return dict(resolved)
     kept = copy.deepcopy(dict(rules))
     for path, default in rule_defaults().items():
-        if default is None:
+        if default is None or path in ALWAYS_SENT:
             continue
         *sections, leaf = path.split(".")
         node: Any = kept

@@ -339,7 +339,7 @@ def test_each_help_lists_only_the_errors_its_command_can_meet(
     starting = {c for c, meaning in errors.items() if "an engine it cannot start" in meaning}
     assert starting == {"run", "smoke", "fuzz"}
     writing = {c for c, meaning in errors.items() if "an output it cannot write" in meaning}
-    assert writing == {"run", "coverage", "export", "record", "simulate", "fuzz", "merge"}
+    assert writing == {"run", "coverage", "export", "record", "simulate", "fuzz", "merge", "matrix"}
 
 
 def test_every_option_of_every_command_has_help() -> None:

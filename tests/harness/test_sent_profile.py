@@ -27,6 +27,13 @@ def test_the_encyclopedias_defaults_are_left_out_and_the_rest_kept() -> None:
     assert resolved["rules"]["throws"]["single"] == "any"  # the resolved profile is untouched
 
 
+def test_the_card_values_go_whole() -> None:
+    # bga-yaniv states the joker's 0, its default: a binding may declare the whole map.
+    resolved = resolve(shipped_documents()["bga-yaniv"])
+    assert resolved["rules"]["card_values"]["X"] == 0
+    assert sent_profile(resolved)["rules"]["card_values"] == resolved["rules"]["card_values"]
+
+
 def test_a_value_other_than_the_default_is_sent() -> None:
     document = shipped_documents()["jhyap-encyclopedia"]
     reading = next(r for r in document["readings"] if r["name"] == "single_card")

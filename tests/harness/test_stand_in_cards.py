@@ -35,8 +35,8 @@ def test_a_pack_with_no_card_to_spare_is_not_applicable() -> None:
     with pytest.raises(NotApplicable) as caught:
         stand_ins(named, "K")
     assert str(caught.value) == (
-        "the transcript names every card the pack holds, and Kc besides, which it leaves out: "
-        "no card is free to stand in for it"
+        "the transcript names every card the ruleset's deck holds, and Kc besides, which its "
+        "pack leaves out: no card is free to stand in for it"
     )
 
 
