@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from tests.kit.test_kit_plays_what_the_reference_plays import check_scope_outcomes, scope_outcomes
+
 ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "kits" / "javascript"
 NODE = shutil.which("node")
@@ -254,3 +256,12 @@ def test_kit_plays_the_first_starter_transcript_as_written(tmp_path: Path) -> No
     done = _run([*command, "--json", report], ROOT, timeout=600)
     assert _outcomes(report) == {"passed": 1}, done.stdout[-4000:]
     assert done.returncode == 0
+
+
+@pytest.mark.e2e
+@needs_node
+def test_kit_plays_the_multi_throw_scope_transcripts_as_written(tmp_path: Path) -> None:
+    """pick.multi_throw_scope: the kit's own table procedure keeps multi_throwers for the turn,
+    the hand or the game; each reading's oracle transcript passes as written under it."""
+    assert NODE is not None
+    check_scope_outcomes(scope_outcomes(f"{NODE} {PROFILE_ENGINE} --serve", tmp_path))
