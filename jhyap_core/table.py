@@ -23,7 +23,7 @@ import functools
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
+from typing import Any, Concatenate, Final, ParamSpec, Protocol, TypeVar
 
 from .cards import SORT_KEY, Card, full_deck, names, sorted_cards
 from .messages import Deal, Refusal, RoundScore
@@ -267,6 +267,7 @@ class TableRules:
     first_starter: int
     next_starter: str
     only_after_multi_throw: bool
+    multi_throw_scope: str
     reshuffle_moment: str
     kept_aside: str
     deck_runs_out: str
@@ -308,6 +309,7 @@ class TableRules:
             first_starter=_int(r["deal"]["first_starter"]),
             next_starter=str(r["next_starter"]),
             only_after_multi_throw=bool(r["pick"]["only_after_multi_throw"]),
+            multi_throw_scope=str(r["pick"].get("multi_throw_scope", "hand")),
             reshuffle_moment=str(r["reshuffle"]["moment"]),
             kept_aside=str(r["reshuffle"]["kept_aside"]),
             deck_runs_out=str(r.get("deck_runs_out", "reshuffle")),
@@ -410,6 +412,9 @@ class CardPlay(Protocol):
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 _T = TypeVar("_T", bound="Table")
+# pick.multi_throw_scope, as a refused pick from the offer words it.
+_MULTI_THROW_WHEN: Final = {"turn": "this turn", "hand": "this round", "game": "in this game"}
+
 # The table's attributes that a request changes in place, by how a snapshot copies them.
 # Every other attribute is immutable or replaced whole (a dict such as ``last_round`` is
 # built anew, never edited), so a snapshot shares it; tests/test_hardening.py checks that
@@ -497,6 +502,9 @@ class Table:
         self.timeout_waiting: int | None = None  # the seat whose timeout pick waits for one
         self.set_aside: list[Card] = []  # the last hands of seats put out, until the next deal
         self.turns_taken = 0
+        # Seats the offer is open to under pick.only_after_multi_throw: those that threw two
+        # or more cards together this hand (multi_throw_scope hand), this game (game), or
+        # this turn, until its pick (turn).
         self.multi_throwers: set[int] = set()
         self.last_round: dict[str, Any] | None = None
         self.result: dict[str, Any] | None = None
@@ -610,7 +618,9 @@ class Table:
         self.timeout_waiting = None
         self.set_aside = []
         self.turns_taken = 0
-        self.multi_throwers = set()
+        if rules.multi_throw_scope != "game":
+            # A seat's throws of two or more cards count for the hand (or the turn) only.
+            self.multi_throwers = set()
         self.round += 1
         self.to_act = self.starter
         self.phase = Phase.CALL_OR_THROW
@@ -735,9 +745,9 @@ class Table:
         if card not in self.offer.cards:
             raise RuleViolation(f"{card} is not on offer", ErrorCode.CARD_NOT_ON_OFFER)
         if not self.offer_open_to(seat):
+            when = _MULTI_THROW_WHEN.get(self.table_rules.multi_throw_scope, "this round")
             raise RuleViolation(
-                "thrown cards may be picked only after throwing two or more "
-                "cards together this round",
+                f"thrown cards may be picked only after throwing two or more cards together {when}",
                 ErrorCode.PICK_NOT_ALLOWED,
             )
         allowed = self.pickable()
@@ -778,6 +788,9 @@ class Table:
         self.turns_taken += 1
         self.to_act = self.next_active(seat)
         rules = self.table_rules
+        if rules.multi_throw_scope == "turn":
+            # This turn's throw opened the offer for this turn's pick only.
+            self.multi_throwers = set()
         if self.deck:
             self.phase = Phase.CALL_OR_THROW
         elif rules.deck_runs_out != "reshuffle":

@@ -62,6 +62,7 @@ KIT_RULES: Final[Mapping[str, Collection[Any] | _Any]] = {
     ),
     "pick.from_offer": ("any", "last_placed", "first_or_last_placed", "run_ends"),
     "pick.only_after_multi_throw": ANY,
+    "pick.multi_throw_scope": ANY,
     "reshuffle.moment": ANY,
     "reshuffle.new_deck": ("out_of_play",),
     "reshuffle.kept_aside": ("current_offer", "offer_and_throw", "pickable_and_throw"),

@@ -95,6 +95,14 @@ class PickFromOffer(StrEnum):
     FIRST_OR_LAST_PLACED = "first_or_last_placed"
 
 
+class MultiThrowScope(StrEnum):
+    """How long a throw of two or more cards opens the offer to its thrower."""
+
+    TURN = "turn"
+    HAND = "hand"
+    GAME = "game"
+
+
 class FirstRoundCall(StrEnum):
     ALLOWED = "allowed"
     AFTER_EVERY_PLAYER_HAD_A_TURN = "after_every_player_had_a_turn"
@@ -457,6 +465,7 @@ class PickRules:
 
     from_offer: PickFromOffer = field(metadata=_parameter("pick.from_offer"))
     only_after_multi_throw: bool = field(metadata=_parameter("pick.only_after_multi_throw"))
+    multi_throw_scope: MultiThrowScope = field(metadata=_parameter("pick.multi_throw_scope"))
 
 
 @dataclass(frozen=True, slots=True)

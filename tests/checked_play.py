@@ -55,7 +55,8 @@ class Expect:
     to_act: int | None = None
     turns: int = 0
     own_turns: dict[int, int] = field(default_factory=dict)  # each seat's, this hand
-    multi: set[int] = field(default_factory=set)
+    # seat -> (hand, turns taken in it) of its last throw of two or more cards this game
+    last_multi: dict[int, tuple[int, int]] = field(default_factory=dict)
     timeout_state: dict[str, Any] | None = None  # a timeout's pick waits for a new deck
 
 
@@ -185,7 +186,7 @@ def _between_hands(game: Game, exp: Expect, rng: random.Random, style: Style) ->
     state = game.state()
     check("deck after the deal", state["deck"], rest)
     check("offer after the deal", state["offer"], [turned])
-    exp.to_act, exp.turns, exp.multi = exp.starter, 0, set()
+    exp.to_act, exp.turns = exp.starter, 0
     exp.own_turns = {s: 0 for s in exp.active}
     if style.short_deck and len(game.deck) > 1:
         # As if the hand had gone on: the deck soon runs out, and reshuffles come often.
@@ -240,8 +241,12 @@ def _remade_at_throw(state: dict[str, Any], r: Rules) -> list[dict[str, Any]]:
     return [{"type": "reshuffle_needed", "cards": canonical(out)}]
 
 
+def _multi_throwers(exp: Expect) -> set[int]:
+    return turn.multi_throwers(exp.last_multi, exp.round, exp.turns, exp.rules)
+
+
 def _takeable(state: dict[str, Any], exp: Expect, seat: int) -> list[str]:
-    if not turn.offer_open(seat, exp.multi, exp.rules):
+    if not turn.offer_open(seat, _multi_throwers(exp), exp.rules):
         return []
     return turn.pickable(state["offer"], state["offer_kind"], exp.rules)
 
@@ -253,7 +258,7 @@ def _turn(game: Game, exp: Expect, rng: random.Random, style: Style) -> None:
     check("to_act", state["to_act"], seat)
     assert seat is not None
     check("turns_taken", state["turns_taken"], exp.turns)
-    check("multi_throwers", state["multi_throwers"], sorted(exp.multi))
+    check("multi_throwers", state["multi_throwers"], sorted(_multi_throwers(exp)))
     check("pickable", state["pickable"], turn.pickable(state["offer"], state["offer_kind"], r))
     legal = game.legal_actions()
     assert legal is not None
@@ -299,7 +304,7 @@ def _turn(game: Game, exp: Expect, rng: random.Random, style: Style) -> None:
                 ],
             )
             if len(cards) >= 2:
-                exp.multi.add(seat)
+                exp.last_multi[seat] = (exp.round, exp.turns)
         return
     refused(game, lambda: game.act(seat, Call()), "wrong_phase", state)  # a call, then a throw
     takeable = _takeable(state, exp, seat)

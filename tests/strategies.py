@@ -201,6 +201,7 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
         "pick": {
             "from_offer": draw(st.sampled_from(values("pick.from_offer"))),
             "only_after_multi_throw": draw(st.booleans()),
+            "multi_throw_scope": draw(st.sampled_from(values("pick.multi_throw_scope"))),
         },
         "reshuffle": {"moment": moment, "new_deck": "out_of_play", "kept_aside": kept},
         "call": {

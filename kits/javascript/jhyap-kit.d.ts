@@ -196,6 +196,7 @@ export interface KitRules {
   readonly laid: 'as_placed' | 'by_rank';
   readonly pickFromOffer: string;
   readonly onlyAfterMultiThrow: boolean;
+  readonly multiThrowScope: 'turn' | 'hand' | 'game';
   readonly reshuffleMoment: string;
   readonly keptAside: string;
   readonly deckRunsOut: string;

@@ -297,6 +297,9 @@ export function resolveProfile(document, options = {}, check = () => {}) {
 
 // -- what an engine implements ----------------------------------------------------------
 
+/** pick.multi_throw_scope, as a refused pick from the offer words it. */
+const MULTI_THROW_WHEN = Object.freeze({ turn: 'this turn', hand: 'this round', game: 'in this game' });
+
 /** Every value of a parameter, in a support declaration. */
 export const ANY = Object.freeze({ toString: () => 'ANY' });
 
@@ -316,6 +319,7 @@ export const KIT_RULES = Object.freeze({
   next_starter: ['next_seat', 'round_winner', 'seat_after_round_winner', 'caller', 'first_starter'],
   'pick.from_offer': ['any', 'last_placed', 'first_or_last_placed', 'run_ends'],
   'pick.only_after_multi_throw': ANY,
+  'pick.multi_throw_scope': ['turn', 'hand', 'game'],
   'reshuffle.moment': ['when_deck_emptied', 'when_draw_finds_deck_empty', 'at_throw_after_deck_emptied'],
   'reshuffle.new_deck': ['out_of_play'],
   'reshuffle.kept_aside': ['current_offer', 'offer_and_throw', 'pickable_and_throw'],
@@ -345,6 +349,7 @@ export const KIT_PLAYS = Object.freeze({
   'throws.laid': ['as_placed', 'by_rank'],
   'throws.single': ['any', 'when_no_combination'],
   'pick.from_offer': ['any', 'last_placed', 'first_or_last_placed', 'run_ends'],
+  'pick.multi_throw_scope': ['turn', 'hand', 'game'],
   'reshuffle.moment': ['when_deck_emptied', 'when_draw_finds_deck_empty', 'at_throw_after_deck_emptied'],
   'reshuffle.new_deck': ['out_of_play'],
   'reshuffle.kept_aside': ['current_offer', 'offer_and_throw', 'pickable_and_throw'],
@@ -402,7 +407,7 @@ export const RULE_PARAMETERS = Object.freeze(new Set([
   'throws.set.min', 'throws.set.max', 'throws.set.jokers_alone',
   'throws.run.min', 'throws.run.max', 'throws.run.min_naturals', 'throws.run.wrap', 'throws.run.ace',
   'throws.order_matters', 'throws.single', 'throws.laid',
-  'pick.from_offer', 'pick.only_after_multi_throw',
+  'pick.from_offer', 'pick.only_after_multi_throw', 'pick.multi_throw_scope',
   'reshuffle.moment', 'reshuffle.new_deck', 'reshuffle.kept_aside',
   'call.limit', 'call.limit_by_seats', 'call.inclusive', 'call.timing', 'call.first_round', 'call.min_own_turns',
   'showdown.tie', 'showdown.winner_among_lowest',
@@ -497,6 +502,7 @@ export function readRules(r) {
     laid: at(r, 'throws.laid') ?? 'as_placed',
     pickFromOffer: need(r, 'pick.from_offer', str, 'a string'),
     onlyAfterMultiThrow: need(r, 'pick.only_after_multi_throw', bool, 'true or false'),
+    multiThrowScope: at(r, 'pick.multi_throw_scope') ?? 'hand',
     reshuffleMoment: need(r, 'reshuffle.moment', str, 'a string'),
     keptAside: need(r, 'reshuffle.kept_aside', str, 'a string'),
     deckRunsOut: at(r, 'deck_runs_out') ?? 'reshuffle',
@@ -1177,7 +1183,10 @@ export class TrackedEngine {
     Object.assign(t, {
       round, hands: placed.hands.map((h) => [...h]), deck: stock, offer: [turnedUp], offerKind: 'single',
       thrown: [], thrownKind: null, outOfPlay: [], drawWaiting: null, timeoutWaiting: null, turnsTaken: 0,
-      multiThrowers: new Set(), toAct: t.starter, phase: Phase.CALL_OR_THROW,
+      // A seat's throws of two or more cards count for the hand (or the turn) only, unless
+      // pick.multi_throw_scope keeps them for the game.
+      multiThrowers: kit.multiThrowScope === 'game' ? t.multiThrowers : new Set(),
+      toAct: t.starter, phase: Phase.CALL_OR_THROW,
     });
     const dealt = this.#observes('observedHands') ? yield* this.#observedHands() : placed.hands.map((h) => [...h]);
     return [
@@ -1301,7 +1310,7 @@ export class TrackedEngine {
 
   * #checkOfferPick(seat, card) {
     if (!this.table.offer.includes(card)) refuse(ErrorCode.CARD_NOT_ON_OFFER, `${card} is not on offer`);
-    if (!this.offerOpenTo(seat)) refuse(ErrorCode.PICK_NOT_ALLOWED, 'thrown cards may be picked only after throwing two or more cards together this round');
+    if (!this.offerOpenTo(seat)) refuse(ErrorCode.PICK_NOT_ALLOWED, `thrown cards may be picked only after throwing two or more cards together ${MULTI_THROW_WHEN[this.kitRules.multiThrowScope] ?? 'this round'}`);
     const allowed = yield* this.#pickable();
     if (!allowed.includes(card)) refuse(ErrorCode.PICK_NOT_ALLOWED, `${card} may not be picked from this throw; allowed: ${allowed.join(', ')}`);
   }
@@ -1340,6 +1349,8 @@ export class TrackedEngine {
     }
     t.turnsTaken += 1;
     t.toAct = nextActive(t, seat);
+    // pick.multi_throw_scope turn: this turn's throw opened the offer for this turn's pick only.
+    if (kit.multiThrowScope === 'turn') t.multiThrowers = new Set();
     if (t.deck.length) {
       t.phase = Phase.CALL_OR_THROW;
     } else if (kit.deckRunsOut !== 'reshuffle') {

@@ -658,3 +658,73 @@ def test_the_generator_reaches_a_beaten_call_under_the_new_beaten_call_values(
         if reached:
             break
     assert reached and all(expected == scored for expected, scored in reached)
+
+
+def _offer_picks_by_scope(pid: str, choice: str, games: int) -> dict[str, int]:
+    """Over the generator's games under reading multi_throw_scope ``choice`` of ``pid``
+    (only those with the pick rule on), the picks from the offer: right after the picker's
+    own throw of several cards, after a single by a seat that threw several earlier in this
+    hand, or only in earlier hands, or never; and the single throws of seats that threw
+    several earlier in the hand."""
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec import readings
+    from reference_engine.server import Session
+
+    declared = readings.declared(shipped_documents()[pid], "multi_throw_scope", choice)
+    documents = {declared["id"]: declared}
+    kinds = ("own_turn", "this_hand", "earlier_hand", "never", "single_after_several")
+    found = dict.fromkeys(kinds, 0)
+    played = 0
+    for seed in range(200):
+        spec = random_spec(documents, declared["id"], seed, seats=3)
+        if spec.options.get("card_pick_rule") is False:
+            continue
+        plan = fuzz_generate.generate(declared, spec)
+        session, several = Session(), False
+        hand: set[int] = set()
+        game: set[int] = set()
+        for seq, req in enumerate(plan.requests):
+            if req.raw is not None:
+                continue
+            for event in session.handle({**req.message, "seq": seq}).get("events") or ():
+                if event["type"] == "round_started":
+                    hand.clear()
+                elif event["type"] == "thrown":
+                    several = len(event["cards"]) >= 2
+                    if not several and event["seat"] in hand:
+                        found["single_after_several"] += 1
+                    if several:
+                        hand.add(event["seat"])
+                        game.add(event["seat"])
+                elif event["type"] == "picked" and event["from"] == "offer":
+                    seat = event["seat"]
+                    if several:
+                        found["own_turn"] += 1
+                    elif seat in hand:
+                        found["this_hand"] += 1
+                    else:
+                        found["earlier_hand" if seat in game else "never"] += 1
+        played += 1
+        if played == games:
+            break
+    return found
+
+
+def test_the_generator_reaches_a_turn_scope_refusing_an_earlier_multi_throw() -> None:
+    # Under yarsa-dhumbal's reading turn, seats that threw several cards earlier in the hand
+    # throw singles and then never take from the offer: every such pick follows the picker's
+    # own throw of several cards on that turn.
+    found = _offer_picks_by_scope("yarsa-dhumbal", "turn", games=10)
+    assert found["own_turn"] > 0
+    assert found["single_after_several"] > 0
+    assert (found["this_hand"], found["earlier_hand"], found["never"]) == (0, 0, 0)
+
+
+def test_the_generator_reaches_a_game_scope_opening_the_offer_in_a_later_hand() -> None:
+    # Under alankar-dhumbal's reading game with the Card Pick Rule on, a seat whose throws of
+    # several cards were all in earlier hands takes from the offer; one that never threw
+    # several does not.
+    found = _offer_picks_by_scope("alankar-dhumbal", "game", games=20)
+    assert found["own_turn"] > 0
+    assert found["earlier_hand"] > 0
+    assert found["never"] == 0

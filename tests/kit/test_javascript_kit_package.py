@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import made_once
+from tests.kit.test_kit_plays_what_the_reference_plays import check_scope_outcomes, scope_outcomes
 
 ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "kits" / "javascript"
@@ -335,3 +336,12 @@ def test_kit_plays_the_beaten_call_transcripts_as_written(tmp_path: Path) -> Non
     done = _run([*command, "--json", report], ROOT, timeout=600)
     assert _outcomes(report) == {"passed": 4}, done.stdout[-4000:]
     assert done.returncode == 0
+
+
+@pytest.mark.e2e
+@needs_node
+def test_kit_plays_the_multi_throw_scope_transcripts_as_written(tmp_path: Path) -> None:
+    """pick.multi_throw_scope: the kit's own table procedure keeps multi_throwers for the turn,
+    the hand or the game; each reading's oracle transcript passes as written under it."""
+    assert NODE is not None
+    check_scope_outcomes(scope_outcomes(f"{NODE} {PROFILE_ENGINE} --serve", tmp_path))

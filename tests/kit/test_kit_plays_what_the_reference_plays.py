@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -132,3 +133,60 @@ def test_a_binding_listing_its_scoring_leaves_refuses_the_new_beaten_call_by_nam
         "rules.scoring.beaten_call: 'penalty_only' is not implemented by this engine "
         "(it plays 'caller_hand_plus_penalty')"
     )
+
+
+# The oracle transcripts of reading multi_throw_scope: transcript -> (profile, the choice it
+# is written for).
+SCOPE_TRANSCRIPTS = {
+    "yarsa-dhumbal-multi-throw-scope-turn": ("yarsa-dhumbal", "turn"),
+    "yarsa-dhumbal-multi-throw-scope-hand": ("yarsa-dhumbal", "hand"),
+    "alankar-dhumbal-card-pick-rule-whole-game": ("alankar-dhumbal", "game"),
+    "alankar-dhumbal-card-pick-rule-each-hand": ("alankar-dhumbal", "hand"),
+}
+
+
+def scope_outcomes(engine: str | None, tmp_path: Path) -> dict[tuple[str, str], tuple[str, str]]:
+    """(mode, outcome) of each multi_throw_scope transcript under each profile declaring one
+    choice of the reading, against ``engine`` (None: the reference), by (transcript, profile)."""
+    folder = tmp_path / "transcripts"
+    folder.mkdir(parents=True)
+    for name in SCOPE_TRANSCRIPTS:
+        shutil.copy(ROOT / "conformance" / "transcripts" / f"{name}.yaml", folder)
+    command = [sys.executable, "-m", "conformance", "run", "--transcripts", str(folder)]
+    for pid, choice in sorted(set(SCOPE_TRANSCRIPTS.values())):
+        declared = tmp_path / f"{pid}-scope-{choice}.yaml"
+        declared.write_text(
+            f"profile_format: 1\nid: {pid}-scope-{choice}\nextends: {pid}\n"
+            f"readings: {{multi_throw_scope: {choice}}}\n",
+            "utf-8",
+        )
+        command += ["--profile", str(declared)]
+    command += ["--engine", engine] if engine else []
+    done = subprocess.run(
+        [*command, "--jobs", "1", "--json", "-", "-q"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    report = json.loads(done.stdout)
+    return {(c["id"], c["profile"]): (c["mode"], c["outcome"]) for c in report["results"]}
+
+
+def check_scope_outcomes(found: dict[tuple[str, str], tuple[str, str]]) -> None:
+    """Every case passes; each transcript runs as written under the choice it is written for."""
+    assert len(found) == 4 * 4
+    assert {outcome for _, outcome in found.values()} == {"passed"}
+    written = sorted(key for key, (mode, _) in found.items() if mode == "as_written")
+    assert written == sorted(
+        (name, f"{pid}-scope-{choice}") for name, (pid, choice) in SCOPE_TRANSCRIPTS.items()
+    )
+
+
+@pytest.mark.e2e
+def test_a_kit_engine_plays_multi_throw_scope_as_the_reference_does(tmp_path: Path) -> None:
+    # The offer's opening by multi_throw_scope is the table procedure's (jhyap_core.table),
+    # which the kit plays for its engine.
+    kit = scope_outcomes(OBJECT_API, tmp_path / "kit")
+    assert kit == scope_outcomes(None, tmp_path / "reference")
+    check_scope_outcomes(kit)

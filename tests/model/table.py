@@ -42,6 +42,7 @@ class Table:
     limit_by_seats: tuple[tuple[int, int], ...]
     from_offer: str
     only_after_multi_throw: bool
+    multi_throw_scope: str  # how long a throw of two or more cards opens the offer
     moment: str
     kept_aside: str
     call_limit: int
@@ -114,6 +115,7 @@ class Table:
             ),
             from_offer=rules["pick"]["from_offer"],
             only_after_multi_throw=rules["pick"]["only_after_multi_throw"],
+            multi_throw_scope=rules["pick"].get("multi_throw_scope", "hand"),
             moment=rules["reshuffle"]["moment"],
             kept_aside=rules["reshuffle"]["kept_aside"],
             call_limit=rules["call"]["limit"],

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from itertools import combinations
 
 from .table import JOKER, SUITS, Table, canonical, rank
@@ -162,6 +162,18 @@ def pickable(offer: Sequence[str], kind: str | None, t: Table) -> list[str]:
 def offer_open(seat: int, multi_throwers: Collection[int], t: Table) -> bool:
     """pick.only_after_multi_throw: only a seat that threw two or more cards together."""
     return not t.only_after_multi_throw or seat in multi_throwers
+
+
+def multi_throwers(last: Mapping[int, tuple[int, int]], hand: int, turn: int, t: Table) -> set[int]:
+    """The seats a throw of two or more cards still opens the offer to, from each seat's last
+    such throw (``last``: seat -> the hand it was in, and the turns taken in that hand
+    before it) at ``turn`` turns taken in hand ``hand``. pick.multi_throw_scope: ``game``
+    any such throw of the game; ``hand`` one of this hand; ``turn`` one of this very turn."""
+    if t.multi_throw_scope == "game":
+        return set(last)
+    if t.multi_throw_scope == "hand":
+        return {seat for seat, (h, _) in last.items() if h == hand}
+    return {seat for seat, at in last.items() if at == (hand, turn)}
 
 
 def call_refusal(

@@ -30,6 +30,7 @@ from reference_engine.rules import (
     GameEndKind,
     JokersWild,
     KeptAside,
+    MultiThrowScope,
     NextStarter,
     PickFromOffer,
     ReshuffleMoment,
@@ -72,6 +73,7 @@ def table_of(rules: Rules) -> TableRules:
         first_starter=rules.deal.first_starter,
         next_starter=rules.turn.next_starter.value,
         only_after_multi_throw=rules.picking.only_after_multi_throw,
+        multi_throw_scope=rules.picking.multi_throw_scope.value,
         reshuffle_moment=rules.reshuffle.moment.value,
         kept_aside=rules.reshuffle.kept_aside.value,
         deck_runs_out=rules.reshuffle.deck_runs_out.value,
@@ -507,6 +509,11 @@ MUTANTS: dict[str, Mutant] = {
         "pick.only_after_multi_throw",
         "games_follow_the_model",
         _function(Table, "offer_open_to", lambda original: lambda self, seat: True),
+    ),
+    "multi_throw_scope_ignored": Mutant(
+        "pick.multi_throw_scope",
+        "games_follow_the_model",
+        _rules(lambda r: {"picking.multi_throw_scope": MultiThrowScope.HAND}),
     ),
     "next_draw_reshuffles_at_once": Mutant(
         "reshuffle.moment",

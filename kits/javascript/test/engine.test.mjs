@@ -309,3 +309,24 @@ test('an option value setting a parameter inside a declared subtree is named too
   doc.rules.throws.run.min = 4;
   assert.equal(t.send({ cmd: 'start', profile: doc, options: { set_max: 4 }, seats: 2 }).error.code, 'unsupported_profile');
 });
+
+test('pick.multi_throw_scope: turn opens the offer for the pick of that turn only; hand and game for later turns', async () => {
+  for (const [scope, afterPick, pick] of [['turn', [], 'pick_not_allowed'], ['hand', [0], null], ['game', [0], null]]) {
+    const t = await session();
+    const profile = fixture('bga-yaniv');
+    Object.assign(profile.rules.pick, { only_after_multi_throw: true, multi_throw_scope: scope });
+    assert.equal(t.send({ cmd: 'start', profile, options: {}, seats: 2 }).ok, true);
+    const state = () => t.send({ cmd: 'state' }).state;
+    events(t.send({ cmd: 'deal', deck: deckFor(HANDS, '5h', ['7s', '8s']) }));
+    events(t.send({ cmd: 'act', seat: 0, action: { type: 'throw', cards: ['Ac', 'X', '3c', '2c'] } }));
+    assert.deepEqual(state().multi_throwers, [0], scope);
+    events(t.send({ cmd: 'act', seat: 0, action: { type: 'pick', from: 'deck' } }));
+    assert.deepEqual(state().multi_throwers, afterPick, scope);
+    events(t.send({ cmd: 'act', seat: 1, action: { type: 'throw', cards: ['Kh'] } }));
+    events(t.send({ cmd: 'act', seat: 1, action: { type: 'pick', from: 'deck' } }));
+    events(t.send({ cmd: 'act', seat: 0, action: { type: 'throw', cards: ['9d'] } }));
+    const taken = t.send({ cmd: 'act', seat: 0, action: { type: 'pick', from: 'offer', card: 'Kh' } });
+    assert.equal(code(taken) ?? null, pick, scope);
+    if (pick !== null) assert.equal(taken.error.message, 'thrown cards may be picked only after throwing two or more cards together this turn');
+  }
+});
