@@ -93,6 +93,13 @@ def test_an_engine_dies_with_a_harness_killed_by_sigkill(tmp_path: Path, pids: P
     assert not running(engine), "the hung engine outlived the killed harness"
 
 
+def _signals_as_a_terminal_starts_them() -> None:
+    # A suite started in the background (`&`, nohup) passes on SIGINT and SIGHUP ignored,
+    # and the session would then never see the signal the test sends it.
+    for signum in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
 def test_a_signalled_pytest_session_ends_its_engine_and_writes_its_junit(
     tmp_path: Path, pids: Path, signum: signal.Signals
@@ -126,6 +133,7 @@ def test_a_signalled_pytest_session_ends_its_engine_and_writes_its_junit(
         stderr=subprocess.STDOUT,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
+        preexec_fn=_signals_as_a_terminal_starts_them,
     )
     try:
         wait_for(pids, 2)

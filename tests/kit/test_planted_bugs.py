@@ -305,7 +305,7 @@ def test_the_value_plants_change_the_loop_game() -> None:
 
 
 # The corpus cases the selection replays: three that catch the two shapes in the Python
-# engines (the JavaScript one plays none of them) and one that no plant of the two fails. The
+# engines (the off-suit one the JavaScript engine's too) and one that no plant fails. The
 # whole corpus is the bench's own run (python bench/planted_bugs.py).
 CASES = [
     "dhumbal-dealer-none",
@@ -365,11 +365,13 @@ def test_a_selection_of_the_bench_runs_end_to_end_and_prints_its_table() -> None
                 "yarsa-dhumbal",
             )
         ],
+        # The off-suit case runs derived under the JavaScript example's own ruleset too.
+        ("run_lowest_suit_unchecked", "javascript-object"): [f"{off_suit}@js-object-yaniv"],
     }
     counts = report["totals"]
     assert (counts["planted"], counts["n/a"], counts["broken"]) == (5, 1, 0)
     assert counts["corpus"] + counts["fuzz"] + counts["nothing"] == 5
-    assert counts["corpus"] == 4  # the JavaScript engine plays none of the cases replayed
+    assert counts["corpus"] == 5  # the JavaScript engine is caught by the off-suit case
     table = done.stderr.splitlines()
     assert table[1].split() == ["shape", "engine", "caught", "by"]
     assert len(table) == 2 + len(rows) + 1 and table[-1].startswith("== 5 planted: ")
