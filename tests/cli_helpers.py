@@ -59,3 +59,15 @@ def run_reference_in_process(cases: Sequence[Case], config: RunConfig) -> RunRes
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(runner, "EngineClient", InProcessReference)
         return runner.run_cases(cases, config)
+
+
+def run_variants(
+    transcripts: Path, profiles: Sequence[Path], capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str]:
+    """``jhyap run -q`` of the transcripts under ``transcripts`` against the reference, under
+    each variant file of ``profiles``, in this process: (exit status, stdout)."""
+    args = ["run", "-q", "--transcripts", str(transcripts)]
+    for path in profiles:
+        args += ["--profile", str(path)]
+    status = cli.main(args)
+    return status, capsys.readouterr().out

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cli import main
 from conformance.spec import combinations
 from conformance.spec.profiles import load_profile
 from jhyap_core.profile import resolve
 from reference_engine import scoring
 from reference_engine.rules import BeatenCall, Rules
+from tests.cli_helpers import run_variants
 from tests.conftest import ROOT
 
 VARIANTS = ROOT / "tests" / "data" / "variants"
@@ -61,11 +61,7 @@ def test_a_factor_with_another_beaten_call_is_refused_by_validate() -> None:
 
 
 def _run(profiles: list[Path], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    args = ["run", "-q", "--transcripts", str(TRANSCRIPTS)]
-    for path in profiles:
-        args += ["--profile", str(path)]
-    status = main(args)
-    return status, capsys.readouterr().out
+    return run_variants(TRANSCRIPTS, profiles, capsys)
 
 
 @pytest.mark.e2e

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cli import main
 from jhyap_core.profile import resolve
 from reference_engine import calling
 from reference_engine.rules import FirstRoundCall, Rules
+from tests.cli_helpers import run_variants
 from tests.conftest import ROOT, profile_document
 
 VARIANTS = ROOT / "tests" / "data" / "variants"
@@ -21,11 +21,7 @@ FILES = ("dhumbal-call-after-two-turns.yaml", "everestbuzz-call-after-one-turn.y
 
 
 def _run(profiles: list[Path], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    args = ["run", "-q", "--transcripts", str(TRANSCRIPTS)]
-    for path in profiles:
-        args += ["--profile", str(path)]
-    status = main(args)
-    return status, capsys.readouterr().out
+    return run_variants(TRANSCRIPTS, profiles, capsys)
 
 
 @pytest.mark.e2e

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cli import main
 from conformance.spec.profiles import load_profile
 from jhyap_core.cards import parse_cards
 from jhyap_core.profile import resolve
 from jhyap_core.vocabulary import ProfileError
 from reference_engine.rules import Rules
+from tests.cli_helpers import run_variants
 from tests.conftest import ROOT
 
 VARIANTS = ROOT / "tests" / "data" / "variants"
@@ -56,8 +56,7 @@ def test_a_malformed_entry_is_refused_by_name(cards: object, message: str) -> No
 
 
 def _run(profile: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    status = main(["run", "-q", "--transcripts", str(TRANSCRIPTS), "--profile", str(profile)])
-    return status, capsys.readouterr().out
+    return run_variants(TRANSCRIPTS, [profile], capsys)
 
 
 @pytest.mark.e2e

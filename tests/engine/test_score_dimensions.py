@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cli import main
+from tests.cli_helpers import run_variants
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.e2e
@@ -24,11 +24,7 @@ FILES = (
 
 
 def _run(profiles: list[Path], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    args = ["run", "-q", "--transcripts", str(FAMILY)]
-    for path in profiles:
-        args += ["--profile", str(path)]
-    status = main(args)
-    return status, capsys.readouterr().out
+    return run_variants(FAMILY, profiles, capsys)
 
 
 def test_each_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixture[str]) -> None:

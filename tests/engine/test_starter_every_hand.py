@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cli import main
 from conformance.spec.profiles import load_profile
 from jhyap_core import table as core
 from jhyap_core.cards import parse_card, parse_cards
 from reference_engine.actions import Call, PickDeck, ThrowCards
 from reference_engine.game import Game
 from reference_engine.rules import NextStarter
+from tests.cli_helpers import run_variants
 from tests.conftest import ROOT
 
 VARIANTS = ROOT / "tests" / "data" / "variants"
@@ -51,8 +51,7 @@ def test_the_reference_starts_the_second_hand_at_seat_0() -> None:
 
 
 def _run(profile: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    status = main(["run", "-q", "--transcripts", str(TRANSCRIPTS), "--profile", str(profile)])
-    return status, capsys.readouterr().out
+    return run_variants(TRANSCRIPTS, [profile], capsys)
 
 
 @pytest.mark.e2e

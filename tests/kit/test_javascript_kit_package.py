@@ -9,7 +9,7 @@ import shlex
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -285,21 +285,34 @@ def test_a_group_run_judges_only_its_own_rulesets(
     assert sorted(played(group).outcomes) == sorted(_profile_id(p) for p in paths)
 
 
+def _profile_engine_runs(
+    folder: str, variants: Sequence[str], tmp_path: Path
+) -> tuple[dict[str, int], subprocess.CompletedProcess[str]]:
+    """The profile test engine over the transcripts of ``tests/data/variants/FOLDER`` under
+    each named variant: the outcomes counted, and the finished run."""
+    assert NODE is not None
+    root = ROOT / "tests" / "data" / "variants"
+    report = tmp_path / "report.json"
+    command = [sys.executable, "-m", "conformance", "run", "-q", "--jobs", "1"]
+    command += ["--engine", f"{NODE} {PROFILE_ENGINE} --serve"]
+    command += ["--transcripts", str(root / folder)]
+    for name in variants:
+        command += ["--profile", str(root / f"{name}.yaml")]
+    done = _run([*command, "--json", report], ROOT, timeout=600)
+    return _outcomes(report), done
+
+
 @pytest.mark.e2e
 @needs_node
 def test_kit_plays_the_call_timing_transcripts_as_written(tmp_path: Path) -> None:
     """call.min_own_turns: the profile test engine passes the oracle transcripts of its two
     variants as written (refused at N - 1 of one's own turns, accepted at N)."""
-    assert NODE is not None
-    variants = ROOT / "tests" / "data" / "variants"
-    report = tmp_path / "report.json"
-    command = [sys.executable, "-m", "conformance", "run", "-q", "--jobs", "1"]
-    command += ["--engine", f"{NODE} {PROFILE_ENGINE} --serve"]
-    command += ["--transcripts", str(variants / "call-timing-transcripts")]
-    for name in ("dhumbal-call-after-two-turns", "everestbuzz-call-after-one-turn"):
-        command += ["--profile", str(variants / f"{name}.yaml")]
-    done = _run([*command, "--json", report], ROOT, timeout=600)
-    assert _outcomes(report) == {"passed": 4}, done.stdout[-4000:]
+    outcomes, done = _profile_engine_runs(
+        "call-timing-transcripts",
+        ("dhumbal-call-after-two-turns", "everestbuzz-call-after-one-turn"),
+        tmp_path,
+    )
+    assert outcomes == {"passed": 4}, done.stdout[-4000:]
     assert done.returncode == 0
 
 
@@ -307,15 +320,10 @@ def test_kit_plays_the_call_timing_transcripts_as_written(tmp_path: Path) -> Non
 @needs_node
 def test_kit_plays_the_first_starter_transcript_as_written(tmp_path: Path) -> None:
     """next_starter first_starter: the kit's own table procedure starts every hand at seat 0."""
-    assert NODE is not None
-    variants = ROOT / "tests" / "data" / "variants"
-    report = tmp_path / "report.json"
-    command = [sys.executable, "-m", "conformance", "run", "-q", "--jobs", "1"]
-    command += ["--engine", f"{NODE} {PROFILE_ENGINE} --serve"]
-    command += ["--transcripts", str(variants / "starter-transcripts")]
-    command += ["--profile", str(variants / "dhumbal-first-starter-every-hand.yaml")]
-    done = _run([*command, "--json", report], ROOT, timeout=600)
-    assert _outcomes(report) == {"passed": 1}, done.stdout[-4000:]
+    outcomes, done = _profile_engine_runs(
+        "starter-transcripts", ("dhumbal-first-starter-every-hand",), tmp_path
+    )
+    assert outcomes == {"passed": 1}, done.stdout[-4000:]
     assert done.returncode == 0
 
 
@@ -325,16 +333,12 @@ def test_kit_plays_the_beaten_call_transcripts_as_written(tmp_path: Path) -> Non
     """scoring.beaten_call caller_hand_times (with beaten_factor) and penalty_only: the
     profile test engine, which scores for the kit (its score_round hook), passes both
     variants' oracle transcripts as written and their derived runs."""
-    assert NODE is not None
-    variants = ROOT / "tests" / "data" / "variants"
-    report = tmp_path / "report.json"
-    command = [sys.executable, "-m", "conformance", "run", "-q", "--jobs", "1"]
-    command += ["--engine", f"{NODE} {PROFILE_ENGINE} --serve"]
-    command += ["--transcripts", str(variants / "beaten-call-transcripts")]
-    for name in ("yaniv-israel-asaf-hand-doubled", "yaniv-israel-asaf-fixed-30"):
-        command += ["--profile", str(variants / f"{name}.yaml")]
-    done = _run([*command, "--json", report], ROOT, timeout=600)
-    assert _outcomes(report) == {"passed": 4}, done.stdout[-4000:]
+    outcomes, done = _profile_engine_runs(
+        "beaten-call-transcripts",
+        ("yaniv-israel-asaf-hand-doubled", "yaniv-israel-asaf-fixed-30"),
+        tmp_path,
+    )
+    assert outcomes == {"passed": 4}, done.stdout[-4000:]
     assert done.returncode == 0
 
 
