@@ -34,7 +34,8 @@ def option_samples(spec: OptionSpec) -> list[Json]:
         return list(spec.values)
     low, high, step = range_bounds(spec)
     picks = {low, high, Decimal(str(spec.default)), low + step, high - step}
-    return [_range_value(spec, number) for number in sorted(picks)]
+    # A range of one value (min = max) has no second value on either side.
+    return [_range_value(spec, number) for number in sorted(picks) if low <= number <= high]
 
 
 def random_option_value(spec: OptionSpec, rng: random.Random) -> Json:
