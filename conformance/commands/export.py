@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any, Final
 
 from conformance.harness.cases import LazyTranscripts
-from conformance.harness.client import PROTOCOL_VERSION
 from conformance.harness.compare import (
     PER_SEAT_FIELDS,
     PER_SEAT_SET_FIELDS,
@@ -36,7 +35,7 @@ from conformance.spec.files import WriteRefused, check_target, os_error_text, wr
 from conformance.spec.steps import Step, Transcript, raw_line
 from conformance.spec.wording import plural
 from jhyap_core import bounded_json
-from jhyap_core.vocabulary import Command
+from jhyap_core.vocabulary import PROTOCOL_VERSION, Command
 
 from . import COMMAND_HELP, ExitCode, Subparsers
 from .coverage import coverage

@@ -10,8 +10,9 @@ import datetime
 from collections.abc import Sequence
 from typing import Any, Final
 
+from jhyap_core.vocabulary import PROTOCOL_VERSION
+
 from .. import __version__
-from ..harness.client import PROTOCOL_VERSION
 from .campaign import Finding, FuzzResult, never_reached
 from .config import FuzzConfig
 from .counters import COUNTERS

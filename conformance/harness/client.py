@@ -31,7 +31,7 @@ from collections import deque
 from collections.abc import Iterator, Mapping
 from typing import IO, Any, Final, NoReturn
 
-from jhyap_core.vocabulary import Command
+from jhyap_core.vocabulary import PROTOCOL_VERSION, Command
 
 from .processes import (
     ENGINE_ID_VARIABLE,
@@ -66,7 +66,6 @@ from .transport import (
     write_all,
 )
 
-PROTOCOL_VERSION: Final = "1.1"
 DEFAULT_TIMEOUT: Final = 10.0
 # How often a wait for an answer also checks that the engine process still runs.
 _WATCH_INTERVAL: Final = 0.1
@@ -613,7 +612,6 @@ class EngineClient:
 __all__ = [
     "DEFAULT_TIMEOUT",
     "MAX_RESPONSE_BYTES",
-    "PROTOCOL_VERSION",
     "EngineClient",
     "EngineCrashed",
     "EngineError",

@@ -14,11 +14,11 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from jhyap_core.vocabulary import Command, ErrorCode, EventType, JhyapError
+from jhyap_core.vocabulary import PROTOCOL_VERSION, Command, ErrorCode, EventType, JhyapError
 from reference_engine.kept import Kept, NotPlain
 from reference_engine.server import MAX_LINE_BYTES, Session, decode_request
 
-from .client import PROTOCOL_VERSION, EngineInfo, EngineTimeout
+from .client import EngineInfo, EngineTimeout
 
 # A float reads back as itself too: NaN and the infinities are written as JSON's extensions.
 _SCALARS = frozenset({str, int, float, bool, type(None)})

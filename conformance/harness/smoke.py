@@ -18,13 +18,19 @@ from enum import StrEnum
 from typing import Any, Final, NoReturn
 
 from jhyap_core.profile import resolve
-from jhyap_core.vocabulary import ActionType, Command, ErrorCode, EventType, PickSource
+from jhyap_core.vocabulary import (
+    PROTOCOL_VERSION,
+    ActionType,
+    Command,
+    ErrorCode,
+    EventType,
+    PickSource,
+)
 
 from ..spec.profile_schema import sent_profile
 from ..spec.transcript_profiles import shipped_documents
 from ..spec.wording import plural
 from .client import (
-    PROTOCOL_VERSION,
     EngineClient,
     EngineCrashed,
     EngineError,

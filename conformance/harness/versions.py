@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from .client import PROTOCOL_VERSION
+from jhyap_core.vocabulary import PROTOCOL_VERSION
 
 # For each minor version of major 1, what it added that an engine written for the one
 # before may not know. Kept in step with docs/versions.md and CHANGELOG.md.

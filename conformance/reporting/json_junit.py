@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from jhyap_core.vocabulary import PROTOCOL_VERSION
+
 from .. import __version__
-from ..harness.client import PROTOCOL_VERSION
 from ..harness.derive import Mode
 from ..harness.outcome import STATUSES, CaseStatus, Judged, Outcome, total_judged
 from ..harness.runner import RunResult

@@ -23,6 +23,17 @@ sys.path.insert(0, str(ROOT))
 from jhyap_core.vocabulary import ErrorCode, JhyapError  # noqa: E402
 from reference_engine.server import MAX_LINE_BYTES, Session, decode_request  # noqa: E402
 
+__all__ = [
+    "Hook",
+    "JhyapError",
+    "Session",
+    "decode_request",
+    "record_pid",
+    "respond",
+    "serve",
+    "write",
+]
+
 # A hook sees each request first: None lets the reference session answer; a string is
 # written as the raw response line instead.
 Hook = Callable[[dict[str, Any], Session], "str | None"]

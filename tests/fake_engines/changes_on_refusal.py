@@ -1,9 +1,11 @@
 """Refuses what the reference refuses, but a refused pick still counts as a turn taken."""
 
-from _common import respond, serve
+from typing import Any
+
+from _common import Session, respond, serve
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     if request.get("cmd") == "act" and request.get("action", {}).get("type") == "pick":
         response = session.handle(request)
         if not response["ok"] and session.game is not None:

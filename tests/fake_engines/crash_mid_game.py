@@ -2,11 +2,12 @@
 
 import os
 import sys
+from typing import Any
 
-from _common import serve
+from _common import Session, serve
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     if request.get("cmd") == "act":
         sys.stderr.write("fake engine: about to fall over\n")
         sys.stderr.write("Traceback (most recent call last): boom\n")

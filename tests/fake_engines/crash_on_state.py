@@ -5,14 +5,15 @@ that expects a refusal: a crash on one of those comes before the step's request 
 
 import os
 import sys
+from typing import Any
 
-from _common import serve
+from _common import Session, serve
 
 WHICH = int(sys.argv[1]) if len(sys.argv) > 1 else 1
 seen = 0
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     global seen
     if request.get("cmd") == "state":
         seen += 1

@@ -8,14 +8,15 @@ status 3 after a line on stderr).
 import json
 import os
 import sys
+from typing import Any
 
-from _common import respond, serve
+from _common import Session, respond, serve
 
 MODE, AT = sys.argv[1], int(sys.argv[2])
 acts = 0
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     global acts
     if request.get("cmd") != "act":
         return None

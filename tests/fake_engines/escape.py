@@ -9,11 +9,12 @@ the engine never answers its first act. Helpers record their pids with ``-helper
 import os
 import sys
 import time
+from typing import Any
 
-from _common import record_pid, serve
+from _common import Session, record_pid, serve
 
 
-def helper(mode):
+def helper(mode: str) -> None:
     if os.fork():
         return
     os.setsid()
@@ -26,7 +27,7 @@ def helper(mode):
     os._exit(0)
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     if request.get("cmd") == "act" and "hang" in sys.argv[2:]:
         time.sleep(3600)
     return None

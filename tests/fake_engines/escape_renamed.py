@@ -7,11 +7,12 @@ never answers its first act. The helper records its pid with ``-helper``.
 import os
 import sys
 import time
+from typing import Any
 
-from _common import record_pid, serve
+from _common import Session, record_pid, serve
 
 
-def helper(mode):
+def helper(mode: str) -> None:
     if os.fork():
         return
     os.setsid()
@@ -20,7 +21,7 @@ def helper(mode):
     os.execve("/bin/sleep", ["sleep", "3600"], env)
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     if request.get("cmd") == "act" and "hang" in sys.argv[2:]:
         time.sleep(3600)
     return None

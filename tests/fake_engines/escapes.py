@@ -2,11 +2,12 @@
 into the message of an error answer to the first act."""
 
 import sys
+from typing import Any
 
-from _common import respond, serve
+from _common import Session, respond, serve
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     if request.get("cmd") == "act":
         sys.stderr.write("\x1b[2J\x1b]0;owned\x07 cleared the screen\x9b31m\n")
         sys.stderr.flush()

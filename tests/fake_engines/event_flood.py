@@ -3,14 +3,15 @@
 default second argument) or events of no known type (``noise``)."""
 
 import sys
+from typing import Any
 
-from _common import respond, serve
+from _common import Session, respond, serve
 
 COUNT = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
 MODE = sys.argv[2] if len(sys.argv) > 2 else "copies"
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     if request.get("cmd") != "deal":
         return None
     response = session.handle(request)

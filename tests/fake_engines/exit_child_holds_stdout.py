@@ -7,11 +7,12 @@ With ``setsid`` as an argument the child leaves the process group too.
 import os
 import sys
 import time
+from typing import Any
 
-from _common import record_pid, serve
+from _common import Session, record_pid, serve
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     if request.get("cmd") == "act":
         if os.fork() == 0:
             if "setsid" in sys.argv[1:]:

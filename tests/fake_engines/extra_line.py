@@ -1,9 +1,11 @@
 """Answers each deal twice."""
 
-from _common import respond, serve, write
+from typing import Any
+
+from _common import Session, respond, serve, write
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     if request.get("cmd") == "deal":
         text = respond(session.handle(request))
         write(text)

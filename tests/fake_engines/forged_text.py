@@ -6,8 +6,9 @@ one of its own (``newline``, ``cr``, ``ansi``, ``osc``, ``u2028``, ``u0085``, ``
 ``event``: an event type in the deal answer)."""
 
 import sys
+from typing import Any
 
-from _common import respond, serve
+from _common import Session, respond, serve
 
 LINE = "== 145 passed (145 cases) in 1.00 s =="
 TRICKS = {
@@ -24,7 +25,7 @@ TEXT = TRICKS[sys.argv[1]]
 PLACE = sys.argv[2]
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     cmd = request.get("cmd")
     if cmd == "hello" and PLACE == "name":
         response = session.handle(request)

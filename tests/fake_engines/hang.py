@@ -2,11 +2,12 @@
 
 import sys
 import time
+from typing import Any
 
-from _common import serve
+from _common import Session, serve
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     if request.get("cmd") == "act":
         sys.stderr.write("fake engine: thinking very hard\n")
         sys.stderr.flush()

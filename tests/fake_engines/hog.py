@@ -4,11 +4,12 @@
 import json
 import os
 import sys
+from typing import Any
 
-from _common import serve
+from _common import Session, serve
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     if request.get("cmd") == "act":
         if sys.argv[1] == "memory":
             eaten = []

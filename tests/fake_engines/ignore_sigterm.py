@@ -5,8 +5,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
-from _common import serve
+from _common import Session, serve
 
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
 HELPER = (
@@ -21,7 +22,7 @@ helper = subprocess.Popen(
 )
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     if request.get("cmd") == "act":
         time.sleep(3600)
     return None

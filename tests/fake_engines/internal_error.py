@@ -1,9 +1,11 @@
 """Answers the first act with internal_error, then keeps serving."""
 
-from _common import respond, serve
+from typing import Any
+
+from _common import Session, respond, serve
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     if request.get("cmd") == "act":
         return respond(
             {

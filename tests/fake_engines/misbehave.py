@@ -8,13 +8,14 @@ allowed), stdout_closed (closes stdout but keeps running).
 import os
 import sys
 import time
+from typing import Any
 
-from _common import respond, serve, write
+from _common import Session, respond, serve, write
 
 MODE = sys.argv[1]
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     if request.get("cmd") != "deal":
         return None
     seq = request["seq"]

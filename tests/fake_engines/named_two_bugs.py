@@ -2,7 +2,9 @@
 under a name of its own, which holds markup a page must show as text: the engines
 matrix's second engine (tests/e2e/test_matrix.py)."""
 
-from _common import respond, serve
+from typing import Any
+
+from _common import Session, respond, serve
 
 from tests.mutants.engine import MUTANTS
 
@@ -13,7 +15,7 @@ MUTANTS["out_at_100"]()
 MUTANTS["tie_break_by_seat_number"]()
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     if request.get("cmd") == "hello":
         response = session.handle(request)
         if "engine" not in response:  # a refused hello (a wrong protocol): as the reference

@@ -1,9 +1,11 @@
 """A correct engine offering only call limits 5 to 15: others get unsupported_option."""
 
-from _common import respond, serve
+from typing import Any
+
+from _common import Session, respond, serve
 
 
-def _narrow(request, value):
+def _narrow(request: dict[str, Any], value: object) -> str | None:
     if isinstance(value, int) and not 5 <= value <= 15:
         return respond(
             {
@@ -18,7 +20,7 @@ def _narrow(request, value):
     return None
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     if request.get("cmd") == "start":
         return _narrow(request, (request.get("options") or {}).get("call_limit"))
     if request.get("cmd") == "set_option" and request.get("name") == "call_limit":

@@ -1,9 +1,11 @@
 """Refuses every move with not_your_turn; answers everything else as the reference does."""
 
-from _common import respond, serve
+from typing import Any
+
+from _common import Session, respond, serve
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     if request.get("cmd") == "act":
         error = {"code": "not_your_turn", "message": "it is never your turn"}
         return respond({"seq": request.get("seq"), "ok": False, "error": error})

@@ -1,9 +1,11 @@
 """A correct engine that reports the hand value of a seat that is out as null in the state."""
 
-from _common import respond, serve
+from typing import Any
+
+from _common import Session, respond, serve
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     response = session.handle(request)
     state = response.get("state")
     if isinstance(state, dict):

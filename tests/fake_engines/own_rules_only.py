@@ -2,13 +2,14 @@
 (unsupported_profile), as an engine of one app's house rules does."""
 
 import sys
+from typing import Any
 
-from _common import respond, serve
+from _common import Session, respond, serve
 
 OWN = sys.argv[1]
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     if request.get("cmd") == "start" and (request.get("profile") or {}).get("id") != OWN:
         return respond(
             {

@@ -1,11 +1,12 @@
 """Speaks protocol 2.0 only: answers hello with "2.0", or with --refuse, unsupported_protocol."""
 
 import sys
+from typing import Any
 
-from _common import respond, serve
+from _common import Session, respond, serve
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     if request.get("cmd") != "hello":
         return None
     if "--refuse" in sys.argv:

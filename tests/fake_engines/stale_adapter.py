@@ -14,6 +14,7 @@ It plays the regular smoke hand correctly, and says it speaks protocol 1.0.
 
 import json
 import sys
+from typing import Any
 
 from _common import JhyapError, decode_request, record_pid, respond, write
 
@@ -23,16 +24,16 @@ from reference_engine.server import Session
 MAX_SEQ = 2**53 - 1
 
 
-def refuse(request, code, message):
+def refuse(request: dict[str, Any], code: str, message: str) -> str:
     return respond(
         {"seq": request["seq"], "ok": False, "error": {"code": code, "message": message}}
     )
 
 
-def known_only(rules, prefix=""):
+def known_only(rules: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     """The rules without the parameters this adapter's authors had not heard of."""
     known = registry()
-    kept = {}
+    kept: dict[str, Any] = {}
     for key, value in rules.items():
         path = prefix + key
         if path in known.sections and isinstance(value, dict):
@@ -42,7 +43,7 @@ def known_only(rules, prefix=""):
     return kept
 
 
-def too_high(option, value):
+def too_high(option: dict[str, Any], value: Any) -> bool:
     span = option.get("range")
     if not span or span.get("max") is not None or isinstance(value, (list, dict, bool)):
         return False
@@ -52,7 +53,7 @@ def too_high(option, value):
         return False
 
 
-def start(request, session):
+def start(request: dict[str, Any], session: Session) -> str | None:
     profile = request.get("profile")
     if not isinstance(profile, dict):
         return None
@@ -75,7 +76,7 @@ def start(request, session):
     return respond(session.handle({**request, "profile": profile, "options": options}))
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     cmd = request.get("cmd")
     if cmd == "hello":
         response = session.handle(request)
@@ -108,13 +109,13 @@ def hook(request, session):
     return None
 
 
-def main():
+def main() -> int:
     record_pid()
     session = Session()
     for line in sys.stdin.buffer:
         if not line.strip():
             continue
-        echoed = None
+        echoed: object = None
         try:
             value = json.loads(line)
         except ValueError:

@@ -2,13 +2,14 @@
 little on every request)."""
 
 import sys
+from typing import Any
 
-from _common import serve
+from _common import Session, serve
 
 LINE = "flood " + "x" * 1017 + "\n"  # 1 KiB a line
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     if request.get("cmd") == "start":
         for _ in range(12 * 1024):
             sys.stderr.write(LINE)

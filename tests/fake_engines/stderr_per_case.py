@@ -2,13 +2,14 @@
 internal_error: its failure must show its own stderr lines, not the first game's."""
 
 import sys
+from typing import Any
 
-from _common import respond, serve
+from _common import Session, respond, serve
 
 starts = 0
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     global starts
     if request.get("cmd") == "start":
         starts += 1

@@ -1,9 +1,11 @@
 """A correct engine that adds a field that is neither defined nor x- to every event."""
 
-from _common import respond, serve, write
+from typing import Any
+
+from _common import Session, respond, serve, write
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     response = session.handle(request)
     for event in response.get("events") or []:
         event["debug"] = {"engine_ms": 1}

@@ -1,9 +1,11 @@
 """Declines every profile (unsupported_profile), and lists neither legal nor timeout."""
 
-from _common import respond, serve
+from typing import Any
+
+from _common import Session, respond, serve
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     if request.get("cmd") == "hello":
         response = session.handle(request)
         response["supports"]["commands"].remove("legal")

@@ -1,9 +1,11 @@
 """A correct engine that adds x- vendor fields to every object it answers."""
 
-from _common import respond, serve, write
+from typing import Any
+
+from _common import Session, respond, serve, write
 
 
-def decorate(value):
+def decorate(value: Any) -> Any:
     if isinstance(value, dict):
         return {**{k: decorate(v) for k, v in value.items()}, "x-debug": {"n": 1}}
     if isinstance(value, list):
@@ -11,7 +13,7 @@ def decorate(value):
     return value
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     response = session.handle(request)
     if response.get("ok") and request.get("cmd") in ("deal", "act", "state"):
         response = decorate(response)

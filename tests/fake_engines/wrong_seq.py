@@ -1,9 +1,11 @@
 """Answers each deal with the wrong seq."""
 
-from _common import respond, serve
+from typing import Any
+
+from _common import Session, respond, serve
 
 
-def hook(request, session):
+def hook(request: dict[str, Any], session: Session) -> str | None:
     if request.get("cmd") == "deal":
         response = session.handle(request)
         response["seq"] = request["seq"] + 100

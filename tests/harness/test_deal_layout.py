@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from conformance.harness.client import PROTOCOL_VERSION
 from conformance.harness.inprocess import ReferenceClient
 from conformance.harness.replay import start_message
 from conformance.harness.smoke_plan import FIXED, plan_for
@@ -16,6 +15,7 @@ from conformance.spec.deal_layout import deal_layout, layout_of
 from conformance.spec.transcript import load_corpus
 from conformance.spec.transcript_profiles import shipped_documents
 from jhyap_core.profile import resolve
+from jhyap_core.vocabulary import PROTOCOL_VERSION
 
 ORDER = ["Ac", "Kc", "2c", "Kd", "3c", "Kh", "9h", "4c", "5c"]
 

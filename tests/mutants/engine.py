@@ -32,8 +32,9 @@ _end_round = Game._end_round
 
 def tie_to_caller() -> None:
     def showdown(
-        values: Mapping[int, int], order: Sequence[int], caller: int, rules: Rules
+        values: Mapping[int, int], turn_order: Sequence[int], caller: int, rules: Rules
     ) -> scoring.Showdown:
+        order = turn_order
         others = [s for s in order if s != caller]
         if min(values[s] for s in others) == values[caller]:
             # Wrongly lets the caller win a tie: scored as a won call.
@@ -133,8 +134,9 @@ def everestbuzz_first_placed() -> None:
 
 def limit_exclusive() -> None:
     def refusal(
-        value: int, turns: int, players: int, rules: Rules, seats: int | None = None
+        hand_value: int, turns_taken: int, players: int, rules: Rules, seats: int | None = None
     ) -> ErrorCode | None:
+        value, turns = hand_value, turns_taken
         limit = rules.calling.limit if seats is None else rules.calling.limit_for(seats)
         if value == limit:
             return ErrorCode.CALL_OVER_LIMIT
@@ -145,8 +147,9 @@ def limit_exclusive() -> None:
 
 def no_first_round_lock() -> None:
     def refusal(
-        value: int, turns: int, players: int, rules: Rules, seats: int | None = None
+        hand_value: int, turns_taken: int, players: int, rules: Rules, seats: int | None = None
     ) -> ErrorCode | None:
+        value, turns = hand_value, turns_taken
         return _refusal(value, players, players, rules, seats)
 
     calling.call_refusal = refusal
@@ -154,8 +157,9 @@ def no_first_round_lock() -> None:
 
 def first_round_lock_everywhere() -> None:
     def refusal(
-        value: int, turns: int, players: int, rules: Rules, seats: int | None = None
+        hand_value: int, turns_taken: int, players: int, rules: Rules, seats: int | None = None
     ) -> ErrorCode | None:
+        value, turns = hand_value, turns_taken
         if turns < players:
             return ErrorCode.CALL_TOO_EARLY
         return _refusal(value, turns, players, rules, seats)
@@ -165,8 +169,9 @@ def first_round_lock_everywhere() -> None:
 
 def _beaten_model(model: BeatenCall, only_for: BeatenCall) -> None:
     def showdown(
-        values: Mapping[int, int], order: Sequence[int], caller: int, rules: Rules
+        values: Mapping[int, int], turn_order: Sequence[int], caller: int, rules: Rules
     ) -> scoring.Showdown:
+        order = turn_order
         if rules.scoring.beaten_call is only_for:
             rules = rules.with_values({"scoring.beaten_call": model})
         return _showdown(values, order, caller, rules)
@@ -184,8 +189,9 @@ def everestbuzz_busted_pays_except_winner() -> None:
 
 def penalty_30() -> None:
     def showdown(
-        values: Mapping[int, int], order: Sequence[int], caller: int, rules: Rules
+        values: Mapping[int, int], turn_order: Sequence[int], caller: int, rules: Rules
     ) -> scoring.Showdown:
+        order = turn_order
         if rules.scoring.beaten_penalty:
             rules = rules.with_values({"scoring.beaten_penalty": 30})
         return _showdown(values, order, caller, rules)
@@ -198,8 +204,9 @@ def penalty_always_25() -> None:
     wrong under any ruleset that changes ``scoring.beaten_penalty``."""
 
     def showdown(
-        values: Mapping[int, int], order: Sequence[int], caller: int, rules: Rules
+        values: Mapping[int, int], turn_order: Sequence[int], caller: int, rules: Rules
     ) -> scoring.Showdown:
+        order = turn_order
         if rules.scoring.beaten_penalty:
             rules = rules.with_values({"scoring.beaten_penalty": 25})
         return _showdown(values, order, caller, rules)
@@ -224,7 +231,7 @@ def dealer_stays() -> None:
             self.starter = starter
         return events
 
-    Game._end_round = end_round  # type: ignore[method-assign]
+    Game._end_round = end_round  # type: ignore[method-assign, assignment]
 
 
 def winner_does_not_start() -> None:
@@ -235,13 +242,14 @@ def winner_does_not_start() -> None:
             self.starter = self.next_active(starter) if starter in self.active else self.starter
         return events
 
-    Game._end_round = end_round  # type: ignore[method-assign]
+    Game._end_round = end_round  # type: ignore[method-assign, assignment]
 
 
 def tie_break_by_seat_number() -> None:
     def showdown(
-        values: Mapping[int, int], order: Sequence[int], caller: int, rules: Rules
+        values: Mapping[int, int], turn_order: Sequence[int], caller: int, rules: Rules
     ) -> scoring.Showdown:
+        order = turn_order
         return _showdown(values, sorted(order), caller, rules)
 
     scoring.showdown = showdown
@@ -258,7 +266,7 @@ def call_after_throwing() -> None:
             self.phase = Phase.CALL_OR_THROW
         return original(self, seat)
 
-    Game._call = call  # type: ignore[method-assign]
+    Game._call = call  # type: ignore[method-assign, assignment]
 
 
 def reshuffle_keeps_nothing_aside() -> None:
@@ -276,7 +284,7 @@ def reshuffle_keeps_nothing_aside() -> None:
             )
         return events
 
-    Game._pick = pick  # type: ignore[method-assign]
+    Game._pick = pick  # type: ignore[method-assign, assignment]
 
 
 def everestbuzz_reshuffle_at_next_draw() -> None:
@@ -307,7 +315,7 @@ def everestbuzz_reshuffle_at_next_draw() -> None:
         )
 
     Rules.from_profile = from_profile  # type: ignore[method-assign]
-    TableRules.read = read  # type: ignore[method-assign, assignment]
+    TableRules.read = read  # type: ignore[method-assign]
 
 
 def house_rule_ignored() -> None:
@@ -317,16 +325,20 @@ def house_rule_ignored() -> None:
 def deal_in_blocks() -> None:
     original = Game.deal
 
-    def deal(self: Game, order: Sequence[Card]) -> list[dict[str, Any]]:
+    def deal(
+        self: Game,
+        order: Sequence[Card],
+        layout: tuple[list[list[Card]], Card, list[Card]] | None = None,
+    ) -> list[dict[str, Any]]:
         seats = self.turn_order_from(self.starter)
         size = self.rules.deal.hand_size
         n = len(seats)
         head = list(order[: size * n])
         # Deals five to each seat in turn instead of one card at a time.
         dealt = [head[(i % n) * size + i // n] for i in range(size * n)]
-        return original(self, dealt + list(order[size * n :]))
+        return original(self, dealt + list(order[size * n :]), layout)
 
-    Game.deal = deal  # type: ignore[method-assign]
+    Game.deal = deal  # type: ignore[method-assign, assignment]
 
 
 def refusal_changes_state() -> None:
@@ -349,13 +361,13 @@ def one_seat_too_many() -> None:
 
     def init(
         self: Game,
-        document: Mapping[str, Any],
+        profile_document: Mapping[str, Any],
         seats: int,
         options: Mapping[str, Any] | None = None,
     ) -> None:
         from copy import deepcopy
 
-        widened = deepcopy(dict(document))
+        widened = deepcopy(dict(profile_document))
         widened["rules"]["seats"]["max"] += 1  # lets one player too many sit down
         original(self, widened, seats, options)
 
@@ -388,7 +400,7 @@ def non_json_seq_zero() -> None:
         return original(self, request)
 
     server.decode_request = decode_request
-    server.Session.handle = handle  # type: ignore[method-assign]
+    server.Session.handle = handle  # type: ignore[method-assign, assignment]
 
 
 def unknown_command_bad_request() -> None:
@@ -402,7 +414,7 @@ def unknown_command_bad_request() -> None:
             error["code"] = ErrorCode.BAD_REQUEST.value
         return response
 
-    server.Session.handle = handle  # type: ignore[method-assign]
+    server.Session.handle = handle  # type: ignore[method-assign, assignment]
 
 
 def string_seq_echoed() -> None:
@@ -415,7 +427,7 @@ def string_seq_echoed() -> None:
             response["seq"] = request["seq"]
         return response
 
-    server.Session.handle = handle  # type: ignore[method-assign]
+    server.Session.handle = handle  # type: ignore[method-assign, assignment]
 
 
 MUTANTS: dict[str, Callable[[], None]] = {

@@ -184,7 +184,8 @@ def _timer_throws_lowest(original: Any) -> Any:
         value = self.rules.cards.value
         lowest = min(self.hands[seat], key=lambda c: (value(c.rank), c.rank, c.sort_key))
         events = [{"type": "timed_out", "seat": seat}, *self._throw(seat, (lowest,), forced=True)]
-        if self.phase is Phase.AWAITING_RESHUFFLE:
+        # The throw above may have moved the phase on (mypy keeps the narrowing).
+        if self.phase is Phase.AWAITING_RESHUFFLE:  # type: ignore[comparison-overlap]
             self.timeout_waiting = seat
             return events
         return events + self._timeout_pick(seat)
