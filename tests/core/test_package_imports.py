@@ -103,3 +103,33 @@ def test_the_vocabulary_is_the_schemas_own() -> None:
         _schema("error-codes.schema.json")["enum"]  # type: ignore[index]
     )
     assert set(_values(EventType)) == _consts(_schema("event.schema.json"), "type")
+
+
+def protocol_version_homes(roots: tuple[Path, ...]) -> list[str]:
+    """Every module under ``roots`` that binds PROTOCOL_VERSION to a value of its own."""
+    homes: list[str] = []
+    for root in roots:
+        for path in sorted(root.rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                targets = (
+                    node.targets
+                    if isinstance(node, ast.Assign)
+                    else [node.target]
+                    if isinstance(node, ast.AnnAssign) and node.value is not None
+                    else []
+                )
+                if any(isinstance(t, ast.Name) and t.id == "PROTOCOL_VERSION" for t in targets):
+                    homes.append(path.relative_to(root.parent).as_posix())
+    return homes
+
+
+def test_the_protocol_version_is_declared_once() -> None:
+    packages = tuple(ROOT / name for name in ("jhyap_core", "reference_engine", "jhyap_kit"))
+    assert protocol_version_homes((*packages, ROOT / "conformance")) == ["jhyap_core/vocabulary.py"]
+
+
+def test_a_second_protocol_version_is_found(tmp_path: Path) -> None:
+    copy = tmp_path / "harness"
+    copy.mkdir()
+    (copy / "client.py").write_text('PROTOCOL_VERSION: Final = "1.1"\n', encoding="utf-8")
+    assert protocol_version_homes((copy,)) == ["harness/client.py"]
