@@ -37,9 +37,9 @@ from harness import (  # noqa: E402  (bench/harness.py)
     start_table,
 )
 
-from conformance.harness.ahead import DEFAULT_WINDOW  # noqa: E402
 from conformance.harness.client import EngineClient  # noqa: E402
 from conformance.harness.runner import RunConfig, run_cases  # noqa: E402
+from conformance.harness.settings import DEFAULT_WINDOW  # noqa: E402
 
 
 class CountingClient(EngineClient):

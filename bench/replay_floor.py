@@ -48,8 +48,8 @@ sys.path.insert(0, str(ROOT))
 HERE = Path(__file__).resolve().parent
 
 from conformance.harness import client as client_module  # noqa: E402
-from conformance.harness.ahead import DEFAULT_WINDOW  # noqa: E402
 from conformance.harness.runner import Case, RunConfig, build_cases, run_cases  # noqa: E402
+from conformance.harness.settings import DEFAULT_WINDOW  # noqa: E402
 from conformance.spec.transcript import load_corpus, shipped_documents  # noqa: E402
 from jhyap_core.serving import serve  # noqa: E402
 from reference_engine.server import Session, decode_request  # noqa: E402

@@ -268,8 +268,8 @@ class JhyapSession:
     def from_config(cls, config: pytest.Config, engine: str) -> JhyapSession:
         """Everything ``jhyap run`` checks before it starts an engine; UsageError if bad."""
         # lazy: start-up speed
-        from .harness.client import DEFAULT_TIMEOUT
         from .harness.runner import InputError, RunConfig, known_failure_warnings, load_selection
+        from .harness.settings import DEFAULT_TIMEOUT
         from .reporting.report import RerunInfo
 
         timeout = float(config.getoption("jhyap_timeout"))
@@ -475,8 +475,7 @@ class JhyapFuzzItem(_ExplainedItem):
         # lazy: start-up speed
         from .commands.fuzz import build_config, finding_lines, summary_lines
         from .fuzz.campaign import fuzz
-        from .fuzz.driver import DEFAULT_WINDOW
-        from .fuzz.shrink import DEFAULT_BUDGET
+        from .fuzz.settings import DEFAULT_BUDGET, DEFAULT_WINDOW
         from .harness.client import EngineUnusable
 
         option = self.config.getoption

@@ -14,3 +14,16 @@ alone.
 The reference engine (``reference_engine``) and the adapter kit (``jhyap_kit``) are both
 built on it, and neither imports the other.
 """
+
+# The public API: the modules, each imported by name.
+__all__ = [
+    "bounded_json",
+    "cards",
+    "json_types",
+    "messages",
+    "profile",
+    "serving",
+    "table",
+    "text",
+    "vocabulary",
+]

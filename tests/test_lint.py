@@ -75,21 +75,24 @@ def unexplained_function_imports(source: str, name: str) -> list[str]:
     lines = source.splitlines()
     found: list[str] = []
 
-    def explained(line_number: int) -> bool:
-        index = line_number - 1
-        if any(reason in lines[index] for reason in LAZY_REASONS):
+    def explained(node: ast.stmt, run_start: int) -> bool:
+        if any(reason in lines[node.lineno - 1] for reason in LAZY_REASONS):
             return True
-        index -= 1
-        while index >= 0 and lines[index].strip().startswith(("from ", "import ")):
-            index -= 1
-        return index >= 0 and lines[index].strip() in LAZY_REASONS
+        return run_start >= 2 and lines[run_start - 2].strip() in LAZY_REASONS
 
     def visit(node: ast.AST, in_function: bool) -> None:
+        # A run of imports: import statements one right after another (a statement may
+        # span several lines), headed by the comment line just above the first.
+        run_start, previous_end = 0, -1
         for child in ast.iter_child_nodes(node):
-            if in_function and isinstance(child, ast.Import | ast.ImportFrom):
-                if explained(child.lineno):
-                    continue
-                found.append(f"{name}:{child.lineno}: {lines[child.lineno - 1].strip()}")
+            if isinstance(child, ast.Import | ast.ImportFrom):
+                if child.lineno != previous_end + 1:
+                    run_start = child.lineno
+                previous_end = child.end_lineno or child.lineno
+                if in_function and not explained(child, run_start):
+                    found.append(f"{name}:{child.lineno}: {lines[child.lineno - 1].strip()}")
+            else:
+                previous_end = -1
             visit(child, in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef))
 
     visit(ast.parse(source), False)
@@ -119,5 +122,18 @@ def test_a_function_level_import_without_a_reason_is_found() -> None:
         "\n"
         "    import os\n"
         "    from .x import y  # lazy: POSIX only\n"
+        "\n"
+        "\n"
+        "def g() -> None:\n"
+        "    # lazy: start-up speed\n"
+        "    from .a import (\n"
+        "        b,\n"
+        "    )\n"
+        "    from .c import d\n"
+        "    x = 1\n"
+        "    from .e import f\n"
     )
-    assert unexplained_function_imports(source, "m.py") == ["m.py:6: import os"]
+    assert unexplained_function_imports(source, "m.py") == [
+        "m.py:6: import os",
+        "m.py:17: from .e import f",
+    ]

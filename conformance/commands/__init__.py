@@ -191,3 +191,22 @@ def exit_status_epilog(command: str) -> str:
     lines = ["exit status:"]
     lines += [f"  {int(code):<3}  {meaning}" for code, meaning in exit_statuses(command).items()]
     return "\n".join(lines)
+
+
+__all__ = [
+    "COMMAND_HELP",
+    "COMMAND_STATUSES",
+    "COMMON_STATUSES",
+    "ENGINE_COMMANDS",
+    "MAX_JOBS",
+    "WRITING_COMMANDS",
+    "ExitCode",
+    "Run",
+    "Subparsers",
+    "add_option_argument",
+    "error_meaning",
+    "exit_status_epilog",
+    "exit_statuses",
+    "jobs_count",
+    "profile_with_options",
+]

@@ -10,31 +10,14 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from conformance.distributed.shards import WHOLE, add_shard_argument, empty_shard_problem
-from conformance.fuzz.campaign import Finding, FuzzResult, fuzz, never_reached
-from conformance.fuzz.config import DEFAULT_MAX_FINDINGS, FuzzConfig
-from conformance.fuzz.counters import (
-    COUNTERS,
-    SEVERAL_LOWEST,
-    applicable_counters,
-    low_counters,
-    unreachable_counters,
-)
-from conformance.fuzz.driver import DEFAULT_WINDOW, ReferenceFailed, shorten
-from conformance.fuzz.report import json_report
-from conformance.fuzz.shrink import DEFAULT_BUDGET
-from conformance.fuzz.writer import KnownDivergence, KnownDivergenceError, load_known_divergences
-from conformance.harness.client import EngineUnusable
-from conformance.harness.runner import InputError
+from conformance.fuzz.settings import DEFAULT_BUDGET, DEFAULT_MAX_FINDINGS, DEFAULT_WINDOW
 from conformance.harness.sandbox import engine_environment
 from conformance.reporting.outputs import FORCE_HELP, FUZZ_JSON
 from conformance.reporting.terminal import one_line
-from conformance.spec.data import DataNotFound, ProfileNotFound
 from conformance.spec.files import STDOUT, write_report
-from conformance.spec.profiles import ProfileFileError
-from conformance.spec.transcript_profiles import shipped_documents, with_profile_files
 from conformance.spec.wording import headed, plural
 
 from . import COMMAND_HELP, Subparsers, jobs_count
@@ -54,6 +37,10 @@ from .checks import (
     whole,
 )
 from .run import default_engine, default_engine_env
+
+if TYPE_CHECKING:
+    from conformance.fuzz.campaign import Finding, FuzzResult
+    from conformance.fuzz.config import FuzzConfig
 
 DEFAULT_GAMES = 300
 DEFAULT_OUT = "fuzz-findings"
@@ -240,6 +227,18 @@ class _Progress:
 
 def build_config(args: argparse.Namespace) -> FuzzConfig | str:
     """The run's configuration from parsed arguments, or what is wrong with them."""
+    # lazy: start-up speed
+    from conformance.fuzz.config import FuzzConfig
+    from conformance.fuzz.writer import (
+        KnownDivergence,
+        KnownDivergenceError,
+        load_known_divergences,
+    )
+    from conformance.harness.runner import InputError
+    from conformance.spec.data import DataNotFound, ProfileNotFound
+    from conformance.spec.profiles import ProfileFileError
+    from conformance.spec.transcript_profiles import shipped_documents, with_profile_files
+
     # The command line's types check these too; pytest --jhyap-fuzz builds its own.
     if args.games is not None and args.games < 1:
         return "--games must be at least 1"
@@ -326,6 +325,16 @@ def build_config(args: argparse.Namespace) -> FuzzConfig | str:
 
 def summary_lines(config: FuzzConfig, result: FuzzResult) -> list[str]:
     """The run in words: amounts and rates, coverage per profile, what was never reached."""
+    # lazy: start-up speed
+    from conformance.fuzz.campaign import never_reached
+    from conformance.fuzz.counters import (
+        COUNTERS,
+        SEVERAL_LOWEST,
+        applicable_counters,
+        low_counters,
+        unreachable_counters,
+    )
+
     per_profile = ", ".join(f"{p} {result.stats[p].games}" for p in config.profiles)
     lines = [
         f"{plural(result.games, 'game', grouped=True)} ({per_profile}), "
@@ -417,6 +426,9 @@ def declined_lines(config: FuzzConfig, result: FuzzResult) -> list[str]:
 
 
 def finding_lines(finding: Finding, number: int = 1) -> list[str]:
+    # lazy: start-up speed
+    from conformance.fuzz.driver import shorten
+
     found, shrunk = finding.found, finding.shrunk
     steps = len(finding.data.get("steps") or [])
     fuzz_block = finding.data["fuzz"]
@@ -450,6 +462,12 @@ def finding_lines(finding: Finding, number: int = 1) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     """Fuzz; see the exit statuses in the parser's description."""
+    # lazy: start-up speed
+    from conformance.fuzz.campaign import fuzz
+    from conformance.fuzz.driver import ReferenceFailed
+    from conformance.fuzz.report import json_report
+    from conformance.harness.client import EngineUnusable
+
     config = build_config(args)
     if isinstance(config, str):
         return _fail(config)

@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from conformance.spec import data
-from conformance.spec.profiles import ProfileFileError, load_profile
-from conformance.spec.wording import plural
-
 from . import COMMAND_HELP, ExitCode, Subparsers
 
 
@@ -23,6 +19,11 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print ``id  name  seats min-max  summary`` for each shipped profile."""
+    # lazy: start-up speed
+    from conformance.spec import data
+    from conformance.spec.profiles import ProfileFileError, load_profile
+    from conformance.spec.wording import plural
+
     rows: list[tuple[str, str, str, str]] = []
     status = 0
     for path in data.shipped_profile_paths():

@@ -6,11 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from conformance.harness.record import record_game
-from conformance.spec.data import ProfileNotFound
-from conformance.spec.files import WriteRefused, os_error_text, write_atomic
-from conformance.spec.profiles import ProfileFileError, load_profile, option_arguments
-from conformance.spec.yamlsafe import transcript_yaml
 from jhyap_core.text import clip_words
 from jhyap_core.vocabulary import JhyapError
 
@@ -60,6 +55,13 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the recording; exit 2 for a bad profile, option or seat count."""
+    # lazy: start-up speed
+    from conformance.harness.record import record_game
+    from conformance.spec.data import ProfileNotFound
+    from conformance.spec.files import WriteRefused, os_error_text, write_atomic
+    from conformance.spec.profiles import ProfileFileError, load_profile, option_arguments
+    from conformance.spec.yamlsafe import transcript_yaml
+
     try:
         document = load_profile(args.profile)
     except (ProfileNotFound, ProfileFileError) as exc:

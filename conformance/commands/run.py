@@ -8,43 +8,17 @@ import shlex
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from conformance.harness.ahead import DEFAULT_WINDOW
-from conformance.harness.client import DEFAULT_TIMEOUT, EngineUnusable
-from conformance.harness.runner import (
-    InputError,
-    Interrupted,
-    RunConfig,
-    RunResult,
-    exit_status,
-    known_failure_warnings,
-    load_selection,
-    run_cases,
-    unusable_result,
-)
 from conformance.harness.sandbox import (
     BASE_VARIABLES,
     PASSTHROUGH_VARIABLE,
     EngineLimits,
     engine_environment,
 )
-from conformance.reporting.json_junit import ReportContext, json_report, json_text, junit_report
-from conformance.reporting.modes import with_modes
+from conformance.harness.settings import DEFAULT_TIMEOUT, DEFAULT_WINDOW
 from conformance.reporting.outputs import FORCE_HELP, RUN_JSON, RUN_JUNIT
-from conformance.reporting.report import (
-    Progress,
-    RerunInfo,
-    console_report,
-    print_lines,
-    with_judged,
-)
-from conformance.reporting.style import Style
-from conformance.reporting.terminal import visible
-from conformance.spec import readings
 from conformance.spec.files import STDOUT, OutputKind, os_error_text, write_report
-from conformance.spec.profiles import ProfileFileError
-from conformance.spec.transcript_profiles import with_profile_files
-from conformance.spec.wording import plural
 
 from . import COMMAND_HELP, ExitCode, Subparsers, jobs_count
 from .checks import (
@@ -57,6 +31,11 @@ from .checks import (
     seconds,
     whole,
 )
+
+if TYPE_CHECKING:
+    from conformance.harness.runner import RunResult
+    from conformance.reporting.json_junit import ReportContext
+    from conformance.reporting.report import RerunInfo
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
 DEFAULT_ENGINE_ARGV = (sys.executable, "-m", "reference_engine.server")
@@ -233,6 +212,10 @@ def profile_files(arguments: Sequence[str]) -> dict[str, str]:
     files (a rerun must name the file again, not the id)."""
     names = [p.strip() for text in arguments for p in text.split(",") if p.strip()]
     files = [n for n in names if Path(n).is_file()]
+    # lazy: start-up speed
+    from conformance.spec.profiles import ProfileFileError
+    from conformance.spec.transcript_profiles import with_profile_files
+
     try:
         _, ids = with_profile_files({}, files)
     except ProfileFileError:  # already reported by load_selection, which ran first
@@ -241,12 +224,33 @@ def profile_files(arguments: Sequence[str]) -> dict[str, str]:
 
 
 def _fail(message: str) -> int:
+    # lazy: start-up speed
+    from conformance.reporting.terminal import visible
+
     print(f"jhyap run: {visible(message)}", file=sys.stderr)
     return ExitCode.ERROR
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the selected cases; see the exit statuses in the parser's epilog."""
+    # lazy: start-up speed
+    from conformance.harness.client import EngineUnusable
+    from conformance.harness.runner import (
+        InputError,
+        Interrupted,
+        RunConfig,
+        exit_status,
+        known_failure_warnings,
+        load_selection,
+        run_cases,
+        unusable_result,
+    )
+    from conformance.reporting.modes import with_modes
+    from conformance.reporting.report import Progress, console_report, print_lines, with_judged
+    from conformance.reporting.style import Style
+    from conformance.spec import readings
+    from conformance.spec.wording import plural
+
     if args.json == STDOUT and args.junit == STDOUT:
         return _fail("only one of --json and --junit can go to standard output (-)")
     clash = clashing_paths(
@@ -325,6 +329,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _context(args: argparse.Namespace, engine: str) -> ReportContext:
     """How the run was invoked, for its reports and rerun commands."""
+    # lazy: start-up speed
+    from conformance.reporting.json_junit import ReportContext
+
     return ReportContext(
         engine_command=engine,
         engine=args.engine,
@@ -336,6 +343,9 @@ def _context(args: argparse.Namespace, engine: str) -> ReportContext:
 
 def _rerun_info(args: argparse.Namespace) -> RerunInfo:
     """How to rerun a transcript: every flag the run was given that is not the default."""
+    # lazy: start-up speed
+    from conformance.reporting.report import RerunInfo
+
     return RerunInfo(
         engine=args.engine,
         transcripts=args.transcripts,
@@ -352,6 +362,9 @@ def _rerun_info(args: argparse.Namespace) -> RerunInfo:
 
 def _write_reports(args: argparse.Namespace, result: RunResult, engine: str) -> str | None:
     """Write the --json and --junit reports; None, or why one could not be written."""
+    # lazy: start-up speed
+    from conformance.reporting.json_junit import json_report, json_text, junit_report
+
     context = _context(args, engine)
     writers: tuple[tuple[str | None, OutputKind, Callable[[], str]], ...] = (
         (args.json, RUN_JSON, lambda: json_text(json_report(result, context))),

@@ -7,10 +7,6 @@ import json
 import sys
 from typing import Any
 
-import yaml
-
-from conformance.spec import readings
-from conformance.spec.profiles import load_profile
 from jhyap_core.profile import resolve
 from jhyap_core.text import clip_words
 from jhyap_core.vocabulary import OptionError
@@ -44,6 +40,9 @@ def _fail(message: str) -> int:
 
 def render(resolved: dict[str, Any], form: str) -> str:
     """The resolved profile as YAML or JSON text."""
+    # lazy: start-up speed
+    import yaml
+
     if form == "json":
         return json.dumps(resolved, indent=2, ensure_ascii=False) + "\n"
     return yaml.safe_dump(resolved, sort_keys=False, allow_unicode=True, width=100)
@@ -68,6 +67,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _derivation(document: dict[str, Any]) -> list[str]:
     """What a declared-readings profile claims and how it differs from the profile it extends."""
+    # lazy: start-up speed
+    from conformance.spec import readings
+    from conformance.spec.profiles import load_profile
+
     base = load_profile(document["derived_from"]["profile"])
     changed = readings.differences(document, base)
     return [

@@ -9,11 +9,8 @@ import time
 from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any, Final
 
-from conformance.dask_cluster import ClusterUnavailable, address_problem
 from conformance.distributed.shards import Shard, add_shard_argument, empty_shard_problem
 from conformance.reporting.outputs import FORCE_HELP, SIMULATE_JSON
-from conformance.simulation.report import FORMAT, FORMAT_VERSION, figures_json
-from conformance.simulation.stats import Tally
 from conformance.spec.wording import plural
 
 from . import (
@@ -35,6 +32,7 @@ from .checks import (
 
 if TYPE_CHECKING:
     from conformance.simulation.play import SimulationSpec
+    from conformance.simulation.stats import Tally
 
 FIGURES: tuple[tuple[str, str, bool], ...] = (
     # attribute, label, shown as a percentage
@@ -119,7 +117,9 @@ def _fail(message: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     # lazy: start-up speed
+    from conformance.dask_cluster import ClusterUnavailable, address_problem
     from conformance.simulation.play import SimulationSpec, default_seats, play_games
+    from conformance.simulation.stats import Tally
     from jhyap_core.vocabulary import JhyapError
     from reference_engine.game import Game
     from reference_engine.policies import POLICIES
@@ -178,6 +178,7 @@ def run_header(spec: SimulationSpec, games: int, seed: str, shard: Shard) -> dic
     """The JSON header of a simulation (or of one shard of it)."""
     # lazy: start-up speed
     from conformance import __version__
+    from conformance.simulation.report import FORMAT, FORMAT_VERSION
 
     return {
         "format": FORMAT,
@@ -199,6 +200,9 @@ def write_and_print(
     header: dict[str, Any], tally: Tally, path: str | None, command: str, force: bool = False
 ) -> int:
     """Write the JSON to ``path`` (if any) and print the table (unless it went to stdout)."""
+    # lazy: start-up speed
+    from conformance.simulation.report import figures_json
+
     if path:
         # lazy: start-up speed
         from conformance.spec.files import STDOUT, os_error_text, write_report

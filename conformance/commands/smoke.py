@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
-from conformance.harness.smoke import Check, smoke
-from conformance.reporting.style import Style
-from conformance.reporting.terminal import one_line
-from conformance.spec import readings
-from conformance.spec.data import DataNotFound, ProfileNotFound
-from conformance.spec.profiles import ProfileFileError, load_profile
-from conformance.spec.wording import headed, plural
+from conformance.harness.settings import DEFAULT_TIMEOUT
 
 from . import COMMAND_HELP, ExitCode, Subparsers
 from .checks import MAX_TIMEOUT, seconds
 from .run import add_engine_options, default_engine, engine_settings
+
+if TYPE_CHECKING:
+    from conformance.harness.smoke import Check
 
 
 def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
@@ -40,7 +38,7 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
     parser.add_argument(
         "--timeout",
         type=seconds(MAX_TIMEOUT),
-        default=10.0,
+        default=DEFAULT_TIMEOUT,
         metavar="SECONDS",
         help="the time to wait for each response (default 10)",
     )
@@ -60,6 +58,10 @@ STATUS_COLOURS = {"ok": "green", "FAIL": "red", "skip": "yellow"}
 
 
 def _print(check: Check) -> None:
+    # lazy: start-up speed
+    from conformance.reporting.style import Style
+    from conformance.reporting.terminal import one_line
+
     style = Style.for_stream(sys.stdout)
     first, *details = (one_line(line) for line in check.lines())  # they quote the engine
     status, rest = first.split(" ", 1)
@@ -71,6 +73,14 @@ def _print(check: Check) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the checks, printing each as it ends; the exit status of the result."""
+    # lazy: start-up speed
+    from conformance.harness.smoke import smoke
+    from conformance.reporting.terminal import one_line
+    from conformance.spec import readings
+    from conformance.spec.data import DataNotFound, ProfileNotFound
+    from conformance.spec.profiles import ProfileFileError, load_profile
+    from conformance.spec.wording import headed, plural
+
     try:
         env, limits = engine_settings(args)
     except ValueError as exc:

@@ -5,20 +5,12 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
-
-from conformance.spec import data, filecache, protocol, yamlsafe
-from conformance.spec.profiles import (
-    Problem,
-    ProfileFileError,
-    check_profile_document,
-    load_profile,
-)
-from conformance.spec.transcript import check_transcript_file, documents_context
-from conformance.spec.transcript_profiles import shipped_documents
-from conformance.spec.wording import plural
+from typing import TYPE_CHECKING, Any
 
 from . import COMMAND_HELP, ExitCode, Subparsers
+
+if TYPE_CHECKING:
+    from conformance.spec.profiles import Problem
 
 
 def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
@@ -38,6 +30,10 @@ def register(subparsers: Subparsers[argparse.ArgumentParser]) -> None:
 
 def collect(paths: Iterable[str]) -> tuple[list[Path], list[Problem]]:
     """The YAML files named by ``paths`` (directories searched), and missing paths."""
+    # lazy: start-up speed
+    from conformance.spec import data
+    from conformance.spec.profiles import Problem
+
     files: list[Path] = []
     problems: list[Problem] = []
     for text in paths:
@@ -67,6 +63,17 @@ def check_files(files: Iterable[Path]) -> list[Problem]:
     profile is checked again (parsed again, unless the cache knows it), against them all;
     so memory does not grow with the corpus, and the problems come out as if every
     profile had been read first: those of the other files, then the transcripts'."""
+    # lazy: start-up speed
+    from conformance.spec import filecache, protocol, yamlsafe
+    from conformance.spec.profiles import (
+        Problem,
+        ProfileFileError,
+        check_profile_document,
+        load_profile,
+    )
+    from conformance.spec.transcript import check_transcript_file, documents_context
+    from conformance.spec.transcript_profiles import shipped_documents
+
     problems: list[Problem] = []
     # Each transcript, with the number of profiles added when it was checked, and its problems.
     transcripts: list[tuple[Path, int, list[Problem]]] = []
@@ -149,6 +156,9 @@ def check_files(files: Iterable[Path]) -> list[Problem]:
 def shipped() -> list[tuple[str, list[str]]]:
     """What a bare ``jhyap validate`` checks, by what it is: the specs (profiles and protocol
     clauses), the transcript corpus, and in a checkout the example engines' profiles."""
+    # lazy: start-up speed
+    from conformance.spec import data
+
     groups = [
         ("the shipped specs", [str(data.specs_dir())]),
         ("the transcript corpus", [str(data.transcripts_dir())]),
@@ -161,6 +171,9 @@ def shipped() -> list[tuple[str, list[str]]]:
 
 def run(args: argparse.Namespace) -> int:
     """Print every problem, one per line (a missing path is one); exit 1 if any."""
+    # lazy: start-up speed
+    from conformance.spec.wording import plural
+
     groups = [("", list(args.paths))] if args.paths else shipped()
     files: list[Path] = []
     problems: list[Problem] = []

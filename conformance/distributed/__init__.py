@@ -6,6 +6,8 @@
 __all__ = [
     "campaign",
     "cluster",
+    "fuzz_shards",
     "merge",
     "shards",
+    "simulate_cluster",
 ]

@@ -35,7 +35,7 @@ from conformance.spec.wording import plural
 
 from ..spec.json_types import Json
 from .carry import GameRun, play_through, stopping_at_first
-from .config import DEFAULT_MAX_FINDINGS, FuzzConfig
+from .config import FuzzConfig
 from .counters import COUNTERS, applicable_counters
 from .driver import Divergence, GameDropped, Unsupported
 from .generate import Plan, generate, random_spec
@@ -430,7 +430,6 @@ def never_reached(config: FuzzConfig, result: FuzzResult) -> dict[str, list[str]
 
 
 __all__ = [
-    "DEFAULT_MAX_FINDINGS",
     "GAME",
     "EnginePair",
     "Finding",

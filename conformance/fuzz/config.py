@@ -8,11 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..spec.json_types import Json
-from .driver import DEFAULT_WINDOW
-from .shrink import DEFAULT_BUDGET
+from .settings import DEFAULT_BUDGET, DEFAULT_MAX_FINDINGS, DEFAULT_WINDOW
 from .writer import KnownDivergence
-
-DEFAULT_MAX_FINDINGS = 20
 
 
 @dataclass(frozen=True)
@@ -51,4 +48,4 @@ class FuzzConfig:
     shard: tuple[int, int] = (1, 1)
 
 
-__all__ = ["DEFAULT_MAX_FINDINGS", "FuzzConfig"]
+__all__ = ["FuzzConfig"]

@@ -42,8 +42,7 @@ from ..harness.replay import COMMANDS, SKIP_CODES
 from ..harness.response_schemas import schema_problems
 from ..spec.json_types import Json
 from .generate import Plan, Request
-
-DEFAULT_WINDOW: Final = 16
+from .settings import DEFAULT_WINDOW
 
 
 class DivergenceKind(StrEnum):
@@ -576,7 +575,6 @@ def shorten(value: Json, limit: int = 600) -> str:
 
 __all__ = [
     "CLASSES",
-    "DEFAULT_WINDOW",
     "REPORTS",
     "Divergence",
     "GameDropped",

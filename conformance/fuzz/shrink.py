@@ -35,13 +35,13 @@ from ..spec.json_types import Json
 from .driver import Divergence, Unsupported
 from .generate import GameSpec, Plan, Request, generate, request
 from .option_values import option_samples
+from .settings import DEFAULT_BUDGET
 
 Outcome = Divergence | Unsupported | None
 EvaluateMany = Callable[[Sequence[Plan]], list[Outcome]]
 Report = Callable[[str], None]
 NEARBY_SEEDS = 4
 NEARBY_CAP = 600  # requests of one nearby game: the search is for short ones
-DEFAULT_BUDGET = 200_000  # requests sent to each engine while shrinking
 
 
 @dataclass
@@ -415,4 +415,4 @@ def shrink(
     return Shrunk(best, best_div, work.tried, budget - work.left, work.stopped)
 
 
-__all__ = ["DEFAULT_BUDGET", "Reserve", "Shrunk", "shrink", "transcribable", "truncated"]
+__all__ = ["Reserve", "Shrunk", "shrink", "transcribable", "truncated"]

@@ -19,6 +19,7 @@ __all__ = [
     "responses",
     "runner",
     "sandbox",
+    "settings",
     "smoke",
     "smoke_plan",
     "smoke_points",

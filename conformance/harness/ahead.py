@@ -25,7 +25,6 @@ from jhyap_core.vocabulary import Command
 from ..spec.profile_schema import sent_profile
 from ..spec.steps import Step, Transcript
 
-DEFAULT_WINDOW: Final = 8
 STATE: Final[Mapping[str, Any]] = {"cmd": Command.STATE}
 LEGAL: Final[Mapping[str, Any]] = {"cmd": Command.LEGAL}
 
@@ -79,4 +78,4 @@ def planned_requests(
         yield from requests
 
 
-__all__ = ["DEFAULT_WINDOW", "LEGAL", "STATE", "planned_requests", "start_message", "step_requests"]
+__all__ = ["LEGAL", "STATE", "planned_requests", "start_message", "step_requests"]

@@ -56,6 +56,7 @@ from .responses import (
     shorten,
 )
 from .sandbox import EngineLimits, engine_preexec, launch
+from .settings import DEFAULT_TIMEOUT
 from .transport import (
     EOF,
     MAX_RESPONSE_BYTES,
@@ -66,7 +67,6 @@ from .transport import (
     write_all,
 )
 
-DEFAULT_TIMEOUT: Final = 10.0
 # How often a wait for an answer also checks that the engine process still runs.
 _WATCH_INTERVAL: Final = 0.1
 _StderrTail = StderrTail  # the name tests and older imports use
@@ -610,7 +610,6 @@ class EngineClient:
 
 
 __all__ = [
-    "DEFAULT_TIMEOUT",
     "MAX_RESPONSE_BYTES",
     "EngineClient",
     "EngineCrashed",

@@ -23,7 +23,7 @@ from ..spec.decks import canonical
 from ..spec.protocol import is_protocol_clause
 from ..spec.steps import Step, Transcript, raw_line
 from . import state_fields as reported
-from .ahead import DEFAULT_WINDOW, LEGAL, STATE, planned_requests, start_message
+from .ahead import LEGAL, STATE, planned_requests, start_message
 from .client import (
     EngineCrashed,
     EngineError,
@@ -50,6 +50,7 @@ from .outcome import (
     shortened,
 )
 from .response_schemas import schema_problems
+from .settings import DEFAULT_WINDOW
 
 REFUSAL_CLAUSE: Final = "protocol.messages.refusal-changes-nothing"
 # The protocol clauses a failure is credited to when the answer itself is malformed,

@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
-from .ahead import DEFAULT_WINDOW
 from .cases import (
     Case,
     InputError,
@@ -39,6 +38,7 @@ from .outcome import CaseStatus, Outcome
 from .replay import credited_clauses, replay
 from .response_schemas import schema_problems
 from .sandbox import EngineLimits
+from .settings import DEFAULT_WINDOW
 from .versions import version_warning
 
 Progress = Callable[[Outcome], None]

@@ -3,6 +3,8 @@
 # The public API: the modules, each imported by name (an import of the package alone
 # imports none of them, so that starting one command stays quick).
 __all__ = [
+    "coverage",
+    "export",
     "json_junit",
     "matrix",
     "modes",

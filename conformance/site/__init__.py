@@ -14,6 +14,7 @@ __all__ = [
     "narration",
     "parameters",
     "profile_page",
+    "protocol_hand",
     "schemas",
     "variants_play",
 ]

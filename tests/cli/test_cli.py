@@ -403,6 +403,59 @@ def test_help_and_version_import_no_command(
     assert imported == ["conformance.commands.profiles"]
 
 
+# What a command's --help may import: the parser needs its defaults and words, never the
+# harness, the engine, the schemas or the YAML loader (start-up speed, docs/architecture.md).
+HELP_SCRIPT = """
+import sys
+from conformance import cli
+from conformance.commands import COMMAND_HELP
+for name in COMMAND_HELP:
+    cli.build_parser([name, "--help"]).format_help()
+print("\\n".join(sorted(sys.modules)))
+"""
+LIGHT_FOR_HELP = (
+    "conformance.harness.sandbox",
+    "conformance.harness.settings",
+    "conformance.fuzz.settings",
+    "conformance.spec.files",
+    "conformance.spec.wording",
+)
+HEAVY_ROOTS = ("yaml", "jsonschema", "referencing", "reference_engine", "dask", "distributed")
+HEAVY_PACKAGES = (
+    "conformance.harness.",
+    "conformance.fuzz.",
+    "conformance.simulation",
+    "conformance.site",
+    "conformance.spec.",
+)
+
+
+def heavy_modules(loaded: Sequence[str]) -> list[str]:
+    """The modules of ``loaded`` that a command's --help should not need."""
+    return [
+        name
+        for name in loaded
+        if name.split(".")[0] in HEAVY_ROOTS
+        or (name.startswith(HEAVY_PACKAGES) and name not in LIGHT_FOR_HELP)
+    ]
+
+
+@pytest.mark.e2e
+def test_every_commands_help_imports_no_harness() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", HELP_SCRIPT], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = done.stdout.split()
+    assert "conformance.commands.fuzz" in loaded  # every command's module was imported
+    assert heavy_modules(loaded) == []
+
+
+def test_a_heavy_import_at_help_is_found() -> None:
+    loaded = ["argparse", "conformance.spec.files", "conformance.harness.runner", "yaml.loader"]
+    assert heavy_modules(loaded) == ["conformance.harness.runner", "yaml.loader"]
+
+
 def test_version_matches_the_installed_metadata() -> None:
     from importlib.metadata import version
 

@@ -133,3 +133,49 @@ def test_a_second_protocol_version_is_found(tmp_path: Path) -> None:
     copy.mkdir()
     (copy / "client.py").write_text('PROTOCOL_VERSION: Final = "1.1"\n', encoding="utf-8")
     assert protocol_version_homes((copy,)) == ["harness/client.py"]
+
+
+def public_api_problems(package: Path) -> list[str]:
+    """What is wrong with ``package``'s ``__all__`` and those of its subpackages: one
+    missing, or one that names modules but not every module of its folder."""
+    problems: list[str] = []
+    for init in sorted(package.rglob("__init__.py")):
+        folder = init.parent
+        if "node_modules" in folder.parts:
+            continue
+        names = None
+        for node in ast.parse(init.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+            ):
+                names = set(ast.literal_eval(node.value))
+        where = init.relative_to(package.parent).as_posix()
+        if names is None:
+            problems.append(f"{where}: no __all__")
+            continue
+        modules = {
+            p.stem if p.is_file() else p.name
+            for p in folder.iterdir()
+            if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").is_file()
+        }
+        if names & modules and modules - names:
+            problems.append(f"{where}: __all__ leaves out {sorted(modules - names)}")
+    return problems
+
+
+def test_every_package_names_its_public_api() -> None:
+    packages = ("jhyap_core", "reference_engine", "jhyap_kit", "conformance")
+    assert [p for name in packages for p in public_api_problems(ROOT / name)] == []
+
+
+def test_a_module_left_out_of_all_is_found(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text('__all__ = ["a"]\n', encoding="utf-8")
+    (package / "a.py").write_text("", encoding="utf-8")
+    (package / "b.py").write_text("", encoding="utf-8")
+    (package / "sub" / "__init__.py").write_text("", encoding="utf-8")
+    assert public_api_problems(package) == [
+        "pkg/__init__.py: __all__ leaves out ['b', 'sub']",
+        "pkg/sub/__init__.py: no __all__",
+    ]

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from conformance.commands.coverage import coverage
 from conformance.harness.client import EngineInfo
 from conformance.harness.outcome import CaseStatus, Outcome
 from conformance.harness.runner import RunResult
+from conformance.reporting.coverage import coverage
 from conformance.reporting.report import RerunInfo, failure_block, summary_lines
 from conformance.spec.protocol import check_catalogue, protocol_clause_ids, protocol_clauses
 from conformance.spec.transcript import check_transcript_file, load_corpus

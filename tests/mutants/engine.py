@@ -149,8 +149,7 @@ def no_first_round_lock() -> None:
     def refusal(
         hand_value: int, turns_taken: int, players: int, rules: Rules, seats: int | None = None
     ) -> ErrorCode | None:
-        value, turns = hand_value, turns_taken
-        return _refusal(value, players, players, rules, seats)
+        return _refusal(hand_value, players, players, rules, seats)
 
     calling.call_refusal = refusal
 

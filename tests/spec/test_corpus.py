@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 
-from conformance.commands.coverage import coverage
+from conformance.reporting.coverage import coverage
 from conformance.spec import readings
 from conformance.spec.protocol import protocol_clause_ids
 from conformance.spec.transcript import load_corpus

@@ -19,10 +19,10 @@ import pytest
 import yaml
 
 from conformance.cli import main
-from conformance.commands.coverage import reading_coverage
 from conformance.commands.run import default_engine, default_engine_env
 from conformance.harness.outcome import Judged
 from conformance.harness.runner import RunConfig, build_cases
+from conformance.reporting.coverage import reading_coverage
 from conformance.spec import readings
 from conformance.spec.profiles import ProfileFileError, check_profile_document, load_profile
 from conformance.spec.transcript import check_transcript_file, load_corpus
