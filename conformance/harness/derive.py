@@ -180,7 +180,8 @@ def laid_out(
     nobody was named."""
     hands = {str(seat): list(cards) for seat, cards in spec["hands"].items()}
     turned_up = spec["turned_up"] if turns_up else None
-    named = [c for h in hands.values() for c in h] + [turned_up, *(spec.get("deck") or [])]
+    named = [c for h in hands.values() for c in h] + [*([turned_up] if turned_up else [])]
+    named += spec.get("deck") or []
     left = Counter(deck_names(*deck))
     left.subtract(named)
     short = [name for name, n in left.items() if n < 0]

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from conformance.harness.derive import laid_out
 from conformance.spec.deal_layout import layout_from_state, layout_of
 from conformance.spec.decks import expand_deal
 from conformance.spec.profiles import load_profile
@@ -56,6 +57,17 @@ def test_the_layout_of_a_deal_without_a_turned_up_card_has_one_card_fewer_before
         "turned_up": None,
         "stock": order[4:],
     }
+
+
+def test_a_deal_is_laid_out_for_a_table_with_the_other_first_offer() -> None:
+    # Under none the named turned-up card joins the cards nobody was named, so the named
+    # deck is drawn as written; a deal naming none, laid out for a table that turns a card
+    # up, turns up the first card nobody was named (pack order: Ad after the named Ac).
+    hands = {"0": ["Kc", "Kd", "Qc", "2d", "3d"], "1": ["Ac", "2c", "9h", "Ts", "Js"]}
+    spec = {"starter": 0, "hands": hands, "turned_up": "5h", "deck": ["4h"]}
+    assert laid_out(spec, (1, 0), 5, turns_up=False) == {**spec, "turned_up": None}
+    assert laid_out({**spec, "turned_up": None}, (1, 0), 5) == {**spec, "turned_up": "Ad"}
+    assert expand_deal({**spec, "turned_up": None})[10:12] == ["4h", "Ad"]
 
 
 def _game(profile: dict[str, Any] | None = None, seats: int = 2) -> Game:
