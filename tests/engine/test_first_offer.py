@@ -14,9 +14,11 @@ from typing import Any
 import pytest
 
 from conformance.harness.derive import laid_out
-from conformance.spec.deal_layout import layout_from_state, layout_of
+from conformance.harness.replay import _layout_differences
+from conformance.spec.deal_layout import layout_from_state, layout_of, with_deal_layouts
 from conformance.spec.decks import expand_deal
 from conformance.spec.profiles import load_profile
+from conformance.spec.transcript import load_transcript
 from jhyap_core import table as core
 from jhyap_core.cards import names, parse_card, parse_cards
 from jhyap_core.vocabulary import ErrorCode, JhyapError, Phase
@@ -188,3 +190,24 @@ def test_a_parsed_turned_up_card_still_deals_as_before() -> None:
     events = game.deal(list(game.full_deck))
     assert events[1]["turned_up"] == str(game.full_deck[10])
     assert parse_card(events[1]["turned_up"]) == game.full_deck[10]
+
+
+def test_the_layout_check_wants_turned_up_null_not_absent() -> None:
+    # A deal sent with its layout checks the dealt event's turned_up: under none it must be
+    # there and null; an engine leaving the key out fails the deal step.
+    document = load_profile(VARIANT)
+    transcript = load_transcript(
+        TRANSCRIPTS / "no-first-offer-first-player-draws.yaml", {document["id"]: document}
+    )
+    steps = with_deal_layouts(transcript.steps, transcript.seats)
+    deal = next(s for s in steps if s.kind == "deal")
+    assert deal.request is not None and deal.request["turned_up"] is None
+    hands = deal.request["hands"]
+    dealt: dict[str, Any] = {"type": "dealt", "hands": hands, "deck_size": 42}
+    assert _layout_differences(deal, None, [dealt]) == [
+        "dealt.turned_up: expected null, got nothing (missing)"
+    ]
+    assert _layout_differences(deal, None, [{**dealt, "turned_up": None}]) == []
+    assert _layout_differences(deal, None, [{**dealt, "turned_up": "4h"}]) == [
+        'dealt.turned_up: expected null, got "4h"'
+    ]
