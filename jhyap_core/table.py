@@ -622,7 +622,7 @@ class Table:
                 dealer=self.dealer,
                 turn_order=tuple(seats),
                 hands=tuple(tuple(names(sorted_cards(h))) for h in hands),
-                turned_up=turned_up.name if turned_up else None,
+                turned_up=turned_up.name if turned_up is not None else None,
                 stock=tuple(names(stock)),
             )
         )
@@ -630,7 +630,7 @@ class Table:
         self.deck = stock[::-1]
         # With no card turned up the first player has nothing to pick from: their throw is
         # the first offer.
-        self.offer = Throw((turned_up,), ThrowKind.SINGLE) if turned_up else None
+        self.offer = Throw((turned_up,), ThrowKind.SINGLE) if turned_up is not None else None
         self.thrown = None
         self.out_of_play = []
         self.draw_waiting = None
@@ -654,7 +654,7 @@ class Table:
             {
                 "type": "dealt",
                 "hands": [names(sorted_cards(h)) for h in self.hands],
-                "turned_up": str(turned_up) if turned_up else None,
+                "turned_up": str(turned_up) if turned_up is not None else None,
                 "deck_size": len(self.deck),
             },
         ]
