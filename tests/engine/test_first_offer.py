@@ -169,7 +169,7 @@ def _run(profile: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
 def test_the_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixture[str]) -> None:
     status, out = _run(VARIANT, capsys)
     assert status == 0
-    assert out.splitlines()[-1].startswith("== 1 passed (1 case)")
+    assert out.splitlines()[-1].startswith("== 2 passed (2 cases)")
 
 
 @pytest.mark.e2e
@@ -182,7 +182,8 @@ def test_the_transcript_fails_with_a_turned_up_card(
     base.write_text(text.replace("first_offer: none", "first_offer: turned_up_card"), "utf-8")
     status, out = _run(base, capsys)
     assert status == 1
-    assert 'events[1].turned_up: expected null, got "4h"' in out
+    assert out.count('events[1].turned_up: expected null, got "4h"') == 2
+    assert out.splitlines()[-1].startswith("== 2 failed (2 cases)")
 
 
 def test_a_parsed_turned_up_card_still_deals_as_before() -> None:

@@ -335,7 +335,7 @@ def test_kit_plays_the_no_first_offer_transcript_as_written(tmp_path: Path) -> N
     outcomes, done = _profile_engine_runs(
         "first-offer-transcripts", ("alankar-dhumbal-no-first-offer",), tmp_path
     )
-    assert outcomes == {"passed": 1}, done.stdout[-4000:]
+    assert outcomes == {"passed": 2}, done.stdout[-4000:]
     assert done.returncode == 0
 
 

@@ -112,7 +112,10 @@ def test_a_kit_engine_plays_a_deal_without_a_turned_up_card_as_the_reference_doe
     folder = VARIANTS / "first-offer-transcripts"
     kit = outcomes(profile, OBJECT_API, folder)
     assert kit == outcomes(profile, None, folder)
-    assert kit == {"no-first-offer-first-player-draws": "passed"}
+    assert kit == {
+        "no-first-offer-first-player-draws": "passed",
+        "no-first-offer-card-pick-rule": "passed",
+    }
 
 
 def test_a_binding_that_needs_a_turned_up_card_refuses_first_offer_none_by_name() -> None:
