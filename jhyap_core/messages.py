@@ -59,15 +59,16 @@ Action = Call | Throw | Pick | Timeout
 @dataclass(frozen=True, slots=True)
 class Deal:
     """A hand to start: every card already placed. ``hands[s]`` is seat ``s``'s hand in
-    canonical order (``()`` for a seat that is out), ``turned_up`` the first offer and
-    ``stock`` the rest of the deck, top card first."""
+    canonical order (``()`` for a seat that is out), ``turned_up`` the first offer (None
+    under ``deal.first_offer`` none: no card is turned up) and ``stock`` the rest of the
+    deck, top card first."""
 
     round: int
     starter: int
     dealer: int | None
     turn_order: tuple[int, ...]
     hands: tuple[tuple[str, ...], ...]
-    turned_up: str
+    turned_up: str | None
     stock: tuple[str, ...]
 
 
@@ -111,10 +112,11 @@ class Refused(JhyapError):
 @dataclass(frozen=True, slots=True)
 class DealLayout:
     """The cards of a deal already placed (protocol 1.1): ``hands`` per seat, ``turned_up``,
-    ``stock`` top card first, as the ``dealt`` event reports them."""
+    ``stock`` top card first, as the ``dealt`` event reports them; ``turned_up`` None (null)
+    when no card is turned up (``deal.first_offer`` none)."""
 
     hands: tuple[tuple[str, ...], ...]
-    turned_up: str
+    turned_up: str | None
     stock: tuple[str, ...] = field(default=())
 
 

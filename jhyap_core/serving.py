@@ -263,10 +263,13 @@ def deal_layout(request: Mapping[str, Any]) -> DealLayout | None:
     hands = request["hands"]
     if not isinstance(hands, list) or not all(isinstance(hand, list) for hand in hands):
         raise Refused(ErrorCode.BAD_REQUEST, "'hands' must be an array of card arrays")
-    turned_up = field_of(request, "turned_up", str)
+    # null: no card turned up (deal.first_offer none); the key itself is still required.
+    turned_up = request.get("turned_up")
+    if turned_up is not None or "turned_up" not in request:
+        turned_up = card_name(field_of(request, "turned_up", str))
     return DealLayout(
         hands=tuple(card_names(hand) for hand in hands),
-        turned_up=card_name(turned_up),
+        turned_up=turned_up,
         stock=card_names(field_of(request, "stock", list)),
     )
 

@@ -196,14 +196,18 @@ _Card = TypeVar("_Card")  # a card as a deal is given it (Card, or its name)
 
 
 def dealt_from(
-    order: Sequence[_Card], turn: Sequence[int], size: int
-) -> tuple[dict[int, list[_Card]], _Card, list[_Card]]:
+    order: Sequence[_Card], turn: Sequence[int], size: int, turn_up: bool = True
+) -> tuple[dict[int, list[_Card]], _Card | None, list[_Card]]:
     """A deal from ``order`` (top first): ``size`` cards to each seat of ``turn``, one at a
-    time in that order; then the turned-up card and the stock (top first)."""
+    time in that order; then the turned-up card (None when ``turn_up`` is false:
+    ``deal.first_offer`` none) and the stock (top first)."""
     hands: dict[int, list[_Card]] = {seat: [] for seat in turn}
-    for i, card in enumerate(order[: size * len(turn)]):
+    cut = size * len(turn)
+    for i, card in enumerate(order[:cut]):
         hands[turn[i % len(turn)]].append(card)
-    return hands, order[size * len(turn)], list(order[size * len(turn) + 1 :])
+    if not turn_up:
+        return hands, None, list(order[cut:])
+    return hands, order[cut], list(order[cut + 1 :])
 
 
 def next_starter(
@@ -265,6 +269,7 @@ class TableRules:
     ranks_left_out: tuple[int, ...]
     has_dealer: bool
     first_starter: int
+    turns_up_first_offer: bool  # deal.first_offer turned_up_card (else none)
     next_starter: str
     only_after_multi_throw: bool
     multi_throw_scope: str
@@ -307,6 +312,7 @@ class TableRules:
             ),
             has_dealer=r["deal"]["dealer"] != "none",
             first_starter=_int(r["deal"]["first_starter"]),
+            turns_up_first_offer=r["deal"]["first_offer"] != "none",
             next_starter=str(r["next_starter"]),
             only_after_multi_throw=bool(r["pick"]["only_after_multi_throw"]),
             multi_throw_scope=str(r["pick"].get("multi_throw_scope", "hand")),
@@ -320,6 +326,8 @@ class TableRules:
         )
         if not 2 <= made.seats_min <= made.seats_max or made.hand_size < 1:
             raise ValueError("the seat range is empty or below two, or the hand size below one")
+        # Two cards beyond the hands under either first_offer: with none the stock then holds
+        # two, so the first draw never empties the deck while no card is out of play.
         for seats in range(made.seats_min, made.seats_max + 1):
             if seats * made.hand_size + 2 > len(made.deck_for(seats)):
                 raise ValueError(f"hand_size: {seats} hands and a turned-up card need more cards")
@@ -562,10 +570,14 @@ class Table:
 
     @atomic
     def deal(
-        self, order: Sequence[Card], layout: tuple[list[list[Card]], Card, list[Card]] | None = None
+        self,
+        order: Sequence[Card],
+        layout: tuple[list[list[Card]], Card | None, list[Card]] | None = None,
     ) -> list[Event]:
         """Deal a hand from ``order``, every card of the table's deck, the first dealt first;
-        or, with ``layout`` (hands, turned-up card, stock top first), as laid out there."""
+        or, with ``layout`` (hands, turned-up card, stock top first), as laid out there.
+        Under ``deal.first_offer`` none no card is turned up (the layout's is None) and the
+        hand starts with no offer."""
         if self.phase not in BETWEEN_HANDS:
             raise RuleViolation(f"cannot deal in phase {self.phase}", ErrorCode.WRONG_PHASE)
         rules = self.table_rules
@@ -584,7 +596,7 @@ class Table:
         seats = self.turn_order_from(self.starter)
         size = rules.hand_size
         if layout is None:
-            dealt, turned_up, stock = dealt_from(order, seats, size)
+            dealt, turned_up, stock = dealt_from(order, seats, size, rules.turns_up_first_offer)
             hands: list[list[Card]] = [dealt.get(seat, []) for seat in range(self.seats)]
         else:
             hands, turned_up, stock = layout
@@ -592,9 +604,14 @@ class Table:
                 len(hand) == (size if seat in self.active else 0) for seat, hand in enumerate(hands)
             )
             placed = [c for hand in hands for c in hand] + [turned_up, *stock]
-            if not shaped or Counter(placed) != Counter(order):
+            if (
+                not shaped
+                or (turned_up is None) == rules.turns_up_first_offer
+                or Counter(placed) != Counter([*order, None] if turned_up is None else order)
+            ):
+                turned = "turned_up" if rules.turns_up_first_offer else "turned_up (null)"
                 raise JhyapError(
-                    f"the deal's hands, turned_up and stock must hold the deck's cards: {size}"
+                    f"the deal's hands, {turned} and stock must hold the deck's cards: {size}"
                     " to each seat in play, none to a seat that is out",
                     ErrorCode.INVALID_DECK,
                 )
@@ -605,13 +622,15 @@ class Table:
                 dealer=self.dealer,
                 turn_order=tuple(seats),
                 hands=tuple(tuple(names(sorted_cards(h))) for h in hands),
-                turned_up=turned_up.name,
+                turned_up=turned_up.name if turned_up is not None else None,
                 stock=tuple(names(stock)),
             )
         )
         self.hands = hands
         self.deck = stock[::-1]
-        self.offer = Throw((turned_up,), ThrowKind.SINGLE)
+        # With no card turned up the first player has nothing to pick from: their throw is
+        # the first offer.
+        self.offer = Throw((turned_up,), ThrowKind.SINGLE) if turned_up is not None else None
         self.thrown = None
         self.out_of_play = []
         self.draw_waiting = None
@@ -635,7 +654,7 @@ class Table:
             {
                 "type": "dealt",
                 "hands": [names(sorted_cards(h)) for h in self.hands],
-                "turned_up": str(turned_up),
+                "turned_up": str(turned_up) if turned_up is not None else None,
                 "deck_size": len(self.deck),
             },
         ]
@@ -741,7 +760,12 @@ class Table:
         return events
 
     def _check_offer_pick(self, seat: int, card: Card) -> None:
-        assert self.offer is not None
+        if self.offer is None:
+            # deal.first_offer none: the hand's first pick has no throw before it to take from.
+            raise RuleViolation(
+                f"{card} is not on offer: no card is on offer before the hand's first throw",
+                ErrorCode.CARD_NOT_ON_OFFER,
+            )
         if card not in self.offer.cards:
             raise RuleViolation(f"{card} is not on offer", ErrorCode.CARD_NOT_ON_OFFER)
         if not self.offer_open_to(seat):
@@ -758,10 +782,11 @@ class Table:
             )
 
     def _pick(self, seat: int, card: Card | None) -> list[Event]:
-        assert self.offer is not None and self.thrown is not None
+        assert self.thrown is not None
         if card is None and not self.deck:
             return self._await_new_deck(seat)
-        rest = list(self.offer.cards)
+        # No offer (deal.first_offer none, the hand's first pick): nothing goes out of play.
+        rest = list(self.offer.cards) if self.offer else []
         if card is None:
             card = self.deck.pop()
             self.play.on_pick(seat, card, True)
@@ -775,6 +800,7 @@ class Table:
         self.hands[seat].append(card)
         held = self._held_back(rest)
         if held:
+            assert self.offer is not None
             # The previous throw's takeable cards stay out of the new deck made at once; they
             # wait on offer, beside the throw just made, until the reshuffle.
             rest = [c for i, c in enumerate(self.offer.cards) if i not in held]
@@ -817,10 +843,10 @@ class Table:
             or rules.deck_runs_out != "reshuffle"
             or rules.reshuffle_moment != "when_deck_emptied"
             or rules.kept_aside != "pickable_and_throw"
-            or len(rest) != len(self.offer.cards if self.offer else ())
+            or self.offer is None
+            or len(rest) != len(self.offer.cards)
         ):
             return set()
-        assert self.offer is not None
         held = set(self.play.pickable_positions(self.offer))
         if not self.out_of_play and len(held) == len(self.offer.cards):
             return set()
@@ -828,9 +854,9 @@ class Table:
 
     def _keep_aside_from_offer(self) -> None:
         """With kept_aside pickable_and_throw, the offer's cards that cannot be taken join
-        the new deck; by position, since with two packs or two jokers a name can be both."""
-        assert self.offer is not None
-        if self.table_rules.kept_aside == "pickable_and_throw":
+        the new deck; by position, since with two packs or two jokers a name can be both.
+        No offer (deal.first_offer none, before the hand's first pick): nothing to keep."""
+        if self.offer is not None and self.table_rules.kept_aside == "pickable_and_throw":
             keep = set(self.play.pickable_positions(self.offer))
             cards = self.offer.cards
             self.out_of_play.extend(c for i, c in enumerate(cards) if i not in keep)
@@ -866,12 +892,11 @@ class Table:
     def _timeout_pick(self, seat: int) -> list[Event]:
         """A timeout's pick: the lowest takeable card (take_lowest) or the deck's top."""
         take: Card | None = None
-        if self.table_rules.timer_take_lowest:
-            assert self.offer is not None
-            if self.offer_open_to(seat):
-                pickable = self.pickable()
-                if pickable:
-                    take = self.play.lowest_pickable(pickable)
+        open_offer = self.offer is not None and self.offer_open_to(seat)
+        if self.table_rules.timer_take_lowest and open_offer:
+            pickable = self.pickable()
+            if pickable:
+                take = self.play.lowest_pickable(pickable)
         return self._pick(seat, take)
 
     @atomic

@@ -459,7 +459,7 @@ class TrackedEngine:
         if layout is not None:
             placed = (
                 [[parse_card(c) for c in hand] for hand in layout.hands],
-                parse_card(layout.turned_up),
+                parse_card(layout.turned_up) if layout.turned_up is not None else None,
                 [parse_card(c) for c in layout.stock],
             )
         events = self._t.deal(cards, placed)

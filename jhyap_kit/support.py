@@ -52,7 +52,7 @@ KIT_RULES: Final[Mapping[str, Collection[Any] | _Any]] = {
     "deal.dealer": ("none", "seat_before_starter"),
     "deal.first_starter": ANY,
     "deal.order": ("one_at_a_time_from_starter",),
-    "deal.first_offer": ("turned_up_card",),
+    "deal.first_offer": ("turned_up_card", "none"),
     "next_starter": (
         "next_seat",
         "round_winner",

@@ -163,6 +163,7 @@ class DealOrder(StrEnum):
 
 class FirstOffer(StrEnum):
     TURNED_UP_CARD = "turned_up_card"
+    NONE = "none"
 
 
 class NewDeck(StrEnum):

@@ -160,7 +160,9 @@ def _between_hands(game: Game, exp: Expect, rng: random.Random, style: Style) ->
     rng.shuffle(deck)
     events = game.deal(parse_cards(deck))
     exp.round += 1
-    hands, turned, rest = results.deal(deck, exp.starter, exp.active, exp.seats, r.hand_size)
+    hands, turned, rest = results.deal(
+        deck, exp.starter, exp.active, exp.seats, r.hand_size, r.first_offer
+    )
     order = sorted(exp.active, key=lambda s: (s - exp.starter) % exp.seats)
     check(
         "round_started",
@@ -185,7 +187,7 @@ def _between_hands(game: Game, exp: Expect, rng: random.Random, style: Style) ->
     )
     state = game.state()
     check("deck after the deal", state["deck"], rest)
-    check("offer after the deal", state["offer"], [turned])
+    check("offer after the deal", state["offer"], [turned] if turned else [])
     exp.to_act, exp.turns = exp.starter, 0
     exp.own_turns = {s: 0 for s in exp.active}
     if style.short_deck and len(game.deck) > 1:
@@ -312,6 +314,12 @@ def _turn(game: Game, exp: Expect, rng: random.Random, style: Style) -> None:
     for card in set(state["offer"]) - set(takeable):
         pick = PickOffer(parse_card(card))
         refused(game, lambda pick=pick: game.act(seat, pick), "pick_not_allowed", state)
+    if not state["offer"]:
+        # Only the first pick of a hand dealt with no card turned up has nothing on offer;
+        # the card just thrown is not on offer either.
+        check("no offer at this pick", (r.first_offer, exp.turns), ("none", 0))
+        thrown = PickOffer(parse_card(state["thrown"][0]))
+        refused(game, lambda: game.act(seat, thrown), "card_not_on_offer", state)
     if timer_on and rng.random() < style.timeout:
         _timeout(game, exp, seat, None, state)
         return

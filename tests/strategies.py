@@ -175,7 +175,7 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
             "dealer": draw(st.sampled_from(values("deal.dealer"))),
             "first_starter": draw(st.integers(0, seats_min - 1)),
             "order": "one_at_a_time_from_starter",
-            "first_offer": "turned_up_card",
+            "first_offer": draw(st.sampled_from(values("deal.first_offer"))),
         },
         "next_starter": draw(st.sampled_from(values("next_starter"))),
         "deck_runs_out": draw(

@@ -275,9 +275,9 @@ class _Builder:
                 {"cmd": "act", "seat": seat, "action": {"type": "throw", "cards": names(cards)}}
             )
             return
-        assert game.offer is not None
         offer: tuple[Card, ...] = ()
-        if picking.offer_open_to(seat, game.multi_throwers, game.rules):
+        # No offer (deal.first_offer none, the hand's first pick): from the deck only.
+        if game.offer is not None and picking.offer_open_to(seat, game.multi_throwers, game.rules):
             offer = picking.pickable_cards(game.offer, game.rules)
         goal = self._goal(seat)
         aimed_card = aimed_pick(game, seat, goal) if goal is not None else None
@@ -379,6 +379,14 @@ class _Builder:
                 options.append({"type": "pick", "from": "offer", "card": str(game.offer.cards[-1])})
             options.append({"type": "pick", "from": "offer", "card": str(game.thrown.cards[0])})
             options.append({"type": "throw", "cards": [str(hand[0])]} if hand else {"type": "call"})
+        if game.phase is Phase.PICK and game.offer is None:
+            # deal.first_offer none: the hand's first pick has no offer to take from, not
+            # even the card just thrown.
+            assert game.thrown is not None
+            for _ in range(2):
+                options.append({"type": "pick", "from": "offer", "card": str(game.thrown.cards[0])})
+            if hand:
+                options.append({"type": "pick", "from": "offer", "card": str(hand[0])})
         action = rng.choice(options)
         if game.phase is Phase.CALL_OR_THROW and rng.random() < 0.5:
             # A wrap-around run in the hand is a rare chance: take it when it comes.

@@ -71,13 +71,16 @@ def _deal_step(
     hands: dict[str, list[str]] = {str(s): [] for s in seats}
     for i in range(size * len(seats)):
         hands[str(seats[i % len(seats)])].append(order[i])
-    turned = order[size * len(seats)]
-    rest = list(order[size * len(seats) + 1 :])
+    cut = size * len(seats)
+    # deal.first_offer none: the dealt event's turned_up is null and the deck follows the hands.
+    turned = order[cut] if dealt.get("turned_up") is not None else None
+    rest = list(order[cut + (turned is not None) :])
     canonical = deck_names(*deck)
     keep = len(rest)
     while keep > 0:
         left = Counter(canonical)
-        left.subtract([*[c for h in hands.values() for c in h], turned, *rest[: keep - 1]])
+        named = [c for h in hands.values() for c in h] + ([turned] if turned else [])
+        left.subtract([*named, *rest[: keep - 1]])
         tail = [c for c in dict.fromkeys(canonical) for _ in range(max(0, left[c]))]
         if rest[keep - 1 :] == tail:
             keep -= 1

@@ -169,11 +169,19 @@ class NotApplicable(Exception):
     """The ruleset cannot play the transcript's setup."""
 
 
-def laid_out(spec: Mapping[str, Json], deck: Deck, hand_size: int) -> dict[str, Json]:
+def laid_out(
+    spec: Mapping[str, Json], deck: Deck, hand_size: int, turns_up: bool = True
+) -> dict[str, Json]:
     """A hands-given deal for a deck of ``deck`` and hands of ``hand_size``: each named hand
-    cut or filled up to the size (with cards nobody was named, in pack order)."""
+    cut or filled up to the size (with cards nobody was named, in pack order). Under
+    ``deal.first_offer`` none (``turns_up`` false) no card is turned up: a turned-up card the
+    deal names joins the cards nobody was named, so the named deck is drawn as written; a
+    deal naming none (null) laid out for a table that turns one up turns up the first card
+    nobody was named."""
     hands = {str(seat): list(cards) for seat, cards in spec["hands"].items()}
-    named = [c for h in hands.values() for c in h] + [spec["turned_up"], *(spec.get("deck") or [])]
+    turned_up = spec["turned_up"] if turns_up else None
+    named = [c for h in hands.values() for c in h] + [*([turned_up] if turned_up else [])]
+    named += spec.get("deck") or []
     left = Counter(deck_names(*deck))
     left.subtract(named)
     short = [name for name, n in left.items() if n < 0]
@@ -191,7 +199,9 @@ def laid_out(spec: Mapping[str, Json], deck: Deck, hand_size: int) -> dict[str, 
         while len(cards) < hand_size and spare:
             cards.append(spare.pop(0))
         hands[seat] = cards
-    return {**spec, "hands": hands}
+    if turns_up and turned_up is None and spare:
+        turned_up = spare.pop(0)
+    return {**spec, "hands": hands, "turned_up": turned_up}
 
 
 _CARD_NAME: Final = re.compile(r"([A2-9TJQK])([cdhs])")
@@ -280,6 +290,7 @@ def lay_out_deals(transcript: Transcript, rules: Mapping[str, Json]) -> Transcri
     when a deal cannot be (a whole card order written for another deck, cards it lacks)."""
     deck = table_deck(rules, transcript.seats)
     hand_size = int(rules["hand_size"])
+    turns_up = rules["deal"]["first_offer"] != "none"
     steps = list(transcript.raw.get("steps") or [])
     changed = False
     for step in transcript.steps:
@@ -293,9 +304,14 @@ def lay_out_deals(transcript: Transcript, rules: Mapping[str, Json]) -> Transcri
                 )
             continue
         size = max((len(h) for h in spec["hands"].values()), default=hand_size)
-        if deck == transcript.deck and size == hand_size:
+        if (
+            deck == transcript.deck
+            and size == hand_size
+            and (spec["turned_up"] is not None) == turns_up
+        ):
             continue
-        steps[step.index] = {**steps[step.index], "deal": laid_out(spec, deck, hand_size)}
+        laid = laid_out(spec, deck, hand_size, turns_up)
+        steps[step.index] = {**steps[step.index], "deal": laid}
         changed = True
     if not changed and deck == transcript.deck:
         return transcript

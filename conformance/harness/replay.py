@@ -485,7 +485,11 @@ def _layout_differences(step: Step, expected: Any, events: Sequence[Any]) -> lis
         got = hands[seat] if isinstance(hands, list) and seat < len(hands) else None
         if not isinstance(got, list) or canonical(got) != canonical(want):
             found.append(f"dealt.hands[{seat}]: expected {show(want)}, got {show(got)}")
-    if dealt.get("turned_up") != request.get("turned_up"):
+    if "turned_up" not in dealt:
+        # Required even when no card is turned up (deal.first_offer none: null).
+        shown = show(request.get("turned_up"))
+        found.append(f"dealt.turned_up: expected {shown}, got nothing (missing)")
+    elif dealt["turned_up"] != request.get("turned_up"):
         found.append(
             f"dealt.turned_up: expected {show(request.get('turned_up'))}, "
             f"got {show(dealt.get('turned_up'))}"

@@ -120,6 +120,7 @@ def plan_for(document: Mapping[str, Json]) -> HandPlan:
             {**deal, "hands": {str(s): deal["hands"].get(str(s), []) for s in range(seats)}},
             table_deck(rules, seats),
             int(rules["hand_size"]),
+            rules["deal"]["first_offer"] != "none",
         )
     except NotApplicable as exc:
         raise CannotPlan(str(exc)) from None

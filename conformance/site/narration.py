@@ -104,6 +104,12 @@ def _expected(step: Step, kind: str) -> list[Mapping[str, Json]]:
     return [e for e in step.expect.events or () if e.get("type") == kind]
 
 
+def _turns_up(rules: Mapping[str, Json]) -> bool:
+    """Whether a deal under ``rules`` turns a card up (deal.first_offer is not none)."""
+    deal = rules.get("deal")
+    return not isinstance(deal, Mapping) or deal.get("first_offer") != "none"
+
+
 def _deal(table: _Table, step: Step) -> tuple[dict[int, list[str]], str | None, int | None]:
     """Apply an accepted deal; return (hands, turned-up card, starter) where known."""
     assert step.request is not None
@@ -121,7 +127,8 @@ def _deal(table: _Table, step: Step) -> tuple[dict[int, list[str]], str | None, 
     hand_size = int(table.rules.get("hand_size") or 5)
     if starter is not None and table.known and len(order) == 52:
         turn = core.turn_order_from(table.seats, table.active, starter)
-        hands, turned_up, table.deck = core.dealt_from(order, turn, hand_size)
+        turn_up = _turns_up(table.rules)
+        hands, turned_up, table.deck = core.dealt_from(order, turn, hand_size, turn_up)
     if dealt and isinstance(dealt[0].get("hands"), list):
         hands = {i: list(h) for i, h in enumerate(dealt[0]["hands"]) if h}
         turned_up = dealt[0].get("turned_up", turned_up)
@@ -265,7 +272,8 @@ def event_words(event: Mapping[str, Json]) -> str:
         if "hands" in rest:
             said.append(per_seat_text(take("hands"), lambda v: cards_text(v) if v else "(out)"))
         if "turned_up" in rest:
-            said.append(f"{card_text(take('turned_up'))} is turned up")
+            turned = take("turned_up")
+            said.append(f"{card_text(turned)} is turned up" if turned else "no card is turned up")
         if "deck_size" in rest:
             said.append(f"{take('deck_size')} cards left in the deck")
     elif kind == "called":
@@ -358,6 +366,8 @@ def check_words(check: Mapping[str, Json]) -> str:
             parts.append("no seat is to act" if value is None else f"seat {value} is to act")
         elif key in ("dealer", "starter") and value is None:
             parts.append(f"there is no {key}")
+        elif key == "offer_kind" and value is None:
+            parts.append("nothing has been thrown or turned up yet")
         elif key in _CHECK_WORDS:
             parts.append(_CHECK_WORDS[key].format(scalar_text(value)))
         elif key == "offer":
@@ -448,6 +458,8 @@ def _narrate_step(table: _Table, step: Step, rules: Mapping[str, Json]) -> Narra
             text += f": seat {starter} starts"
         if turned_up:
             text += f", {card_text(turned_up)} is turned up"
+        elif not _turns_up(rules):
+            text += ", no card is turned up: the first player draws from the deck"
         if table.known and table.deck:
             text += f", the deck's top card is {card_text(table.deck[0])}"
         rows = tuple((s, tuple(h), hand_value(h, rules)) for s, h in sorted(hands.items()))

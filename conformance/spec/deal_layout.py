@@ -2,8 +2,9 @@
 (protocol 1.1, docs/protocol.md "The deal").
 
 The layout is what the ``dealt`` event reports, plus the stock: ``hands`` (per seat, in
-canonical order, ``[]`` for a seat out), ``turned_up`` (the first offer) and ``stock`` (the
-cards left, top first). The harness knows it when the transcript states it:
+canonical order, ``[]`` for a seat out), ``turned_up`` (the first offer; null under
+``deal.first_offer`` none, where the card order gives one card fewer before the stock) and
+``stock`` (the cards left, top first). The harness knows it when the transcript states it:
 
 * a deal given by hands (``deal: {starter, hands, turned_up, deck}``) names each hand and
   the turned-up card; the stock is the rest of the card order;
@@ -31,20 +32,21 @@ LAYOUT_FIELDS = ("hands", "turned_up", "stock")
 
 
 def layout_of(
-    order: Sequence[str], hands: Sequence[Sequence[str]], turned_up: str
+    order: Sequence[str], hands: Sequence[Sequence[str]], turned_up: str | None
 ) -> dict[str, Json] | None:
-    """The layout of a deal of ``order`` giving these hands and this turned-up card, or None
-    when dealing ``order`` one card at a time cannot give them (the hands are not its first
-    cards, or the next card is another)."""
+    """The layout of a deal of ``order`` giving these hands and this turned-up card (None:
+    no card turned up, the stock follows the hands), or None when dealing ``order`` one card
+    at a time cannot give them (the hands are not its first cards, or the next card is
+    another)."""
     dealt = sum(len(hand) for hand in hands)
-    if dealt >= len(order) or order[dealt] != turned_up:
+    if dealt >= len(order) or (turned_up is not None and order[dealt] != turned_up):
         return None
     if Counter(order[:dealt]) != Counter(card for hand in hands for card in hand):
         return None
     return {
         "hands": [canonical(hand) for hand in hands],
         "turned_up": turned_up,
-        "stock": list(order[dealt + 1 :]),
+        "stock": list(order[dealt + (turned_up is not None) :]),
     }
 
 
@@ -68,7 +70,7 @@ def _from_events(
             isinstance(hands, list)
             and len(hands) == seats
             and all(isinstance(h, list) and all(isinstance(c, str) for c in h) for h in hands)
-            and isinstance(turned_up, str)
+            and (isinstance(turned_up, str) or (turned_up is None and "turned_up" in event))
         ):
             return layout_of(order, hands, turned_up)
     return None
@@ -113,12 +115,12 @@ def with_deal_layouts(steps: Sequence[Json], seats: int) -> tuple[Json, ...]:
 
 def layout_from_state(state: Mapping[str, Json], order: Sequence[str]) -> dict[str, Json] | None:
     """The layout of a deal just made, read from the dealing engine's state (the fuzzer's
-    model of the reference engine)."""
+    model of the reference engine). No offer after a deal: no card was turned up."""
     offer = state.get("offer") or []
     hands = state.get("hands")
-    if not isinstance(hands, list) or len(offer) != 1:
+    if not isinstance(hands, list) or len(offer) > 1:
         return None
-    return layout_of(order, hands, offer[0])
+    return layout_of(order, hands, offer[0] if offer else None)
 
 
 __all__ = [

@@ -89,7 +89,8 @@ def expand_deal(spec: Mapping[str, Any], deck: Deck = (1, 0)) -> list[str]:
         for seat in order_of_play:
             if i < len(hands[seat]):
                 order.append(hands[seat][i])
-    order.append(spec["turned_up"])
+    if spec["turned_up"] is not None:  # null: the deck follows the hands (first_offer none)
+        order.append(spec["turned_up"])
     order.extend(spec.get("deck") or [])
     left = Counter(deck_names(*deck))
     left.subtract(order)

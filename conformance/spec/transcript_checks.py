@@ -206,7 +206,8 @@ def _check_deal(
         return
     hands = spec["hands"]
     named: list[str] = [c for cards in hands.values() for c in cards]
-    named.append(spec["turned_up"])
+    if spec["turned_up"] is not None:  # null: no card turned up (deal.first_offer none)
+        named.append(spec["turned_up"])
     named.extend(spec.get("deck") or [])
     available = Counter(all_names)
     seen: Counter[str] = Counter()

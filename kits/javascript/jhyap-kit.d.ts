@@ -95,7 +95,8 @@ export interface Deal {
   readonly turnOrder: readonly Seat[];
   /** Per seat, canonical order; [] for a seat that is out. */
   readonly hands: readonly (readonly Card[])[];
-  readonly turnedUp: Card;
+  /** The first offer; null when no card is turned up (deal.first_offer none). */
+  readonly turnedUp: Card | null;
   /** The rest of the deck, top card first. */
   readonly stock: readonly Card[];
 }
@@ -103,7 +104,7 @@ export interface Deal {
 /** The deal's layout of protocol 1.1 (`hands`, `turned_up`, `stock` of a deal request). */
 export interface DealLayout {
   hands: Card[][];
-  turnedUp: Card;
+  turnedUp: Card | null;
   stock: Card[];
 }
 
@@ -182,6 +183,8 @@ export interface KitRules {
   readonly cardValues: { readonly [rank: string]: number };
   readonly dealer: string;
   readonly firstStarter: number;
+  /** deal.first_offer turned_up_card (false under none). */
+  readonly turnsUpFirstOffer: boolean;
   readonly nextStarter: string;
   readonly ranksLeftOut: readonly string[];
   readonly setMin: number;

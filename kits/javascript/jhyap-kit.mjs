@@ -315,7 +315,7 @@ export const KIT_RULES = Object.freeze({
   'deal.dealer': ['none', 'seat_before_starter'],
   'deal.first_starter': ANY,
   'deal.order': ['one_at_a_time_from_starter'],
-  'deal.first_offer': ['turned_up_card'],
+  'deal.first_offer': ['turned_up_card', 'none'],
   next_starter: ['next_seat', 'round_winner', 'seat_after_round_winner', 'caller', 'first_starter'],
   'pick.from_offer': ['any', 'last_placed', 'first_or_last_placed', 'run_ends'],
   'pick.only_after_multi_throw': ANY,
@@ -343,7 +343,7 @@ export const KIT_PLAYS = Object.freeze({
   'deck.jokers_wild': ['none', 'runs', 'sets', 'sets_and_runs'],
   'deal.dealer': ['none', 'seat_before_starter'],
   'deal.order': ['one_at_a_time_from_starter'],
-  'deal.first_offer': ['turned_up_card'],
+  'deal.first_offer': ['turned_up_card', 'none'],
   next_starter: ['next_seat', 'round_winner', 'seat_after_round_winner', 'caller', 'first_starter'],
   'throws.run.ace': ['low', 'high', 'low_or_high'],
   'throws.laid': ['as_placed', 'by_rank'],
@@ -488,6 +488,8 @@ export function readRules(r) {
     cardValues: need(r, 'card_values', isObject, 'an object'),
     dealer: need(r, 'deal.dealer', str, 'a string'),
     firstStarter: need(r, 'deal.first_starter', int(0), 'an integer'),
+    // deal.first_offer none: no card is turned up; the hand's first pick is from the deck.
+    turnsUpFirstOffer: at(r, 'deal.first_offer') !== 'none',
     nextStarter: need(r, 'next_starter', str, 'a string'),
     ranksLeftOut: need(r, 'deck.ranks_left_out', (v) => v == null || (Array.isArray(v) && v.every((k) => typeof k === 'string' && k.length === 1 && RANKS.includes(k))), 'a list of ranks (A 2-9 T J Q K)') ?? [],
     setMin: need(r, 'throws.set.min', int(1), 'an integer'),
@@ -807,9 +809,10 @@ export function dealLayout(request) {
   if (!('hands' in request)) return null;
   const { hands } = request;
   if (!Array.isArray(hands) || !hands.every(Array.isArray)) refuse(ErrorCode.BAD_REQUEST, "'hands' must be an array of card arrays");
-  if (typeof request.turned_up !== 'string') refuse(ErrorCode.BAD_REQUEST, "'turned_up' must be a string");
+  // null: no card turned up (deal.first_offer none); the key itself is still required.
+  if (typeof request.turned_up !== 'string' && request.turned_up !== null) refuse(ErrorCode.BAD_REQUEST, "'turned_up' must be a string");
   const parsed = hands.map((h) => parseCards(h, 'hands'));
-  const turnedUp = parseCard(request.turned_up);
+  const turnedUp = request.turned_up === null ? null : parseCard(request.turned_up);
   if (!Array.isArray(request.stock)) refuse(ErrorCode.BAD_REQUEST, "'stock' must be an array");
   return { hands: parsed, turnedUp, stock: parseCards(request.stock, 'stock') };
 }
@@ -1160,9 +1163,10 @@ export class TrackedEngine {
     if (layout) {
       const shaped = layout.hands.length === t.seats
         && layout.hands.every((h, s) => h.length === (t.active.includes(s) ? size : 0));
-      const placed = [...layout.hands.flat(), layout.turnedUp, ...layout.stock];
-      if (!shaped || !sameCards(placed, deck)) {
-        refuse(ErrorCode.INVALID_DECK, `the deal's hands, turned_up and stock must hold the deck's cards: ${size} to each seat in play, none to a seat that is out`);
+      const placed = [...layout.hands.flat(), ...(layout.turnedUp === null ? [] : [layout.turnedUp]), ...layout.stock];
+      if (!shaped || (layout.turnedUp === null) === kit.turnsUpFirstOffer || !sameCards(placed, deck)) {
+        const turned = kit.turnsUpFirstOffer ? 'turned_up' : 'turned_up (null)';
+        refuse(ErrorCode.INVALID_DECK, `the deal's hands, ${turned} and stock must hold the deck's cards: ${size} to each seat in play, none to a seat that is out`);
       }
       hands = layout.hands.map((h) => [...h]);
       ({ turnedUp } = layout);
@@ -1170,8 +1174,9 @@ export class TrackedEngine {
     } else {
       hands = Array.from({ length: t.seats }, () => []);
       deck.slice(0, size * order.length).forEach((card, i) => hands[order[i % order.length]].push(card));
-      turnedUp = deck[size * order.length];
-      stock = deck.slice(size * order.length + 1);
+      const cut = size * order.length;
+      turnedUp = kit.turnsUpFirstOffer ? deck[cut] : null;
+      stock = deck.slice(kit.turnsUpFirstOffer ? cut + 1 : cut);
     }
     const round = t.round + 1;
     const dealer = dealerOf(t, kit);
@@ -1181,7 +1186,9 @@ export class TrackedEngine {
     });
     yield this.beginHand(placed);
     Object.assign(t, {
-      round, hands: placed.hands.map((h) => [...h]), deck: stock, offer: [turnedUp], offerKind: 'single',
+      // With no card turned up the first player has nothing to pick from: their throw is the first offer.
+      round, hands: placed.hands.map((h) => [...h]), deck: stock,
+      offer: turnedUp === null ? [] : [turnedUp], offerKind: turnedUp === null ? null : 'single',
       thrown: [], thrownKind: null, outOfPlay: [], drawWaiting: null, timeoutWaiting: null, turnsTaken: 0,
       // A seat's throws of two or more cards count for the hand (or the turn) only, unless
       // pick.multi_throw_scope keeps them for the game.
@@ -1309,6 +1316,7 @@ export class TrackedEngine {
   }
 
   * #checkOfferPick(seat, card) {
+    if (this.table.offerKind === null) refuse(ErrorCode.CARD_NOT_ON_OFFER, `${card} is not on offer: no card is on offer before the hand's first throw`);
     if (!this.table.offer.includes(card)) refuse(ErrorCode.CARD_NOT_ON_OFFER, `${card} is not on offer`);
     if (!this.offerOpenTo(seat)) refuse(ErrorCode.PICK_NOT_ALLOWED, `thrown cards may be picked only after throwing two or more cards together ${MULTI_THROW_WHEN[this.kitRules.multiThrowScope] ?? 'this round'}`);
     const allowed = yield* this.#pickable();

@@ -728,3 +728,47 @@ def test_the_generator_reaches_a_game_scope_opening_the_offer_in_a_later_hand() 
     assert found["own_turn"] > 0
     assert found["earlier_hand"] > 0
     assert found["never"] == 0
+
+
+def test_the_generator_reaches_the_first_pick_without_a_turned_up_card() -> None:
+    # Under deal.first_offer none (the variant's), every hand deals with turned_up null, the
+    # hand's first pick is from the deck, a later pick takes from the offer, and a probe
+    # picking from the absent offer is refused card_not_on_offer.
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec.profiles import load_profile
+    from reference_engine.server import Session
+
+    variant = ROOT / "tests/data/variants/alankar-dhumbal-no-first-offer.yaml"
+    documents = {"variant": load_profile(variant)}
+    turned_up: set[Any] = set()
+    first_picks: set[str] = set()
+    offer_picks = refused_first = 0
+    for seed in range(40):
+        spec = random_spec(documents, "variant", seed, seats=3)
+        plan = fuzz_generate.generate(documents["variant"], spec)
+        session, first = Session(), False
+        for seq, req in enumerate(plan.requests):
+            if req.raw is not None:
+                continue
+            answer = session.handle({**req.message, "seq": seq})
+            action = req.message.get("action") or {}
+            if first and not answer["ok"] and action.get("from") == "offer":
+                # A probe from another seat or before the throw is refused for that first.
+                code = answer["error"]["code"]
+                assert code in ("card_not_on_offer", "not_your_turn", "invalid_seat", "wrong_phase")
+                refused_first += code == "card_not_on_offer"
+            for event in answer.get("events") or ():
+                if event["type"] == "dealt":
+                    turned_up.add(event["turned_up"])
+                    first = True
+                elif event["type"] == "picked":
+                    if first:
+                        first_picks.add(event["from"])
+                        first = False
+                    elif event["from"] == "offer":
+                        offer_picks += 1
+        if refused_first and offer_picks:
+            break
+    assert turned_up == {None}
+    assert first_picks == {"deck"}
+    assert offer_picks > 0 and refused_first > 0

@@ -329,6 +329,18 @@ def test_kit_plays_the_first_starter_transcript_as_written(tmp_path: Path) -> No
 
 @pytest.mark.e2e
 @needs_node
+def test_kit_plays_the_no_first_offer_transcript_as_written(tmp_path: Path) -> None:
+    """deal.first_offer none: the kit's own deal turns no card up (dealt.turned_up null) and
+    refuses a pick from the absent offer; the first throw is the offer."""
+    outcomes, done = _profile_engine_runs(
+        "first-offer-transcripts", ("alankar-dhumbal-no-first-offer",), tmp_path
+    )
+    assert outcomes == {"passed": 2}, done.stdout[-4000:]
+    assert done.returncode == 0
+
+
+@pytest.mark.e2e
+@needs_node
 def test_kit_plays_the_beaten_call_transcripts_as_written(tmp_path: Path) -> None:
     """scoring.beaten_call caller_hand_times (with beaten_factor) and penalty_only: the
     profile test engine, which scores for the kit (its score_round hook), passes both

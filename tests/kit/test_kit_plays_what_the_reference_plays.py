@@ -105,6 +105,32 @@ def test_a_kit_engine_plays_next_starter_first_starter_as_the_reference_does() -
 
 
 @pytest.mark.e2e
+def test_a_kit_engine_plays_a_deal_without_a_turned_up_card_as_the_reference_does() -> None:
+    # deal.first_offer none is the table procedure's (jhyap_core.table.Table.deal and the
+    # pick), which the kit plays for its engine: begin_hand's Deal has turned_up None.
+    profile = VARIANTS / "alankar-dhumbal-no-first-offer.yaml"
+    folder = VARIANTS / "first-offer-transcripts"
+    kit = outcomes(profile, OBJECT_API, folder)
+    assert kit == outcomes(profile, None, folder)
+    assert kit == {
+        "no-first-offer-first-player-draws": "passed",
+        "no-first-offer-card-pick-rule": "passed",
+    }
+
+
+def test_a_binding_that_needs_a_turned_up_card_refuses_first_offer_none_by_name() -> None:
+    # A binding whose engine always starts from a turned-up card narrows the kit's entry.
+    support = {**KIT_RULES, "deal.first_offer": ("turned_up_card",)}
+    deal = {"dealer": "none", "first_starter": 0, "order": "one_at_a_time_from_starter"}
+    assert unsupported({"deal": {**deal, "first_offer": "turned_up_card"}}, support) is None
+    assert unsupported({"deal": {**deal, "first_offer": "none"}}, support) == (
+        "rules.deal.first_offer: 'none' is not implemented by this engine "
+        "(it plays 'turned_up_card')"
+    )
+    assert KIT_RULES["deal.first_offer"] == ("turned_up_card", "none")
+
+
+@pytest.mark.e2e
 def test_a_kit_engine_scores_a_beaten_call_as_the_reference_does() -> None:
     # tests/kit_engines/object_api.py declares the whole scoring section and scores by the
     # reference's scoring.showdown: caller_hand_times (beaten_factor) and penalty_only.

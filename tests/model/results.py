@@ -179,15 +179,24 @@ def dealer(starter: int, active: Sequence[int], seats: int, t: Table) -> int | N
 
 
 def deal(
-    order: Sequence[str], starter: int, active: Sequence[int], seats: int, size: int
-) -> tuple[list[list[str]], str, list[str]]:
-    """One card at a time to each seat in play from the starter; then the turned-up card;
+    order: Sequence[str],
+    starter: int,
+    active: Sequence[int],
+    seats: int,
+    size: int,
+    first_offer: str = "turned_up_card",
+) -> tuple[list[list[str]], str | None, list[str]]:
+    """One card at a time to each seat in play from the starter; then the turned-up card
+    (none under first_offer none: the pages that stack the rest face down turn nothing up);
     the rest is the deck, top first."""
     turn = sorted(active, key=lambda s: (s - starter) % seats)
     hands: list[list[str]] = [[] for _ in range(seats)]
     for i in range(size * len(turn)):
         hands[turn[i % len(turn)]].append(order[i])
-    return hands, order[size * len(turn)], list(order[size * len(turn) + 1 :])
+    rest = list(order[size * len(turn) :])
+    if first_offer == "none":
+        return hands, None, rest
+    return hands, rest[0], rest[1:]
 
 
 def settlement(

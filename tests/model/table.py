@@ -26,6 +26,7 @@ class Table:
     direction: str
     dealer: str
     first_starter: int
+    first_offer: str  # turned_up_card, or none: no card turned up, the first throw the offer
     next_starter: str
     deck_runs_out: str
     set_min: int
@@ -97,6 +98,7 @@ class Table:
             direction=rules["direction"],
             dealer=rules["deal"]["dealer"],
             first_starter=rules["deal"]["first_starter"],
+            first_offer=rules["deal"]["first_offer"],
             next_starter=rules["next_starter"],
             deck_runs_out=rules.get("deck_runs_out", "reshuffle"),
             set_min=throws["set"]["min"],

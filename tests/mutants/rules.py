@@ -27,6 +27,7 @@ from reference_engine.rules import (
     BeatenOthers,
     DealerRule,
     DeckRunsOut,
+    FirstOffer,
     GameEndKind,
     JokersWild,
     KeptAside,
@@ -71,6 +72,7 @@ def table_of(rules: Rules) -> TableRules:
         ranks_left_out=rules.cards.ranks_left_out,
         has_dealer=rules.deal.dealer is not DealerRule.NONE,
         first_starter=rules.deal.first_starter,
+        turns_up_first_offer=rules.deal.first_offer is not FirstOffer.NONE,
         next_starter=rules.turn.next_starter.value,
         only_after_multi_throw=rules.picking.only_after_multi_throw,
         multi_throw_scope=rules.picking.multi_throw_scope.value,
@@ -402,6 +404,17 @@ MUTANTS: dict[str, Mutant] = {
     ),
     "turned_up_from_the_bottom": Mutant(
         "deal.first_offer", "games_follow_the_model", _function(Table, "deal", _turned_up_last)
+    ),
+    "no_first_offer_read_as_turned_up": Mutant(
+        "deal.first_offer",
+        "games_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.deal.first_offer is FirstOffer.NONE,
+                "deal.first_offer",
+                FirstOffer.TURNED_UP_CARD,
+            )
+        ),
     ),
     "seat_after_winner_read_as_winner": Mutant(
         "next_starter",

@@ -361,6 +361,13 @@ def test_words_for_events_and_checks() -> None:
         "no seat is to act; the phase is `round_over`"
     )
     assert "seat 2 5" in narration.check_words({"hand_values": {"2": 5}})
+    # deal.first_offer none: the dealt event's turned_up is null and nothing is on offer.
+    assert narration.event_words({"type": "dealt", "turned_up": None, "deck_size": 42}) == (
+        "the cards are dealt (no card is turned up; 42 cards left in the deck)"
+    )
+    assert narration.check_words({"offer": [], "offer_kind": None}) == (
+        "the offer is no cards; nothing has been thrown or turned up yet"
+    )
 
 
 # -- the built site ---------------------------------------------------------------------------

@@ -92,6 +92,33 @@ test('deal (protocol 1.1): the layout is used as given, and checked against the 
   assert.deepEqual(dealt.hands, [['Ac', '2c', '3c', 'Ks', 'X'], ['9d', 'Jh', 'Qc', 'Kd', 'Kh']]);
 });
 
+test('deal.first_offer none: no card turned up, the first pick from the deck only, the first throw the offer', async () => {
+  const profile = fixture('bga-yaniv');
+  profile.rules.deal.first_offer = 'none';
+  const t = await session();
+  t.send({ cmd: 'start', profile, options: {}, seats: 2 });
+  t.state = () => t.send({ cmd: 'state' }).state;
+  const deck = deckFor(HANDS, '5h', ['7s', '8s']);
+  const stock = deck.slice(10);
+  const laid = { hands: [['X', 'Ks', 'Ac', '2c', '3c'], ['Kh', 'Kd', '9d', 'Qc', 'Jh']], turned_up: '5h', stock: deck.slice(11) };
+  assert.equal(code(t.send({ cmd: 'deal', deck, ...laid })), 'invalid_deck');
+  assert.deepEqual(events(t.send({ cmd: 'deal', deck, ...laid, turned_up: null, stock }))[1], {
+    type: 'dealt', hands: [['Ac', '2c', '3c', 'Ks', 'X'], ['9d', 'Jh', 'Qc', 'Kd', 'Kh']], turned_up: null, deck_size: 44,
+  });
+  let s = t.state();
+  assert.deepEqual([s.offer, s.offer_kind, s.pickable, s.deck[0]], [[], null, [], '5h']);
+  events(t.send({ cmd: 'act', seat: 0, action: { type: 'throw', cards: ['Ks'] } }));
+  assert.deepEqual(t.send({ cmd: 'legal' }).legal.picks, [{ from: 'deck' }]);
+  const before = t.state();
+  assert.equal(code(t.send({ cmd: 'act', seat: 0, action: { type: 'pick', from: 'offer', card: 'Ks' } })), 'card_not_on_offer');
+  assert.deepEqual(t.state(), before);
+  assert.deepEqual(events(t.send({ cmd: 'act', seat: 0, action: { type: 'pick', from: 'deck' } })), [
+    { type: 'picked', seat: 0, from: 'deck', card: '5h' },
+  ]);
+  s = t.state();
+  assert.deepEqual([s.offer, s.offer_kind, s.out_of_play], [['Ks'], 'single', []]);
+});
+
 test('a turn: throw, pick, the offer and what goes out of play', async () => {
   const t = await table();
   t.send({ cmd: 'deal', deck: deckFor(HANDS, '5h', ['7s', '8s']) });
