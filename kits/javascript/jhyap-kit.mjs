@@ -348,6 +348,7 @@ export const KIT_PLAYS = Object.freeze({
   'throws.run.ace': ['low', 'high', 'low_or_high'],
   'throws.laid': ['as_placed', 'by_rank'],
   'throws.single': ['any', 'when_no_combination'],
+  'throws.slapdown': ['none'], // the slapdown action is not in the kit's procedure
   'pick.from_offer': ['any', 'last_placed', 'first_or_last_placed', 'run_ends'],
   'pick.multi_throw_scope': ['turn', 'hand', 'game'],
   'reshuffle.moment': ['when_deck_emptied', 'when_draw_finds_deck_empty', 'at_throw_after_deck_emptied'],
@@ -406,7 +407,7 @@ export const RULE_PARAMETERS = Object.freeze(new Set([
   'deal.dealer', 'deal.first_starter', 'deal.order', 'deal.first_offer', 'next_starter', 'deck_runs_out',
   'throws.set.min', 'throws.set.max', 'throws.set.jokers_alone',
   'throws.run.min', 'throws.run.max', 'throws.run.min_naturals', 'throws.run.wrap', 'throws.run.ace',
-  'throws.order_matters', 'throws.single', 'throws.laid',
+  'throws.order_matters', 'throws.single', 'throws.laid', 'throws.slapdown',
   'pick.from_offer', 'pick.only_after_multi_throw', 'pick.multi_throw_scope',
   'reshuffle.moment', 'reshuffle.new_deck', 'reshuffle.kept_aside',
   'call.limit', 'call.limit_by_seats', 'call.inclusive', 'call.timing', 'call.first_round', 'call.min_own_turns',
