@@ -45,6 +45,7 @@ export const ErrorCode = Object.freeze({
   CALL_TOO_EARLY: 'call_too_early',
   CARD_NOT_ON_OFFER: 'card_not_on_offer',
   PICK_NOT_ALLOWED: 'pick_not_allowed',
+  SLAPDOWN_NOT_ALLOWED: 'slapdown_not_allowed',
   TIMER_OFF: 'timer_off',
   GAME_NOT_ENDABLE: 'game_not_endable',
   INTERNAL_ERROR: 'internal_error',
@@ -800,7 +801,11 @@ export function actionOf(data) {
     refuse(ErrorCode.BAD_REQUEST, "pick action needs 'from': 'deck' or 'offer'");
   }
   if (kind === 'timeout') return Object.freeze({ type: 'timeout' });
-  return refuse(ErrorCode.BAD_REQUEST, `unknown action type ${JSON.stringify(kind ?? null)}; expected call, throw, pick or timeout`);
+  if (kind === 'slapdown') {
+    if (typeof data.card !== 'string') refuse(ErrorCode.BAD_REQUEST, "slapdown action needs 'card'");
+    return Object.freeze({ type: 'slapdown', card: parseCard(data.card) });
+  }
+  return refuse(ErrorCode.BAD_REQUEST, `unknown action type ${JSON.stringify(kind ?? null)}; expected call, throw, pick, timeout or slapdown`);
 }
 
 /** The deal's layout (protocol 1.1: `hands`, `turned_up`, `stock`), or null when absent. */
@@ -1202,6 +1207,8 @@ export class TrackedEngine {
     const t = this.table;
     if (!Number.isInteger(seat) || seat < 0 || seat >= t.seats) refuse(ErrorCode.INVALID_SEAT, `no seat ${seat} at this table`);
     if (!IN_TURN.includes(t.phase)) refuse(ErrorCode.WRONG_PHASE, `no turn is in progress (phase ${t.phase})`);
+    // throws.slapdown is played only at none (KIT_PLAYS): no slapdown is ever open.
+    if (action.type === 'slapdown') refuse(ErrorCode.SLAPDOWN_NOT_ALLOWED, 'this table does not play slapdown (throws.slapdown none)');
     if (seat !== t.toAct) refuse(ErrorCode.NOT_YOUR_TURN, `it is seat ${t.toAct}'s turn, not seat ${seat}'s`);
     return drive(this.#atomic(this.#play(seat, action)));
   }
@@ -1885,7 +1892,7 @@ const VERSION = /^[0-9]+\.[0-9]+$/;
 export class Session {
   constructor(backend, info) {
     this.backend = backend;
-    this.info = { language: 'javascript', commands: COMMANDS, actions: ['call', 'throw', 'pick', 'timeout'], ...info };
+    this.info = { language: 'javascript', commands: COMMANDS, actions: ['call', 'throw', 'pick', 'timeout', 'slapdown'], ...info };
     this.started = false;
     this.stopped = false;
   }

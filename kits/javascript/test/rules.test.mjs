@@ -123,6 +123,9 @@ test('throws.slapdown is refused by name: the slapdown action is not in the kit\
   });
   const off = yaniv((r) => { r.throws.slapdown = 'none'; });
   assert.equal(t.send({ cmd: 'start', profile: off, options: {}, seats: 2 }).ok, true);
+  const deck = t.send({ cmd: 'state' }).state.deck;
+  assert.equal(t.send({ cmd: 'act', seat: 0, action: { type: 'slapdown', card: 'Ac' } }).error.code, 'wrong_phase');
+  assert.equal(deck.length, 0);
 });
 
 test("a value the kit does not play is refused by name, whatever the binding's RULES declare", async () => {
