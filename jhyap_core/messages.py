@@ -53,7 +53,15 @@ class Timeout:
     """The seat's turn timer ran out; the kit plays the rest of the turn through the hooks."""
 
 
-Action = Call | Throw | Pick | Timeout
+@dataclass(frozen=True, slots=True)
+class Slapdown:
+    """Throw ``card``, just drawn from the deck, onto one's own single of its rank, before
+    the next seat acts (``throws.slapdown``)."""
+
+    card: str
+
+
+Action = Call | Throw | Pick | Timeout | Slapdown
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,17 @@ from typing import IO, Any, Final, Protocol
 from . import bounded_json
 from .cards import parse_card
 from .json_types import Json
-from .messages import Action, Call, DealLayout, EngineInfo, Pick, Refused, Throw, Timeout
+from .messages import (
+    Action,
+    Call,
+    DealLayout,
+    EngineInfo,
+    Pick,
+    Refused,
+    Slapdown,
+    Throw,
+    Timeout,
+)
 from .text import clip_words
 from .vocabulary import COMMANDS, PROTOCOL_VERSION, ErrorCode, JhyapError, PickSource
 
@@ -249,9 +259,13 @@ def action_of(data: Mapping[str, Any]) -> Action:
         raise Refused(ErrorCode.BAD_REQUEST, "pick action needs 'from': 'deck' or 'offer'")
     if kind == "timeout":
         return Timeout()
+    if kind == "slapdown":
+        if not isinstance(data.get("card"), str):
+            raise Refused(ErrorCode.BAD_REQUEST, "slapdown action needs 'card'")
+        return Slapdown(card_name(data["card"]))
     raise Refused(
         ErrorCode.BAD_REQUEST,
-        f"unknown action type {kind!r}; expected call, throw, pick or timeout",
+        f"unknown action type {kind!r}; expected call, throw, pick, timeout or slapdown",
     )
 
 

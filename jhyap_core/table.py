@@ -71,16 +71,22 @@ class LegalActions:
     throws: tuple[tuple[Card, ...], ...]
     pick_deck: bool
     pick_offer: tuple[Card, ...]
+    # throws.slapdown: the seat that has just drawn and the card it may throw at once,
+    # before this seat acts; None when no slapdown is open.
+    slapdown: tuple[int, Card] | None = None
 
     def to_json(self) -> dict[str, Any]:
         picks: list[dict[str, Any]] = [{"from": "deck"}] if self.pick_deck else []
         picks += [{"from": "offer", "card": str(c)} for c in self.pick_offer]
-        return {
+        legal: dict[str, Any] = {
             "seat": self.seat,
             "call": self.call,
             "throws": [names(t) for t in self.throws],
             "picks": picks,
         }
+        if self.slapdown is not None:
+            legal["slapdown"] = {"seat": self.slapdown[0], "card": str(self.slapdown[1])}
+        return legal
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,6 +285,7 @@ class TableRules:
     end: GameEnd
     timer_seconds: int
     timer_take_lowest: bool
+    slapdown: str = "none"
 
     @classmethod
     def read(cls, rules: Any) -> TableRules:
@@ -323,6 +330,7 @@ class TableRules:
             timer_seconds=_int(timer["seconds"]) if timer else 0,
             timer_take_lowest=timer is not None
             and timer["on_expiry"] == "throw_highest_single_then_take_lowest",
+            slapdown=str(r["throws"].get("slapdown", "none")),
         )
         if not 2 <= made.seats_min <= made.seats_max or made.hand_size < 1:
             raise ValueError("the seat range is empty or below two, or the hand size below one")
@@ -514,6 +522,9 @@ class Table:
         # or more cards together this hand (multi_throw_scope hand), this game (game), or
         # this turn, until its pick (turn).
         self.multi_throwers: set[int] = set()
+        # throws.slapdown: the seat that has just drawn a card of its single's rank from the
+        # deck, and that card, until the next seat acts; None when no slapdown is open.
+        self.slapdown_open: tuple[int, Card] | None = None
         self.last_round: dict[str, Any] | None = None
         self.result: dict[str, Any] | None = None
 
@@ -635,6 +646,7 @@ class Table:
         self.out_of_play = []
         self.draw_waiting = None
         self.timeout_waiting = None
+        self.slapdown_open = None
         self.set_aside = []
         self.turns_taken = 0
         if rules.multi_throw_scope != "game":
@@ -711,19 +723,28 @@ class Table:
         self.check_turn(seat)
         return self._timeout(seat)
 
+    @atomic
+    def slapdown(self, seat: int, card: Card) -> list[Event]:
+        """``seat``, which has just drawn ``card``, throws it onto its single at once."""
+        return self._slapdown(seat, card)
+
     def _require_phase(self, phase: Phase, what: str) -> None:
         if self.phase is not phase:
             raise RuleViolation(f"cannot {what} in phase {self.phase}", ErrorCode.WRONG_PHASE)
 
     def _call(self, seat: int) -> list[Event]:
         self._require_phase(Phase.CALL_OR_THROW, "call (calls come before the throw)")
-        _refuse(self.play.call_refusal(self, seat))
+        if self.hands[seat]:
+            # A hand a slapdown emptied must call (throws.slapdown): no refusal applies.
+            _refuse(self.play.call_refusal(self, seat))
+        self.slapdown_open = None
         value = self.hand_value(seat)
         self.play.on_call(seat)
         return [{"type": "called", "seat": seat, "value": value}, *self._end_round(seat)]
 
     def _throw(self, seat: int, cards: Sequence[Card], forced: bool = False) -> list[Event]:
         self._require_phase(Phase.CALL_OR_THROW, "throw (one throw a turn)")
+        self.slapdown_open = None
         hand = self.hands[seat]
         missing = [c for c in cards if c not in hand]
         if missing:
@@ -785,6 +806,8 @@ class Table:
         assert self.thrown is not None
         if card is None and not self.deck:
             return self._await_new_deck(seat)
+        thrown = self.thrown
+        from_deck = card is None
         # No offer (deal.first_offer none, the hand's first pick): nothing goes out of play.
         rest = list(self.offer.cards) if self.offer else []
         if card is None:
@@ -828,7 +851,47 @@ class Table:
             events.append(
                 {"type": "reshuffle_needed", "cards": names(sorted_cards(self.out_of_play))}
             )
+        if (
+            from_deck
+            and rules.slapdown == "same_rank_as_single"
+            and self.phase is Phase.CALL_OR_THROW
+            and self.offer is thrown
+            and thrown.kind is ThrowKind.SINGLE
+            and card.rank == thrown.cards[0].rank
+        ):
+            # The card drawn has the rank of the single this seat just threw: it may follow
+            # the single at once, until the next seat acts.
+            self.slapdown_open = (seat, card)
         return events
+
+    def _slapdown(self, seat: int, card: Card) -> list[Event]:
+        """Throw the card just drawn onto one's own single (throws.slapdown): it lies on
+        top and is the offer now, a single; the single it covers goes out of play."""
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.seats:
+            raise JhyapError(f"no seat {seat!r} at this table", ErrorCode.INVALID_SEAT)
+        if self.phase not in IN_TURN:
+            raise RuleViolation(
+                f"no turn is in progress (phase {self.phase})", ErrorCode.WRONG_PHASE
+            )
+        opened = self.slapdown_open
+        if opened != (seat, card):
+            if self.table_rules.slapdown == "none":
+                why = "this table does not play slapdown (throws.slapdown none)"
+            elif opened is None:
+                why = "no slapdown is open: none follows a draw of the rank of one's own single"
+            else:
+                why = f"only seat {opened[0]} may slap down, and only {opened[1]}, just drawn"
+            raise RuleViolation(why, ErrorCode.SLAPDOWN_NOT_ALLOWED)
+        assert self.offer is not None
+        covered = list(self.offer.cards)
+        self.hands[seat].remove(card)
+        self.out_of_play.extend(covered)
+        self.offer = Throw((card,), ThrowKind.SINGLE)
+        self.slapdown_open = None
+        return [
+            {"type": "slapped_down", "seat": seat, "card": str(card)},
+            {"type": "out_of_play", "cards": names(sorted_cards(covered))},
+        ]
 
     def _held_back(self, rest: Sequence[Card]) -> set[int]:
         """Positions of the offer kept out of a deck remade as this pick empties it.
@@ -878,6 +941,8 @@ class Table:
         if self.table_rules.timer_seconds <= 0:
             raise RuleViolation("the turn timer is off at this table", ErrorCode.TIMER_OFF)
         events: list[Event] = [{"type": "timed_out", "seat": seat}]
+        if self.phase is Phase.CALL_OR_THROW and not self.hands[seat]:
+            return events + self._call(seat)  # a hand a slapdown emptied must call
         if self.phase is Phase.CALL_OR_THROW:
             highest = self.play.highest_single(self.hands[seat])
             # The timer's single is forced: the card play's refusals are not asked.
@@ -911,6 +976,7 @@ class Table:
                 ErrorCode.INVALID_RESHUFFLE,
             )
         self.play.on_reshuffle(order)
+        self.slapdown_open = None
         self.deck = list(reversed(order))
         self.out_of_play = []
         self.phase = Phase.CALL_OR_THROW
@@ -1006,9 +1072,16 @@ class Table:
             return None
         seat = self.to_act
         if self.phase is Phase.CALL_OR_THROW:
+            if not self.hands[seat]:  # a hand a slapdown emptied must call
+                return LegalActions(seat, True, (), False, (), self.slapdown_open)
             can_call = self.play.call_refusal(self, seat) is None
             return LegalActions(
-                seat, can_call, tuple(self.play.legal_throws(self, seat)), False, ()
+                seat,
+                can_call,
+                tuple(self.play.legal_throws(self, seat)),
+                False,
+                (),
+                self.slapdown_open,
             )
         offer_cards: tuple[Card, ...] = ()
         if self.offer_open_to(seat):

@@ -36,6 +36,9 @@ class ActionType(StrEnum):
     THROW = "throw"
     PICK = "pick"
     TIMEOUT = "timeout"
+    # throws.slapdown: the seat that has just drawn throws the drawn card after its single,
+    # before the next seat acts (optional: only an engine that plays the rule serves it).
+    SLAPDOWN = "slapdown"
 
 
 class Phase(StrEnum):
@@ -82,6 +85,7 @@ class EventType(StrEnum):
     ROUND_ENDED = "round_ended"
     GAME_ENDED = "game_ended"
     TIMED_OUT = "timed_out"
+    SLAPPED_DOWN = "slapped_down"
     OPTION_CHANGED = "option_changed"
 
 
@@ -147,6 +151,7 @@ class ErrorCode(StrEnum):
     CALL_TOO_EARLY = "call_too_early"
     CARD_NOT_ON_OFFER = "card_not_on_offer"
     PICK_NOT_ALLOWED = "pick_not_allowed"
+    SLAPDOWN_NOT_ALLOWED = "slapdown_not_allowed"
     TIMER_OFF = "timer_off"
     GAME_NOT_ENDABLE = "game_not_endable"
     INTERNAL_ERROR = "internal_error"

@@ -34,6 +34,7 @@ from jhyap_core.messages import (
     Refusal,
     Refused,
     RoundScore,
+    Slapdown,
     Throw,
     Timeout,
 )
@@ -72,6 +73,7 @@ __all__ = [
     "RoundScore",
     "RuleSupport",
     "Session",
+    "Slapdown",
     "Source",
     "Table",
     "Throw",

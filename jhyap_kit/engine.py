@@ -71,6 +71,7 @@ from jhyap_core.messages import (
     Pick,
     Refusal,
     RoundScore,
+    Slapdown,
     Throw,
     Timeout,
 )
@@ -487,6 +488,10 @@ class TrackedEngine:
                 return table.pick(seat, parse_card(card))
             case Timeout():
                 return table.timeout(seat)
+            case Slapdown(card):
+                # The kit plays no slapdown (throws.slapdown is no parameter it declares):
+                # the table refuses it, slapdown_not_allowed, as it opens none.
+                return table.slapdown(seat, parse_card(card))
         table.check_turn(seat)
         raise JhyapError(f"unknown action {action!r}", ErrorCode.BAD_REQUEST)
 

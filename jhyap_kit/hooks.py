@@ -30,7 +30,17 @@ from dataclasses import dataclass, field
 from typing import Any, Final, NoReturn, Protocol
 
 from jhyap_core.json_types import Json
-from jhyap_core.messages import Action, Call, Deal, Pick, Refusal, Refused, RoundScore, Throw
+from jhyap_core.messages import (
+    Action,
+    Call,
+    Deal,
+    Pick,
+    Refusal,
+    Refused,
+    RoundScore,
+    Slapdown,
+    Throw,
+)
 from jhyap_core.serving import MAX_LINE_BYTES, Session, run
 from jhyap_core.vocabulary import ErrorCode, JhyapError, ThrowKind
 from jhyap_core.vocabulary import PickSource as Source
@@ -243,6 +253,8 @@ def action_json(action: Action) -> dict[str, Json]:
         if action.card is not None:
             picked["card"] = action.card
         return picked
+    if isinstance(action, Slapdown):
+        return {"type": "slapdown", "card": action.card}
     return {"type": "timeout"}
 
 

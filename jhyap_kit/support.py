@@ -149,6 +149,14 @@ def default_misplay(rules: Mapping[str, Any], overridden: Collection[str]) -> Mi
     """The first parameter of the resolved ``rules`` that a default hook of
     :class:`~jhyap_kit.engine.TrackedEngine` would misplay, the binding not overriding it
     (``overridden``: the names of the hooks it overrides), or None."""
+    slapdown = rules["throws"].get("slapdown", "none")
+    if slapdown != "none":
+        # The table would play it, but no hook tells the engine of a card slapped down.
+        return Misplay(
+            ("throws.slapdown",),
+            f"rules.throws.slapdown: {slapdown!r} is not played by the kit (it plays 'none'): "
+            "no hook tells the engine of a card slapped down",
+        )
     why = _runs_beyond_the_defaults(rules)
     involved = ("deck.jokers_wild", "deck.jokers", "throws.run")
     if why and rules["throws"].get("laid", "as_placed") == "by_rank" and "laid" not in overridden:

@@ -10,7 +10,7 @@ from jhyap_core.vocabulary import (
     RuleViolation,
 )
 
-from .actions import Action, Call, PickDeck, PickOffer, ThrowCards, Timeout
+from .actions import Action, Call, PickDeck, PickOffer, SlapDown, ThrowCards, Timeout
 from .game import Game, LegalActions
 from .rules import Rules
 
@@ -30,6 +30,7 @@ __all__ = [
     "ProfileError",
     "RuleViolation",
     "Rules",
+    "SlapDown",
     "Suit",
     "ThrowCards",
     "Timeout",

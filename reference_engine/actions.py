@@ -35,7 +35,15 @@ class Timeout:
     """The seat's turn timer ran out: the engine plays the turn for it."""
 
 
-Action = Call | ThrowCards | PickDeck | PickOffer | Timeout
+@dataclass(frozen=True, slots=True)
+class SlapDown:
+    """Throw this card, just drawn from the deck, onto one's own single of its rank, before
+    the next seat acts (throws.slapdown)."""
+
+    card: Card
+
+
+Action = Call | ThrowCards | PickDeck | PickOffer | Timeout | SlapDown
 
 
 def action_from_json(data: object) -> Action:
@@ -60,8 +68,12 @@ def action_from_json(data: object) -> Action:
         raise JhyapError("pick action needs 'from': 'deck' or 'offer'", ErrorCode.BAD_REQUEST)
     if kind == "timeout":
         return Timeout()
+    if kind == "slapdown":
+        if not isinstance(data.get("card"), str):
+            raise JhyapError("slapdown action needs 'card'", ErrorCode.BAD_REQUEST)
+        return SlapDown(parse_card(data["card"]))
     raise JhyapError(
-        f"unknown action type {kind!r}; expected call, throw, pick or timeout",
+        f"unknown action type {kind!r}; expected call, throw, pick, timeout or slapdown",
         ErrorCode.BAD_REQUEST,
     )
 
@@ -78,4 +90,6 @@ def action_to_json(action: Action) -> dict[str, Any]:
             return {"type": "pick", "from": "offer", "card": str(card)}
         case Timeout():
             return {"type": "timeout"}
+        case SlapDown(card):
+            return {"type": "slapdown", "card": str(card)}
     raise AssertionError(action)

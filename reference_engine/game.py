@@ -28,7 +28,7 @@ from jhyap_core.vocabulary import (
 )
 
 from . import calling, game_end, picking, scoring, throws
-from .actions import Action, Call, PickDeck, PickOffer, ThrowCards, Timeout
+from .actions import Action, Call, PickDeck, PickOffer, SlapDown, ThrowCards, Timeout
 from .rules import FirstRoundCall, Rules
 
 Event = dict[str, Any]
@@ -219,6 +219,9 @@ class Game(Table):
 
     @atomic
     def act(self, seat: int, action: Action) -> list[Event]:
+        if isinstance(action, SlapDown):
+            # The seat that has just drawn slaps down before the next seat acts: not its turn.
+            return self._slapdown(seat, action.card)
         self.check_turn(seat)
         match action:
             case Call():

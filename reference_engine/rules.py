@@ -62,6 +62,13 @@ class ThrowLaid(StrEnum):
     BY_RANK = "by_rank"
 
 
+class Slapdown(StrEnum):
+    """Whether a card drawn of the rank of one's own single may be thrown at once."""
+
+    NONE = "none"
+    SAME_RANK_AS_SINGLE = "same_rank_as_single"
+
+
 class ShowdownTie(StrEnum):
     BEATS_CALLER = "beats_caller"
     CALLER_WINS = "caller_wins"
@@ -458,6 +465,8 @@ class ThrowRules:
     order_matters: bool = field(metadata=_parameter("throws.order_matters"))
     single: SingleThrow = field(metadata=_parameter("throws.single"))
     laid: ThrowLaid = field(metadata=_parameter("throws.laid"))
+    # Played by the table procedure (jhyap_core/table.py, TableRules.slapdown).
+    slapdown: Slapdown = field(metadata=_parameter("throws.slapdown"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,7 @@ from jhyap_core.serving import Session as CoreSession
 from jhyap_core.serving import serve as core_serve
 from jhyap_core.vocabulary import COMMANDS, PROTOCOL_VERSION, ErrorCode, JhyapError, PickSource
 
-from .actions import Action, Call, PickDeck, PickOffer, ThrowCards, Timeout
+from .actions import Action, Call, PickDeck, PickOffer, SlapDown, ThrowCards, Timeout
 from .game import Game
 
 ENGINE_VERSION = "0.1.0"
@@ -63,6 +63,8 @@ def _action(action: messages.Action) -> Action:
             return PickDeck()
         case messages.Timeout():
             return Timeout()
+        case messages.Slapdown(card):
+            return SlapDown(parse_card(card))
     raise JhyapError(f"unknown action {action!r}", ErrorCode.BAD_REQUEST)
 
 

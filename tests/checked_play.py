@@ -16,6 +16,7 @@ from reference_engine import (
     JhyapError,
     PickDeck,
     PickOffer,
+    SlapDown,
     ThrowCards,
     Timeout,
     parse_card,
@@ -23,7 +24,7 @@ from reference_engine import (
 )
 from tests.model import results, turn
 from tests.model.table import Table as Rules
-from tests.model.table import canonical, resolved_rules
+from tests.model.table import canonical, rank, resolved_rules
 from tests.strategies import Table
 
 
@@ -34,6 +35,7 @@ class Style:
     call: float = 0.3
     draw: float = 0.7
     timeout: float = 0.1
+    slapdown: float = 0.7  # a seat that may slap down does so this often
     option: float = 0.3
     max_rounds: int = 3
     steps: int = 400  # requests at most: a ruleset may make calls rare, and hands long
@@ -58,6 +60,9 @@ class Expect:
     # seat -> (hand, turns taken in it) of its last throw of two or more cards this game
     last_multi: dict[int, tuple[int, int]] = field(default_factory=dict)
     timeout_state: dict[str, Any] | None = None  # a timeout's pick waits for a new deck
+    # throws.slapdown: the seat that has just drawn a card of its single's rank, and that
+    # card, until the next seat acts
+    slapdown: tuple[int, str] | None = None
 
 
 def _fail(what: str, got: Any, want: Any) -> AssertionError:
@@ -198,6 +203,7 @@ def _between_hands(game: Game, exp: Expect, rng: random.Random, style: Style) ->
 
 
 def _reshuffle(game: Game, exp: Expect, rng: random.Random) -> None:
+    exp.slapdown = None  # a reshuffle closes a slapdown (none is open while one is due)
     state = game.state()
     pile = list(state["out_of_play"])
     rng.shuffle(pile)
@@ -267,6 +273,8 @@ def _turn(game: Game, exp: Expect, rng: random.Random, style: Style) -> None:
     check("legal seat", legal.seat, seat)
     other = (seat + 1) % exp.seats
     refused(game, lambda: game.act(other, Call()), "not_your_turn", state)
+    if _slapdown(game, exp, seat, state, legal.slapdown, rng, style):
+        return
     timer_on = r.timer_seconds > 0
     if not timer_on:
         refused(game, lambda: game.act(seat, Timeout()), "timer_off", state)
@@ -275,6 +283,10 @@ def _turn(game: Game, exp: Expect, rng: random.Random, style: Style) -> None:
         why = turn.call_refusal(
             r.hand_value(hand), exp.turns, exp.own_turns[seat], len(exp.active), r, exp.seats
         )
+        if not hand:  # a slapdown emptied it: the seat must call, whatever the call rules
+            check("legal of an emptied hand", (legal.call, legal.throws), (True, ()))
+            _call(game, exp, seat, state)
+            return
         check("legal call", legal.call, why is None)
         throws = turn.legal_throws(hand, r)
         check("legal throws", {tuple(str(c) for c in t) for t in legal.throws}, throws)
@@ -331,6 +343,43 @@ def _turn(game: Game, exp: Expect, rng: random.Random, style: Style) -> None:
         events = game.act(seat, PickDeck())
         card = state["deck"][0] if state["deck"] else None
         _after_pick(game, exp, state, events, card, from_deck=True)
+
+
+def _slapdown(
+    game: Game,
+    exp: Expect,
+    seat: int,
+    state: dict[str, Any],
+    shown: tuple[int, Any] | None,
+    rng: random.Random,
+    style: Style,
+) -> bool:
+    """Check the slapdown legal shows, refuse a wrong one, and make the one open now and
+    then (True: it was made, and the seat to act has yet to act)."""
+    check("legal slapdown", shown and (shown[0], str(shown[1])), exp.slapdown)
+    hand = state["hands"][seat]
+    if hand:  # the seat to act never just drew: its slapdown is refused
+        card = parse_card(rng.choice(hand))
+        refused(game, lambda: game.act(seat, SlapDown(card)), "slapdown_not_allowed", state)
+    opened, exp.slapdown = exp.slapdown, None  # the seat to act acts next: it closes
+    if opened is None or rng.random() >= style.slapdown:
+        return False
+    who, drawn = opened
+    events = game.act(who, SlapDown(parse_card(drawn)))
+    covered = canonical(state["offer"])
+    check(
+        "slapped down",
+        events,
+        [
+            {"type": "slapped_down", "seat": who, "card": drawn},
+            {"type": "out_of_play", "cards": covered},
+        ],
+    )
+    after = game.state()
+    check("offer after a slapdown", (after["offer"], after["offer_kind"]), ([drawn], "single"))
+    kept = Counter(state["hands"][who]) - Counter([drawn])
+    check("hand after a slapdown", after["hands"][who], canonical(list(kept.elements())))
+    return True
 
 
 def _illegal_throw(
@@ -458,6 +507,14 @@ def _after_pick(
         check("offer after a pick", state["offer"], before["thrown"])
     if deck_left > 0 or (r.deck_runs_out == "reshuffle" and r.moment != "when_deck_emptied"):
         check("events after a pick", tail, [])
+        thrown = before["thrown"]
+        if (
+            from_deck
+            and r.slapdown == "same_rank_as_single"
+            and len(thrown) == 1
+            and rank(str(card)) == rank(thrown[0])
+        ):
+            exp.slapdown = (seat, str(card))
         return
     if r.deck_runs_out != "reshuffle":
         # The hands before the round ended (a seat put out by it shows [] afterwards).

@@ -197,6 +197,7 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
             "order_matters": draw(st.booleans()),
             "single": draw(st.sampled_from(values("throws.single"))),
             "laid": draw(st.sampled_from(values("throws.laid"))),
+            "slapdown": draw(st.sampled_from(values("throws.slapdown"))),
         },
         "pick": {
             "from_offer": draw(st.sampled_from(values("pick.from_offer"))),

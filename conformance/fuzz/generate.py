@@ -247,6 +247,14 @@ class _Builder:
         if self.chance(spec.probe_rate):
             self.turn_probe(seat)
             return
+        opened = game.slapdown_open
+        if opened is not None and self.chance(0.7):
+            # throws.slapdown: the seat that has just drawn slaps its card down, before
+            # the seat to act acts.
+            slap = {"type": "slapdown", "card": str(opened[1])}
+            self.send({"cmd": "act", "seat": opened[0], "action": slap})
+            self.checkpoint(0.5)
+            return
         timer = game.rules.timer.seconds > 0
         if timer and self.chance(spec.timeout_rate):
             self.send({"cmd": "act", "seat": seat, "action": {"type": "timeout"}})
@@ -255,7 +263,7 @@ class _Builder:
             legal = game.legal_actions()
             assert legal is not None
             call = {"cmd": "act", "seat": seat, "action": {"type": "call"}}
-            if legal.call and self._calls(seat) and not self.barred(call):
+            if legal.call and (not legal.throws or self._calls(seat)) and not self.barred(call):
                 self.send(call)
                 self.checkpoint(0.7)
                 return
@@ -365,6 +373,9 @@ class _Builder:
             options.append({"type": "throw", "cards": []})
             options.append({"type": "throw", "cards": ["1x"]})
             options.append({"type": "pick", "from": "offer", "card": str(hand[0])})
+            if game.table_rules.slapdown != "none":
+                # Only the seat that has just drawn may slap down, only its card drawn.
+                options.append({"type": "slapdown", "card": str(hand[0])})
         if game.phase is Phase.PICK and game.offer is not None:
             assert game.thrown is not None
             closed = [

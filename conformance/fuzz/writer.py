@@ -108,6 +108,8 @@ def _act(message: Mapping[str, Json]) -> dict[str, Json]:
         act["throw"] = list(action["cards"])
     elif kind == "timeout":
         act["timeout"] = True
+    elif kind == "slapdown":
+        act["slapdown"] = action.get("card")
     else:
         act["pick"] = action.get("card", "deck") if action.get("from") == "offer" else "deck"
     return act

@@ -68,6 +68,7 @@ _COMMAND_RULES: Final[Mapping[str, tuple[str, ...]]] = {
 # The rules an action of its own stands for, whatever differed after it.
 _ACTION_RULES: Final[Mapping[str, tuple[str, ...]]] = {
     "timeout": ("turn_timer.on_expiry", "turn_timer"),
+    "slapdown": ("throws.slapdown",),
 }
 
 # What a round's points are, by its outcome: the parameters that score it.

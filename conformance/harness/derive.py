@@ -126,6 +126,7 @@ _ACTION_FAMILIES: Final[Mapping[str, tuple[str, ...]]] = {
     "pick": ("pick", "reshuffle", "deck_runs_out", "deck", "throws"),
     "call": ("call", "showdown", "scoring", "game_end", "card_values", "money", "next_starter"),
     "timeout": ("turn_timer", "throws", "pick", "reshuffle"),
+    "slapdown": ("throws", "pick"),
 }
 _STEP_FAMILIES: Final[Mapping[str, tuple[str, ...]]] = {
     "deal": ("deck", "hand_size", "deal", "direction", "next_starter", "seats", "call"),

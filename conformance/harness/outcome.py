@@ -229,6 +229,8 @@ def describe_step(step: Step) -> str:
             text = f"seat {seat} picks {action.get('card')} from the offer"
         elif kind == "call":
             text = f"seat {seat} calls"
+        elif kind == "slapdown":
+            text = f"seat {seat} slaps down {action.get('card')}"
         else:
             text = f"seat {seat} times out"
     elif step.kind == "reshuffle":

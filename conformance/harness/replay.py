@@ -295,7 +295,7 @@ def _legal_differences(expected: Any, got: Any) -> list[str]:
     if not isinstance(expected, dict) or not isinstance(got, dict):
         return [f"legal: expected {show(expected)}, got {show(got)}"]
     found = []
-    for key in ("seat", "call", "throws", "picks"):
+    for key in ("seat", "call", "throws", "picks", "slapdown"):
         want, have = expected.get(key), strip_vendor(got.get(key))
         if want == have:
             continue
@@ -630,6 +630,8 @@ def check_requirements(transcript: Transcript, info: EngineInfo) -> str | None:
             return "needs the optional legal command, which the engine does not list"
         if feature == "timeout" and not info.supports_action(ActionType.TIMEOUT):
             return "needs the optional timeout action, which the engine does not list"
+        if feature == "slapdown" and not info.supports_action(ActionType.SLAPDOWN):
+            return "needs the optional slapdown action, which the engine does not list"
     return None
 
 

@@ -305,6 +305,9 @@ def event_words(event: Mapping[str, Json]) -> str:
         text = f"the new deck holds {take('deck_size')} cards"
     elif kind == "timed_out":
         text = f"seat {take('seat')}'s time runs out"
+    elif kind == "slapped_down":
+        seat, card = take("seat"), take("card")
+        text = f"seat {seat} slaps down" + (f" {card_text(card)}" if card else "")
     elif kind == "round_ended":
         text = f"round {take('round') or ''} ends".replace("  ", " ")
         outcome = take("outcome")
@@ -579,6 +582,23 @@ def _narrate_act(
                 table.hands[seat] = _canonical([*table.hands[seat], drawn])
                 text += f" and they draw {card_text(drawn)}"
             _after_pick(table, drawn)
+        return NarratedStep(step.index, text, details)
+    if kind == "slapdown":
+        card = action.get("card")
+        if error:
+            return NarratedStep(
+                step.index,
+                f"{who} slaps down {card_text(str(card))}: refused (`{error}`)",
+                details,
+                error,
+            )
+        if isinstance(seat, int) and card in table.hands.get(seat, []):
+            table.hands[seat].remove(str(card))
+            table.out_of_play += table.offer
+            table.offer = [str(card)]
+        else:
+            table.known = False
+        text = f"{who} slaps down {card_text(str(card))}, just drawn, onto their single"
         return NarratedStep(step.index, text, details)
     return NarratedStep(step.index, f"`{md_safe(step.describe())}`", details, error)
 

@@ -67,6 +67,8 @@ def _action(act: Mapping[str, Any]) -> dict[str, Any]:
         return {"type": ActionType.THROW, "cards": list(act["throw"])}
     if "timeout" in act:
         return {"type": ActionType.TIMEOUT}
+    if "slapdown" in act:
+        return {"type": ActionType.SLAPDOWN, "card": act["slapdown"]}
     pick = act["pick"]
     if pick == "deck":
         return {"type": ActionType.PICK, "from": PickSource.DECK}

@@ -40,6 +40,7 @@ export declare const ErrorCode: {
   readonly CALL_TOO_EARLY: 'call_too_early';
   readonly CARD_NOT_ON_OFFER: 'card_not_on_offer';
   readonly PICK_NOT_ALLOWED: 'pick_not_allowed';
+  readonly SLAPDOWN_NOT_ALLOWED: 'slapdown_not_allowed';
   readonly TIMER_OFF: 'timer_off';
   readonly GAME_NOT_ENDABLE: 'game_not_endable';
   readonly INTERNAL_ERROR: 'internal_error';
@@ -85,7 +86,9 @@ export interface Throw { readonly type: 'throw'; readonly cards: readonly Card[]
 /** `card` is null for a pick from the deck (the kit knows the top card). */
 export interface Pick { readonly type: 'pick'; readonly source: Source; readonly card: Card | null }
 export interface Timeout { readonly type: 'timeout' }
-export type Action = Call | Throw | Pick | Timeout;
+/** throws.slapdown (the kit plays none: refused slapdown_not_allowed). */
+export interface Slapdown { readonly type: 'slapdown'; readonly card: Card }
+export type Action = Call | Throw | Pick | Timeout | Slapdown;
 
 /** A hand to start, every card already placed. */
 export interface Deal {
@@ -282,7 +285,7 @@ export interface EngineInfo {
   version: string;
   language?: string;
   commands?: readonly Command[];
-  actions?: readonly ('call' | 'throw' | 'pick' | 'timeout')[];
+  actions?: readonly ('call' | 'throw' | 'pick' | 'timeout' | 'slapdown')[];
   /** Protocol 1.1: the state fields the engine reports; absent means all. */
   stateFields?: readonly string[];
   /** Protocol 1.1: the state fields the kit keeps itself, not read from the engine

@@ -45,6 +45,7 @@ export const ErrorCode = Object.freeze({
   CALL_TOO_EARLY: 'call_too_early',
   CARD_NOT_ON_OFFER: 'card_not_on_offer',
   PICK_NOT_ALLOWED: 'pick_not_allowed',
+  SLAPDOWN_NOT_ALLOWED: 'slapdown_not_allowed',
   TIMER_OFF: 'timer_off',
   GAME_NOT_ENDABLE: 'game_not_endable',
   INTERNAL_ERROR: 'internal_error',
@@ -348,6 +349,7 @@ export const KIT_PLAYS = Object.freeze({
   'throws.run.ace': ['low', 'high', 'low_or_high'],
   'throws.laid': ['as_placed', 'by_rank'],
   'throws.single': ['any', 'when_no_combination'],
+  'throws.slapdown': ['none'], // the slapdown action is not in the kit's procedure
   'pick.from_offer': ['any', 'last_placed', 'first_or_last_placed', 'run_ends'],
   'pick.multi_throw_scope': ['turn', 'hand', 'game'],
   'reshuffle.moment': ['when_deck_emptied', 'when_draw_finds_deck_empty', 'at_throw_after_deck_emptied'],
@@ -406,7 +408,7 @@ export const RULE_PARAMETERS = Object.freeze(new Set([
   'deal.dealer', 'deal.first_starter', 'deal.order', 'deal.first_offer', 'next_starter', 'deck_runs_out',
   'throws.set.min', 'throws.set.max', 'throws.set.jokers_alone',
   'throws.run.min', 'throws.run.max', 'throws.run.min_naturals', 'throws.run.wrap', 'throws.run.ace',
-  'throws.order_matters', 'throws.single', 'throws.laid',
+  'throws.order_matters', 'throws.single', 'throws.laid', 'throws.slapdown',
   'pick.from_offer', 'pick.only_after_multi_throw', 'pick.multi_throw_scope',
   'reshuffle.moment', 'reshuffle.new_deck', 'reshuffle.kept_aside',
   'call.limit', 'call.limit_by_seats', 'call.inclusive', 'call.timing', 'call.first_round', 'call.min_own_turns',
@@ -801,7 +803,11 @@ export function actionOf(data) {
     refuse(ErrorCode.BAD_REQUEST, "pick action needs 'from': 'deck' or 'offer'");
   }
   if (kind === 'timeout') return Object.freeze({ type: 'timeout' });
-  return refuse(ErrorCode.BAD_REQUEST, `unknown action type ${JSON.stringify(kind ?? null)}; expected call, throw, pick or timeout`);
+  if (kind === 'slapdown') {
+    if (typeof data.card !== 'string') refuse(ErrorCode.BAD_REQUEST, "slapdown action needs 'card'");
+    return Object.freeze({ type: 'slapdown', card: parseCard(data.card) });
+  }
+  return refuse(ErrorCode.BAD_REQUEST, `unknown action type ${JSON.stringify(kind ?? null)}; expected call, throw, pick, timeout or slapdown`);
 }
 
 /** The deal's layout (protocol 1.1: `hands`, `turned_up`, `stock`), or null when absent. */
@@ -1208,6 +1214,8 @@ export class TrackedEngine {
     const t = this.table;
     if (!Number.isInteger(seat) || seat < 0 || seat >= t.seats) refuse(ErrorCode.INVALID_SEAT, `no seat ${seat} at this table`);
     if (!IN_TURN.includes(t.phase)) refuse(ErrorCode.WRONG_PHASE, `no turn is in progress (phase ${t.phase})`);
+    // throws.slapdown is played only at none (KIT_PLAYS): no slapdown is ever open.
+    if (action.type === 'slapdown') refuse(ErrorCode.SLAPDOWN_NOT_ALLOWED, 'this table does not play slapdown (throws.slapdown none)');
     if (seat !== t.toAct) refuse(ErrorCode.NOT_YOUR_TURN, `it is seat ${t.toAct}'s turn, not seat ${seat}'s`);
     return drive(this.#atomic(this.#play(seat, action)));
   }
@@ -1892,7 +1900,7 @@ const VERSION = /^[0-9]+\.[0-9]+$/;
 export class Session {
   constructor(backend, info) {
     this.backend = backend;
-    this.info = { language: 'javascript', commands: COMMANDS, actions: ['call', 'throw', 'pick', 'timeout'], ...info };
+    this.info = { language: 'javascript', commands: COMMANDS, actions: ['call', 'throw', 'pick', 'timeout', 'slapdown'], ...info };
     this.started = false;
     this.stopped = false;
   }

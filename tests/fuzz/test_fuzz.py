@@ -660,6 +660,31 @@ def test_the_generator_reaches_a_beaten_call_under_the_new_beaten_call_values(
     assert reached and all(expected == scored for expected, scored in reached)
 
 
+def test_the_generator_reaches_a_slapdown_and_refuses_a_wrong_one() -> None:
+    # throws.slapdown, reached through the profile the fuzzer plays: a card drawn of the rank
+    # of the drawer's single slapped down, and a slapdown the table refuses.
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec.profiles import load_profile
+    from reference_engine.server import Session
+
+    documents = {"variant": load_profile(ROOT / "tests/data/variants/bga-yaniv-slapdown.yaml")}
+    slapped, refused = 0, 0
+    for seed in range(40):
+        plan = fuzz_generate.generate(
+            documents["variant"], random_spec(documents, "variant", seed, seats=3)
+        )
+        session = Session()
+        for seq, req in enumerate(plan.requests):
+            if req.raw is not None:
+                continue
+            answer = session.handle({**req.message, "seq": seq})
+            slapped += any(e["type"] == "slapped_down" for e in answer.get("events") or ())
+            refused += (answer.get("error") or {}).get("code") == "slapdown_not_allowed"
+        if slapped and refused:
+            break
+    assert slapped > 0 and refused > 0
+
+
 def _offer_picks_by_scope(pid: str, choice: str, games: int) -> dict[str, int]:
     """Over the generator's games under reading multi_throw_scope ``choice`` of ``pid``
     (only those with the pick rule on), the picks from the offer: right after the picker's

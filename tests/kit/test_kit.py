@@ -93,7 +93,7 @@ def test_the_largest_seq_is_echoed_and_blank_lines_are_ignored() -> None:
         "version": "1.0",
         "language": "python",
     }
-    assert answers[0]["supports"]["actions"] == ["call", "throw", "pick", "timeout"]
+    assert answers[0]["supports"]["actions"] == ["call", "throw", "pick", "timeout", "slapdown"]
     assert "state_fields" not in answers[0]["supports"]  # a kit engine reports every field
 
 

@@ -6,9 +6,12 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
+
 from conformance.spec.profiles import resolved_profile
-from jhyap_core.messages import Refused
-from jhyap_core.vocabulary import ErrorCode
+from jhyap_core.cards import full_deck, names
+from jhyap_core.messages import Pick, Refused, Slapdown, Throw
+from jhyap_core.vocabulary import ErrorCode, JhyapError, PickSource
 from jhyap_kit import TrackedEngine
 from tests.kit_engines.object_api import ObjectApiEngine
 
@@ -93,3 +96,27 @@ def test_money_is_refused_without_a_settlement_hook() -> None:
         "option dollars_per_point: rules.money: the kit's default settlement() settles no "
         "money: the binding overrides settlement() to play it",
     )
+
+
+def test_slapdown_is_refused_by_name_whatever_the_hooks() -> None:
+    # The table procedure would open it, but no hook tells the engine of a card slapped
+    # down: even a binding declaring every throw parameter (ObjectApiEngine) is refused.
+    assert refusal(ObjectApiEngine(), profile(throws={"slapdown": "same_rank_as_single"})) == (
+        ErrorCode.UNSUPPORTED_PROFILE,
+        "rules.throws.slapdown: 'same_rank_as_single' is not played by the kit (it plays "
+        "'none'): no hook tells the engine of a card slapped down",
+    )
+
+
+def test_a_slapdown_at_a_kit_table_is_refused_and_changes_nothing() -> None:
+    engine = ObjectApiEngine()
+    engine.start(profile(), {}, 2)
+    engine.deal(names(full_deck(1, 2)), None)
+    seat = engine.state()["to_act"]
+    engine.act(seat, Throw((engine.state()["hands"][seat][0],)))
+    engine.act(seat, Pick(PickSource.DECK))
+    before = engine.state()
+    with pytest.raises(JhyapError) as refused:
+        engine.act(seat, Slapdown(before["hands"][seat][0]))
+    assert refused.value.code == ErrorCode.SLAPDOWN_NOT_ALLOWED
+    assert engine.state() == before

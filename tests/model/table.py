@@ -40,6 +40,7 @@ class Table:
     run_wrap: bool
     single: str
     laid: str
+    slapdown: str  # throws.slapdown: none, or same_rank_as_single
     limit_by_seats: tuple[tuple[int, int], ...]
     from_offer: str
     only_after_multi_throw: bool
@@ -112,6 +113,7 @@ class Table:
             run_wrap=throws["run"].get("wrap", False),
             single=throws.get("single", "any"),
             laid=throws.get("laid", "as_placed"),
+            slapdown=throws.get("slapdown", "none"),
             limit_by_seats=tuple(
                 (s["from_seats"], s["limit"]) for s in rules["call"].get("limit_by_seats") or []
             ),

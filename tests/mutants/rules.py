@@ -41,6 +41,7 @@ from reference_engine.rules import (
     Settlement,
     ShowdownTie,
     SingleThrow,
+    Slapdown,
     ThrowLaid,
     TimerExpiry,
     WinnerAmongLowest,
@@ -83,6 +84,7 @@ def table_of(rules: Rules) -> TableRules:
         timer_seconds=rules.timer.seconds,
         timer_take_lowest=rules.timer.on_expiry
         is TimerExpiry.THROW_HIGHEST_SINGLE_THEN_TAKE_LOWEST,
+        slapdown=rules.throws.slapdown.value,
     )
 
 
@@ -213,6 +215,20 @@ def _offer_sorted(original: Any) -> Any:
         return events
 
     return throw
+
+
+def _slapdown_after_any_throw(original: Any) -> Any:
+    """throws.slapdown misread: any card drawn from the deck may be slapped down."""
+
+    def pick(self: Table, seat: int, card: cards.Card | None) -> Any:
+        draws = card is None and bool(self.deck)
+        events = original(self, seat, card)
+        on = self.table_rules.slapdown != "none"
+        if draws and on and self.phase is Phase.CALL_OR_THROW and self.slapdown_open is None:
+            self.slapdown_open = (seat, self.hands[seat][-1])
+        return events
+
+    return pick
 
 
 def _call_after_throwing(original: Any) -> Any:
@@ -493,6 +509,16 @@ MUTANTS: dict[str, Mutant] = {
         "throws.single",
         "games_follow_the_model",
         _rules(lambda r: {"throws.single": SingleThrow.ANY}),
+    ),
+    "slapdown_ignored": Mutant(
+        "throws.slapdown",
+        "games_follow_the_model",
+        _rules(lambda r: {"throws.slapdown": Slapdown.NONE}),
+    ),
+    "slapdown_after_any_throw": Mutant(
+        "throws.slapdown",
+        "games_follow_the_model",
+        _function(Table, "_pick", _slapdown_after_any_throw),
     ),
     "laid_as_placed": Mutant(
         "throws.laid",

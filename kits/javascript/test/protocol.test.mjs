@@ -73,7 +73,7 @@ test('hello: the engine, the version, what it supports', async () => {
     protocol: '1.1',
     supports: {
       commands: [...COMMANDS],
-      actions: ['call', 'throw', 'pick', 'timeout'],
+      actions: ['call', 'throw', 'pick', 'timeout', 'slapdown'],
       // Every field but the throw's kind and the scores, which the hooks answer.
       kit_kept_fields: ['phase', 'round', 'seats', 'active', 'eliminated', 'dealer', 'starter',
         'to_act', 'hands', 'hand_values', 'offer', 'pickable', 'thrown', 'multi_throwers', 'deck',

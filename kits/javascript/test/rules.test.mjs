@@ -111,6 +111,23 @@ test('reshuffle when_deck_emptied with kept_aside pickable_and_throw: the takeab
   assert.deepEqual([after.phase, after.offer, after.thrown, after.out_of_play], ['call_or_throw', thrown, [], offer]);
 });
 
+test('throws.slapdown is refused by name: the slapdown action is not in the kit\'s procedure', async () => {
+  class Widened extends ProfileEngine {
+    static RULES = { ...ProfileEngine.RULES, 'throws.slapdown': ANY };
+  }
+  const t = await session(Widened);
+  const slapping = yaniv((r) => { r.throws.slapdown = 'same_rank_as_single'; });
+  assert.deepEqual(t.send({ cmd: 'start', profile: slapping, options: {}, seats: 2 }).error, {
+    code: 'unsupported_profile',
+    message: 'rules.throws.slapdown: "same_rank_as_single" is not played by jhyap-kit (it plays "none")',
+  });
+  const off = yaniv((r) => { r.throws.slapdown = 'none'; });
+  assert.equal(t.send({ cmd: 'start', profile: off, options: {}, seats: 2 }).ok, true);
+  const deck = t.send({ cmd: 'state' }).state.deck;
+  assert.equal(t.send({ cmd: 'act', seat: 0, action: { type: 'slapdown', card: 'Ac' } }).error.code, 'wrong_phase');
+  assert.equal(deck.length, 0);
+});
+
 test("a value the kit does not play is refused by name, whatever the binding's RULES declare", async () => {
   class Widened extends ProfileEngine {
     static RULES = {
