@@ -84,6 +84,14 @@ def _encode(request: Mapping[str, Any]) -> str:
     return _ENCODER.encode(request) + "\n"
 
 
+def _request_line(seq: int, message: Mapping[str, Any]) -> str:
+    """The line of ``{"seq": seq, **message}``, without building that mapping: the seq
+    goes first, as there."""
+    if message.__class__ is not dict or not message or "seq" in message:
+        return _encode({"seq": seq, **message})
+    return f'{{"seq":{seq},{_ENCODER.encode(message)[1:]}\n'
+
+
 def split_command(command: str) -> list[str]:
     """The argument list of an engine command string (POSIX shell quoting, no expansion)."""
     try:
@@ -300,7 +308,7 @@ class EngineClient:
             if answer is not None:
                 return answer
         seq, deadline, limit = self._next_request(timeout)
-        line = _encode({"seq": seq, **message})
+        line = _request_line(seq, message)
         self._write(line.encode("utf-8"), deadline, limit, message.get("cmd"), seq)
         return self._receive(seq, deadline, limit, message.get("cmd"))
 
@@ -375,6 +383,13 @@ class EngineClient:
         and its report (standard error, a crash) would show it."""
         if self._upcoming is None or self._broken is not None:
             return
+        if self._peeked is None:
+            self._peeked = next(self._upcoming, None)
+            if self._peeked is None:
+                self._upcoming = None
+                return
+        if (self._flight or not judged) and self._peeked.get("cmd") not in _READ_ONLY:
+            return  # nothing to write now: the next request waits for its turn
         if not self._flight:
             self._check_no_extra_line(self._seq)
         first, lines = self._seq, []
@@ -388,7 +403,7 @@ class EngineClient:
                 break
             message, self._peeked = self._peeked, None
             self._flight.append((self._seq, message))
-            lines.append(_encode({"seq": self._seq, **message}))
+            lines.append(_request_line(self._seq, message))
             self._seq += 1
         if not lines:
             return
