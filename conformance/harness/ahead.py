@@ -22,10 +22,14 @@ from typing import Any, Final
 
 from jhyap_core.vocabulary import Command
 
+from ..spec import memo
 from ..spec.profile_schema import sent_profile
 from ..spec.steps import Step, Transcript
 
 DEFAULT_WINDOW: Final = 8
+# The profile a start sends: one object for every case of one resolved profile (never to
+# be changed), which the client encodes once (client._profile_text).
+_sent_profile = memo.by_identity(64)(sent_profile)
 STATE: Final[Mapping[str, Any]] = {"cmd": Command.STATE}
 LEGAL: Final[Mapping[str, Any]] = {"cmd": Command.LEGAL}
 
@@ -34,7 +38,7 @@ def start_message(transcript: Transcript, resolved: Mapping[str, Any]) -> dict[s
     """The ``start`` request (without seq) for a transcript under a resolved profile."""
     return {
         "cmd": Command.START,
-        "profile": sent_profile(resolved),
+        "profile": _sent_profile(resolved),
         "options": resolved["option_values"],
         "seats": transcript.seats,
     }

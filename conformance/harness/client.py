@@ -33,6 +33,7 @@ from typing import IO, Any, Final, NoReturn
 
 from jhyap_core.vocabulary import Command
 
+from ..spec import memo
 from .processes import (
     ENGINE_ID_VARIABLE,
     ENGINE_IDS,
@@ -86,10 +87,25 @@ def _encode(request: Mapping[str, Any]) -> str:
 
 def _request_line(seq: int, message: Mapping[str, Any]) -> str:
     """The line of ``{"seq": seq, **message}``, without building that mapping: the seq
-    goes first, as there."""
+    goes first, as there. A start's profile is encoded once (:func:`_profile_text`)."""
     if message.__class__ is not dict or not message or "seq" in message:
         return _encode({"seq": seq, **message})
+    if message.get("profile").__class__ is dict and all(k.__class__ is str for k in message):
+        fields = ",".join(
+            _ENCODER.encode(key)
+            + ":"
+            + (_profile_text(value) if key == "profile" else _ENCODER.encode(value))
+            for key, value in message.items()
+        )
+        return f'{{"seq":{seq},{fields}}}\n'
     return f'{{"seq":{seq},{_ENCODER.encode(message)[1:]}\n'
+
+
+@memo.by_identity(64)
+def _profile_text(profile: Mapping[str, Any]) -> str:
+    """A start's profile as JSON: the same object for every case of a profile
+    (ahead.start_message), tens of kilobytes each time."""
+    return _ENCODER.encode(profile)
 
 
 def split_command(command: str) -> list[str]:
