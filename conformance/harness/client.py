@@ -103,8 +103,9 @@ def _request_line(seq: int, message: Mapping[str, Any]) -> str:
 
 @memo.by_identity(64)
 def _profile_text(profile: Mapping[str, Any]) -> str:
-    """A start's profile as JSON: the same object for every case of a profile
-    (ahead.start_message), tens of kilobytes each time."""
+    """A start's profile as JSON, remembered by identity: the same object for every case
+    of a profile (ahead.start_message), tens of kilobytes each time. A profile mapping is
+    not changed once sent (a changed one is a new mapping, as everywhere in the harness)."""
     return _ENCODER.encode(profile)
 
 
