@@ -135,8 +135,8 @@ class _Context:
 def _check_schema(ctx: _Context, cmd: str | None, response: Mapping[str, Any]) -> None:
     if not ctx.validate or (cmd is None and response.get("ok") is True):
         return  # an accepted line that names no command has no schema to meet
-    problems = reported.unreported_dropped(schema_problems(cmd or "state", response), ctx.fields)
-    if problems:
+    problems = schema_problems(cmd or "state", response)
+    if problems and (problems := reported.unreported_dropped(problems, ctx.fields)):
         raise _StepFailure(
             CaseStatus.FAILED,
             f"the answer to {cmd or 'the line'} breaks the protocol schema",
