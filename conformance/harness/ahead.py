@@ -22,8 +22,13 @@ from typing import Any, Final
 
 from jhyap_core.vocabulary import Command
 
+from ..spec import memo
 from ..spec.profile_schema import sent_profile
 from ..spec.steps import Step, Transcript
+
+# The profile a start sends: one object for every case of one resolved profile (never to
+# be changed), which the client encodes once (client._profile_text).
+_sent_profile = memo.by_identity(64)(sent_profile)
 
 STATE: Final[Mapping[str, Any]] = {"cmd": Command.STATE}
 LEGAL: Final[Mapping[str, Any]] = {"cmd": Command.LEGAL}
@@ -33,17 +38,21 @@ def start_message(transcript: Transcript, resolved: Mapping[str, Any]) -> dict[s
     """The ``start`` request (without seq) for a transcript under a resolved profile."""
     return {
         "cmd": Command.START,
-        "profile": sent_profile(resolved),
+        "profile": _sent_profile(resolved),
         "options": resolved["option_values"],
         "seats": transcript.seats,
     }
 
 
 def step_requests(
-    transcript: Transcript, resolved: Mapping[str, Any], step: Step
+    transcript: Transcript,
+    resolved: Mapping[str, Any],
+    step: Step,
+    start: Mapping[str, Any] | None = None,
 ) -> Sequence[Mapping[str, Any]] | None:
     """The requests ``step`` sends, in order, if every answer is as the transcript says;
-    None for a raw step (its line depends on its seq)."""
+    None for a raw step (its line depends on its seq). ``start``: the case's
+    :func:`start_message`, when made already."""
     if step.kind == "check":
         return (STATE,)
     if step.kind == "legal":
@@ -51,7 +60,7 @@ def step_requests(
     if step.kind == "raw":
         return None
     if step.kind == "start":
-        request: Mapping[str, Any] = start_message(transcript, resolved)
+        request: Mapping[str, Any] = start or start_message(transcript, resolved)
         if step.start_options is not None:
             request = {**request, "options": dict(step.start_options)}
         if step.start_seats is not None:
@@ -65,14 +74,22 @@ def step_requests(
 
 
 def planned_requests(
-    transcript: Transcript, resolved: Mapping[str, Any], first_step: int
+    transcript: Transcript,
+    resolved: Mapping[str, Any],
+    first_step: int,
+    start: Mapping[str, Any] | None = None,
 ) -> Iterator[Mapping[str, Any]]:
     """The requests of the case from step ``first_step`` (0-based; 0 also sends the
-    start, unless the transcript begins on a fresh engine) up to the first raw step."""
+    start, unless the transcript begins on a fresh engine) up to the first raw step.
+    ``start``: the case's :func:`start_message`, when made already (the same object is
+    then planned and sent: the client knows it as the next planned request by identity,
+    without comparing a whole profile)."""
+    if start is None:
+        start = start_message(transcript, resolved)
     if first_step == 0 and not transcript.fresh_engine:
-        yield start_message(transcript, resolved)
+        yield start
     for step in transcript.steps[first_step:]:
-        requests = step_requests(transcript, resolved, step)
+        requests = step_requests(transcript, resolved, step, start)
         if requests is None:
             return
         yield from requests

@@ -33,6 +33,7 @@ from typing import IO, Any, Final, NoReturn
 
 from jhyap_core.vocabulary import PROTOCOL_VERSION, Command
 
+from ..spec import memo
 from .processes import (
     ENGINE_ID_VARIABLE,
     ENGINE_IDS,
@@ -81,6 +82,30 @@ _ENCODER: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 def _encode(request: Mapping[str, Any]) -> str:
     """A request line: compact JSON, not ASCII-escaped."""
     return _ENCODER.encode(request) + "\n"
+
+
+def _request_line(seq: int, message: Mapping[str, Any]) -> str:
+    """The line of ``{"seq": seq, **message}``, without building that mapping: the seq
+    goes first, as there. A start's profile is encoded once (:func:`_profile_text`)."""
+    if message.__class__ is not dict or not message or "seq" in message:
+        return _encode({"seq": seq, **message})
+    if message.get("profile").__class__ is dict and all(k.__class__ is str for k in message):
+        fields = ",".join(
+            _ENCODER.encode(key)
+            + ":"
+            + (_profile_text(value) if key == "profile" else _ENCODER.encode(value))
+            for key, value in message.items()
+        )
+        return f'{{"seq":{seq},{fields}}}\n'
+    return f'{{"seq":{seq},{_ENCODER.encode(message)[1:]}\n'
+
+
+@memo.by_identity(64)
+def _profile_text(profile: Mapping[str, Any]) -> str:
+    """A start's profile as JSON, remembered by identity: the same object for every case
+    of a profile (ahead.start_message), tens of kilobytes each time. A profile mapping is
+    not changed once sent (a changed one is a new mapping, as everywhere in the harness)."""
+    return _ENCODER.encode(profile)
 
 
 def split_command(command: str) -> list[str]:
@@ -299,7 +324,7 @@ class EngineClient:
             if answer is not None:
                 return answer
         seq, deadline, limit = self._next_request(timeout)
-        line = _encode({"seq": seq, **message})
+        line = _request_line(seq, message)
         self._write(line.encode("utf-8"), deadline, limit, message.get("cmd"), seq)
         return self._receive(seq, deadline, limit, message.get("cmd"))
 
@@ -374,6 +399,13 @@ class EngineClient:
         and its report (standard error, a crash) would show it."""
         if self._upcoming is None or self._broken is not None:
             return
+        if self._peeked is None:
+            self._peeked = next(self._upcoming, None)
+            if self._peeked is None:
+                self._upcoming = None
+                return
+        if (self._flight or not judged) and self._peeked.get("cmd") not in _READ_ONLY:
+            return  # nothing to write now: the next request waits for its turn
         if not self._flight:
             self._check_no_extra_line(self._seq)
         first, lines = self._seq, []
@@ -387,7 +419,7 @@ class EngineClient:
                 break
             message, self._peeked = self._peeked, None
             self._flight.append((self._seq, message))
-            lines.append(_encode({"seq": self._seq, **message}))
+            lines.append(_request_line(self._seq, message))
             self._seq += 1
         if not lines:
             return

@@ -125,6 +125,7 @@ class _Context:
     states: int = 0
     # The steps refused as expected: (number, step, error code), in order.
     refused: list[tuple[int, Step, str]] = field(default_factory=list)
+    start: Mapping[str, Any] = field(default_factory=dict)  # the case's start, made once
 
     @property
     def judged(self) -> Judged:
@@ -135,8 +136,8 @@ class _Context:
 def _check_schema(ctx: _Context, cmd: str | None, response: Mapping[str, Any]) -> None:
     if not ctx.validate or (cmd is None and response.get("ok") is True):
         return  # an accepted line that names no command has no schema to meet
-    problems = reported.unreported_dropped(schema_problems(cmd or "state", response), ctx.fields)
-    if problems:
+    problems = schema_problems(cmd or "state", response)
+    if problems and (problems := reported.unreported_dropped(problems, ctx.fields)):
         raise _StepFailure(
             CaseStatus.FAILED,
             f"the answer to {cmd or 'the line'} breaks the protocol schema",
@@ -351,7 +352,7 @@ def _item_words(item: Any) -> str:
 
 
 def _run_start(ctx: _Context, step: Step) -> None:
-    message = start_message(ctx.transcript, ctx.resolved)
+    message = dict(ctx.start)
     if step.start_options is not None:
         message["options"] = dict(step.start_options)
     if step.start_seats is not None:
@@ -677,16 +678,17 @@ def replay(
     missing = check_requirements(transcript, info)
     if missing:
         return replace(base, status=CaseStatus.SKIPPED, reason=missing, duration=clock() - began)
-    ctx = _Context(client, validate_protocol, transcript, resolved, fields, kept)
+    start = start_message(transcript, resolved)
+    ctx = _Context(client, validate_protocol, transcript, resolved, fields, kept, start=start)
     # An engine process plays several cases: its report shows what this one made it write.
     stderr_since = client.stderr_mark()
     index = 0
     details: dict[str, Any] = {}
     credited: tuple[str, ...] | None = None
     try:
-        client.plan(planned_requests(transcript, resolved, 0), window)
+        client.plan(planned_requests(transcript, resolved, 0, start), window)
         if not transcript.fresh_engine:
-            response = _send(ctx, start_message(transcript, resolved))
+            response = _send(ctx, start)
             if transcript.start_error is not None:
                 _expect_start_refused(ctx, response, transcript.start_error)
             elif not response["ok"]:
@@ -698,7 +700,7 @@ def replay(
             # Until the step's own request goes out, a failure shows what it was to send.
             ctx.request = dict(step.request) if step.request is not None else None
             if not client.planning and step.kind != "raw":
-                client.plan(planned_requests(transcript, resolved, number - 1), window)
+                client.plan(planned_requests(transcript, resolved, number - 1, start), window)
             _RUNNERS.get(step.kind, _run_action)(ctx, step)
     except _StepFailure as failure:
         status, reason, details = failure.status, failure.reason, dict(failure.details)

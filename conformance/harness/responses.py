@@ -4,9 +4,12 @@ every response line passes (UTF-8, bounded JSON, an object, ``ok``/``error``, it
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
+
+import orjson
 
 from jhyap_core import bounded_json
 from jhyap_core.vocabulary import ErrorCode
@@ -110,7 +113,7 @@ def decode_response(raw: bytes, seq: int, *, check_seq: bool = True) -> dict[str
         shown = shorten(raw.decode("utf-8", "replace"))
         raise ProtocolViolation(f"response is not UTF-8 ({exc.reason})", shown) from None
     try:
-        response: object = bounded_json.loads(text)
+        response: object = _loads(text)
     except bounded_json.JsonTooDeep as exc:
         raise ProtocolViolation(f"response {exc}", shorten(text)) from None
     except ValueError:
@@ -135,6 +138,26 @@ def decode_response(raw: bytes, seq: int, *, check_seq: bool = True) -> dict[str
         '"error": {"code", "message"})',
         shorten(text),
     )
+
+
+# 19 digits in a row may be an integer beyond 64 bits, which orjson reads as a float.
+_LONG_DIGITS: Final = re.compile(r"[0-9]{19}")
+
+
+def _loads(text: str) -> Any:
+    """``bounded_json.loads(text)``, found by orjson (a few times faster) where it reads
+    the text as :mod:`json` does: what orjson refuses (NaN, a lone surrogate, ...) and
+    what it would read otherwise (an integer beyond 64 bits) is :mod:`json`'s to decide."""
+    if _LONG_DIGITS.search(text) is not None:
+        return bounded_json.loads(text)
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return bounded_json.loads(text)
+    limit = bounded_json.MAX_DEPTH
+    if text.count("[") + text.count("{") > limit and bounded_json.depth_exceeds(value, limit):
+        raise bounded_json.JsonTooDeep(limit)
+    return value
 
 
 def _check_seq(got: object, seq: int, text: str) -> None:

@@ -8,7 +8,6 @@ missing key; :class:`Report` collects them for one document, finding each field'
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -86,19 +85,35 @@ def sent_profile(resolved: Mapping[str, Json]) -> dict[str, Json]:
     rules = resolved.get("rules")
     if not isinstance(rules, Mapping):
         return dict(resolved)
-    kept = copy.deepcopy(dict(rules))
-    for path, default in rule_defaults().items():
-        if default is None or path in ALWAYS_SENT:
-            continue
-        *sections, leaf = path.split(".")
+    # Copied only along the paths a default is left out of: the rest is shared with
+    # ``resolved`` (a deep copy of every profile cost a replay more than its judging).
+    kept: dict[str, Any] = dict(rules)
+    copies = {id(kept)}
+    for sections, leaf, default in _left_out():
         node: Any = kept
         for key in sections:
-            node = node.get(key) if isinstance(node, dict) else None
+            child = node.get(key) if isinstance(node, dict) else None
+            if isinstance(child, dict) and id(child) not in copies:
+                child = node[key] = dict(child)
+                copies.add(id(child))
+            node = child
         value = node.get(leaf) if isinstance(node, dict) else None
         # True is not 1: only the default itself is left out.
         if isinstance(node, dict) and type(value) is type(default) and value == default:
             del node[leaf]
     return {**resolved, "rules": kept}
+
+
+@cache
+def _left_out() -> tuple[tuple[tuple[str, ...], str, Json], ...]:
+    """(sections, leaf, default) of every rule parameter ``start`` leaves out at its default."""
+    found = []
+    for path, default in rule_defaults().items():
+        if default is None or path in ALWAYS_SENT:
+            continue
+        *sections, leaf = path.split(".")
+        found.append((tuple(sections), leaf, default))
+    return tuple(found)
 
 
 # Values with no keys inside: kept as they are, without a call (most of a file).

@@ -4,6 +4,7 @@ option."""
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import subprocess
@@ -15,7 +16,8 @@ from typing import Any
 import pytest
 
 from conformance.harness.ahead import planned_requests
-from conformance.harness.client import EngineClient
+from conformance.harness.client import EngineClient, _request_line
+from conformance.harness.runner import build_cases
 from conformance.spec.profiles import resolved_profile
 from conformance.spec.transcript import load_corpus
 from conformance.spec.transcript_profiles import shipped_documents
@@ -197,3 +199,25 @@ def test_the_window_is_an_option_and_a_rerun_repeats_it(
         .endswith("argument --window: must be a whole number from 1 to 10000: 0 is below 1")
         or "--window" in err
     )
+
+
+def test_every_planned_request_is_written_as_json_writes_it() -> None:
+    # The client splices the seq before a message's encoding, a start's profile encoded
+    # once for every case of its profile: the bytes are those of the whole object encoded.
+    encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+    transcripts, problems = load_corpus()
+    assert problems == []
+    written = 0
+    for case in build_cases(transcripts, shipped_documents()):
+        if case.resolved is None:
+            continue
+        for seq, message in enumerate(planned_requests(case.transcript, case.resolved, 0)):
+            assert _request_line(seq, message) == encoder.encode({"seq": seq, **message}) + "\n"
+            written += 1
+    assert written > 9000
+    odd: dict[str, Any] = {"cmd": "start", "profile": {"é": [1.0, True, None]}, "seats": 2}
+    assert (
+        _request_line(7, odd)
+        == '{"seq":7,"cmd":"start","profile":{"é":[1.0,true,null]},"seats":2}\n'
+    )
+    assert _request_line(3, {"cmd": "state", "seq": 9}) == '{"seq":9,"cmd":"state"}\n'
