@@ -780,9 +780,15 @@ class Table:
             rest = [c for i, c in enumerate(self.offer.cards) if i not in held]
             kept = tuple(c for i, c in enumerate(self.offer.cards) if i in held)
             self.offer = Throw(kept, self.offer.kind)
-        self.out_of_play.extend(rest)
-        if rest:
-            events.append({"type": "out_of_play", "cards": names(sorted_cards(rest))})
+        if rest and self.table_rules.deck_runs_out == "offer_under_deck":
+            # The cards leaving play go under the deck at once, the first placed nearest
+            # the top (the deck is kept top last), so the deck never runs out.
+            self.deck[0:0] = rest[::-1]
+            events.append({"type": "under_deck", "cards": names(rest)})
+        else:
+            self.out_of_play.extend(rest)
+            if rest:
+                events.append({"type": "out_of_play", "cards": names(sorted_cards(rest))})
         if not held:
             self.offer, self.thrown = self.thrown, None
         self.turns_taken += 1

@@ -66,7 +66,12 @@ KIT_RULES: Final[Mapping[str, Collection[Any] | _Any]] = {
     "reshuffle.moment": ANY,
     "reshuffle.new_deck": ("out_of_play",),
     "reshuffle.kept_aside": ("current_offer", "offer_and_throw", "pickable_and_throw"),
-    "deck_runs_out": ("reshuffle", "round_ends_no_score", "round_ends_hands_score"),
+    "deck_runs_out": (
+        "reshuffle",
+        "round_ends_no_score",
+        "round_ends_hands_score",
+        "offer_under_deck",
+    ),
     "call.timing": ("start_of_turn",),
     "game_end.kind": ANY,
     "game_end.rounds": ANY,

@@ -86,6 +86,7 @@ class DeckRunsOut(StrEnum):
     RESHUFFLE = "reshuffle"
     ROUND_ENDS_NO_SCORE = "round_ends_no_score"
     ROUND_ENDS_HANDS_SCORE = "round_ends_hands_score"
+    OFFER_UNDER_DECK = "offer_under_deck"
 
 
 class PickFromOffer(StrEnum):

@@ -436,7 +436,16 @@ def _after_pick(
             held_back = []
         offer = list((Counter(offer) - Counter(held_back)).elements())
     tail = events[1:]
-    if offer:
+    if r.deck_runs_out == "offer_under_deck":
+        # The untaken cards go under the deck as placed, the first placed nearest the top;
+        # nothing goes out of play and the deck never runs out.
+        if offer:
+            check("under_deck", tail[0], {"type": "under_deck", "cards": offer})
+            tail = tail[1:]
+        drawn = 1 if from_deck else 0
+        check("deck after a pick", game.state()["deck"], [*before["deck"][drawn:], *offer])
+        deck_left = len(before["deck"]) - drawn + len(offer)
+    elif offer:
         check("out_of_play", tail[0], {"type": "out_of_play", "cards": canonical(offer)})
         tail = tail[1:]
     exp.turns += 1

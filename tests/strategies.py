@@ -182,7 +182,7 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
             st.sampled_from(
                 values("deck_runs_out")
                 if scoring_kind == "penalty"
-                else ["reshuffle", "round_ends_no_score"]
+                else ["reshuffle", "round_ends_no_score", "offer_under_deck"]
             )
         ),
         "throws": {

@@ -323,7 +323,7 @@ export const KIT_RULES = Object.freeze({
   'reshuffle.moment': ['when_deck_emptied', 'when_draw_finds_deck_empty', 'at_throw_after_deck_emptied'],
   'reshuffle.new_deck': ['out_of_play'],
   'reshuffle.kept_aside': ['current_offer', 'offer_and_throw', 'pickable_and_throw'],
-  deck_runs_out: ['reshuffle', 'round_ends_no_score', 'round_ends_hands_score'],
+  deck_runs_out: ['reshuffle', 'round_ends_no_score', 'round_ends_hands_score', 'offer_under_deck'],
   'throws.laid': ['as_placed', 'by_rank'],
   'call.timing': ['start_of_turn'],
   'game_end.kind': ['host_ends', 'fixed_rounds', 'elimination', 'first_past_target', 'one_hand'],
@@ -353,7 +353,7 @@ export const KIT_PLAYS = Object.freeze({
   'reshuffle.moment': ['when_deck_emptied', 'when_draw_finds_deck_empty', 'at_throw_after_deck_emptied'],
   'reshuffle.new_deck': ['out_of_play'],
   'reshuffle.kept_aside': ['current_offer', 'offer_and_throw', 'pickable_and_throw'],
-  deck_runs_out: ['reshuffle', 'round_ends_no_score', 'round_ends_hands_score'],
+  deck_runs_out: ['reshuffle', 'round_ends_no_score', 'round_ends_hands_score', 'offer_under_deck'],
   'call.timing': ['start_of_turn'],
   'scoring.kind': ['transfer', 'penalty', 'none'],
   'game_end.kind': ['host_ends', 'fixed_rounds', 'elimination', 'first_past_target', 'one_hand'],
@@ -1339,8 +1339,15 @@ export class TrackedEngine {
       rest = t.offer.filter((_, i) => !held.has(i));
       t.offer = t.offer.filter((_, i) => held.has(i));
     }
-    t.outOfPlay.push(...rest);
-    if (rest.length) events.push({ type: 'out_of_play', cards: canonical(rest) });
+    if (rest.length && kit.deckRunsOut === 'offer_under_deck') {
+      // The cards leaving play go under the deck at once, as placed: the first placed
+      // nearest the top (the deck is kept top first), so the deck never runs out.
+      t.deck = [...t.deck, ...rest];
+      events.push({ type: 'under_deck', cards: [...rest] });
+    } else {
+      t.outOfPlay.push(...rest);
+      if (rest.length) events.push({ type: 'out_of_play', cards: canonical(rest) });
+    }
     if (!held.size) {
       t.offer = t.thrown;
       t.offerKind = t.thrownKind;

@@ -623,6 +623,29 @@ def test_the_generator_reaches_a_first_starter_after_another_seat_won() -> None:
     assert reached and {starter for _, starter in reached} == {0}
 
 
+def test_the_generator_reaches_offers_going_under_the_deck() -> None:
+    # Under the variant (deck_runs_out offer_under_deck), the fuzzer's games send covered
+    # offers under the deck, and never put a card out of play or ask for a new deck.
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec.profiles import load_profile
+    from reference_engine.server import Session
+
+    variant = ROOT / "tests/data/variants/dhumbal-offer-under-deck.yaml"
+    documents = {"variant": load_profile(variant)}
+    kinds: set[str] = set()
+    for seed in range(3):
+        plan = fuzz_generate.generate(
+            documents["variant"], random_spec(documents, "variant", seed, seats=3)
+        )
+        session = Session()
+        for seq, req in enumerate(plan.requests):
+            if req.raw is None:
+                events = session.handle({**req.message, "seq": seq}).get("events") or ()
+                kinds.update(event["type"] for event in events)
+    assert "under_deck" in kinds
+    assert not kinds & {"out_of_play", "reshuffle_needed", "reshuffled"}
+
+
 @pytest.mark.parametrize(
     ("name", "caller_scores"),
     [

@@ -329,6 +329,18 @@ def test_kit_plays_the_first_starter_transcript_as_written(tmp_path: Path) -> No
 
 @pytest.mark.e2e
 @needs_node
+def test_kit_plays_the_offer_under_deck_transcript_as_written(tmp_path: Path) -> None:
+    """deck_runs_out offer_under_deck: the kit's own table procedure puts a covered offer's
+    untaken cards under the deck, as placed, instead of out of play."""
+    outcomes, done = _profile_engine_runs(
+        "under-deck-transcripts", ("dhumbal-offer-under-deck",), tmp_path
+    )
+    assert outcomes == {"passed": 1}, done.stdout[-4000:]
+    assert done.returncode == 0
+
+
+@pytest.mark.e2e
+@needs_node
 def test_kit_plays_the_beaten_call_transcripts_as_written(tmp_path: Path) -> None:
     """scoring.beaten_call caller_hand_times (with beaten_factor) and penalty_only: the
     profile test engine, which scores for the kit (its score_round hook), passes both

@@ -436,6 +436,17 @@ MUTANTS: dict[str, Mutant] = {
             )
         ),
     ),
+    "offer_under_deck_read_as_reshuffle": Mutant(
+        "deck_runs_out",
+        "games_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.reshuffle.deck_runs_out is DeckRunsOut.OFFER_UNDER_DECK,
+                "reshuffle.deck_runs_out",
+                DeckRunsOut.RESHUFFLE,
+            )
+        ),
+    ),
     "set_min_one_more": Mutant(
         "throws.set.min",
         "games_follow_the_model",
