@@ -813,21 +813,25 @@ class Table:
     def _held_back(self, rest: Sequence[Card]) -> set[int]:
         """Positions of the offer kept out of a deck remade as this pick empties it.
 
-        Only under reshuffle.moment when_deck_emptied with kept_aside pickable_and_throw,
-        after a draw of the deck's last card: the previous throw's takeable cards. None when
-        the new deck would then have no card at all.
+        Only under reshuffle.moment when_deck_emptied with kept_aside pickable_and_throw or
+        offer_and_card_under, after a draw of the deck's last card: the previous throw's
+        takeable cards, or its top (last placed) card, which lies under the throw just made.
+        None when the new deck would then have no card at all.
         """
         rules = self.table_rules
         if (
             self.deck
             or rules.deck_runs_out != "reshuffle"
             or rules.reshuffle_moment != "when_deck_emptied"
-            or rules.kept_aside != "pickable_and_throw"
+            or rules.kept_aside not in ("pickable_and_throw", "offer_and_card_under")
             or len(rest) != len(self.offer.cards if self.offer else ())
         ):
             return set()
         assert self.offer is not None
-        held = set(self.play.pickable_positions(self.offer))
+        if rules.kept_aside == "offer_and_card_under":
+            held = {len(self.offer.cards) - 1}
+        else:
+            held = set(self.play.pickable_positions(self.offer))
         if not self.out_of_play and len(held) == len(self.offer.cards):
             return set()
         return held

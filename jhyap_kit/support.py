@@ -65,7 +65,12 @@ KIT_RULES: Final[Mapping[str, Collection[Any] | _Any]] = {
     "pick.multi_throw_scope": ANY,
     "reshuffle.moment": ANY,
     "reshuffle.new_deck": ("out_of_play",),
-    "reshuffle.kept_aside": ("current_offer", "offer_and_throw", "pickable_and_throw"),
+    "reshuffle.kept_aside": (
+        "current_offer",
+        "offer_and_throw",
+        "pickable_and_throw",
+        "offer_and_card_under",
+    ),
     "deck_runs_out": (
         "reshuffle",
         "round_ends_no_score",

@@ -385,6 +385,13 @@ CONSTRAINTS: Final[tuple[Constraint, ...]] = (
         lambda rules: _kept_aside(rules) == (False, "current_offer"),
         engine=True,
     ),
+    Constraint(
+        "reshuffle",
+        "reshuffle.kept_aside offer_and_card_under goes with reshuffle.moment "
+        "when_deck_emptied, and only with it",
+        lambda rules: _kept_aside(rules) == (False, "offer_and_card_under"),
+        engine=True,
+    ),
     # A transfer tally sums to zero; cutting or halving one seat's total breaks that.
     Constraint(
         "scoring.cuts",

@@ -132,6 +132,7 @@ class ReshuffleMoment(StrEnum):
 class KeptAside(StrEnum):
     CURRENT_OFFER = "current_offer"
     OFFER_AND_THROW = "offer_and_throw"
+    OFFER_AND_CARD_UNDER = "offer_and_card_under"
     PICKABLE_AND_THROW = "pickable_and_throw"
 
 

@@ -427,11 +427,15 @@ def _after_pick(
         and deck_left == 0
         and r.deck_runs_out == "reshuffle"
         and r.moment == "when_deck_emptied"
-        and r.kept_aside == "pickable_and_throw"
+        and r.kept_aside in ("pickable_and_throw", "offer_and_card_under")
     ):
-        # The previous throw's takeable cards are held back from the deck made at once,
-        # unless the new deck would then have no card.
-        held_back = turn.pickable(before["offer"], before["offer_kind"], r)
+        # The previous throw's takeable cards (offer_and_card_under: its top card, under the
+        # throw just made) are held back from the deck made at once, unless the new deck
+        # would then have no card.
+        if r.kept_aside == "offer_and_card_under":
+            held_back = [before["offer"][-1]]
+        else:
+            held_back = turn.pickable(before["offer"], before["offer_kind"], r)
         if not before["out_of_play"] and len(held_back) == len(offer):
             held_back = []
         offer = list((Counter(offer) - Counter(held_back)).elements())

@@ -91,7 +91,7 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
     moment = draw(st.sampled_from(values("reshuffle.moment")))
     kept = draw(
         st.sampled_from(
-            ["current_offer", "pickable_and_throw"]
+            ["current_offer", "pickable_and_throw", "offer_and_card_under"]
             if moment == "when_deck_emptied"
             else ["offer_and_throw", "pickable_and_throw"]
         )

@@ -322,7 +322,7 @@ export const KIT_RULES = Object.freeze({
   'pick.multi_throw_scope': ['turn', 'hand', 'game'],
   'reshuffle.moment': ['when_deck_emptied', 'when_draw_finds_deck_empty', 'at_throw_after_deck_emptied'],
   'reshuffle.new_deck': ['out_of_play'],
-  'reshuffle.kept_aside': ['current_offer', 'offer_and_throw', 'pickable_and_throw'],
+  'reshuffle.kept_aside': ['current_offer', 'offer_and_throw', 'pickable_and_throw', 'offer_and_card_under'],
   deck_runs_out: ['reshuffle', 'round_ends_no_score', 'round_ends_hands_score', 'offer_under_deck'],
   'throws.laid': ['as_placed', 'by_rank'],
   'call.timing': ['start_of_turn'],
@@ -352,7 +352,7 @@ export const KIT_PLAYS = Object.freeze({
   'pick.multi_throw_scope': ['turn', 'hand', 'game'],
   'reshuffle.moment': ['when_deck_emptied', 'when_draw_finds_deck_empty', 'at_throw_after_deck_emptied'],
   'reshuffle.new_deck': ['out_of_play'],
-  'reshuffle.kept_aside': ['current_offer', 'offer_and_throw', 'pickable_and_throw'],
+  'reshuffle.kept_aside': ['current_offer', 'offer_and_throw', 'pickable_and_throw', 'offer_and_card_under'],
   deck_runs_out: ['reshuffle', 'round_ends_no_score', 'round_ends_hands_score', 'offer_under_deck'],
   'call.timing': ['start_of_turn'],
   'scoring.kind': ['transfer', 'penalty', 'none'],
@@ -1374,15 +1374,19 @@ export class TrackedEngine {
   /**
    * The positions of the offer kept out of a deck remade as this pick empties it: under
    * reshuffle.moment when_deck_emptied with kept_aside pickable_and_throw, after a draw of
-   * the deck's last card, the previous throw's takeable cards; none when the new deck would
-   * then hold no card at all.
+   * the deck's last card, the previous throw's takeable cards (with offer_and_card_under,
+   * its top card, under the throw just made); none when the new deck would then hold no
+   * card at all.
    */
   * #heldBack(rest) {
     const t = this.table;
     const kit = this.kitRules;
     if (t.deck.length || kit.deckRunsOut !== 'reshuffle' || kit.reshuffleMoment !== 'when_deck_emptied'
-      || kit.keptAside !== 'pickable_and_throw' || rest.length !== t.offer.length) return new Set();
-    const held = new Set(yield* this.#pickablePositions());
+      || !['pickable_and_throw', 'offer_and_card_under'].includes(kit.keptAside)
+      || rest.length !== t.offer.length) return new Set();
+    const held = kit.keptAside === 'offer_and_card_under'
+      ? new Set([t.offer.length - 1])
+      : new Set(yield* this.#pickablePositions());
     if (!t.outOfPlay.length && held.size === t.offer.length) return new Set();
     return held;
   }

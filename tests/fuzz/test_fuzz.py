@@ -646,6 +646,31 @@ def test_the_generator_reaches_offers_going_under_the_deck() -> None:
     assert not kinds & {"out_of_play", "reshuffle_needed", "reshuffled"}
 
 
+def test_the_generator_reaches_the_card_under_kept_aside() -> None:
+    # Under the variant (reshuffle.kept_aside offer_and_card_under), some reshuffle the
+    # fuzzer's games make is followed by the previous throw's top card going out of play.
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec.profiles import load_profile
+    from reference_engine.server import Session
+
+    variant = ROOT / "tests/data/variants/dhumbal-card-under-kept.yaml"
+    documents = {"variant": load_profile(variant)}
+    kept = 0
+    for seed in range(40):
+        plan = fuzz_generate.generate(
+            documents["variant"], random_spec(documents, "variant", seed, seats=3)
+        )
+        session = Session()
+        for seq, req in enumerate(plan.requests):
+            if req.raw is None:
+                events = session.handle({**req.message, "seq": seq}).get("events") or []
+                types = [event["type"] for event in events]
+                kept += types[:2] == ["reshuffled", "out_of_play"]
+        if kept:
+            break
+    assert kept
+
+
 @pytest.mark.parametrize(
     ("name", "caller_scores"),
     [

@@ -341,6 +341,18 @@ def test_kit_plays_the_offer_under_deck_transcript_as_written(tmp_path: Path) ->
 
 @pytest.mark.e2e
 @needs_node
+def test_kit_plays_the_card_under_kept_transcript_as_written(tmp_path: Path) -> None:
+    """reshuffle.kept_aside offer_and_card_under: the kit's own table procedure keeps the
+    previous throw's top card out of the new deck, beside the throw just made."""
+    outcomes, done = _profile_engine_runs(
+        "card-under-transcripts", ("dhumbal-card-under-kept",), tmp_path
+    )
+    assert outcomes == {"passed": 1}, done.stdout[-4000:]
+    assert done.returncode == 0
+
+
+@pytest.mark.e2e
+@needs_node
 def test_kit_plays_the_beaten_call_transcripts_as_written(tmp_path: Path) -> None:
     """scoring.beaten_call caller_hand_times (with beaten_factor) and penalty_only: the
     profile test engine, which scores for the kit (its score_round hook), passes both

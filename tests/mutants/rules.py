@@ -436,6 +436,17 @@ MUTANTS: dict[str, Mutant] = {
             )
         ),
     ),
+    "card_under_not_kept_aside": Mutant(
+        "reshuffle.kept_aside",
+        "games_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.reshuffle.kept_aside is KeptAside.OFFER_AND_CARD_UNDER,
+                "reshuffle.kept_aside",
+                KeptAside.CURRENT_OFFER,
+            )
+        ),
+    ),
     "offer_under_deck_read_as_reshuffle": Mutant(
         "deck_runs_out",
         "games_follow_the_model",
