@@ -271,6 +271,7 @@ class TableRules:
     reshuffle_moment: str
     kept_aside: str
     deck_runs_out: str
+    deck_runs_out_when: str
     end: GameEnd
     timer_seconds: int
     timer_take_lowest: bool
@@ -313,6 +314,7 @@ class TableRules:
             reshuffle_moment=str(r["reshuffle"]["moment"]),
             kept_aside=str(r["reshuffle"]["kept_aside"]),
             deck_runs_out=str(r.get("deck_runs_out", "reshuffle")),
+            deck_runs_out_when=str(r.get("deck_runs_out_when", "last_card_taken")),
             end=GameEnd.read(r),
             timer_seconds=_int(timer["seconds"]) if timer else 0,
             timer_take_lowest=timer is not None
@@ -731,7 +733,11 @@ class Table:
         events: list[Event] = [
             {"type": "thrown", "seat": seat, "cards": names(thrown.cards), "kind": kind.value}
         ]
-        if not self.deck and self.table_rules.reshuffle_moment == "at_throw_after_deck_emptied":
+        if (
+            not self.deck
+            and self.table_rules.deck_runs_out == "reshuffle"
+            and self.table_rules.reshuffle_moment == "at_throw_after_deck_emptied"
+        ):
             # The deck is remade now, before the pick, whichever way the seat then picks.
             self._keep_aside_from_offer()
             self.phase = Phase.AWAITING_RESHUFFLE
@@ -760,6 +766,9 @@ class Table:
     def _pick(self, seat: int, card: Card | None) -> list[Event]:
         assert self.offer is not None and self.thrown is not None
         if card is None and not self.deck:
+            if self.table_rules.deck_runs_out != "reshuffle":
+                # deck_runs_out_when draw_finds_deck_empty: this draw ends the hand.
+                return self._end_round(None)
             return self._await_new_deck(seat)
         rest = list(self.offer.cards)
         if card is None:
@@ -799,9 +808,9 @@ class Table:
             self.multi_throwers = set()
         if self.deck:
             self.phase = Phase.CALL_OR_THROW
-        elif rules.deck_runs_out != "reshuffle":
+        elif rules.deck_runs_out != "reshuffle" and rules.deck_runs_out_when == "last_card_taken":
             events += self._end_round(None)
-        elif rules.reshuffle_moment != "when_deck_emptied":
+        elif rules.deck_runs_out != "reshuffle" or rules.reshuffle_moment != "when_deck_emptied":
             self.phase = Phase.CALL_OR_THROW
         else:
             self.phase = Phase.AWAITING_RESHUFFLE

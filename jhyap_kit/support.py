@@ -71,6 +71,7 @@ KIT_RULES: Final[Mapping[str, Collection[Any] | _Any]] = {
         "pickable_and_throw",
         "offer_and_card_under",
     ),
+    "deck_runs_out_when": ("last_card_taken", "draw_finds_deck_empty"),
     "deck_runs_out": (
         "reshuffle",
         "round_ends_no_score",

@@ -89,6 +89,11 @@ class DeckRunsOut(StrEnum):
     OFFER_UNDER_DECK = "offer_under_deck"
 
 
+class DeckRunsOutWhen(StrEnum):
+    LAST_CARD_TAKEN = "last_card_taken"
+    DRAW_FINDS_DECK_EMPTY = "draw_finds_deck_empty"
+
+
 class PickFromOffer(StrEnum):
     ANY = "any"
     RUN_ENDS = "run_ends"
@@ -475,6 +480,7 @@ class ReshuffleRules:
     """What happens when the deck runs out."""
 
     deck_runs_out: DeckRunsOut = field(metadata=_parameter("deck_runs_out"))
+    deck_runs_out_when: DeckRunsOutWhen = field(metadata=_parameter("deck_runs_out_when"))
     moment: ReshuffleMoment = field(metadata=_parameter("reshuffle.moment"))
     new_deck: NewDeck = field(metadata=_parameter("reshuffle.new_deck"))
     kept_aside: KeptAside = field(metadata=_parameter("reshuffle.kept_aside"))

@@ -232,7 +232,7 @@ def _reshuffle(game: Game, exp: Expect, rng: random.Random) -> None:
 def _remade_at_throw(state: dict[str, Any], r: Rules) -> list[dict[str, Any]]:
     """The reshuffle_needed a throw onto an empty deck calls for (at_throw_after_deck_emptied):
     the older discards, and under pickable_and_throw the offer's cards that cannot be taken."""
-    if state["deck"] or r.moment != "at_throw_after_deck_emptied":
+    if state["deck"] or r.deck_runs_out != "reshuffle" or r.moment != "at_throw_after_deck_emptied":
         return []
     out = list(state["out_of_play"])
     if r.kept_aside == "pickable_and_throw":
@@ -399,6 +399,15 @@ def _after_pick(
     r = exp.rules
     seat = exp.to_act
     assert seat is not None
+    ends = r.deck_runs_out in ("round_ends_no_score", "round_ends_hands_score")
+    if from_deck and card is None and ends:
+        # deck_runs_out_when draw_finds_deck_empty: a draw from the empty deck ends the hand,
+        # the drawing seat holding what it kept after its throw.
+        values = {s: r.hand_value(before["hands"][s]) for s in exp.active}
+        _round_ended(
+            game, exp, events, None, None, results.deck_ran_out(values, r), values, "deck_ran_out"
+        )
+        return
     if from_deck and card is None:  # the draw finds the deck empty: it waits for a new deck
         offer = list(before["offer"])
         out = list(before["out_of_play"])
@@ -461,7 +470,8 @@ def _after_pick(
         check("the throw waits beside it", state["thrown"], before["thrown"])
     else:
         check("offer after a pick", state["offer"], before["thrown"])
-    if deck_left > 0 or (r.deck_runs_out == "reshuffle" and r.moment != "when_deck_emptied"):
+    waits = r.deck_runs_out == "reshuffle" and r.moment != "when_deck_emptied"
+    if deck_left > 0 or waits or (ends and r.deck_runs_out_when == "draw_finds_deck_empty"):
         check("events after a pick", tail, [])
         return
     if r.deck_runs_out != "reshuffle":

@@ -185,6 +185,7 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
                 else ["reshuffle", "round_ends_no_score", "offer_under_deck"]
             )
         ),
+        "deck_runs_out_when": draw(st.sampled_from(values("deck_runs_out_when"))),
         "throws": {
             "set": {"min": set_min, "max": set_max, "jokers_alone": draw(st.booleans())},
             "run": {

@@ -200,6 +200,7 @@ export interface KitRules {
   readonly reshuffleMoment: string;
   readonly keptAside: string;
   readonly deckRunsOut: string;
+  readonly deckRunsOutWhen: string;
   readonly scoring: string;
   readonly gameEnd: string;
   readonly rounds: number | null;

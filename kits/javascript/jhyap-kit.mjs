@@ -324,6 +324,7 @@ export const KIT_RULES = Object.freeze({
   'reshuffle.new_deck': ['out_of_play'],
   'reshuffle.kept_aside': ['current_offer', 'offer_and_throw', 'pickable_and_throw', 'offer_and_card_under'],
   deck_runs_out: ['reshuffle', 'round_ends_no_score', 'round_ends_hands_score', 'offer_under_deck'],
+  deck_runs_out_when: ['last_card_taken', 'draw_finds_deck_empty'],
   'throws.laid': ['as_placed', 'by_rank'],
   'call.timing': ['start_of_turn'],
   'game_end.kind': ['host_ends', 'fixed_rounds', 'elimination', 'first_past_target', 'one_hand'],
@@ -354,6 +355,7 @@ export const KIT_PLAYS = Object.freeze({
   'reshuffle.new_deck': ['out_of_play'],
   'reshuffle.kept_aside': ['current_offer', 'offer_and_throw', 'pickable_and_throw', 'offer_and_card_under'],
   deck_runs_out: ['reshuffle', 'round_ends_no_score', 'round_ends_hands_score', 'offer_under_deck'],
+  deck_runs_out_when: ['last_card_taken', 'draw_finds_deck_empty'],
   'call.timing': ['start_of_turn'],
   'scoring.kind': ['transfer', 'penalty', 'none'],
   'game_end.kind': ['host_ends', 'fixed_rounds', 'elimination', 'first_past_target', 'one_hand'],
@@ -404,6 +406,7 @@ export const RULE_PARAMETERS = Object.freeze(new Set([
   'deck.cards', 'deck.ranks_left_out', 'deck.jokers', 'deck.jokers_wild', 'deck.packs_by_seats',
   'hand_size', ...[...RANKS, 'X', 'cards'].map((k) => `card_values.${k}`), 'direction',
   'deal.dealer', 'deal.first_starter', 'deal.order', 'deal.first_offer', 'next_starter', 'deck_runs_out',
+  'deck_runs_out_when',
   'throws.set.min', 'throws.set.max', 'throws.set.jokers_alone',
   'throws.run.min', 'throws.run.max', 'throws.run.min_naturals', 'throws.run.wrap', 'throws.run.ace',
   'throws.order_matters', 'throws.single', 'throws.laid',
@@ -506,6 +509,7 @@ export function readRules(r) {
     reshuffleMoment: need(r, 'reshuffle.moment', str, 'a string'),
     keptAside: need(r, 'reshuffle.kept_aside', str, 'a string'),
     deckRunsOut: at(r, 'deck_runs_out') ?? 'reshuffle',
+    deckRunsOutWhen: at(r, 'deck_runs_out_when') ?? 'last_card_taken',
     scoring: need(r, 'scoring.kind', str, 'a string'),
     gameEnd: need(r, 'game_end.kind', str, 'a string'),
     rounds: at(r, 'game_end.rounds') ?? null,
@@ -1277,7 +1281,8 @@ export class TrackedEngine {
     if (cards.length >= 2) t.multiThrowers.add(seat);
     t.phase = Phase.PICK;
     const events = [{ type: 'thrown', seat, cards: [...t.thrown], kind }];
-    if (!t.deck.length && this.kitRules.reshuffleMoment === 'at_throw_after_deck_emptied') {
+    if (!t.deck.length && this.kitRules.deckRunsOut === 'reshuffle'
+      && this.kitRules.reshuffleMoment === 'at_throw_after_deck_emptied') {
       // The deck is remade now, before the pick, whichever way the seat then picks.
       yield* this.#keepAsideFromOffer();
       t.phase = Phase.AWAITING_RESHUFFLE;
@@ -1318,7 +1323,11 @@ export class TrackedEngine {
   * #pick(seat, card) {
     const t = this.table;
     const kit = this.kitRules;
-    if (card === null && !t.deck.length) return yield* this.#awaitNewDeck(seat);
+    if (card === null && !t.deck.length) {
+      // deck_runs_out_when draw_finds_deck_empty: this draw ends the hand.
+      if (kit.deckRunsOut !== 'reshuffle') return yield* this.#endRound(null);
+      return yield* this.#awaitNewDeck(seat);
+    }
     let rest = [...t.offer];
     let events;
     if (card === null) {
@@ -1360,9 +1369,9 @@ export class TrackedEngine {
     if (kit.multiThrowScope === 'turn') t.multiThrowers = new Set();
     if (t.deck.length) {
       t.phase = Phase.CALL_OR_THROW;
-    } else if (kit.deckRunsOut !== 'reshuffle') {
+    } else if (kit.deckRunsOut !== 'reshuffle' && kit.deckRunsOutWhen === 'last_card_taken') {
       events.push(...(yield* this.#endRound(null)));
-    } else if (kit.reshuffleMoment !== 'when_deck_emptied') {
+    } else if (kit.deckRunsOut !== 'reshuffle' || kit.reshuffleMoment !== 'when_deck_emptied') {
       t.phase = Phase.CALL_OR_THROW; // the deck is remade at the next draw or throw
     } else {
       t.phase = Phase.AWAITING_RESHUFFLE;

@@ -671,6 +671,32 @@ def test_the_generator_reaches_the_card_under_kept_aside() -> None:
     assert kept
 
 
+def test_the_generator_reaches_a_hand_ended_by_a_draw_from_the_empty_deck() -> None:
+    # Under the variant (deck_runs_out_when draw_finds_deck_empty), some hand of the fuzzer's
+    # games ends at a pick request that picks nothing: a draw from the empty deck.
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec.profiles import load_profile
+    from reference_engine.server import Session
+
+    variant = ROOT / "tests/data/variants/dhumbal-deck-out-ends-at-draw.yaml"
+    documents = {"variant": load_profile(variant)}
+    ended = 0
+    for seed in range(40):
+        plan = fuzz_generate.generate(
+            documents["variant"], random_spec(documents, "variant", seed, seats=3)
+        )
+        session = Session()
+        for seq, req in enumerate(plan.requests):
+            if req.raw is None:
+                events = session.handle({**req.message, "seq": seq}).get("events") or []
+                ended += [e["type"] for e in events][:1] == ["round_ended"] and (
+                    events[0]["outcome"] == "deck_ran_out"
+                )
+        if ended:
+            break
+    assert ended
+
+
 @pytest.mark.parametrize(
     ("name", "caller_scores"),
     [

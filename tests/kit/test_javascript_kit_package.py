@@ -353,6 +353,18 @@ def test_kit_plays_the_card_under_kept_transcript_as_written(tmp_path: Path) -> 
 
 @pytest.mark.e2e
 @needs_node
+def test_kit_plays_the_empty_draw_transcript_as_written(tmp_path: Path) -> None:
+    """deck_runs_out_when draw_finds_deck_empty: the kit's own table procedure plays on past
+    the deck's last card and ends the hand at a draw from the empty deck."""
+    outcomes, done = _profile_engine_runs(
+        "empty-draw-transcripts", ("dhumbal-deck-out-ends-at-draw",), tmp_path
+    )
+    assert outcomes == {"passed": 1}, done.stdout[-4000:]
+    assert done.returncode == 0
+
+
+@pytest.mark.e2e
+@needs_node
 def test_kit_plays_the_beaten_call_transcripts_as_written(tmp_path: Path) -> None:
     """scoring.beaten_call caller_hand_times (with beaten_factor) and penalty_only: the
     profile test engine, which scores for the kit (its score_round hook), passes both

@@ -27,6 +27,7 @@ from reference_engine.rules import (
     BeatenOthers,
     DealerRule,
     DeckRunsOut,
+    DeckRunsOutWhen,
     GameEndKind,
     JokersWild,
     KeptAside,
@@ -77,6 +78,7 @@ def table_of(rules: Rules) -> TableRules:
         reshuffle_moment=rules.reshuffle.moment.value,
         kept_aside=rules.reshuffle.kept_aside.value,
         deck_runs_out=rules.reshuffle.deck_runs_out.value,
+        deck_runs_out_when=rules.reshuffle.deck_runs_out_when.value,
         end=game_end.ending(rules),
         timer_seconds=rules.timer.seconds,
         timer_take_lowest=rules.timer.on_expiry
@@ -433,6 +435,17 @@ MUTANTS: dict[str, Mutant] = {
                 r.reshuffle.deck_runs_out is DeckRunsOut.ROUND_ENDS_HANDS_SCORE,
                 "reshuffle.deck_runs_out",
                 DeckRunsOut.ROUND_ENDS_NO_SCORE,
+            )
+        ),
+    ),
+    "empty_draw_read_as_last_card_taken": Mutant(
+        "deck_runs_out_when",
+        "games_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.reshuffle.deck_runs_out_when is DeckRunsOutWhen.DRAW_FINDS_DECK_EMPTY,
+                "reshuffle.deck_runs_out_when",
+                DeckRunsOutWhen.LAST_CARD_TAKEN,
             )
         ),
     ),
