@@ -282,6 +282,7 @@ class TableRules:
     reshuffle_moment: str
     kept_aside: str
     deck_runs_out: str
+    deck_runs_out_when: str
     end: GameEnd
     timer_seconds: int
     timer_take_lowest: bool
@@ -326,6 +327,7 @@ class TableRules:
             reshuffle_moment=str(r["reshuffle"]["moment"]),
             kept_aside=str(r["reshuffle"]["kept_aside"]),
             deck_runs_out=str(r.get("deck_runs_out", "reshuffle")),
+            deck_runs_out_when=str(r.get("deck_runs_out_when", "last_card_taken")),
             end=GameEnd.read(r),
             timer_seconds=_int(timer["seconds"]) if timer else 0,
             timer_take_lowest=timer is not None
@@ -771,7 +773,11 @@ class Table:
         events: list[Event] = [
             {"type": "thrown", "seat": seat, "cards": names(thrown.cards), "kind": kind.value}
         ]
-        if not self.deck and self.table_rules.reshuffle_moment == "at_throw_after_deck_emptied":
+        if (
+            not self.deck
+            and self.table_rules.deck_runs_out == "reshuffle"
+            and self.table_rules.reshuffle_moment == "at_throw_after_deck_emptied"
+        ):
             # The deck is remade now, before the pick, whichever way the seat then picks.
             self._keep_aside_from_offer()
             self.phase = Phase.AWAITING_RESHUFFLE
@@ -805,6 +811,11 @@ class Table:
     def _pick(self, seat: int, card: Card | None) -> list[Event]:
         assert self.thrown is not None
         if card is None and not self.deck:
+            if self.table_rules.deck_runs_out in ("round_ends_no_score", "round_ends_hands_score"):
+                # deck_runs_out_when draw_finds_deck_empty: this draw ends the hand. (Under
+                # offer_under_deck only a short deck dealt, at the first pick of a hand with
+                # no turned-up card, finds it empty: it waits for a new deck, as reshuffle.)
+                return self._end_round(None)
             return self._await_new_deck(seat)
         thrown = self.thrown
         from_deck = card is None
@@ -829,9 +840,15 @@ class Table:
             rest = [c for i, c in enumerate(self.offer.cards) if i not in held]
             kept = tuple(c for i, c in enumerate(self.offer.cards) if i in held)
             self.offer = Throw(kept, self.offer.kind)
-        self.out_of_play.extend(rest)
-        if rest:
-            events.append({"type": "out_of_play", "cards": names(sorted_cards(rest))})
+        if rest and self.table_rules.deck_runs_out == "offer_under_deck":
+            # The cards leaving play go under the deck at once, the first placed nearest
+            # the top (the deck is kept top last), so the deck never runs out.
+            self.deck[0:0] = rest[::-1]
+            events.append({"type": "under_deck", "cards": names(rest)})
+        else:
+            self.out_of_play.extend(rest)
+            if rest:
+                events.append({"type": "out_of_play", "cards": names(sorted_cards(rest))})
         if not held:
             self.offer, self.thrown = self.thrown, None
         self.turns_taken += 1
@@ -842,9 +859,14 @@ class Table:
             self.multi_throwers = set()
         if self.deck:
             self.phase = Phase.CALL_OR_THROW
-        elif rules.deck_runs_out != "reshuffle":
+        elif rules.deck_runs_out != "reshuffle" and (
+            # offer_under_deck reads no deck_runs_out_when: its deck empties only when dealt
+            # short, and the hand then ends at once.
+            rules.deck_runs_out_when == "last_card_taken"
+            or rules.deck_runs_out == "offer_under_deck"
+        ):
             events += self._end_round(None)
-        elif rules.reshuffle_moment != "when_deck_emptied":
+        elif rules.deck_runs_out != "reshuffle" or rules.reshuffle_moment != "when_deck_emptied":
             self.phase = Phase.CALL_OR_THROW
         else:
             self.phase = Phase.AWAITING_RESHUFFLE
@@ -896,21 +918,25 @@ class Table:
     def _held_back(self, rest: Sequence[Card]) -> set[int]:
         """Positions of the offer kept out of a deck remade as this pick empties it.
 
-        Only under reshuffle.moment when_deck_emptied with kept_aside pickable_and_throw,
-        after a draw of the deck's last card: the previous throw's takeable cards. None when
-        the new deck would then have no card at all.
+        Only under reshuffle.moment when_deck_emptied with kept_aside pickable_and_throw or
+        offer_and_card_under, after a draw of the deck's last card: the previous throw's
+        takeable cards, or its top (last placed) card, which lies under the throw just made.
+        None when the new deck would then have no card at all.
         """
         rules = self.table_rules
         if (
             self.deck
             or rules.deck_runs_out != "reshuffle"
             or rules.reshuffle_moment != "when_deck_emptied"
-            or rules.kept_aside != "pickable_and_throw"
+            or rules.kept_aside not in ("pickable_and_throw", "offer_and_card_under")
             or self.offer is None
             or len(rest) != len(self.offer.cards)
         ):
             return set()
-        held = set(self.play.pickable_positions(self.offer))
+        if rules.kept_aside == "offer_and_card_under":
+            held = {len(self.offer.cards) - 1}
+        else:
+            held = set(self.play.pickable_positions(self.offer))
         if not self.out_of_play and len(held) == len(self.offer.cards):
             return set()
         return held

@@ -79,6 +79,7 @@ class EventType(StrEnum):
     THROWN = "thrown"
     PICKED = "picked"
     OUT_OF_PLAY = "out_of_play"
+    UNDER_DECK = "under_deck"
     RESHUFFLE_NEEDED = "reshuffle_needed"
     RESHUFFLED = "reshuffled"
     CALLED = "called"

@@ -81,6 +81,7 @@ EVENT_PARAMETERS: Final[Mapping[str, tuple[str, ...]]] = {
     "thrown": ("throws",),
     "picked": ("pick", "reshuffle", "deal"),
     "out_of_play": ("pick", "reshuffle"),
+    "under_deck": ("deck_runs_out", "pick"),
     "reshuffle_needed": ("reshuffle", "deck_runs_out"),
     "reshuffled": ("reshuffle",),
     "timed_out": ("turn_timer",),
@@ -110,8 +111,8 @@ STATE_PARAMETERS: Final[Mapping[str, tuple[str, ...]]] = {
     "pickable": ("pick",),
     "thrown": ("throws",),
     "multi_throwers": ("pick",),
-    "deck": ("reshuffle", "deal"),
-    "deck_size": ("reshuffle", "deal"),
+    "deck": ("reshuffle", "deal", "deck_runs_out"),
+    "deck_size": ("reshuffle", "deal", "deck_runs_out"),
     "out_of_play": ("pick", "reshuffle"),
     "scores": ("scoring", "game_end"),
     "active": ("game_end",),
@@ -382,6 +383,13 @@ CONSTRAINTS: Final[tuple[Constraint, ...]] = (
         "reshuffle.kept_aside current_offer goes with reshuffle.moment when_deck_emptied, "
         "and only with it",
         lambda rules: _kept_aside(rules) == (False, "current_offer"),
+        engine=True,
+    ),
+    Constraint(
+        "reshuffle",
+        "reshuffle.kept_aside offer_and_card_under goes with reshuffle.moment "
+        "when_deck_emptied, and only with it",
+        lambda rules: _kept_aside(rules) == (False, "offer_and_card_under"),
         engine=True,
     ),
     # A transfer tally sums to zero; cutting or halving one seat's total breaks that.

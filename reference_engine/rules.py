@@ -93,6 +93,12 @@ class DeckRunsOut(StrEnum):
     RESHUFFLE = "reshuffle"
     ROUND_ENDS_NO_SCORE = "round_ends_no_score"
     ROUND_ENDS_HANDS_SCORE = "round_ends_hands_score"
+    OFFER_UNDER_DECK = "offer_under_deck"
+
+
+class DeckRunsOutWhen(StrEnum):
+    LAST_CARD_TAKEN = "last_card_taken"
+    DRAW_FINDS_DECK_EMPTY = "draw_finds_deck_empty"
 
 
 class PickFromOffer(StrEnum):
@@ -138,6 +144,7 @@ class ReshuffleMoment(StrEnum):
 class KeptAside(StrEnum):
     CURRENT_OFFER = "current_offer"
     OFFER_AND_THROW = "offer_and_throw"
+    OFFER_AND_CARD_UNDER = "offer_and_card_under"
     PICKABLE_AND_THROW = "pickable_and_throw"
 
 
@@ -483,6 +490,7 @@ class ReshuffleRules:
     """What happens when the deck runs out."""
 
     deck_runs_out: DeckRunsOut = field(metadata=_parameter("deck_runs_out"))
+    deck_runs_out_when: DeckRunsOutWhen = field(metadata=_parameter("deck_runs_out_when"))
     moment: ReshuffleMoment = field(metadata=_parameter("reshuffle.moment"))
     new_deck: NewDeck = field(metadata=_parameter("reshuffle.new_deck"))
     kept_aside: KeptAside = field(metadata=_parameter("reshuffle.kept_aside"))

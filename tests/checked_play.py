@@ -240,7 +240,7 @@ def _reshuffle(game: Game, exp: Expect, rng: random.Random) -> None:
 def _remade_at_throw(state: dict[str, Any], r: Rules) -> list[dict[str, Any]]:
     """The reshuffle_needed a throw onto an empty deck calls for (at_throw_after_deck_emptied):
     the older discards, and under pickable_and_throw the offer's cards that cannot be taken."""
-    if state["deck"] or r.moment != "at_throw_after_deck_emptied":
+    if state["deck"] or r.deck_runs_out != "reshuffle" or r.moment != "at_throw_after_deck_emptied":
         return []
     out = list(state["out_of_play"])
     if r.kept_aside == "pickable_and_throw":
@@ -456,6 +456,15 @@ def _after_pick(
     r = exp.rules
     seat = exp.to_act
     assert seat is not None
+    ends = r.deck_runs_out in ("round_ends_no_score", "round_ends_hands_score")
+    if from_deck and card is None and ends:
+        # deck_runs_out_when draw_finds_deck_empty: a draw from the empty deck ends the hand,
+        # the drawing seat holding what it kept after its throw.
+        values = {s: r.hand_value(before["hands"][s]) for s in exp.active}
+        _round_ended(
+            game, exp, events, None, None, results.deck_ran_out(values, r), values, "deck_ran_out"
+        )
+        return
     if from_deck and card is None:  # the draw finds the deck empty: it waits for a new deck
         offer = list(before["offer"])
         out = list(before["out_of_play"])
@@ -484,16 +493,29 @@ def _after_pick(
         and deck_left == 0
         and r.deck_runs_out == "reshuffle"
         and r.moment == "when_deck_emptied"
-        and r.kept_aside == "pickable_and_throw"
+        and r.kept_aside in ("pickable_and_throw", "offer_and_card_under")
     ):
-        # The previous throw's takeable cards are held back from the deck made at once,
-        # unless the new deck would then have no card.
-        held_back = turn.pickable(before["offer"], before["offer_kind"], r)
+        # The previous throw's takeable cards (offer_and_card_under: its top card, under the
+        # throw just made) are held back from the deck made at once, unless the new deck
+        # would then have no card.
+        if r.kept_aside == "offer_and_card_under":
+            held_back = before["offer"][-1:]  # none at a hand's first pick with no offer
+        else:
+            held_back = turn.pickable(before["offer"], before["offer_kind"], r)
         if not before["out_of_play"] and len(held_back) == len(offer):
             held_back = []
         offer = list((Counter(offer) - Counter(held_back)).elements())
     tail = events[1:]
-    if offer:
+    if r.deck_runs_out == "offer_under_deck":
+        # The untaken cards go under the deck as placed, the first placed nearest the top;
+        # nothing goes out of play and the deck never runs out.
+        if offer:
+            check("under_deck", tail[0], {"type": "under_deck", "cards": offer})
+            tail = tail[1:]
+        drawn = 1 if from_deck else 0
+        check("deck after a pick", game.state()["deck"], [*before["deck"][drawn:], *offer])
+        deck_left = len(before["deck"]) - drawn + len(offer)
+    elif offer:
         check("out_of_play", tail[0], {"type": "out_of_play", "cards": canonical(offer)})
         tail = tail[1:]
     exp.turns += 1
@@ -505,7 +527,8 @@ def _after_pick(
         check("the throw waits beside it", state["thrown"], before["thrown"])
     else:
         check("offer after a pick", state["offer"], before["thrown"])
-    if deck_left > 0 or (r.deck_runs_out == "reshuffle" and r.moment != "when_deck_emptied"):
+    waits = r.deck_runs_out == "reshuffle" and r.moment != "when_deck_emptied"
+    if deck_left > 0 or waits or (ends and r.deck_runs_out_when == "draw_finds_deck_empty"):
         check("events after a pick", tail, [])
         thrown = before["thrown"]
         if (

@@ -91,7 +91,7 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
     moment = draw(st.sampled_from(values("reshuffle.moment")))
     kept = draw(
         st.sampled_from(
-            ["current_offer", "pickable_and_throw"]
+            ["current_offer", "pickable_and_throw", "offer_and_card_under"]
             if moment == "when_deck_emptied"
             else ["offer_and_throw", "pickable_and_throw"]
         )
@@ -182,9 +182,10 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
             st.sampled_from(
                 values("deck_runs_out")
                 if scoring_kind == "penalty"
-                else ["reshuffle", "round_ends_no_score"]
+                else ["reshuffle", "round_ends_no_score", "offer_under_deck"]
             )
         ),
+        "deck_runs_out_when": draw(st.sampled_from(values("deck_runs_out_when"))),
         "throws": {
             "set": {"min": set_min, "max": set_max, "jokers_alone": draw(st.booleans())},
             "run": {

@@ -256,6 +256,7 @@ FIELD_FAMILIES: Final[Mapping[str, tuple[str, ...]]] = {
     "called": ("calling",),
     "thrown": ("throws",),
     "picked": ("picking",),
+    "under_deck": ("reshuffle", "picking"),
     "reshuffle_needed": ("reshuffle",),
     "reshuffled": ("reshuffle",),
     "timed_out": ("timer",),

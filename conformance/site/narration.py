@@ -299,6 +299,9 @@ def event_words(event: Mapping[str, Json]) -> str:
     elif kind == "out_of_play":
         cards = take("cards") or []
         text = f"{cards_text(cards)} {'goes' if len(cards) == 1 else 'go'} out of play"
+    elif kind == "under_deck":
+        cards = take("cards") or []
+        text = f"{cards_text(cards)} {'goes' if len(cards) == 1 else 'go'} under the deck"
     elif kind == "reshuffle_needed":
         text = f"the deck is empty; {cards_text(take('cards') or [])} are to be reshuffled"
     elif kind == "reshuffled":

@@ -206,6 +206,7 @@ export interface KitRules {
   readonly reshuffleMoment: string;
   readonly keptAside: string;
   readonly deckRunsOut: string;
+  readonly deckRunsOutWhen: string;
   readonly scoring: string;
   readonly gameEnd: string;
   readonly rounds: number | null;

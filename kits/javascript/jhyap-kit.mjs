@@ -323,8 +323,9 @@ export const KIT_RULES = Object.freeze({
   'pick.multi_throw_scope': ['turn', 'hand', 'game'],
   'reshuffle.moment': ['when_deck_emptied', 'when_draw_finds_deck_empty', 'at_throw_after_deck_emptied'],
   'reshuffle.new_deck': ['out_of_play'],
-  'reshuffle.kept_aside': ['current_offer', 'offer_and_throw', 'pickable_and_throw'],
-  deck_runs_out: ['reshuffle', 'round_ends_no_score', 'round_ends_hands_score'],
+  'reshuffle.kept_aside': ['current_offer', 'offer_and_throw', 'pickable_and_throw', 'offer_and_card_under'],
+  deck_runs_out: ['reshuffle', 'round_ends_no_score', 'round_ends_hands_score', 'offer_under_deck'],
+  deck_runs_out_when: ['last_card_taken', 'draw_finds_deck_empty'],
   'throws.laid': ['as_placed', 'by_rank'],
   'call.timing': ['start_of_turn'],
   'game_end.kind': ['host_ends', 'fixed_rounds', 'elimination', 'first_past_target', 'one_hand'],
@@ -354,8 +355,9 @@ export const KIT_PLAYS = Object.freeze({
   'pick.multi_throw_scope': ['turn', 'hand', 'game'],
   'reshuffle.moment': ['when_deck_emptied', 'when_draw_finds_deck_empty', 'at_throw_after_deck_emptied'],
   'reshuffle.new_deck': ['out_of_play'],
-  'reshuffle.kept_aside': ['current_offer', 'offer_and_throw', 'pickable_and_throw'],
-  deck_runs_out: ['reshuffle', 'round_ends_no_score', 'round_ends_hands_score'],
+  'reshuffle.kept_aside': ['current_offer', 'offer_and_throw', 'pickable_and_throw', 'offer_and_card_under'],
+  deck_runs_out: ['reshuffle', 'round_ends_no_score', 'round_ends_hands_score', 'offer_under_deck'],
+  deck_runs_out_when: ['last_card_taken', 'draw_finds_deck_empty'],
   'call.timing': ['start_of_turn'],
   'scoring.kind': ['transfer', 'penalty', 'none'],
   'game_end.kind': ['host_ends', 'fixed_rounds', 'elimination', 'first_past_target', 'one_hand'],
@@ -406,6 +408,7 @@ export const RULE_PARAMETERS = Object.freeze(new Set([
   'deck.cards', 'deck.ranks_left_out', 'deck.jokers', 'deck.jokers_wild', 'deck.packs_by_seats',
   'hand_size', ...[...RANKS, 'X', 'cards'].map((k) => `card_values.${k}`), 'direction',
   'deal.dealer', 'deal.first_starter', 'deal.order', 'deal.first_offer', 'next_starter', 'deck_runs_out',
+  'deck_runs_out_when',
   'throws.set.min', 'throws.set.max', 'throws.set.jokers_alone',
   'throws.run.min', 'throws.run.max', 'throws.run.min_naturals', 'throws.run.wrap', 'throws.run.ace',
   'throws.order_matters', 'throws.single', 'throws.laid', 'throws.slapdown',
@@ -510,6 +513,7 @@ export function readRules(r) {
     reshuffleMoment: need(r, 'reshuffle.moment', str, 'a string'),
     keptAside: need(r, 'reshuffle.kept_aside', str, 'a string'),
     deckRunsOut: at(r, 'deck_runs_out') ?? 'reshuffle',
+    deckRunsOutWhen: at(r, 'deck_runs_out_when') ?? 'last_card_taken',
     scoring: need(r, 'scoring.kind', str, 'a string'),
     gameEnd: need(r, 'game_end.kind', str, 'a string'),
     rounds: at(r, 'game_end.rounds') ?? null,
@@ -1292,7 +1296,8 @@ export class TrackedEngine {
     if (cards.length >= 2) t.multiThrowers.add(seat);
     t.phase = Phase.PICK;
     const events = [{ type: 'thrown', seat, cards: [...t.thrown], kind }];
-    if (!t.deck.length && this.kitRules.reshuffleMoment === 'at_throw_after_deck_emptied') {
+    if (!t.deck.length && this.kitRules.deckRunsOut === 'reshuffle'
+      && this.kitRules.reshuffleMoment === 'at_throw_after_deck_emptied') {
       // The deck is remade now, before the pick, whichever way the seat then picks.
       yield* this.#keepAsideFromOffer();
       t.phase = Phase.AWAITING_RESHUFFLE;
@@ -1334,7 +1339,13 @@ export class TrackedEngine {
   * #pick(seat, card) {
     const t = this.table;
     const kit = this.kitRules;
-    if (card === null && !t.deck.length) return yield* this.#awaitNewDeck(seat);
+    if (card === null && !t.deck.length) {
+      // deck_runs_out_when draw_finds_deck_empty: this draw ends the hand.
+      if (kit.deckRunsOut === 'round_ends_no_score' || kit.deckRunsOut === 'round_ends_hands_score') {
+        return yield* this.#endRound(null);
+      }
+      return yield* this.#awaitNewDeck(seat);
+    }
     let rest = [...t.offer];
     let events;
     if (card === null) {
@@ -1355,8 +1366,15 @@ export class TrackedEngine {
       rest = t.offer.filter((_, i) => !held.has(i));
       t.offer = t.offer.filter((_, i) => held.has(i));
     }
-    t.outOfPlay.push(...rest);
-    if (rest.length) events.push({ type: 'out_of_play', cards: canonical(rest) });
+    if (rest.length && kit.deckRunsOut === 'offer_under_deck') {
+      // The cards leaving play go under the deck at once, as placed: the first placed
+      // nearest the top (the deck is kept top first), so the deck never runs out.
+      t.deck = [...t.deck, ...rest];
+      events.push({ type: 'under_deck', cards: [...rest] });
+    } else {
+      t.outOfPlay.push(...rest);
+      if (rest.length) events.push({ type: 'out_of_play', cards: canonical(rest) });
+    }
     if (!held.size) {
       t.offer = t.thrown;
       t.offerKind = t.thrownKind;
@@ -1369,9 +1387,11 @@ export class TrackedEngine {
     if (kit.multiThrowScope === 'turn') t.multiThrowers = new Set();
     if (t.deck.length) {
       t.phase = Phase.CALL_OR_THROW;
-    } else if (kit.deckRunsOut !== 'reshuffle') {
+    } else if (kit.deckRunsOut !== 'reshuffle'
+        // offer_under_deck reads no deck_runs_out_when: its deck empties only when dealt short.
+        && (kit.deckRunsOutWhen === 'last_card_taken' || kit.deckRunsOut === 'offer_under_deck')) {
       events.push(...(yield* this.#endRound(null)));
-    } else if (kit.reshuffleMoment !== 'when_deck_emptied') {
+    } else if (kit.deckRunsOut !== 'reshuffle' || kit.reshuffleMoment !== 'when_deck_emptied') {
       t.phase = Phase.CALL_OR_THROW; // the deck is remade at the next draw or throw
     } else {
       t.phase = Phase.AWAITING_RESHUFFLE;
@@ -1383,15 +1403,19 @@ export class TrackedEngine {
   /**
    * The positions of the offer kept out of a deck remade as this pick empties it: under
    * reshuffle.moment when_deck_emptied with kept_aside pickable_and_throw, after a draw of
-   * the deck's last card, the previous throw's takeable cards; none when the new deck would
-   * then hold no card at all.
+   * the deck's last card, the previous throw's takeable cards (with offer_and_card_under,
+   * its top card, under the throw just made); none when the new deck would then hold no
+   * card at all.
    */
   * #heldBack(rest) {
     const t = this.table;
     const kit = this.kitRules;
     if (t.deck.length || kit.deckRunsOut !== 'reshuffle' || kit.reshuffleMoment !== 'when_deck_emptied'
-      || kit.keptAside !== 'pickable_and_throw' || rest.length !== t.offer.length) return new Set();
-    const held = new Set(yield* this.#pickablePositions());
+      || !['pickable_and_throw', 'offer_and_card_under'].includes(kit.keptAside)
+      || rest.length !== t.offer.length) return new Set();
+    const held = kit.keptAside === 'offer_and_card_under'
+      ? new Set([t.offer.length - 1])
+      : new Set(yield* this.#pickablePositions());
     if (!t.outOfPlay.length && held.size === t.offer.length) return new Set();
     return held;
   }

@@ -623,6 +623,80 @@ def test_the_generator_reaches_a_first_starter_after_another_seat_won() -> None:
     assert reached and {starter for _, starter in reached} == {0}
 
 
+def test_the_generator_reaches_offers_going_under_the_deck() -> None:
+    # Under the variant (deck_runs_out offer_under_deck), the fuzzer's games send covered
+    # offers under the deck, and never put a card out of play or ask for a new deck.
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec.profiles import load_profile
+    from reference_engine.server import Session
+
+    variant = ROOT / "tests/data/variants/dhumbal-offer-under-deck.yaml"
+    documents = {"variant": load_profile(variant)}
+    kinds: set[str] = set()
+    for seed in range(3):
+        plan = fuzz_generate.generate(
+            documents["variant"], random_spec(documents, "variant", seed, seats=3)
+        )
+        session = Session()
+        for seq, req in enumerate(plan.requests):
+            if req.raw is None:
+                events = session.handle({**req.message, "seq": seq}).get("events") or ()
+                kinds.update(event["type"] for event in events)
+    assert "under_deck" in kinds
+    assert not kinds & {"out_of_play", "reshuffle_needed", "reshuffled"}
+
+
+def test_the_generator_reaches_the_card_under_kept_aside() -> None:
+    # Under the variant (reshuffle.kept_aside offer_and_card_under), some reshuffle the
+    # fuzzer's games make is followed by the previous throw's top card going out of play.
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec.profiles import load_profile
+    from reference_engine.server import Session
+
+    variant = ROOT / "tests/data/variants/dhumbal-card-under-kept.yaml"
+    documents = {"variant": load_profile(variant)}
+    kept = 0
+    for seed in range(40):
+        plan = fuzz_generate.generate(
+            documents["variant"], random_spec(documents, "variant", seed, seats=3)
+        )
+        session = Session()
+        for seq, req in enumerate(plan.requests):
+            if req.raw is None:
+                events = session.handle({**req.message, "seq": seq}).get("events") or []
+                types = [event["type"] for event in events]
+                kept += types[:2] == ["reshuffled", "out_of_play"]
+        if kept:
+            break
+    assert kept
+
+
+def test_the_generator_reaches_a_hand_ended_by_a_draw_from_the_empty_deck() -> None:
+    # Under the variant (deck_runs_out_when draw_finds_deck_empty), some hand of the fuzzer's
+    # games ends at a pick request that picks nothing: a draw from the empty deck.
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec.profiles import load_profile
+    from reference_engine.server import Session
+
+    variant = ROOT / "tests/data/variants/dhumbal-deck-out-ends-at-draw.yaml"
+    documents = {"variant": load_profile(variant)}
+    ended = 0
+    for seed in range(40):
+        plan = fuzz_generate.generate(
+            documents["variant"], random_spec(documents, "variant", seed, seats=3)
+        )
+        session = Session()
+        for seq, req in enumerate(plan.requests):
+            if req.raw is None:
+                events = session.handle({**req.message, "seq": seq}).get("events") or []
+                ended += [e["type"] for e in events][:1] == ["round_ended"] and (
+                    events[0]["outcome"] == "deck_ran_out"
+                )
+        if ended:
+            break
+    assert ended
+
+
 @pytest.mark.parametrize(
     ("name", "caller_scores"),
     [

@@ -349,6 +349,42 @@ def test_kit_plays_the_no_first_offer_transcript_as_written(tmp_path: Path) -> N
 
 @pytest.mark.e2e
 @needs_node
+def test_kit_plays_the_offer_under_deck_transcript_as_written(tmp_path: Path) -> None:
+    """deck_runs_out offer_under_deck: the kit's own table procedure puts a covered offer's
+    untaken cards under the deck, as placed, instead of out of play."""
+    outcomes, done = _profile_engine_runs(
+        "under-deck-transcripts", ("dhumbal-offer-under-deck",), tmp_path
+    )
+    assert outcomes == {"passed": 1}, done.stdout[-4000:]
+    assert done.returncode == 0
+
+
+@pytest.mark.e2e
+@needs_node
+def test_kit_plays_the_card_under_kept_transcript_as_written(tmp_path: Path) -> None:
+    """reshuffle.kept_aside offer_and_card_under: the kit's own table procedure keeps the
+    previous throw's top card out of the new deck, beside the throw just made."""
+    outcomes, done = _profile_engine_runs(
+        "card-under-transcripts", ("dhumbal-card-under-kept",), tmp_path
+    )
+    assert outcomes == {"passed": 1}, done.stdout[-4000:]
+    assert done.returncode == 0
+
+
+@pytest.mark.e2e
+@needs_node
+def test_kit_plays_the_empty_draw_transcript_as_written(tmp_path: Path) -> None:
+    """deck_runs_out_when draw_finds_deck_empty: the kit's own table procedure plays on past
+    the deck's last card and ends the hand at a draw from the empty deck."""
+    outcomes, done = _profile_engine_runs(
+        "empty-draw-transcripts", ("dhumbal-deck-out-ends-at-draw",), tmp_path
+    )
+    assert outcomes == {"passed": 1}, done.stdout[-4000:]
+    assert done.returncode == 0
+
+
+@pytest.mark.e2e
+@needs_node
 def test_kit_plays_the_beaten_call_transcripts_as_written(tmp_path: Path) -> None:
     """scoring.beaten_call caller_hand_times (with beaten_factor) and penalty_only: the
     profile test engine, which scores for the kit (its score_round hook), passes both

@@ -131,6 +131,39 @@ def test_a_binding_that_needs_a_turned_up_card_refuses_first_offer_none_by_name(
 
 
 @pytest.mark.e2e
+def test_a_kit_engine_plays_deck_runs_out_offer_under_deck_as_the_reference_does() -> None:
+    # Where a covered offer goes is the table procedure's (jhyap_core.table), which the kit
+    # plays for its engine.
+    profile = VARIANTS / "dhumbal-offer-under-deck.yaml"
+    folder = VARIANTS / "under-deck-transcripts"
+    kit = outcomes(profile, OBJECT_API, folder)
+    assert kit == outcomes(profile, None, folder)
+    assert kit == {"offer-under-deck": "passed"}
+
+
+@pytest.mark.e2e
+def test_a_kit_engine_plays_kept_aside_offer_and_card_under_as_the_reference_does() -> None:
+    # What a reshuffle keeps aside is the table procedure's (jhyap_core.table), which the
+    # kit plays for its engine.
+    profile = VARIANTS / "dhumbal-card-under-kept.yaml"
+    folder = VARIANTS / "card-under-transcripts"
+    kit = outcomes(profile, OBJECT_API, folder)
+    assert kit == outcomes(profile, None, folder)
+    assert kit == {"card-under-kept": "passed"}
+
+
+@pytest.mark.e2e
+def test_a_kit_engine_plays_deck_runs_out_when_as_the_reference_does() -> None:
+    # When an empty deck ends the hand is the table procedure's (jhyap_core.table), which
+    # the kit plays for its engine.
+    profile = VARIANTS / "dhumbal-deck-out-ends-at-draw.yaml"
+    folder = VARIANTS / "empty-draw-transcripts"
+    kit = outcomes(profile, OBJECT_API, folder)
+    assert kit == outcomes(profile, None, folder)
+    assert kit == {"empty-draw-ends-hand": "passed"}
+
+
+@pytest.mark.e2e
 def test_a_kit_engine_scores_a_beaten_call_as_the_reference_does() -> None:
     # tests/kit_engines/object_api.py declares the whole scoring section and scores by the
     # reference's scoring.showdown: caller_hand_times (beaten_factor) and penalty_only.

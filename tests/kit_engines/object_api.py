@@ -61,6 +61,7 @@ class ObjectApiEngine(TrackedEngine):
             "money",
             "turn_timer",
             "deck_runs_out",
+            "deck_runs_out_when",
         ],
         ANY,
     )

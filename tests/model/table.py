@@ -29,6 +29,7 @@ class Table:
     first_offer: str  # turned_up_card, or none: no card turned up, the first throw the offer
     next_starter: str
     deck_runs_out: str
+    deck_runs_out_when: str  # read only where deck_runs_out ends the hand
     set_min: int
     set_max: int
     run_min: int
@@ -102,6 +103,7 @@ class Table:
             first_offer=rules["deal"]["first_offer"],
             next_starter=rules["next_starter"],
             deck_runs_out=rules.get("deck_runs_out", "reshuffle"),
+            deck_runs_out_when=rules.get("deck_runs_out_when", "last_card_taken"),
             set_min=throws["set"]["min"],
             set_max=throws["set"]["max"],
             run_min=throws["run"]["min"],

@@ -27,6 +27,7 @@ from reference_engine.rules import (
     BeatenOthers,
     DealerRule,
     DeckRunsOut,
+    DeckRunsOutWhen,
     FirstOffer,
     GameEndKind,
     JokersWild,
@@ -80,6 +81,7 @@ def table_of(rules: Rules) -> TableRules:
         reshuffle_moment=rules.reshuffle.moment.value,
         kept_aside=rules.reshuffle.kept_aside.value,
         deck_runs_out=rules.reshuffle.deck_runs_out.value,
+        deck_runs_out_when=rules.reshuffle.deck_runs_out_when.value,
         end=game_end.ending(rules),
         timer_seconds=rules.timer.seconds,
         timer_take_lowest=rules.timer.on_expiry
@@ -462,6 +464,39 @@ MUTANTS: dict[str, Mutant] = {
                 r.reshuffle.deck_runs_out is DeckRunsOut.ROUND_ENDS_HANDS_SCORE,
                 "reshuffle.deck_runs_out",
                 DeckRunsOut.ROUND_ENDS_NO_SCORE,
+            )
+        ),
+    ),
+    "empty_draw_read_as_last_card_taken": Mutant(
+        "deck_runs_out_when",
+        "games_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.reshuffle.deck_runs_out_when is DeckRunsOutWhen.DRAW_FINDS_DECK_EMPTY,
+                "reshuffle.deck_runs_out_when",
+                DeckRunsOutWhen.LAST_CARD_TAKEN,
+            )
+        ),
+    ),
+    "card_under_not_kept_aside": Mutant(
+        "reshuffle.kept_aside",
+        "games_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.reshuffle.kept_aside is KeptAside.OFFER_AND_CARD_UNDER,
+                "reshuffle.kept_aside",
+                KeptAside.CURRENT_OFFER,
+            )
+        ),
+    ),
+    "offer_under_deck_read_as_reshuffle": Mutant(
+        "deck_runs_out",
+        "games_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.reshuffle.deck_runs_out is DeckRunsOut.OFFER_UNDER_DECK,
+                "reshuffle.deck_runs_out",
+                DeckRunsOut.RESHUFFLE,
             )
         ),
     ),
