@@ -74,6 +74,12 @@ class ReferencePlay:
                 f"{' '.join(names(cards)) or 'nothing'} is not a single, "
                 "a set of one rank or a run in one suit",
             )
+        if throws.out_of_order(cards, self.rules):
+            ordered = " ".join(names(throws.ascending_run(cards, self.rules)))
+            return Refusal(
+                ErrorCode.ILLEGAL_THROW,
+                f"a run is placed lowest first: {ordered}, not {' '.join(names(cards))}",
+            )
         if throws.single_refused(cards, table.hands[seat], self.rules):
             return Refusal(
                 ErrorCode.ILLEGAL_THROW,

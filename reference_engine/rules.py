@@ -48,6 +48,13 @@ class RunAce(StrEnum):
     LOW_OR_HIGH = "low_or_high"
 
 
+class RunOrder(StrEnum):
+    """The order a run's cards must be placed in."""
+
+    ANY = "any"
+    ASCENDING = "ascending"
+
+
 class SingleThrow(StrEnum):
     """When a single card may be thrown."""
 
@@ -454,6 +461,7 @@ class ThrowRules:
     run_min_naturals: int = field(metadata=_parameter("throws.run.min_naturals"))
     run_wrap: bool = field(metadata=_parameter("throws.run.wrap"))
     run_ace: RunAce = field(metadata=_parameter("throws.run.ace"))
+    run_order: RunOrder = field(metadata=_parameter("throws.run.order"))
     order_matters: bool = field(metadata=_parameter("throws.order_matters"))
     single: SingleThrow = field(metadata=_parameter("throws.single"))
     laid: ThrowLaid = field(metadata=_parameter("throws.laid"))

@@ -8,7 +8,7 @@ from itertools import combinations, pairwise
 from jhyap_core.cards import JOKER_RANK, Card
 from jhyap_core.vocabulary import ThrowKind
 
-from .rules import JokersWild, Rules, RunAce, SingleThrow, ThrowLaid
+from .rules import JokersWild, Rules, RunAce, RunOrder, SingleThrow, ThrowLaid
 
 
 def _wild_in(rules: Rules, kind: ThrowKind) -> bool:
@@ -171,10 +171,27 @@ def legal_throws(hand: Sequence[Card], rules: Rules) -> list[tuple[Card, ...]]:
 
 
 def _singles_rule(found: list[tuple[Card, ...]], rules: Rules) -> list[tuple[Card, ...]]:
-    """Under throws.single when_no_combination, no single while a larger throw is legal."""
+    """Under throws.single when_no_combination, no single while a larger throw is legal;
+    under throws.run.order ascending, each run listed in the order it must be placed."""
     if rules.throws.single is SingleThrow.WHEN_NO_COMBINATION and any(len(t) > 1 for t in found):
-        return [t for t in found if len(t) > 1]
+        found = [t for t in found if len(t) > 1]
+    if rules.throws.run_order is RunOrder.ASCENDING:
+        found = [ascending_run(t, rules) for t in found]
     return found
+
+
+def ascending_run(cards: Sequence[Card], rules: Rules) -> tuple[Card, ...]:
+    """A run's cards lowest first (a joker where it stands); any other throw as it is."""
+    placed = run_positions(cards, rules) if classify(cards, rules) is ThrowKind.RUN else None
+    return tuple(cards) if placed is None else tuple(card for card, _ in placed)
+
+
+def out_of_order(cards: Sequence[Card], rules: Rules) -> bool:
+    """Whether ``cards`` are a run placed otherwise than lowest first under
+    throws.run.order ascending (a joker must be placed where it stands)."""
+    if rules.throws.run_order is RunOrder.ANY or classify(cards, rules) is not ThrowKind.RUN:
+        return False
+    return ascending_run(tuple(cards), rules) != tuple(cards)
 
 
 def single_refused(cards: Sequence[Card], hand: Sequence[Card], rules: Rules) -> bool:

@@ -288,6 +288,10 @@ def _turn(game: Game, exp: Expect, rng: random.Random, style: Style) -> None:
             one, two = rng.choice(sorted(throws)), rng.choice(sorted(throws))
             cards = list(one if len(one) >= len(two) else two)
             rng.shuffle(cards)
+            if turn.placed_out_of_order(cards, r):
+                shuffled = ThrowCards(tuple(parse_cards(cards)))
+                refused(game, lambda: game.act(seat, shuffled), "illegal_throw", state)
+                cards = turn.in_run_order(cards, r)
             events = game.act(seat, ThrowCards(tuple(parse_cards(cards))))
             check("thrown as laid", game.state()["thrown"], turn.laid(cards, r))
             check(

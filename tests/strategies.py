@@ -193,6 +193,7 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
                 "min_naturals": draw(st.integers(1, 3)),
                 "wrap": draw(st.booleans()),
                 "ace": draw(st.sampled_from(values("throws.run.ace"))),
+                "order": draw(st.sampled_from(values("throws.run.order"))),
             },
             "order_matters": draw(st.booleans()),
             "single": draw(st.sampled_from(values("throws.single"))),

@@ -271,9 +271,12 @@ class _Builder:
             if aimed is not None and not self.chance(0.1):
                 cards = list(aimed)
             self.rng.shuffle(cards)
-            self.send(
-                {"cmd": "act", "seat": seat, "action": {"type": "throw", "cards": names(cards)}}
-            )
+            if throws.out_of_order(cards, game.rules):
+                # throws.run.order ascending: the run as shuffled is refused, then placed
+                # lowest first.
+                self.send(_throw(seat, cards), probe=True)
+                cards = list(throws.ascending_run(cards, game.rules))
+            self.send(_throw(seat, cards))
             return
         assert game.offer is not None
         offer: tuple[Card, ...] = ()

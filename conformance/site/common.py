@@ -63,6 +63,7 @@ VALUE_WORDS: dict[str, dict[str, str]] = {
         "any": "any time",
         "when_no_combination": "only from a hand with no set or run",
     },
+    "throws.run.order": {"any": "in any order", "ascending": "lowest first"},
     "throws.laid": {"as_placed": "as placed", "by_rank": "in rank order"},
     "pick.from_offer": {
         "any": "any card of it",

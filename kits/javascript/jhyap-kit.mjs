@@ -346,6 +346,7 @@ export const KIT_PLAYS = Object.freeze({
   'deal.first_offer': ['turned_up_card'],
   next_starter: ['next_seat', 'round_winner', 'seat_after_round_winner', 'caller', 'first_starter'],
   'throws.run.ace': ['low', 'high', 'low_or_high'],
+  'throws.run.order': ['any', 'ascending'],
   'throws.laid': ['as_placed', 'by_rank'],
   'throws.single': ['any', 'when_no_combination'],
   'pick.from_offer': ['any', 'last_placed', 'first_or_last_placed', 'run_ends'],
@@ -406,7 +407,7 @@ export const RULE_PARAMETERS = Object.freeze(new Set([
   'deal.dealer', 'deal.first_starter', 'deal.order', 'deal.first_offer', 'next_starter', 'deck_runs_out',
   'throws.set.min', 'throws.set.max', 'throws.set.jokers_alone',
   'throws.run.min', 'throws.run.max', 'throws.run.min_naturals', 'throws.run.wrap', 'throws.run.ace',
-  'throws.order_matters', 'throws.single', 'throws.laid',
+  'throws.run.order', 'throws.order_matters', 'throws.single', 'throws.laid',
   'pick.from_offer', 'pick.only_after_multi_throw', 'pick.multi_throw_scope',
   'reshuffle.moment', 'reshuffle.new_deck', 'reshuffle.kept_aside',
   'call.limit', 'call.limit_by_seats', 'call.inclusive', 'call.timing', 'call.first_round', 'call.min_own_turns',
@@ -498,6 +499,7 @@ export function readRules(r) {
     runMinNaturals: need(r, 'throws.run.min_naturals', (v) => v == null || int(1)(v), 'an integer of at least 1') ?? 1,
     runWrap: at(r, 'throws.run.wrap') ?? false,
     runAce: need(r, 'throws.run.ace', str, 'a string'),
+    runOrder: at(r, 'throws.run.order') ?? 'any',
     single: at(r, 'throws.single') ?? 'any',
     laid: at(r, 'throws.laid') ?? 'as_placed',
     pickFromOffer: need(r, 'pick.from_offer', str, 'a string'),
@@ -631,7 +633,8 @@ export function classifyThrow(cards, rules) {
 }
 
 /** Every legal throw from `hand` under the profile's throw rules (throws.single included),
- * each in canonical card order, shorter throws first, then by the cards' canonical order. */
+ * each in canonical card order (a run, under throws.run.order ascending, in the order it
+ * must be placed), shorter throws first, then by the cards' canonical order. */
 export function legalThrowsOf(hand, rules) {
   const ordered = canonical(hand);
   const found = new Map();
@@ -641,8 +644,22 @@ export function legalThrowsOf(hand, rules) {
     if (!found.has(key) && classifyThrow(cards, rules) !== null) found.set(key, cards);
   }
   const all = [...found.values()].sort((a, b) => a.length - b.length || compareCards(a, b));
-  if (rules.single === 'when_no_combination' && all.some((t) => t.length > 1)) return all.filter((t) => t.length > 1);
-  return all;
+  const allowed = rules.single === 'when_no_combination' && all.some((t) => t.length > 1)
+    ? all.filter((t) => t.length > 1) : all;
+  return rules.runOrder === 'ascending' ? allowed.map((t) => ascendingRun(t, rules)) : allowed;
+}
+
+/** A run's cards lowest first, each joker where it stands; any other throw as given. */
+export function ascendingRun(cards, rules) {
+  const placed = classifyThrow(cards, rules) === 'run' ? runPositions(cards, rules) : null;
+  return placed ? placed.map(([c]) => c) : [...cards];
+}
+
+/** Whether `cards` are a run placed otherwise than lowest first under throws.run.order
+ * ascending (a joker must be placed where it stands). */
+export function outOfOrder(cards, rules) {
+  if (rules.runOrder !== 'ascending') return false;
+  return ascendingRun(cards, rules).some((c, i) => c !== cards[i]);
 }
 
 /** Whether throwing `cards` alone is refused by throws.single when_no_combination because

@@ -728,3 +728,37 @@ def test_the_generator_reaches_a_game_scope_opening_the_offer_in_a_later_hand() 
     assert found["own_turn"] > 0
     assert found["earlier_hand"] > 0
     assert found["never"] == 0
+
+
+def test_the_generator_reaches_a_run_refused_out_of_order_then_placed_lowest_first() -> None:
+    # throws.run.order ascending, reached through the profile the fuzzer plays: a run placed
+    # otherwise than lowest first is refused illegal_throw, then thrown lowest first.
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec.profiles import load_profile
+    from reference_engine.server import Session
+
+    document = load_profile(ROOT / "tests/data/variants/dhumbal-runs-ascending.yaml")
+    refused, thrown = 0, 0
+    for seed in range(40):
+        plan = fuzz_generate.generate(document, random_spec({"variant": document}, "variant", seed))
+        session = Session()
+        for seq, req in enumerate(plan.requests):
+            if req.raw is not None:
+                continue
+            answer = session.handle({**req.message, "seq": seq})
+            action = req.message.get("action") or {}
+            cards = action.get("cards") if isinstance(action, dict) else None
+            if not isinstance(cards, list) or len(cards) < 3:
+                continue
+            if answer["ok"]:
+                thrown += any(
+                    e["type"] == "thrown" and e["kind"] == "run" for e in answer["events"]
+                )
+            elif (
+                answer["error"]["code"] == "illegal_throw"
+                and "lowest first" in answer["error"]["message"]
+            ):
+                refused += 1
+        if refused and thrown:
+            break
+    assert refused > 0 and thrown > 0

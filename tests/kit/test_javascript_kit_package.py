@@ -318,6 +318,18 @@ def test_kit_plays_the_call_timing_transcripts_as_written(tmp_path: Path) -> Non
 
 @pytest.mark.e2e
 @needs_node
+def test_kit_plays_the_run_order_transcript_as_written(tmp_path: Path) -> None:
+    """throws.run.order ascending: the profile test engine refuses a run placed otherwise
+    than lowest first (outOfOrder) and passes the variant's oracle transcript as written."""
+    outcomes, done = _profile_engine_runs(
+        "run-order-transcripts", ("dhumbal-runs-ascending",), tmp_path
+    )
+    assert outcomes == {"passed": 1}, done.stdout[-4000:]
+    assert done.returncode == 0
+
+
+@pytest.mark.e2e
+@needs_node
 def test_kit_plays_the_first_starter_transcript_as_written(tmp_path: Path) -> None:
     """next_starter first_starter: the kit's own table procedure starts every hand at seat 0."""
     outcomes, done = _profile_engine_runs(

@@ -190,3 +190,26 @@ def test_a_kit_engine_plays_multi_throw_scope_as_the_reference_does(tmp_path: Pa
     kit = scope_outcomes(OBJECT_API, tmp_path / "kit")
     assert kit == scope_outcomes(None, tmp_path / "reference")
     check_scope_outcomes(kit)
+
+
+def test_a_binding_that_does_not_declare_throws_run_order_refuses_it_by_name() -> None:
+    # A binding declaring the run's leaves one by one, written before throws.run.order, is
+    # refused a table that sets it, naming it, never played as any order.
+    run_leaves = ("min", "max", "min_naturals", "wrap", "ace")
+    support = {**KIT_RULES, **{f"throws.run.{leaf}": ANY for leaf in run_leaves}}
+    run = {"min": 3, "ace": "low"}
+    assert unsupported({"throws": {"run": run}}, support) is None
+    assert unsupported({"throws": {"run": {**run, "order": "ascending"}}}, support) == (
+        "rules.throws.run.order: this engine does not implement this rule parameter"
+    )
+
+
+@pytest.mark.e2e
+def test_a_kit_engine_plays_throws_run_order_as_the_reference_does() -> None:
+    # tests/kit_engines/object_api.py declares the whole throws section and asks the
+    # reference's throws.out_of_order.
+    profile = VARIANTS / "dhumbal-runs-ascending.yaml"
+    folder = VARIANTS / "run-order-transcripts"
+    kit = outcomes(profile, OBJECT_API, folder)
+    assert kit == outcomes(profile, None, folder)
+    assert kit == {"runs-placed-lowest-first": "passed"}

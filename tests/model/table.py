@@ -37,6 +37,7 @@ class Table:
     run_max: int | None
     run_min_naturals: int
     run_wrap: bool
+    run_order: str  # throws.run.order: any, or ascending (a run placed lowest first)
     single: str
     laid: str
     limit_by_seats: tuple[tuple[int, int], ...]
@@ -108,6 +109,7 @@ class Table:
             run_max=throws["run"].get("max"),
             run_min_naturals=throws["run"].get("min_naturals", 1),
             run_wrap=throws["run"].get("wrap", False),
+            run_order=throws["run"].get("order", "any"),
             single=throws.get("single", "any"),
             laid=throws.get("laid", "as_placed"),
             limit_by_seats=tuple(

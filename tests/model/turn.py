@@ -103,8 +103,25 @@ def throw_kind(cards: Sequence[str], t: Table) -> str | None:
     return None
 
 
+def in_run_order(cards: Sequence[str], t: Table) -> list[str]:
+    """A run's cards from its lowest rank up, each joker at the rank it stands for; any
+    other throw as given."""
+    layout = run_layout(cards, t) if throw_kind(cards, t) == "run" else None
+    if layout is None:
+        return list(cards)
+    ranks, ace = layout
+    at = {(ace if rank(c) == 1 else rank(c)): c for c in cards if c != JOKER}
+    return [at.get(r, JOKER) for r in ranks]
+
+
+def placed_out_of_order(cards: Sequence[str], t: Table) -> bool:
+    """throws.run.order ascending: a run must be placed lowest first."""
+    return t.run_order == "ascending" and in_run_order(cards, t) != list(cards)
+
+
 def legal_throws(hand: Sequence[str], t: Table) -> set[tuple[str, ...]]:
-    """Every legal throw of ``hand``, each as its cards in canonical order."""
+    """Every legal throw of ``hand``, each as its cards in canonical order (a run, under
+    throws.run.order ascending, in the order it must be placed)."""
     found: set[tuple[str, ...]] = set()
     ordered = canonical(list(hand))
     for size in range(1, len(ordered) + 1):
@@ -112,7 +129,9 @@ def legal_throws(hand: Sequence[str], t: Table) -> set[tuple[str, ...]]:
             if combo not in found and throw_kind(combo, t) is not None:
                 found.add(combo)
     if t.single == "when_no_combination" and any(len(c) > 1 for c in found):
-        return {c for c in found if len(c) > 1}
+        found = {c for c in found if len(c) > 1}
+    if t.run_order == "ascending":
+        found = {tuple(in_run_order(c, t)) for c in found}
     return found
 
 
@@ -121,12 +140,9 @@ def laid(cards: Sequence[str], t: Table) -> list[str]:
     where it stands; a set or single in canonical order)."""
     if t.laid == "as_placed":
         return list(cards)
-    layout = run_layout(cards, t) if throw_kind(cards, t) == "run" else None
-    if layout is None:
+    if throw_kind(cards, t) != "run":
         return canonical(list(cards))
-    ranks, ace = layout
-    at = {(ace if rank(c) == 1 else rank(c)): c for c in cards if c != JOKER}
-    return [at.get(r, JOKER) for r in ranks]
+    return in_run_order(cards, t)
 
 
 def pickable(offer: Sequence[str], kind: str | None, t: Table) -> list[str]:

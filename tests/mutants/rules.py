@@ -36,6 +36,7 @@ from reference_engine.rules import (
     ReshuffleMoment,
     Rules,
     RunAce,
+    RunOrder,
     ScoringKind,
     Settlement,
     ShowdownTie,
@@ -475,6 +476,11 @@ MUTANTS: dict[str, Mutant] = {
         "throws.set.jokers_alone",
         "games_follow_the_model",
         _rules(lambda r: {"throws.set_jokers_alone": True}),
+    ),
+    "runs_in_any_order": Mutant(
+        "throws.run.order",
+        "games_follow_the_model",
+        _rules(lambda r: {"throws.run_order": RunOrder.ANY}),
     ),
     "single_always_allowed": Mutant(
         "throws.single",

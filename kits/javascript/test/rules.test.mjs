@@ -3,7 +3,9 @@
 // reshuffle when_deck_emptied with pickable_and_throw), and what it refuses by name.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ANY, fullDeck } from '../jhyap-kit.mjs';
+import {
+  ANY, ascendingRun, fullDeck, legalThrowsOf, outOfOrder,
+} from '../jhyap-kit.mjs';
 import { ProfileEngine, deckFor, fixture, session } from './profile-engine.mjs';
 
 const HANDS = [['Ac', '2c', '3c', '4c', 'X'], ['Kh', 'Kd', 'Ks', 'Qc', 'Jh']];
@@ -127,4 +129,19 @@ test("a value the kit does not play is refused by name, whatever the binding's R
   const unknown = yaniv((r) => { r.call.limit_after_turns = 3; });
   assert.deepEqual(t.send({ cmd: 'start', profile: unknown, options: {}, seats: 2 }).error, {
     code: 'unsupported_profile', message: 'rules.call.limit_after_turns: this engine does not implement this rule parameter' });
+});
+
+test('throws.run.order ascending: a run is placed lowest first, a joker where it stands', () => {
+  const rules = {
+    runMin: 3, runMax: null, runMinNaturals: 1, runWrap: false, runAce: 'low', jokersWild: 'runs',
+    setMin: 2, setMax: 4, setJokersAlone: true, packSteps: [], single: 'any', runOrder: 'ascending',
+  };
+  assert.equal(outOfOrder(['5h', '6h', '7h'], rules), false);
+  assert.equal(outOfOrder(['7h', '6h', '5h'], rules), true);
+  assert.equal(outOfOrder(['5h', 'X', '7h'], rules), false);
+  assert.equal(outOfOrder(['X', '5h', '6h', '7h'], rules), true); // X stands for the 8h
+  assert.equal(outOfOrder(['9d', '9c'], rules), false); // a set: any order
+  assert.equal(outOfOrder(['7h', '6h', '5h'], { ...rules, runOrder: 'any' }), false);
+  assert.deepEqual(legalThrowsOf(['5h', '7h', 'X'], rules).at(-1), ['5h', 'X', '7h']);
+  assert.deepEqual(ascendingRun(['X', '5h', '6h'], rules), ['5h', '6h', 'X']);
 });

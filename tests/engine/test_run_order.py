@@ -1,0 +1,89 @@
+"""Issue 40's runs that must be laid in ascending order (throws.run.order), which no shipped
+profile plays: its variant passes its oracle transcript as written, the same transcript
+fails where the parameter is left at its default, and the engine's refusal and legal list
+follow the rule on exact hands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jhyap_core.cards import parse_cards
+from jhyap_core.profile import resolve
+from reference_engine import throws
+from reference_engine.rules import Rules, RunOrder
+from tests.cli_helpers import run_variants
+from tests.conftest import ROOT, profile_document
+
+VARIANTS = ROOT / "tests" / "data" / "variants"
+TRANSCRIPTS = VARIANTS / "run-order-transcripts"
+VARIANT = VARIANTS / "dhumbal-runs-ascending.yaml"
+
+
+@pytest.mark.e2e
+def test_the_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out = run_variants(TRANSCRIPTS, [VARIANT], capsys)
+    assert status == 0
+    assert out.splitlines()[-1].startswith("== 1 passed (1 case)")
+
+
+@pytest.mark.e2e
+def test_the_transcript_fails_without_the_new_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = VARIANT.read_text("utf-8")
+    assert "order: ascending" in text
+    # The same id, the parameter back at its default: the run placed highest first is thrown.
+    (tmp_path / VARIANT.name).write_text(text.replace("order: ascending", "order: any"), "utf-8")
+    status, out = run_variants(TRANSCRIPTS, [tmp_path / VARIANT.name], capsys)
+    assert status == 1
+    assert "1 failed" in out.splitlines()[-1]
+    assert 'expected "illegal_throw", got accepted (step 2: seat 0 throws 7h 6h 5h' in out
+
+
+def _rules(**changes: object) -> Rules:
+    base = Rules.from_profile(resolve(profile_document("dhumbal")))
+    values = {"throws.run_order": RunOrder.ASCENDING, **changes}
+    return base.with_values(values)
+
+
+def _names(cards: list[object]) -> list[str]:
+    return [str(c) for c in cards]
+
+
+@pytest.mark.parametrize(
+    ("placed", "refused"),
+    [
+        ("5h 6h 7h", False),
+        ("7h 6h 5h", True),
+        ("5h 7h 6h", True),
+        ("9c 9d", False),  # a set: any order
+        ("9d 9c", False),
+        ("Kc", False),
+    ],
+)
+def test_a_run_is_refused_unless_placed_lowest_first(placed: str, refused: bool) -> None:
+    rules = _rules()
+    assert throws.out_of_order(parse_cards(placed.split()), rules) is refused
+    at_default = _rules(**{"throws.run_order": RunOrder.ANY})
+    assert throws.out_of_order(parse_cards(placed.split()), at_default) is False
+
+
+def test_a_joker_is_placed_where_it_stands() -> None:
+    rules = _rules(**{"cards.jokers_per_pack": 2, "cards.jokers_wild": "runs"})
+    # Jokers fill the gaps, then extend the run upwards: 5h X 7h, and 5h 6h 7h X (X the 8h).
+    assert not throws.out_of_order(parse_cards(["5h", "X", "7h"]), rules)
+    assert throws.out_of_order(parse_cards(["5h", "7h", "X"]), rules)
+    assert not throws.out_of_order(parse_cards(["5h", "6h", "7h", "X"]), rules)
+    assert throws.out_of_order(parse_cards(["X", "5h", "6h", "7h"]), rules)
+
+
+def test_legal_lists_each_run_in_the_order_it_must_be_placed() -> None:
+    # Canonical order puts the joker last (5h 7h X); placed, it stands between them.
+    rules = _rules(**{"cards.jokers_per_pack": 2, "cards.jokers_wild": "runs"})
+    hand = parse_cards(["5h", "7h", "X", "Kc", "2s"])
+    listed = [_names(list(t)) for t in throws.legal_throws(hand, rules)]
+    assert listed == [["2s"], ["5h"], ["7h"], ["Kc"], ["X"], ["5h", "X", "7h"]]
+    at_default = rules.with_values({"throws.run_order": RunOrder.ANY})
+    assert [_names(list(t)) for t in throws.legal_throws(hand, at_default)][-1] == ["5h", "7h", "X"]
