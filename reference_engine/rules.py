@@ -67,6 +67,7 @@ class ThrowLaid(StrEnum):
 
     AS_PLACED = "as_placed"
     BY_RANK = "by_rank"
+    RUNS_BY_RANK = "runs_by_rank"  # a run by rank, a set or single as placed
 
 
 class ShowdownTie(StrEnum):

@@ -206,9 +206,12 @@ def laid(cards: Sequence[Card], kind: ThrowKind, rules: Rules) -> tuple[Card, ..
 
     as_placed: the order the player placed them. by_rank: a run by the ranks its cards
     stand at, lowest first (a joker where it stands); a set or single in canonical card
-    order (suits c d h s, jokers last).
+    order (suits c d h s, jokers last). runs_by_rank: a run as by_rank, a set or single as
+    placed.
     """
     if rules.throws.laid is ThrowLaid.AS_PLACED:
+        return tuple(cards)
+    if rules.throws.laid is ThrowLaid.RUNS_BY_RANK and kind is not ThrowKind.RUN:
         return tuple(cards)
     if kind is ThrowKind.RUN:
         placed = run_positions(cards, rules)

@@ -64,7 +64,11 @@ VALUE_WORDS: dict[str, dict[str, str]] = {
         "when_no_combination": "only from a hand with no set or run",
     },
     "throws.run.order": {"any": "in any order", "ascending": "lowest first"},
-    "throws.laid": {"as_placed": "as placed", "by_rank": "in rank order"},
+    "throws.laid": {
+        "as_placed": "as placed",
+        "by_rank": "in rank order",
+        "runs_by_rank": "a run in rank order, a set or single as placed",
+    },
     "pick.from_offer": {
         "any": "any card of it",
         "run_ends": "any card of a single or set; only an end card of a run",

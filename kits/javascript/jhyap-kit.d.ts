@@ -194,7 +194,7 @@ export interface KitRules {
   readonly runAce: string;
   readonly runOrder: 'any' | 'ascending';
   readonly single: 'any' | 'when_no_combination';
-  readonly laid: 'as_placed' | 'by_rank';
+  readonly laid: 'as_placed' | 'by_rank' | 'runs_by_rank';
   readonly pickFromOffer: string;
   readonly onlyAfterMultiThrow: boolean;
   readonly multiThrowScope: 'turn' | 'hand' | 'game';

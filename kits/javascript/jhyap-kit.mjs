@@ -324,7 +324,7 @@ export const KIT_RULES = Object.freeze({
   'reshuffle.new_deck': ['out_of_play'],
   'reshuffle.kept_aside': ['current_offer', 'offer_and_throw', 'pickable_and_throw'],
   deck_runs_out: ['reshuffle', 'round_ends_no_score', 'round_ends_hands_score'],
-  'throws.laid': ['as_placed', 'by_rank'],
+  'throws.laid': ['as_placed', 'by_rank', 'runs_by_rank'],
   'call.timing': ['start_of_turn'],
   'game_end.kind': ['host_ends', 'fixed_rounds', 'elimination', 'first_past_target', 'one_hand'],
   'game_end.rounds': ANY,
@@ -347,7 +347,7 @@ export const KIT_PLAYS = Object.freeze({
   next_starter: ['next_seat', 'round_winner', 'seat_after_round_winner', 'caller', 'first_starter'],
   'throws.run.ace': ['low', 'high', 'low_or_high'],
   'throws.run.order': ['any', 'ascending'],
-  'throws.laid': ['as_placed', 'by_rank'],
+  'throws.laid': ['as_placed', 'by_rank', 'runs_by_rank'],
   'throws.single': ['any', 'when_no_combination'],
   'pick.from_offer': ['any', 'last_placed', 'first_or_last_placed', 'run_ends'],
   'pick.multi_throw_scope': ['turn', 'hand', 'game'],
@@ -671,14 +671,14 @@ export function singleRefused(cards, hand, rules) {
 
 /** A throw's cards as they lie on the offer, the last on top (throws.laid): as placed, or
  * by rank: a run by the ranks its cards stand at, lowest first; a set or single in
- * canonical order. */
+ * canonical order (as placed under runs_by_rank). */
 export function laidCards(cards, kind, rules) {
-  if (rules.laid !== 'by_rank') return [...cards];
+  if (rules.laid === 'as_placed' || rules.laid == null) return [...cards];
   if (kind === 'run') {
     const placed = runPositions(cards, rules);
     if (placed) return placed.map(([c]) => c);
   }
-  return canonical(cards);
+  return rules.laid === 'runs_by_rank' ? [...cards] : canonical(cards);
 }
 
 /** The positions in `offer.cards` (as placed) that the profile's pick rule lets be taken. */

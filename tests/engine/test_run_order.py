@@ -1,7 +1,8 @@
-"""Issue 40's runs that must be laid in ascending order (throws.run.order), which no shipped
-profile plays: its variant passes its oracle transcript as written, the same transcript
-fails where the parameter is left at its default, and the engine's refusal and legal list
-follow the rule on exact hands."""
+"""Issue 40's runs that must be laid in ascending order (throws.run.order) and runs laid by
+rank while sets stay as placed (throws.laid runs_by_rank), which no shipped profile plays:
+their variants pass their oracle transcripts as written, each transcript fails where its
+parameter is back at its default, and the engine's refusal and legal list follow the rule on
+exact hands."""
 
 from __future__ import annotations
 
@@ -18,28 +19,40 @@ from tests.conftest import ROOT, profile_document
 
 VARIANTS = ROOT / "tests" / "data" / "variants"
 TRANSCRIPTS = VARIANTS / "run-order-transcripts"
-VARIANT = VARIANTS / "dhumbal-runs-ascending.yaml"
+# Each variant's override, and the value that puts it back at its default.
+OVERRIDES = {
+    "dhumbal-runs-ascending.yaml": ("order: ascending", "order: any"),
+    "bga-yaniv-runs-by-rank.yaml": ("laid: runs_by_rank", "laid: as_placed"),
+}
+# The first step each transcript fails at once its variant's value is back at the default.
+FAILS_AT = {
+    "dhumbal-runs-ascending.yaml": 'expected "illegal_throw", got accepted (step 2: seat 0 throws',
+    "bga-yaniv-runs-by-rank.yaml": 'events[0].cards: expected ["4h", "X", "6h"]',
+}
 
 
 @pytest.mark.e2e
-def test_the_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out = run_variants(TRANSCRIPTS, [VARIANT], capsys)
+def test_each_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out = run_variants(TRANSCRIPTS, [VARIANTS / name for name in OVERRIDES], capsys)
     assert status == 0
-    assert out.splitlines()[-1].startswith("== 1 passed (1 case)")
+    assert out.splitlines()[-1].startswith("== 2 passed as written, 2 passed derived (4 cases)")
 
 
 @pytest.mark.e2e
+@pytest.mark.parametrize("name", sorted(OVERRIDES))
 def test_the_transcript_fails_without_the_new_value(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
 ) -> None:
-    text = VARIANT.read_text("utf-8")
-    assert "order: ascending" in text
-    # The same id, the parameter back at its default: the run placed highest first is thrown.
-    (tmp_path / VARIANT.name).write_text(text.replace("order: ascending", "order: any"), "utf-8")
-    status, out = run_variants(TRANSCRIPTS, [tmp_path / VARIANT.name], capsys)
+    text = (VARIANTS / name).read_text("utf-8")
+    new, default = OVERRIDES[name]
+    assert new in text
+    # The same id, the parameter back at its default.
+    (tmp_path / name).write_text(text.replace(new, default), "utf-8")
+    others = [VARIANTS / n for n in OVERRIDES if n != name]
+    status, out = run_variants(TRANSCRIPTS, [tmp_path / name, *others], capsys)
     assert status == 1
-    assert "1 failed" in out.splitlines()[-1]
-    assert 'expected "illegal_throw", got accepted (step 2: seat 0 throws 7h 6h 5h' in out
+    assert "1 failed as written" in out.splitlines()[-1]
+    assert FAILS_AT[name] in out
 
 
 def _rules(**changes: object) -> Rules:

@@ -762,3 +762,38 @@ def test_the_generator_reaches_a_run_refused_out_of_order_then_placed_lowest_fir
         if refused and thrown:
             break
     assert refused > 0 and thrown > 0
+
+
+def test_the_generator_reaches_runs_laid_by_rank_and_sets_as_placed() -> None:
+    # throws.laid runs_by_rank, reached through the profile the fuzzer plays: a run placed out
+    # of rank order lies by rank, a set placed out of canonical order lies as placed.
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec.profiles import load_profile
+    from jhyap_core.cards import parse_cards, sorted_names
+    from reference_engine.server import Session
+
+    document = load_profile(ROOT / "tests/data/variants/bga-yaniv-runs-by-rank.yaml")
+    reached: dict[str, int] = {"run": 0, "set": 0}
+    for seed in range(60):
+        plan = fuzz_generate.generate(document, random_spec({"variant": document}, "variant", seed))
+        session = Session()
+        for seq, req in enumerate(plan.requests):
+            if req.raw is not None:
+                continue
+            answer = session.handle({**req.message, "seq": seq})
+            action = req.message.get("action")
+            if not answer["ok"] or not isinstance(action, dict) or action.get("type") != "throw":
+                continue
+            placed = action["cards"]
+            for event in answer["events"]:
+                if event["type"] != "thrown" or event["kind"] == "single":
+                    continue
+                kind, laid = event["kind"], event["cards"]
+                if kind == "set" and placed != sorted_names(parse_cards(placed)):
+                    assert laid == placed
+                    reached["set"] += 1
+                elif kind == "run" and laid != placed:
+                    reached["run"] += 1
+        if all(reached.values()):
+            break
+    assert all(reached.values()), reached

@@ -207,9 +207,14 @@ def test_a_binding_that_does_not_declare_throws_run_order_refuses_it_by_name() -
 @pytest.mark.e2e
 def test_a_kit_engine_plays_throws_run_order_as_the_reference_does() -> None:
     # tests/kit_engines/object_api.py declares the whole throws section and asks the
-    # reference's throws.out_of_order.
-    profile = VARIANTS / "dhumbal-runs-ascending.yaml"
+    # reference's throws.out_of_order and throws.laid (runs_by_rank).
+    profiles = [
+        VARIANTS / f"{n}.yaml" for n in ("dhumbal-runs-ascending", "bga-yaniv-runs-by-rank")
+    ]
     folder = VARIANTS / "run-order-transcripts"
-    kit = outcomes(profile, OBJECT_API, folder)
-    assert kit == outcomes(profile, None, folder)
-    assert kit == {"runs-placed-lowest-first": "passed"}
+    kit = outcomes(profiles[0], OBJECT_API, folder, profiles[1])
+    assert kit == outcomes(profiles[0], None, folder, profiles[1])
+    assert kit == {
+        "runs-placed-lowest-first": "passed",
+        "runs-laid-by-rank-sets-as-placed": "passed",
+    }

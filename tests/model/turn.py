@@ -137,11 +137,12 @@ def legal_throws(hand: Sequence[str], t: Table) -> set[tuple[str, ...]]:
 
 def laid(cards: Sequence[str], t: Table) -> list[str]:
     """throws.laid: as placed, or by rank (a run by the ranks its cards stand at, a joker
-    where it stands; a set or single in canonical order)."""
+    where it stands; a set or single in canonical order, or as placed under runs_by_rank)."""
     if t.laid == "as_placed":
         return list(cards)
     if throw_kind(cards, t) != "run":
-        return canonical(list(cards))
+        # runs_by_rank: only a run is put in rank order.
+        return list(cards) if t.laid == "runs_by_rank" else canonical(list(cards))
     return in_run_order(cards, t)
 
 

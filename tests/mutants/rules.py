@@ -487,6 +487,15 @@ MUTANTS: dict[str, Mutant] = {
         "games_follow_the_model",
         _rules(lambda r: {"throws.single": SingleThrow.ANY}),
     ),
+    "runs_by_rank_sets_sorted_too": Mutant(
+        "throws.laid",
+        "games_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.throws.laid is ThrowLaid.RUNS_BY_RANK, "throws.laid", ThrowLaid.BY_RANK
+            )
+        ),
+    ),
     "laid_as_placed": Mutant(
         "throws.laid",
         "games_follow_the_model",

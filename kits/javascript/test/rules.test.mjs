@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  ANY, ascendingRun, fullDeck, legalThrowsOf, outOfOrder,
+  ANY, ascendingRun, fullDeck, laidCards, legalThrowsOf, outOfOrder,
 } from '../jhyap-kit.mjs';
 import { ProfileEngine, deckFor, fixture, session } from './profile-engine.mjs';
 
@@ -144,4 +144,14 @@ test('throws.run.order ascending: a run is placed lowest first, a joker where it
   assert.equal(outOfOrder(['7h', '6h', '5h'], { ...rules, runOrder: 'any' }), false);
   assert.deepEqual(legalThrowsOf(['5h', '7h', 'X'], rules).at(-1), ['5h', 'X', '7h']);
   assert.deepEqual(ascendingRun(['X', '5h', '6h'], rules), ['5h', '6h', 'X']);
+});
+
+test('throws.laid runs_by_rank: a run lies by rank, a set or single as placed', () => {
+  const rules = {
+    runMin: 3, runMax: null, runMinNaturals: 1, runWrap: false, runAce: 'low', jokersWild: 'runs',
+    setMin: 2, setMax: 4, setJokersAlone: false, packSteps: [], laid: 'runs_by_rank',
+  };
+  assert.deepEqual(laidCards(['6h', 'X', '4h'], 'run', rules), ['4h', 'X', '6h']);
+  assert.deepEqual(laidCards(['9s', '9c', '9d'], 'set', rules), ['9s', '9c', '9d']);
+  assert.deepEqual(laidCards(['9s', '9c', '9d'], 'set', { ...rules, laid: 'by_rank' }), ['9c', '9d', '9s']);
 });
