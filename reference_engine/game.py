@@ -80,6 +80,11 @@ class ReferencePlay:
                 ErrorCode.ILLEGAL_THROW,
                 f"a run is placed lowest first: {ordered}, not {' '.join(names(cards))}",
             )
+        if throws.joker_alone_refused(cards, table.hands[seat], self.rules):
+            return Refusal(
+                ErrorCode.ILLEGAL_THROW,
+                "a joker may not be thrown alone while the hand allows another throw",
+            )
         if throws.single_refused(cards, table.hands[seat], self.rules):
             return Refusal(
                 ErrorCode.ILLEGAL_THROW,

@@ -465,6 +465,7 @@ class ThrowRules:
     run_order: RunOrder = field(metadata=_parameter("throws.run.order"))
     order_matters: bool = field(metadata=_parameter("throws.order_matters"))
     single: SingleThrow = field(metadata=_parameter("throws.single"))
+    single_joker: bool = field(metadata=_parameter("throws.single_joker"))
     laid: ThrowLaid = field(metadata=_parameter("throws.laid"))
 
 

@@ -175,9 +175,23 @@ def _singles_rule(found: list[tuple[Card, ...]], rules: Rules) -> list[tuple[Car
     under throws.run.order ascending, each run listed in the order it must be placed."""
     if rules.throws.single is SingleThrow.WHEN_NO_COMBINATION and any(len(t) > 1 for t in found):
         found = [t for t in found if len(t) > 1]
+    if not rules.throws.single_joker and not all(map(_lone_joker, found)):
+        found = [t for t in found if not _lone_joker(t)]
     if rules.throws.run_order is RunOrder.ASCENDING:
         found = [ascending_run(t, rules) for t in found]
     return found
+
+
+def _lone_joker(cards: Sequence[Card]) -> bool:
+    return len(cards) == 1 and cards[0].is_joker
+
+
+def joker_alone_refused(cards: Sequence[Card], hand: Sequence[Card], rules: Rules) -> bool:
+    """Whether a joker thrown alone is refused under throws.single_joker false: the hand
+    allows another throw (a hand of jokers only that make no set may throw one)."""
+    if rules.throws.single_joker or not _lone_joker(cards):
+        return False
+    return not all(map(_lone_joker, legal_throws(hand, rules)))
 
 
 def ascending_run(cards: Sequence[Card], rules: Rules) -> tuple[Card, ...]:

@@ -278,7 +278,7 @@ def _turn(game: Game, exp: Expect, rng: random.Random, style: Style) -> None:
         check("legal throws", {tuple(str(c) for c in t) for t in legal.throws}, throws)
         if why is not None:
             refused(game, lambda: game.act(seat, Call()), why, state)
-        _illegal_throw(game, seat, hand, throws, rng, state)
+        _illegal_throw(game, seat, hand, throws, rng, state, r)
         if timer_on and rng.random() < style.timeout:
             _timeout(game, exp, seat, hand, state)
         elif why is None and rng.random() < style.call:
@@ -336,6 +336,7 @@ def _illegal_throw(
     throws: set[tuple[str, ...]],
     rng: random.Random,
     state: dict[str, Any],
+    r: Rules,
 ) -> None:
     single = rng.choice(hand)
     if (single,) not in throws:  # throws.single when_no_combination: the hand holds a set or run
@@ -344,7 +345,10 @@ def _illegal_throw(
     if len(hand) < 2:
         return
     cards = rng.sample(hand, rng.randint(2, len(hand)))
-    if tuple(canonical(cards)) not in throws:
+    # A legal throw's cards in another order are legal too, but a run under
+    # throws.run.order ascending only lowest first.
+    legal = {tuple(canonical(list(t))) for t in throws}
+    if tuple(canonical(cards)) not in legal or turn.placed_out_of_order(cards, r):
         throw = ThrowCards(tuple(parse_cards(cards)))
         refused(game, lambda: game.act(seat, throw), "illegal_throw", state)
 

@@ -197,6 +197,7 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
             },
             "order_matters": draw(st.booleans()),
             "single": draw(st.sampled_from(values("throws.single"))),
+            "single_joker": draw(st.booleans()),
             "laid": draw(st.sampled_from(values("throws.laid"))),
         },
         "pick": {

@@ -368,6 +368,9 @@ class _Builder:
             options.append({"type": "throw", "cards": []})
             options.append({"type": "throw", "cards": ["1x"]})
             options.append({"type": "pick", "from": "offer", "card": str(hand[0])})
+            if not game.rules.throws.single_joker and any(c.is_joker for c in hand):
+                # throws.single_joker false: a joker alone, refused while another throw is legal.
+                options.append({"type": "throw", "cards": ["X"]})
         if game.phase is Phase.PICK and game.offer is not None:
             assert game.thrown is not None
             closed = [

@@ -194,6 +194,7 @@ export interface KitRules {
   readonly runAce: string;
   readonly runOrder: 'any' | 'ascending';
   readonly single: 'any' | 'when_no_combination';
+  readonly singleJoker: boolean;
   readonly laid: 'as_placed' | 'by_rank' | 'runs_by_rank';
   readonly pickFromOffer: string;
   readonly onlyAfterMultiThrow: boolean;
@@ -222,6 +223,8 @@ export declare function classifyThrow(cards: readonly Card[], rules: KitRules): 
 /** Every legal throw of `hand` (throws.single included), canonical (a run under
  * throws.run.order ascending in the order it must be placed), shorter first. */
 export declare function legalThrowsOf(hand: readonly Card[], rules: KitRules): Card[][];
+/** Whether throws.single_joker false refuses a joker thrown alone from `hand`. */
+export declare function jokerAloneRefused(cards: readonly Card[], hand: readonly Card[], rules: KitRules): boolean;
 /** A run's cards lowest first, each joker where it stands; any other throw as given. */
 export declare function ascendingRun(cards: readonly Card[], rules: KitRules): Card[];
 /** Whether `cards` are a run placed otherwise than lowest first (throws.run.order ascending). */

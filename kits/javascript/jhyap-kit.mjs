@@ -407,7 +407,7 @@ export const RULE_PARAMETERS = Object.freeze(new Set([
   'deal.dealer', 'deal.first_starter', 'deal.order', 'deal.first_offer', 'next_starter', 'deck_runs_out',
   'throws.set.min', 'throws.set.max', 'throws.set.jokers_alone',
   'throws.run.min', 'throws.run.max', 'throws.run.min_naturals', 'throws.run.wrap', 'throws.run.ace',
-  'throws.run.order', 'throws.order_matters', 'throws.single', 'throws.laid',
+  'throws.run.order', 'throws.order_matters', 'throws.single', 'throws.single_joker', 'throws.laid',
   'pick.from_offer', 'pick.only_after_multi_throw', 'pick.multi_throw_scope',
   'reshuffle.moment', 'reshuffle.new_deck', 'reshuffle.kept_aside',
   'call.limit', 'call.limit_by_seats', 'call.inclusive', 'call.timing', 'call.first_round', 'call.min_own_turns',
@@ -501,6 +501,7 @@ export function readRules(r) {
     runAce: need(r, 'throws.run.ace', str, 'a string'),
     runOrder: at(r, 'throws.run.order') ?? 'any',
     single: at(r, 'throws.single') ?? 'any',
+    singleJoker: at(r, 'throws.single_joker') !== false, // true unless the profile says false
     laid: at(r, 'throws.laid') ?? 'as_placed',
     pickFromOffer: need(r, 'pick.from_offer', str, 'a string'),
     onlyAfterMultiThrow: need(r, 'pick.only_after_multi_throw', bool, 'true or false'),
@@ -644,9 +645,20 @@ export function legalThrowsOf(hand, rules) {
     if (!found.has(key) && classifyThrow(cards, rules) !== null) found.set(key, cards);
   }
   const all = [...found.values()].sort((a, b) => a.length - b.length || compareCards(a, b));
-  const allowed = rules.single === 'when_no_combination' && all.some((t) => t.length > 1)
+  let allowed = rules.single === 'when_no_combination' && all.some((t) => t.length > 1)
     ? all.filter((t) => t.length > 1) : all;
+  // throws.single_joker false: a joker alone only from a hand that allows nothing else.
+  if (rules.singleJoker === false && allowed.some((t) => !loneJoker(t))) allowed = allowed.filter((t) => !loneJoker(t));
   return rules.runOrder === 'ascending' ? allowed.map((t) => ascendingRun(t, rules)) : allowed;
+}
+
+const loneJoker = (cards) => cards.length === 1 && cards[0] === JOKER;
+
+/** Whether a joker thrown alone is refused under throws.single_joker false: the hand allows
+ * another throw (a hand of jokers only that make no set may throw one). */
+export function jokerAloneRefused(cards, hand, rules) {
+  if (rules.singleJoker !== false || !loneJoker(cards)) return false;
+  return legalThrowsOf(hand, rules).some((t) => !loneJoker(t));
 }
 
 /** A run's cards lowest first, each joker where it stands; any other throw as given. */

@@ -1,5 +1,6 @@
-"""Issue 40's runs that must be laid in ascending order (throws.run.order) and runs laid by
-rank while sets stay as placed (throws.laid runs_by_rank), which no shipped profile plays:
+"""Issue 40's runs that must be laid in ascending order (throws.run.order), runs laid by
+rank while sets stay as placed (throws.laid runs_by_rank) and jokers only inside runs, never
+alone (throws.single_joker), which no shipped profile plays:
 their variants pass their oracle transcripts as written, each transcript fails where its
 parameter is back at its default, and the engine's refusal and legal list follow the rule on
 exact hands."""
@@ -23,11 +24,15 @@ TRANSCRIPTS = VARIANTS / "run-order-transcripts"
 OVERRIDES = {
     "dhumbal-runs-ascending.yaml": ("order: ascending", "order: any"),
     "bga-yaniv-runs-by-rank.yaml": ("laid: runs_by_rank", "laid: as_placed"),
+    "bga-yaniv-jokers-only-in-runs.yaml": ("single_joker: false", "single_joker: true"),
 }
 # The first step each transcript fails at once its variant's value is back at the default.
 FAILS_AT = {
     "dhumbal-runs-ascending.yaml": 'expected "illegal_throw", got accepted (step 2: seat 0 throws',
     "bga-yaniv-runs-by-rank.yaml": 'events[0].cards: expected ["4h", "X", "6h"]',
+    "bga-yaniv-jokers-only-in-runs.yaml": (
+        'expected "illegal_throw", got accepted (step 2: seat 0 throws X'
+    ),
 }
 
 
@@ -35,7 +40,7 @@ FAILS_AT = {
 def test_each_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixture[str]) -> None:
     status, out = run_variants(TRANSCRIPTS, [VARIANTS / name for name in OVERRIDES], capsys)
     assert status == 0
-    assert out.splitlines()[-1].startswith("== 2 passed as written, 2 passed derived (4 cases)")
+    assert out.splitlines()[-1].startswith("== 3 passed as written, 6 passed derived (9 cases)")
 
 
 @pytest.mark.e2e
@@ -100,3 +105,18 @@ def test_legal_lists_each_run_in_the_order_it_must_be_placed() -> None:
     assert listed == [["2s"], ["5h"], ["7h"], ["Kc"], ["X"], ["5h", "X", "7h"]]
     at_default = rules.with_values({"throws.run_order": RunOrder.ANY})
     assert [_names(list(t)) for t in throws.legal_throws(hand, at_default)][-1] == ["5h", "7h", "X"]
+
+
+def test_a_joker_alone_is_refused_while_the_hand_allows_another_throw() -> None:
+    rules = Rules.from_profile(resolve(profile_document("bga-yaniv"))).with_values(
+        {"throws.single_joker": False}
+    )
+    joker = parse_cards(["X"])
+    assert throws.joker_alone_refused(joker, parse_cards(["X", "5h", "Kc"]), rules)
+    # Jokers only, which make no set here (set.jokers_alone false): one may be thrown.
+    assert not throws.joker_alone_refused(joker, parse_cards(["X", "X"]), rules)
+    assert [_names(list(t)) for t in throws.legal_throws(parse_cards(["X", "X"]), rules)] == [["X"]]
+    listed = [_names(list(t)) for t in throws.legal_throws(parse_cards(["X", "5h", "6h"]), rules)]
+    assert listed == [["5h"], ["6h"], ["5h", "6h", "X"]]
+    at_default = rules.with_values({"throws.single_joker": True})
+    assert not throws.joker_alone_refused(joker, parse_cards(["X", "5h", "Kc"]), at_default)

@@ -797,3 +797,26 @@ def test_the_generator_reaches_runs_laid_by_rank_and_sets_as_placed() -> None:
         if all(reached.values()):
             break
     assert all(reached.values()), reached
+
+
+def test_the_generator_reaches_a_refused_joker_alone() -> None:
+    # throws.single_joker false, reached through the profile the fuzzer plays: its probes
+    # throw single cards of the hand, a joker among them, refused while another throw is legal.
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec.profiles import load_profile
+    from reference_engine.server import Session
+
+    document = load_profile(ROOT / "tests/data/variants/bga-yaniv-jokers-only-in-runs.yaml")
+    refused = 0
+    for seed in range(80):
+        plan = fuzz_generate.generate(document, random_spec({"variant": document}, "variant", seed))
+        session = Session()
+        for seq, req in enumerate(plan.requests):
+            if req.raw is not None:
+                continue
+            answer = session.handle({**req.message, "seq": seq})
+            if not answer["ok"] and "a joker may not be thrown alone" in answer["error"]["message"]:
+                refused += 1
+        if refused:
+            break
+    assert refused > 0

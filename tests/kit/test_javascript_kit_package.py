@@ -318,14 +318,17 @@ def test_kit_plays_the_call_timing_transcripts_as_written(tmp_path: Path) -> Non
 
 @pytest.mark.e2e
 @needs_node
-def test_kit_plays_the_run_order_transcript_as_written(tmp_path: Path) -> None:
-    """throws.run.order ascending and throws.laid runs_by_rank: the profile test engine
-    refuses a run placed otherwise than lowest first (outOfOrder), the kit lays a run by rank
-    and a set as placed (laidCards), and both variants' oracle transcripts pass as written."""
+def test_kit_plays_the_run_order_transcripts_as_written(tmp_path: Path) -> None:
+    """throws.run.order ascending, throws.laid runs_by_rank and throws.single_joker false: the
+    profile test engine refuses a run placed otherwise than lowest first (outOfOrder) and a
+    joker alone (jokerAloneRefused), the kit lays a run by rank and a set as placed
+    (laidCards), and the three variants' oracle transcripts pass as written."""
     outcomes, done = _profile_engine_runs(
-        "run-order-transcripts", ("dhumbal-runs-ascending", "bga-yaniv-runs-by-rank"), tmp_path
+        "run-order-transcripts",
+        ("dhumbal-runs-ascending", "bga-yaniv-runs-by-rank", "bga-yaniv-jokers-only-in-runs"),
+        tmp_path,
     )
-    assert outcomes == {"passed": 4}, done.stdout[-4000:]
+    assert outcomes == {"passed": 9}, done.stdout[-4000:]
     assert done.returncode == 0
 
 

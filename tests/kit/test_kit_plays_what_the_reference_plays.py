@@ -204,17 +204,29 @@ def test_a_binding_that_does_not_declare_throws_run_order_refuses_it_by_name() -
     )
 
 
+def test_a_binding_that_does_not_declare_throws_single_joker_refuses_it_by_name() -> None:
+    # A binding declaring the throw leaves of the previous release one by one is refused a
+    # table that sets throws.single_joker, naming it, never played as a joker allowed alone.
+    leaves = ("set", "run", "order_matters", "single", "laid")
+    support = {**KIT_RULES, **{f"throws.{leaf}": ANY for leaf in leaves}}
+    throws = {"set": {"min": 2, "max": 4}, "run": {"min": 3, "ace": "low"}, "single": "any"}
+    assert unsupported({"throws": throws}, support) is None
+    assert unsupported({"throws": {**throws, "single_joker": False}}, support) == (
+        "rules.throws.single_joker: this engine does not implement this rule parameter"
+    )
+
+
 @pytest.mark.e2e
 def test_a_kit_engine_plays_throws_run_order_as_the_reference_does() -> None:
     # tests/kit_engines/object_api.py declares the whole throws section and asks the
-    # reference's throws.out_of_order and throws.laid (runs_by_rank).
-    profiles = [
-        VARIANTS / f"{n}.yaml" for n in ("dhumbal-runs-ascending", "bga-yaniv-runs-by-rank")
-    ]
+    # reference's throws.out_of_order, throws.joker_alone_refused and throws.laid.
+    names = ("dhumbal-runs-ascending", "bga-yaniv-runs-by-rank", "bga-yaniv-jokers-only-in-runs")
+    profiles = [VARIANTS / f"{n}.yaml" for n in names]
     folder = VARIANTS / "run-order-transcripts"
-    kit = outcomes(profiles[0], OBJECT_API, folder, profiles[1])
-    assert kit == outcomes(profiles[0], None, folder, profiles[1])
+    kit = outcomes(profiles[0], OBJECT_API, folder, *profiles[1:])
+    assert kit == outcomes(profiles[0], None, folder, *profiles[1:])
     assert kit == {
         "runs-placed-lowest-first": "passed",
         "runs-laid-by-rank-sets-as-placed": "passed",
+        "jokers-only-inside-runs": "passed",
     }

@@ -39,6 +39,7 @@ class Table:
     run_wrap: bool
     run_order: str  # throws.run.order: any, or ascending (a run placed lowest first)
     single: str
+    single_joker: bool  # throws.single_joker: false, no joker alone while another throw is legal
     laid: str
     limit_by_seats: tuple[tuple[int, int], ...]
     from_offer: str
@@ -111,6 +112,7 @@ class Table:
             run_wrap=throws["run"].get("wrap", False),
             run_order=throws["run"].get("order", "any"),
             single=throws.get("single", "any"),
+            single_joker=throws.get("single_joker", True),
             laid=throws.get("laid", "as_placed"),
             limit_by_seats=tuple(
                 (s["from_seats"], s["limit"]) for s in rules["call"].get("limit_by_seats") or []

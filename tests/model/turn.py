@@ -130,6 +130,9 @@ def legal_throws(hand: Sequence[str], t: Table) -> set[tuple[str, ...]]:
                 found.add(combo)
     if t.single == "when_no_combination" and any(len(c) > 1 for c in found):
         found = {c for c in found if len(c) > 1}
+    # throws.single_joker false: a joker alone only from a hand allowing nothing else.
+    if not t.single_joker and found - {(JOKER,)}:
+        found.discard((JOKER,))
     if t.run_order == "ascending":
         found = {tuple(in_run_order(c, t)) for c in found}
     return found

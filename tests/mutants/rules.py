@@ -482,6 +482,11 @@ MUTANTS: dict[str, Mutant] = {
         "games_follow_the_model",
         _rules(lambda r: {"throws.run_order": RunOrder.ANY}),
     ),
+    "joker_always_thrown_alone": Mutant(
+        "throws.single_joker",
+        "games_follow_the_model",
+        _rules(lambda r: {"throws.single_joker": True}),
+    ),
     "single_always_allowed": Mutant(
         "throws.single",
         "games_follow_the_model",

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import {
   ANY, KIT_RULES, TrackedEngine, classifyThrow, main, nextActive, profileCardValue, readRules,
-  outOfOrder, singleRefused, turnOrderFrom,
+  jokerAloneRefused, outOfOrder, singleRefused, turnOrderFrom,
 } from '../jhyap-kit.mjs';
 
 export const fixture = (name) => JSON.parse(readFileSync(new URL(`fixtures/${name}.json`, import.meta.url), 'utf8'));
@@ -70,6 +70,7 @@ export class ProfileEngine extends TrackedEngine {
       const rules = this.#rules();
       if (!classifyThrow(action.cards, rules)) return 'illegal_throw';
       if (outOfOrder(action.cards, rules)) return 'illegal_throw';
+      if (jokerAloneRefused(action.cards, this.table.hands[seat], rules)) return 'illegal_throw';
       return singleRefused(action.cards, this.table.hands[seat], rules) ? 'illegal_throw' : null;
     }
     return null;

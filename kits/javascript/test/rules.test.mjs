@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  ANY, ascendingRun, fullDeck, laidCards, legalThrowsOf, outOfOrder,
+  ANY, ascendingRun, fullDeck, jokerAloneRefused, laidCards, legalThrowsOf, outOfOrder,
 } from '../jhyap-kit.mjs';
 import { ProfileEngine, deckFor, fixture, session } from './profile-engine.mjs';
 
@@ -154,4 +154,15 @@ test('throws.laid runs_by_rank: a run lies by rank, a set or single as placed', 
   assert.deepEqual(laidCards(['6h', 'X', '4h'], 'run', rules), ['4h', 'X', '6h']);
   assert.deepEqual(laidCards(['9s', '9c', '9d'], 'set', rules), ['9s', '9c', '9d']);
   assert.deepEqual(laidCards(['9s', '9c', '9d'], 'set', { ...rules, laid: 'by_rank' }), ['9c', '9d', '9s']);
+});
+
+test('throws.single_joker false: a joker alone is refused while the hand allows another throw', () => {
+  const rules = {
+    runMin: 3, runMax: null, runMinNaturals: 1, runWrap: false, runAce: 'low', jokersWild: 'runs',
+    setMin: 2, setMax: 4, setJokersAlone: false, packSteps: [], single: 'any', singleJoker: false,
+  };
+  assert.equal(jokerAloneRefused(['X'], ['X', '5h', 'Kc'], rules), true);
+  assert.equal(jokerAloneRefused(['X'], ['X', 'X'], rules), false); // jokers only: no other throw
+  assert.deepEqual(legalThrowsOf(['X', '5h', '6h'], rules), [['5h'], ['6h'], ['5h', '6h', 'X']]);
+  assert.equal(jokerAloneRefused(['X'], ['X', '5h', 'Kc'], { ...rules, singleJoker: true }), false);
 });
