@@ -55,6 +55,13 @@ class RunOrder(StrEnum):
     ASCENDING = "ascending"
 
 
+class JokersExtend(StrEnum):
+    """Where jokers a run's gaps leave spare stand: above its highest card first, or below."""
+
+    UP_FIRST = "up_first"
+    DOWN_FIRST = "down_first"
+
+
 class SingleThrow(StrEnum):
     """When a single card may be thrown."""
 
@@ -463,6 +470,7 @@ class ThrowRules:
     run_wrap: bool = field(metadata=_parameter("throws.run.wrap"))
     run_ace: RunAce = field(metadata=_parameter("throws.run.ace"))
     run_order: RunOrder = field(metadata=_parameter("throws.run.order"))
+    run_jokers_extend: JokersExtend = field(metadata=_parameter("throws.run.jokers_extend"))
     order_matters: bool = field(metadata=_parameter("throws.order_matters"))
     single: SingleThrow = field(metadata=_parameter("throws.single"))
     single_joker: bool = field(metadata=_parameter("throws.single_joker"))

@@ -8,7 +8,7 @@ from itertools import combinations, pairwise
 from jhyap_core.cards import JOKER_RANK, Card
 from jhyap_core.vocabulary import ThrowKind
 
-from .rules import JokersWild, Rules, RunAce, RunOrder, SingleThrow, ThrowLaid
+from .rules import JokersExtend, JokersWild, Rules, RunAce, RunOrder, SingleThrow, ThrowLaid
 
 
 def _wild_in(rules: Rules, kind: ThrowKind) -> bool:
@@ -36,7 +36,8 @@ def run_positions(cards: Sequence[Card], rules: Rules) -> list[tuple[Card, int]]
 
     Natural cards keep their rank (an ace 1 or 14 as the profile allows). Jokers, where
     the profile lets them stand in runs, fill the gaps first, then extend the run
-    upwards, then downwards: one fixed reading, so the ends of a run are well defined.
+    upwards, then downwards (throws.run.jokers_extend up_first; down_first the other way
+    round): one fixed reading, so the ends of a run are well defined.
     """
     count = len(cards)
     if count < rules.throws.run_min or (
@@ -51,8 +52,9 @@ def run_positions(cards: Sequence[Card], rules: Rules) -> list[tuple[Card, int]]
         return None
     if not naturals or any(c.suit != naturals[0].suit for c in naturals):
         return None
+    down_first = rules.throws.run_jokers_extend is JokersExtend.DOWN_FIRST
     if rules.throws.run_wrap:
-        return _wrapped_positions(naturals, jokers)
+        return _wrapped_positions(naturals, jokers, down_first)
     for ace in _ace_ranks(rules):
         ranked = sorted(((ace if c.rank == 1 else c.rank, c) for c in naturals), key=_first)
         ranks = [r for r, _ in ranked]
@@ -63,9 +65,13 @@ def run_positions(cards: Sequence[Card], rules: Rules) -> list[tuple[Card, int]]
         if spare < 0:
             continue
         bottom, top = _RUN_BOUNDS[rules.throws.run_ace]
-        up = min(spare, top - high)
-        down = spare - up
-        if low - down < bottom:
+        if down_first:
+            down = min(spare, low - bottom)
+            up = spare - down
+        else:
+            up = min(spare, top - high)
+            down = spare - up
+        if low - down < bottom or high + up > top:
             continue
         placed: list[tuple[Card, int]] = []
         spare_jokers = list(jokers)
@@ -81,13 +87,15 @@ def _first(pair: tuple[int, Card]) -> int:
     return pair[0]
 
 
-def _wrapped_positions(naturals: list[Card], jokers: list[Card]) -> list[tuple[Card, int]] | None:
+def _wrapped_positions(
+    naturals: list[Card], jokers: list[Card], down_first: bool
+) -> list[tuple[Card, int]] | None:
     """A run whose ranks go round the corner (Q K A 2): the king is followed by the ace.
 
     The run starts after the widest gap between its naturals' ranks, going round (the
     lowest starting rank among equal gaps), so the naturals span as few ranks as they
-    can; jokers fill the gaps, then extend the run upwards. Ranks are stated 1 to 13
-    going round; a run holds at most thirteen cards.
+    can; jokers fill the gaps, then extend the run upwards (``down_first``: downwards).
+    Ranks are stated 1 to 13 going round; a run holds at most thirteen cards.
     """
     if len(naturals) + len(jokers) > 13:
         return None
@@ -103,6 +111,8 @@ def _wrapped_positions(naturals: list[Card], jokers: list[Card]) -> list[tuple[C
     span = 13 - widest  # ranks from the first natural to the last, going round
     if span > len(naturals) + len(jokers):
         return None
+    if down_first:  # the spare jokers stand below the first natural, going round
+        start = (start - 1 - (len(naturals) + len(jokers) - span)) % 13 + 1
     by_rank = {c.rank: c for c in naturals}
     spare_jokers = list(jokers)
     placed: list[tuple[Card, int]] = []

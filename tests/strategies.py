@@ -194,6 +194,7 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
                 "wrap": draw(st.booleans()),
                 "ace": draw(st.sampled_from(values("throws.run.ace"))),
                 "order": draw(st.sampled_from(values("throws.run.order"))),
+                "jokers_extend": draw(st.sampled_from(values("throws.run.jokers_extend"))),
             },
             "order_matters": draw(st.booleans()),
             "single": draw(st.sampled_from(values("throws.single"))),

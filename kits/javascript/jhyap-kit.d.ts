@@ -193,6 +193,7 @@ export interface KitRules {
   readonly runWrap: boolean;
   readonly runAce: string;
   readonly runOrder: 'any' | 'ascending';
+  readonly runJokersExtend: 'up_first' | 'down_first';
   readonly single: 'any' | 'when_no_combination';
   readonly singleJoker: boolean;
   readonly laid: 'as_placed' | 'by_rank' | 'runs_by_rank';

@@ -347,6 +347,7 @@ export const KIT_PLAYS = Object.freeze({
   next_starter: ['next_seat', 'round_winner', 'seat_after_round_winner', 'caller', 'first_starter'],
   'throws.run.ace': ['low', 'high', 'low_or_high'],
   'throws.run.order': ['any', 'ascending'],
+  'throws.run.jokers_extend': ['up_first', 'down_first'],
   'throws.laid': ['as_placed', 'by_rank', 'runs_by_rank'],
   'throws.single': ['any', 'when_no_combination'],
   'pick.from_offer': ['any', 'last_placed', 'first_or_last_placed', 'run_ends'],
@@ -407,7 +408,7 @@ export const RULE_PARAMETERS = Object.freeze(new Set([
   'deal.dealer', 'deal.first_starter', 'deal.order', 'deal.first_offer', 'next_starter', 'deck_runs_out',
   'throws.set.min', 'throws.set.max', 'throws.set.jokers_alone',
   'throws.run.min', 'throws.run.max', 'throws.run.min_naturals', 'throws.run.wrap', 'throws.run.ace',
-  'throws.run.order', 'throws.order_matters', 'throws.single', 'throws.single_joker', 'throws.laid',
+  'throws.run.order', 'throws.run.jokers_extend', 'throws.order_matters', 'throws.single', 'throws.single_joker', 'throws.laid',
   'pick.from_offer', 'pick.only_after_multi_throw', 'pick.multi_throw_scope',
   'reshuffle.moment', 'reshuffle.new_deck', 'reshuffle.kept_aside',
   'call.limit', 'call.limit_by_seats', 'call.inclusive', 'call.timing', 'call.first_round', 'call.min_own_turns',
@@ -500,6 +501,7 @@ export function readRules(r) {
     runWrap: at(r, 'throws.run.wrap') ?? false,
     runAce: need(r, 'throws.run.ace', str, 'a string'),
     runOrder: at(r, 'throws.run.order') ?? 'any',
+    runJokersExtend: at(r, 'throws.run.jokers_extend') ?? 'up_first',
     single: at(r, 'throws.single') ?? 'any',
     singleJoker: at(r, 'throws.single_joker') !== false, // true unless the profile says false
     laid: at(r, 'throws.laid') ?? 'as_placed',
@@ -565,7 +567,8 @@ const RUN_BOUNDS = { low: [1, 13], high: [2, 14], low_or_high: [1, 14] };
 
 /** Each card of a run with the rank it stands at, lowest first; null if no run. Natural
  * cards keep their rank (an ace 1 or 14 as the profile allows); jokers, where wild in runs,
- * fill the gaps first, then extend the run upwards, then downwards (the reference reading). */
+ * fill the gaps first, then extend the run upwards, then downwards (throws.run.jokers_extend
+ * up_first; down_first the other way round). */
 export function runPositions(cards, rules) {
   if (cards.length < rules.runMin || (rules.runMax != null && cards.length > rules.runMax)) return null;
   const naturals = cards.filter((c) => c !== JOKER);
@@ -573,7 +576,8 @@ export function runPositions(cards, rules) {
   if (jokers.length && !wildIn(rules, 'run')) return null;
   if (naturals.length < (rules.runMinNaturals ?? 1)) return null;
   if (!naturals.length || naturals.some((c) => suitOf(c) !== suitOf(naturals[0]))) return null;
-  if (rules.runWrap) return wrappedPositions(naturals, jokers);
+  const downFirst = rules.runJokersExtend === 'down_first';
+  if (rules.runWrap) return wrappedPositions(naturals, jokers, downFirst);
   const aces = rules.runAce === 'high' ? [14] : rules.runAce === 'low_or_high' ? [1, 14] : [1];
   for (const ace of aces) {
     const ranked = naturals.map((c) => [rankOf(c) === 1 ? ace : rankOf(c), c]).sort((a, b) => a[0] - b[0]);
@@ -584,9 +588,9 @@ export function runPositions(cards, rules) {
     const spare = jokers.length - (high - low + 1 - ranks.length);
     if (spare < 0) continue;
     const [bottom, top] = RUN_BOUNDS[rules.runAce] ?? RUN_BOUNDS.low;
-    const up = Math.min(spare, top - high);
-    const down = spare - up;
-    if (low - down < bottom) continue;
+    const down = downFirst ? Math.min(spare, low - bottom) : spare - Math.min(spare, top - high);
+    const up = spare - down;
+    if (low - down < bottom || high + up > top) continue;
     const byRank = new Map(ranked);
     const placed = [];
     for (let rank = low - down; rank <= high + up; rank += 1) placed.push([byRank.get(rank) ?? JOKER, rank]);
@@ -597,8 +601,9 @@ export function runPositions(cards, rules) {
 
 /** A run going round the corner (Q K A 2): it starts after the widest gap between its
  * naturals' ranks (the lowest starting rank among equal gaps); jokers fill the gaps, then
- * extend it upwards; ranks are 1 to 13 going round, thirteen cards at most. */
-function wrappedPositions(naturals, jokers) {
+ * extend it upwards (downwards when `downFirst`); ranks are 1 to 13 going round, thirteen
+ * cards at most. */
+function wrappedPositions(naturals, jokers, downFirst) {
   const size = naturals.length + jokers.length;
   if (size > 13) return null;
   const ranks = naturals.map(rankOf).sort((a, b) => a - b);
@@ -606,8 +611,10 @@ function wrappedPositions(naturals, jokers) {
   let gaps = ranks.map((r, i) => (((r - ranks.at(i - 1) - 1) % 13) + 13) % 13);
   if (ranks.length === 1) gaps = [12];
   const widest = Math.max(...gaps);
-  const start = ranks[gaps.indexOf(widest)];
+  let start = ranks[gaps.indexOf(widest)];
   if (13 - widest > size) return null;
+  // down_first: the spare jokers stand below the first natural, going round.
+  if (downFirst) start = ((((start - 1 - (size - (13 - widest))) % 13) + 13) % 13) + 1;
   const byRank = new Map(naturals.map((c) => [rankOf(c), c]));
   const placed = [];
   for (let step = 0; step < size; step += 1) {

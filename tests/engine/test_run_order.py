@@ -1,6 +1,7 @@
 """Issue 40's runs that must be laid in ascending order (throws.run.order), runs laid by
 rank while sets stay as placed (throws.laid runs_by_rank) and jokers only inside runs, never
-alone (throws.single_joker), which no shipped profile plays:
+alone (throws.single_joker) and where a joker extending a run stands
+(throws.run.jokers_extend), which no shipped profile plays:
 their variants pass their oracle transcripts as written, each transcript fails where its
 parameter is back at its default, and the engine's refusal and legal list follow the rule on
 exact hands."""
@@ -14,7 +15,7 @@ import pytest
 from jhyap_core.cards import parse_cards
 from jhyap_core.profile import resolve
 from reference_engine import throws
-from reference_engine.rules import Rules, RunOrder
+from reference_engine.rules import JokersExtend, JokersWild, Rules, RunOrder
 from tests.cli_helpers import run_variants
 from tests.conftest import ROOT, profile_document
 
@@ -25,6 +26,10 @@ OVERRIDES = {
     "dhumbal-runs-ascending.yaml": ("order: ascending", "order: any"),
     "bga-yaniv-runs-by-rank.yaml": ("laid: runs_by_rank", "laid: as_placed"),
     "bga-yaniv-jokers-only-in-runs.yaml": ("single_joker: false", "single_joker: true"),
+    "yaniv-israel-jokers-extend-down.yaml": (
+        "jokers_extend: down_first",
+        "jokers_extend: up_first",
+    ),
 }
 # The first step each transcript fails at once its variant's value is back at the default.
 FAILS_AT = {
@@ -33,6 +38,7 @@ FAILS_AT = {
     "bga-yaniv-jokers-only-in-runs.yaml": (
         'expected "illegal_throw", got accepted (step 2: seat 0 throws X'
     ),
+    "yaniv-israel-jokers-extend-down.yaml": 'pickable: expected ["7h", "X"], got ["5h", "X"]',
 }
 
 
@@ -40,7 +46,7 @@ FAILS_AT = {
 def test_each_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixture[str]) -> None:
     status, out = run_variants(TRANSCRIPTS, [VARIANTS / name for name in OVERRIDES], capsys)
     assert status == 0
-    assert out.splitlines()[-1].startswith("== 3 passed as written, 6 passed derived (9 cases)")
+    assert out.splitlines()[-1].startswith("== 4 passed as written, 12 passed derived (16 cases)")
 
 
 @pytest.mark.e2e
@@ -120,3 +126,29 @@ def test_a_joker_alone_is_refused_while_the_hand_allows_another_throw() -> None:
     assert listed == [["5h"], ["6h"], ["5h", "6h", "X"]]
     at_default = rules.with_values({"throws.single_joker": True})
     assert not throws.joker_alone_refused(joker, parse_cards(["X", "5h", "Kc"]), at_default)
+
+
+@pytest.mark.parametrize(
+    ("extend", "placed", "ranks"),
+    [
+        ("up_first", "5h 6h 7h X", [5, 6, 7, 8]),
+        ("down_first", "5h 6h 7h X", [4, 5, 6, 7]),
+        ("down_first", "Ah 2h 3h X", [1, 2, 3, 4]),  # no rank below the ace: above
+        ("up_first", "Jh Qh Kh X", [10, 11, 12, 13]),  # no rank above the king: below
+        ("down_first", "5h X 7h X", [4, 5, 6, 7]),  # the gap first
+    ],
+)
+def test_a_spare_joker_stands_where_jokers_extend_says(
+    extend: str, placed: str, ranks: list[int]
+) -> None:
+    rules = _rules(
+        **{
+            "throws.run_order": RunOrder.ANY,
+            "cards.jokers_per_pack": 2,
+            "cards.jokers_wild": JokersWild.RUNS,
+            "throws.run_jokers_extend": JokersExtend(extend),
+        }
+    )
+    positions = throws.run_positions(parse_cards(placed.split()), rules)
+    assert positions is not None
+    assert [rank for _, rank in positions] == ranks

@@ -820,3 +820,34 @@ def test_the_generator_reaches_a_refused_joker_alone() -> None:
         if refused:
             break
     assert refused > 0
+
+
+def test_the_generator_reaches_a_spare_joker_below_a_run() -> None:
+    # throws.run.jokers_extend down_first, reached through the profile the fuzzer plays: a
+    # thrown run whose spare joker stands below its lowest natural card.
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec.profiles import load_profile
+    from jhyap_core.cards import parse_cards
+    from jhyap_core.profile import resolve
+    from reference_engine import throws
+    from reference_engine.rules import Rules
+    from reference_engine.server import Session
+
+    document = load_profile(ROOT / "tests/data/variants/yaniv-israel-jokers-extend-down.yaml")
+    rules = Rules.from_profile(resolve(document))
+    below = 0
+    for seed in range(80):
+        plan = fuzz_generate.generate(document, random_spec({"variant": document}, "variant", seed))
+        session = Session()
+        for seq, req in enumerate(plan.requests):
+            if req.raw is not None:
+                continue
+            for event in session.handle({**req.message, "seq": seq}).get("events") or ():
+                if event["type"] == "thrown" and event["kind"] == "run" and "X" in event["cards"]:
+                    positions = throws.run_positions(parse_cards(event["cards"]), rules)
+                    assert positions is not None
+                    naturals = [rank for card, rank in positions if not card.is_joker]
+                    below += positions[0][0].is_joker and positions[0][1] < min(naturals)
+        if below:
+            break
+    assert below > 0

@@ -220,7 +220,12 @@ def test_a_binding_that_does_not_declare_throws_single_joker_refuses_it_by_name(
 def test_a_kit_engine_plays_throws_run_order_as_the_reference_does() -> None:
     # tests/kit_engines/object_api.py declares the whole throws section and asks the
     # reference's throws.out_of_order, throws.joker_alone_refused and throws.laid.
-    names = ("dhumbal-runs-ascending", "bga-yaniv-runs-by-rank", "bga-yaniv-jokers-only-in-runs")
+    names = (
+        "dhumbal-runs-ascending",
+        "bga-yaniv-runs-by-rank",
+        "bga-yaniv-jokers-only-in-runs",
+        "yaniv-israel-jokers-extend-down",
+    )
     profiles = [VARIANTS / f"{n}.yaml" for n in names]
     folder = VARIANTS / "run-order-transcripts"
     kit = outcomes(profiles[0], OBJECT_API, folder, *profiles[1:])
@@ -229,4 +234,5 @@ def test_a_kit_engine_plays_throws_run_order_as_the_reference_does() -> None:
         "runs-placed-lowest-first": "passed",
         "runs-laid-by-rank-sets-as-placed": "passed",
         "jokers-only-inside-runs": "passed",
+        "joker-extends-a-run-downwards": "passed",
     }

@@ -44,7 +44,7 @@ def run_layout(cards: Sequence[str], t: Table) -> tuple[list[int], int] | None:
     if not naturals or len({c[1] for c in naturals}) != 1:
         return None
     if t.run_wrap:
-        return _wrapped(sorted(rank(c) for c in naturals), len(cards))
+        return _wrapped(sorted(rank(c) for c in naturals), len(cards), t.run_jokers_extend)
     bottom, top = _bounds(t)
     for ace in _ace_values(t):
         ranks = sorted(ace if rank(c) == 1 else rank(c) for c in naturals)
@@ -54,20 +54,25 @@ def run_layout(cards: Sequence[str], t: Table) -> tuple[list[int], int] | None:
         spare = jokers - (high - low + 1 - len(ranks))
         if spare < 0 or low < bottom or high > top:
             continue
-        up = min(spare, top - high)
-        down = spare - up
-        if low - down < bottom:
+        # The spare jokers go one way while the bounds allow, the rest the other way.
+        first = min(spare, top - high if t.run_jokers_extend == "up_first" else low - bottom)
+        up, down = (
+            (first, spare - first) if t.run_jokers_extend == "up_first" else (spare - first, first)
+        )
+        if low - down < bottom or high + up > top:
             continue
         return list(range(low - down, high + up + 1)), ace
     return None
 
 
-def _wrapped(ranks: list[int], n: int) -> tuple[list[int], int] | None:
+def _wrapped(ranks: list[int], n: int, extend: str) -> tuple[list[int], int] | None:
     """A run going round the corner: n ranks from a start, the king followed by the ace.
 
     Of the windows of n ranks that start at a natural and hold every natural, the one whose
     last natural comes soonest (jokers fill gaps, then go upwards); among equals the lowest
-    start rank (the schema's "widest gap" words, counted the other way round).
+    start rank (the schema's "widest gap" words, counted the other way round). Under
+    jokers_extend down_first the spare jokers go below it instead: the window starts as many
+    ranks earlier as it has spare jokers after its last natural.
     """
     if len(set(ranks)) != len(ranks) or n > 13:
         return None
@@ -81,7 +86,10 @@ def _wrapped(ranks: list[int], n: int) -> tuple[list[int], int] | None:
             best = (last, start)
     if best is None:
         return None
-    return [(best[1] - 1 + i) % 13 + 1 for i in range(n)], 1
+    last, start = best
+    if extend == "down_first":
+        start -= n - 1 - last
+    return [(start - 1 + i) % 13 + 1 for i in range(n)], 1
 
 
 def throw_kind(cards: Sequence[str], t: Table) -> str | None:

@@ -28,6 +28,7 @@ from reference_engine.rules import (
     DealerRule,
     DeckRunsOut,
     GameEndKind,
+    JokersExtend,
     JokersWild,
     KeptAside,
     MultiThrowScope,
@@ -476,6 +477,11 @@ MUTANTS: dict[str, Mutant] = {
         "throws.set.jokers_alone",
         "games_follow_the_model",
         _rules(lambda r: {"throws.set_jokers_alone": True}),
+    ),
+    "jokers_always_extend_upwards": Mutant(
+        "throws.run.jokers_extend",
+        "games_follow_the_model",
+        _rules(lambda r: {"throws.run_jokers_extend": JokersExtend.UP_FIRST}),
     ),
     "runs_in_any_order": Mutant(
         "throws.run.order",

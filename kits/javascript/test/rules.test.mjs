@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  ANY, ascendingRun, fullDeck, jokerAloneRefused, laidCards, legalThrowsOf, outOfOrder,
+  ANY, ascendingRun, fullDeck, jokerAloneRefused, laidCards, legalThrowsOf, outOfOrder, runPositions,
 } from '../jhyap-kit.mjs';
 import { ProfileEngine, deckFor, fixture, session } from './profile-engine.mjs';
 
@@ -165,4 +165,16 @@ test('throws.single_joker false: a joker alone is refused while the hand allows 
   assert.equal(jokerAloneRefused(['X'], ['X', 'X'], rules), false); // jokers only: no other throw
   assert.deepEqual(legalThrowsOf(['X', '5h', '6h'], rules), [['5h'], ['6h'], ['5h', '6h', 'X']]);
   assert.equal(jokerAloneRefused(['X'], ['X', '5h', 'Kc'], { ...rules, singleJoker: true }), false);
+});
+
+test('throws.run.jokers_extend: a spare joker stands above the run (up_first) or below it (down_first)', () => {
+  const rules = {
+    runMin: 3, runMax: null, runMinNaturals: 1, runWrap: false, runAce: 'low', jokersWild: 'runs',
+    setMin: 2, setMax: 4, setJokersAlone: true, packSteps: [], runJokersExtend: 'down_first',
+  };
+  assert.deepEqual(runPositions(['5h', '6h', '7h', 'X'], rules), [['X', 4], ['5h', 5], ['6h', 6], ['7h', 7]]);
+  assert.deepEqual(runPositions(['Ah', '2h', '3h', 'X'], rules), [['Ah', 1], ['2h', 2], ['3h', 3], ['X', 4]]);
+  assert.deepEqual(runPositions(['5h', '6h', '7h', 'X'], { ...rules, runJokersExtend: 'up_first' }),
+    [['5h', 5], ['6h', 6], ['7h', 7], ['X', 8]]);
+  assert.deepEqual(runPositions(['Ah', '2h', '3h', 'X'], { ...rules, runWrap: true }), [['X', 13], ['Ah', 1], ['2h', 2], ['3h', 3]]);
 });
