@@ -67,6 +67,8 @@ class SingleThrow(StrEnum):
 
     ANY = "any"
     WHEN_NO_COMBINATION = "when_no_combination"
+    # Without a set or run in the hand, only a card of the hand's highest value alone.
+    HIGHEST_WHEN_NO_COMBINATION = "highest_when_no_combination"
 
 
 class ThrowLaid(StrEnum):

@@ -183,8 +183,12 @@ def legal_throws(hand: Sequence[Card], rules: Rules) -> list[tuple[Card, ...]]:
 def _singles_rule(found: list[tuple[Card, ...]], rules: Rules) -> list[tuple[Card, ...]]:
     """Under throws.single when_no_combination, no single while a larger throw is legal;
     under throws.run.order ascending, each run listed in the order it must be placed."""
-    if rules.throws.single is SingleThrow.WHEN_NO_COMBINATION and any(len(t) > 1 for t in found):
+    single = rules.throws.single
+    if single is SingleThrow.WHEN_NO_COMBINATION and any(len(t) > 1 for t in found):
         found = [t for t in found if len(t) > 1]
+    if single is SingleThrow.HIGHEST_WHEN_NO_COMBINATION and found and max(map(len, found)) == 1:
+        top = max(rules.cards.card_value(t[0]) for t in found)
+        found = [t for t in found if rules.cards.card_value(t[0]) == top]
     if not rules.throws.single_joker and not all(map(_lone_joker, found)):
         found = [t for t in found if not _lone_joker(t)]
     if rules.throws.run_order is RunOrder.ASCENDING:
@@ -219,10 +223,16 @@ def out_of_order(cards: Sequence[Card], rules: Rules) -> bool:
 
 
 def single_refused(cards: Sequence[Card], hand: Sequence[Card], rules: Rules) -> bool:
-    """Whether throwing ``cards`` alone is refused because ``hand`` holds a set or a run."""
+    """Whether throwing ``cards`` alone is refused by throws.single: because ``hand`` holds
+    a set or a run (when_no_combination), or because it holds none and the card is not of
+    the hand's highest value (highest_when_no_combination)."""
     if len(cards) != 1 or rules.throws.single is SingleThrow.ANY:
         return False
-    return any(len(t) > 1 for t in legal_throws(hand, rules))
+    combination = any(len(t) > 1 for t in legal_throws(hand, rules))
+    if rules.throws.single is SingleThrow.WHEN_NO_COMBINATION:
+        return combination
+    value = rules.cards.card_value
+    return not combination and value(cards[0]) < max(map(value, hand))
 
 
 def laid(cards: Sequence[Card], kind: ThrowKind, rules: Rules) -> tuple[Card, ...]:

@@ -62,6 +62,7 @@ VALUE_WORDS: dict[str, dict[str, str]] = {
     "throws.single": {
         "any": "any time",
         "when_no_combination": "only from a hand with no set or run",
+        "highest_when_no_combination": "any from a hand with a set or run; else only the highest",
     },
     "throws.run.order": {"any": "in any order", "ascending": "lowest first"},
     "throws.laid": {

@@ -194,7 +194,7 @@ export interface KitRules {
   readonly runAce: string;
   readonly runOrder: 'any' | 'ascending';
   readonly runJokersExtend: 'up_first' | 'down_first';
-  readonly single: 'any' | 'when_no_combination';
+  readonly single: 'any' | 'when_no_combination' | 'highest_when_no_combination';
   readonly singleJoker: boolean;
   readonly laid: 'as_placed' | 'by_rank' | 'runs_by_rank';
   readonly pickFromOffer: string;
@@ -230,7 +230,7 @@ export declare function jokerAloneRefused(cards: readonly Card[], hand: readonly
 export declare function ascendingRun(cards: readonly Card[], rules: KitRules): Card[];
 /** Whether `cards` are a run placed otherwise than lowest first (throws.run.order ascending). */
 export declare function outOfOrder(cards: readonly Card[], rules: KitRules): boolean;
-/** Whether throws.single when_no_combination refuses throwing `cards` alone from `hand`. */
+/** Whether throws.single (when_no_combination, highest_when_no_combination) refuses throwing `cards` alone from `hand`. */
 export declare function singleRefused(cards: readonly Card[], hand: readonly Card[], rules: KitRules): boolean;
 /** A throw's cards as they lie on the offer (throws.laid), the last on top. */
 export declare function laidCards(cards: readonly Card[], kind: ThrowKind, rules: KitRules): Card[];

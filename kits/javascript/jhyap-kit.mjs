@@ -349,7 +349,7 @@ export const KIT_PLAYS = Object.freeze({
   'throws.run.order': ['any', 'ascending'],
   'throws.run.jokers_extend': ['up_first', 'down_first'],
   'throws.laid': ['as_placed', 'by_rank', 'runs_by_rank'],
-  'throws.single': ['any', 'when_no_combination'],
+  'throws.single': ['any', 'when_no_combination', 'highest_when_no_combination'],
   'pick.from_offer': ['any', 'last_placed', 'first_or_last_placed', 'run_ends'],
   'pick.multi_throw_scope': ['turn', 'hand', 'game'],
   'reshuffle.moment': ['when_deck_emptied', 'when_draw_finds_deck_empty', 'at_throw_after_deck_emptied'],
@@ -654,6 +654,10 @@ export function legalThrowsOf(hand, rules) {
   const all = [...found.values()].sort((a, b) => a.length - b.length || compareCards(a, b));
   let allowed = rules.single === 'when_no_combination' && all.some((t) => t.length > 1)
     ? all.filter((t) => t.length > 1) : all;
+  if (rules.single === 'highest_when_no_combination' && allowed.length && allowed.every((t) => t.length === 1)) {
+    const top = Math.max(...allowed.map(([c]) => profileCardValue(rules, c)));
+    allowed = allowed.filter(([c]) => profileCardValue(rules, c) === top);
+  }
   // throws.single_joker false: a joker alone only from a hand that allows nothing else.
   if (rules.singleJoker === false && allowed.some((t) => !loneJoker(t))) allowed = allowed.filter((t) => !loneJoker(t));
   return rules.runOrder === 'ascending' ? allowed.map((t) => ascendingRun(t, rules)) : allowed;
@@ -681,11 +685,15 @@ export function outOfOrder(cards, rules) {
   return ascendingRun(cards, rules).some((c, i) => c !== cards[i]);
 }
 
-/** Whether throwing `cards` alone is refused by throws.single when_no_combination because
- * `hand` holds a set or a run. */
+/** Whether throwing `cards` alone is refused by throws.single: when_no_combination because
+ * `hand` holds a set or a run; highest_when_no_combination because it holds none and the
+ * card is not of the hand's highest value. */
 export function singleRefused(cards, hand, rules) {
-  if (cards.length !== 1 || rules.single !== 'when_no_combination') return false;
-  return legalThrowsOf(hand, { ...rules, single: 'any' }).some((t) => t.length > 1);
+  if (cards.length !== 1 || !['when_no_combination', 'highest_when_no_combination'].includes(rules.single)) return false;
+  const combination = legalThrowsOf(hand, { ...rules, single: 'any' }).some((t) => t.length > 1);
+  if (rules.single === 'when_no_combination') return combination;
+  const value = (c) => profileCardValue(rules, c);
+  return !combination && value(cards[0]) < Math.max(...hand.map(value));
 }
 
 /** A throw's cards as they lie on the offer, the last on top (throws.laid): as placed, or

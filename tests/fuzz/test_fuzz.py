@@ -851,3 +851,42 @@ def test_the_generator_reaches_a_spare_joker_below_a_run() -> None:
         if below:
             break
     assert below > 0
+
+
+def test_the_generator_reaches_the_highest_single_reading() -> None:
+    # Reading single_card highest of yarsa-dhumbal (throws.single highest_when_no_combination),
+    # reached through the profile the fuzzer plays: singles thrown from hands without a set or
+    # sequence, each of the hand's highest value.
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec import readings
+    from jhyap_core.cards import parse_cards
+    from jhyap_core.profile import resolve
+    from reference_engine import throws
+    from reference_engine.rules import Rules, SingleThrow
+    from reference_engine.server import Session
+
+    declared = readings.declared(shipped_documents()["yarsa-dhumbal"], "single_card", "highest")
+    rules = Rules.from_profile(resolve(declared))
+    any_single = rules.with_values({"throws.single": SingleThrow.ANY})
+    reached = 0
+    for seed in range(40):
+        plan = fuzz_generate.generate(
+            declared, random_spec({declared["id"]: declared}, declared["id"], seed)
+        )
+        session = Session()
+        for seq, req in enumerate(plan.requests):
+            if req.raw is not None:
+                continue
+            before = session.handle({"cmd": "state", "seq": seq})
+            answer = session.handle({**req.message, "seq": seq})
+            for event in answer.get("events") or ():
+                if event["type"] != "thrown" or event["kind"] != "single" or not before["ok"]:
+                    continue
+                hand = parse_cards(before["state"]["hands"][event["seat"]])
+                if all(len(t) == 1 for t in throws.legal_throws(hand, any_single)):
+                    value = rules.cards.card_value
+                    assert value(parse_cards(event["cards"])[0]) == max(map(value, hand))
+                    reached += 1
+        if reached:
+            break
+    assert reached > 0

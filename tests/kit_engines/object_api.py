@@ -88,6 +88,12 @@ class ObjectApiEngine(TrackedEngine):
             and throws.joker_alone_refused(cards, parse_cards(list(hand)), self.model)
         ):
             return Refusal(ErrorCode.ILLEGAL_THROW, "no joker alone")
+        if (
+            cards
+            and not SLOPPY
+            and throws.single_refused(cards, parse_cards(list(hand)), self.model)
+        ):
+            return Refusal(ErrorCode.ILLEGAL_THROW, "no single now")
         if cards and not SLOPPY and throws.out_of_order(cards, self.model):
             return Refusal(ErrorCode.ILLEGAL_THROW, "a run is placed lowest first")
         return None

@@ -138,6 +138,10 @@ def legal_throws(hand: Sequence[str], t: Table) -> set[tuple[str, ...]]:
                 found.add(combo)
     if t.single == "when_no_combination" and any(len(c) > 1 for c in found):
         found = {c for c in found if len(c) > 1}
+    # highest_when_no_combination: a hand with no set or run throws only its highest cards.
+    if t.single == "highest_when_no_combination" and found and all(len(c) == 1 for c in found):
+        top = max(t.value(c[0]) for c in found)
+        found = {c for c in found if t.value(c[0]) == top}
     # throws.single_joker false: a joker alone only from a hand allowing nothing else.
     if not t.single_joker and found - {(JOKER,)}:
         found.discard((JOKER,))

@@ -493,6 +493,17 @@ MUTANTS: dict[str, Mutant] = {
         "games_follow_the_model",
         _rules(lambda r: {"throws.single_joker": True}),
     ),
+    "highest_single_any_single": Mutant(
+        "throws.single",
+        "games_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.throws.single is SingleThrow.HIGHEST_WHEN_NO_COMBINATION,
+                "throws.single",
+                SingleThrow.ANY,
+            )
+        ),
+    ),
     "single_always_allowed": Mutant(
         "throws.single",
         "games_follow_the_model",

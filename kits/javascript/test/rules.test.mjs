@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   ANY, ascendingRun, fullDeck, jokerAloneRefused, laidCards, legalThrowsOf, outOfOrder, runPositions,
+  singleRefused,
 } from '../jhyap-kit.mjs';
 import { ProfileEngine, deckFor, fixture, session } from './profile-engine.mjs';
 
@@ -177,4 +178,16 @@ test('throws.run.jokers_extend: a spare joker stands above the run (up_first) or
   assert.deepEqual(runPositions(['5h', '6h', '7h', 'X'], { ...rules, runJokersExtend: 'up_first' }),
     [['5h', 5], ['6h', 6], ['7h', 7], ['X', 8]]);
   assert.deepEqual(runPositions(['Ah', '2h', '3h', 'X'], { ...rules, runWrap: true }), [['X', 13], ['Ah', 1], ['2h', 2], ['3h', 3]]);
+});
+
+test('throws.single highest_when_no_combination: without a set or run, only the highest single', () => {
+  const rules = {
+    runMin: 3, runMax: null, runMinNaturals: 1, runWrap: false, runAce: 'low', jokersWild: 'none',
+    setMin: 2, setMax: 4, setJokersAlone: true, packSteps: [], single: 'highest_when_no_combination',
+    cardValues: { A: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 7: 7, 8: 8, 9: 9, T: 10, J: 11, Q: 12, K: 13 },
+  };
+  assert.equal(singleRefused(['2c'], ['Kc', '9d', '5h', '3s', '2c'], rules), true);
+  assert.equal(singleRefused(['Kc'], ['Kc', '9d', '5h', '3s', '2c'], rules), false);
+  assert.equal(singleRefused(['3d'], ['Qd', '8h', '8s', '4c', '3d'], rules), false); // a set in hand
+  assert.deepEqual(legalThrowsOf(['Kc', '9d', '2c'], rules), [['Kc']]);
 });
