@@ -316,14 +316,15 @@ class TrackedEngine:
         """``cards`` (as placed) in the order they lie on the offer, the last on top.
 
         The default plays ``throws.laid``: as placed; or by rank, a run without jokers by
-        the ranks of its cards, a set or single in canonical order (an engine with wild
-        jokers in runs overrides this)."""
-        if not self._kit.laid_by_rank:
+        the ranks of its cards, a set or single in canonical order (as placed under
+        runs_by_rank; an engine with wild jokers in runs overrides this)."""
+        laid = self._kit.laid
+        if laid == "as_placed":
             return cards
         if kind is ThrowKind.RUN and all(_rank(c) != 0 for c in cards):
             ranks = self._run_ranks(cards)
             return tuple(c for _, c in sorted(zip(ranks, cards, strict=True)))
-        return tuple(canonical(cards))
+        return cards if laid == "runs_by_rank" else tuple(canonical(cards))
 
     def legal_throws(self, seat: int, hand: Sequence[str]) -> list[tuple[str, ...]]:
         """Every throw ``seat`` may make from ``hand``, each in canonical order, each once.

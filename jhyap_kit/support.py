@@ -170,10 +170,11 @@ def default_misplay(rules: Mapping[str, Any], overridden: Collection[str]) -> Mi
         )
     why = _runs_beyond_the_defaults(rules)
     involved = ("deck.jokers_wild", "deck.jokers", "throws.run")
-    if why and rules["throws"].get("laid", "as_placed") == "by_rank" and "laid" not in overridden:
+    laid = rules["throws"].get("laid", "as_placed")
+    if why and laid in ("by_rank", "runs_by_rank") and "laid" not in overridden:
         return Misplay(
             ("throws.laid", *involved),
-            "rules.throws.laid: 'by_rank' is played by the kit's default laid() for runs "
+            f"rules.throws.laid: {laid!r} is played by the kit's default laid() for runs "
             f"read by the ranks of their cards only, and here {why}: the binding overrides "
             "laid() to play it",
         )

@@ -29,7 +29,7 @@ class KitRules:
     table: core.TableRules
     pick_from_offer: str
     run_ace: str
-    laid_by_rank: bool
+    laid: str  # throws.laid: as_placed, by_rank, runs_by_rank
 
     @property
     def seats_min(self) -> int:
@@ -59,7 +59,7 @@ class KitRules:
             table=table,
             pick_from_offer=str(r["pick"]["from_offer"]),
             run_ace=str(r["throws"]["run"]["ace"]),
-            laid_by_rank=r["throws"].get("laid", "as_placed") == "by_rank",
+            laid=str(r["throws"].get("laid", "as_placed")),
         )
 
 

@@ -29,7 +29,7 @@ from jhyap_core.vocabulary import (
 
 from . import calling, game_end, picking, scoring, throws
 from .actions import Action, Call, PickDeck, PickOffer, SlapDown, ThrowCards, Timeout
-from .rules import FirstRoundCall, Rules
+from .rules import FirstRoundCall, Rules, SingleThrow
 
 Event = dict[str, Any]
 
@@ -74,11 +74,23 @@ class ReferencePlay:
                 f"{' '.join(names(cards)) or 'nothing'} is not a single, "
                 "a set of one rank or a run in one suit",
             )
-        if throws.single_refused(cards, table.hands[seat], self.rules):
+        if throws.out_of_order(cards, self.rules):
+            ordered = " ".join(names(throws.ascending_run(cards, self.rules)))
             return Refusal(
                 ErrorCode.ILLEGAL_THROW,
-                "a single card may be thrown only when the hand holds no set or run",
+                f"a run is placed lowest first: {ordered}, not {' '.join(names(cards))}",
             )
+        if throws.joker_alone_refused(cards, table.hands[seat], self.rules):
+            return Refusal(
+                ErrorCode.ILLEGAL_THROW,
+                "a joker may not be thrown alone while the hand allows another throw",
+            )
+        if throws.single_refused(cards, table.hands[seat], self.rules):
+            if self.rules.throws.single is SingleThrow.HIGHEST_WHEN_NO_COMBINATION:
+                why = "without a set or run in the hand, the single thrown is of the highest value"
+            else:
+                why = "a single card may be thrown only when the hand holds no set or run"
+            return Refusal(ErrorCode.ILLEGAL_THROW, why)
         return None
 
     def pick_refusal(self, table: Table, seat: int, card: Card | None) -> Refusal | None:

@@ -48,11 +48,27 @@ class RunAce(StrEnum):
     LOW_OR_HIGH = "low_or_high"
 
 
+class RunOrder(StrEnum):
+    """The order a run's cards must be placed in."""
+
+    ANY = "any"
+    ASCENDING = "ascending"
+
+
+class JokersExtend(StrEnum):
+    """Where jokers a run's gaps leave spare stand: above its highest card first, or below."""
+
+    UP_FIRST = "up_first"
+    DOWN_FIRST = "down_first"
+
+
 class SingleThrow(StrEnum):
     """When a single card may be thrown."""
 
     ANY = "any"
     WHEN_NO_COMBINATION = "when_no_combination"
+    # Without a set or run in the hand, only a card of the hand's highest value alone.
+    HIGHEST_WHEN_NO_COMBINATION = "highest_when_no_combination"
 
 
 class ThrowLaid(StrEnum):
@@ -60,6 +76,7 @@ class ThrowLaid(StrEnum):
 
     AS_PLACED = "as_placed"
     BY_RANK = "by_rank"
+    RUNS_BY_RANK = "runs_by_rank"  # a run by rank, a set or single as placed
 
 
 class Slapdown(StrEnum):
@@ -469,8 +486,11 @@ class ThrowRules:
     run_min_naturals: int = field(metadata=_parameter("throws.run.min_naturals"))
     run_wrap: bool = field(metadata=_parameter("throws.run.wrap"))
     run_ace: RunAce = field(metadata=_parameter("throws.run.ace"))
+    run_order: RunOrder = field(metadata=_parameter("throws.run.order"))
+    run_jokers_extend: JokersExtend = field(metadata=_parameter("throws.run.jokers_extend"))
     order_matters: bool = field(metadata=_parameter("throws.order_matters"))
     single: SingleThrow = field(metadata=_parameter("throws.single"))
+    single_joker: bool = field(metadata=_parameter("throws.single_joker"))
     laid: ThrowLaid = field(metadata=_parameter("throws.laid"))
     # Played by the table procedure (jhyap_core/table.py, TableRules.slapdown).
     slapdown: Slapdown = field(metadata=_parameter("throws.slapdown"))

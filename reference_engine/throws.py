@@ -8,7 +8,7 @@ from itertools import combinations, pairwise
 from jhyap_core.cards import JOKER_RANK, Card
 from jhyap_core.vocabulary import ThrowKind
 
-from .rules import JokersWild, Rules, RunAce, SingleThrow, ThrowLaid
+from .rules import JokersExtend, JokersWild, Rules, RunAce, RunOrder, SingleThrow, ThrowLaid
 
 
 def _wild_in(rules: Rules, kind: ThrowKind) -> bool:
@@ -36,7 +36,8 @@ def run_positions(cards: Sequence[Card], rules: Rules) -> list[tuple[Card, int]]
 
     Natural cards keep their rank (an ace 1 or 14 as the profile allows). Jokers, where
     the profile lets them stand in runs, fill the gaps first, then extend the run
-    upwards, then downwards: one fixed reading, so the ends of a run are well defined.
+    upwards, then downwards (throws.run.jokers_extend up_first; down_first the other way
+    round): one fixed reading, so the ends of a run are well defined.
     """
     count = len(cards)
     if count < rules.throws.run_min or (
@@ -51,8 +52,9 @@ def run_positions(cards: Sequence[Card], rules: Rules) -> list[tuple[Card, int]]
         return None
     if not naturals or any(c.suit != naturals[0].suit for c in naturals):
         return None
+    down_first = rules.throws.run_jokers_extend is JokersExtend.DOWN_FIRST
     if rules.throws.run_wrap:
-        return _wrapped_positions(naturals, jokers)
+        return _wrapped_positions(naturals, jokers, down_first)
     for ace in _ace_ranks(rules):
         ranked = sorted(((ace if c.rank == 1 else c.rank, c) for c in naturals), key=_first)
         ranks = [r for r, _ in ranked]
@@ -63,9 +65,13 @@ def run_positions(cards: Sequence[Card], rules: Rules) -> list[tuple[Card, int]]
         if spare < 0:
             continue
         bottom, top = _RUN_BOUNDS[rules.throws.run_ace]
-        up = min(spare, top - high)
-        down = spare - up
-        if low - down < bottom:
+        if down_first:
+            down = min(spare, low - bottom)
+            up = spare - down
+        else:
+            up = min(spare, top - high)
+            down = spare - up
+        if low - down < bottom or high + up > top:
             continue
         placed: list[tuple[Card, int]] = []
         spare_jokers = list(jokers)
@@ -81,13 +87,15 @@ def _first(pair: tuple[int, Card]) -> int:
     return pair[0]
 
 
-def _wrapped_positions(naturals: list[Card], jokers: list[Card]) -> list[tuple[Card, int]] | None:
+def _wrapped_positions(
+    naturals: list[Card], jokers: list[Card], down_first: bool
+) -> list[tuple[Card, int]] | None:
     """A run whose ranks go round the corner (Q K A 2): the king is followed by the ace.
 
     The run starts after the widest gap between its naturals' ranks, going round (the
     lowest starting rank among equal gaps), so the naturals span as few ranks as they
-    can; jokers fill the gaps, then extend the run upwards. Ranks are stated 1 to 13
-    going round; a run holds at most thirteen cards.
+    can; jokers fill the gaps, then extend the run upwards (``down_first``: downwards).
+    Ranks are stated 1 to 13 going round; a run holds at most thirteen cards.
     """
     if len(naturals) + len(jokers) > 13:
         return None
@@ -103,6 +111,8 @@ def _wrapped_positions(naturals: list[Card], jokers: list[Card]) -> list[tuple[C
     span = 13 - widest  # ranks from the first natural to the last, going round
     if span > len(naturals) + len(jokers):
         return None
+    if down_first:  # the spare jokers stand below the first natural, going round
+        start = (start - 1 - (len(naturals) + len(jokers) - span)) % 13 + 1
     by_rank = {c.rank: c for c in naturals}
     spare_jokers = list(jokers)
     placed: list[tuple[Card, int]] = []
@@ -171,17 +181,58 @@ def legal_throws(hand: Sequence[Card], rules: Rules) -> list[tuple[Card, ...]]:
 
 
 def _singles_rule(found: list[tuple[Card, ...]], rules: Rules) -> list[tuple[Card, ...]]:
-    """Under throws.single when_no_combination, no single while a larger throw is legal."""
-    if rules.throws.single is SingleThrow.WHEN_NO_COMBINATION and any(len(t) > 1 for t in found):
-        return [t for t in found if len(t) > 1]
+    """Under throws.single when_no_combination, no single while a larger throw is legal;
+    under throws.run.order ascending, each run listed in the order it must be placed."""
+    single = rules.throws.single
+    if single is SingleThrow.WHEN_NO_COMBINATION and any(len(t) > 1 for t in found):
+        found = [t for t in found if len(t) > 1]
+    if single is SingleThrow.HIGHEST_WHEN_NO_COMBINATION and found and max(map(len, found)) == 1:
+        top = max(rules.cards.card_value(t[0]) for t in found)
+        found = [t for t in found if rules.cards.card_value(t[0]) == top]
+    if not rules.throws.single_joker and not all(map(_lone_joker, found)):
+        found = [t for t in found if not _lone_joker(t)]
+    if rules.throws.run_order is RunOrder.ASCENDING:
+        found = [ascending_run(t, rules) for t in found]
     return found
 
 
+def _lone_joker(cards: Sequence[Card]) -> bool:
+    return len(cards) == 1 and cards[0].is_joker
+
+
+def joker_alone_refused(cards: Sequence[Card], hand: Sequence[Card], rules: Rules) -> bool:
+    """Whether a joker thrown alone is refused under throws.single_joker false: the hand
+    allows another throw (a hand of jokers only that make no set may throw one)."""
+    if rules.throws.single_joker or not _lone_joker(cards):
+        return False
+    return not all(map(_lone_joker, legal_throws(hand, rules)))
+
+
+def ascending_run(cards: Sequence[Card], rules: Rules) -> tuple[Card, ...]:
+    """A run's cards lowest first (a joker where it stands); any other throw as it is."""
+    placed = run_positions(cards, rules) if classify(cards, rules) is ThrowKind.RUN else None
+    return tuple(cards) if placed is None else tuple(card for card, _ in placed)
+
+
+def out_of_order(cards: Sequence[Card], rules: Rules) -> bool:
+    """Whether ``cards`` are a run placed otherwise than lowest first under
+    throws.run.order ascending (a joker must be placed where it stands)."""
+    if rules.throws.run_order is RunOrder.ANY or classify(cards, rules) is not ThrowKind.RUN:
+        return False
+    return ascending_run(tuple(cards), rules) != tuple(cards)
+
+
 def single_refused(cards: Sequence[Card], hand: Sequence[Card], rules: Rules) -> bool:
-    """Whether throwing ``cards`` alone is refused because ``hand`` holds a set or a run."""
+    """Whether throwing ``cards`` alone is refused by throws.single: because ``hand`` holds
+    a set or a run (when_no_combination), or because it holds none and the card is not of
+    the hand's highest value (highest_when_no_combination)."""
     if len(cards) != 1 or rules.throws.single is SingleThrow.ANY:
         return False
-    return any(len(t) > 1 for t in legal_throws(hand, rules))
+    combination = any(len(t) > 1 for t in legal_throws(hand, rules))
+    if rules.throws.single is SingleThrow.WHEN_NO_COMBINATION:
+        return combination
+    value = rules.cards.card_value
+    return not combination and value(cards[0]) < max(map(value, hand))
 
 
 def laid(cards: Sequence[Card], kind: ThrowKind, rules: Rules) -> tuple[Card, ...]:
@@ -189,9 +240,12 @@ def laid(cards: Sequence[Card], kind: ThrowKind, rules: Rules) -> tuple[Card, ..
 
     as_placed: the order the player placed them. by_rank: a run by the ranks its cards
     stand at, lowest first (a joker where it stands); a set or single in canonical card
-    order (suits c d h s, jokers last).
+    order (suits c d h s, jokers last). runs_by_rank: a run as by_rank, a set or single as
+    placed.
     """
     if rules.throws.laid is ThrowLaid.AS_PLACED:
+        return tuple(cards)
+    if rules.throws.laid is ThrowLaid.RUNS_BY_RANK and kind is not ThrowKind.RUN:
         return tuple(cards)
     if kind is ThrowKind.RUN:
         placed = run_positions(cards, rules)

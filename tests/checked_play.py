@@ -292,7 +292,7 @@ def _turn(game: Game, exp: Expect, rng: random.Random, style: Style) -> None:
         check("legal throws", {tuple(str(c) for c in t) for t in legal.throws}, throws)
         if why is not None:
             refused(game, lambda: game.act(seat, Call()), why, state)
-        _illegal_throw(game, seat, hand, throws, rng, state)
+        _illegal_throw(game, seat, hand, throws, rng, state, r)
         if timer_on and rng.random() < style.timeout:
             _timeout(game, exp, seat, hand, state)
         elif why is None and rng.random() < style.call:
@@ -302,6 +302,10 @@ def _turn(game: Game, exp: Expect, rng: random.Random, style: Style) -> None:
             one, two = rng.choice(sorted(throws)), rng.choice(sorted(throws))
             cards = list(one if len(one) >= len(two) else two)
             rng.shuffle(cards)
+            if turn.placed_out_of_order(cards, r):
+                shuffled = ThrowCards(tuple(parse_cards(cards)))
+                refused(game, lambda: game.act(seat, shuffled), "illegal_throw", state)
+                cards = turn.in_run_order(cards, r)
             events = game.act(seat, ThrowCards(tuple(parse_cards(cards))))
             check("thrown as laid", game.state()["thrown"], turn.laid(cards, r))
             check(
@@ -389,6 +393,7 @@ def _illegal_throw(
     throws: set[tuple[str, ...]],
     rng: random.Random,
     state: dict[str, Any],
+    r: Rules,
 ) -> None:
     single = rng.choice(hand)
     if (single,) not in throws:  # throws.single when_no_combination: the hand holds a set or run
@@ -397,7 +402,10 @@ def _illegal_throw(
     if len(hand) < 2:
         return
     cards = rng.sample(hand, rng.randint(2, len(hand)))
-    if tuple(canonical(cards)) not in throws:
+    # A legal throw's cards in another order are legal too, but a run under
+    # throws.run.order ascending only lowest first.
+    legal = {tuple(canonical(list(t))) for t in throws}
+    if tuple(canonical(cards)) not in legal or turn.placed_out_of_order(cards, r):
         throw = ThrowCards(tuple(parse_cards(cards)))
         refused(game, lambda: game.act(seat, throw), "illegal_throw", state)
 

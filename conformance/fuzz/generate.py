@@ -279,9 +279,12 @@ class _Builder:
             if aimed is not None and not self.chance(0.1):
                 cards = list(aimed)
             self.rng.shuffle(cards)
-            self.send(
-                {"cmd": "act", "seat": seat, "action": {"type": "throw", "cards": names(cards)}}
-            )
+            if throws.out_of_order(cards, game.rules):
+                # throws.run.order ascending: the run as shuffled is refused, then placed
+                # lowest first.
+                self.send(_throw(seat, cards), probe=True)
+                cards = list(throws.ascending_run(cards, game.rules))
+            self.send(_throw(seat, cards))
             return
         offer: tuple[Card, ...] = ()
         # No offer (deal.first_offer none, the hand's first pick): from the deck only.
@@ -376,6 +379,9 @@ class _Builder:
             if game.table_rules.slapdown != "none":
                 # Only the seat that has just drawn may slap down, only its card drawn.
                 options.append({"type": "slapdown", "card": str(hand[0])})
+            if not game.rules.throws.single_joker and any(c.is_joker for c in hand):
+                # throws.single_joker false: a joker alone, refused while another throw is legal.
+                options.append({"type": "throw", "cards": ["X"]})
         if game.phase is Phase.PICK and game.offer is not None:
             assert game.thrown is not None
             closed = [

@@ -62,8 +62,14 @@ VALUE_WORDS: dict[str, dict[str, str]] = {
     "throws.single": {
         "any": "any time",
         "when_no_combination": "only from a hand with no set or run",
+        "highest_when_no_combination": "any from a hand with a set or run; else only the highest",
     },
-    "throws.laid": {"as_placed": "as placed", "by_rank": "in rank order"},
+    "throws.run.order": {"any": "in any order", "ascending": "lowest first"},
+    "throws.laid": {
+        "as_placed": "as placed",
+        "by_rank": "in rank order",
+        "runs_by_rank": "a run in rank order, a set or single as placed",
+    },
     "pick.from_offer": {
         "any": "any card of it",
         "run_ends": "any card of a single or set; only an end card of a run",

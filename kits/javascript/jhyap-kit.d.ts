@@ -198,8 +198,11 @@ export interface KitRules {
   readonly runMinNaturals: number;
   readonly runWrap: boolean;
   readonly runAce: string;
-  readonly single: 'any' | 'when_no_combination';
-  readonly laid: 'as_placed' | 'by_rank';
+  readonly runOrder: 'any' | 'ascending';
+  readonly runJokersExtend: 'up_first' | 'down_first';
+  readonly single: 'any' | 'when_no_combination' | 'highest_when_no_combination';
+  readonly singleJoker: boolean;
+  readonly laid: 'as_placed' | 'by_rank' | 'runs_by_rank';
   readonly pickFromOffer: string;
   readonly onlyAfterMultiThrow: boolean;
   readonly multiThrowScope: 'turn' | 'hand' | 'game';
@@ -225,9 +228,16 @@ export declare function profileCardValue(rules: KitRules, card: Card): number;
 
 export declare function runPositions(cards: readonly Card[], rules: KitRules): [Card, number][] | null;
 export declare function classifyThrow(cards: readonly Card[], rules: KitRules): ThrowKind | null;
-/** Every legal throw of `hand` (throws.single included), canonical, shorter first. */
+/** Every legal throw of `hand` (throws.single included), canonical (a run under
+ * throws.run.order ascending in the order it must be placed), shorter first. */
 export declare function legalThrowsOf(hand: readonly Card[], rules: KitRules): Card[][];
-/** Whether throws.single when_no_combination refuses throwing `cards` alone from `hand`. */
+/** Whether throws.single_joker false refuses a joker thrown alone from `hand`. */
+export declare function jokerAloneRefused(cards: readonly Card[], hand: readonly Card[], rules: KitRules): boolean;
+/** A run's cards lowest first, each joker where it stands; any other throw as given. */
+export declare function ascendingRun(cards: readonly Card[], rules: KitRules): Card[];
+/** Whether `cards` are a run placed otherwise than lowest first (throws.run.order ascending). */
+export declare function outOfOrder(cards: readonly Card[], rules: KitRules): boolean;
+/** Whether throws.single (when_no_combination, highest_when_no_combination) refuses throwing `cards` alone from `hand`. */
 export declare function singleRefused(cards: readonly Card[], hand: readonly Card[], rules: KitRules): boolean;
 /** A throw's cards as they lie on the offer (throws.laid), the last on top. */
 export declare function laidCards(cards: readonly Card[], kind: ThrowKind, rules: KitRules): Card[];

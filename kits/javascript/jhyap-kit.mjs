@@ -326,7 +326,7 @@ export const KIT_RULES = Object.freeze({
   'reshuffle.kept_aside': ['current_offer', 'offer_and_throw', 'pickable_and_throw', 'offer_and_card_under'],
   deck_runs_out: ['reshuffle', 'round_ends_no_score', 'round_ends_hands_score', 'offer_under_deck'],
   deck_runs_out_when: ['last_card_taken', 'draw_finds_deck_empty'],
-  'throws.laid': ['as_placed', 'by_rank'],
+  'throws.laid': ['as_placed', 'by_rank', 'runs_by_rank'],
   'call.timing': ['start_of_turn'],
   'game_end.kind': ['host_ends', 'fixed_rounds', 'elimination', 'first_past_target', 'one_hand'],
   'game_end.rounds': ANY,
@@ -348,8 +348,10 @@ export const KIT_PLAYS = Object.freeze({
   'deal.first_offer': ['turned_up_card', 'none'],
   next_starter: ['next_seat', 'round_winner', 'seat_after_round_winner', 'caller', 'first_starter'],
   'throws.run.ace': ['low', 'high', 'low_or_high'],
-  'throws.laid': ['as_placed', 'by_rank'],
-  'throws.single': ['any', 'when_no_combination'],
+  'throws.run.order': ['any', 'ascending'],
+  'throws.run.jokers_extend': ['up_first', 'down_first'],
+  'throws.laid': ['as_placed', 'by_rank', 'runs_by_rank'],
+  'throws.single': ['any', 'when_no_combination', 'highest_when_no_combination'],
   'throws.slapdown': ['none'], // the slapdown action is not in the kit's procedure
   'pick.from_offer': ['any', 'last_placed', 'first_or_last_placed', 'run_ends'],
   'pick.multi_throw_scope': ['turn', 'hand', 'game'],
@@ -411,7 +413,8 @@ export const RULE_PARAMETERS = Object.freeze(new Set([
   'deck_runs_out_when',
   'throws.set.min', 'throws.set.max', 'throws.set.jokers_alone',
   'throws.run.min', 'throws.run.max', 'throws.run.min_naturals', 'throws.run.wrap', 'throws.run.ace',
-  'throws.order_matters', 'throws.single', 'throws.laid', 'throws.slapdown',
+  'throws.run.order', 'throws.run.jokers_extend', 'throws.order_matters', 'throws.single', 'throws.single_joker',
+  'throws.laid', 'throws.slapdown',
   'pick.from_offer', 'pick.only_after_multi_throw', 'pick.multi_throw_scope',
   'reshuffle.moment', 'reshuffle.new_deck', 'reshuffle.kept_aside',
   'call.limit', 'call.limit_by_seats', 'call.inclusive', 'call.timing', 'call.first_round', 'call.min_own_turns',
@@ -505,7 +508,10 @@ export function readRules(r) {
     runMinNaturals: need(r, 'throws.run.min_naturals', (v) => v == null || int(1)(v), 'an integer of at least 1') ?? 1,
     runWrap: at(r, 'throws.run.wrap') ?? false,
     runAce: need(r, 'throws.run.ace', str, 'a string'),
+    runOrder: at(r, 'throws.run.order') ?? 'any',
+    runJokersExtend: at(r, 'throws.run.jokers_extend') ?? 'up_first',
     single: at(r, 'throws.single') ?? 'any',
+    singleJoker: at(r, 'throws.single_joker') !== false, // true unless the profile says false
     laid: at(r, 'throws.laid') ?? 'as_placed',
     pickFromOffer: need(r, 'pick.from_offer', str, 'a string'),
     onlyAfterMultiThrow: need(r, 'pick.only_after_multi_throw', bool, 'true or false'),
@@ -570,7 +576,8 @@ const RUN_BOUNDS = { low: [1, 13], high: [2, 14], low_or_high: [1, 14] };
 
 /** Each card of a run with the rank it stands at, lowest first; null if no run. Natural
  * cards keep their rank (an ace 1 or 14 as the profile allows); jokers, where wild in runs,
- * fill the gaps first, then extend the run upwards, then downwards (the reference reading). */
+ * fill the gaps first, then extend the run upwards, then downwards (throws.run.jokers_extend
+ * up_first; down_first the other way round). */
 export function runPositions(cards, rules) {
   if (cards.length < rules.runMin || (rules.runMax != null && cards.length > rules.runMax)) return null;
   const naturals = cards.filter((c) => c !== JOKER);
@@ -578,7 +585,8 @@ export function runPositions(cards, rules) {
   if (jokers.length && !wildIn(rules, 'run')) return null;
   if (naturals.length < (rules.runMinNaturals ?? 1)) return null;
   if (!naturals.length || naturals.some((c) => suitOf(c) !== suitOf(naturals[0]))) return null;
-  if (rules.runWrap) return wrappedPositions(naturals, jokers);
+  const downFirst = rules.runJokersExtend === 'down_first';
+  if (rules.runWrap) return wrappedPositions(naturals, jokers, downFirst);
   const aces = rules.runAce === 'high' ? [14] : rules.runAce === 'low_or_high' ? [1, 14] : [1];
   for (const ace of aces) {
     const ranked = naturals.map((c) => [rankOf(c) === 1 ? ace : rankOf(c), c]).sort((a, b) => a[0] - b[0]);
@@ -589,9 +597,9 @@ export function runPositions(cards, rules) {
     const spare = jokers.length - (high - low + 1 - ranks.length);
     if (spare < 0) continue;
     const [bottom, top] = RUN_BOUNDS[rules.runAce] ?? RUN_BOUNDS.low;
-    const up = Math.min(spare, top - high);
-    const down = spare - up;
-    if (low - down < bottom) continue;
+    const down = downFirst ? Math.min(spare, low - bottom) : spare - Math.min(spare, top - high);
+    const up = spare - down;
+    if (low - down < bottom || high + up > top) continue;
     const byRank = new Map(ranked);
     const placed = [];
     for (let rank = low - down; rank <= high + up; rank += 1) placed.push([byRank.get(rank) ?? JOKER, rank]);
@@ -602,8 +610,9 @@ export function runPositions(cards, rules) {
 
 /** A run going round the corner (Q K A 2): it starts after the widest gap between its
  * naturals' ranks (the lowest starting rank among equal gaps); jokers fill the gaps, then
- * extend it upwards; ranks are 1 to 13 going round, thirteen cards at most. */
-function wrappedPositions(naturals, jokers) {
+ * extend it upwards (downwards when `downFirst`); ranks are 1 to 13 going round, thirteen
+ * cards at most. */
+function wrappedPositions(naturals, jokers, downFirst) {
   const size = naturals.length + jokers.length;
   if (size > 13) return null;
   const ranks = naturals.map(rankOf).sort((a, b) => a - b);
@@ -611,8 +620,10 @@ function wrappedPositions(naturals, jokers) {
   let gaps = ranks.map((r, i) => (((r - ranks.at(i - 1) - 1) % 13) + 13) % 13);
   if (ranks.length === 1) gaps = [12];
   const widest = Math.max(...gaps);
-  const start = ranks[gaps.indexOf(widest)];
+  let start = ranks[gaps.indexOf(widest)];
   if (13 - widest > size) return null;
+  // down_first: the spare jokers stand below the first natural, going round.
+  if (downFirst) start = ((((start - 1 - (size - (13 - widest))) % 13) + 13) % 13) + 1;
   const byRank = new Map(naturals.map((c) => [rankOf(c), c]));
   const placed = [];
   for (let step = 0; step < size; step += 1) {
@@ -639,7 +650,8 @@ export function classifyThrow(cards, rules) {
 }
 
 /** Every legal throw from `hand` under the profile's throw rules (throws.single included),
- * each in canonical card order, shorter throws first, then by the cards' canonical order. */
+ * each in canonical card order (a run, under throws.run.order ascending, in the order it
+ * must be placed), shorter throws first, then by the cards' canonical order. */
 export function legalThrowsOf(hand, rules) {
   const ordered = canonical(hand);
   const found = new Map();
@@ -649,27 +661,60 @@ export function legalThrowsOf(hand, rules) {
     if (!found.has(key) && classifyThrow(cards, rules) !== null) found.set(key, cards);
   }
   const all = [...found.values()].sort((a, b) => a.length - b.length || compareCards(a, b));
-  if (rules.single === 'when_no_combination' && all.some((t) => t.length > 1)) return all.filter((t) => t.length > 1);
-  return all;
+  let allowed = rules.single === 'when_no_combination' && all.some((t) => t.length > 1)
+    ? all.filter((t) => t.length > 1) : all;
+  if (rules.single === 'highest_when_no_combination' && allowed.length && allowed.every((t) => t.length === 1)) {
+    const top = Math.max(...allowed.map(([c]) => profileCardValue(rules, c)));
+    allowed = allowed.filter(([c]) => profileCardValue(rules, c) === top);
+  }
+  // throws.single_joker false: a joker alone only from a hand that allows nothing else.
+  if (rules.singleJoker === false && allowed.some((t) => !loneJoker(t))) allowed = allowed.filter((t) => !loneJoker(t));
+  return rules.runOrder === 'ascending' ? allowed.map((t) => ascendingRun(t, rules)) : allowed;
 }
 
-/** Whether throwing `cards` alone is refused by throws.single when_no_combination because
- * `hand` holds a set or a run. */
+const loneJoker = (cards) => cards.length === 1 && cards[0] === JOKER;
+
+/** Whether a joker thrown alone is refused under throws.single_joker false: the hand allows
+ * another throw (a hand of jokers only that make no set may throw one). */
+export function jokerAloneRefused(cards, hand, rules) {
+  if (rules.singleJoker !== false || !loneJoker(cards)) return false;
+  return legalThrowsOf(hand, rules).some((t) => !loneJoker(t));
+}
+
+/** A run's cards lowest first, each joker where it stands; any other throw as given. */
+export function ascendingRun(cards, rules) {
+  const placed = classifyThrow(cards, rules) === 'run' ? runPositions(cards, rules) : null;
+  return placed ? placed.map(([c]) => c) : [...cards];
+}
+
+/** Whether `cards` are a run placed otherwise than lowest first under throws.run.order
+ * ascending (a joker must be placed where it stands). */
+export function outOfOrder(cards, rules) {
+  if (rules.runOrder !== 'ascending') return false;
+  return ascendingRun(cards, rules).some((c, i) => c !== cards[i]);
+}
+
+/** Whether throwing `cards` alone is refused by throws.single: when_no_combination because
+ * `hand` holds a set or a run; highest_when_no_combination because it holds none and the
+ * card is not of the hand's highest value. */
 export function singleRefused(cards, hand, rules) {
-  if (cards.length !== 1 || rules.single !== 'when_no_combination') return false;
-  return legalThrowsOf(hand, { ...rules, single: 'any' }).some((t) => t.length > 1);
+  if (cards.length !== 1 || !['when_no_combination', 'highest_when_no_combination'].includes(rules.single)) return false;
+  const combination = legalThrowsOf(hand, { ...rules, single: 'any' }).some((t) => t.length > 1);
+  if (rules.single === 'when_no_combination') return combination;
+  const value = (c) => profileCardValue(rules, c);
+  return !combination && value(cards[0]) < Math.max(...hand.map(value));
 }
 
 /** A throw's cards as they lie on the offer, the last on top (throws.laid): as placed, or
  * by rank: a run by the ranks its cards stand at, lowest first; a set or single in
- * canonical order. */
+ * canonical order (as placed under runs_by_rank). */
 export function laidCards(cards, kind, rules) {
-  if (rules.laid !== 'by_rank') return [...cards];
+  if (rules.laid === 'as_placed' || rules.laid == null) return [...cards];
   if (kind === 'run') {
     const placed = runPositions(cards, rules);
     if (placed) return placed.map(([c]) => c);
   }
-  return canonical(cards);
+  return rules.laid === 'runs_by_rank' ? [...cards] : canonical(cards);
 }
 
 /** The positions in `offer.cards` (as placed) that the profile's pick rule lets be taken. */

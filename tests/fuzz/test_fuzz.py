@@ -871,3 +871,165 @@ def test_the_generator_reaches_the_first_pick_without_a_turned_up_card() -> None
     assert turned_up == {None}
     assert first_picks == {"deck"}
     assert offer_picks > 0 and refused_first > 0
+
+
+def test_the_generator_reaches_a_run_refused_out_of_order_then_placed_lowest_first() -> None:
+    # throws.run.order ascending, reached through the profile the fuzzer plays: a run placed
+    # otherwise than lowest first is refused illegal_throw, then thrown lowest first.
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec.profiles import load_profile
+    from reference_engine.server import Session
+
+    document = load_profile(ROOT / "tests/data/variants/dhumbal-runs-ascending.yaml")
+    refused, thrown = 0, 0
+    for seed in range(40):
+        plan = fuzz_generate.generate(document, random_spec({"variant": document}, "variant", seed))
+        session = Session()
+        for seq, req in enumerate(plan.requests):
+            if req.raw is not None:
+                continue
+            answer = session.handle({**req.message, "seq": seq})
+            action = req.message.get("action") or {}
+            cards = action.get("cards") if isinstance(action, dict) else None
+            if not isinstance(cards, list) or len(cards) < 3:
+                continue
+            if answer["ok"]:
+                thrown += any(
+                    e["type"] == "thrown" and e["kind"] == "run" for e in answer["events"]
+                )
+            elif (
+                answer["error"]["code"] == "illegal_throw"
+                and "lowest first" in answer["error"]["message"]
+            ):
+                refused += 1
+        if refused and thrown:
+            break
+    assert refused > 0 and thrown > 0
+
+
+def test_the_generator_reaches_runs_laid_by_rank_and_sets_as_placed() -> None:
+    # throws.laid runs_by_rank, reached through the profile the fuzzer plays: a run placed out
+    # of rank order lies by rank, a set placed out of canonical order lies as placed.
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec.profiles import load_profile
+    from jhyap_core.cards import parse_cards, sorted_names
+    from reference_engine.server import Session
+
+    document = load_profile(ROOT / "tests/data/variants/bga-yaniv-runs-by-rank.yaml")
+    reached: dict[str, int] = {"run": 0, "set": 0}
+    for seed in range(60):
+        plan = fuzz_generate.generate(document, random_spec({"variant": document}, "variant", seed))
+        session = Session()
+        for seq, req in enumerate(plan.requests):
+            if req.raw is not None:
+                continue
+            answer = session.handle({**req.message, "seq": seq})
+            action = req.message.get("action")
+            if not answer["ok"] or not isinstance(action, dict) or action.get("type") != "throw":
+                continue
+            placed = action["cards"]
+            for event in answer["events"]:
+                if event["type"] != "thrown" or event["kind"] == "single":
+                    continue
+                kind, laid = event["kind"], event["cards"]
+                if kind == "set" and placed != sorted_names(parse_cards(placed)):
+                    assert laid == placed
+                    reached["set"] += 1
+                elif kind == "run" and laid != placed:
+                    reached["run"] += 1
+        if all(reached.values()):
+            break
+    assert all(reached.values()), reached
+
+
+def test_the_generator_reaches_a_refused_joker_alone() -> None:
+    # throws.single_joker false, reached through the profile the fuzzer plays: its probes
+    # throw single cards of the hand, a joker among them, refused while another throw is legal.
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec.profiles import load_profile
+    from reference_engine.server import Session
+
+    document = load_profile(ROOT / "tests/data/variants/bga-yaniv-jokers-only-in-runs.yaml")
+    refused = 0
+    for seed in range(80):
+        plan = fuzz_generate.generate(document, random_spec({"variant": document}, "variant", seed))
+        session = Session()
+        for seq, req in enumerate(plan.requests):
+            if req.raw is not None:
+                continue
+            answer = session.handle({**req.message, "seq": seq})
+            if not answer["ok"] and "a joker may not be thrown alone" in answer["error"]["message"]:
+                refused += 1
+        if refused:
+            break
+    assert refused > 0
+
+
+def test_the_generator_reaches_a_spare_joker_below_a_run() -> None:
+    # throws.run.jokers_extend down_first, reached through the profile the fuzzer plays: a
+    # thrown run whose spare joker stands below its lowest natural card.
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec.profiles import load_profile
+    from jhyap_core.cards import parse_cards
+    from jhyap_core.profile import resolve
+    from reference_engine import throws
+    from reference_engine.rules import Rules
+    from reference_engine.server import Session
+
+    document = load_profile(ROOT / "tests/data/variants/yaniv-israel-jokers-extend-down.yaml")
+    rules = Rules.from_profile(resolve(document))
+    below = 0
+    for seed in range(80):
+        plan = fuzz_generate.generate(document, random_spec({"variant": document}, "variant", seed))
+        session = Session()
+        for seq, req in enumerate(plan.requests):
+            if req.raw is not None:
+                continue
+            for event in session.handle({**req.message, "seq": seq}).get("events") or ():
+                if event["type"] == "thrown" and event["kind"] == "run" and "X" in event["cards"]:
+                    positions = throws.run_positions(parse_cards(event["cards"]), rules)
+                    assert positions is not None
+                    naturals = [rank for card, rank in positions if not card.is_joker]
+                    below += positions[0][0].is_joker and positions[0][1] < min(naturals)
+        if below:
+            break
+    assert below > 0
+
+
+def test_the_generator_reaches_the_highest_single_reading() -> None:
+    # Reading single_card highest of yarsa-dhumbal (throws.single highest_when_no_combination),
+    # reached through the profile the fuzzer plays: singles thrown from hands without a set or
+    # sequence, each of the hand's highest value.
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec import readings
+    from jhyap_core.cards import parse_cards
+    from jhyap_core.profile import resolve
+    from reference_engine import throws
+    from reference_engine.rules import Rules, SingleThrow
+    from reference_engine.server import Session
+
+    declared = readings.declared(shipped_documents()["yarsa-dhumbal"], "single_card", "highest")
+    rules = Rules.from_profile(resolve(declared))
+    any_single = rules.with_values({"throws.single": SingleThrow.ANY})
+    reached = 0
+    for seed in range(40):
+        plan = fuzz_generate.generate(
+            declared, random_spec({declared["id"]: declared}, declared["id"], seed)
+        )
+        session = Session()
+        for seq, req in enumerate(plan.requests):
+            if req.raw is not None:
+                continue
+            before = session.handle({"cmd": "state", "seq": seq})
+            answer = session.handle({**req.message, "seq": seq})
+            for event in answer.get("events") or ():
+                if event["type"] != "thrown" or event["kind"] != "single" or not before["ok"]:
+                    continue
+                hand = parse_cards(before["state"]["hands"][event["seat"]])
+                if all(len(t) == 1 for t in throws.legal_throws(hand, any_single)):
+                    value = rules.cards.card_value
+                    assert value(parse_cards(event["cards"])[0]) == max(map(value, hand))
+                    reached += 1
+        if reached:
+            break
+    assert reached > 0

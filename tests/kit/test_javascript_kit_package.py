@@ -326,6 +326,28 @@ def test_kit_plays_the_call_timing_transcripts_as_written(tmp_path: Path) -> Non
 
 @pytest.mark.e2e
 @needs_node
+def test_kit_plays_the_run_order_transcripts_as_written(tmp_path: Path) -> None:
+    """throws.run.order ascending, throws.laid runs_by_rank and throws.single_joker false: the
+    profile test engine refuses a run placed otherwise than lowest first (outOfOrder) and a
+    joker alone (jokerAloneRefused), the kit lays a run by rank and a set as placed
+    (laidCards) and stands a spare joker below a run under throws.run.jokers_extend down_first
+    (runPositions), and the four variants' oracle transcripts pass as written."""
+    outcomes, done = _profile_engine_runs(
+        "run-order-transcripts",
+        (
+            "dhumbal-runs-ascending",
+            "bga-yaniv-runs-by-rank",
+            "bga-yaniv-jokers-only-in-runs",
+            "yaniv-israel-jokers-extend-down",
+        ),
+        tmp_path,
+    )
+    assert outcomes == {"passed": 16}, done.stdout[-4000:]
+    assert done.returncode == 0
+
+
+@pytest.mark.e2e
+@needs_node
 def test_kit_plays_the_first_starter_transcript_as_written(tmp_path: Path) -> None:
     """next_starter first_starter: the kit's own table procedure starts every hand at seat 0."""
     outcomes, done = _profile_engine_runs(

@@ -249,3 +249,49 @@ def test_a_kit_engine_plays_multi_throw_scope_as_the_reference_does(tmp_path: Pa
     kit = scope_outcomes(OBJECT_API, tmp_path / "kit")
     assert kit == scope_outcomes(None, tmp_path / "reference")
     check_scope_outcomes(kit)
+
+
+def test_a_binding_that_does_not_declare_throws_run_order_refuses_it_by_name() -> None:
+    # A binding declaring the run's leaves one by one, written before throws.run.order, is
+    # refused a table that sets it, naming it, never played as any order.
+    run_leaves = ("min", "max", "min_naturals", "wrap", "ace")
+    support = {**KIT_RULES, **{f"throws.run.{leaf}": ANY for leaf in run_leaves}}
+    run = {"min": 3, "ace": "low"}
+    assert unsupported({"throws": {"run": run}}, support) is None
+    assert unsupported({"throws": {"run": {**run, "order": "ascending"}}}, support) == (
+        "rules.throws.run.order: this engine does not implement this rule parameter"
+    )
+
+
+def test_a_binding_that_does_not_declare_throws_single_joker_refuses_it_by_name() -> None:
+    # A binding declaring the throw leaves of the previous release one by one is refused a
+    # table that sets throws.single_joker, naming it, never played as a joker allowed alone.
+    leaves = ("set", "run", "order_matters", "single", "laid")
+    support = {**KIT_RULES, **{f"throws.{leaf}": ANY for leaf in leaves}}
+    throws = {"set": {"min": 2, "max": 4}, "run": {"min": 3, "ace": "low"}, "single": "any"}
+    assert unsupported({"throws": throws}, support) is None
+    assert unsupported({"throws": {**throws, "single_joker": False}}, support) == (
+        "rules.throws.single_joker: this engine does not implement this rule parameter"
+    )
+
+
+@pytest.mark.e2e
+def test_a_kit_engine_plays_throws_run_order_as_the_reference_does() -> None:
+    # tests/kit_engines/object_api.py declares the whole throws section and asks the
+    # reference's throws.out_of_order, throws.joker_alone_refused and throws.laid.
+    names = (
+        "dhumbal-runs-ascending",
+        "bga-yaniv-runs-by-rank",
+        "bga-yaniv-jokers-only-in-runs",
+        "yaniv-israel-jokers-extend-down",
+    )
+    profiles = [VARIANTS / f"{n}.yaml" for n in names]
+    folder = VARIANTS / "run-order-transcripts"
+    kit = outcomes(profiles[0], OBJECT_API, folder, *profiles[1:])
+    assert kit == outcomes(profiles[0], None, folder, *profiles[1:])
+    assert kit == {
+        "runs-placed-lowest-first": "passed",
+        "runs-laid-by-rank-sets-as-placed": "passed",
+        "jokers-only-inside-runs": "passed",
+        "joker-extends-a-run-downwards": "passed",
+    }

@@ -83,6 +83,20 @@ class ObjectApiEngine(TrackedEngine):
         cards = parse_cards(list(action.cards)) if isinstance(action, Throw) else []
         if cards and not SLOPPY and throws.classify(cards, self.model) is None:
             return Refusal(ErrorCode.ILLEGAL_THROW, "not a single, set or run")
+        if (
+            cards
+            and not SLOPPY
+            and throws.joker_alone_refused(cards, parse_cards(list(hand)), self.model)
+        ):
+            return Refusal(ErrorCode.ILLEGAL_THROW, "no joker alone")
+        if (
+            cards
+            and not SLOPPY
+            and throws.single_refused(cards, parse_cards(list(hand)), self.model)
+        ):
+            return Refusal(ErrorCode.ILLEGAL_THROW, "no single now")
+        if cards and not SLOPPY and throws.out_of_order(cards, self.model):
+            return Refusal(ErrorCode.ILLEGAL_THROW, "a run is placed lowest first")
         return None
 
     def on_throw(self, seat: int, cards: tuple[str, ...]) -> ThrowKind:

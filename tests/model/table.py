@@ -39,7 +39,10 @@ class Table:
     run_max: int | None
     run_min_naturals: int
     run_wrap: bool
+    run_jokers_extend: str  # throws.run.jokers_extend: spare jokers above (up_first) or below
+    run_order: str  # throws.run.order: any, or ascending (a run placed lowest first)
     single: str
+    single_joker: bool  # throws.single_joker: false, no joker alone while another throw is legal
     laid: str
     slapdown: str  # throws.slapdown: none, or same_rank_as_single
     limit_by_seats: tuple[tuple[int, int], ...]
@@ -113,7 +116,10 @@ class Table:
             run_max=throws["run"].get("max"),
             run_min_naturals=throws["run"].get("min_naturals", 1),
             run_wrap=throws["run"].get("wrap", False),
+            run_order=throws["run"].get("order", "any"),
+            run_jokers_extend=throws["run"].get("jokers_extend", "up_first"),
             single=throws.get("single", "any"),
+            single_joker=throws.get("single_joker", True),
             laid=throws.get("laid", "as_placed"),
             slapdown=throws.get("slapdown", "none"),
             limit_by_seats=tuple(

@@ -44,7 +44,7 @@ def run_layout(cards: Sequence[str], t: Table) -> tuple[list[int], int] | None:
     if not naturals or len({c[1] for c in naturals}) != 1:
         return None
     if t.run_wrap:
-        return _wrapped(sorted(rank(c) for c in naturals), len(cards))
+        return _wrapped(sorted(rank(c) for c in naturals), len(cards), t.run_jokers_extend)
     bottom, top = _bounds(t)
     for ace in _ace_values(t):
         ranks = sorted(ace if rank(c) == 1 else rank(c) for c in naturals)
@@ -54,20 +54,25 @@ def run_layout(cards: Sequence[str], t: Table) -> tuple[list[int], int] | None:
         spare = jokers - (high - low + 1 - len(ranks))
         if spare < 0 or low < bottom or high > top:
             continue
-        up = min(spare, top - high)
-        down = spare - up
-        if low - down < bottom:
+        # The spare jokers go one way while the bounds allow, the rest the other way.
+        first = min(spare, top - high if t.run_jokers_extend == "up_first" else low - bottom)
+        up, down = (
+            (first, spare - first) if t.run_jokers_extend == "up_first" else (spare - first, first)
+        )
+        if low - down < bottom or high + up > top:
             continue
         return list(range(low - down, high + up + 1)), ace
     return None
 
 
-def _wrapped(ranks: list[int], n: int) -> tuple[list[int], int] | None:
+def _wrapped(ranks: list[int], n: int, extend: str) -> tuple[list[int], int] | None:
     """A run going round the corner: n ranks from a start, the king followed by the ace.
 
     Of the windows of n ranks that start at a natural and hold every natural, the one whose
     last natural comes soonest (jokers fill gaps, then go upwards); among equals the lowest
-    start rank (the schema's "widest gap" words, counted the other way round).
+    start rank (the schema's "widest gap" words, counted the other way round). Under
+    jokers_extend down_first the spare jokers go below it instead: the window starts as many
+    ranks earlier as it has spare jokers after its last natural.
     """
     if len(set(ranks)) != len(ranks) or n > 13:
         return None
@@ -81,7 +86,10 @@ def _wrapped(ranks: list[int], n: int) -> tuple[list[int], int] | None:
             best = (last, start)
     if best is None:
         return None
-    return [(best[1] - 1 + i) % 13 + 1 for i in range(n)], 1
+    last, start = best
+    if extend == "down_first":
+        start -= n - 1 - last
+    return [(start - 1 + i) % 13 + 1 for i in range(n)], 1
 
 
 def throw_kind(cards: Sequence[str], t: Table) -> str | None:
@@ -103,8 +111,25 @@ def throw_kind(cards: Sequence[str], t: Table) -> str | None:
     return None
 
 
+def in_run_order(cards: Sequence[str], t: Table) -> list[str]:
+    """A run's cards from its lowest rank up, each joker at the rank it stands for; any
+    other throw as given."""
+    layout = run_layout(cards, t) if throw_kind(cards, t) == "run" else None
+    if layout is None:
+        return list(cards)
+    ranks, ace = layout
+    at = {(ace if rank(c) == 1 else rank(c)): c for c in cards if c != JOKER}
+    return [at.get(r, JOKER) for r in ranks]
+
+
+def placed_out_of_order(cards: Sequence[str], t: Table) -> bool:
+    """throws.run.order ascending: a run must be placed lowest first."""
+    return t.run_order == "ascending" and in_run_order(cards, t) != list(cards)
+
+
 def legal_throws(hand: Sequence[str], t: Table) -> set[tuple[str, ...]]:
-    """Every legal throw of ``hand``, each as its cards in canonical order."""
+    """Every legal throw of ``hand``, each as its cards in canonical order (a run, under
+    throws.run.order ascending, in the order it must be placed)."""
     found: set[tuple[str, ...]] = set()
     ordered = canonical(list(hand))
     for size in range(1, len(ordered) + 1):
@@ -112,21 +137,28 @@ def legal_throws(hand: Sequence[str], t: Table) -> set[tuple[str, ...]]:
             if combo not in found and throw_kind(combo, t) is not None:
                 found.add(combo)
     if t.single == "when_no_combination" and any(len(c) > 1 for c in found):
-        return {c for c in found if len(c) > 1}
+        found = {c for c in found if len(c) > 1}
+    # highest_when_no_combination: a hand with no set or run throws only its highest cards.
+    if t.single == "highest_when_no_combination" and found and all(len(c) == 1 for c in found):
+        top = max(t.value(c[0]) for c in found)
+        found = {c for c in found if t.value(c[0]) == top}
+    # throws.single_joker false: a joker alone only from a hand allowing nothing else.
+    if not t.single_joker and found - {(JOKER,)}:
+        found.discard((JOKER,))
+    if t.run_order == "ascending":
+        found = {tuple(in_run_order(c, t)) for c in found}
     return found
 
 
 def laid(cards: Sequence[str], t: Table) -> list[str]:
     """throws.laid: as placed, or by rank (a run by the ranks its cards stand at, a joker
-    where it stands; a set or single in canonical order)."""
+    where it stands; a set or single in canonical order, or as placed under runs_by_rank)."""
     if t.laid == "as_placed":
         return list(cards)
-    layout = run_layout(cards, t) if throw_kind(cards, t) == "run" else None
-    if layout is None:
-        return canonical(list(cards))
-    ranks, ace = layout
-    at = {(ace if rank(c) == 1 else rank(c)): c for c in cards if c != JOKER}
-    return [at.get(r, JOKER) for r in ranks]
+    if throw_kind(cards, t) != "run":
+        # runs_by_rank: only a run is put in rank order.
+        return list(cards) if t.laid == "runs_by_rank" else canonical(list(cards))
+    return in_run_order(cards, t)
 
 
 def pickable(offer: Sequence[str], kind: str | None, t: Table) -> list[str]:

@@ -30,6 +30,7 @@ from reference_engine.rules import (
     DeckRunsOutWhen,
     FirstOffer,
     GameEndKind,
+    JokersExtend,
     JokersWild,
     KeptAside,
     MultiThrowScope,
@@ -38,6 +39,7 @@ from reference_engine.rules import (
     ReshuffleMoment,
     Rules,
     RunAce,
+    RunOrder,
     ScoringKind,
     Settlement,
     ShowdownTie,
@@ -540,6 +542,32 @@ MUTANTS: dict[str, Mutant] = {
         "games_follow_the_model",
         _rules(lambda r: {"throws.set_jokers_alone": True}),
     ),
+    "jokers_always_extend_upwards": Mutant(
+        "throws.run.jokers_extend",
+        "games_follow_the_model",
+        _rules(lambda r: {"throws.run_jokers_extend": JokersExtend.UP_FIRST}),
+    ),
+    "runs_in_any_order": Mutant(
+        "throws.run.order",
+        "games_follow_the_model",
+        _rules(lambda r: {"throws.run_order": RunOrder.ANY}),
+    ),
+    "joker_always_thrown_alone": Mutant(
+        "throws.single_joker",
+        "games_follow_the_model",
+        _rules(lambda r: {"throws.single_joker": True}),
+    ),
+    "highest_single_any_single": Mutant(
+        "throws.single",
+        "games_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.throws.single is SingleThrow.HIGHEST_WHEN_NO_COMBINATION,
+                "throws.single",
+                SingleThrow.ANY,
+            )
+        ),
+    ),
     "single_always_allowed": Mutant(
         "throws.single",
         "games_follow_the_model",
@@ -554,6 +582,15 @@ MUTANTS: dict[str, Mutant] = {
         "throws.slapdown",
         "games_follow_the_model",
         _function(Table, "_pick", _slapdown_after_any_throw),
+    ),
+    "runs_by_rank_sets_sorted_too": Mutant(
+        "throws.laid",
+        "games_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.throws.laid is ThrowLaid.RUNS_BY_RANK, "throws.laid", ThrowLaid.BY_RANK
+            )
+        ),
     ),
     "laid_as_placed": Mutant(
         "throws.laid",

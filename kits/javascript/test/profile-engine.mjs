@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import {
   ANY, KIT_RULES, TrackedEngine, classifyThrow, main, nextActive, profileCardValue, readRules,
-  singleRefused, turnOrderFrom,
+  jokerAloneRefused, outOfOrder, singleRefused, turnOrderFrom,
 } from '../jhyap-kit.mjs';
 
 export const fixture = (name) => JSON.parse(readFileSync(new URL(`fixtures/${name}.json`, import.meta.url), 'utf8'));
@@ -69,6 +69,8 @@ export class ProfileEngine extends TrackedEngine {
     if (action.type === 'throw') {
       const rules = this.#rules();
       if (!classifyThrow(action.cards, rules)) return 'illegal_throw';
+      if (outOfOrder(action.cards, rules)) return 'illegal_throw';
+      if (jokerAloneRefused(action.cards, this.table.hands[seat], rules)) return 'illegal_throw';
       return singleRefused(action.cards, this.table.hands[seat], rules) ? 'illegal_throw' : null;
     }
     return null;

@@ -3,7 +3,10 @@
 // reshuffle when_deck_emptied with pickable_and_throw), and what it refuses by name.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ANY, fullDeck } from '../jhyap-kit.mjs';
+import {
+  ANY, ascendingRun, fullDeck, jokerAloneRefused, laidCards, legalThrowsOf, outOfOrder, runPositions,
+  singleRefused,
+} from '../jhyap-kit.mjs';
 import { ProfileEngine, deckFor, fixture, session } from './profile-engine.mjs';
 
 const HANDS = [['Ac', '2c', '3c', '4c', 'X'], ['Kh', 'Kd', 'Ks', 'Qc', 'Jh']];
@@ -144,4 +147,64 @@ test("a value the kit does not play is refused by name, whatever the binding's R
   const unknown = yaniv((r) => { r.call.limit_after_turns = 3; });
   assert.deepEqual(t.send({ cmd: 'start', profile: unknown, options: {}, seats: 2 }).error, {
     code: 'unsupported_profile', message: 'rules.call.limit_after_turns: this engine does not implement this rule parameter' });
+});
+
+test('throws.run.order ascending: a run is placed lowest first, a joker where it stands', () => {
+  const rules = {
+    runMin: 3, runMax: null, runMinNaturals: 1, runWrap: false, runAce: 'low', jokersWild: 'runs',
+    setMin: 2, setMax: 4, setJokersAlone: true, packSteps: [], single: 'any', runOrder: 'ascending',
+  };
+  assert.equal(outOfOrder(['5h', '6h', '7h'], rules), false);
+  assert.equal(outOfOrder(['7h', '6h', '5h'], rules), true);
+  assert.equal(outOfOrder(['5h', 'X', '7h'], rules), false);
+  assert.equal(outOfOrder(['X', '5h', '6h', '7h'], rules), true); // X stands for the 8h
+  assert.equal(outOfOrder(['9d', '9c'], rules), false); // a set: any order
+  assert.equal(outOfOrder(['7h', '6h', '5h'], { ...rules, runOrder: 'any' }), false);
+  assert.deepEqual(legalThrowsOf(['5h', '7h', 'X'], rules).at(-1), ['5h', 'X', '7h']);
+  assert.deepEqual(ascendingRun(['X', '5h', '6h'], rules), ['5h', '6h', 'X']);
+});
+
+test('throws.laid runs_by_rank: a run lies by rank, a set or single as placed', () => {
+  const rules = {
+    runMin: 3, runMax: null, runMinNaturals: 1, runWrap: false, runAce: 'low', jokersWild: 'runs',
+    setMin: 2, setMax: 4, setJokersAlone: false, packSteps: [], laid: 'runs_by_rank',
+  };
+  assert.deepEqual(laidCards(['6h', 'X', '4h'], 'run', rules), ['4h', 'X', '6h']);
+  assert.deepEqual(laidCards(['9s', '9c', '9d'], 'set', rules), ['9s', '9c', '9d']);
+  assert.deepEqual(laidCards(['9s', '9c', '9d'], 'set', { ...rules, laid: 'by_rank' }), ['9c', '9d', '9s']);
+});
+
+test('throws.single_joker false: a joker alone is refused while the hand allows another throw', () => {
+  const rules = {
+    runMin: 3, runMax: null, runMinNaturals: 1, runWrap: false, runAce: 'low', jokersWild: 'runs',
+    setMin: 2, setMax: 4, setJokersAlone: false, packSteps: [], single: 'any', singleJoker: false,
+  };
+  assert.equal(jokerAloneRefused(['X'], ['X', '5h', 'Kc'], rules), true);
+  assert.equal(jokerAloneRefused(['X'], ['X', 'X'], rules), false); // jokers only: no other throw
+  assert.deepEqual(legalThrowsOf(['X', '5h', '6h'], rules), [['5h'], ['6h'], ['5h', '6h', 'X']]);
+  assert.equal(jokerAloneRefused(['X'], ['X', '5h', 'Kc'], { ...rules, singleJoker: true }), false);
+});
+
+test('throws.run.jokers_extend: a spare joker stands above the run (up_first) or below it (down_first)', () => {
+  const rules = {
+    runMin: 3, runMax: null, runMinNaturals: 1, runWrap: false, runAce: 'low', jokersWild: 'runs',
+    setMin: 2, setMax: 4, setJokersAlone: true, packSteps: [], runJokersExtend: 'down_first',
+  };
+  assert.deepEqual(runPositions(['5h', '6h', '7h', 'X'], rules), [['X', 4], ['5h', 5], ['6h', 6], ['7h', 7]]);
+  assert.deepEqual(runPositions(['Ah', '2h', '3h', 'X'], rules), [['Ah', 1], ['2h', 2], ['3h', 3], ['X', 4]]);
+  assert.deepEqual(runPositions(['5h', '6h', '7h', 'X'], { ...rules, runJokersExtend: 'up_first' }),
+    [['5h', 5], ['6h', 6], ['7h', 7], ['X', 8]]);
+  assert.deepEqual(runPositions(['Ah', '2h', '3h', 'X'], { ...rules, runWrap: true }), [['X', 13], ['Ah', 1], ['2h', 2], ['3h', 3]]);
+});
+
+test('throws.single highest_when_no_combination: without a set or run, only the highest single', () => {
+  const rules = {
+    runMin: 3, runMax: null, runMinNaturals: 1, runWrap: false, runAce: 'low', jokersWild: 'none',
+    setMin: 2, setMax: 4, setJokersAlone: true, packSteps: [], single: 'highest_when_no_combination',
+    cardValues: { A: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 7: 7, 8: 8, 9: 9, T: 10, J: 11, Q: 12, K: 13 },
+  };
+  assert.equal(singleRefused(['2c'], ['Kc', '9d', '5h', '3s', '2c'], rules), true);
+  assert.equal(singleRefused(['Kc'], ['Kc', '9d', '5h', '3s', '2c'], rules), false);
+  assert.equal(singleRefused(['3d'], ['Qd', '8h', '8s', '4c', '3d'], rules), false); // a set in hand
+  assert.deepEqual(legalThrowsOf(['Kc', '9d', '2c'], rules), [['Kc']]);
 });
