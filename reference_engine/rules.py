@@ -73,6 +73,8 @@ class BeatenOthers(StrEnum):
     SCORE_NOTHING = "score_nothing"
     SCORE_OWN_HANDS = "score_own_hands"  # the round winner excepted
     ALL_BUT_CALLER_SCORE_OWN_HANDS = "all_but_caller_score_own_hands"
+    # every seat at the lowest value (the round winner and those tied with it) excepted
+    SCORE_OWN_HANDS_BUT_LOWEST = "score_own_hands_but_lowest"
 
 
 class WinnerAmongLowest(StrEnum):

@@ -61,11 +61,7 @@ def showdown(
             deltas[caller] = sum(values[s] for s in others)
     elif beaten:
         deltas[caller] = beaten_caller_scores(values[caller], rules)
-        if rules.scoring.beaten_others is not BeatenOthers.SCORE_NOTHING:
-            winner_too = rules.scoring.beaten_others is BeatenOthers.ALL_BUT_CALLER_SCORE_OWN_HANDS
-            for seat in others:
-                if seat != winner or winner_too:
-                    deltas[seat] = values[seat]
+        deltas.update(beaten_others_score(values, others, winner, rules))
     else:
         for seat in others:
             deltas[seat] = values[seat]
@@ -84,6 +80,24 @@ def beaten_caller_scores(hand: int, rules: Rules) -> int:
             return rules.scoring.beaten_penalty
         case _:
             return hand + rules.scoring.beaten_penalty
+
+
+def beaten_others_score(
+    values: Mapping[int, int], others: Sequence[int], winner: int, rules: Rules
+) -> dict[int, int]:
+    """What the seats other than a beaten caller score under penalty scoring (before the
+    points multiplier): nothing, their hands but the round winner's, every hand, or every
+    hand but those equal to the lowest (several winners of one hand scoring nothing)."""
+    match rules.scoring.beaten_others:
+        case BeatenOthers.SCORE_NOTHING:
+            return dict.fromkeys(others, 0)
+        case BeatenOthers.ALL_BUT_CALLER_SCORE_OWN_HANDS:
+            return {seat: values[seat] for seat in others}
+        case BeatenOthers.SCORE_OWN_HANDS_BUT_LOWEST:
+            lowest = values[winner]
+            return {seat: 0 if values[seat] == lowest else values[seat] for seat in others}
+        case _:
+            return {seat: 0 if seat == winner else values[seat] for seat in others}
 
 
 def deck_ran_out(values: Mapping[int, int], rules: Rules) -> dict[int, int]:

@@ -660,6 +660,39 @@ def test_the_generator_reaches_a_beaten_call_under_the_new_beaten_call_values(
     assert reached and all(expected == scored for expected, scored in reached)
 
 
+def test_the_generator_reaches_several_tied_lowest_hands_scoring_nothing() -> None:
+    # scoring.beaten_others score_own_hands_but_lowest, reached through the profile the
+    # fuzzer plays (its deals aimed at a tie-break among several lowest): a beaten call where
+    # two or more other seats hold the lowest hand, every one of them scoring 0.
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec.profiles import load_profile
+    from reference_engine.server import Session
+
+    variant = ROOT / "tests/data/variants/yaniv-israel-tied-lowest-score-nothing.yaml"
+    documents = {"variant": load_profile(variant)}
+    reached = []
+    for seed in range(80):
+        plan = fuzz_generate.generate(
+            documents["variant"], random_spec(documents, "variant", seed, seats=4)
+        )
+        session = Session()
+        for seq, req in enumerate(plan.requests):
+            if req.raw is not None:
+                continue
+            for event in session.handle({**req.message, "seq": seq}).get("events") or ():
+                if event["type"] != "round_ended" or event["outcome"] != "beaten_call":
+                    continue
+                values, caller = event["hand_values"], event["caller"]
+                others = [s for s, v in enumerate(values) if v is not None and s != caller]
+                lowest = min(values[s] for s in others)
+                tied = [s for s in others if values[s] == lowest]
+                if len(tied) >= 2:
+                    reached.append(({event["deltas"][s] for s in tied}, event["winner"] in tied))
+        if reached:
+            break
+    assert reached and all(scored == {0} and named for scored, named in reached)
+
+
 def _offer_picks_by_scope(pid: str, choice: str, games: int) -> dict[str, int]:
     """Over the generator's games under reading multi_throw_scope ``choice`` of ``pid``
     (only those with the pick rule on), the picks from the offer: right after the picker's
