@@ -660,16 +660,32 @@ def test_the_generator_reaches_a_beaten_call_under_the_new_beaten_call_values(
     assert reached and all(expected == scored for expected, scored in reached)
 
 
-def test_the_generator_reaches_several_tied_lowest_hands_scoring_nothing() -> None:
-    # scoring.beaten_others score_own_hands_but_lowest, reached through the profile the
-    # fuzzer plays (its deals aimed at a tie-break among several lowest): a beaten call where
-    # two or more other seats hold the lowest hand, every one of them scoring 0.
+@pytest.mark.parametrize(
+    ("name", "spared", "above_lowest"),
+    [
+        # every other hand as low as the lowest
+        (
+            "yaniv-israel-tied-lowest-score-nothing",
+            lambda value, lowest, caller: value == lowest,
+            False,
+        ),
+        # every other hand that beats the call (equal or lower: Israeli Yaniv's tie rule), one
+        # of them above the lowest
+        ("yaniv-israel-beaters-score-nothing", lambda value, lowest, caller: value <= caller, True),
+    ],
+)
+def test_the_generator_reaches_several_winners_scoring_nothing(
+    name: str, spared: Callable[[int, int, int], bool], above_lowest: bool
+) -> None:
+    # scoring.beaten_others score_own_hands_but_lowest and score_own_hands_but_beaters,
+    # reached through the profile the fuzzer plays (its deals aimed at ties and tie-breaks): a
+    # beaten call where two or more other seats are spared, each scoring 0, the rest their
+    # hands.
     from conformance.fuzz.steer import random_spec
     from conformance.spec.profiles import load_profile
     from reference_engine.server import Session
 
-    variant = ROOT / "tests/data/variants/yaniv-israel-tied-lowest-score-nothing.yaml"
-    documents = {"variant": load_profile(variant)}
+    documents = {"variant": load_profile(ROOT / f"tests/data/variants/{name}.yaml")}
     reached = []
     for seed in range(80):
         plan = fuzz_generate.generate(
@@ -685,12 +701,13 @@ def test_the_generator_reaches_several_tied_lowest_hands_scoring_nothing() -> No
                 values, caller = event["hand_values"], event["caller"]
                 others = [s for s, v in enumerate(values) if v is not None and s != caller]
                 lowest = min(values[s] for s in others)
-                tied = [s for s in others if values[s] == lowest]
-                if len(tied) >= 2:
-                    reached.append(({event["deltas"][s] for s in tied}, event["winner"] in tied))
+                zero = {s for s in others if spared(values[s], lowest, values[caller])}
+                if len(zero) >= 2 and (not above_lowest or max(values[s] for s in zero) > lowest):
+                    expected = {s: 0 if s in zero else values[s] for s in others}
+                    reached.append((expected, {s: event["deltas"][s] for s in others}))
         if reached:
             break
-    assert reached and all(scored == {0} and named for scored, named in reached)
+    assert reached and all(expected == scored for expected, scored in reached)
 
 
 def _offer_picks_by_scope(pid: str, choice: str, games: int) -> dict[str, int]:

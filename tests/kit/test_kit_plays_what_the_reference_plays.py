@@ -136,19 +136,22 @@ def test_a_binding_listing_its_scoring_leaves_refuses_the_new_beaten_call_by_nam
 
 
 @pytest.mark.e2e
-def test_a_kit_engine_spares_every_tied_lowest_hand_as_the_reference_does() -> None:
-    # scoring.beaten_others score_own_hands_but_lowest, scored by the binding (the object-API
-    # binding asks the reference's scoring.showdown).
-    profile = VARIANTS / "yaniv-israel-tied-lowest-score-nothing.yaml"
+def test_a_kit_engine_spares_several_winners_as_the_reference_does() -> None:
+    # scoring.beaten_others score_own_hands_but_lowest and score_own_hands_but_beaters, scored
+    # by the binding (the object-API binding asks the reference's scoring.showdown).
+    profiles = [
+        VARIANTS / f"{name}.yaml"
+        for name in ("yaniv-israel-tied-lowest-score-nothing", "yaniv-israel-beaters-score-nothing")
+    ]
     folder = VARIANTS / "tied-lowest-transcripts"
-    kit = outcomes(profile, OBJECT_API, folder)
-    assert kit == outcomes(profile, None, folder)
-    assert kit == {"tied-lowest-score-nothing": "passed"}
+    kit = outcomes(profiles[0], OBJECT_API, folder, profiles[1])
+    assert kit == outcomes(profiles[0], None, folder, profiles[1])
+    assert kit == {"tied-lowest-score-nothing": "passed", "beaters-score-nothing": "passed"}
 
 
-def test_a_binding_listing_its_beaten_others_refuses_the_tied_lowest_value_by_name() -> None:
+def test_a_binding_listing_its_beaten_others_refuses_the_several_winners_values_by_name() -> None:
     # A binding that lists the beaten_others values it scores never scores several winners
-    # as one: the new value is refused by name.
+    # as one: the new values are refused by name.
     scoring = {"kind": "penalty", "beaten_call": "caller_hand_plus_penalty", "beaten_penalty": 30}
     support = {**KIT_RULES, **{f"scoring.{leaf}": ANY for leaf in scoring}}
     support["scoring.beaten_others"] = ("score_nothing", "score_own_hands")
@@ -157,6 +160,11 @@ def test_a_binding_listing_its_beaten_others_refuses_the_tied_lowest_value_by_na
     tied = {"scoring": {**scoring, "beaten_others": "score_own_hands_but_lowest"}}
     assert unsupported(tied, support) == (
         "rules.scoring.beaten_others: 'score_own_hands_but_lowest' is not implemented by this "
+        "engine (it plays 'score_nothing', 'score_own_hands')"
+    )
+    beaters = {"scoring": {**scoring, "beaten_others": "score_own_hands_but_beaters"}}
+    assert unsupported(beaters, support) == (
+        "rules.scoring.beaten_others: 'score_own_hands_but_beaters' is not implemented by this "
         "engine (it plays 'score_nothing', 'score_own_hands')"
     )
 
