@@ -97,6 +97,10 @@ class BeatenOthers(StrEnum):
     SCORE_NOTHING = "score_nothing"
     SCORE_OWN_HANDS = "score_own_hands"  # the round winner excepted
     ALL_BUT_CALLER_SCORE_OWN_HANDS = "all_but_caller_score_own_hands"
+    # every seat at the lowest value (the round winner and those tied with it) excepted
+    SCORE_OWN_HANDS_BUT_LOWEST = "score_own_hands_but_lowest"
+    # every seat whose hand beats the call (as showdown.tie says) excepted
+    SCORE_OWN_HANDS_BUT_BEATERS = "score_own_hands_but_beaters"
 
 
 class WinnerAmongLowest(StrEnum):

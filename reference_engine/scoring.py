@@ -37,10 +37,7 @@ def showdown(
     others = [s for s in turn_order if s != caller]
     lowest = min(values[s] for s in others)
     # The profile says who wins a tie with the caller, and which of equal lowest others wins.
-    if rules.showdown.tie is ShowdownTie.BEATS_CALLER:
-        beaten = lowest <= values[caller]
-    else:
-        beaten = lowest < values[caller]
+    beaten = beats(lowest, values[caller], rules)
     tied = [s for s in others if values[s] == lowest]
     if rules.showdown.winner_among_lowest is WinnerAmongLowest.LOWEST_SEAT:
         tied.sort()
@@ -61,16 +58,20 @@ def showdown(
             deltas[caller] = sum(values[s] for s in others)
     elif beaten:
         deltas[caller] = beaten_caller_scores(values[caller], rules)
-        if rules.scoring.beaten_others is not BeatenOthers.SCORE_NOTHING:
-            winner_too = rules.scoring.beaten_others is BeatenOthers.ALL_BUT_CALLER_SCORE_OWN_HANDS
-            for seat in others:
-                if seat != winner or winner_too:
-                    deltas[seat] = values[seat]
+        deltas.update(beaten_others_score(values, others, caller, winner, rules))
     else:
         for seat in others:
             deltas[seat] = values[seat]
     deltas = multiplied(deltas, rules)
     return Showdown(Outcome.BEATEN_CALL if beaten else Outcome.WON_CALL, caller, winner, deltas)
+
+
+def beats(hand: int, caller_hand: int, rules: Rules) -> bool:
+    """Whether ``hand`` beats a call on ``caller_hand``: equal or lower under showdown.tie
+    beats_caller, only lower under caller_wins."""
+    if rules.showdown.tie is ShowdownTie.BEATS_CALLER:
+        return hand <= caller_hand
+    return hand < caller_hand
 
 
 def beaten_caller_scores(hand: int, rules: Rules) -> int:
@@ -84,6 +85,30 @@ def beaten_caller_scores(hand: int, rules: Rules) -> int:
             return rules.scoring.beaten_penalty
         case _:
             return hand + rules.scoring.beaten_penalty
+
+
+def beaten_others_score(
+    values: Mapping[int, int], others: Sequence[int], caller: int, winner: int, rules: Rules
+) -> dict[int, int]:
+    """What the seats other than a beaten caller score under penalty scoring (before the
+    points multiplier): nothing, their hands but the round winner's, every hand, or every
+    hand but those equal to the lowest or those that beat the call (several winners of one
+    hand scoring nothing)."""
+    match rules.scoring.beaten_others:
+        case BeatenOthers.SCORE_OWN_HANDS_BUT_BEATERS:
+            return {
+                seat: 0 if beats(values[seat], values[caller], rules) else values[seat]
+                for seat in others
+            }
+        case BeatenOthers.SCORE_NOTHING:
+            return dict.fromkeys(others, 0)
+        case BeatenOthers.ALL_BUT_CALLER_SCORE_OWN_HANDS:
+            return {seat: values[seat] for seat in others}
+        case BeatenOthers.SCORE_OWN_HANDS_BUT_LOWEST:
+            lowest = values[winner]
+            return {seat: 0 if values[seat] == lowest else values[seat] for seat in others}
+        case _:
+            return {seat: 0 if seat == winner else values[seat] for seat in others}
 
 
 def deck_ran_out(values: Mapping[int, int], rules: Rules) -> dict[int, int]:

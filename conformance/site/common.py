@@ -99,6 +99,10 @@ VALUE_WORDS: dict[str, dict[str, str]] = {
         "score_nothing": "the others score nothing",
         "score_own_hands": "the others score their hands, the round winner excepted",
         "all_but_caller_score_own_hands": "the others score their hands, the round winner too",
+        "score_own_hands_but_lowest": "the others score their hands, every lowest hand excepted",
+        "score_own_hands_but_beaters": (
+            "the others score their hands, each hand that beat the call excepted"
+        ),
     },
     "scoring.kind": {
         "transfer": "points change hands (a running tally)",

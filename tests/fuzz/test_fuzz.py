@@ -1033,3 +1033,53 @@ def test_the_generator_reaches_the_highest_single_reading() -> None:
         if reached:
             break
     assert reached > 0
+
+
+@pytest.mark.parametrize(
+    ("name", "spared", "above_lowest"),
+    [
+        # every other hand as low as the lowest
+        (
+            "yaniv-israel-tied-lowest-score-nothing",
+            lambda value, lowest, caller: value == lowest,
+            False,
+        ),
+        # every other hand that beats the call (equal or lower: Israeli Yaniv's tie rule), one
+        # of them above the lowest
+        ("yaniv-israel-beaters-score-nothing", lambda value, lowest, caller: value <= caller, True),
+    ],
+)
+def test_the_generator_reaches_several_winners_scoring_nothing(
+    name: str, spared: Callable[[int, int, int], bool], above_lowest: bool
+) -> None:
+    # scoring.beaten_others score_own_hands_but_lowest and score_own_hands_but_beaters,
+    # reached through the profile the fuzzer plays (its deals aimed at ties and tie-breaks): a
+    # beaten call where two or more other seats are spared, each scoring 0, the rest their
+    # hands.
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec.profiles import load_profile
+    from reference_engine.server import Session
+
+    documents = {"variant": load_profile(ROOT / f"tests/data/variants/{name}.yaml")}
+    reached = []
+    for seed in range(80):
+        plan = fuzz_generate.generate(
+            documents["variant"], random_spec(documents, "variant", seed, seats=4)
+        )
+        session = Session()
+        for seq, req in enumerate(plan.requests):
+            if req.raw is not None:
+                continue
+            for event in session.handle({**req.message, "seq": seq}).get("events") or ():
+                if event["type"] != "round_ended" or event["outcome"] != "beaten_call":
+                    continue
+                values, caller = event["hand_values"], event["caller"]
+                others = [s for s, v in enumerate(values) if v is not None and s != caller]
+                lowest = min(values[s] for s in others)
+                zero = {s for s in others if spared(values[s], lowest, values[caller])}
+                if len(zero) >= 2 and (not above_lowest or max(values[s] for s in zero) > lowest):
+                    expected = {s: 0 if s in zero else values[s] for s in others}
+                    reached.append((expected, {s: event["deltas"][s] for s in others}))
+        if reached:
+            break
+    assert reached and all(expected == scored for expected, scored in reached)

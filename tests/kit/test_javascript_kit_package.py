@@ -422,6 +422,21 @@ def test_kit_plays_the_beaten_call_transcripts_as_written(tmp_path: Path) -> Non
 
 @pytest.mark.e2e
 @needs_node
+def test_kit_plays_the_tied_lowest_transcripts_as_written(tmp_path: Path) -> None:
+    """scoring.beaten_others score_own_hands_but_lowest and score_own_hands_but_beaters: the
+    profile test engine, which scores for the kit, spares every other hand as low as the
+    winner's, or every hand that beats the call, after a beaten call."""
+    outcomes, done = _profile_engine_runs(
+        "tied-lowest-transcripts",
+        ("yaniv-israel-tied-lowest-score-nothing", "yaniv-israel-beaters-score-nothing"),
+        tmp_path,
+    )
+    assert outcomes == {"passed": 4}, done.stdout[-4000:]
+    assert done.returncode == 0
+
+
+@pytest.mark.e2e
+@needs_node
 def test_kit_plays_the_multi_throw_scope_transcripts_as_written(tmp_path: Path) -> None:
     """pick.multi_throw_scope: the kit's own table procedure keeps multi_throwers for the turn,
     the hand or the game; each reading's oracle transcript passes as written under it."""

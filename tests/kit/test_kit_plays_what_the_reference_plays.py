@@ -194,6 +194,40 @@ def test_a_binding_listing_its_scoring_leaves_refuses_the_new_beaten_call_by_nam
     )
 
 
+@pytest.mark.e2e
+def test_a_kit_engine_spares_several_winners_as_the_reference_does() -> None:
+    # scoring.beaten_others score_own_hands_but_lowest and score_own_hands_but_beaters, scored
+    # by the binding (the object-API binding asks the reference's scoring.showdown).
+    profiles = [
+        VARIANTS / f"{name}.yaml"
+        for name in ("yaniv-israel-tied-lowest-score-nothing", "yaniv-israel-beaters-score-nothing")
+    ]
+    folder = VARIANTS / "tied-lowest-transcripts"
+    kit = outcomes(profiles[0], OBJECT_API, folder, profiles[1])
+    assert kit == outcomes(profiles[0], None, folder, profiles[1])
+    assert kit == {"tied-lowest-score-nothing": "passed", "beaters-score-nothing": "passed"}
+
+
+def test_a_binding_listing_its_beaten_others_refuses_the_several_winners_values_by_name() -> None:
+    # A binding that lists the beaten_others values it scores never scores several winners
+    # as one: the new values are refused by name.
+    scoring = {"kind": "penalty", "beaten_call": "caller_hand_plus_penalty", "beaten_penalty": 30}
+    support = {**KIT_RULES, **{f"scoring.{leaf}": ANY for leaf in scoring}}
+    support["scoring.beaten_others"] = ("score_nothing", "score_own_hands")
+    played = {"scoring": {**scoring, "beaten_others": "score_own_hands"}}
+    assert unsupported(played, support) is None
+    tied = {"scoring": {**scoring, "beaten_others": "score_own_hands_but_lowest"}}
+    assert unsupported(tied, support) == (
+        "rules.scoring.beaten_others: 'score_own_hands_but_lowest' is not implemented by this "
+        "engine (it plays 'score_nothing', 'score_own_hands')"
+    )
+    beaters = {"scoring": {**scoring, "beaten_others": "score_own_hands_but_beaters"}}
+    assert unsupported(beaters, support) == (
+        "rules.scoring.beaten_others: 'score_own_hands_but_beaters' is not implemented by this "
+        "engine (it plays 'score_nothing', 'score_own_hands')"
+    )
+
+
 # The oracle transcripts of reading multi_throw_scope: transcript -> (profile, the choice it
 # is written for).
 SCOPE_TRANSCRIPTS = {

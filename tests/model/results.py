@@ -50,11 +50,22 @@ def showdown(
             deltas[caller] = t.beaten_penalty
         else:
             deltas[caller] = values[caller] + t.beaten_penalty
-        # score_own_hands spares the round winner; all_but_caller_score_own_hands does not.
+        # score_own_hands spares the round winner; all_but_caller_score_own_hands does not;
+        # score_own_hands_but_lowest spares every hand as low as the lowest (several winners),
+        # score_own_hands_but_beaters every hand that beats the call.
         for s in after_caller:
-            if t.beaten_others == "all_but_caller_score_own_hands" or (
-                t.beaten_others == "score_own_hands" and s != winner
-            ):
+            spared = {
+                "score_own_hands": s == winner,
+                "all_but_caller_score_own_hands": False,
+                "score_own_hands_but_lowest": values[s] == lowest,
+                # every hand that beats the call, as the tie rule says
+                "score_own_hands_but_beaters": (
+                    values[s] <= values[caller]
+                    if t.tie == "beats_caller"
+                    else values[s] < values[caller]
+                ),
+            }.get(t.beaten_others, True)
+            if not spared:
                 deltas[s] = values[s]
     deltas = {s: d * t.multiplier for s, d in deltas.items()}
     return Showdown("beaten_call" if beaten else "won_call", winner, deltas)

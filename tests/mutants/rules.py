@@ -777,6 +777,28 @@ MUTANTS: dict[str, Mutant] = {
             )
         ),
     ),
+    "tied_lowest_hands_scored_on_a_beaten_call": Mutant(
+        "scoring.beaten_others",
+        "showdowns_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.scoring.beaten_others is BeatenOthers.SCORE_OWN_HANDS_BUT_LOWEST,
+                "scoring.beaten_others",
+                BeatenOthers.SCORE_OWN_HANDS,
+            )
+        ),
+    ),
+    "beaters_above_the_lowest_scored_on_a_beaten_call": Mutant(
+        "scoring.beaten_others",
+        "showdowns_follow_the_model",
+        _rules(
+            lambda r: _when(
+                r.scoring.beaten_others is BeatenOthers.SCORE_OWN_HANDS_BUT_BEATERS,
+                "scoring.beaten_others",
+                BeatenOthers.SCORE_OWN_HANDS_BUT_LOWEST,
+            )
+        ),
+    ),
     "own_card_values_ignored": Mutant(
         "card_values.cards",
         "games_follow_the_model",

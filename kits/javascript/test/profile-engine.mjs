@@ -130,7 +130,14 @@ export class ProfileEngine extends TrackedEngine {
           else if (r.scoring.beaten_call === 'penalty_only') deltas[caller] = penalty;
           else deltas[caller] = values[caller] + penalty;
           const others_score = r.scoring.beaten_others ?? 'score_nothing';
-          if (others_score !== 'score_nothing') {
+          if (others_score === 'score_own_hands_but_beaters') {
+            // Every hand that beats the call (as the tie rule says) scores nothing.
+            const beats = (v) => (r.showdown.tie === 'beats_caller' ? v <= values[caller] : v < values[caller]);
+            for (const s of others) if (!beats(values[s])) deltas[s] = values[s];
+          } else if (others_score === 'score_own_hands_but_lowest') {
+            // Every hand as low as the winner's scores nothing: several winners of one hand.
+            for (const s of others) if (values[s] !== lowest) deltas[s] = values[s];
+          } else if (others_score !== 'score_nothing') {
             const winnerToo = others_score === 'all_but_caller_score_own_hands';
             for (const s of others) if (s !== winner || winnerToo) deltas[s] = values[s];
           }
