@@ -366,6 +366,8 @@ class CardRules:
     jokers_per_pack: int = field(metadata=_parameter("deck.jokers"))
     jokers_wild: JokersWild = field(metadata=_parameter("deck.jokers_wild"))
     joker_value: int = field(metadata=_parameter("card_values.X"))
+    # Each joker's value in a hand of jokers only (below 0 at some tables), None for none.
+    only_jokers: int | None = field(metadata=_parameter("card_values.only_jokers"))
     values: tuple[int, ...] = field(metadata=_derived("card_values"))  # index rank - 1, ace to king
     pack_steps: tuple[PackStep, ...] = field(metadata=_derived("deck.packs_by_seats"))
     ranks_left_out: tuple[int, ...] = field(
@@ -404,8 +406,13 @@ class CardRules:
         return self.rank_values[card.rank]
 
     def hand_value(self, cards: Iterable[Card]) -> int:
-        """The points of ``cards``."""
+        """The points of ``cards``: a hand of jokers only is worth ``only_jokers`` for each
+        where the profile gives it, whatever a joker is worth beside other cards."""
         values = self.rank_values
+        if self.only_jokers is not None:
+            cards = list(cards)
+            if cards and all(c.rank == 0 for c in cards):
+                return self.only_jokers * len(cards)
         if not self.own_values:
             return sum([values[c.rank] for c in cards])
         return sum([self.card_value(c) for c in cards])

@@ -728,3 +728,30 @@ def test_the_generator_reaches_a_game_scope_opening_the_offer_in_a_later_hand() 
     assert found["own_turn"] > 0
     assert found["earlier_hand"] > 0
     assert found["never"] == 0
+
+
+def test_the_generator_reaches_hands_of_jokers_only_below_zero() -> None:
+    # card_values.only_jokers, reached through the profile the fuzzer plays: the -5 variant
+    # with hands of two cards and four jokers a pack, so that hands of jokers only come
+    # often; each hand value below 0 at a hand's end is -5 for each joker.
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec.profiles import load_profile
+    from reference_engine.server import Session
+
+    document = load_profile(ROOT / "tests/data/variants/yaniv-israel-jokers-only-minus-5.yaml")
+    document["rules"]["hand_size"] = 2
+    document["rules"]["deck"]["jokers"] = 4
+    documents = {"variant": document}
+    reached = []
+    for seed in range(40):
+        plan = fuzz_generate.generate(document, random_spec(documents, "variant", seed, seats=3))
+        session = Session()
+        for seq, req in enumerate(plan.requests):
+            if req.raw is not None:
+                continue
+            for event in session.handle({**req.message, "seq": seq}).get("events") or ():
+                if event["type"] == "round_ended":
+                    reached += [v for v in event["hand_values"] if v is not None and v < 0]
+        if reached:
+            break
+    assert reached and all(v in (-5, -10) for v in reached)

@@ -344,6 +344,18 @@ def test_kit_plays_the_beaten_call_transcripts_as_written(tmp_path: Path) -> Non
 
 @pytest.mark.e2e
 @needs_node
+def test_kit_plays_the_jokers_only_transcript_as_written(tmp_path: Path) -> None:
+    """card_values.only_jokers: the profile test engine values hands by the kit's
+    profileHandValue, a hand of jokers only at -5 a joker, and passes the oracle transcript."""
+    outcomes, done = _profile_engine_runs(
+        "joker-value-transcripts", ("yaniv-israel-jokers-only-minus-5",), tmp_path
+    )
+    assert outcomes == {"passed": 1}, done.stdout[-4000:]
+    assert done.returncode == 0
+
+
+@pytest.mark.e2e
+@needs_node
 def test_kit_plays_the_multi_throw_scope_transcripts_as_written(tmp_path: Path) -> None:
     """pick.multi_throw_scope: the kit's own table procedure keeps multi_throwers for the turn,
     the hand or the game; each reading's oracle transcript passes as written under it."""

@@ -671,6 +671,11 @@ MUTANTS: dict[str, Mutant] = {
         "games_follow_the_model",
         _rules(lambda r: _when(bool(r.cards.own_values), "cards.own_values", ())),
     ),
+    "jokers_only_value_ignored": Mutant(
+        "card_values.only_jokers",
+        "showdowns_follow_the_model",
+        _rules(lambda r: _when(r.cards.only_jokers is not None, "cards.only_jokers", None)),
+    ),
     "points_multiplier_ignored": Mutant(
         "scoring.points_multiplier",
         "showdowns_follow_the_model",

@@ -6,7 +6,7 @@
 // event loop).
 import { readFileSync } from 'node:fs';
 import {
-  ANY, KIT_RULES, TrackedEngine, classifyThrow, main, nextActive, profileCardValue, readRules,
+  ANY, KIT_RULES, TrackedEngine, classifyThrow, main, nextActive, profileHandValue, readRules,
   singleRefused, turnOrderFrom,
 } from '../jhyap-kit.mjs';
 
@@ -88,7 +88,7 @@ export class ProfileEngine extends TrackedEngine {
 
   #value(cards) {
     const rules = this.#rules();
-    return cards.reduce((sum, c) => sum + profileCardValue(rules, c), 0);
+    return profileHandValue(rules, cards);
   }
 
   /** The showdown after a call (`caller`), or the deck run out (`caller` null), then the

@@ -3,7 +3,7 @@
 // reshuffle when_deck_emptied with pickable_and_throw), and what it refuses by name.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ANY, fullDeck } from '../jhyap-kit.mjs';
+import { ANY, fullDeck, profileHandValue, readRules } from '../jhyap-kit.mjs';
 import { ProfileEngine, deckFor, fixture, session } from './profile-engine.mjs';
 
 const HANDS = [['Ac', '2c', '3c', '4c', 'X'], ['Kh', 'Kd', 'Ks', 'Qc', 'Jh']];
@@ -127,4 +127,15 @@ test("a value the kit does not play is refused by name, whatever the binding's R
   const unknown = yaniv((r) => { r.call.limit_after_turns = 3; });
   assert.deepEqual(t.send({ cmd: 'start', profile: unknown, options: {}, seats: 2 }).error, {
     code: 'unsupported_profile', message: 'rules.call.limit_after_turns: this engine does not implement this rule parameter' });
+});
+
+test('card_values.only_jokers: a hand of jokers only is worth the value for each joker, a joker beside other cards card_values.X', () => {
+  const rules = readRules(yaniv((r) => { r.card_values.only_jokers = -5; }).rules);
+  assert.equal(profileHandValue(rules, ['X', 'X']), -10);
+  assert.equal(profileHandValue(rules, ['X']), -5);
+  assert.equal(profileHandValue(rules, ['X', 'Ac']), 1);
+  assert.equal(profileHandValue(rules, []), 0);
+  const plain = readRules(yaniv(() => {}).rules);
+  assert.equal(profileHandValue(plain, ['X', 'X']), 0);
+  assert.throws(() => readRules(yaniv((r) => { r.card_values.only_jokers = 'low'; }).rules), /card_values\.only_jokers/);
 });
