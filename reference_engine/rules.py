@@ -75,6 +75,13 @@ class BeatenOthers(StrEnum):
     ALL_BUT_CALLER_SCORE_OWN_HANDS = "all_but_caller_score_own_hands"
 
 
+class MultiplesFor(StrEnum):
+    """Whose total a drop or halving at a multiple applies to."""
+
+    ANY_SCORE = "any_score"
+    OWN_HAND = "own_hand"  # only a seat whose own hand added points
+
+
 class WinnerAmongLowest(StrEnum):
     """Which of several equal lowest non-callers wins a beaten call."""
 
@@ -531,6 +538,7 @@ class ScoringRules:
     halve_at_multiples_of: int | None = field(metadata=_parameter("scoring.halve_at_multiples_of"))
     drop_at_multiples_of: int | None = field(metadata=_parameter("scoring.drop_at_multiples_of"))
     points_multiplier: int = field(metadata=_parameter("scoring.points_multiplier"))
+    multiples_for: MultiplesFor = field(metadata=_parameter("scoring.multiples_for"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -140,6 +140,7 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
             "halve_at_multiples_of": draw(st.one_of(st.none(), st.integers(1, 60))),
             "drop_at_multiples_of": draw(st.one_of(st.none(), st.integers(1, 60))),
             "points_multiplier": draw(st.integers(1, 3)),
+            "multiples_for": draw(st.sampled_from(values("scoring.multiples_for"))),
         }
     else:
         scoring = {

@@ -412,7 +412,7 @@ export const RULE_PARAMETERS = Object.freeze(new Set([
   'call.limit', 'call.limit_by_seats', 'call.inclusive', 'call.timing', 'call.first_round', 'call.min_own_turns',
   'showdown.tie', 'showdown.winner_among_lowest',
   'scoring.kind', 'scoring.won_call', 'scoring.beaten_call', 'scoring.beaten_penalty', 'scoring.beaten_factor', 'scoring.beaten_others',
-  'scoring.cuts', 'scoring.halve_at_multiples_of', 'scoring.drop_at_multiples_of', 'scoring.points_multiplier',
+  'scoring.cuts', 'scoring.halve_at_multiples_of', 'scoring.drop_at_multiples_of', 'scoring.points_multiplier', 'scoring.multiples_for',
   'game_end.kind', 'game_end.rounds', 'game_end.out_above', 'game_end.reaching_is_out',
   'money.dollars_per_point', 'money.settlement', 'turn_timer.seconds', 'turn_timer.on_expiry',
 ]));

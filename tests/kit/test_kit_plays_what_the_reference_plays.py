@@ -159,6 +159,28 @@ def test_a_binding_listing_its_card_values_refuses_only_jokers_by_name() -> None
     )
 
 
+@pytest.mark.e2e
+def test_a_kit_engine_drops_only_own_hand_multiples_as_the_reference_does() -> None:
+    # scoring.multiples_for own_hand: tests/kit_engines/object_api.py declares the whole
+    # scoring section and cuts totals by the reference's scoring.hand_added and cut_rules.
+    profile = VARIANTS / "yaniv-israel-drop-50-own-hand.yaml"
+    folder = VARIANTS / "multiples-transcripts"
+    kit = outcomes(profile, OBJECT_API, folder)
+    assert kit == outcomes(profile, None, folder)
+    assert kit == {"drop-50-own-hand": "passed"}
+
+
+def test_a_binding_listing_its_scoring_leaves_refuses_multiples_for_by_name() -> None:
+    # A binding that declares its scoring parameters one by one refuses a table that sets
+    # scoring.multiples_for, naming it, never dropping every seat's multiple.
+    scoring = {"kind": "penalty", "beaten_call": "caller_hand_plus_penalty", "beaten_penalty": 30}
+    support = {**KIT_RULES, **{f"scoring.{leaf}": ANY for leaf in ("kind", "beaten_penalty")}}
+    support["scoring.beaten_call"] = ("caller_hand_plus_penalty",)
+    assert unsupported({"scoring": {**scoring, "multiples_for": "own_hand"}}, support) == (
+        "rules.scoring.multiples_for: this engine does not implement this rule parameter"
+    )
+
+
 # The oracle transcripts of reading multi_throw_scope: transcript -> (profile, the choice it
 # is written for).
 SCOPE_TRANSCRIPTS = {

@@ -71,6 +71,9 @@ class Table:
     ranks_left_out: tuple[str, ...] = ()
     # A hand holding jokers and nothing else: each joker's value (card_values.only_jokers).
     jokers_only_each: int | None = None
+    # Whose totals a drop or halving at a multiple reaches: any seat scored, or only a seat
+    # whose own hand added points (scoring.multiples_for).
+    multiples_for: str = "any_score"
 
     @classmethod
     def of(cls, rules: Mapping[str, Any]) -> Table:
@@ -149,6 +152,7 @@ class Table:
             on_expiry=timer["on_expiry"] if timer else None,
             ranks_left_out=tuple(deck.get("ranks_left_out") or ()),
             jokers_only_each=rules["card_values"].get("only_jokers"),
+            multiples_for=scoring.get("multiples_for", "any_score"),
         )
 
     # -- the deck ----------------------------------------------------------------

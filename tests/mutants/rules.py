@@ -689,6 +689,11 @@ MUTANTS: dict[str, Mutant] = {
     "cuts_ignored": Mutant(
         "scoring.cuts", "showdowns_follow_the_model", _function(scoring, "cut_score", _cut_ignored)
     ),
+    "multiples_for_ignored": Mutant(
+        "scoring.multiples_for",
+        "showdowns_follow_the_model",
+        _function(scoring, "cut_rules", lambda original: lambda own_hand, rules: rules),
+    ),
     "halving_ignored": Mutant(
         "scoring.halve_at_multiples_of",
         "showdowns_follow_the_model",
