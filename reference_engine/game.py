@@ -135,7 +135,8 @@ class ReferencePlay:
         for seat, delta in deltas.items():
             scores[seat] += delta
             if delta:
-                scores[seat] = scoring.cut_score(scores[seat], rules)
+                added = scoring.hand_added(seat, values, caller, winner, rules)
+                scores[seat] = scoring.cut_score(scores[seat], scoring.cut_rules(added, rules))
         out = game_end.eliminated_after(scores, table.active, rules)
         return RoundScore(
             winner,

@@ -103,6 +103,13 @@ class BeatenOthers(StrEnum):
     SCORE_OWN_HANDS_BUT_BEATERS = "score_own_hands_but_beaters"
 
 
+class MultiplesFor(StrEnum):
+    """Whose total a drop or halving at a multiple applies to."""
+
+    ANY_SCORE = "any_score"
+    OWN_HAND = "own_hand"  # only a seat whose own hand added points
+
+
 class WinnerAmongLowest(StrEnum):
     """Which of several equal lowest non-callers wins a beaten call."""
 
@@ -402,6 +409,8 @@ class CardRules:
     jokers_per_pack: int = field(metadata=_parameter("deck.jokers"))
     jokers_wild: JokersWild = field(metadata=_parameter("deck.jokers_wild"))
     joker_value: int = field(metadata=_parameter("card_values.X"))
+    # Each joker's value in a hand of jokers only (below 0 at some tables), None for none.
+    only_jokers: int | None = field(metadata=_parameter("card_values.only_jokers"))
     values: tuple[int, ...] = field(metadata=_derived("card_values"))  # index rank - 1, ace to king
     pack_steps: tuple[PackStep, ...] = field(metadata=_derived("deck.packs_by_seats"))
     ranks_left_out: tuple[int, ...] = field(
@@ -440,8 +449,13 @@ class CardRules:
         return self.rank_values[card.rank]
 
     def hand_value(self, cards: Iterable[Card]) -> int:
-        """The points of ``cards``."""
+        """The points of ``cards``: a hand of jokers only is worth ``only_jokers`` for each
+        where the profile gives it, whatever a joker is worth beside other cards."""
         values = self.rank_values
+        if self.only_jokers is not None:
+            cards = list(cards)
+            if cards and all(c.rank == 0 for c in cards):
+                return self.only_jokers * len(cards)
         if not self.own_values:
             return sum([values[c.rank] for c in cards])
         return sum([self.card_value(c) for c in cards])
@@ -566,6 +580,7 @@ class ScoringRules:
     halve_at_multiples_of: int | None = field(metadata=_parameter("scoring.halve_at_multiples_of"))
     drop_at_multiples_of: int | None = field(metadata=_parameter("scoring.drop_at_multiples_of"))
     points_multiplier: int = field(metadata=_parameter("scoring.points_multiplier"))
+    multiples_for: MultiplesFor = field(metadata=_parameter("scoring.multiples_for"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from .rules import (
     BeatenCall,
     BeatenOthers,
     DeckRunsOut,
+    MultiplesFor,
     Rules,
     ScoringKind,
     ShowdownTie,
@@ -122,6 +123,27 @@ def deck_ran_out(values: Mapping[int, int], rules: Rules) -> dict[int, int]:
 def multiplied(deltas: Mapping[int, int], rules: Rules) -> dict[int, int]:
     """A hand's points times scoring.points_multiplier (before any cut of a total)."""
     return {seat: delta * rules.scoring.points_multiplier for seat, delta in deltas.items()}
+
+
+def hand_added(
+    seat: int, values: Mapping[int, int], caller: int | None, winner: int | None, rules: Rules
+) -> bool:
+    """Whether ``seat``'s own hand added points to its score this hand: it is worth more
+    than 0 and counted (every seat that scores, but a beaten caller under penalty_only)."""
+    beaten_caller = caller is not None and winner != caller and seat == caller
+    if beaten_caller and rules.scoring.beaten_call is BeatenCall.PENALTY_ONLY:
+        return False
+    return values.get(seat, 0) > 0
+
+
+def cut_rules(own_hand_added: bool, rules: Rules) -> Rules:
+    """The rules a seat's total is cut by: under scoring.multiples_for own_hand, a seat
+    whose own hand added nothing keeps a total on a multiple (exact cuts still apply)."""
+    if own_hand_added or rules.scoring.multiples_for != MultiplesFor.OWN_HAND:
+        return rules
+    return rules.with_values(
+        {"scoring.drop_at_multiples_of": None, "scoring.halve_at_multiples_of": None}
+    )
 
 
 def cut_score(total: int, rules: Rules) -> int:

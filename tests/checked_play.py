@@ -583,7 +583,12 @@ def _round_ended(
     for s, delta in deltas.items():
         exp.scores[s] += delta
         if delta:
-            exp.scores[s] = results.after_cuts(exp.scores[s], r)
+            # Its cards counted: they are worth points, and it is not a beaten caller paying
+            # the fixed penalty in place of its hand.
+            penalty_alone = outcome == "beaten_call" and s == caller
+            penalty_alone = penalty_alone and r.beaten_call == "penalty_only"
+            cards_counted = values.get(s, 0) > 0 and not penalty_alone
+            exp.scores[s] = results.after_cuts(exp.scores[s], r, cards_counted)
     out = results.eliminated(exp.scores, exp.active, r)
     check(
         "round_ended",

@@ -35,10 +35,18 @@ def _card_values() -> st.SearchStrategy[dict[str, Json]]:
             lambda values: [{"card": c, "value": v} for c, v in zip(cards, values, strict=True)]
         )
     )
-    return st.one_of(
+    chosen = st.one_of(
         st.just({**usual, "X": 0}),
         drawn,
         st.builds(lambda values, cards: {**values, "cards": cards}, drawn, own),
+    )
+    # A hand of jokers only worth its own value for each joker, below 0 too
+    # (card_values.only_jokers: -5 at some tables), or left out.
+    only = st.one_of(st.none(), st.integers(-10, 5))
+    return st.builds(
+        lambda values, each: values if each is None else {**values, "only_jokers": each},
+        chosen,
+        only,
     )
 
 
@@ -132,6 +140,7 @@ def rules(draw: st.DrawFn) -> dict[str, Json]:
             "halve_at_multiples_of": draw(st.one_of(st.none(), st.integers(1, 60))),
             "drop_at_multiples_of": draw(st.one_of(st.none(), st.integers(1, 60))),
             "points_multiplier": draw(st.integers(1, 3)),
+            "multiples_for": draw(st.sampled_from(values("scoring.multiples_for"))),
         }
     else:
         scoring = {

@@ -55,7 +55,12 @@ ERROR_RULES: Final[Mapping[str, tuple[str, ...]]] = {
 _NEXT_SEAT: Final = {False: ("direction", "game_end"), True: ("game_end", "direction")}
 
 # The score cuts: what makes a total other than the sum of the rounds' points.
-_CUTS: Final = ("scoring.cuts", "scoring.drop_at_multiples_of", "scoring.halve_at_multiples_of")
+_CUTS: Final = (
+    "scoring.cuts",
+    "scoring.drop_at_multiples_of",
+    "scoring.halve_at_multiples_of",
+    "scoring.multiples_for",
+)
 
 # The rules a request stands for when nothing that differed names one (a crash, a hang).
 _COMMAND_RULES: Final[Mapping[str, tuple[str, ...]]] = {

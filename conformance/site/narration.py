@@ -46,7 +46,13 @@ def _value(card: str, rules: Mapping[str, Json]) -> int:
 
 
 def hand_value(cards: Iterable[str], rules: Mapping[str, Json]) -> int:
-    return sum(_value(c, rules) for c in cards)
+    held = list(cards)
+    values = rules.get("card_values") or {}
+    # A hand of jokers only is worth card_values.only_jokers for each, where a profile sets it.
+    each = values.get("only_jokers") if isinstance(values, Mapping) else None
+    if isinstance(each, int) and held and all(c == "X" for c in held):
+        return each * len(held)
+    return sum(_value(c, rules) for c in held)
 
 
 def throw_kind(cards: Sequence[str]) -> str:

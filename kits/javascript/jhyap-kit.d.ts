@@ -223,6 +223,7 @@ export interface KitRules {
 export declare function readRules(rules: unknown): KitRules;
 export declare function packsFor(rules: KitRules, seats: number): number;
 export declare function profileCardValue(rules: KitRules, card: Card): number;
+export declare function profileHandValue(rules: KitRules, cards: readonly Card[]): number;
 
 // -- the profile's own rules, for bindings that want them -----------------------------------
 

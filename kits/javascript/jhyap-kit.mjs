@@ -408,7 +408,7 @@ export const sameJson = (a, b) => JSON.stringify(sortedJson(a)) === JSON.stringi
 export const RULE_PARAMETERS = Object.freeze(new Set([
   'seats.min', 'seats.max',
   'deck.cards', 'deck.ranks_left_out', 'deck.jokers', 'deck.jokers_wild', 'deck.packs_by_seats',
-  'hand_size', ...[...RANKS, 'X', 'cards'].map((k) => `card_values.${k}`), 'direction',
+  'hand_size', ...[...RANKS, 'X', 'cards', 'only_jokers'].map((k) => `card_values.${k}`), 'direction',
   'deal.dealer', 'deal.first_starter', 'deal.order', 'deal.first_offer', 'next_starter', 'deck_runs_out',
   'deck_runs_out_when',
   'throws.set.min', 'throws.set.max', 'throws.set.jokers_alone',
@@ -420,7 +420,7 @@ export const RULE_PARAMETERS = Object.freeze(new Set([
   'call.limit', 'call.limit_by_seats', 'call.inclusive', 'call.timing', 'call.first_round', 'call.min_own_turns',
   'showdown.tie', 'showdown.winner_among_lowest',
   'scoring.kind', 'scoring.won_call', 'scoring.beaten_call', 'scoring.beaten_penalty', 'scoring.beaten_factor', 'scoring.beaten_others',
-  'scoring.cuts', 'scoring.halve_at_multiples_of', 'scoring.drop_at_multiples_of', 'scoring.points_multiplier',
+  'scoring.cuts', 'scoring.halve_at_multiples_of', 'scoring.drop_at_multiples_of', 'scoring.points_multiplier', 'scoring.multiples_for',
   'game_end.kind', 'game_end.rounds', 'game_end.out_above', 'game_end.reaching_is_out',
   'money.dollars_per_point', 'money.settlement', 'turn_timer.seconds', 'turn_timer.on_expiry',
 ]));
@@ -532,6 +532,7 @@ export function readRules(r) {
   };
   for (const key of RANKS) need(r, `card_values.${key}`, int(0), 'an integer');
   need(r, 'card_values.cards', (v) => v == null || (Array.isArray(v) && v.every((e) => isObject(e) && typeof e.card === 'string' && int(0)(e.value))), 'a list of {card, value}');
+  need(r, 'card_values.only_jokers', (v) => v == null || Number.isInteger(v), 'an integer (below 0 allowed) or null');
   rules.packSteps.forEach((_, i) => {
     need(r, `deck.packs_by_seats.${i}.from_seats`, int(2), 'an integer of at least 2');
     need(r, `deck.packs_by_seats.${i}.packs`, int(1), 'an integer of at least 1');
@@ -564,6 +565,15 @@ export const profileCardValue = (rules, card) => {
   const own = (rules.cardValues.cards ?? []).find((entry) => entry.card === card);
   if (own !== undefined) return own.value;
   return card === JOKER ? rules.cardValues.X ?? 0 : rules.cardValues[card[0]];
+};
+
+/** The value of `cards` under the profile's card_values: a hand of jokers only is worth
+ * `only_jokers` for each joker where the profile gives it (-5 at some tables), else each
+ * card's profileCardValue. */
+export const profileHandValue = (rules, cards) => {
+  const onlyJokers = rules.cardValues.only_jokers ?? null;
+  if (onlyJokers !== null && cards.length > 0 && cards.every((c) => c === JOKER)) return onlyJokers * cards.length;
+  return cards.reduce((sum, c) => sum + profileCardValue(rules, c), 0);
 };
 
 // -- throws and the pick rule (for `kind` and `pickable`) -------------------------------

@@ -26,14 +26,15 @@ KILL_EXAMPLES = int(os.environ.get("JHYAP_KILL_EXAMPLES", "2000"))
 
 
 def test_every_rule_parameter_has_a_mutant() -> None:
-    # The ranks' values are one parameter to mishandle (card_values); the joker's, and the
-    # single cards worth their own value, are each their own.
-    own = ("card_values.X", "card_values.cards")
+    # The ranks' values are one parameter to mishandle (card_values); the joker's, the
+    # single cards worth their own value and the jokers of a hand of jokers only are each
+    # their own.
+    own = ("card_values.X", "card_values.cards", "card_values.only_jokers")
     parameters = {
         "card_values" if p.section == "card_values" and p.path not in own else p.path
         for p in registry()
     }
-    assert len(parameters) == 78 - 12
+    assert len(parameters) == 80 - 12
     covered = {m.parameter for m in MUTANTS.values()}
     assert sorted(parameters - covered) == []
 

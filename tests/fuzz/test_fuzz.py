@@ -1083,3 +1083,63 @@ def test_the_generator_reaches_several_winners_scoring_nothing(
         if reached:
             break
     assert reached and all(expected == scored for expected, scored in reached)
+
+
+def test_the_generator_reaches_hands_of_jokers_only_below_zero() -> None:
+    # card_values.only_jokers, reached through the profile the fuzzer plays: the -5 variant
+    # with hands of two cards and four jokers a pack, so that hands of jokers only come
+    # often; each hand value below 0 at a hand's end is -5 for each joker.
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec.profiles import load_profile
+    from reference_engine.server import Session
+
+    document = load_profile(ROOT / "tests/data/variants/yaniv-israel-jokers-only-minus-5.yaml")
+    document["rules"]["hand_size"] = 2
+    document["rules"]["deck"]["jokers"] = 4
+    documents = {"variant": document}
+    reached = []
+    for seed in range(40):
+        plan = fuzz_generate.generate(document, random_spec(documents, "variant", seed, seats=3))
+        session = Session()
+        for seq, req in enumerate(plan.requests):
+            if req.raw is not None:
+                continue
+            for event in session.handle({**req.message, "seq": seq}).get("events") or ():
+                if event["type"] == "round_ended":
+                    reached += [v for v in event["hand_values"] if v is not None and v < 0]
+        if reached:
+            break
+    assert reached and all(v in (-5, -10) for v in reached)
+
+
+def test_the_generator_reaches_an_own_hand_drop_under_multiples_for() -> None:
+    # scoring.multiples_for own_hand, reached through the profile the fuzzer plays: a seat
+    # whose own hand lands its total on a multiple of 50 drops by 50. (The other branch, a
+    # beaten caller's penalty alone landing on a multiple, is left to the rule model's
+    # showdown check and the oracle transcript: the generator does not aim at it.)
+    from conformance.fuzz.steer import random_spec
+    from conformance.spec.profiles import load_profile
+    from reference_engine.server import Session
+
+    document = load_profile(ROOT / "tests/data/variants/yaniv-israel-drop-50-own-hand.yaml")
+    documents = {"variant": document}
+    reached = []
+    for seed in range(40):
+        plan = fuzz_generate.generate(document, random_spec(documents, "variant", seed, seats=3))
+        session, before = Session(), [0, 0, 0]
+        for seq, req in enumerate(plan.requests):
+            if req.raw is not None:
+                continue
+            for event in session.handle({**req.message, "seq": seq}).get("events") or ():
+                if event["type"] != "round_ended":
+                    continue
+                penalty_alone = event["caller"] if event["outcome"] == "beaten_call" else None
+                for seat, delta in enumerate(event["deltas"]):
+                    total = before[seat] + delta
+                    own = delta and event["hand_values"][seat] and seat != penalty_alone
+                    if own and total % 50 == 0 and total != 200:
+                        reached.append((total, event["scores"][seat]))
+                before = list(event["scores"])
+        if reached:
+            break
+    assert reached and all(score == total - 50 for total, score in reached)

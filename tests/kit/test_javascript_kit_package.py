@@ -442,3 +442,27 @@ def test_kit_plays_the_multi_throw_scope_transcripts_as_written(tmp_path: Path) 
     the hand or the game; each reading's oracle transcript passes as written under it."""
     assert NODE is not None
     check_scope_outcomes(scope_outcomes(f"{NODE} {PROFILE_ENGINE} --serve", tmp_path))
+
+
+@pytest.mark.e2e
+@needs_node
+def test_kit_plays_the_jokers_only_transcript_as_written(tmp_path: Path) -> None:
+    """card_values.only_jokers: the profile test engine values hands by the kit's
+    profileHandValue, a hand of jokers only at -5 a joker, and passes the oracle transcript."""
+    outcomes, done = _profile_engine_runs(
+        "joker-value-transcripts", ("yaniv-israel-jokers-only-minus-5",), tmp_path
+    )
+    assert outcomes == {"passed": 1}, done.stdout[-4000:]
+    assert done.returncode == 0
+
+
+@pytest.mark.e2e
+@needs_node
+def test_kit_plays_the_multiples_for_transcript_as_written(tmp_path: Path) -> None:
+    """scoring.multiples_for own_hand: the profile test engine, which scores for the kit,
+    drops a multiple of 50 only where the seat's own hand added points."""
+    outcomes, done = _profile_engine_runs(
+        "multiples-transcripts", ("yaniv-israel-drop-50-own-hand",), tmp_path
+    )
+    assert outcomes == {"passed": 1}, done.stdout[-4000:]
+    assert done.returncode == 0

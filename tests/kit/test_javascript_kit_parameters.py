@@ -18,12 +18,14 @@ def _kit_parameters() -> list[str]:
     block = re.search(r"RULE_PARAMETERS = Object\.freeze\(new Set\(\[(.*?)\]\)\);", text, re.S)
     assert block is not None
     body = block.group(1)
-    # The ranks' values are spelled by a map over RANKS, the joker's key and the cards'.
+    # The ranks' values are spelled by a map over RANKS, the joker's key, the cards' and
+    # the jokers-only value's.
     ranks = "A23456789TJQK"
-    assert "...[...RANKS, 'X', 'cards'].map((k) => `card_values.${k}`)" in body
+    own = ["X", "cards", "only_jokers"]
+    assert "...[...RANKS, 'X', 'cards', 'only_jokers'].map((k) => `card_values.${k}`)" in body
     return [
-        *(p for p in re.findall(r"'([a-z_]+(?:\.[a-z_]+)*)'", body) if p != "cards"),
-        *(f"card_values.{k}" for k in [*ranks, "X", "cards"]),
+        *(p for p in re.findall(r"'([a-z_]+(?:\.[a-z_]+)*)'", body) if p not in own),
+        *(f"card_values.{k}" for k in [*ranks, *own]),
     ]
 
 

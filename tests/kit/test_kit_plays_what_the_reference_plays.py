@@ -329,3 +329,49 @@ def test_a_kit_engine_plays_throws_run_order_as_the_reference_does() -> None:
         "jokers-only-inside-runs": "passed",
         "joker-extends-a-run-downwards": "passed",
     }
+
+
+@pytest.mark.e2e
+def test_a_kit_engine_values_a_hand_of_jokers_only_as_the_reference_does() -> None:
+    # card_values.only_jokers: tests/kit_engines/object_api.py declares the whole
+    # card_values section and values hands by the reference's CardRules.hand_value.
+    profile = VARIANTS / "yaniv-israel-jokers-only-minus-5.yaml"
+    folder = VARIANTS / "joker-value-transcripts"
+    kit = outcomes(profile, OBJECT_API, folder)
+    assert kit == outcomes(profile, None, folder)
+    assert kit == {"jokers-only-minus-5": "passed"}
+
+
+def test_a_binding_listing_its_card_values_refuses_only_jokers_by_name() -> None:
+    # A binding that declares the ranks' and the joker's values one by one (the examples'
+    # loop bindings) refuses a table where a hand of jokers only has its own value, naming
+    # it, never valuing such a hand at card_values.X.
+    ranks = "A23456789TJQK"
+    values = {rank: ranks.index(rank) + 1 for rank in ranks}
+    support = {**KIT_RULES, **{f"card_values.{key}": ANY for key in [*ranks, "X"]}}
+    assert unsupported({"card_values": values}, support) is None
+    assert unsupported({"card_values": {**values, "only_jokers": -5}}, support) == (
+        "rules.card_values.only_jokers: this engine does not implement this rule parameter"
+    )
+
+
+@pytest.mark.e2e
+def test_a_kit_engine_drops_only_own_hand_multiples_as_the_reference_does() -> None:
+    # scoring.multiples_for own_hand: tests/kit_engines/object_api.py declares the whole
+    # scoring section and cuts totals by the reference's scoring.hand_added and cut_rules.
+    profile = VARIANTS / "yaniv-israel-drop-50-own-hand.yaml"
+    folder = VARIANTS / "multiples-transcripts"
+    kit = outcomes(profile, OBJECT_API, folder)
+    assert kit == outcomes(profile, None, folder)
+    assert kit == {"drop-50-own-hand": "passed"}
+
+
+def test_a_binding_listing_its_scoring_leaves_refuses_multiples_for_by_name() -> None:
+    # A binding that declares its scoring parameters one by one refuses a table that sets
+    # scoring.multiples_for, naming it, never dropping every seat's multiple.
+    scoring = {"kind": "penalty", "beaten_call": "caller_hand_plus_penalty", "beaten_penalty": 30}
+    support = {**KIT_RULES, **{f"scoring.{leaf}": ANY for leaf in ("kind", "beaten_penalty")}}
+    support["scoring.beaten_call"] = ("caller_hand_plus_penalty",)
+    assert unsupported({"scoring": {**scoring, "multiples_for": "own_hand"}}, support) == (
+        "rules.scoring.multiples_for: this engine does not implement this rule parameter"
+    )

@@ -135,7 +135,9 @@ class HookServer:
         for seat, delta in deltas.items():
             self.scores[seat] += delta
             if delta:
-                self.scores[seat] = scoring.cut_score(self.scores[seat], self.rules)
+                added = scoring.hand_added(seat, values, caller, winner, self.rules)
+                cut = scoring.cut_rules(added, self.rules)
+                self.scores[seat] = scoring.cut_score(self.scores[seat], cut)
         out = game_end.eliminated_after(self.scores, self.active, self.rules)
         per_seat = [deltas.get(s, 0) for s in range(self.seats)]
         return {

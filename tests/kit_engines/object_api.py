@@ -129,7 +129,8 @@ class ObjectApiEngine(TrackedEngine):
         for seat, delta in deltas.items():
             totals[seat] += delta
             if delta:
-                totals[seat] = scoring.cut_score(totals[seat], model)
+                added = scoring.hand_added(seat, values, caller, winner, model)
+                totals[seat] = scoring.cut_score(totals[seat], scoring.cut_rules(added, model))
         out = game_end.eliminated_after(totals, table.active, model)
         per_seat = tuple(deltas.get(s, 0) for s in range(table.seats))
         return RoundScore(winner, per_seat, tuple(totals), tuple(out))

@@ -78,13 +78,16 @@ def deck_ran_out(values: Mapping[int, int], t: Table) -> dict[int, int]:
     return {s: (v * t.multiplier if scored else 0) for s, v in values.items()}
 
 
-def after_cuts(total: int, t: Table) -> int:
+def after_cuts(total: int, t: Table, own_hand: bool = True) -> int:
     """A total of exactly ``at`` becomes ``to``; else a positive multiple of drop_at loses
     drop_at; else a positive multiple of halve_at halves. Applied only to a seat the hand
-    scored for (its delta was not 0)."""
+    scored for (its delta was not 0); where multiples_for is own_hand, the multiples only
+    when ``own_hand``: the seat's own cards put points on its score."""
     for at, to in t.cuts:
         if total == at:
             return to
+    if t.multiples_for == "own_hand" and not own_hand:
+        return total
     if t.drop_at and total > 0 and total % t.drop_at == 0:
         return total - t.drop_at
     if t.halve_at and total > 0 and total % t.halve_at == 0:

@@ -75,6 +75,11 @@ class Table:
     timer_seconds: int
     on_expiry: str | None
     ranks_left_out: tuple[str, ...] = ()
+    # A hand holding jokers and nothing else: each joker's value (card_values.only_jokers).
+    jokers_only_each: int | None = None
+    # Whose totals a drop or halving at a multiple reaches: any seat scored, or only a seat
+    # whose own hand added points (scoring.multiples_for).
+    multiples_for: str = "any_score"
 
     @classmethod
     def of(cls, rules: Mapping[str, Any]) -> Table:
@@ -96,7 +101,11 @@ class Table:
             hand_size=rules["hand_size"],
             values={
                 **{"X": 0},
-                **{k: v for k, v in rules["card_values"].items() if k != "cards"},
+                **{
+                    k: v
+                    for k, v in rules["card_values"].items()
+                    if k not in ("cards", "only_jokers")
+                },
                 # A card worth its own value is looked up by its whole name (Kh).
                 **{e["card"]: e["value"] for e in rules["card_values"].get("cards") or []},
             },
@@ -154,6 +163,8 @@ class Table:
             timer_seconds=timer["seconds"] if timer else 0,
             on_expiry=timer["on_expiry"] if timer else None,
             ranks_left_out=tuple(deck.get("ranks_left_out") or ()),
+            jokers_only_each=rules["card_values"].get("only_jokers"),
+            multiples_for=scoring.get("multiples_for", "any_score"),
         )
 
     # -- the deck ----------------------------------------------------------------
@@ -186,6 +197,9 @@ class Table:
         return own if own is not None else self.values[card[0]]
 
     def hand_value(self, cards: list[str] | tuple[str, ...]) -> int:
+        # Jokers alone (at least one, no other card) count the table's own value each.
+        if self.jokers_only_each is not None and cards and set(cards) == {"X"}:
+            return len(cards) * self.jokers_only_each
         return sum(self.value(c) for c in cards)
 
 

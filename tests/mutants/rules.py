@@ -804,6 +804,11 @@ MUTANTS: dict[str, Mutant] = {
         "games_follow_the_model",
         _rules(lambda r: _when(bool(r.cards.own_values), "cards.own_values", ())),
     ),
+    "jokers_only_value_ignored": Mutant(
+        "card_values.only_jokers",
+        "showdowns_follow_the_model",
+        _rules(lambda r: _when(r.cards.only_jokers is not None, "cards.only_jokers", None)),
+    ),
     "points_multiplier_ignored": Mutant(
         "scoring.points_multiplier",
         "showdowns_follow_the_model",
@@ -816,6 +821,11 @@ MUTANTS: dict[str, Mutant] = {
     ),
     "cuts_ignored": Mutant(
         "scoring.cuts", "showdowns_follow_the_model", _function(scoring, "cut_score", _cut_ignored)
+    ),
+    "multiples_for_ignored": Mutant(
+        "scoring.multiples_for",
+        "showdowns_follow_the_model",
+        _function(scoring, "cut_rules", lambda original: lambda own_hand, rules: rules),
     ),
     "halving_ignored": Mutant(
         "scoring.halve_at_multiples_of",

@@ -6,7 +6,7 @@
 // event loop).
 import { readFileSync } from 'node:fs';
 import {
-  ANY, KIT_RULES, TrackedEngine, classifyThrow, main, nextActive, profileCardValue, readRules,
+  ANY, KIT_RULES, TrackedEngine, classifyThrow, main, nextActive, profileHandValue, readRules,
   jokerAloneRefused, outOfOrder, singleRefused, turnOrderFrom,
 } from '../jhyap-kit.mjs';
 
@@ -90,7 +90,7 @@ export class ProfileEngine extends TrackedEngine {
 
   #value(cards) {
     const rules = this.#rules();
-    return cards.reduce((sum, c) => sum + profileCardValue(rules, c), 0);
+    return profileHandValue(rules, cards);
   }
 
   /** The showdown after a call (`caller`), or the deck run out (`caller` null), then the
@@ -150,15 +150,25 @@ export class ProfileEngine extends TrackedEngine {
     for (let s = 0; s < this.seats; s += 1) {
       deltas[s] *= multiplier;
       this.totals[s] += deltas[s];
-      if (deltas[s]) this.totals[s] = this.#cut(this.totals[s]);
+      if (deltas[s]) this.totals[s] = this.#cut(this.totals[s], this.#handAdded(s, values, caller, winner));
     }
     return { winner, deltas, scores: [...this.totals], eliminated: this.#out(inPlay) };
   }
 
-  /** A total after the score cuts: an exact match, else a drop at a multiple, else halving. */
-  #cut(total) {
+  /** Whether the seat's own hand added points: worth more than 0 and counted (every seat
+   * that scores, but a beaten caller under penalty_only). */
+  #handAdded(seat, values, caller, winner) {
+    const beatenCaller = caller !== null && winner !== caller && seat === caller;
+    if (beatenCaller && this.rules.scoring.beaten_call === 'penalty_only') return false;
+    return (values[seat] ?? 0) > 0;
+  }
+
+  /** A total after the score cuts: an exact match, else a drop at a multiple, else halving;
+   * under multiples_for own_hand the multiples only where the seat's own hand added points. */
+  #cut(total, handAdded) {
     const s = this.rules.scoring;
     for (const cut of s.cuts ?? []) if (total === cut.at) return cut.to;
+    if (s.multiples_for === 'own_hand' && !handAdded) return total;
     if (s.drop_at_multiples_of && total > 0 && total % s.drop_at_multiples_of === 0) return total - s.drop_at_multiples_of;
     if (s.halve_at_multiples_of && total > 0 && total % s.halve_at_multiples_of === 0) return Math.floor(total / 2);
     return total;

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  ANY, ascendingRun, fullDeck, jokerAloneRefused, laidCards, legalThrowsOf, outOfOrder, runPositions,
-  singleRefused,
+  ANY, ascendingRun, fullDeck, jokerAloneRefused, laidCards, legalThrowsOf, outOfOrder,
+  profileHandValue, readRules, runPositions, singleRefused,
 } from '../jhyap-kit.mjs';
 import { ProfileEngine, deckFor, fixture, session } from './profile-engine.mjs';
 
@@ -207,4 +207,15 @@ test('throws.single highest_when_no_combination: without a set or run, only the 
   assert.equal(singleRefused(['Kc'], ['Kc', '9d', '5h', '3s', '2c'], rules), false);
   assert.equal(singleRefused(['3d'], ['Qd', '8h', '8s', '4c', '3d'], rules), false); // a set in hand
   assert.deepEqual(legalThrowsOf(['Kc', '9d', '2c'], rules), [['Kc']]);
+});
+
+test('card_values.only_jokers: a hand of jokers only is worth the value for each joker, a joker beside other cards card_values.X', () => {
+  const rules = readRules(yaniv((r) => { r.card_values.only_jokers = -5; }).rules);
+  assert.equal(profileHandValue(rules, ['X', 'X']), -10);
+  assert.equal(profileHandValue(rules, ['X']), -5);
+  assert.equal(profileHandValue(rules, ['X', 'Ac']), 1);
+  assert.equal(profileHandValue(rules, []), 0);
+  const plain = readRules(yaniv(() => {}).rules);
+  assert.equal(profileHandValue(plain, ['X', 'X']), 0);
+  assert.throws(() => readRules(yaniv((r) => { r.card_values.only_jokers = 'low'; }).rules), /card_values\.only_jokers/);
 });
