@@ -126,7 +126,29 @@ def mutant_patches(name: str) -> tuple[list[_Patch], list[_Patch]]:
                 original.append((owner, attribute, old))
     _set(original)
     assert patched, f"the mutant {name} changes nothing in {_PATCHED_PACKAGES}"
+    # A module it loaded itself would have escaped the comparison (and kept its patches).
+    assert _patchable() == owners, f"the mutant {name} loads modules of its own"
     return patched, original
+
+
+def runs_in_process(name: str) -> bool:
+    """Whether the mutant ``name`` can answer in this process: not one of the protocol layer
+    (reference_engine/server.py), which breaks how requests are read and answered."""
+    from reference_engine import server
+
+    patched, _ = mutant_patches(name)
+    return not any(
+        owner is server or getattr(owner, "__module__", None) == server.__name__
+        for owner, _, _ in patched
+    )
+
+
+def mutant_client(name: str) -> type[InProcessMutant]:
+    """The engine client of the rule mutant ``name`` in this process (each instance a fresh
+    engine)."""
+    assert runs_in_process(name), f"the mutant {name} breaks the protocol layer: use a pipe"
+    patched, original = mutant_patches(name)
+    return type(f"InProcess_{name}", (InProcessMutant,), {"patched": patched, "original": original})
 
 
 class InProcessMutant(InProcessReference):
@@ -158,10 +180,6 @@ def mutant_in_process(name: str) -> Iterator[None]:
     """Every engine the runner starts is the rule mutant ``name`` in this process (run with
     ``--jobs 1``): for tests of what the harness makes of a broken rule, not of the pipe
     (tests/e2e/test_corpus_teeth.py runs every mutant as a subprocess)."""
-    patched, original = mutant_patches(name)
-    client = type(
-        f"InProcess_{name}", (InProcessMutant,), {"patched": patched, "original": original}
-    )
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(runner, "EngineClient", client)
+        patch.setattr(runner, "EngineClient", mutant_client(name))
         yield
