@@ -399,10 +399,10 @@ def test_coverage_of_a_ruleset_says_how_each_clause_is_tested(
     assert any(x.endswith("(untested)") and x.startswith("lone.") for x in out)
 
 
-@pytest.mark.usefixtures("reference_in_process")
 def test_the_readings_page_example_of_a_variant_run_holds(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # Over real pipes: the whole corpus under a variant, as the page's reader runs it.
     page = (ROOT / "docs" / "readings.md").read_text("utf-8")
     section = page[page.index("### How each transcript runs under your ruleset") :]
     start = section.index("```console\n") + len("```console\n")
