@@ -1,12 +1,15 @@
 """What the command-line tests share: the fake engines, the harness's own transcripts,
-``jhyap`` called in this process and the reference engine run in it."""
+``jhyap`` called in this process and the reference engine (or a rule mutant of it) run in it."""
 
 from __future__ import annotations
 
+import inspect
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
 
@@ -14,6 +17,7 @@ from conformance import cli
 from conformance.harness import runner
 from conformance.harness.inprocess import ReferenceClient
 from conformance.harness.runner import Case, RunConfig, RunResult
+from tests.mutants.engine import MUTANTS
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKES = ROOT / "tests" / "fake_engines"
@@ -71,3 +75,111 @@ def run_variants(
         args += ["--profile", str(path)]
     status = cli.main(args)
     return status, capsys.readouterr().out
+
+
+# -- a rule mutant in this process ----------------------------------------------------------
+
+# The packages a mutant of tests/mutants/engine.py patches: their modules and the classes
+# they define.
+_PATCHED_PACKAGES = ("reference_engine", "jhyap_core")
+_Patch = tuple[object, str, object]  # owner, attribute, value (_ABSENT: none)
+_ABSENT = object()
+
+
+def _patchable() -> list[object]:
+    modules = [
+        module
+        for name, module in sorted(sys.modules.items())
+        if module is not None and name.split(".", 1)[0] in _PATCHED_PACKAGES
+    ]
+    classes = [
+        value
+        for module in modules
+        for value in vars(module).values()
+        if inspect.isclass(value) and value.__module__ == module.__name__
+    ]
+    return [*modules, *classes]
+
+
+def _set(patches: Sequence[_Patch]) -> None:
+    for owner, attribute, value in patches:
+        if value is _ABSENT:
+            delattr(owner, attribute)
+        else:
+            setattr(owner, attribute, value)
+
+
+def mutant_patches(name: str) -> tuple[list[_Patch], list[_Patch]]:
+    """What the mutant ``name`` of tests/mutants/engine.py changes, found by applying it and
+    putting everything back: (its patches, the originals they replace)."""
+    owners = _patchable()
+    before = [dict(vars(owner)) for owner in owners]
+    MUTANTS[name]()
+    patched: list[_Patch] = []
+    original: list[_Patch] = []
+    for owner, kept in zip(owners, before, strict=True):
+        now = vars(owner)
+        for attribute in sorted(set(kept) | set(now)):
+            old, new = kept.get(attribute, _ABSENT), now.get(attribute, _ABSENT)
+            if old is not new:
+                patched.append((owner, attribute, new))
+                original.append((owner, attribute, old))
+    _set(original)
+    assert patched, f"the mutant {name} changes nothing in {_PATCHED_PACKAGES}"
+    # A module it loaded itself would have escaped the comparison (and kept its patches).
+    assert _patchable() == owners, f"the mutant {name} loads modules of its own"
+    return patched, original
+
+
+def runs_in_process(name: str) -> bool:
+    """Whether the mutant ``name`` can answer in this process: not one of the protocol layer
+    (reference_engine/server.py), which breaks how requests are read and answered."""
+    from reference_engine import server
+
+    patched, _ = mutant_patches(name)
+    return not any(
+        owner is server or getattr(owner, "__module__", None) == server.__name__
+        for owner, _, _ in patched
+    )
+
+
+def mutant_client(name: str) -> type[InProcessMutant]:
+    """The engine client of the rule mutant ``name`` in this process (each instance a fresh
+    engine)."""
+    assert runs_in_process(name), f"the mutant {name} breaks the protocol layer: use a pipe"
+    patched, original = mutant_patches(name)
+    return type(f"InProcess_{name}", (InProcessMutant,), {"patched": patched, "original": original})
+
+
+class InProcessMutant(InProcessReference):
+    """A rule mutant answering in this process: its patches are in force only while it
+    answers a request, so that the reference the harness asks in between (to derive a
+    case's expectations) is the true one. For one engine at a time (``--jobs 1``); a
+    protocol mutant, which breaks the server's own decoding, stays a subprocess."""
+
+    patched: ClassVar[Sequence[_Patch]] = ()
+    original: ClassVar[Sequence[_Patch]] = ()
+
+    def send(self, message: Mapping[str, Any], *, timeout: float | None = None) -> dict[str, Any]:
+        _set(self.patched)
+        try:
+            return super().send(message, timeout=timeout)
+        finally:
+            _set(self.original)
+
+    def send_raw(self, line: bytes, *, timeout: float | None = None) -> dict[str, Any]:
+        _set(self.patched)
+        try:
+            return super().send_raw(line, timeout=timeout)
+        finally:
+            _set(self.original)
+
+
+@contextmanager
+def mutant_in_process(name: str) -> Iterator[None]:
+    """Every engine the runner starts is the rule mutant ``name`` in this process (run with
+    ``--jobs 1``): for tests of what the harness makes of a broken rule, not of the pipe
+    (tests/e2e/test_corpus_teeth.py runs every mutant as a subprocess)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(runner, "EngineClient", mutant_client(name))
+        yield

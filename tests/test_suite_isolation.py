@@ -1,6 +1,7 @@
 """The suite keeps to itself: the jhyap cache it uses is in the run's pytest temporary folder
 (never the user's), for this process and every process a test starts; and a test not marked
-e2e that starts a process fails (tests/conftest.py)."""
+e2e that starts a process fails (tests/conftest.py); a rule mutant answering in the test's
+process leaves the reference engine as it was (tests/cli_helpers.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ import pytest
 
 from conformance.harness.sandbox import engine_environment
 from conformance.spec import filecache
+from tests import cli_helpers
 from tests.conftest import PRIVATE_HOME, ROOT
+from tests.mutants.engine import MUTANTS
 
 pytest_plugins = ["pytester"]
 
@@ -117,3 +120,20 @@ def test_a_test_not_marked_e2e_fails_when_it_starts_a_process(pytester: pytest.P
             "*test_unmarked_hides_the_refusal starts a process (subprocess.Popen): mark it e2e",
         ]
     )
+
+
+@pytest.mark.parametrize("name", sorted(MUTANTS))
+def test_a_mutant_in_process_leaves_the_reference_as_it_was(name: str) -> None:
+    """Finding a rule mutant's patches puts every one back; its engine applies them only while
+    it answers (tests/cli_helpers.py), the reference in between is the true one."""
+    before = [dict(vars(owner)) for owner in cli_helpers._patchable()]
+    patched, original = cli_helpers.mutant_patches(name)
+    assert [dict(vars(owner)) for owner in cli_helpers._patchable()] == before
+    assert [(o, a) for o, a, _ in patched] == [(o, a) for o, a, _ in original]
+    assert all(new is not old for (_, _, new), (_, _, old) in zip(patched, original, strict=True))
+    if cli_helpers.runs_in_process(name):
+        engine = cli_helpers.mutant_client(name)()
+        assert engine.send({"cmd": "hello", "protocol": "1.1"})["ok"] is True
+        assert [dict(vars(owner)) for owner in cli_helpers._patchable()] == before
+    else:
+        assert name in {"non_json_seq_zero", "unknown_command_bad_request", "string_seq_echoed"}

@@ -26,7 +26,7 @@ from conformance.spec.profiles import load_profile
 from conformance.spec.steps import Transcript
 from conformance.spec.transcript import load_corpus, load_transcript
 from conformance.spec.transcript_profiles import shipped_documents, with_profile_files
-from tests.cli_helpers import run_reference_in_process
+from tests.cli_helpers import mutant_in_process, run_reference_in_process
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.e2e
@@ -93,9 +93,8 @@ def test_the_reference_engine_passes_the_corpus_under_each_variant(path: Path) -
 def test_a_rule_the_variant_keeps_is_caught_as_written(tmp_path: Path) -> None:
     # The variant changes the penalty and the target; the mutant breaks the tie rule.
     variant = VARIANTS / "dhumbal-penalty-30-out-150.yaml"
-    status, report = run_json(
-        tmp_path, "--engine", mutant("tie_to_caller"), "--profile", str(variant)
-    )
+    with mutant_in_process("tie_to_caller"):
+        status, report = run_json(tmp_path, "--jobs", "1", "--profile", str(variant))
     assert status == 1
     failed = [r for r in results(report) if r["outcome"] == "failed"]
     written = {r["id"] for r in failed if r["mode"] == "as_written"}
@@ -106,8 +105,11 @@ def test_a_rule_the_variant_changes_is_caught_derived(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # A port that hard-codes Dhumbal's penalty of 25 passes Dhumbal...
+    # (The two whole-corpus runs have the mutant answer in this process; the one case whose
+    # report is read line by line runs it as a subprocess, over the pipe.)
     engine = mutant("penalty_always_25")
-    status, report = run_json(tmp_path, "--engine", engine, "--profile", "dhumbal")
+    with mutant_in_process("penalty_always_25"):
+        status, report = run_json(tmp_path, "--jobs", "1", "--profile", "dhumbal")
     assert status == 0
     # ... and is caught under the variant it declares, by derived cases, which name the
     # parameter the failing step touches.
@@ -123,7 +125,8 @@ def test_a_rule_the_variant_changes_is_caught_derived(
     assert "    scoring.beaten_penalty: 25 -> 30\n" in out
     assert "    game_end.out_above: 100 -> 150\n" in out
     assert "== 1 failed derived (1 case)" in out
-    status, report = run_json(tmp_path, "--engine", engine, "--profile", str(variant))
+    with mutant_in_process("penalty_always_25"):
+        status, report = run_json(tmp_path, "--jobs", "1", "--profile", str(variant))
     failed = [r for r in results(report) if r["outcome"] == "failed"]
     assert failed and {r["mode"] for r in failed} == {"derived"}
     # Each names the penalty as changed from the profile its transcript was written for.
@@ -141,14 +144,16 @@ def test_out_at_exactly_100_is_caught_under_declared_readings(tmp_path: Path) ->
     """Declaring readings once lost the one game reaching exactly 100 points."""
     header = "profile_format: 1\nid: mine\nextends: dhumbal\n"
     profile = write(tmp_path / "mine.yaml", header + "readings: {dealer: seat_before_starter}\n")
-    status, report = run_json(tmp_path, "--engine", mutant("out_at_100"), "--profile", str(profile))
+    with mutant_in_process("out_at_100"):
+        status, report = run_json(tmp_path, "--jobs", "1", "--profile", str(profile))
     assert status == 1
     failed = {r["id"]: r["mode"] for r in results(report) if r["outcome"] == "failed"}
     assert failed["dhumbal-game-to-last-player"] == "as_written"
     # Under the other reshuffle the game ends its first hand another way; a recorded game,
     # derived, still catches it.
     write(tmp_path / "mine.yaml", header + "readings: {reshuffle: next_draw}\n")
-    status, report = run_json(tmp_path, "--engine", mutant("out_at_100"), "--profile", str(profile))
+    with mutant_in_process("out_at_100"):
+        status, report = run_json(tmp_path, "--jobs", "1", "--profile", str(profile))
     assert status == 1
     failed = {r["id"]: r["mode"] for r in results(report) if r["outcome"] == "failed"}
     # The boundary case written since (issue 37) catches it as written too.
@@ -397,6 +402,7 @@ def test_coverage_of_a_ruleset_says_how_each_clause_is_tested(
 def test_the_readings_page_example_of_a_variant_run_holds(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # Over real pipes: the whole corpus under a variant, as the page's reader runs it.
     page = (ROOT / "docs" / "readings.md").read_text("utf-8")
     section = page[page.index("### How each transcript runs under your ruleset") :]
     start = section.index("```console\n") + len("```console\n")

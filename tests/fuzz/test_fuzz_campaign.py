@@ -1,8 +1,9 @@
 """`jhyap fuzz` as a campaign: every divergence class in one run, shrinking within the
 run's time, transcripts that always replay, response schema checks, coverage steering.
 
-The engines run as real subprocesses: the reference engine, the mutants of
-tests/mutants/engine.py and fake engines of tests/fake_engines/.
+The campaigns' engines run as real subprocesses: the reference engine, the mutants of
+tests/mutants/engine.py and fake engines of tests/fake_engines/. The tests' own second
+check of each file written replays it in this process (a protocol mutant on a pipe).
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ from conformance.harness.replay import replay
 from conformance.spec.transcript import check_transcript_file, load_transcript
 from conformance.spec.transcript_profiles import shipped_documents
 from jhyap_core.profile import resolve
+from tests.cli_helpers import mutant_client, runs_in_process
 from tests.conftest import ROOT
-from tests.fuzz.test_fuzz import config, jhyap, mutant, read_yaml
+from tests.fuzz.test_fuzz import config, mutant, read_yaml
 from tests.mutants.engine import MUTANTS
 
 FAKE = ROOT / "tests" / "fake_engines"
@@ -54,20 +56,25 @@ def quick(engine: str, out: Path, **changes: object) -> FuzzConfig:
     return replace(base, **changes)  # type: ignore[arg-type]
 
 
-def assert_keeps_its_promise(cfg: FuzzConfig, path: Path) -> None:
-    """The file validates, fails against the engine and passes against the reference,
-    under the profile it is filed under."""
+def assert_keeps_its_promise(cfg: FuzzConfig, path: Path, mutant_name: str) -> None:
+    """The file validates, fails against the mutant ``mutant_name`` and passes against the
+    reference, under the profile it is filed under."""
     assert check_transcript_file(path, cfg.documents) == [], path
     data = read_yaml(path)
     (profile,) = data["profiles"]
     assert data["fuzz"]["signature"].startswith(f"{profile} ")
-    # The reference in this process (the fuzzer's own check replayed it over the pipe, on a
-    # fresh process: verified_ok); the engine on a fresh process of its own.
+    # Both in this process, each a fresh engine: the fuzzer's own check (verified_ok)
+    # replayed the file over the pipe, each on a fresh process. A mutant of the protocol
+    # layer is replayed on a fresh process again.
     transcript = load_transcript(path, cfg.documents)
     client = ReferenceClient()
     resolved = resolve(cfg.documents[profile], transcript.options)
     reference = replay(client, client.handshake(), transcript, profile, resolved)
-    engine = replay_file(cfg.engine, cfg.engine_env, path, cfg.documents, profile)
+    if runs_in_process(mutant_name):
+        broken = mutant_client(mutant_name)()
+        engine = replay(broken, broken.handshake(), transcript, profile, resolved)
+    else:
+        engine = replay_file(cfg.engine, cfg.engine_env, path, cfg.documents, profile)
     assert reference.status == CaseStatus.PASSED, (path, reference.reason)
     assert engine.status != CaseStatus.PASSED, path
 
@@ -85,7 +92,7 @@ def test_every_transcript_fuzz_writes_keeps_its_promise(name: str, tmp_path: Pat
         assert finding.profile == finding.shrunk.plan.profile
         assert finding.shrunk.divergence.signature == finding.found.signature
     for path in written:
-        assert_keeps_its_promise(cfg, path)
+        assert_keeps_its_promise(cfg, path, name)
 
 
 @pytest.mark.e2e
@@ -101,7 +108,7 @@ def test_a_mutant_diverging_everywhere_writes_a_transcript_keeping_its_promise_p
     written = sorted(tmp_path.glob("*.yaml"))
     assert len(written) == len(EVERY_PROFILE)
     for path in written:
-        assert_keeps_its_promise(cfg, path)
+        assert_keeps_its_promise(cfg, path, "deal_in_blocks")
 
 
 @pytest.mark.e2e
@@ -113,7 +120,7 @@ def test_tables_of_two_packs_and_jokers_are_written_with_their_deck(tmp_path: Pa
     assert finding.transcript is not None
     data = read_yaml(finding.transcript)
     assert data["deck"] == {"packs": 2, "jokers": 2}
-    assert_keeps_its_promise(cfg, finding.transcript)
+    assert_keeps_its_promise(cfg, finding.transcript, "deal_in_blocks")
 
 
 @pytest.mark.e2e
@@ -257,11 +264,13 @@ def test_numbers_and_names_are_checked_up_front(
     assert "Traceback" not in err
 
 
-@pytest.mark.e2e
-def test_out_naming_a_file_is_refused_before_fuzzing(tmp_path: Path) -> None:
+def test_out_naming_a_file_is_refused_before_fuzzing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # In this process: refused before any engine starts (tests/conftest.py fails a start).
     taken = tmp_path / "a-file"
     taken.write_text("keep me\n", "utf-8")
-    result = jhyap("fuzz", "--engine", mutant("deal_in_blocks"), "--out", str(taken))
-    assert result.returncode == 2
-    assert "--out" in result.stderr
+    code = cli.main(["fuzz", "--engine", mutant("deal_in_blocks"), "--out", str(taken)])
+    assert code == 2
+    assert "--out" in capsys.readouterr().err
     assert taken.read_text("utf-8") == "keep me\n"
