@@ -77,6 +77,25 @@ def run_variants(
     return status, capsys.readouterr().out
 
 
+def run_variant_switched(
+    transcripts: Path,
+    variant: Path,
+    stated: str,
+    switched: str,
+    folder: Path,
+    capsys: pytest.CaptureFixture[str],
+    others: Sequence[Path] = (),
+) -> tuple[int, str]:
+    """``run_variants`` under ``variant`` with its rule value switched: asserts the variant
+    still says ``stated``, writes a copy of the same name under ``folder`` saying
+    ``switched`` instead, and runs it (with ``others`` beside it): (exit status, stdout)."""
+    text = variant.read_text("utf-8")
+    assert stated in text
+    copy = folder / variant.name
+    copy.write_text(text.replace(stated, switched), "utf-8")
+    return run_variants(transcripts, [copy, *others], capsys)
+
+
 # -- a rule mutant in this process ----------------------------------------------------------
 
 # The packages a mutant of tests/mutants/engine.py patches: their modules and the classes

@@ -14,7 +14,7 @@ from conformance.spec.profiles import load_profile
 from jhyap_core.profile import resolve
 from reference_engine import scoring
 from reference_engine.rules import BeatenCall, Rules
-from tests.cli_helpers import run_variants
+from tests.cli_helpers import run_variant_switched, run_variants
 from tests.conftest import ROOT
 
 VARIANTS = ROOT / "tests" / "data" / "variants"
@@ -60,13 +60,9 @@ def test_a_factor_with_another_beaten_call_is_refused_by_validate() -> None:
     assert _rules(beaten_factor=3).scoring.beaten_call is BeatenCall.CALLER_HAND_PLUS_PENALTY
 
 
-def _run(profiles: list[Path], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    return run_variants(TRANSCRIPTS, profiles, capsys)
-
-
 @pytest.mark.e2e
 def test_each_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out = _run([DOUBLED, FIXED], capsys)
+    status, out = run_variants(TRANSCRIPTS, [DOUBLED, FIXED], capsys)
     assert status == 0, out
     assert out.splitlines()[-1].startswith("== 2 passed as written, 2 passed derived (4 cases)")
 
@@ -98,11 +94,10 @@ def test_the_transcript_fails_where_the_caller_scores_hand_plus_penalty(
     default: str,
     wrong: str,
 ) -> None:
-    text = variant.read_text("utf-8")
-    assert stated in text
-    (tmp_path / variant.name).write_text(text.replace(stated, default), "utf-8")
     other = FIXED if variant == DOUBLED else DOUBLED
-    status, out = _run([tmp_path / variant.name, other], capsys)
+    status, out = run_variant_switched(
+        TRANSCRIPTS, variant, stated, default, tmp_path, capsys, [other]
+    )
     assert status == 1
     assert "1 failed as written" in out.splitlines()[-1], out
     assert wrong in out, out

@@ -20,13 +20,9 @@ TRANSCRIPTS = VARIANTS / "call-timing-transcripts"
 FILES = ("dhumbal-call-after-two-turns.yaml", "everestbuzz-call-after-one-turn.yaml")
 
 
-def _run(profiles: list[Path], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    return run_variants(TRANSCRIPTS, profiles, capsys)
-
-
 @pytest.mark.e2e
 def test_each_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out = _run([VARIANTS / name for name in FILES], capsys)
+    status, out = run_variants(TRANSCRIPTS, [VARIANTS / name for name in FILES], capsys)
     assert status == 0
     assert out.splitlines()[-1].startswith("== 2 passed as written, 2 passed derived (4 cases)")
 
@@ -43,7 +39,7 @@ def test_the_transcript_fails_without_the_new_value(
     start = text.index(override) + len(override)
     (tmp_path / name).write_text(text[:start] + "0" + text[start + 1 :], "utf-8")
     others = [VARIANTS / n for n in FILES if n != name]
-    status, out = _run([tmp_path / name, *others], capsys)
+    status, out = run_variants(TRANSCRIPTS, [tmp_path / name, *others], capsys)
     assert status == 1
     assert "1 failed as written" in out.splitlines()[-1]
     assert "call_too_early" in out

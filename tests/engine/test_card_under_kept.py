@@ -17,7 +17,7 @@ from reference_engine.actions import PickDeck, ThrowCards
 from reference_engine.game import Game
 from reference_engine.parameters import broken_constraints
 from reference_engine.rules import KeptAside
-from tests.cli_helpers import run_variants
+from tests.cli_helpers import run_variant_switched, run_variants
 from tests.conftest import ROOT
 
 VARIANTS = ROOT / "tests" / "data" / "variants"
@@ -89,10 +89,13 @@ def test_the_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixt
 def test_the_transcript_fails_under_current_offer(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    text = VARIANT.read_text("utf-8")
-    assert "rules: {reshuffle: {kept_aside: offer_and_card_under}}" in text
-    base = tmp_path / VARIANT.name
-    base.write_text(text.replace("offer_and_card_under}", "current_offer}"), "utf-8")
-    status, out = run_variants(TRANSCRIPTS, [base], capsys)
+    status, out = run_variant_switched(
+        TRANSCRIPTS,
+        VARIANT,
+        "rules: {reshuffle: {kept_aside: offer_and_card_under}}",
+        "rules: {reshuffle: {kept_aside: current_offer}}",
+        tmp_path,
+        capsys,
+    )
     assert status == 1
     assert "9d" in out

@@ -13,7 +13,7 @@ from jhyap_core.cards import parse_cards
 from jhyap_core.profile import resolve
 from jhyap_core.vocabulary import ProfileError
 from reference_engine.rules import Rules
-from tests.cli_helpers import run_variants
+from tests.cli_helpers import run_variant_switched, run_variants
 from tests.conftest import ROOT
 
 VARIANTS = ROOT / "tests" / "data" / "variants"
@@ -55,13 +55,9 @@ def test_a_malformed_entry_is_refused_by_name(cards: object, message: str) -> No
     assert str(caught.value.message) == message
 
 
-def _run(profile: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    return run_variants(TRANSCRIPTS, [profile], capsys)
-
-
 @pytest.mark.e2e
 def test_the_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out = _run(VARIANT, capsys)
+    status, out = run_variants(TRANSCRIPTS, [VARIANT], capsys)
     assert status == 0, out
     assert out.splitlines()[-1].startswith("== 1 passed (1 case)")
 
@@ -70,11 +66,13 @@ def test_the_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixt
 def test_the_transcript_fails_where_the_king_keeps_its_ten(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    text = VARIANT.read_text("utf-8")
-    stated = "rules: {card_values: {cards: [{card: Kh, value: 0}]}}"
-    assert stated in text
-    plain = tmp_path / VARIANT.name
-    plain.write_text(text.replace(stated, "rules: {card_values: {cards: []}}"), "utf-8")
-    status, out = _run(plain, capsys)
+    status, out = run_variant_switched(
+        TRANSCRIPTS,
+        VARIANT,
+        "rules: {card_values: {cards: [{card: Kh, value: 0}]}}",
+        "rules: {card_values: {cards: []}}",
+        tmp_path,
+        capsys,
+    )
     assert status == 1
     assert "hand_values[0]: expected 7, got 17 (step 2: check hand_values)" in out, out

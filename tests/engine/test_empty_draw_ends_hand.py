@@ -15,7 +15,7 @@ from jhyap_core.cards import parse_card, parse_cards
 from reference_engine.actions import PickDeck, PickOffer, ThrowCards
 from reference_engine.game import Game
 from reference_engine.rules import DeckRunsOutWhen
-from tests.cli_helpers import run_variants
+from tests.cli_helpers import run_variant_switched, run_variants
 from tests.conftest import ROOT
 
 VARIANTS = ROOT / "tests" / "data" / "variants"
@@ -59,10 +59,13 @@ def test_the_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixt
 def test_the_transcript_fails_where_the_last_card_ends_the_hand(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    text = VARIANT.read_text("utf-8")
-    assert "deck_runs_out_when: draw_finds_deck_empty}" in text
-    base = tmp_path / VARIANT.name
-    base.write_text(text.replace("draw_finds_deck_empty}", "last_card_taken}"), "utf-8")
-    status, out = run_variants(TRANSCRIPTS, [base], capsys)
+    status, out = run_variant_switched(
+        TRANSCRIPTS,
+        VARIANT,
+        "deck_runs_out_when: draw_finds_deck_empty}",
+        "deck_runs_out_when: last_card_taken}",
+        tmp_path,
+        capsys,
+    )
     assert status == 1
     assert "round_ended" in out

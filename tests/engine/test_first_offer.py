@@ -25,7 +25,7 @@ from jhyap_core.vocabulary import ErrorCode, JhyapError, Phase
 from reference_engine.actions import PickDeck, PickOffer, ThrowCards
 from reference_engine.game import Game
 from reference_engine.rules import FirstOffer
-from tests.cli_helpers import run_variants
+from tests.cli_helpers import run_variant_switched, run_variants
 from tests.conftest import ROOT
 
 VARIANTS = ROOT / "tests" / "data" / "variants"
@@ -161,13 +161,9 @@ def test_the_same_short_stock_with_a_turned_up_card_reshuffles_it_at_the_first_d
     assert events[-1] == {"type": "reshuffle_needed", "cards": turned}
 
 
-def _run(profile: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    return run_variants(TRANSCRIPTS, [profile], capsys)
-
-
 @pytest.mark.e2e
 def test_the_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out = _run(VARIANT, capsys)
+    status, out = run_variants(TRANSCRIPTS, [VARIANT], capsys)
     assert status == 0
     assert out.splitlines()[-1].startswith("== 2 passed (2 cases)")
 
@@ -176,11 +172,14 @@ def test_the_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixt
 def test_the_transcript_fails_with_a_turned_up_card(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    text = VARIANT.read_text("utf-8")
-    assert "rules: {deal: {first_offer: none}}" in text
-    base = tmp_path / VARIANT.name
-    base.write_text(text.replace("first_offer: none", "first_offer: turned_up_card"), "utf-8")
-    status, out = _run(base, capsys)
+    status, out = run_variant_switched(
+        TRANSCRIPTS,
+        VARIANT,
+        "rules: {deal: {first_offer: none}}",
+        "rules: {deal: {first_offer: turned_up_card}}",
+        tmp_path,
+        capsys,
+    )
     assert status == 1
     assert out.count('events[1].turned_up: expected null, got "4h"') == 2
     assert out.splitlines()[-1].startswith("== 2 failed (2 cases)")

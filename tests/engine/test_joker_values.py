@@ -14,7 +14,7 @@ from jhyap_core.cards import parse_cards
 from jhyap_core.profile import resolve
 from reference_engine import calling, scoring
 from reference_engine.rules import Rules
-from tests.cli_helpers import run_variants
+from tests.cli_helpers import run_variant_switched, run_variants
 from tests.conftest import ROOT
 
 VARIANTS = ROOT / "tests" / "data" / "variants"
@@ -72,13 +72,9 @@ def test_validate_accepts_a_value_below_zero_and_refuses_a_string(tmp_path: Path
     )
 
 
-def _run(profile: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    return run_variants(TRANSCRIPTS, [profile], capsys)
-
-
 @pytest.mark.e2e
 def test_the_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out = _run(VARIANT, capsys)
+    status, out = run_variants(TRANSCRIPTS, [VARIANT], capsys)
     assert status == 0, out
     assert out.splitlines()[-1].startswith("== 1 passed (1 case)")
 
@@ -87,11 +83,13 @@ def test_the_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixt
 def test_the_transcript_fails_where_jokers_keep_their_zero(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    text = VARIANT.read_text("utf-8")
-    stated = "rules: {card_values: {only_jokers: -5}}"
-    assert stated in text
-    plain = tmp_path / VARIANT.name
-    plain.write_text(text.replace(stated, "rules: {card_values: {only_jokers: null}}"), "utf-8")
-    status, out = _run(plain, capsys)
+    status, out = run_variant_switched(
+        TRANSCRIPTS,
+        VARIANT,
+        "rules: {card_values: {only_jokers: -5}}",
+        "rules: {card_values: {only_jokers: null}}",
+        tmp_path,
+        capsys,
+    )
     assert status == 1
     assert "hand_values[0]: expected -10, got 0 (step 5: check hand_values)" in out, out

@@ -12,7 +12,7 @@ from conformance.spec.profiles import load_profile
 from jhyap_core.profile import resolve
 from reference_engine import scoring
 from reference_engine.rules import MultiplesFor, Rules
-from tests.cli_helpers import run_variants
+from tests.cli_helpers import run_variant_switched, run_variants
 from tests.conftest import ROOT
 
 VARIANTS = ROOT / "tests" / "data" / "variants"
@@ -54,13 +54,9 @@ def test_only_a_seat_whose_hand_added_points_drops_at_a_multiple() -> None:
     assert scoring.cut_score(200, scoring.cut_rules(False, own)) == 150
 
 
-def _run(profile: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    return run_variants(TRANSCRIPTS, [profile], capsys)
-
-
 @pytest.mark.e2e
 def test_the_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out = _run(VARIANT, capsys)
+    status, out = run_variants(TRANSCRIPTS, [VARIANT], capsys)
     assert status == 0, out
     assert out.splitlines()[-1].startswith("== 1 passed (1 case)")
 
@@ -69,11 +65,13 @@ def test_the_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixt
 def test_the_transcript_fails_where_any_score_drops(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    text = VARIANT.read_text("utf-8")
-    stated = "multiples_for: own_hand"
-    assert stated in text
-    plain = tmp_path / VARIANT.name
-    plain.write_text(text.replace(stated, "multiples_for: any_score"), "utf-8")
-    status, out = _run(plain, capsys)
+    status, out = run_variant_switched(
+        TRANSCRIPTS,
+        VARIANT,
+        "multiples_for: own_hand",
+        "multiples_for: any_score",
+        tmp_path,
+        capsys,
+    )
     assert status == 1
     assert "events[1].scores: expected [50, 0], got [0, 0] (step 10: seat 0 calls)" in out, out

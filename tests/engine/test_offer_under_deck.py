@@ -15,7 +15,7 @@ from jhyap_core.cards import parse_card, parse_cards
 from reference_engine.actions import PickDeck, PickOffer, ThrowCards
 from reference_engine.game import Game
 from reference_engine.rules import DeckRunsOut
-from tests.cli_helpers import run_variants
+from tests.cli_helpers import run_variant_switched, run_variants
 from tests.conftest import ROOT
 
 VARIANTS = ROOT / "tests" / "data" / "variants"
@@ -74,10 +74,13 @@ def test_the_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixt
 def test_the_transcript_fails_under_the_reshuffle(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    text = VARIANT.read_text("utf-8")
-    assert "rules: {deck_runs_out: offer_under_deck}" in text
-    base = tmp_path / VARIANT.name
-    base.write_text(text.replace("offer_under_deck}", "reshuffle}"), "utf-8")
-    status, out = run_variants(TRANSCRIPTS, [base], capsys)
+    status, out = run_variant_switched(
+        TRANSCRIPTS,
+        VARIANT,
+        "rules: {deck_runs_out: offer_under_deck}",
+        "rules: {deck_runs_out: reshuffle}",
+        tmp_path,
+        capsys,
+    )
     assert status == 1
     assert "under_deck" in out and "out_of_play" in out

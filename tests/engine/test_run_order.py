@@ -16,7 +16,7 @@ from jhyap_core.cards import parse_cards
 from jhyap_core.profile import resolve
 from reference_engine import throws
 from reference_engine.rules import JokersExtend, JokersWild, Rules, RunOrder
-from tests.cli_helpers import run_variants
+from tests.cli_helpers import run_variant_switched, run_variants
 from tests.conftest import ROOT, profile_document
 
 VARIANTS = ROOT / "tests" / "data" / "variants"
@@ -54,13 +54,12 @@ def test_each_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFix
 def test_the_transcript_fails_without_the_new_value(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
 ) -> None:
-    text = (VARIANTS / name).read_text("utf-8")
     new, default = OVERRIDES[name]
-    assert new in text
-    # The same id, the parameter back at its default.
-    (tmp_path / name).write_text(text.replace(new, default), "utf-8")
     others = [VARIANTS / n for n in OVERRIDES if n != name]
-    status, out = run_variants(TRANSCRIPTS, [tmp_path / name, *others], capsys)
+    # The same id, the parameter back at its default.
+    status, out = run_variant_switched(
+        TRANSCRIPTS, VARIANTS / name, new, default, tmp_path, capsys, others
+    )
     assert status == 1
     assert "1 failed as written" in out.splitlines()[-1]
     assert FAILS_AT[name] in out

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import run_variants
+from tests.cli_helpers import run_variant_switched, run_variants
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.e2e
@@ -23,12 +23,8 @@ FILES = (
 )
 
 
-def _run(profiles: list[Path], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    return run_variants(FAMILY, profiles, capsys)
-
-
 def test_each_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out = _run([VARIANTS / name for name in FILES], capsys)
+    status, out = run_variants(FAMILY, [VARIANTS / name for name in FILES], capsys)
     assert status == 0
     assert out.splitlines()[-1].startswith(
         "== 4 passed as written, 10 passed derived, 2 not applicable (16 cases)"
@@ -63,8 +59,6 @@ def test_each_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFix
 def test_the_transcript_fails_without_the_new_value(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, override: str, wrong: str
 ) -> None:
-    text = (VARIANTS / name).read_text("utf-8")
-    assert override in text
     # The same id, the parameter back at its default: the transcript must now fail as written.
     default = override.replace(
         "winner_among_lowest: lowest_seat", "winner_among_lowest: first_after_caller"
@@ -72,9 +66,10 @@ def test_the_transcript_fails_without_the_new_value(
     default = default.replace("drop_at_multiples_of: 50", "drop_at_multiples_of: null")
     default = default.replace("points_multiplier: 2", "points_multiplier: 1")
     default = default.replace("points_multiplier: 3", "points_multiplier: 1")
-    (tmp_path / name).write_text(text.replace(override, default), "utf-8")
     others = [VARIANTS / n for n in FILES if n != name]
-    status, out = _run([tmp_path / name, *others], capsys)
+    status, out = run_variant_switched(
+        FAMILY, VARIANTS / name, override, default, tmp_path, capsys, others
+    )
     assert status == 1
     assert "1 failed as written" in out.splitlines()[-1]
     assert wrong in out

@@ -13,7 +13,7 @@ import pytest
 from jhyap_core.vocabulary import ErrorCode, JhyapError
 from reference_engine import Call, Game, PickDeck, SlapDown, ThrowCards, parse_card, parse_cards
 from reference_engine.game import ReferencePlay
-from tests.cli_helpers import run_variants
+from tests.cli_helpers import run_variant_switched, run_variants
 from tests.conftest import ROOT, profile_document
 
 VARIANTS = ROOT / "tests" / "data" / "variants"
@@ -32,10 +32,9 @@ def test_the_variant_passes_its_transcripts_as_written(capsys: pytest.CaptureFix
 def test_the_transcripts_fail_without_the_parameter(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    text = VARIANT.read_text("utf-8")
-    assert "slapdown: same_rank_as_single" in text
-    (tmp_path / VARIANT.name).write_text(text.replace("same_rank_as_single", "none"), "utf-8")
-    status, out = run_variants(TRANSCRIPTS, [tmp_path / VARIANT.name], capsys)
+    status, out = run_variant_switched(
+        TRANSCRIPTS, VARIANT, "slapdown: same_rank_as_single", "slapdown: none", tmp_path, capsys
+    )
     assert status == 1
     assert out.splitlines()[-1].startswith("== 2 failed (2 cases)")
     assert "slapdown_not_allowed" in out

@@ -16,7 +16,7 @@ from jhyap_core.cards import parse_card, parse_cards
 from reference_engine.actions import Call, PickDeck, ThrowCards
 from reference_engine.game import Game
 from reference_engine.rules import NextStarter
-from tests.cli_helpers import run_variants
+from tests.cli_helpers import run_variant_switched, run_variants
 from tests.conftest import ROOT
 
 VARIANTS = ROOT / "tests" / "data" / "variants"
@@ -50,13 +50,9 @@ def test_the_reference_starts_the_second_hand_at_seat_0() -> None:
     assert (game.starter, game.state()["starter"]) == (0, 0)
 
 
-def _run(profile: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    return run_variants(TRANSCRIPTS, [profile], capsys)
-
-
 @pytest.mark.e2e
 def test_the_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out = _run(VARIANT, capsys)
+    status, out = run_variants(TRANSCRIPTS, [VARIANT], capsys)
     assert status == 0
     assert out.splitlines()[-1].startswith("== 1 passed (1 case)")
 
@@ -65,10 +61,13 @@ def test_the_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixt
 def test_the_transcript_fails_at_the_round_winner(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    text = VARIANT.read_text("utf-8")
-    assert "rules: {next_starter: first_starter}" in text
-    base = tmp_path / VARIANT.name
-    base.write_text(text.replace("first_starter}", "round_winner}"), "utf-8")
-    status, out = _run(base, capsys)
+    status, out = run_variant_switched(
+        TRANSCRIPTS,
+        VARIANT,
+        "rules: {next_starter: first_starter}",
+        "rules: {next_starter: round_winner}",
+        tmp_path,
+        capsys,
+    )
     assert status == 1
     assert "starter: expected 0, got 1" in out

@@ -15,7 +15,7 @@ from conformance.spec.profiles import load_profile
 from jhyap_core.profile import resolve
 from reference_engine import scoring
 from reference_engine.rules import Rules
-from tests.cli_helpers import run_variants
+from tests.cli_helpers import run_variant_switched, run_variants
 from tests.conftest import ROOT
 
 VARIANTS = ROOT / "tests" / "data" / "variants"
@@ -86,13 +86,9 @@ def test_every_hand_that_beats_the_call_scores_nothing(tie: str, deltas: dict[in
     assert dict(shown.deltas) == deltas
 
 
-def _run(profiles: list[Path], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    return run_variants(TRANSCRIPTS, profiles, capsys)
-
-
 @pytest.mark.e2e
 def test_each_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out = _run([TIED, BEATERS], capsys)
+    status, out = run_variants(TRANSCRIPTS, [TIED, BEATERS], capsys)
     assert status == 0, out
     assert out.splitlines()[-1].startswith("== 2 passed as written, 2 passed derived (4 cases)")
 
@@ -116,12 +112,11 @@ def test_each_variant_passes_its_transcript_as_written(capsys: pytest.CaptureFix
 def test_the_transcript_fails_where_only_the_named_winner_is_spared(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], variant: Path, stated: str, wrong: str
 ) -> None:
-    text = variant.read_text("utf-8")
-    assert stated in text
-    changed = tmp_path / variant.name
-    changed.write_text(text.replace(stated, "rules: {scoring: {beaten_others: score_own_hands}}"))
     other = BEATERS if variant == TIED else TIED
-    status, out = _run([changed, other], capsys)
+    switched = "rules: {scoring: {beaten_others: score_own_hands}}"
+    status, out = run_variant_switched(
+        TRANSCRIPTS, variant, stated, switched, tmp_path, capsys, [other]
+    )
     assert status == 1
     assert "1 failed as written" in out.splitlines()[-1], out
     assert wrong in out, out
