@@ -43,6 +43,15 @@ def outcomes(
     return {c["id"]: c["outcome"] for c in report["results"]}
 
 
+def kit_outcomes_match_the_reference(profile: Path, folder: Path, *more: Path) -> dict[str, str]:
+    """Each case's outcome of the transcripts in ``folder`` under ``profile`` (and the
+    profiles ``more``) against the object-API kit engine, asserted the same as the
+    reference's."""
+    kit = outcomes(profile, OBJECT_API, folder, *more)
+    assert kit == outcomes(profile, None, folder, *more)
+    return kit
+
+
 @pytest.mark.e2e
 @pytest.mark.parametrize(
     "variant", ["dhumbal-one-hand", "bga-yaniv-laid-by-rank", "dhumbal-no-kings"]
@@ -88,9 +97,10 @@ def test_a_kit_engine_plays_call_min_own_turns_as_the_reference_does() -> None:
         for name in ("dhumbal-call-after-two-turns", "everestbuzz-call-after-one-turn")
     ]
     folder = VARIANTS / "call-timing-transcripts"
-    kit = outcomes(profiles[0], OBJECT_API, folder, profiles[1])
-    assert kit == outcomes(profiles[0], None, folder, profiles[1])
-    assert kit == {"call-after-two-own-turns": "passed", "call-after-one-own-turn": "passed"}
+    assert kit_outcomes_match_the_reference(profiles[0], folder, profiles[1]) == {
+        "call-after-two-own-turns": "passed",
+        "call-after-one-own-turn": "passed",
+    }
 
 
 @pytest.mark.e2e
@@ -99,9 +109,9 @@ def test_a_kit_engine_plays_next_starter_first_starter_as_the_reference_does() -
     # which the kit plays for its engine.
     profile = VARIANTS / "dhumbal-first-starter-every-hand.yaml"
     folder = VARIANTS / "starter-transcripts"
-    kit = outcomes(profile, OBJECT_API, folder)
-    assert kit == outcomes(profile, None, folder)
-    assert kit == {"first-starter-every-hand": "passed"}
+    assert kit_outcomes_match_the_reference(profile, folder) == {
+        "first-starter-every-hand": "passed"
+    }
 
 
 @pytest.mark.e2e
@@ -110,9 +120,7 @@ def test_a_kit_engine_plays_a_deal_without_a_turned_up_card_as_the_reference_doe
     # pick), which the kit plays for its engine: begin_hand's Deal has turned_up None.
     profile = VARIANTS / "alankar-dhumbal-no-first-offer.yaml"
     folder = VARIANTS / "first-offer-transcripts"
-    kit = outcomes(profile, OBJECT_API, folder)
-    assert kit == outcomes(profile, None, folder)
-    assert kit == {
+    assert kit_outcomes_match_the_reference(profile, folder) == {
         "no-first-offer-first-player-draws": "passed",
         "no-first-offer-card-pick-rule": "passed",
     }
@@ -136,9 +144,7 @@ def test_a_kit_engine_plays_deck_runs_out_offer_under_deck_as_the_reference_does
     # plays for its engine.
     profile = VARIANTS / "dhumbal-offer-under-deck.yaml"
     folder = VARIANTS / "under-deck-transcripts"
-    kit = outcomes(profile, OBJECT_API, folder)
-    assert kit == outcomes(profile, None, folder)
-    assert kit == {"offer-under-deck": "passed"}
+    assert kit_outcomes_match_the_reference(profile, folder) == {"offer-under-deck": "passed"}
 
 
 @pytest.mark.e2e
@@ -147,9 +153,7 @@ def test_a_kit_engine_plays_kept_aside_offer_and_card_under_as_the_reference_doe
     # kit plays for its engine.
     profile = VARIANTS / "dhumbal-card-under-kept.yaml"
     folder = VARIANTS / "card-under-transcripts"
-    kit = outcomes(profile, OBJECT_API, folder)
-    assert kit == outcomes(profile, None, folder)
-    assert kit == {"card-under-kept": "passed"}
+    assert kit_outcomes_match_the_reference(profile, folder) == {"card-under-kept": "passed"}
 
 
 @pytest.mark.e2e
@@ -158,9 +162,7 @@ def test_a_kit_engine_plays_deck_runs_out_when_as_the_reference_does() -> None:
     # the kit plays for its engine.
     profile = VARIANTS / "dhumbal-deck-out-ends-at-draw.yaml"
     folder = VARIANTS / "empty-draw-transcripts"
-    kit = outcomes(profile, OBJECT_API, folder)
-    assert kit == outcomes(profile, None, folder)
-    assert kit == {"empty-draw-ends-hand": "passed"}
+    assert kit_outcomes_match_the_reference(profile, folder) == {"empty-draw-ends-hand": "passed"}
 
 
 @pytest.mark.e2e
@@ -172,9 +174,10 @@ def test_a_kit_engine_scores_a_beaten_call_as_the_reference_does() -> None:
         for name in ("yaniv-israel-asaf-hand-doubled", "yaniv-israel-asaf-fixed-30")
     ]
     folder = VARIANTS / "beaten-call-transcripts"
-    kit = outcomes(profiles[0], OBJECT_API, folder, profiles[1])
-    assert kit == outcomes(profiles[0], None, folder, profiles[1])
-    assert kit == {"asaf-hand-doubled": "passed", "asaf-fixed-30": "passed"}
+    assert kit_outcomes_match_the_reference(profiles[0], folder, profiles[1]) == {
+        "asaf-hand-doubled": "passed",
+        "asaf-fixed-30": "passed",
+    }
 
 
 def test_a_binding_listing_its_scoring_leaves_refuses_the_new_beaten_call_by_name() -> None:
@@ -203,9 +206,10 @@ def test_a_kit_engine_spares_several_winners_as_the_reference_does() -> None:
         for name in ("yaniv-israel-tied-lowest-score-nothing", "yaniv-israel-beaters-score-nothing")
     ]
     folder = VARIANTS / "tied-lowest-transcripts"
-    kit = outcomes(profiles[0], OBJECT_API, folder, profiles[1])
-    assert kit == outcomes(profiles[0], None, folder, profiles[1])
-    assert kit == {"tied-lowest-score-nothing": "passed", "beaters-score-nothing": "passed"}
+    assert kit_outcomes_match_the_reference(profiles[0], folder, profiles[1]) == {
+        "tied-lowest-score-nothing": "passed",
+        "beaters-score-nothing": "passed",
+    }
 
 
 def test_a_binding_listing_its_beaten_others_refuses_the_several_winners_values_by_name() -> None:
@@ -321,9 +325,7 @@ def test_a_kit_engine_plays_throws_run_order_as_the_reference_does() -> None:
     )
     profiles = [VARIANTS / f"{n}.yaml" for n in names]
     folder = VARIANTS / "run-order-transcripts"
-    kit = outcomes(profiles[0], OBJECT_API, folder, *profiles[1:])
-    assert kit == outcomes(profiles[0], None, folder, *profiles[1:])
-    assert kit == {
+    assert kit_outcomes_match_the_reference(profiles[0], folder, *profiles[1:]) == {
         "runs-placed-lowest-first": "passed",
         "runs-laid-by-rank-sets-as-placed": "passed",
         "jokers-only-inside-runs": "passed",
@@ -337,9 +339,7 @@ def test_a_kit_engine_values_a_hand_of_jokers_only_as_the_reference_does() -> No
     # card_values section and values hands by the reference's CardRules.hand_value.
     profile = VARIANTS / "yaniv-israel-jokers-only-minus-5.yaml"
     folder = VARIANTS / "joker-value-transcripts"
-    kit = outcomes(profile, OBJECT_API, folder)
-    assert kit == outcomes(profile, None, folder)
-    assert kit == {"jokers-only-minus-5": "passed"}
+    assert kit_outcomes_match_the_reference(profile, folder) == {"jokers-only-minus-5": "passed"}
 
 
 def test_a_binding_listing_its_card_values_refuses_only_jokers_by_name() -> None:
@@ -361,9 +361,7 @@ def test_a_kit_engine_drops_only_own_hand_multiples_as_the_reference_does() -> N
     # scoring section and cuts totals by the reference's scoring.hand_added and cut_rules.
     profile = VARIANTS / "yaniv-israel-drop-50-own-hand.yaml"
     folder = VARIANTS / "multiples-transcripts"
-    kit = outcomes(profile, OBJECT_API, folder)
-    assert kit == outcomes(profile, None, folder)
-    assert kit == {"drop-50-own-hand": "passed"}
+    assert kit_outcomes_match_the_reference(profile, folder) == {"drop-50-own-hand": "passed"}
 
 
 def test_a_binding_listing_its_scoring_leaves_refuses_multiples_for_by_name() -> None:
