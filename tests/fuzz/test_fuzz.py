@@ -11,7 +11,7 @@ import re
 import shlex
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ import yaml
 
 from conformance.commands.run import default_engine, default_engine_env
 from conformance.fuzz import generate as fuzz_generate
+from conformance.fuzz import steer
 from conformance.fuzz.campaign import fuzz, plan_for
 from conformance.fuzz.config import FuzzConfig
 from conformance.fuzz.counters import RESHUFFLE_COUNTERS
@@ -47,9 +48,11 @@ from conformance.fuzz.writer import (
     load_known_divergences,
     steps_of,
 )
+from conformance.spec.profiles import load_profile
 from conformance.spec.transcript import load_transcript
 from conformance.spec.transcript_profiles import shipped_documents, with_profile_files
 from reference_engine.rules import ReshuffleMoment
+from reference_engine.server import Session
 from tests.cli_helpers import jhyap as jhyap_here
 from tests.conftest import ROOT
 
@@ -113,6 +116,22 @@ def assert_run_fails_then_passes(
 
 
 @pytest.mark.usefixtures("plans_made_afresh")
+def variant_answers(variant: Path, seeds: int, seats: int) -> Iterator[list[list[dict[str, Any]]]]:
+    """Seed by seed from 0 (``seeds`` at most: a caller may stop early), the events the
+    reference answers to each request of the fuzzer's plan for ``seats`` seats under the
+    profile file ``variant``, the raw-line probes left out."""
+    documents = {"variant": load_profile(variant)}
+    for seed in range(seeds):
+        spec = steer.random_spec(documents, "variant", seed, seats=seats)
+        plan = fuzz_generate.generate(documents["variant"], spec)
+        session = Session()
+        yield [
+            session.handle({**req.message, "seq": seq}).get("events") or []
+            for seq, req in enumerate(plan.requests)
+            if req.raw is None
+        ]
+
+
 def test_the_same_seed_gives_the_same_games() -> None:
     cfg = config(default_engine())
     first = [[r.body for r in plan_for(cfg, g).requests] for g in range(9)]
@@ -626,22 +645,11 @@ def test_the_generator_reaches_a_first_starter_after_another_seat_won() -> None:
 def test_the_generator_reaches_offers_going_under_the_deck() -> None:
     # Under the variant (deck_runs_out offer_under_deck), the fuzzer's games send covered
     # offers under the deck, and never put a card out of play or ask for a new deck.
-    from conformance.fuzz.steer import random_spec
-    from conformance.spec.profiles import load_profile
-    from reference_engine.server import Session
-
     variant = ROOT / "tests/data/variants/dhumbal-offer-under-deck.yaml"
-    documents = {"variant": load_profile(variant)}
     kinds: set[str] = set()
-    for seed in range(3):
-        plan = fuzz_generate.generate(
-            documents["variant"], random_spec(documents, "variant", seed, seats=3)
-        )
-        session = Session()
-        for seq, req in enumerate(plan.requests):
-            if req.raw is None:
-                events = session.handle({**req.message, "seq": seq}).get("events") or ()
-                kinds.update(event["type"] for event in events)
+    for answers in variant_answers(variant, seeds=3, seats=3):
+        for events in answers:
+            kinds.update(event["type"] for event in events)
     assert "under_deck" in kinds
     assert not kinds & {"out_of_play", "reshuffle_needed", "reshuffled"}
 
@@ -649,23 +657,12 @@ def test_the_generator_reaches_offers_going_under_the_deck() -> None:
 def test_the_generator_reaches_the_card_under_kept_aside() -> None:
     # Under the variant (reshuffle.kept_aside offer_and_card_under), some reshuffle the
     # fuzzer's games make is followed by the previous throw's top card going out of play.
-    from conformance.fuzz.steer import random_spec
-    from conformance.spec.profiles import load_profile
-    from reference_engine.server import Session
-
     variant = ROOT / "tests/data/variants/dhumbal-card-under-kept.yaml"
-    documents = {"variant": load_profile(variant)}
     kept = 0
-    for seed in range(40):
-        plan = fuzz_generate.generate(
-            documents["variant"], random_spec(documents, "variant", seed, seats=3)
-        )
-        session = Session()
-        for seq, req in enumerate(plan.requests):
-            if req.raw is None:
-                events = session.handle({**req.message, "seq": seq}).get("events") or []
-                types = [event["type"] for event in events]
-                kept += types[:2] == ["reshuffled", "out_of_play"]
+    for answers in variant_answers(variant, seeds=40, seats=3):
+        for events in answers:
+            types = [event["type"] for event in events]
+            kept += types[:2] == ["reshuffled", "out_of_play"]
         if kept:
             break
     assert kept
@@ -674,24 +671,13 @@ def test_the_generator_reaches_the_card_under_kept_aside() -> None:
 def test_the_generator_reaches_a_hand_ended_by_a_draw_from_the_empty_deck() -> None:
     # Under the variant (deck_runs_out_when draw_finds_deck_empty), some hand of the fuzzer's
     # games ends at a pick request that picks nothing: a draw from the empty deck.
-    from conformance.fuzz.steer import random_spec
-    from conformance.spec.profiles import load_profile
-    from reference_engine.server import Session
-
     variant = ROOT / "tests/data/variants/dhumbal-deck-out-ends-at-draw.yaml"
-    documents = {"variant": load_profile(variant)}
     ended = 0
-    for seed in range(40):
-        plan = fuzz_generate.generate(
-            documents["variant"], random_spec(documents, "variant", seed, seats=3)
-        )
-        session = Session()
-        for seq, req in enumerate(plan.requests):
-            if req.raw is None:
-                events = session.handle({**req.message, "seq": seq}).get("events") or []
-                ended += [e["type"] for e in events][:1] == ["round_ended"] and (
-                    events[0]["outcome"] == "deck_ran_out"
-                )
+    for answers in variant_answers(variant, seeds=40, seats=3):
+        for events in answers:
+            ended += [e["type"] for e in events][:1] == ["round_ended"] and (
+                events[0]["outcome"] == "deck_ran_out"
+            )
         if ended:
             break
     assert ended
@@ -709,26 +695,14 @@ def test_the_generator_reaches_a_beaten_call_under_the_new_beaten_call_values(
 ) -> None:
     # caller_hand_times and penalty_only, reached through the profile the fuzzer plays: a
     # beaten call whose caller scores double their hand, or 30 whatever their hand.
-    from conformance.fuzz.steer import random_spec
-    from conformance.spec.profiles import load_profile
-    from reference_engine.server import Session
-
-    documents = {"variant": load_profile(ROOT / f"tests/data/variants/{name}.yaml")}
     reached = []
-    for seed in range(40):
-        plan = fuzz_generate.generate(
-            documents["variant"], random_spec(documents, "variant", seed, seats=3)
-        )
-        session = Session()
-        for seq, req in enumerate(plan.requests):
-            if req.raw is not None:
-                continue
-            for event in session.handle({**req.message, "seq": seq}).get("events") or ():
-                if event["type"] == "round_ended" and event["outcome"] == "beaten_call":
-                    caller = event["caller"]
-                    reached.append(
-                        (caller_scores(event["hand_values"][caller]), event["deltas"][caller])
-                    )
+    for answers in variant_answers(ROOT / f"tests/data/variants/{name}.yaml", 40, seats=3):
+        for event in (event for events in answers for event in events):
+            if event["type"] == "round_ended" and event["outcome"] == "beaten_call":
+                caller = event["caller"]
+                reached.append(
+                    (caller_scores(event["hand_values"][caller]), event["deltas"][caller])
+                )
         if reached:
             break
     assert reached and all(expected == scored for expected, scored in reached)
@@ -1056,30 +1030,18 @@ def test_the_generator_reaches_several_winners_scoring_nothing(
     # reached through the profile the fuzzer plays (its deals aimed at ties and tie-breaks): a
     # beaten call where two or more other seats are spared, each scoring 0, the rest their
     # hands.
-    from conformance.fuzz.steer import random_spec
-    from conformance.spec.profiles import load_profile
-    from reference_engine.server import Session
-
-    documents = {"variant": load_profile(ROOT / f"tests/data/variants/{name}.yaml")}
     reached = []
-    for seed in range(80):
-        plan = fuzz_generate.generate(
-            documents["variant"], random_spec(documents, "variant", seed, seats=4)
-        )
-        session = Session()
-        for seq, req in enumerate(plan.requests):
-            if req.raw is not None:
+    for answers in variant_answers(ROOT / f"tests/data/variants/{name}.yaml", 80, seats=4):
+        for event in (event for events in answers for event in events):
+            if event["type"] != "round_ended" or event["outcome"] != "beaten_call":
                 continue
-            for event in session.handle({**req.message, "seq": seq}).get("events") or ():
-                if event["type"] != "round_ended" or event["outcome"] != "beaten_call":
-                    continue
-                values, caller = event["hand_values"], event["caller"]
-                others = [s for s, v in enumerate(values) if v is not None and s != caller]
-                lowest = min(values[s] for s in others)
-                zero = {s for s in others if spared(values[s], lowest, values[caller])}
-                if len(zero) >= 2 and (not above_lowest or max(values[s] for s in zero) > lowest):
-                    expected = {s: 0 if s in zero else values[s] for s in others}
-                    reached.append((expected, {s: event["deltas"][s] for s in others}))
+            values, caller = event["hand_values"], event["caller"]
+            others = [s for s, v in enumerate(values) if v is not None and s != caller]
+            lowest = min(values[s] for s in others)
+            zero = {s for s in others if spared(values[s], lowest, values[caller])}
+            if len(zero) >= 2 and (not above_lowest or max(values[s] for s in zero) > lowest):
+                expected = {s: 0 if s in zero else values[s] for s in others}
+                reached.append((expected, {s: event["deltas"][s] for s in others}))
         if reached:
             break
     assert reached and all(expected == scored for expected, scored in reached)
