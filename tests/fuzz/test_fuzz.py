@@ -11,7 +11,7 @@ import re
 import shlex
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -115,23 +115,33 @@ def assert_run_fails_then_passes(
 # -- plans ----------------------------------------------------------------------------
 
 
-@pytest.mark.usefixtures("plans_made_afresh")
-def variant_answers(variant: Path, seeds: int, seats: int) -> Iterator[list[list[dict[str, Any]]]]:
-    """Seed by seed from 0 (``seeds`` at most: a caller may stop early), the events the
-    reference answers to each request of the fuzzer's plan for ``seats`` seats under the
-    profile file ``variant``, the raw-line probes left out."""
+def variant_replies(
+    variant: Path, seeds: int, seats: int | None = None
+) -> Iterator[list[tuple[Mapping[str, Any], dict[str, Any]]]]:
+    """Seed by seed from 0 (``seeds`` at most: a caller may stop early), each request of the
+    fuzzer's plan under the profile file ``variant`` (``seats`` seats, or the plan's own)
+    with the reference's answer to it, the raw-line probes left out."""
     documents = {"variant": load_profile(variant)}
     for seed in range(seeds):
         spec = steer.random_spec(documents, "variant", seed, seats=seats)
         plan = fuzz_generate.generate(documents["variant"], spec)
         session = Session()
         yield [
-            session.handle({**req.message, "seq": seq}).get("events") or []
+            (req.message, session.handle({**req.message, "seq": seq}))
             for seq, req in enumerate(plan.requests)
             if req.raw is None
         ]
 
 
+def variant_answers(variant: Path, seeds: int, seats: int) -> Iterator[list[list[dict[str, Any]]]]:
+    """Seed by seed from 0 (``seeds`` at most: a caller may stop early), the events the
+    reference answers to each request of the fuzzer's plan for ``seats`` seats under the
+    profile file ``variant``, the raw-line probes left out."""
+    for replies in variant_replies(variant, seeds, seats):
+        yield [answer.get("events") or [] for _, answer in replies]
+
+
+@pytest.mark.usefixtures("plans_made_afresh")
 def test_the_same_seed_gives_the_same_games() -> None:
     cfg = config(default_engine())
     first = [[r.body for r in plan_for(cfg, g).requests] for g in range(9)]
@@ -850,20 +860,12 @@ def test_the_generator_reaches_the_first_pick_without_a_turned_up_card() -> None
 def test_the_generator_reaches_a_run_refused_out_of_order_then_placed_lowest_first() -> None:
     # throws.run.order ascending, reached through the profile the fuzzer plays: a run placed
     # otherwise than lowest first is refused illegal_throw, then thrown lowest first.
-    from conformance.fuzz.steer import random_spec
-    from conformance.spec.profiles import load_profile
-    from reference_engine.server import Session
 
-    document = load_profile(ROOT / "tests/data/variants/dhumbal-runs-ascending.yaml")
+    variant = ROOT / "tests/data/variants/dhumbal-runs-ascending.yaml"
     refused, thrown = 0, 0
-    for seed in range(40):
-        plan = fuzz_generate.generate(document, random_spec({"variant": document}, "variant", seed))
-        session = Session()
-        for seq, req in enumerate(plan.requests):
-            if req.raw is not None:
-                continue
-            answer = session.handle({**req.message, "seq": seq})
-            action = req.message.get("action") or {}
+    for replies in variant_replies(variant, seeds=40):
+        for message, answer in replies:
+            action = message.get("action") or {}
             cards = action.get("cards") if isinstance(action, dict) else None
             if not isinstance(cards, list) or len(cards) < 3:
                 continue
@@ -884,21 +886,13 @@ def test_the_generator_reaches_a_run_refused_out_of_order_then_placed_lowest_fir
 def test_the_generator_reaches_runs_laid_by_rank_and_sets_as_placed() -> None:
     # throws.laid runs_by_rank, reached through the profile the fuzzer plays: a run placed out
     # of rank order lies by rank, a set placed out of canonical order lies as placed.
-    from conformance.fuzz.steer import random_spec
-    from conformance.spec.profiles import load_profile
     from jhyap_core.cards import parse_cards, sorted_names
-    from reference_engine.server import Session
 
-    document = load_profile(ROOT / "tests/data/variants/bga-yaniv-runs-by-rank.yaml")
+    variant = ROOT / "tests/data/variants/bga-yaniv-runs-by-rank.yaml"
     reached: dict[str, int] = {"run": 0, "set": 0}
-    for seed in range(60):
-        plan = fuzz_generate.generate(document, random_spec({"variant": document}, "variant", seed))
-        session = Session()
-        for seq, req in enumerate(plan.requests):
-            if req.raw is not None:
-                continue
-            answer = session.handle({**req.message, "seq": seq})
-            action = req.message.get("action")
+    for replies in variant_replies(variant, seeds=60):
+        for message, answer in replies:
+            action = message.get("action")
             if not answer["ok"] or not isinstance(action, dict) or action.get("type") != "throw":
                 continue
             placed = action["cards"]
@@ -919,19 +913,11 @@ def test_the_generator_reaches_runs_laid_by_rank_and_sets_as_placed() -> None:
 def test_the_generator_reaches_a_refused_joker_alone() -> None:
     # throws.single_joker false, reached through the profile the fuzzer plays: its probes
     # throw single cards of the hand, a joker among them, refused while another throw is legal.
-    from conformance.fuzz.steer import random_spec
-    from conformance.spec.profiles import load_profile
-    from reference_engine.server import Session
 
-    document = load_profile(ROOT / "tests/data/variants/bga-yaniv-jokers-only-in-runs.yaml")
+    variant = ROOT / "tests/data/variants/bga-yaniv-jokers-only-in-runs.yaml"
     refused = 0
-    for seed in range(80):
-        plan = fuzz_generate.generate(document, random_spec({"variant": document}, "variant", seed))
-        session = Session()
-        for seq, req in enumerate(plan.requests):
-            if req.raw is not None:
-                continue
-            answer = session.handle({**req.message, "seq": seq})
+    for replies in variant_replies(variant, seeds=80):
+        for _, answer in replies:
             if not answer["ok"] and "a joker may not be thrown alone" in answer["error"]["message"]:
                 refused += 1
         if refused:
@@ -942,24 +928,18 @@ def test_the_generator_reaches_a_refused_joker_alone() -> None:
 def test_the_generator_reaches_a_spare_joker_below_a_run() -> None:
     # throws.run.jokers_extend down_first, reached through the profile the fuzzer plays: a
     # thrown run whose spare joker stands below its lowest natural card.
-    from conformance.fuzz.steer import random_spec
     from conformance.spec.profiles import load_profile
     from jhyap_core.cards import parse_cards
     from jhyap_core.profile import resolve
     from reference_engine import throws
     from reference_engine.rules import Rules
-    from reference_engine.server import Session
 
-    document = load_profile(ROOT / "tests/data/variants/yaniv-israel-jokers-extend-down.yaml")
-    rules = Rules.from_profile(resolve(document))
+    variant = ROOT / "tests/data/variants/yaniv-israel-jokers-extend-down.yaml"
+    rules = Rules.from_profile(resolve(load_profile(variant)))
     below = 0
-    for seed in range(80):
-        plan = fuzz_generate.generate(document, random_spec({"variant": document}, "variant", seed))
-        session = Session()
-        for seq, req in enumerate(plan.requests):
-            if req.raw is not None:
-                continue
-            for event in session.handle({**req.message, "seq": seq}).get("events") or ():
+    for replies in variant_replies(variant, seeds=80):
+        for _, answer in replies:
+            for event in answer.get("events") or ():
                 if event["type"] == "thrown" and event["kind"] == "run" and "X" in event["cards"]:
                     positions = throws.run_positions(parse_cards(event["cards"]), rules)
                     assert positions is not None
