@@ -104,9 +104,10 @@ def _legend(row: Row) -> str:
     return f'<ul class="jc-legend">{items}</ul>'
 
 
-def _details(profiles: Mapping[str, Document], row: Row) -> str:
-    """Each ruleset's value as written, with the clauses citing it; in words where the
-    legend's words for its letter are not already the ruleset's own."""
+def _details(profiles: Mapping[str, Document], row: Row, above: Row | None = None) -> str:
+    """Each ruleset's value as written, with the clauses citing it (the same clauses as in
+    the row above are said so, not linked again: the card values' rows cite one list); in
+    words where the legend's words for its letter are not already the ruleset's own."""
     legend = {} if _short(row) else _legend_words(row)
     items: list[str] = []
     for pid, document in profiles.items():
@@ -119,7 +120,9 @@ def _details(profiles: Mapping[str, Document], row: Row) -> str:
         text = f"{md_safe(profile_name(document))}: {said}"
         if cell.raw and cell.raw != cell.words:
             text += f" <code>{md_safe(cell.raw)}</code>"
-        if cell.clauses:
+        if cell.clauses and above is not None and above.cells[pid].clauses == cell.clauses:
+            text += " — the clauses of the row above"
+        elif cell.clauses:
             text += " — " + " ".join(
                 f'<a href="{profile_url(pid, c)}">{_short_id(c)}</a>' for c in cell.clauses
             )
@@ -148,6 +151,7 @@ def _comparison_table(
             f"<span>{md_safe(profile_name(document))}</span></a></th>"
         )
     out += ["</tr>", "</thead>", "<tbody>"]
+    above: Row | None = None
     for row in rows:
         name = row.key[len("option:") :] if row.is_option else row.key
         row_class = "jc-row jc-row--differs" if row.differs else "jc-row"
@@ -160,9 +164,10 @@ def _comparison_table(
             '<th class="jc-param" scope="row"><details class="jc-row-key">'
             f'<summary><span class="jc-label">{md_safe(row.label)}</span> '
             f"<code>{md_safe(name)}</code></summary>"
-            f"{_legend(row)}{_details(profiles, row)}</details></th>"
+            f"{_legend(row)}{_details(profiles, row, above)}</details></th>"
             f"{cells}</tr>"
         )
+        above = row
     out += ["</tbody>", "</table>", ""]
     return out
 

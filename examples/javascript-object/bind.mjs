@@ -45,6 +45,7 @@ class YanivBinding extends TrackedEngine {
     'throws.run': [{ min: 3, ace: 'low' }],
     'throws.order_matters': [false],
     'throws.laid': ['as_placed'], // its discard piles keep the order placed
+    'throws.slapdown': ['none'], // its game has no slapdown
     'pick.from_offer': ['first_or_last_placed'],
     'pick.only_after_multi_throw': [false],
     'call.limit': ANY,

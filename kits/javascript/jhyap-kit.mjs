@@ -1113,7 +1113,9 @@ export class TrackedEngine {
     const ordered = canonical(hand);
     const found = new Map();
     for (let mask = 1; mask < 1 << ordered.length; mask += 1) {
-      const cards = ordered.filter((_, i) => mask & (1 << i));
+      // throws.run.order ascending: a run is asked about as it must be placed, lowest first.
+      const subset = ordered.filter((_, i) => mask & (1 << i));
+      const cards = this.kitRules.runOrder === 'ascending' ? ascendingRun(subset, this.kitRules) : subset;
       const key = cards.join(' ');
       if (!found.has(key) && (yield* this.#refusalOf(seat, Object.freeze({ type: 'throw', cards }))) === null) found.set(key, cards);
     }

@@ -173,6 +173,18 @@ test('legal: the call and every throw, shorter first, then by canonical position
   assert.equal(t.send({ cmd: 'legal' }).legal.seat, 1);
 });
 
+test('legal under throws.run.order ascending lists each run as it must be placed, lowest first', async () => {
+  // The default legalThrows asks the binding's refusal about each run in the placing the rule
+  // requires: asked in canonical order (4h 6h X), a run the rule places as 4h X 6h was lost.
+  const t = await session();
+  const profile = fixture('bga-yaniv');
+  profile.rules.throws.run.order = 'ascending';
+  assert.equal(t.send({ cmd: 'start', profile, options: {}, seats: 2 }).ok, true);
+  t.send({ cmd: 'deal', deck: deckFor([['4h', '6h', '9c', 'X', 'X'], HANDS[1]], '5c') });
+  const throws = t.send({ cmd: 'legal' }).legal.throws;
+  assert.deepEqual(throws.filter((c) => c.includes('4h') && c.includes('6h')), [['4h', 'X', '6h'], ['4h', 'X', '6h', 'X']]);
+});
+
 test('a call ends the round: hand values, deltas, scores, the next starter', async () => {
   const t = await table();
   t.send({ cmd: 'deal', deck: deckFor([['Ac', '2c', '3d', 'Ah', 'X'], HANDS[1]], '5h') });
@@ -321,7 +333,7 @@ test('a refused action changes nothing, even when a hook fails half-way', async 
 
 test('an option value setting a parameter inside a declared subtree is named too', async () => {
   class SetsOfFour extends ProfileEngine {
-    static RULES = { ...ProfileEngine.RULES, throws: [{ set: { min: 2, max: 4, jokers_alone: false }, run: { min: 3, ace: 'low' }, order_matters: false }] };
+    static RULES = { ...ProfileEngine.RULES, throws: [{ set: { min: 2, max: 4, jokers_alone: false }, run: { min: 3, ace: 'low' }, order_matters: false, slapdown: 'none' }] };
   }
   const doc = fixture('bga-yaniv');
   doc.options.push({ name: 'set_max', type: 'integer', range: { min: 3, max: 4, step: 1 }, default: 4, sets: 'throws.set.max', locked_when_open: false });
@@ -330,7 +342,7 @@ test('an option value setting a parameter inside a declared subtree is named too
   assert.equal(t.send({ cmd: 'start', profile: doc, options: { set_max: 4 }, seats: 2 }).ok, true);
   assert.deepEqual(t.send({ cmd: 'set_option', name: 'set_max', value: 3 }).error, {
     code: 'unsupported_option',
-    message: 'option set_max: rules.throws: {"set":{"min":2,"max":3,"jokers_alone":false},"run":{"min":3,"ace":"low"},"order_matters":false} is not implemented by this engine (it plays {"set":{"min":2,"max":4,"jokers_alone":false},"run":{"min":3,"ace":"low"},"order_matters":false})',
+    message: 'option set_max: rules.throws: {"set":{"min":2,"max":3,"jokers_alone":false},"run":{"min":3,"ace":"low"},"order_matters":false,"slapdown":"none"} is not implemented by this engine (it plays {"set":{"min":2,"max":4,"jokers_alone":false},"run":{"min":3,"ace":"low"},"order_matters":false,"slapdown":"none"})',
   });
   assert.equal(t.send({ cmd: 'state' }).state.options.set_max, 4);
   doc.rules.throws.run.min = 4;
