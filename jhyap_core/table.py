@@ -349,6 +349,23 @@ class TableRules:
         return self.end.kind
 
     @property
+    def ends_hand_at_empty_draw(self) -> bool:
+        """Whether a draw that finds the deck empty ends the hand (the ``round_ends_*``
+        values; otherwise it waits for a new deck). Under offer_under_deck only a short deck
+        dealt, at the first pick of a hand with no turned-up card, is found empty."""
+        return self.deck_runs_out in ("round_ends_no_score", "round_ends_hands_score")
+
+    @property
+    def ends_hand_at_last_card(self) -> bool:
+        """Whether the pick that takes the deck's last card ends the hand: where the deck is
+        not remade, under deck_runs_out_when last_card_taken, and always under
+        offer_under_deck, which reads no deck_runs_out_when (its deck empties only when
+        dealt short)."""
+        return self.deck_runs_out != "reshuffle" and (
+            self.deck_runs_out_when == "last_card_taken" or self.deck_runs_out == "offer_under_deck"
+        )
+
+    @property
     def pack_cards(self) -> int:
         """The cards of one pack before its jokers: 52 less the ranks left out."""
         return 52 - 4 * len(self.ranks_left_out)
@@ -811,11 +828,8 @@ class Table:
     def _pick(self, seat: int, card: Card | None) -> list[Event]:
         assert self.thrown is not None
         if card is None and not self.deck:
-            if self.table_rules.deck_runs_out in ("round_ends_no_score", "round_ends_hands_score"):
-                # deck_runs_out_when draw_finds_deck_empty: this draw ends the hand. (Under
-                # offer_under_deck only a short deck dealt, at the first pick of a hand with
-                # no turned-up card, finds it empty: it waits for a new deck, as reshuffle.)
-                return self._end_round(None)
+            if self.table_rules.ends_hand_at_empty_draw:
+                return self._end_round(None)  # deck_runs_out_when draw_finds_deck_empty
             return self._await_new_deck(seat)
         thrown = self.thrown
         from_deck = card is None
@@ -859,12 +873,7 @@ class Table:
             self.multi_throwers = set()
         if self.deck:
             self.phase = Phase.CALL_OR_THROW
-        elif rules.deck_runs_out != "reshuffle" and (
-            # offer_under_deck reads no deck_runs_out_when: its deck empties only when dealt
-            # short, and the hand then ends at once.
-            rules.deck_runs_out_when == "last_card_taken"
-            or rules.deck_runs_out == "offer_under_deck"
-        ):
+        elif rules.ends_hand_at_last_card:
             events += self._end_round(None)
         elif rules.deck_runs_out != "reshuffle" or rules.reshuffle_moment != "when_deck_emptied":
             self.phase = Phase.CALL_OR_THROW

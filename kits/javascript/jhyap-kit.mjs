@@ -659,6 +659,17 @@ export function classifyThrow(cards, rules) {
   return runPositions(cards, rules) ? 'run' : null;
 }
 
+/** Whether a draw that finds the deck empty ends the hand (the round_ends_* values;
+ * otherwise it waits for a new deck): jhyap_core's TableRules.ends_hand_at_empty_draw. */
+const endsHandAtEmptyDraw = (kit) => kit.deckRunsOut === 'round_ends_no_score'
+  || kit.deckRunsOut === 'round_ends_hands_score';
+
+/** Whether the pick taking the deck's last card ends the hand: no new deck is made, and
+ * deck_runs_out_when is last_card_taken, or offer_under_deck, which reads none (its deck
+ * empties only when dealt short): jhyap_core's TableRules.ends_hand_at_last_card. */
+const endsHandAtLastCard = (kit) => kit.deckRunsOut !== 'reshuffle'
+  && (kit.deckRunsOutWhen === 'last_card_taken' || kit.deckRunsOut === 'offer_under_deck');
+
 /** Every legal throw from `hand` under the profile's throw rules (throws.single included),
  * each in canonical card order (a run, under throws.run.order ascending, in the order it
  * must be placed), shorter throws first, then by the cards' canonical order. */
@@ -1398,9 +1409,7 @@ export class TrackedEngine {
     const kit = this.kitRules;
     if (card === null && !t.deck.length) {
       // deck_runs_out_when draw_finds_deck_empty: this draw ends the hand.
-      if (kit.deckRunsOut === 'round_ends_no_score' || kit.deckRunsOut === 'round_ends_hands_score') {
-        return yield* this.#endRound(null);
-      }
+      if (endsHandAtEmptyDraw(kit)) return yield* this.#endRound(null);
       return yield* this.#awaitNewDeck(seat);
     }
     let rest = [...t.offer];
@@ -1444,9 +1453,7 @@ export class TrackedEngine {
     if (kit.multiThrowScope === 'turn') t.multiThrowers = new Set();
     if (t.deck.length) {
       t.phase = Phase.CALL_OR_THROW;
-    } else if (kit.deckRunsOut !== 'reshuffle'
-        // offer_under_deck reads no deck_runs_out_when: its deck empties only when dealt short.
-        && (kit.deckRunsOutWhen === 'last_card_taken' || kit.deckRunsOut === 'offer_under_deck')) {
+    } else if (endsHandAtLastCard(kit)) {
       events.push(...(yield* this.#endRound(null)));
     } else if (kit.deckRunsOut !== 'reshuffle' || kit.reshuffleMoment !== 'when_deck_emptied') {
       t.phase = Phase.CALL_OR_THROW; // the deck is remade at the next draw or throw
