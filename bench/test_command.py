@@ -1,6 +1,6 @@
 """The README's test command from a clean clone, timed by phase: what issue 25 asks of it.
 
-Run: python bench/test_command.py [--python PYTHON] [--rev REV] [--keep]
+Run: python bench/test_command.py [--python PYTHON] [--rev REV] [--keep] [--by-file K]
 
 Clones REV (default HEAD) of this checkout into a new temporary folder, makes a virtual
 environment there with PYTHON (default: the interpreter .ci/run would choose), upgrades pip,
@@ -11,11 +11,17 @@ whole, and the machine's load average before and after. The CPU figure says how 
 there was; on a shared machine the wall figure also says how busy the machine was.
 Needs git; the browser tests skip without chromium and chromedriver, so install them first
 to time what CI runs. Exits 1 if the tests fail.
+
+With ``--by-file K``, pytest also loads bench/test_cpu.py, which records every test's CPU
+(its process's own and its reaped children's), and the K test files that cost the most CPU
+are printed after the phases, with the tests' total and the fast tier's share (the tests not
+marked e2e, which ``-m "not e2e"`` runs). The plugin's bookkeeping is a JSON line a test.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import shutil
@@ -26,6 +32,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
 
 
 def ci_python() -> str:
@@ -58,11 +65,39 @@ def phase(name: str, args: list[str], cwd: Path, env: dict[str, str]) -> tuple[f
     return wall, used, lines[-1] if result.returncode == 0 else f"FAILED: {lines[-1]}"
 
 
+def print_by_file(rows: Path, top: int) -> None:
+    """The tests' CPU by file, the costliest first, from bench/test_cpu.py's rows."""
+    by_file: dict[str, list[float]] = {}
+    count = fast = 0
+    fast_cpu = 0.0
+    for line in rows.read_text("utf-8").splitlines():
+        row = json.loads(line)
+        count += 1
+        if not row["e2e"]:
+            fast += 1
+            fast_cpu += row["self"] + row["children"]
+        spent = by_file.setdefault(row["id"].split("::")[0], [0, 0.0, 0.0])
+        spent[0] += 1
+        spent[1] += row["self"]
+        spent[2] += row["children"]
+    own = sum(s[1] for s in by_file.values())
+    reaped = sum(s[2] for s in by_file.values())
+    print(f"tests: {count}, {own + reaped:.1f} s CPU ({own:.1f} s in pytest, {reaped:.1f} s in")
+    print(f"       the processes they started); not marked e2e: {fast}, {fast_cpu:.1f} s CPU")
+    print(f"{'CPU s':>8} {'tests':>5}  file (the {top} costliest)")
+    ranked = sorted(by_file.items(), key=lambda item: -(item[1][1] + item[1][2]))
+    for name, (tests, mine, theirs) in ranked[:top]:
+        print(f"{mine + theirs:8.1f} {int(tests):5d}  {name}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--python", default=None, help="interpreter for the venv")
     parser.add_argument("--rev", default="HEAD", help="the revision to clone (default HEAD)")
     parser.add_argument("--keep", action="store_true", help="keep the clone and print its path")
+    parser.add_argument(
+        "--by-file", type=int, default=0, metavar="K", help="print the K costliest test files"
+    )
     args = parser.parse_args()
     python = args.python or ci_python()
     work = Path(tempfile.mkdtemp(prefix="jhyap-test-command-"))
@@ -88,6 +123,11 @@ def main() -> int:
         ("pip install", [str(bin_dir / "pip"), "install", "-q", ".[test]"]),
         ("pytest", [str(bin_dir / "python"), "-m", "pytest"]),  # the README's, as it is
     ]
+    rows = work / "test-cpu.jsonl"
+    if args.by_file:
+        phases[-1][1].extend(["-p", "test_cpu"])
+        env["PYTHONPATH"] = str(HERE)
+        env["JHYAP_TEST_CPU_OUT"] = str(rows)
     total_wall = total_cpu = 0.0
     failed = False
     for name, command in phases:
@@ -98,6 +138,8 @@ def main() -> int:
         print(f"{name:12} {wall:7.1f} s wall {cpu:7.1f} s CPU{shown}")
     print(f"{'whole':12} {total_wall:7.1f} s wall {total_cpu:7.1f} s CPU")
     print(f"load average after: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")
+    if args.by_file and rows.exists():
+        print_by_file(rows, args.by_file)
     if args.keep:
         print(f"kept: {work}")
     else:
