@@ -61,11 +61,11 @@ def throw_kind(cards: Sequence[str]) -> str:
 
 @dataclass(frozen=True)
 class _Played:
-    """A step as the reference engine played it: its events, and its state before and after."""
+    """A step as the reference engine played it: its events, and after a deal its state
+    (asked only there: the state after every step cost most of a page's narration)."""
 
     events: tuple[Mapping[str, Any], ...]
-    before: Mapping[str, Any]
-    after: Mapping[str, Any]
+    after: Mapping[str, Any] | None = None
 
     def of(self, kind: str) -> list[Mapping[str, Any]]:
         return [e for e in self.events if e.get("type") == kind]
@@ -83,7 +83,6 @@ class _Replay:
         self.resolved = resolved
         self.client = ReferenceClient()
         self.known = resolved is not None and transcript.start_error is None
-        self.state: dict[str, Any] = {}
         if self.known:
             self.client.handshake()
             if not transcript.fresh_engine:
@@ -98,13 +97,16 @@ class _Replay:
             message["seats"] = step.start_seats
         return message
 
-    def _follow(self, answer: Mapping[str, Any], accepted: bool) -> _Played | None:
+    def _follow(
+        self, answer: Mapping[str, Any], accepted: bool, dealt: bool = False
+    ) -> _Played | None:
         if bool(answer.get("ok")) is not accepted:
             self.known = False
             return None
-        before = self.state
-        self.state = dict(self.client.send({"cmd": Command.STATE}).get("state") or {})
-        return _Played(tuple(answer.get("events") or ()), before, self.state)
+        events = tuple(answer.get("events") or ())
+        if not dealt:
+            return _Played(events)
+        return _Played(events, self.client.send({"cmd": Command.STATE}).get("state") or {})
 
     def play(self, step: Step) -> _Played | None:
         """Send ``step`` to the reference: how it played it, or None when not followed."""
@@ -116,7 +118,8 @@ class _Replay:
                 line, _ = raw_line(step.raw or {}, self.client.next_seq)
                 return self._follow(self.client.send_raw(line), accepted)
             request = self._start(step) if step.kind == "start" else step.request
-            return self._follow(self.client.send(request or {}), accepted)
+            dealt = step.kind == "deal" and accepted
+            return self._follow(self.client.send(request or {}), accepted, dealt)
         except EngineTimeout:  # a blank line: nothing answered, nothing changed
             return None
 
@@ -441,7 +444,7 @@ def _narrate_deal(
     turned_up = _first(dealt, "turned_up")
     rows: tuple[tuple[int, tuple[str, ...], int | None], ...] = ()
     deck: list[str] = []
-    if played is not None:
+    if played is not None and played.after is not None:
         state = played.after
         deck = list(state["deck"])
         rows = tuple(
@@ -475,8 +478,9 @@ def _narrate_act(step: Step, played: _Played | None, details: tuple[str, ...]) -
             )
         text = f"{who} calls Jhyap"
         said = any("value" in e for e in _expected(step, "called"))
-        if played is not None and isinstance(seat, int) and not said:
-            text += f" holding {played.before['hand_values'][seat]} points"
+        value = played and _first(played.of(EventType.CALLED), "value")
+        if isinstance(value, int) and not said:
+            text += f" holding {value} points"
         return NarratedStep(step.index, text, details)
     if kind == ActionType.THROW:
         cards = list(action.get("cards") or [])
