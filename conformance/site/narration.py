@@ -1,21 +1,28 @@
-"""Narrating a transcript as a hand: a light replay that tells who holds what."""
+"""Narrating a transcript as a hand, as the reference engine plays it.
+
+The transcript is replayed through the reference engine in this process: who holds what,
+what each hand is worth, the cards drawn, who starts and who is out are the reference's
+answers and states, so the narration has no rules of its own to keep in step with the
+reference's card values, scoring or table procedure (``jhyap_core.table``).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from jhyap_core import table as core
 from jhyap_core.profile import resolve
-from jhyap_core.vocabulary import PickSource
+from jhyap_core.vocabulary import ActionType, Command, EventType, PickSource
 
+from ..harness.ahead import start_message
+from ..harness.client import EngineTimeout
+from ..harness.inprocess import ReferenceClient
 from ..spec.json_types import Json
-from ..spec.steps import Step, Transcript
+from ..spec.readings import with_alternatives
+from ..spec.steps import Step, Transcript, raw_line
+from ..spec.transcript_profiles import profiles_for
 from .common import (
-    CARD_NAME_RE,
-    RANK_ORDER,
-    SUIT_ORDER,
     SiteData,
     card_text,
     cards_text,
@@ -40,22 +47,9 @@ def _played(rules: Mapping[str, Json], path: str) -> Json:
     return node
 
 
-def _value(card: str, rules: Mapping[str, Json]) -> int:
-    values = rules.get("card_values") or {}
-    return int(values.get(card[0], values.get(str(card[0]), 0))) if card else 0
-
-
-def hand_value(cards: Iterable[str], rules: Mapping[str, Json]) -> int:
-    held = list(cards)
-    values = rules.get("card_values") or {}
-    # A hand of jokers only is worth card_values.only_jokers for each, where a profile sets it.
-    each = values.get("only_jokers") if isinstance(values, Mapping) else None
-    if isinstance(each, int) and held and all(c == "X" for c in held):
-        return each * len(held)
-    return sum(_value(c, rules) for c in held)
-
-
 def throw_kind(cards: Sequence[str]) -> str:
+    """The shape of ``cards`` in words, for a throw the reference did not accept or an event
+    that names no kind (an accepted throw is named by the reference's own kind)."""
     if len(cards) == 1:
         return "single"
     if len({c[:1] for c in cards}) == 1:
@@ -65,156 +59,77 @@ def throw_kind(cards: Sequence[str]) -> str:
     return "throw"
 
 
-def _canonical(cards: Iterable[str]) -> list[str]:
-    def key(card: str) -> tuple[int, int]:
-        if not CARD_NAME_RE.match(card):
-            return (99, 99)
-        return (RANK_ORDER.index(card[0]), SUIT_ORDER.index(card[1]))
+@dataclass(frozen=True)
+class _Played:
+    """A step as the reference engine played it: its events, and after a deal its state
+    (asked only there: the state after every step cost most of a page's narration)."""
 
-    return sorted(cards, key=key)
+    events: tuple[Mapping[str, Any], ...]
+    after: Mapping[str, Any] | None = None
+
+    def of(self, kind: str) -> list[Mapping[str, Any]]:
+        return [e for e in self.events if e.get("type") == kind]
 
 
-@dataclass
-class _Table:
-    """A light replay of a transcript, enough to tell who holds what. Never authoritative:
-    when a step does not fit, the replay stops knowing (``known`` False) and the narration
-    says only what the transcript itself says."""
+class _Replay:
+    """The reference engine playing the transcript in this process: hands, hand values, the
+    cards drawn, who starts and who is out are the reference's own (its card values, its
+    scoring, the table procedure), never worked out here. When the reference answers a step
+    otherwise than the transcript says (accepted where refused, or the other way), it is no
+    longer followed (``known`` False) and the narration says only what the transcript says."""
 
-    seats: int
-    rules: Mapping[str, Json]
-    known: bool = True
-    round: int = 0
-    in_hand: bool = False
-    starter: int | None = None
-    to_act: int | None = None
-    hands: dict[int, list[str]] = field(default_factory=dict)
-    deck: list[str] = field(default_factory=list)
-    offer: list[str] = field(default_factory=list)
-    thrown: list[str] | None = None
-    out_of_play: list[str] = field(default_factory=list)
-    active: list[int] = field(default_factory=list)
-    scores: dict[int, int] = field(default_factory=dict)
+    def __init__(self, transcript: Transcript, resolved: Mapping[str, Json] | None) -> None:
+        self.transcript = transcript
+        self.resolved = resolved
+        self.client = ReferenceClient()
+        self.known = resolved is not None and transcript.start_error is None
+        if self.known:
+            self.client.handshake()
+            if not transcript.fresh_engine:
+                self._follow(self.client.send(self._start()), accepted=True)
 
-    def __post_init__(self) -> None:
-        self.active = list(range(self.seats))
-        self.scores = dict.fromkeys(range(self.seats), 0)
-        start = (self.rules.get("deal") or {}).get("first_starter", 0)
-        self.starter = int(start) if isinstance(start, int) else 0
+    def _start(self, step: Step | None = None) -> dict[str, Any]:
+        assert self.resolved is not None
+        message = start_message(self.transcript, self.resolved)
+        if step is not None and step.start_options is not None:
+            message["options"] = dict(step.start_options)
+        if step is not None and step.start_seats is not None:
+            message["seats"] = step.start_seats
+        return message
 
-    def next_active(self, seat: int) -> int:
-        """The table procedure's next seat in play (jhyap_core.table.next_active)."""
-        return core.next_active(self.seats, self.active, seat)
+    def _follow(
+        self, answer: Mapping[str, Any], accepted: bool, dealt: bool = False
+    ) -> _Played | None:
+        if bool(answer.get("ok")) is not accepted:
+            self.known = False
+            return None
+        events = tuple(answer.get("events") or ())
+        if not dealt:
+            return _Played(events)
+        return _Played(events, self.client.send({"cmd": Command.STATE}).get("state") or {})
+
+    def play(self, step: Step) -> _Played | None:
+        """Send ``step`` to the reference: how it played it, or None when not followed."""
+        if not self.known or step.kind in ("check", "legal"):
+            return None
+        accepted = step.expect.error is None
+        try:
+            if step.kind == "raw":
+                line, _ = raw_line(step.raw or {}, self.client.next_seq)
+                return self._follow(self.client.send_raw(line), accepted)
+            request = self._start(step) if step.kind == "start" else step.request
+            dealt = step.kind == "deal" and accepted
+            return self._follow(self.client.send(request or {}), accepted, dealt)
+        except EngineTimeout:  # a blank line: nothing answered, nothing changed
+            return None
 
 
 def _expected(step: Step, kind: str) -> list[Mapping[str, Json]]:
     return [e for e in step.expect.events or () if e.get("type") == kind]
 
 
-def _turns_up(rules: Mapping[str, Json]) -> bool:
-    """Whether a deal under ``rules`` turns a card up (deal.first_offer is not none)."""
-    deal = rules.get("deal")
-    return not isinstance(deal, Mapping) or deal.get("first_offer") != "none"
-
-
-def _deal(table: _Table, step: Step) -> tuple[dict[int, list[str]], str | None, int | None]:
-    """Apply an accepted deal; return (hands, turned-up card, starter) where known."""
-    assert step.request is not None
-    spec = step.request
-    order = list(spec.get("deck") or [])
-    started = _expected(step, "round_started")
-    starter: int | None = step.starter
-    if starter is None and started and isinstance(started[0].get("starter"), int):
-        starter = int(started[0]["starter"])
-    if starter is None:
-        starter = table.starter
-    dealt = _expected(step, "dealt")
-    hands: dict[int, list[str]] = {}
-    turned_up: str | None = None
-    hand_size = int(table.rules.get("hand_size") or 5)
-    if starter is not None and table.known and len(order) == 52:
-        turn = core.turn_order_from(table.seats, table.active, starter)
-        turn_up = _turns_up(table.rules)
-        hands, turned_up, table.deck = core.dealt_from(order, turn, hand_size, turn_up)
-    if dealt and isinstance(dealt[0].get("hands"), list):
-        hands = {i: list(h) for i, h in enumerate(dealt[0]["hands"]) if h}
-        turned_up = dealt[0].get("turned_up", turned_up)
-    table.round += 1
-    table.in_hand = True
-    table.starter = starter
-    table.to_act = starter
-    table.hands = {s: _canonical(h) for s, h in hands.items()}
-    table.offer = [turned_up] if turned_up else []
-    table.thrown = None
-    table.out_of_play = []
-    if not hands:
-        table.known = False
-    return table.hands, turned_up, starter
-
-
-def _after_pick(table: _Table, card: str | None) -> None:
-    table.out_of_play += [c for c in table.offer if c != card]
-    table.offer = list(table.thrown or [])
-    table.thrown = None
-    if table.to_act is not None:
-        table.to_act = table.next_active(table.to_act)
-
-
-def _showdown(table: _Table, caller: int) -> tuple[dict[int, int], int]:
-    values = {s: hand_value(table.hands.get(s, []), table.rules) for s in table.active}
-    lowest = min(v for s, v in values.items() if s != caller) if len(values) > 1 else 10**9
-    if values[caller] < lowest:
-        return values, caller
-    order = [(caller + i) % table.seats for i in range(1, table.seats)]
-    winner = next(s for s in order if s in values and values[s] == lowest)
-    return values, winner
-
-
-def _end_round(table: _Table, caller: int, step: Step) -> None:
-    table.in_hand = False
-    values, winner = _showdown(table, caller)
-    rules = table.rules
-    scoring = rules.get("scoring") or {}
-    if scoring.get("kind") == "penalty":
-        if winner == caller:
-            for seat, value in values.items():
-                if seat != caller:
-                    table.scores[seat] += value
-        else:
-            table.scores[caller] += values[caller] + int(scoring.get("beaten_penalty") or 0)
-    ended = _expected(step, "round_ended")
-    out_above = (rules.get("game_end") or {}).get("out_above")
-    if ended and isinstance(ended[0].get("eliminated"), list):
-        gone = [int(s) for s in ended[0]["eliminated"]]
-    elif (rules.get("game_end") or {}).get("kind") == "elimination" and out_above is not None:
-        gone = [s for s in table.active if table.scores[s] > int(out_above)]
-    else:
-        gone = []
-    if table.starter is not None:
-        # The table procedure's rule (jhyap_core.table.next_starter), then the seats out.
-        rule = str(_played(rules, "next_starter"))
-        first = _played(rules, "deal.first_starter")
-        table.starter = core.next_starter(
-            rule,
-            table.seats,
-            table.active,
-            table.starter,
-            caller,
-            winner,
-            gone,
-            int(first) if isinstance(first, int) else 0,
-        )
-    table.active = [s for s in table.active if s not in gone]
-    if table.starter is not None and table.starter not in table.active and table.active:
-        table.starter = table.next_active(table.starter)
-    table.to_act = None
-
-
-def _timeout_card(hand: Sequence[str], rules: Mapping[str, Json]) -> str | None:
-    if not hand:
-        return None
-    return max(
-        hand, key=lambda c: (_value(c, rules), RANK_ORDER.index(c[0]), SUIT_ORDER.index(c[1]))
-    )
+def _first(events: Sequence[Mapping[str, Any]], key: str) -> Any:
+    return events[0].get(key) if events else None
 
 
 def _seat_list(value: Json) -> str:
@@ -438,23 +353,38 @@ class NarratedStep:
     text: str  # Markdown
     details: tuple[str, ...] = ()
     refused: str | None = None
-    deal: tuple[tuple[int, tuple[str, ...], int], ...] = ()  # (seat, cards, value) after a deal
+    # (seat, cards, value) after a deal; the value None where the reference was not followed
+    deal: tuple[tuple[int, tuple[str, ...], int | None], ...] = ()
 
 
-def narrate(transcript: Transcript, rules: Mapping[str, Json]) -> list[NarratedStep]:
-    """Every step of ``transcript`` in words, replaying the hand under ``rules``."""
-    table = _Table(transcript.seats, rules)
+def narrate(
+    transcript: Transcript, rules: Mapping[str, Json], resolved: Mapping[str, Json] | None = None
+) -> list[NarratedStep]:
+    """Every step of ``transcript`` in words, as the reference engine plays it under the
+    resolved profile ``resolved`` (None: told from the transcript alone); ``rules`` are its
+    rules, for the words of a rule's value."""
+    replay = _Replay(transcript, resolved)
     narrated: list[NarratedStep] = []
+    hands_dealt = 0
     for step in transcript.steps:
         try:
-            narrated.append(_narrate_step(table, step, rules))
+            played = replay.play(step)
+            if step.kind == "deal" and step.expect.error is None:
+                hands_dealt += 1
+            narrated.append(_narrate_step(step, rules, played, hands_dealt))
         except (KeyError, IndexError, ValueError, TypeError, AssertionError, StopIteration):
-            table.known = False
+            replay.known = False
             narrated.append(NarratedStep(step.index, f"`{md_safe(step.describe())}`"))
     return narrated
 
 
-def _narrate_step(table: _Table, step: Step, rules: Mapping[str, Json]) -> NarratedStep:
+def _narrate_step(
+    step: Step,
+    rules: Mapping[str, Json],
+    played: _Played | None,
+    hands_dealt: int,
+) -> NarratedStep:
+    """``step`` in words; ``played``: how the reference played it (None when not followed)."""
     error = step.expect.error
     details = tuple("expected: " + event_words(e) for e in step.expect.events or ())
     refused = f": refused (`{error}`)" if error else ""
@@ -464,20 +394,9 @@ def _narrate_step(table: _Table, step: Step, rules: Mapping[str, Json]) -> Narra
     if step.kind == "deal":
         if error:
             return NarratedStep(step.index, f"The harness tries to deal{refused}", details, error)
-        hands, turned_up, starter = _deal(table, step)
-        text = f"Deal, hand {table.round}"
-        if starter is not None:
-            text += f": seat {starter} starts"
-        if turned_up:
-            text += f", {card_text(turned_up)} is turned up"
-        elif not _turns_up(rules):
-            text += ", no card is turned up: the first player draws from the deck"
-        if table.known and table.deck:
-            text += f", the deck's top card is {card_text(table.deck[0])}"
-        rows = tuple((s, tuple(h), hand_value(h, rules)) for s, h in sorted(hands.items()))
-        return NarratedStep(step.index, text, details, None, rows)
+        return _narrate_deal(step, played, hands_dealt, details)
     if step.kind == "act":
-        return _narrate_act(table, step, rules, details)
+        return _narrate_act(step, played, details)
     if step.kind == "reshuffle":
         order = list(request.get("order") or [])
         if error:
@@ -487,8 +406,6 @@ def _narrate_step(table: _Table, step: Step, rules: Mapping[str, Json]) -> Narra
                 details,
                 error,
             )
-        table.deck = order
-        table.out_of_play = []
         made_of = value_words("reshuffle.new_deck", _played(rules, "reshuffle.new_deck"))
         return NarratedStep(
             step.index,
@@ -511,88 +428,102 @@ def _narrate_step(table: _Table, step: Step, rules: Mapping[str, Json]) -> Narra
     return NarratedStep(step.index, f"`{md_safe(step.describe())}`{refused}", details, error)
 
 
-def _narrate_act(
-    table: _Table, step: Step, rules: Mapping[str, Json], details: tuple[str, ...]
+def _narrate_deal(
+    step: Step, played: _Played | None, hands_dealt: int, details: tuple[str, ...]
 ) -> NarratedStep:
+    """An accepted deal: who starts and who holds what, as the reference dealt it (else as
+    the transcript's expected events say)."""
+    dealt = played.of(EventType.DEALT) if played else _expected(step, EventType.DEALT)
+    started = (
+        played.of(EventType.ROUND_STARTED) if played else _expected(step, EventType.ROUND_STARTED)
+    )
+    starter = _first(started, "starter")
+    if played is None and step.starter is not None:
+        starter = step.starter
+    hands = _first(dealt, "hands")
+    turned_up = _first(dealt, "turned_up")
+    rows: tuple[tuple[int, tuple[str, ...], int | None], ...] = ()
+    deck: list[str] = []
+    if played is not None and played.after is not None:
+        state = played.after
+        deck = list(state["deck"])
+        rows = tuple(
+            (s, tuple(state["hands"][s]), int(state["hand_values"][s])) for s in state["active"]
+        )
+    elif isinstance(hands, list):
+        rows = tuple((s, tuple(h), None) for s, h in enumerate(hands) if h)
+    text = f"Deal, hand {hands_dealt}"
+    if isinstance(starter, int):
+        text += f": seat {starter} starts"
+    if turned_up:
+        text += f", {card_text(turned_up)} is turned up"
+    elif played is not None and dealt and "turned_up" in dealt[0]:
+        text += ", no card is turned up: the first player draws from the deck"
+    if deck:
+        text += f", the deck's top card is {card_text(deck[0])}"
+    return NarratedStep(step.index, text, details, None, rows)
+
+
+def _narrate_act(step: Step, played: _Played | None, details: tuple[str, ...]) -> NarratedStep:
     assert step.request is not None
     seat = step.request.get("seat")
     action = step.request.get("action") or {}
     kind = action.get("type")
     error = step.expect.error
     who = f"Seat {seat}"
-    if kind == "call":
+    if kind == ActionType.CALL:
         if error:
             return NarratedStep(
                 step.index, f"{who} tries to call Jhyap: refused (`{error}`)", details, error
             )
         text = f"{who} calls Jhyap"
-        if table.known and isinstance(seat, int) and seat in table.hands:
-            if not any("value" in e for e in _expected(step, "called")):
-                text += f" holding {hand_value(table.hands[seat], rules)} points"
-            _end_round(table, seat, step)
-        else:
-            table.in_hand = False
+        said = any("value" in e for e in _expected(step, "called"))
+        value = played and _first(played.of(EventType.CALLED), "value")
+        if isinstance(value, int) and not said:
+            text += f" holding {value} points"
         return NarratedStep(step.index, text, details)
-    if kind == "throw":
+    if kind == ActionType.THROW:
         cards = list(action.get("cards") or [])
-        what = throw_kind(cards)
+        what = (played and _first(played.of(EventType.THROWN), "kind")) or throw_kind(cards)
         shown = f"the {what} {cards_text(cards)}" if what != "throw" else cards_text(cards)
         if error:
             return NarratedStep(
                 step.index, f"{who} tries to throw {shown}: refused (`{error}`)", details, error
             )
-        if table.known and isinstance(seat, int):
-            hand = table.hands.get(seat, [])
-            if all(c in hand for c in cards):
-                table.hands[seat] = [c for c in hand if c not in cards]
-            else:
-                table.known = False
-        table.thrown = cards
         return NarratedStep(step.index, f"{who} throws {shown}", details)
-    if kind == "pick":
+    if kind == ActionType.PICK:
         from_deck = action.get("from") == PickSource.DECK
-        card = None if from_deck else action.get("card")
         if error:
+            card = action.get("card")
             what = "from the deck" if from_deck else f"{card_text(str(card))} from the offer"
             return NarratedStep(
                 step.index, f"{who} tries to pick {what}: refused (`{error}`)", details, error
             )
         if from_deck:
-            drawn = table.deck.pop(0) if table.known and table.deck else None
+            drawn = played and _first(played.of(EventType.PICKED), "card")
             text = f"{who} picks from the deck" + (f" ({card_text(drawn)})" if drawn else "")
-            card = drawn
         else:
-            text = f"{who} picks {card_text(str(card))} from the offer"
-        if card and isinstance(seat, int) and seat in table.hands:
-            table.hands[seat] = _canonical([*table.hands[seat], card])
-        elif from_deck:
-            table.known = False
-        _after_pick(table, card)
+            text = f"{who} picks {card_text(str(action.get('card')))} from the offer"
         return NarratedStep(step.index, text, details)
-    if kind == "timeout":
+    if kind == ActionType.TIMEOUT:
         if error:
             return NarratedStep(
                 step.index, f"{who}'s turn timer runs out: refused (`{error}`)", details, error
             )
+        # What then happens is the profile's turn_timer.on_expiry, as the reference plays it.
         text = f"{who}'s turn timer runs out"
-        # What then happens is the profile's turn_timer.on_expiry: only the one known is told.
-        expiry = _played(rules, "turn_timer.on_expiry")
-        if expiry != "throw_highest_single_then_draw":
-            table.known = False
-        if table.known and isinstance(seat, int) and seat in table.hands:
-            if table.thrown is None:
-                single = _timeout_card(table.hands[seat], rules)
-                if single:
-                    table.hands[seat].remove(single)
-                    table.thrown = [single]
-                    text += f": {card_text(single)} is thrown for them"
-            drawn = table.deck.pop(0) if table.deck else None
-            if drawn:
-                table.hands[seat] = _canonical([*table.hands[seat], drawn])
-                text += f" and they draw {card_text(drawn)}"
-            _after_pick(table, drawn)
+        for event in played.events if played else ():
+            if event.get("type") == EventType.THROWN and event.get("seat") == seat:
+                text += f": {cards_text(event.get('cards') or [])} is thrown for them"
+            elif event.get("type") == EventType.PICKED and event.get("seat") == seat:
+                card = card_text(str(event.get("card")))
+                text += (
+                    f" and they draw {card}"
+                    if event.get("from") == PickSource.DECK
+                    else f" and they take {card} from the offer"
+                )
         return NarratedStep(step.index, text, details)
-    if kind == "slapdown":
+    if kind == ActionType.SLAPDOWN:
         card = action.get("card")
         if error:
             return NarratedStep(
@@ -601,32 +532,49 @@ def _narrate_act(
                 details,
                 error,
             )
-        if isinstance(seat, int) and card in table.hands.get(seat, []):
-            table.hands[seat].remove(str(card))
-            table.out_of_play += table.offer
-            table.offer = [str(card)]
-        else:
-            table.known = False
         text = f"{who} slaps down {card_text(str(card))}, just drawn, onto their single"
         return NarratedStep(step.index, text, details)
     return NarratedStep(step.index, f"`{md_safe(step.describe())}`", details, error)
 
 
-def _rules_for(transcript: Transcript, site: SiteData) -> Mapping[str, Json]:
-    for pid in site.profiles_of(transcript):
+def _place(names: Sequence[str], name: Json) -> int:
+    return names.index(name) if name in names else len(names)
+
+
+def _rules_for(
+    transcript: Transcript, site: SiteData
+) -> tuple[Mapping[str, Json], Mapping[str, Json] | None]:
+    """The rules the narration names, and the resolved profile the reference plays: the
+    first of the transcript's profiles its options fit, else (a transcript written for an
+    alternative reading) the first declared-readings profile it runs under."""
+    candidates = [site.profiles[pid] for pid in site.profiles_of(transcript)]
+    if not candidates:
+        derived = with_alternatives(site.profiles)
+        named = list(transcript.profiles)
+        # In the order the transcript names their profiles: the first it is written for.
+        candidates = sorted(
+            (derived[pid] for pid in profiles_for(transcript, derived)),
+            key=lambda d: _place(named, (d.get("derived_from") or {}).get("profile")),
+        )
+    for document in candidates:
         try:
-            return dict(resolve(site.profiles[pid], transcript.options)["rules"])
+            resolved = resolve(document, transcript.options)
         except Exception:  # a profile the options do not fit: try the next one
             continue
+        return dict(resolved["rules"]), resolved
     for pid in transcript.profiles:
         if pid in site.profiles:
-            return dict(site.profiles[pid].get("rules") or {})
-    return {}
+            return dict(site.profiles[pid].get("rules") or {}), None
+    return {}, None
 
 
-def _deal_table(rows: Sequence[tuple[int, tuple[str, ...], int]]) -> list[str]:
+def _points(value: int | None) -> str:
+    return "—" if value is None else str(value)
+
+
+def _deal_table(rows: Sequence[tuple[int, tuple[str, ...], int | None]]) -> list[str]:
     out = ["| seat | cards | points |", "|---|---|---|"]
-    out += [f"| {seat} | {cards_text(cards)} | {value} |" for seat, cards, value in rows]
+    out += [f"| {seat} | {cards_text(cards)} | {_points(value)} |" for seat, cards, value in rows]
     return [*out, ""]
 
 
@@ -634,8 +582,8 @@ def narrated_hand(
     page: str, transcript: Transcript, site: SiteData, heading_level: int = 2
 ) -> list[str]:
     """The hand in words: who held what after the first deal, then every step."""
-    rules = _rules_for(transcript, site)
-    steps = narrate(transcript, rules)
+    rules, resolved = _rules_for(transcript, site)
+    steps = narrate(transcript, rules, resolved)
     raw_steps = list(transcript.raw.get("steps") or [])
     notes = {
         i: str(s.get("note"))
@@ -659,7 +607,10 @@ def narrated_hand(
         if step.index in notes:
             extra.insert(0, f"*{inline_text(notes[step.index])}*")
         if step.deal and step is not first_deal:
-            extra += [f"seat {s}: {cards_text(c)} ({v} points)" for s, c, v in step.deal]
+            extra += [
+                f"seat {s}: {cards_text(c)}" + ("" if v is None else f" ({v} points)")
+                for s, c, v in step.deal
+            ]
         for line in extra:
             out.append(f"    - {line}")
     return [*out, ""]
