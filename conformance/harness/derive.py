@@ -779,9 +779,12 @@ def _to_json(found: Classification) -> dict[str, Json]:
 
 
 def _from_json(transcript: Transcript, hit: Mapping[str, Json]) -> Classification:
+    value, lines = hit["value"], hit["lines"]
+    same = value == transcript.raw and lines == [step.line for step in transcript.steps]
     return Classification(
         Mode(hit["mode"]),
-        rebuild(transcript, hit["value"], hit["lines"]),
+        # The same data makes the same transcript: built anew only where it changed.
+        transcript if same else rebuild(transcript, value, lines),
         dict(hit["options"]),
         str(hit["reason"]),
         hit["base"],

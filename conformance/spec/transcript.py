@@ -142,6 +142,11 @@ def _load(
         if known is not None and known.doc is not None:
             return _check_known(known, documents, context, entry)
         hit = filecache.get(entry, content) if entry is not None else None
+        if isinstance(hit, dict) and known is not None:
+            # Clean under this context too; the same bytes make the same transcript.
+            assert context is not None
+            known.clean.add(context)
+            return [], known.transcript
         if isinstance(hit, dict):
             try:
                 transcript = _transcript(path, hit["value"], hit["line"], hit["steps"])
@@ -149,9 +154,8 @@ def _load(
                 pass  # an entry this code does not understand: check afresh
             else:
                 assert context is not None
-                if known is None:
-                    known = _Known(content, None, hit["value"], transcript, hit["steps"])
-                    _MEMO.put(kept_as, known)
+                known = _Known(content, None, hit["value"], transcript, hit["steps"])
+                _MEMO.put(kept_as, known)
                 known.clean.add(context)
                 return [], known.transcript
     parsed = None

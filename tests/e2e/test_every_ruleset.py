@@ -267,6 +267,23 @@ def test_classifications_are_cached_by_transcript_ruleset_and_code(
         classify(transcript, "other", other, shipped_documents())
 
 
+def test_a_cached_classification_as_written_keeps_the_loaded_transcript(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JHYAP_CACHE_DIR", str(tmp_path / "cache"))
+    variant = load_profile(VARIANTS / "dhumbal-runs-of-four.yaml")
+    written = load_transcript(CORPUS / "shared-deal-order.yaml")
+    changed = load_transcript(CORPUS / "alankar-dhumbal-game.yaml")
+    for transcript in (written, changed):
+        classify(transcript, variant["id"], variant, shipped_documents())
+    # From the cache: the same data is the same transcript, not one built anew; changed
+    # data (here derived) is built from the entry.
+    again = classify(written, variant["id"], variant, shipped_documents())
+    assert again.mode is Mode.WRITTEN and again.transcript is written
+    derived = classify(changed, variant["id"], variant, shipped_documents())
+    assert derived.mode is Mode.DERIVED and derived.transcript != changed
+
+
 def test_rule_changes_and_the_parameters_a_step_touches() -> None:
     dhumbal = shipped_documents()["dhumbal"]["rules"]
     variant = load_profile(VARIANTS / "dhumbal-penalty-30-out-150.yaml")["rules"]

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,7 +18,14 @@ from conformance.harness.runner import load_selection
 from conformance.spec import filecache, yamlsafe
 from conformance.spec import transcript as transcript_module
 from conformance.spec.profiles import ProfileFileError, load_profile
-from conformance.spec.transcript import check_transcript_file, load_corpus, load_transcript
+from conformance.spec.steps import Transcript
+from conformance.spec.transcript import (
+    check_transcript_file,
+    documents_context,
+    load_corpus,
+    load_transcript,
+)
+from conformance.spec.transcript_profiles import shipped_documents, with_profile_files
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "conformance" / "transcripts"
@@ -286,6 +294,33 @@ def test_a_process_loading_a_file_again_reads_neither_yaml_nor_cache(
     path.write_text(path.read_text("utf-8") + "\n", "utf-8")
     again = load_transcript(path)
     assert parsed == [f"{ONE}.yaml"] and again == first and again is not first
+
+
+def test_a_kept_file_clean_in_the_cache_under_other_profiles_is_not_built_again(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _copy(ONE, tmp_path / "t")
+    variant = ROOT / "tests" / "data" / "variants" / "dhumbal-runs-of-four.yaml"
+    others, _ = with_profile_files(shipped_documents(), [str(variant)])
+    assert documents_context(others) != documents_context(None)
+    # The cache on disk: the file clean under the shipped profiles and under these.
+    first = load_transcript(path)
+    assert check_transcript_file(path, others) == []
+    monkeypatch.setattr(transcript_module, "_MEMO", transcript_module._Memo(1_000_000))
+    first = load_transcript(path)  # kept, read from the cache of the shipped profiles' check
+    built: list[str] = []
+    real = transcript_module._transcript
+
+    def spy(*args: Any) -> Transcript:
+        built.append(str(args[0]))
+        return real(*args)
+
+    monkeypatch.setattr(transcript_module, "_transcript", spy)
+    read = _count_cache_reads(monkeypatch)
+    assert check_transcript_file(path, others) == []
+    # The entry on disk says clean under those profiles: the kept transcript, not rebuilt.
+    assert (read, built) == (["transcript"], [])
+    assert load_transcript(path) is first
 
 
 def test_the_files_kept_in_memory_are_bounded_by_their_bytes(
