@@ -674,7 +674,7 @@ def classify(
                 pass
     found = _classify(transcript, profile, document, written_for)
     if entry is not None:
-        filecache.put(entry, _to_json(found), content)
+        filecache.put(entry, _to_json(found, transcript), content)
     return found
 
 
@@ -764,12 +764,14 @@ def _reseated_why(rules: Mapping[str, Json], shift: int, seats: int) -> str:
     )
 
 
-def _to_json(found: Classification) -> dict[str, Json]:
-    lines = [step.line for step in found.transcript.steps]
+def _to_json(found: Classification, loaded: Transcript) -> dict[str, Json]:
+    # The transcript as loaded (most cases run as written) is kept as null: the entry's
+    # key holds the file's bytes, which make the same transcript again.
+    kept = found.transcript is loaded
     return {
         "mode": found.mode.value,
-        "value": found.transcript.raw,
-        "lines": lines,
+        "value": None if kept else found.transcript.raw,
+        "lines": None if kept else [step.line for step in found.transcript.steps],
         "options": dict(found.options),
         "reason": found.reason,
         "base": found.base,
@@ -779,12 +781,10 @@ def _to_json(found: Classification) -> dict[str, Json]:
 
 
 def _from_json(transcript: Transcript, hit: Mapping[str, Json]) -> Classification:
-    value, lines = hit["value"], hit["lines"]
-    same = value == transcript.raw and lines == [step.line for step in transcript.steps]
+    value = hit["value"]
     return Classification(
         Mode(hit["mode"]),
-        # The same data makes the same transcript: built anew only where it changed.
-        transcript if same else rebuild(transcript, value, lines),
+        transcript if value is None else rebuild(transcript, value, hit["lines"]),
         dict(hit["options"]),
         str(hit["reason"]),
         hit["base"],

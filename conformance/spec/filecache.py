@@ -166,6 +166,19 @@ def _read_entry(path: Path) -> bytes | None:
             return None
 
 
+def holds(name: str, source: bytes | None = None) -> bool:
+    """Whether the entry ``name`` is there and sound, as ``get`` would find it, without
+    decoding it: for an entry whose value the caller already holds."""
+    folder = cache_dir()
+    if folder is None:
+        return False
+    raw = _read_entry(folder / f"{name}.json")
+    if raw is None:
+        return False
+    head, _, payload = raw.partition(b"\n")
+    return head + b"\n" == _header(name, source, payload)
+
+
 def get(name: str, source: bytes | None = None) -> Any:
     """The entry ``name``, or None when it is missing, unreadable, fails its checksum
     (then it is removed, to be rebuilt), or the cache is off. ``source``: the bytes of

@@ -141,12 +141,12 @@ def _load(
             entry = filecache.key("transcript", content, where, context)
         if known is not None and known.doc is not None:
             return _check_known(known, documents, context, entry)
-        hit = filecache.get(entry, content) if entry is not None else None
-        if isinstance(hit, dict) and known is not None:
+        if known is not None and entry is not None and filecache.holds(entry, content):
             # Clean under this context too; the same bytes make the same transcript.
             assert context is not None
             known.clean.add(context)
             return [], known.transcript
+        hit = filecache.get(entry, content) if entry is not None else None
         if isinstance(hit, dict):
             try:
                 transcript = _transcript(path, hit["value"], hit["line"], hit["steps"])

@@ -90,13 +90,17 @@ def test_an_entry_from_other_source_bytes_or_another_name_is_refused(
     cache: Path, tmp_path: Path
 ) -> None:
     filecache.put("kind-a", {"x": 1}, b"source bytes")
+    assert filecache.holds("kind-a", b"source bytes")
     assert filecache.get("kind-a", b"source bytes") == {"x": 1}
+    assert not filecache.holds("kind-a", b"other bytes")
     assert filecache.get("kind-a", b"other bytes") is None
     assert not (cache / "kind-a.json").exists()  # removed, to be rebuilt
     filecache.put("kind-a", {"x": 1}, b"source bytes")
     shutil.copy(cache / "kind-a.json", cache / "kind-b.json")
+    assert not filecache.holds("kind-b", b"source bytes")
     assert filecache.get("kind-b", b"source bytes") is None
     (cache / "kind-c.json").write_text('{"x": 1}')  # an entry without a header
+    assert not filecache.holds("kind-c", b"source bytes")
     assert filecache.get("kind-c", b"source bytes") is None
 
 
@@ -118,6 +122,7 @@ def test_a_fifo_at_an_entry_name_is_skipped_not_opened_blocking(
     again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
     assert (again.returncode, again.stdout, again.stderr) == (0, "OK: 1 file valid\n", "")
     assert filecache.get(names[0].stem) is None  # in process too, at once
+    assert not filecache.holds(names[0].stem)
 
 
 def test_a_folder_at_an_entry_name_is_a_miss(
@@ -136,6 +141,7 @@ def test_a_folder_at_an_entry_name_is_a_miss(
     assert capsys.readouterr().out == "OK: 1 file valid\nOK: 1 file valid\n"
     assert [t.id for t in load_selection(str(folder)).transcripts] == [ONE]
     assert filecache.get(names[0].stem) is None
+    assert not filecache.holds(names[0].stem)
     assert all(entry.is_dir() for entry in names)  # not removed: only files are
 
 

@@ -317,9 +317,18 @@ def test_a_kept_file_clean_in_the_cache_under_other_profiles_is_not_built_again(
 
     monkeypatch.setattr(transcript_module, "_transcript", spy)
     read = _count_cache_reads(monkeypatch)
+    looked: list[str] = []
+    real_holds = filecache.holds
+
+    def holds(name: str, content: bytes) -> bool:
+        looked.append(name.rsplit("-", 1)[0])
+        return real_holds(name, content)
+
+    monkeypatch.setattr(filecache, "holds", holds)
     assert check_transcript_file(path, others) == []
-    # The entry on disk says clean under those profiles: the kept transcript, not rebuilt.
-    assert (read, built) == (["transcript"], [])
+    # The entry on disk says clean under those profiles (looked at, not decoded): the kept
+    # transcript, not rebuilt.
+    assert (looked, read, built) == (["transcript"], [], [])
     assert load_transcript(path) is first
 
 
