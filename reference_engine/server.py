@@ -8,6 +8,8 @@ table itself, to its :class:`~jhyap_core.serving.Backend`.
 
 from __future__ import annotations
 
+import marshal
+import re
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
@@ -28,6 +30,7 @@ from jhyap_core.vocabulary import COMMANDS, PROTOCOL_VERSION, ErrorCode, JhyapEr
 
 from .actions import Action, Call, PickDeck, PickOffer, SlapDown, ThrowCards, Timeout
 from .game import Game
+from .kept import Kept
 
 ENGINE_VERSION = "0.1.0"
 ENGINE = EngineInfo("jhyap-reference", ENGINE_VERSION, "python")
@@ -42,6 +45,7 @@ __all__ = [
     "GameBackend",
     "Session",
     "bounded_json",
+    "decode_kept",
     "decode_request",
     "kind_name",
     "main",
@@ -118,11 +122,41 @@ class Session(CoreSession):
         return self.games.game
 
 
+# Long request lines decoded before, by the line after its seq: a harness sends the same
+# start (its profile, tens of kilobytes) for every case of a ruleset. Kept as marshal's
+# bytes, which read back faster than the JSON and give each request a value of its own: no
+# game can change what another game is given.
+_KEPT_LINES: Kept[bytes] = Kept(16)
+_LONG_LINE = 2048
+_SEQ_FIRST = re.compile(rb'\{"seq":(0|[1-9][0-9]{0,15}),')
+
+
+def decode_kept(line: bytes) -> Any:
+    """:func:`decode_request` of ``line``; a long line whose rest after ``{"seq":N,`` was
+    decoded before is read back from that decoding, with seq N (equal to what decoding it
+    gives, and independent of any value given before)."""
+    if len(line) < _LONG_LINE or (first := _SEQ_FIRST.match(line)) is None:
+        return decode_request(line)
+    rest = line[first.end() :]
+    if b'"seq"' in rest or b"\\u" in rest:
+        # A second seq (written plainly or with escapes) would win over the first: not kept.
+        return decode_request(line)
+    kept = _KEPT_LINES.get(rest)
+    if kept is not None:
+        request = marshal.loads(kept)
+        request["seq"] = int(first.group(1))
+        return request
+    request = decode_request(line)
+    if request.__class__ is dict:  # refusals raise; a decoded line is JSON's plain data
+        _KEPT_LINES.put(rest, marshal.dumps(request))
+    return request
+
+
 def serve(stdin: IO[bytes] | None = None, stdout: IO[str] | None = None) -> int:
     """Answer requests until 'stop' or end of input; stdout carries responses only."""
     # Looked up on each line, so that a test may replace this module's decode_request.
     return core_serve(
-        Session(), stdin, stdout, quiet_prints=False, decode=lambda line: decode_request(line)
+        Session(), stdin, stdout, quiet_prints=False, decode=lambda line: decode_kept(line)
     )
 
 

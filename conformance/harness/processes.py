@@ -100,16 +100,21 @@ def adopted_helpers(engine_id: str) -> list[int]:
     """
     if not _HAVE_PROC:
         return []
-    me, session = os.getpid(), os.getsid(0)
-    helpers = []
     with LIVE_LOCK:  # no engine is being started meanwhile (see EngineClient.__init__)
-        engines = {client.pid for client in LIVE}
-        ours = {client.engine_id for client in LIVE} - {engine_id}
-        for pid, state, parent, _, sid in _processes():
-            if parent != me or sid == session or pid in engines or state == b"Z":
-                continue
-            if _engine_id_of(pid) not in ours:
-                helpers.append(pid)
+        return _adopted(engine_id, _processes())
+
+
+def _adopted(engine_id: str, processes: list[tuple[int, bytes, int, int, int]]) -> list[int]:
+    """:func:`adopted_helpers` among ``processes``; called under LIVE_LOCK."""
+    me, session = os.getpid(), os.getsid(0)
+    engines = {client.pid for client in LIVE}
+    ours = {client.engine_id for client in LIVE} - {engine_id}
+    helpers = []
+    for pid, state, parent, _, sid in processes:
+        if parent != me or sid == session or pid in engines or state == b"Z":
+            continue
+        if _engine_id_of(pid) not in ours:
+            helpers.append(pid)
     return helpers
 
 
@@ -120,8 +125,11 @@ def reap_adopted(engine_id: str, timeout: float = 2.0) -> None:
         return
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        helpers = adopted_helpers(engine_id)
-        _reap_zombies()
+        # One look at /proc finds both the live helpers and the ended ones to reap.
+        with LIVE_LOCK:
+            processes = _processes() if _HAVE_PROC else []
+            helpers = _adopted(engine_id, processes)
+            _reap_zombies(processes)
         if not helpers:
             return
         for pid in helpers:
@@ -132,28 +140,33 @@ def reap_adopted(engine_id: str, timeout: float = 2.0) -> None:
                 os.waitpid(pid, 0)
 
 
-def _reap_zombies() -> None:
-    """Reap adopted children that ended by themselves (never an engine we started)."""
+def _reap_zombies(processes: list[tuple[int, bytes, int, int, int]]) -> None:
+    """Reap adopted children among ``processes`` that ended by themselves (never an engine
+    we started); called under LIVE_LOCK."""
     me, session = os.getpid(), os.getsid(0)
-    with LIVE_LOCK:
-        engines = {client.pid for client in LIVE}
-        for pid, state, parent, _, sid in _processes():
-            if state == b"Z" and parent == me and sid != session and pid not in engines:
-                with contextlib.suppress(ChildProcessError, OSError):
-                    os.waitpid(pid, os.WNOHANG)
+    engines = {client.pid for client in LIVE}
+    for pid, state, parent, _, sid in processes:
+        if state == b"Z" and parent == me and sid != session and pid not in engines:
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(pid, os.WNOHANG)
 
 
 def live_group_members(pgid: int) -> list[int]:
     """The processes of group ``pgid`` still running, zombies not counted.
 
     A zombie whose parent never reaps it (an orphan under a PID 1 that does not reap)
-    would keep ``killpg(pgid, 0)`` succeeding forever, so /proc is asked where it exists.
+    would keep ``killpg(pgid, 0)`` succeeding forever, so /proc is asked where it exists;
+    but only when the group exists: when ``killpg`` finds no process in it (not even a
+    zombie), there is nothing to look for.
     """
-    if not _HAVE_PROC:
-        try:
-            os.killpg(pgid, 0)
-        except (ProcessLookupError, PermissionError):
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return []
+    except PermissionError:
+        if not _HAVE_PROC:
             return []
+    if not _HAVE_PROC:
         return [pgid]
     return sorted(
         pid for pid, state, _, group, _ in _processes() if group == pgid and state != b"Z"

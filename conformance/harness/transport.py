@@ -56,7 +56,7 @@ class LineReader:
         if self.eof:
             return
         try:
-            if not self._poll.poll(_milliseconds(wait)):
+            if not self._poll.poll(0 if wait <= 0 else _milliseconds(wait)):
                 return
             chunk = os.read(self.fd, READ_CHUNK)
         except (OSError, ValueError):
