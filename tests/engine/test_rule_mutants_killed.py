@@ -21,12 +21,13 @@ from tests.strategies import Focus, Table, tables
 # examples than the whole suite, and an edit of any module can move the example that kills.
 # Each mutant's check draws profiles holding its focus (the values under which it misplays,
 # tests/strategies.py's Focus), so that the kill does not wait for a draw of them.
-# Counted at the last change (examples drawn until the kill, the checks' own seeds): every
-# mutant dies by example 21 (king_valued_as_queen, which misplays under most profiles and
-# has no focus) with every test module loaded, as a worker loads them, and with only this
-# module's imports; without the focus, they took up to 785. A kill costs the same whatever
-# the budget (the examples past it are never drawn), so the budget keeps a wide margin: only
-# a mutant that lives pays for it, and that fails the test.
+# Counted at the last change (examples drawn until the kill, the checks' own seeds, as
+# bench/mutant_kills.py counts them): every mutant dies by example 21 (king_valued_as_queen,
+# which misplays under most profiles and has no focus) with every test module loaded, as a
+# worker loads them, and with only this module's imports; without the focus, they took up
+# to 785. A kill costs the same whatever the budget (the examples past it are never drawn),
+# so the budget keeps a wide margin: only a mutant that lives pays for it, and that fails
+# the test.
 KILL_EXAMPLES = int(os.environ.get("JHYAP_KILL_EXAMPLES", "200"))
 
 
