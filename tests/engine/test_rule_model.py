@@ -19,7 +19,7 @@ from conformance.spec import yamlsafe
 from conformance.spec.profiles import check_profile_document
 from reference_engine import Game
 from tests.checked_play import Style, play, showdown_checked
-from tests.strategies import Table, tables
+from tests.strategies import Focus, Table, tables
 
 EXAMPLES = int(os.environ.get("JHYAP_RULE_EXAMPLES", "60"))
 STYLES = st.builds(
@@ -66,8 +66,12 @@ CHECKS: dict[str, tuple[Callable[..., None], tuple[st.SearchStrategy[Any], ...]]
 }
 
 
-def run_check(name: str, examples: int = EXAMPLES, **more: Any) -> None:
+def run_check(name: str, examples: int = EXAMPLES, focus: Focus | None = None, **more: Any) -> None:
+    """Check ``name`` on ``examples`` drawn tables, their profiles holding ``focus``'s
+    parameters when given."""
     check, strategies = CHECKS[name]
+    if focus is not None:
+        strategies = (tables(focus=focus), *strategies[1:])
     rule_settings(examples, **more)(given(*strategies)(check))()
 
 

@@ -49,6 +49,7 @@ from reference_engine.rules import (
     TimerExpiry,
     WinnerAmongLowest,
 )
+from tests.strategies import Focus, values
 
 Patch = Callable[[Callable[[object, str, object], None]], None]
 
@@ -58,6 +59,10 @@ class Mutant:
     parameter: str
     killed_by: str
     patch: Patch
+    # The parameter's values under which the mutant misplays, for the check to draw them
+    # every time (tests/strategies.py); None where it misplays under any drawn profile,
+    # or where the values are not one parameter's (seats.max above seats.min, say).
+    focus: Focus | None = None
 
 
 _from_profile = Rules.from_profile
@@ -351,6 +356,11 @@ def _timer_seconds_ignored(original: Any) -> Any:
     return timeout
 
 
+_BEATEN_OTHERS = values("scoring.beaten_others")  # score_nothing first
+# Hands of five cards or more, for the throws of several cards (runs, sets) that a mutant
+# of their rules misplays to come up in the first turns.
+_LONG_HANDS = (5, 6, 7, 8)
+
 MUTANTS: dict[str, Mutant] = {
     "seats_min_one_more": Mutant(
         "seats.min",
@@ -367,6 +377,7 @@ MUTANTS: dict[str, Mutant] = {
                 r.players.seats_max - 1,
             )
         ),
+        Focus.on("seats.max", 3, 4, 5, 6, 7),
     ),
     "pack_of_51": Mutant(
         "deck.cards", "games_follow_the_model", _function(core_table, "full_deck", _deck_short)
@@ -375,11 +386,13 @@ MUTANTS: dict[str, Mutant] = {
         "deck.ranks_left_out",
         "games_follow_the_model",
         _function(core_table, "full_deck", _ranks_all_kept),
+        Focus.on("deck.ranks_left_out", ["K"], ["Q", "K"], ["7"]),
     ),
     "jokers_in_the_first_pack_only": Mutant(
         "deck.jokers",
         "games_follow_the_model",
         _function(core_table, "full_deck", _jokers_first_pack_only),
+        Focus.on("deck.jokers", 1, 2, 3, 4),
     ),
     "jokers_wild_runs_read_as_sets": Mutant(
         "deck.jokers_wild",
@@ -391,6 +404,7 @@ MUTANTS: dict[str, Mutant] = {
                 JokersWild.SETS_AND_RUNS,
             )
         ),
+        Focus.on("deck.jokers_wild", "runs"),
     ),
     "packs_from_one_seat_more": Mutant(
         "deck.packs_by_seats",
@@ -401,6 +415,7 @@ MUTANTS: dict[str, Mutant] = {
         "hand_size",
         "games_follow_the_model",
         _rules(lambda r: _when(r.deal.hand_size > 1, "deal.hand_size", r.deal.hand_size - 1)),
+        Focus.on("hand_size", 2, 3, 4, 5, 6, 7, 8),
     ),
     "king_valued_as_queen": Mutant(
         "card_values",
@@ -411,19 +426,31 @@ MUTANTS: dict[str, Mutant] = {
         "card_values.X", "games_follow_the_model", _rules(lambda r: {"cards.joker_value": 0})
     ),
     "right_means_anticlockwise_seats": Mutant(
-        "direction", "games_follow_the_model", _function(Table, "next_active", _direction)
+        "direction",
+        "games_follow_the_model",
+        _function(Table, "next_active", _direction),
+        Focus.on("direction", "right"),
     ),
     "dealer_is_the_starter": Mutant(
-        "deal.dealer", "games_follow_the_model", _function(Table, "dealer", _dealer_is_starter)
+        "deal.dealer",
+        "games_follow_the_model",
+        _function(Table, "dealer", _dealer_is_starter),
+        Focus.on("deal.dealer", "seat_before_starter"),
     ),
     "first_starter_ignored": Mutant(
-        "deal.first_starter", "games_follow_the_model", _rules(lambda r: {"deal.first_starter": 0})
+        "deal.first_starter",
+        "games_follow_the_model",
+        _rules(lambda r: {"deal.first_starter": 0}),
+        Focus.on("deal.first_starter", 1, 2, 3, 4),
     ),
     "deal_in_blocks": Mutant(
         "deal.order", "games_follow_the_model", _function(Table, "deal", _deal_in_blocks)
     ),
     "turned_up_from_the_bottom": Mutant(
-        "deal.first_offer", "games_follow_the_model", _function(Table, "deal", _turned_up_last)
+        "deal.first_offer",
+        "games_follow_the_model",
+        _function(Table, "deal", _turned_up_last),
+        Focus.on("deal.first_offer", "turned_up_card"),
     ),
     "no_first_offer_read_as_turned_up": Mutant(
         "deal.first_offer",
@@ -435,6 +462,7 @@ MUTANTS: dict[str, Mutant] = {
                 FirstOffer.TURNED_UP_CARD,
             )
         ),
+        Focus.on("deal.first_offer", "none"),
     ),
     "seat_after_winner_read_as_winner": Mutant(
         "next_starter",
@@ -446,6 +474,7 @@ MUTANTS: dict[str, Mutant] = {
                 NextStarter.ROUND_WINNER,
             )
         ),
+        Focus.on("next_starter", "seat_after_round_winner"),
     ),
     "first_starter_read_as_round_winner": Mutant(
         "next_starter",
@@ -457,6 +486,7 @@ MUTANTS: dict[str, Mutant] = {
                 NextStarter.ROUND_WINNER,
             )
         ),
+        Focus.on("next_starter", "first_starter"),
     ),
     "deck_out_hands_score_nothing": Mutant(
         "deck_runs_out",
@@ -468,6 +498,7 @@ MUTANTS: dict[str, Mutant] = {
                 DeckRunsOut.ROUND_ENDS_NO_SCORE,
             )
         ),
+        Focus.on("deck_runs_out", "round_ends_hands_score"),
     ),
     "empty_draw_read_as_last_card_taken": Mutant(
         "deck_runs_out_when",
@@ -479,6 +510,7 @@ MUTANTS: dict[str, Mutant] = {
                 DeckRunsOutWhen.LAST_CARD_TAKEN,
             )
         ),
+        Focus.on("deck_runs_out_when", "draw_finds_deck_empty"),
     ),
     "card_under_not_kept_aside": Mutant(
         "reshuffle.kept_aside",
@@ -490,6 +522,7 @@ MUTANTS: dict[str, Mutant] = {
                 KeptAside.CURRENT_OFFER,
             )
         ),
+        Focus.on("reshuffle.kept_aside", "offer_and_card_under"),
     ),
     "offer_under_deck_read_as_reshuffle": Mutant(
         "deck_runs_out",
@@ -501,6 +534,7 @@ MUTANTS: dict[str, Mutant] = {
                 DeckRunsOut.RESHUFFLE,
             )
         ),
+        Focus.on("deck_runs_out", "offer_under_deck"),
     ),
     "set_min_one_more": Mutant(
         "throws.set.min",
@@ -512,12 +546,16 @@ MUTANTS: dict[str, Mutant] = {
         ),
     ),
     "set_max_unbounded": Mutant(
-        "throws.set.max", "games_follow_the_model", _rules(lambda r: {"throws.set_max": 99})
+        "throws.set.max",
+        "games_follow_the_model",
+        _rules(lambda r: {"throws.set_max": 99}),
+        Focus.on("hand_size", *_LONG_HANDS),
     ),
     "run_min_one_less": Mutant(
         "throws.run.min",
         "games_follow_the_model",
         _rules(lambda r: _when(r.throws.run_min > 2, "throws.run_min", r.throws.run_min - 1)),
+        Focus.on("throws.run.min", 3, 4, 5),
     ),
     "ace_either_end_read_as_low": Mutant(
         "throws.run.ace",
@@ -525,37 +563,54 @@ MUTANTS: dict[str, Mutant] = {
         _rules(
             lambda r: _when(r.throws.run_ace is RunAce.LOW_OR_HIGH, "throws.run_ace", RunAce.LOW)
         ),
+        Focus.on("throws.run.ace", "low_or_high")
+        .also("throws.run.min", 2, 3)
+        .also("hand_size", *_LONG_HANDS),
     ),
     "run_max_ignored": Mutant(
-        "throws.run.max", "games_follow_the_model", _rules(lambda r: {"throws.run_max": None})
+        "throws.run.max",
+        "games_follow_the_model",
+        _rules(lambda r: {"throws.run_max": None}),
+        Focus.on("throws.run.max", 2, 3, 4, 5, 6, 7).also("hand_size", *_LONG_HANDS),
     ),
     "min_naturals_read_as_one": Mutant(
         "throws.run.min_naturals",
         "games_follow_the_model",
         _rules(lambda r: {"throws.run_min_naturals": 1}),
+        Focus.on("throws.run.min_naturals", 2, 3).also("deck.jokers_wild", "runs", "sets_and_runs"),
     ),
     "runs_never_turn_the_corner": Mutant(
-        "throws.run.wrap", "games_follow_the_model", _rules(lambda r: {"throws.run_wrap": False})
+        "throws.run.wrap",
+        "games_follow_the_model",
+        _rules(lambda r: {"throws.run_wrap": False}),
+        Focus.on("throws.run.wrap", True).also("hand_size", *_LONG_HANDS),
     ),
     "jokers_always_a_set": Mutant(
         "throws.set.jokers_alone",
         "games_follow_the_model",
         _rules(lambda r: {"throws.set_jokers_alone": True}),
+        # Jokers enough for a set of them alone.
+        Focus.on("throws.set.jokers_alone", False)
+        .also("deck.jokers", 2, 3, 4)
+        .also("hand_size", *_LONG_HANDS),
     ),
     "jokers_always_extend_upwards": Mutant(
         "throws.run.jokers_extend",
         "games_follow_the_model",
         _rules(lambda r: {"throws.run_jokers_extend": JokersExtend.UP_FIRST}),
+        Focus.on("throws.run.jokers_extend", "down_first").also("hand_size", *_LONG_HANDS),
     ),
     "runs_in_any_order": Mutant(
         "throws.run.order",
         "games_follow_the_model",
         _rules(lambda r: {"throws.run_order": RunOrder.ANY}),
+        Focus.on("throws.run.order", "ascending").also("hand_size", *_LONG_HANDS),
     ),
     "joker_always_thrown_alone": Mutant(
         "throws.single_joker",
         "games_follow_the_model",
         _rules(lambda r: {"throws.single_joker": True}),
+        Focus.on("throws.single_joker", False),
     ),
     "highest_single_any_single": Mutant(
         "throws.single",
@@ -567,21 +622,25 @@ MUTANTS: dict[str, Mutant] = {
                 SingleThrow.ANY,
             )
         ),
+        Focus.on("throws.single", "highest_when_no_combination"),
     ),
     "single_always_allowed": Mutant(
         "throws.single",
         "games_follow_the_model",
         _rules(lambda r: {"throws.single": SingleThrow.ANY}),
+        Focus.on("throws.single", "when_no_combination", "highest_when_no_combination"),
     ),
     "slapdown_ignored": Mutant(
         "throws.slapdown",
         "games_follow_the_model",
         _rules(lambda r: {"throws.slapdown": Slapdown.NONE}),
+        Focus.on("throws.slapdown", "same_rank_as_single"),
     ),
     "slapdown_after_any_throw": Mutant(
         "throws.slapdown",
         "games_follow_the_model",
         _function(Table, "_pick", _slapdown_after_any_throw),
+        Focus.on("throws.slapdown", "same_rank_as_single"),
     ),
     "runs_by_rank_sets_sorted_too": Mutant(
         "throws.laid",
@@ -591,11 +650,13 @@ MUTANTS: dict[str, Mutant] = {
                 r.throws.laid is ThrowLaid.RUNS_BY_RANK, "throws.laid", ThrowLaid.BY_RANK
             )
         ),
+        Focus.on("throws.laid", "runs_by_rank").also("hand_size", *_LONG_HANDS),
     ),
     "laid_as_placed": Mutant(
         "throws.laid",
         "games_follow_the_model",
         _rules(lambda r: {"throws.laid": ThrowLaid.AS_PLACED}),
+        Focus.on("throws.laid", "by_rank", "runs_by_rank").also("hand_size", *_LONG_HANDS),
     ),
     "call_limit_steps_ignored": Mutant(
         "call.limit_by_seats",
@@ -603,7 +664,10 @@ MUTANTS: dict[str, Mutant] = {
         _rules(lambda r: {"calling.limit_steps": ()}),
     ),
     "unordered_offer_sorted": Mutant(
-        "throws.order_matters", "games_follow_the_model", _function(Table, "_throw", _offer_sorted)
+        "throws.order_matters",
+        "games_follow_the_model",
+        _function(Table, "_throw", _offer_sorted),
+        Focus.on("throws.order_matters", False).also("hand_size", *_LONG_HANDS),
     ),
     "first_or_last_read_as_last": Mutant(
         "pick.from_offer",
@@ -615,26 +679,31 @@ MUTANTS: dict[str, Mutant] = {
                 PickFromOffer.LAST_PLACED,
             )
         ),
+        Focus.on("pick.from_offer", "first_or_last_placed"),
     ),
     "multi_throw_rule_ignored": Mutant(
         "pick.only_after_multi_throw",
         "games_follow_the_model",
         _function(Table, "offer_open_to", lambda original: lambda self, seat: True),
+        Focus.on("pick.only_after_multi_throw", True),
     ),
     "multi_throw_scope_ignored": Mutant(
         "pick.multi_throw_scope",
         "games_follow_the_model",
         _rules(lambda r: {"picking.multi_throw_scope": MultiThrowScope.HAND}),
+        Focus.on("pick.multi_throw_scope", "turn", "game"),
     ),
     "next_draw_reshuffles_at_once": Mutant(
         "reshuffle.moment",
         "games_follow_the_model",
         _rules(lambda r: {"reshuffle.moment": ReshuffleMoment.WHEN_DECK_EMPTIED}),
+        Focus.on("reshuffle.moment", "when_draw_finds_deck_empty", "at_throw_after_deck_emptied"),
     ),
     "new_deck_upside_down": Mutant(
         "reshuffle.new_deck",
         "games_follow_the_model",
         _function(Table, "reshuffle", _new_deck_reversed),
+        Focus.on("deck_runs_out", "reshuffle"),
     ),
     "pickable_aside_read_as_whole_offer": Mutant(
         "reshuffle.kept_aside",
@@ -646,6 +715,7 @@ MUTANTS: dict[str, Mutant] = {
                 KeptAside.OFFER_AND_THROW,
             )
         ),
+        Focus.on("reshuffle.kept_aside", "pickable_and_throw"),
     ),
     "takeable_not_held_back_at_once": Mutant(
         "reshuffle.kept_aside",
@@ -658,6 +728,9 @@ MUTANTS: dict[str, Mutant] = {
                 KeptAside.CURRENT_OFFER,
             )
         ),
+        Focus.on("reshuffle.kept_aside", "pickable_and_throw").also(
+            "reshuffle.moment", "when_deck_emptied"
+        ),
     ),
     "throw_after_empty_deck_read_as_next_draw": Mutant(
         "reshuffle.moment",
@@ -669,6 +742,7 @@ MUTANTS: dict[str, Mutant] = {
                 ReshuffleMoment.WHEN_DRAW_FINDS_DECK_EMPTY,
             )
         ),
+        Focus.on("reshuffle.moment", "at_throw_after_deck_emptied"),
     ),
     "call_limit_one_more": Mutant(
         "call.limit",
@@ -676,7 +750,10 @@ MUTANTS: dict[str, Mutant] = {
         _rules(lambda r: {"calling.limit": r.calling.limit + 1}),
     ),
     "inclusive_limit_read_as_exclusive": Mutant(
-        "call.inclusive", "games_follow_the_model", _rules(lambda r: {"calling.inclusive": False})
+        "call.inclusive",
+        "games_follow_the_model",
+        _rules(lambda r: {"calling.inclusive": False}),
+        Focus.on("call.inclusive", True),
     ),
     "call_after_throwing": Mutant(
         "call.timing", "games_follow_the_model", _function(Table, "_call", _call_after_throwing)
@@ -689,34 +766,44 @@ MUTANTS: dict[str, Mutant] = {
             "call_refusal",
             lambda original: lambda v, t, p, r, *seats: original(v, p, p, r, *seats),
         ),
+        Focus.on("call.first_round", "after_every_player_had_a_turn"),
     ),
     "min_own_turns_ignored": Mutant(
         "call.min_own_turns",
         "games_follow_the_model",
         _rules(lambda r: _when(r.calling.min_own_turns != 0, "calling.min_own_turns", 0)),
+        Focus.on("call.min_own_turns", 1, 2),
     ),
     "tie_read_as_caller_wins": Mutant(
         "showdown.tie",
         "showdowns_follow_the_model",
         _rules(lambda r: {"showdown.tie": ShowdownTie.CALLER_WINS}),
+        Focus.on("showdown.tie", "beats_caller"),
     ),
     "tie_break_by_seat_number": Mutant(
         "showdown.winner_among_lowest",
         "showdowns_follow_the_model",
         _function(scoring, "showdown", _tie_by_seat_number),
+        Focus.on("showdown.winner_among_lowest", "first_after_caller"),
     ),
     "lowest_seat_read_as_first_after_caller": Mutant(
         "showdown.winner_among_lowest",
         "showdowns_follow_the_model",
         _rules(lambda r: {"showdown.winner_among_lowest": WinnerAmongLowest.FIRST_AFTER_CALLER}),
+        Focus.on("showdown.winner_among_lowest", "lowest_seat"),
     ),
     "winners_by_highest_total": Mutant(
-        "scoring.kind", "games_follow_the_model", _function(game_end, "winners", _winners_by_max)
+        "scoring.kind",
+        "games_follow_the_model",
+        _function(game_end, "winners", _winners_by_max),
+        # Under penalty scoring, where the lowest total wins.
+        Focus.on("game_end.kind", "fixed_rounds").also("scoring.kind", "penalty"),
     ),
     "won_caller_scores_own_hand": Mutant(
         "scoring.won_call",
         "showdowns_follow_the_model",
         _function(scoring, "showdown", _won_call_counts_caller),
+        Focus.on("scoring.kind", "penalty"),
     ),
     "all_hands_read_as_except_winner": Mutant(
         "scoring.beaten_call",
@@ -728,6 +815,7 @@ MUTANTS: dict[str, Mutant] = {
                 BeatenCall.HANDS_EXCEPT_WINNER,
             )
         ),
+        Focus.on("scoring.beaten_call", "all_hands"),
     ),
     "hand_times_read_as_hand_plus_penalty": Mutant(
         "scoring.beaten_call",
@@ -739,6 +827,7 @@ MUTANTS: dict[str, Mutant] = {
                 BeatenCall.CALLER_HAND_PLUS_PENALTY,
             )
         ),
+        Focus.on("scoring.beaten_call", "caller_hand_times"),
     ),
     "penalty_only_adds_the_hand": Mutant(
         "scoring.beaten_call",
@@ -750,11 +839,13 @@ MUTANTS: dict[str, Mutant] = {
                 BeatenCall.CALLER_HAND_PLUS_PENALTY,
             )
         ),
+        Focus.on("scoring.beaten_call", "penalty_only"),
     ),
     "beaten_factor_read_as_2": Mutant(
         "scoring.beaten_factor",
         "showdowns_follow_the_model",
         _rules(lambda r: _when(r.scoring.beaten_factor != 2, "scoring.beaten_factor", 2)),
+        Focus.on("scoring.beaten_factor", 3, 4),
     ),
     "beaten_penalty_30": Mutant(
         "scoring.beaten_penalty",
@@ -765,6 +856,7 @@ MUTANTS: dict[str, Mutant] = {
         "scoring.beaten_others",
         "showdowns_follow_the_model",
         _rules(lambda r: {"scoring.beaten_others": BeatenOthers.SCORE_NOTHING}),
+        Focus.on("scoring.beaten_others", *_BEATEN_OTHERS[1:]),
     ),
     "round_winner_spared_on_a_beaten_call": Mutant(
         "scoring.beaten_others",
@@ -776,6 +868,7 @@ MUTANTS: dict[str, Mutant] = {
                 BeatenOthers.SCORE_OWN_HANDS,
             )
         ),
+        Focus.on("scoring.beaten_others", "all_but_caller_score_own_hands"),
     ),
     "tied_lowest_hands_scored_on_a_beaten_call": Mutant(
         "scoring.beaten_others",
@@ -787,6 +880,7 @@ MUTANTS: dict[str, Mutant] = {
                 BeatenOthers.SCORE_OWN_HANDS,
             )
         ),
+        Focus.on("scoring.beaten_others", "score_own_hands_but_lowest"),
     ),
     "beaters_above_the_lowest_scored_on_a_beaten_call": Mutant(
         "scoring.beaten_others",
@@ -798,6 +892,7 @@ MUTANTS: dict[str, Mutant] = {
                 BeatenOthers.SCORE_OWN_HANDS_BUT_LOWEST,
             )
         ),
+        Focus.on("scoring.beaten_others", "score_own_hands_but_beaters"),
     ),
     "own_card_values_ignored": Mutant(
         "card_values.cards",
@@ -808,16 +903,20 @@ MUTANTS: dict[str, Mutant] = {
         "card_values.only_jokers",
         "showdowns_follow_the_model",
         _rules(lambda r: _when(r.cards.only_jokers is not None, "cards.only_jokers", None)),
+        # Jokers enough for a hand of jokers only.
+        Focus.on("card_values.only_jokers", *range(-10, 6)).also("deck.jokers", 3, 4),
     ),
     "points_multiplier_ignored": Mutant(
         "scoring.points_multiplier",
         "showdowns_follow_the_model",
         _rules(lambda r: _when(r.scoring.points_multiplier != 1, "scoring.points_multiplier", 1)),
+        Focus.on("scoring.points_multiplier", 2, 3),
     ),
     "drop_at_multiples_ignored": Mutant(
         "scoring.drop_at_multiples_of",
         "showdowns_follow_the_model",
         _function(scoring, "cut_score", _drop_ignored),
+        Focus.on("scoring.drop_at_multiples_of", *range(1, 61)),
     ),
     "cuts_ignored": Mutant(
         "scoring.cuts", "showdowns_follow_the_model", _function(scoring, "cut_score", _cut_ignored)
@@ -826,21 +925,28 @@ MUTANTS: dict[str, Mutant] = {
         "scoring.multiples_for",
         "showdowns_follow_the_model",
         _function(scoring, "cut_rules", lambda original: lambda own_hand, rules: rules),
+        # A total on a multiple kept: a beaten caller paying the penalty alone.
+        Focus.on("scoring.multiples_for", "own_hand")
+        .also("scoring.drop_at_multiples_of", *range(1, 61))
+        .also("scoring.beaten_call", "penalty_only"),
     ),
     "halving_ignored": Mutant(
         "scoring.halve_at_multiples_of",
         "showdowns_follow_the_model",
         _function(scoring, "cut_score", _halving_ignored),
+        Focus.on("scoring.halve_at_multiples_of", *range(1, 61)),
     ),
     "fixed_rounds_never_end": Mutant(
         "game_end.kind",
         "games_follow_the_model",
         _function(game_end, "game_over_after_round", _fixed_rounds_never_end),
+        Focus.on("game_end.kind", "fixed_rounds"),
     ),
     "first_past_target_plays_on": Mutant(
         "game_end.kind",
         "showdowns_follow_the_model",
         _function(game_end, "game_over_after_round", _past_target_plays_on),
+        Focus.on("game_end.kind", "first_past_target"),
     ),
     "one_round_too_many": Mutant(
         "game_end.rounds",
@@ -850,26 +956,31 @@ MUTANTS: dict[str, Mutant] = {
                 r.game_end.rounds is not None, "game_end.rounds", (r.game_end.rounds or 0) + 1
             )
         ),
+        Focus.on("game_end.rounds", 1, 2, 3, 4),
     ),
     "out_at_the_threshold": Mutant(
         "game_end.out_above",
         "showdowns_follow_the_model",
         _function(game_end, "eliminated_after", _out_at_threshold),
+        Focus.on("game_end.reaching_is_out", False),
     ),
     "reaching_is_out_ignored": Mutant(
         "game_end.reaching_is_out",
         "showdowns_follow_the_model",
         _function(game_end, "eliminated_after", _reaching_ignored),
+        Focus.on("game_end.reaching_is_out", True),
     ),
     "dollars_per_point_doubled": Mutant(
         "money.dollars_per_point",
         "showdowns_follow_the_model",
         _function(game_end, "settlement", _rate_doubled),
+        Focus.on("money.dollars_per_point", "0.05", "1", "0.10", "2.25"),
     ),
     "seat_order_read_as_largest_first": Mutant(
         "money.settlement",
         "showdowns_follow_the_model",
         _rules(lambda r: {"money.settlement": Settlement.LARGEST_DEBTOR_PAYS_LARGEST_CREDITOR}),
+        Focus.on("money.settlement", "debtors_pay_creditors_in_seat_order"),
     ),
     "timer_seconds_ignored": Mutant(
         "turn_timer.seconds",
@@ -880,6 +991,7 @@ MUTANTS: dict[str, Mutant] = {
         "turn_timer.on_expiry",
         "games_follow_the_model",
         _rules(lambda r: {"timer.on_expiry": TimerExpiry.THROW_HIGHEST_SINGLE_THEN_DRAW}),
+        Focus.on("turn_timer.on_expiry", "throw_highest_single_then_take_lowest"),
     ),
 }
 
