@@ -132,13 +132,24 @@ def reference_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(runner, "EngineClient", InProcessReference)
 
 
+ENGINE_ENV = "JHYAP_ENGINE_ENV"  # conformance/harness/sandbox.py: what an engine is given
+
+
+def engine_env_names(names: str) -> str:
+    """``names`` (of $JHYAP_ENGINE_ENV) with PYTHONPYCACHEPREFIX among them: a Python engine
+    keeps its compiled modules where the run does, never in the checkout."""
+    listed = names.replace(",", " ").split()
+    return " ".join([*listed, *[n for n in ("PYTHONPYCACHEPREFIX",) if n not in listed]])
+
+
 @pytest.fixture
 def pids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A directory where fake engines record their pids; checked for survivors after."""
     folder = tmp_path / "pids"
     folder.mkdir()
     monkeypatch.setenv("FAKE_ENGINE_PIDS", str(folder))
-    monkeypatch.setenv("JHYAP_ENGINE_ENV", "FAKE_ENGINE_PIDS")  # engines get a minimal env
+    # engines get a minimal env
+    monkeypatch.setenv(ENGINE_ENV, engine_env_names("FAKE_ENGINE_PIDS"))
     yield folder
     assert_no_survivors(folder)
 
@@ -374,6 +385,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if not os.environ.get("PYTEST_XDIST_WORKER") or "PYTHONPYCACHEPREFIX" not in os.environ:
         os.environ["PYTHONPYCACHEPREFIX"] = _pycache_folder(config, Path(folder))
     sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
+    # And the engines the harness starts, which get a minimal environment: without it each
+    # Python engine wrote __pycache__ folders into the checkout.
+    os.environ[ENGINE_ENV] = engine_env_names(os.environ.get(ENGINE_ENV, ""))
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     sys.dont_write_bytecode = False
     # Hypothesis keeps its examples and caches there too, not in the checkout's .hypothesis/.
