@@ -23,6 +23,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import venv
 from collections.abc import Mapping
@@ -47,6 +48,7 @@ class Runner:
     path: list[str] = field(default_factory=list)  # GITHUB_PATH entries, newest first
     outputs: dict[str, dict[str, str]] = field(default_factory=dict)  # by step id
     failed: bool = False
+    borrow_pip: bool = False  # setup-python links this Python's pip instead of installing one
 
     def value(self, expression: str) -> str:
         """One expression's value: ``inputs.x``, ``github.action_path``, ``runner.temp``,
@@ -109,7 +111,11 @@ def setup_python(runner: Runner, with_: Mapping[str, str]) -> int:
         return 1
     home = runner.temp / "python"
     if not (home / "bin" / "python").exists():
-        venv.EnvBuilder(with_pip=True, clear=True).create(home)
+        venv.EnvBuilder(with_pip=not runner.borrow_pip, clear=True).create(home)
+        if runner.borrow_pip:  # the same pip, importable there: nothing unpacked or installed
+            where = {"base": str(home), "platbase": str(home)}
+            site = Path(sysconfig.get_path("purelib", "venv", vars=where))
+            (site / "pip").symlink_to(Path(pip_package()).parent)
     runner.path.insert(0, str(home / "bin"))
     return 0
 
@@ -165,10 +171,24 @@ def run_step(runner: Runner, index: int, step: Mapping[str, Any]) -> int:
     return status
 
 
+def pip_package() -> str:
+    """The file of this Python's pip package (its ``__init__.py``)."""
+    import pip  # lazy: only where pip is borrowed
+
+    return str(pip.__file__)
+
+
 def run_action(
-    inputs: Mapping[str, str], workspace: Path, temp: Path, action: Path = ACTION
+    inputs: Mapping[str, str],
+    workspace: Path,
+    temp: Path,
+    action: Path = ACTION,
+    *,
+    borrow_pip: bool = False,
 ) -> tuple[int, dict[str, str]]:
-    """Every step of ``action``, in order: (0 or 1 as the job would end, the outputs)."""
+    """Every step of ``action``, in order: (0 or 1 as the job would end, the outputs).
+    ``borrow_pip``: the virtual environment of setup-python gets this Python's pip linked
+    in, not one installed by ensurepip (for tests: the same pip, without its install)."""
     document = yaml.safe_load(action.read_text("utf-8"))
     declared = document.get("inputs") or {}
     missing = [n for n, spec in declared.items() if spec.get("required") and n not in inputs]
@@ -179,7 +199,7 @@ def run_action(
         raise ValueError(f"inputs action.yml does not declare: {', '.join(unknown)}")
     values = {n: str(spec.get("default", "")) for n, spec in declared.items()}
     values.update(inputs)
-    runner = Runner(values, workspace, temp)
+    runner = Runner(values, workspace, temp, borrow_pip=borrow_pip)
     for index, step in enumerate(document["runs"]["steps"]):
         status = run_step(runner, index, step)
         if status:

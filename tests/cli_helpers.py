@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import io
 import shlex
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -63,6 +65,27 @@ def run_reference_in_process(cases: Sequence[Case], config: RunConfig) -> RunRes
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(runner, "EngineClient", InProcessReference)
         return runner.run_cases(cases, config)
+
+
+def reference_report(engine: str, profile: str, target: Path) -> int:
+    """``jhyap run -q --engine ENGINE --profile PROFILE --json TARGET`` by
+    ``run_reference_quietly``. Returns the exit status."""
+    args = ["run", "-q", "--engine", engine, "--profile", profile, "--json", str(target)]
+    return run_reference_quietly(args)[0]
+
+
+def run_reference_quietly(args: Sequence[str]) -> tuple[int, str]:
+    """``jhyap ARGS`` in this process, from the repository's root, every engine it starts
+    the reference engine in this process (an ``--engine`` given is only the command a report
+    names): for tests that need a run's report, not the pipe. (exit status, stdout); what it
+    prints on stderr is dropped."""
+    out = io.StringIO()
+    quiet = contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO())
+    with pytest.MonkeyPatch.context() as patch, quiet[0], quiet[1]:
+        patch.setattr(runner, "EngineClient", InProcessReference)
+        patch.chdir(ROOT)
+        code = cli.main(list(args))
+    return code, out.getvalue()
 
 
 def run_variants(

@@ -4,11 +4,15 @@ run's own cache folder; the fast tier's guard against starting processes."""
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import fcntl
+import importlib.util
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -128,13 +132,24 @@ def reference_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(runner, "EngineClient", InProcessReference)
 
 
+ENGINE_ENV = "JHYAP_ENGINE_ENV"  # conformance/harness/sandbox.py: what an engine is given
+
+
+def engine_env_names(names: str) -> str:
+    """``names`` (of $JHYAP_ENGINE_ENV) with PYTHONPYCACHEPREFIX among them: a Python engine
+    keeps its compiled modules where the run does, never in the checkout."""
+    listed = names.replace(",", " ").split()
+    return " ".join([*listed, *[n for n in ("PYTHONPYCACHEPREFIX",) if n not in listed]])
+
+
 @pytest.fixture
 def pids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A directory where fake engines record their pids; checked for survivors after."""
     folder = tmp_path / "pids"
     folder.mkdir()
     monkeypatch.setenv("FAKE_ENGINE_PIDS", str(folder))
-    monkeypatch.setenv("JHYAP_ENGINE_ENV", "FAKE_ENGINE_PIDS")  # engines get a minimal env
+    # engines get a minimal env
+    monkeypatch.setenv(ENGINE_ENV, engine_env_names("FAKE_ENGINE_PIDS"))
     yield folder
     assert_no_survivors(folder)
 
@@ -165,6 +180,130 @@ def assert_no_survivors(folder: Path) -> None:
             if stat and stat[0] != "Z" and stat[1] in groups:
                 survivors.append(int(entry.name))
     assert survivors == [], f"engine processes survived: {survivors}"
+
+
+# -- one browser a test process ---------------------------------------------------------------
+
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+)
+_PR_SET_CHILD_SUBREAPER = 36  # prctl(2)
+
+
+def browser_tools() -> tuple[str, str] | str:
+    """(chromium, chromedriver), or why the browser tests skip."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    if not chromium or not driver:
+        return "no chromium or chromedriver (apt-get install chromium chromium-driver)"
+    if importlib.util.find_spec("selenium") is None:
+        return "selenium is not installed (pip install -e '.[test]')"
+    return chromium, driver
+
+
+class _Browser:
+    """The one browser of this test process, started by the first test that asks for it and
+    quit after the last of a run of tests that use it (an open page costs CPU while other
+    tests run: 0.1 s a second, found by a page left open for ten seconds)."""
+
+    def __init__(self) -> None:
+        self.driver: Any = None
+        self.service_pid = 0
+
+    def get(self, tmp_path_factory: pytest.TempPathFactory) -> Any:
+        if self.driver is not None:
+            return self.driver
+        tools = browser_tools()
+        if isinstance(tools, str):
+            pytest.skip(tools)
+        chromium, driver_path = tools
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+
+        options = webdriver.ChromeOptions()
+        options.binary_location = chromium
+        for flag in CHROMIUM_FLAGS:
+            options.add_argument(flag)
+        options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
+        options.add_argument("--window-size=1400,1000")
+        driver = webdriver.Chrome(options=options, service=Service(executable_path=driver_path))
+        driver.set_page_load_timeout(60)
+        self.driver, self.service_pid = driver, driver.service.process.pid
+        return driver
+
+    def close(self) -> None:
+        if self.driver is not None:
+            driver, self.driver = self.driver, None
+            _quit_and_reap(driver, self.service_pid)
+
+
+_BROWSER = _Browser()
+
+
+@pytest.fixture
+def shared_browser(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A headless Chromium driven by selenium, one for every browser test of this process
+    (its start costs more than most of the tests): started when a test first asks for it,
+    quit (every process of it reaped here, so that its CPU is counted with the run's) when
+    the next test does not use it, or at the end. Each test sets what it needs (a width,
+    blocked URLs) and puts it back."""
+    return _BROWSER.get(tmp_path_factory)
+
+
+def _descendants(root: int) -> list[int]:
+    """The processes under ``root`` (children, their children, ...), from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                text = (entry / "stat").read_text()
+                parent = int(text[text.rindex(")") + 2 :].split()[1])
+                children.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _quit_and_reap(driver: Any, service_pid: int) -> None:
+    """``driver.quit()``, with this process the subreaper of the browser's processes while it
+    ends: those that chromedriver leaves behind would go to init, their CPU never counted,
+    and some kept running. Each is waited for (killed after ten seconds)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    tree = _descendants(service_pid)
+    libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    try:
+        driver.quit()
+        began = time.monotonic()
+        while tree and time.monotonic() < began + 20:
+            for pid in list(tree):
+                try:
+                    if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                        tree.remove(pid)
+                except ChildProcessError:
+                    # Not ours: gone, or ended and left to its own parent (in the tree: its
+                    # CPU comes with that parent's); else still running under its parent.
+                    stat = _proc_stat(pid)
+                    if stat is None or stat[0] == "Z":
+                        tree.remove(pid)
+            if tree and time.monotonic() > began + 10:
+                for pid in tree:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
+            if tree:
+                time.sleep(0.02)
+    finally:
+        libc.prctl(_PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
 
 
 # -- made once per run, shared by the xdist workers -------------------------------------------
@@ -200,6 +339,10 @@ LONG_TESTS_FIRST: tuple[str, ...] = (
     "tests/engine/test_random_play_properties.py",
     "tests/engine/test_rule_mutants_killed.py",
 )
+
+
+def pytest_sessionfinish() -> None:
+    _BROWSER.close()  # a run stopped early (-x, a keyboard interrupt) quits it too
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -242,6 +385,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if not os.environ.get("PYTEST_XDIST_WORKER") or "PYTHONPYCACHEPREFIX" not in os.environ:
         os.environ["PYTHONPYCACHEPREFIX"] = _pycache_folder(config, Path(folder))
     sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
+    # And the engines the harness starts, which get a minimal environment: without it each
+    # Python engine wrote __pycache__ folders into the checkout.
+    os.environ[ENGINE_ENV] = engine_env_names(os.environ.get(ENGINE_ENV, ""))
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     sys.dont_write_bytecode = False
     # Hypothesis keeps its examples and caches there too, not in the checkout's .hypothesis/.
@@ -331,5 +477,12 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, object, object]:
-    return (yield from _no_process_started(item))
+def pytest_runtest_teardown(
+    item: pytest.Item, nextitem: pytest.Item | None
+) -> Generator[None, object, object]:
+    try:
+        return (yield from _no_process_started(item))
+    finally:
+        # The browser quit after the last of a run of tests that use it.
+        if nextitem is None or "shared_browser" not in nextitem.fixturenames:
+            _BROWSER.close()

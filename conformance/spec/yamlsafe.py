@@ -347,14 +347,25 @@ class _Slow(Exception):
     """The fast path met what only the event builder words: it loads the text instead."""
 
 
+class _TooManyNodes(Exception):
+    """The fast path met node ``MAX_NODES + 1`` at ``line``, everything before it accepted:
+    the event builder would refuse it there, with its line and no path, after building the
+    whole tree again; the fast path words it the same itself."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
+
+
 def _fast_load(text: str) -> tuple[Any, list[Any]] | None:
     """The data and its lines, in ``document_tree``'s form (the one tree built), from the
     parser's events; or None when the text holds anything the event builder refuses or
     treats specially (an anchor, an alias, an explicit tag, a key that is no plain value,
-    a duplicate key, too deep or too many nodes, a syntax error, no document or two):
-    the event builder then loads it and words the refusal. So this path accepts exactly
-    what the event builder accepts, builds the same values and lines, and never words a
-    problem; it only leaves out the paths, the location objects and their conversion."""
+    a duplicate key, too deep, a syntax error, no document or two): the event builder then
+    loads it and words the refusal. So this path accepts exactly what the event builder
+    accepts, builds the same values and lines, and words one problem only, too many nodes
+    (raising _TooManyNodes where the event builder would refuse them); it only leaves out
+    the paths, the location objects and their conversion."""
     parser = _Parser(text)
     try:
         get = parser.get_event
@@ -366,6 +377,8 @@ def _fast_load(text: str) -> tuple[Any, list[Any]] | None:
         if get().__class__ is not StreamEndEvent:
             return None
         return loaded
+    except _TooManyNodes:
+        raise
     except Exception:  # _Slow, a YAML error, anything: the event builder says what
         return None
     finally:
@@ -385,8 +398,8 @@ class _FastEvents:
         if depth > MAX_DEPTH or event.anchor is not None:
             raise _Slow
         self.nodes += 1
-        if self.nodes > MAX_NODES:
-            raise _Slow
+        if self.nodes > MAX_NODES:  # counted, as the event builder does, after the depth
+            raise _TooManyNodes(_line(event))
         line = key_line if key_line is not None else _line(event)
         if kind is ScalarEvent:
             return self.scalar(event), [line]
@@ -408,9 +421,11 @@ class _FastEvents:
             while (key_event := get()).__class__ is not MappingEndEvent:
                 if key_event.__class__ is not ScalarEvent or key_event.anchor is not None:
                     raise _Slow
-                self.nodes += 1
-                if depth + 1 > MAX_DEPTH or self.nodes > MAX_NODES:
+                if depth + 1 > MAX_DEPTH:
                     raise _Slow
+                self.nodes += 1
+                if self.nodes > MAX_NODES:
+                    raise _TooManyNodes(_line(key_event))
                 key = self.scalar(key_event)
                 if not isinstance(key, str | int):
                     raise _Slow
@@ -452,7 +467,11 @@ def _line_at(text: str, position: int) -> int:
 
 def loads(text: str, file: str = "<string>") -> YamlDocument:
     """Load YAML text strictly; raises YamlProblem for anything refused."""
-    loaded = _fast_load(text)
+    try:
+        loaded = _fast_load(text)
+    except _TooManyNodes as refusal:
+        message = f"more than {MAX_NODES} YAML nodes in one file"
+        raise YamlProblem(file, refusal.line, message) from None
     if loaded is not None:
         return YamlDocument(file, *loaded)
     try:

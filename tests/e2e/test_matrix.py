@@ -1,5 +1,7 @@
 """The engines matrix end to end: ``jhyap matrix`` over real run reports of two engines
-under two rulesets; the site's stored reports current; the GitHub Action run step by step."""
+under two rulesets; the site's stored reports current; the GitHub Action run step by step.
+The reference engine's reports are made in this process (its pipe is run by the Action's
+test and tests/e2e/test_corpus_teeth.py); the other engines' over their pipes."""
 
 from __future__ import annotations
 
@@ -13,9 +15,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conformance.site.matrix_pages import BUNDLED_DATA, BUNDLED_RUNS
+from conformance.site.matrix_pages import BUNDLED_DATA, BUNDLED_RUNS, BundledRun
 from scripts import bundled_matrix, run_action_locally
-from tests.cli_helpers import ROOT, fake
+from tests.cli_helpers import ROOT, fake, reference_report
 from tests.site.test_docs import _set_width, axe_violations, browser
 
 __all__ = ["browser"]  # the fixture: a headless Chromium driven by selenium
@@ -23,7 +25,7 @@ __all__ = ["browser"]  # the fixture: a headless Chromium driven by selenium
 pytestmark = pytest.mark.e2e
 
 MATRIX_SCHEMA = json.loads((ROOT / "schema" / "matrix.schema.json").read_text("utf-8"))
-REFERENCE = f"{sys.executable} -m reference_engine.server"
+REFERENCE = "python -m reference_engine.server"  # as the bundled runs name it
 BUGS = fake("named_two_bugs")  # two rules broken; a name full of markup
 TWO_BUGS_SLUG = "two-bugs-script-alert-x-script-0-0-1-b-b"
 
@@ -35,18 +37,31 @@ def jhyap(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+def reference_reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The reference engine's run reports, made in this process, by profile (once a module:
+    the matrix and the check of the stored reports share them)."""
+    folder = tmp_path_factory.mktemp("reference-reports")
+    made = {}
+    for run in (run for run in BUNDLED_RUNS if run.engine == REFERENCE):
+        made[run.profile] = folder / run.report
+        assert reference_report(REFERENCE, run.profile, made[run.profile]) == 0
+    return made
+
+
+@pytest.fixture(scope="module")
+def reports(
+    reference_reports: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> list[Path]:
     folder = tmp_path_factory.mktemp("reports")
     made = []
-    for name, engine, profile, status in (
-        ("ref-dhumbal", REFERENCE, "dhumbal", 0),
-        ("ref-yaniv", REFERENCE, "bga-yaniv", 0),
-        ("bugs-dhumbal", BUGS, "dhumbal", 1),
-        ("bugs-yaniv", BUGS, "bga-yaniv", 1),
-    ):
+    for name, profile in (("ref-dhumbal", "dhumbal"), ("ref-yaniv", "bga-yaniv")):
         path = folder / f"{name}.json"
-        done = jhyap("run", "-q", "--engine", engine, "--profile", profile, "--json", str(path))
-        assert done.returncode == status, done.stderr
+        path.write_bytes(reference_reports[profile].read_bytes())
+        made.append(path)
+    for name, profile in (("bugs-dhumbal", "dhumbal"), ("bugs-yaniv", "bga-yaniv")):
+        path = folder / f"{name}.json"
+        done = jhyap("run", "-q", "--engine", BUGS, "--profile", profile, "--json", str(path))
+        assert done.returncode == 1, done.stderr
         made.append(path)
     return made
 
@@ -94,14 +109,25 @@ def test_the_matrix_of_two_engines_under_two_rulesets(reports: list[Path], tmp_p
     assert "<code>dhumbal-game-to-last-player</code> (failed, as written): " in page
 
 
-def test_the_stored_reports_of_the_site_are_current() -> None:
+def test_the_stored_reports_of_the_site_are_current(
+    reference_reports: dict[str, Path], tmp_path: Path
+) -> None:
     """docs/data/matrix/ must say what the bundled engines do now.
 
     Rewrite them with: python -m scripts.bundled_matrix
     """
     if any("node " in run.engine for run in BUNDLED_RUNS):
         assert subprocess.run(["node", "--version"], capture_output=True).returncode == 0
-    stale = bundled_matrix.stale_reports(ROOT / BUNDLED_DATA)
+
+    def now(run: BundledRun) -> dict[str, Any]:
+        target = tmp_path / run.report
+        if run.engine != REFERENCE:
+            return bundled_matrix.run_bundled(run, target)
+        target.write_bytes(reference_reports[run.profile].read_bytes())
+        return bundled_matrix.stored_form(run, target)
+
+    made = {run.report: now(run) for run in BUNDLED_RUNS}
+    stale = bundled_matrix.stale_reports(ROOT / BUNDLED_DATA, made)
     assert stale == [], "stale: run python -m scripts.bundled_matrix"
 
 
@@ -113,7 +139,7 @@ def test_the_action_runs_as_a_runner_would(tmp_path: Path) -> None:
     workspace = tmp_path / "work"
     workspace.mkdir()
     inputs = {"engine": "python -m reference_engine.server", "profile": "dhumbal"}
-    status, outputs = run_action_locally.run_action(inputs, workspace, temp)
+    status, outputs = run_action_locally.run_action(inputs, workspace, temp, borrow_pip=True)
     assert status == 0
     assert outputs == {
         "status": "0",
@@ -131,7 +157,7 @@ def test_the_action_runs_as_a_runner_would(tmp_path: Path) -> None:
     assert (artifact / "report.json").is_file() and (artifact / "matrix" / "index.html").is_file()
 
     failing = {"engine": BUGS, "profile": "dhumbal", "artifact-name": ""}
-    status, outputs = run_action_locally.run_action(failing, workspace, temp)
+    status, outputs = run_action_locally.run_action(failing, workspace, temp, borrow_pip=True)
     assert status == 1
     assert outputs["status"] == "1"
     badge = reports / "matrix" / "badges" / f"{TWO_BUGS_SLUG}--dhumbal.svg"

@@ -16,6 +16,7 @@ import pytest
 
 from jhyap_kit import ANY, KIT_RULES
 from jhyap_kit.support import unsupported
+from tests.cli_helpers import run_reference_quietly
 
 ROOT = Path(__file__).resolve().parents[2]
 VARIANTS = ROOT / "tests" / "data" / "variants"
@@ -26,21 +27,31 @@ def outcomes(
     profile: Path, engine: str | None, transcripts: Path | None = None, *more: Path
 ) -> dict[str, str]:
     """Each case's outcome under ``profile`` (and the profiles ``more``) against ``engine``
-    (None: the reference), of the corpus or of the folder ``transcripts``."""
-    command = [sys.executable, "-m", "conformance", "run", "--profile", str(profile)]
+    (None: the reference, in this process), of the corpus or of the folder ``transcripts``."""
+    command = ["run", "--profile", str(profile)]
     for other in more:
         command += ["--profile", str(other)]
     command += ["--transcripts", str(transcripts)] if transcripts else []
     command += ["--engine", engine] if engine else []
+    report = json.loads(run_json(command))
+    return {c["id"]: c["outcome"] for c in report["results"]}
+
+
+def run_json(command: list[str]) -> str:
+    """The JSON report of ``jhyap COMMAND --jobs 1 --json - -q``: with an ``--engine``, as a
+    command over its pipe; without, the reference in this process (the kit engine is the one
+    a test runs over a pipe)."""
+    command = [*command, "--jobs", "1", "--json", "-", "-q"]
+    if "--engine" not in command:
+        return run_reference_quietly(command)[1]
     done = subprocess.run(
-        [*command, "--jobs", "1", "--json", "-", "-q"],
+        [sys.executable, "-m", "conformance", *command],
         capture_output=True,
         text=True,
         cwd=ROOT,
         timeout=300,
     )
-    report = json.loads(done.stdout)
-    return {c["id"]: c["outcome"] for c in report["results"]}
+    return done.stdout
 
 
 def kit_outcomes_match_the_reference(profile: Path, folder: Path, *more: Path) -> dict[str, str]:
@@ -249,7 +260,7 @@ def scope_outcomes(engine: str | None, tmp_path: Path) -> dict[tuple[str, str], 
     folder.mkdir(parents=True)
     for name in SCOPE_TRANSCRIPTS:
         shutil.copy(ROOT / "conformance" / "transcripts" / f"{name}.yaml", folder)
-    command = [sys.executable, "-m", "conformance", "run", "--transcripts", str(folder)]
+    command = ["run", "--transcripts", str(folder)]
     for pid, choice in sorted(set(SCOPE_TRANSCRIPTS.values())):
         declared = tmp_path / f"{pid}-scope-{choice}.yaml"
         declared.write_text(
@@ -259,14 +270,7 @@ def scope_outcomes(engine: str | None, tmp_path: Path) -> dict[tuple[str, str], 
         )
         command += ["--profile", str(declared)]
     command += ["--engine", engine] if engine else []
-    done = subprocess.run(
-        [*command, "--jobs", "1", "--json", "-", "-q"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-    )
-    report = json.loads(done.stdout)
+    report = json.loads(run_json(command))
     return {(c["id"], c["profile"]): (c["mode"], c["outcome"]) for c in report["results"]}
 
 

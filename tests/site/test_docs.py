@@ -520,17 +520,6 @@ def test_recorded_games_do_not_dominate_the_search_index(built: Path) -> None:
 
 PAGE_LIMIT = 300_000  # bytes: a page over this is slow on a phone
 WIDTHS = (400, 1400)
-CHROMIUM_FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-)
 # scrollWidth beyond the viewport, and any table or scroll box wider than the page
 _OVERFLOW_JS = """
 const width = document.documentElement.clientWidth;
@@ -547,16 +536,6 @@ for (const box of document.querySelectorAll('table, .md-typeset__scrollwrap')) {
 }
 return out;
 """
-
-
-def _browser_tools() -> tuple[str, str] | str:
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver = shutil.which("chromedriver")
-    if not chromium or not driver:
-        return "no chromium or chromedriver (apt-get install chromium chromium-driver)"
-    if importlib.util.find_spec("selenium") is None:
-        return "selenium is not installed (pip install -e '.[test]')"
-    return chromium, driver
 
 
 @pytest.fixture(scope="module")
@@ -579,27 +558,12 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    tools = _browser_tools()
-    if isinstance(tools, str):
-        pytest.skip(tools)
-    chromium, driver_path = tools
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for flag in CHROMIUM_FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
-    options.add_argument("--window-size=1400,1000")
-    driver = webdriver.Chrome(options=options, service=Service(executable_path=driver_path))
-    driver.set_page_load_timeout(60)
-    try:
-        yield driver
-    finally:
-        driver.quit()
+@pytest.fixture
+def browser(shared_browser: Any) -> Any:
+    """The run's browser (tests/conftest.py, one a test process), as a new window would be:
+    no device metrics emulated (a test that sets a width leaves it set)."""
+    shared_browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    return shared_browser
 
 
 # Fetched by the theme on every page and handed to its search worker, which builds the whole

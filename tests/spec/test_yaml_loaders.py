@@ -163,9 +163,12 @@ def test_the_fast_tree_keeps_lines_types_and_the_node_bound(
     )
     doc = yamlsafe.loads(text, "f.yaml")
     assert doc.line("list[1].a") == 7 and doc.line("nothing.here") == 1
-    # 17 nodes (keys, values, the items and the mappings): counted as the event builder does
+    # 17 nodes (keys, values, the items and the mappings): counted as the event builder does,
+    # and refused by the fast path itself, at the line the event builder gives
     monkeypatch.setattr(yamlsafe, "MAX_NODES", 16)
-    assert yamlsafe._fast_load(text) is None
+    with pytest.raises(yamlsafe._TooManyNodes) as refused:
+        yamlsafe._fast_load(text)
+    assert refused.value.line == 8
     with pytest.raises(yamlsafe.YamlProblem) as info:
         yamlsafe.loads(text, "f.yaml")
     assert str(info.value) == "f.yaml:8: more than 16 YAML nodes in one file"
