@@ -484,5 +484,6 @@ def pytest_runtest_teardown(
         return (yield from _no_process_started(item))
     finally:
         # The browser quit after the last of a run of tests that use it.
-        if nextitem is None or "shared_browser" not in nextitem.fixturenames:
+        # (fixturenames: a pytest.Function's, which every test item here is)
+        if nextitem is None or "shared_browser" not in getattr(nextitem, "fixturenames", ()):
             _BROWSER.close()
