@@ -143,6 +143,20 @@ def engine_env_names(names: str) -> str:
 
 
 @pytest.fixture
+def fuzz_engines(request: pytest.FixtureRequest) -> Iterator[None]:
+    """For a test not marked e2e, every engine a fuzz campaign (or ``jhyap run``) starts
+    answers in this process (tests/fuzz/engines.py): for tests of the campaign's judgement,
+    not of the pipe. A test marked e2e keeps its engines over real pipes."""
+    if request.node.get_closest_marker("e2e") is not None:
+        yield
+        return
+    from tests.fuzz.engines import in_process
+
+    with in_process():
+        yield
+
+
+@pytest.fixture
 def pids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A directory where fake engines record their pids; checked for survivors after."""
     folder = tmp_path / "pids"

@@ -13,9 +13,10 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -45,19 +46,34 @@ def record_pid(label: str = "") -> None:
         Path(folder, f"{os.getpid()}{label}").write_text(str(os.getpid()))
 
 
+# Where write() goes: standard output, or the stream of the serve() this thread runs (a
+# test serving the engine in its own process: tests/fuzz/engines.py).
+_OUT = threading.local()
+
+
 def write(text: str) -> None:
-    sys.stdout.write(text + "\n")
-    sys.stdout.flush()
+    out = getattr(_OUT, "stream", None) or sys.stdout
+    out.write(text + "\n")
+    out.flush()
 
 
 def respond(response: dict[str, Any]) -> str:
     return json.dumps(response, separators=(",", ":"))
 
 
-def serve(hook: Hook | None = None) -> int:
-    record_pid()
-    session = Session()
-    for line in sys.stdin.buffer:
+def serve(
+    hook: Hook | None = None,
+    stdin: IO[bytes] | None = None,
+    stdout: IO[str] | None = None,
+    session: Session | None = None,
+) -> int:
+    """Answer the lines of standard input; a test serving the engine in its own process
+    gives the lines, where the answers go, and the session that persists between calls."""
+    if stdin is None:
+        record_pid()
+    session = Session() if session is None else session
+    _OUT.stream = stdout
+    for line in stdin if stdin is not None else sys.stdin.buffer:
         if not line.strip():
             continue
         try:

@@ -1,7 +1,9 @@
 """`jhyap fuzz`: seeded plans, the differential driver, shrinking and fuzz transcripts.
 
-The engines run as real subprocesses over the protocol: the reference engine, and broken
-variants of it from tests/mutants/engine.py.
+The engines are the reference engine and broken variants of it from tests/mutants/engine.py:
+in this process for the tests of the campaign's judgement (tests/fuzz/engines.py), real
+subprocesses over the protocol for the tests marked e2e (one of each kind of campaign, and
+every test of the command).
 """
 
 from __future__ import annotations
@@ -62,6 +64,9 @@ PROFILES = ("dashain", "dhumbal", "everestbuzz")
 # libyaml's loader where built: the same data as yaml.safe_load, several times faster on
 # the long transcripts fuzz writes.
 _YAML_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+# A campaign's engines answer in this process, but in the tests marked e2e.
+pytestmark = pytest.mark.usefixtures("fuzz_engines")
 
 
 def read_yaml(path: Path) -> Any:
@@ -354,8 +359,12 @@ def test_state_invariants_catch_lost_cards_and_uneven_transfers() -> None:
 
 # -- runs -------------------------------------------------------------------------------
 
+# For the tests of what a shrink ends at: a shrink that ends by its budget or of itself, never
+# by the clock (its reserve is measured on its own replays: one slow batch on a loaded
+# machine, a garbage collection, would end it early).
+UNHURRIED = 600.0
 
-@pytest.mark.e2e
+
 def test_the_reference_against_itself_finds_nothing_and_counts_coverage() -> None:
     result = fuzz(config(default_engine(), games=15, jobs=2))
     assert result.finding is None
@@ -369,7 +378,6 @@ def test_the_reference_against_itself_finds_nothing_and_counts_coverage() -> Non
     assert sum(s.coverage["raw-line probes"] for s in result.stats.values()) > 10
 
 
-@pytest.mark.e2e
 def test_a_declared_reading_is_fuzzed_as_its_own_profile(tmp_path: Path) -> None:
     # The mutant plays EverestBuzz's other reshuffle reading: it diverges from the base
     # profile, and agrees with the reference once it declares that reading.
@@ -380,7 +388,17 @@ def test_a_declared_reading_is_fuzzed_as_its_own_profile(tmp_path: Path) -> None
     )
     documents, ids = with_profile_files(shipped_documents(), [str(declared)])
     engine = mutant("everestbuzz_reshuffle_at_next_draw")
-    base = fuzz(config(engine, documents=documents, profiles=("everestbuzz",), games=20))
+    # The base run's first finding is all it is asked for: not shrunk, none other filed.
+    base = fuzz(
+        config(
+            engine,
+            documents=documents,
+            profiles=("everestbuzz",),
+            games=20,
+            max_findings=1,
+            shrink_budget=0,
+        )
+    )
     assert base.finding is not None
     assert base.finding.found.signature.startswith("everestbuzz ")
     under_reading = fuzz(config(engine, documents=documents, profiles=tuple(ids), games=20))
@@ -393,16 +411,17 @@ def test_a_declared_reading_is_fuzzed_as_its_own_profile(tmp_path: Path) -> None
 @pytest.mark.parametrize(
     ("name", "signature"),
     [
-        ("deal_in_blocks", "dashain deal: hands differs"),
+        # Over real pipes: the campaign, its checks of the transcript and `jhyap run` of it.
+        pytest.param("deal_in_blocks", "dashain deal: hands differs", marks=pytest.mark.e2e),
         ("refusal_changes_state", "turn: turns_taken differs"),
         ("two_card_runs", "throws: accepts, illegal_throw expected"),
     ],
 )
-@pytest.mark.e2e
 def test_a_broken_engine_is_caught_and_shrunk_to_a_failing_transcript(
     name: str, signature: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    result = fuzz(config(mutant(name), games=40, out=tmp_path, shrink_budget=8000))
+    cfg = config(mutant(name), games=40, out=tmp_path, shrink_budget=8000, shrink_grace=UNHURRIED)
+    result = fuzz(cfg)
     finding = next(f for f in result.findings if signature in f.found.signature)
     assert finding.transcript is not None
     assert finding.verified_ok, finding.verified
@@ -438,7 +457,7 @@ def test_a_broken_engine_is_caught_and_shrunk_to_a_failing_transcript(
             "refusal",
             {"raw": {"json": {"cmd": "STATE"}}, "expect": {"error": "unknown_command"}},
         ),
-        (
+        pytest.param(
             "string_seq_echoed",
             11,
             828,
@@ -448,10 +467,10 @@ def test_a_broken_engine_is_caught_and_shrunk_to_a_failing_transcript(
                 "raw": {"json": {"seq": "7", "cmd": "state"}},
                 "expect": {"error": "bad_request", "seq": None},
             },
+            marks=pytest.mark.e2e,  # over real pipes: raw lines as written to a process
         ),
     ],
 )
-@pytest.mark.e2e
 def test_an_engine_mishandling_raw_lines_is_caught_with_a_raw_step_transcript(
     name: str,
     game: int,
@@ -462,7 +481,7 @@ def test_an_engine_mishandling_raw_lines_is_caught_with_a_raw_step_transcript(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    result = fuzz(config(mutant(name), games=40, out=tmp_path))
+    result = fuzz(config(mutant(name), games=40, out=tmp_path, shrink_grace=UNHURRIED))
     # Each profile's answer to the line is its own class: the one of this profile.
     finding = next(f for f in result.findings if f.found.signature == signature)
     assert finding.transcript is not None
@@ -478,14 +497,19 @@ def test_an_engine_mishandling_raw_lines_is_caught_with_a_raw_step_transcript(
 
 
 @pytest.mark.usefixtures("plans_made_afresh")
-@pytest.mark.e2e
 def test_shrinking_is_deterministic_for_a_seed(tmp_path: Path) -> None:
     # A budget the shrink runs out of (800 requests: 11 steps left of the game, where 3,000
     # shrink it to 2): the same seed stops at the same transcript too. A shrink that ends
     # of itself is in test_a_broken_engine_is_caught_and_shrunk_to_a_failing_transcript.
     written = []
     for attempt in ("a", "b"):
-        cfg = config(mutant("two_card_runs"), games=40, out=tmp_path / attempt, shrink_budget=800)
+        cfg = config(
+            mutant("two_card_runs"),
+            games=40,
+            out=tmp_path / attempt,
+            shrink_budget=800,
+            shrink_grace=UNHURRIED,
+        )
         result = fuzz(cfg)
         assert result.finding is not None and result.finding.transcript is not None
         data = read_yaml(result.finding.transcript)
@@ -495,7 +519,6 @@ def test_shrinking_is_deterministic_for_a_seed(tmp_path: Path) -> None:
     assert written[0]["steps"]
 
 
-@pytest.mark.e2e
 def test_a_start_divergence_becomes_a_start_error_transcript(tmp_path: Path) -> None:
     result = fuzz(config(mutant("one_seat_too_many"), games=3, seats=7, out=tmp_path))
     finding = result.finding
@@ -604,7 +627,6 @@ def test_the_pytest_route_adds_a_fuzz_item(
     session(default_engine()).assert_outcomes(passed=1, deselected=5)
 
 
-@pytest.mark.e2e
 def test_a_report_on_standard_output_leaves_the_text_on_standard_error(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,9 +1,12 @@
 """`jhyap fuzz` as a campaign: every divergence class in one run, shrinking within the
 run's time, transcripts that always replay, response schema checks, coverage steering.
 
-The campaigns' engines run as real subprocesses: the reference engine, the mutants of
-tests/mutants/engine.py and fake engines of tests/fake_engines/. The tests' own second
-check of each file written replays it in this process (a protocol mutant on a pipe).
+The campaigns' engines are the reference engine, the mutants of tests/mutants/engine.py and
+fake engines of tests/fake_engines/: in this process for the tests of the campaign's
+judgement (tests/fuzz/engines.py), real subprocesses for the tests marked e2e (two jobs
+within a run's time, and every transcript of a mutant diverging in every profile). The
+tests' own second check of each file written replays it in this process: a rule mutant
+patched in, a protocol mutant as its command runs (over a pipe in an e2e test).
 """
 
 from __future__ import annotations
@@ -37,6 +40,9 @@ from tests.mutants.engine import MUTANTS
 FAKE = ROOT / "tests" / "fake_engines"
 EVERY_PROFILE = tuple(sorted(shipped_documents()))
 
+# A campaign's engines answer in this process, but in the tests marked e2e.
+pytestmark = pytest.mark.usefixtures("fuzz_engines")
+
 
 def fake(name: str) -> str:
     return f"{shlex.quote(sys.executable)} {shlex.quote(str(FAKE / f'{name}.py'))}"
@@ -64,8 +70,8 @@ def assert_keeps_its_promise(cfg: FuzzConfig, path: Path, mutant_name: str) -> N
     (profile,) = data["profiles"]
     assert data["fuzz"]["signature"].startswith(f"{profile} ")
     # Both in this process, each a fresh engine: the fuzzer's own check (verified_ok)
-    # replayed the file over the pipe, each on a fresh process. A mutant of the protocol
-    # layer is replayed on a fresh process again.
+    # replayed the file on a fresh engine each, as its command runs (a process in an e2e
+    # test). A mutant of the protocol layer is replayed as its command runs again.
     transcript = load_transcript(path, cfg.documents)
     client = ReferenceClient()
     resolved = resolve(cfg.documents[profile], transcript.options)
@@ -80,7 +86,6 @@ def assert_keeps_its_promise(cfg: FuzzConfig, path: Path, mutant_name: str) -> N
 
 
 @pytest.mark.parametrize("name", sorted(MUTANTS))
-@pytest.mark.e2e
 def test_every_transcript_fuzz_writes_keeps_its_promise(name: str, tmp_path: Path) -> None:
     cfg = quick(mutant(name), tmp_path)
     result = fuzz(cfg)
@@ -111,7 +116,6 @@ def test_a_mutant_diverging_everywhere_writes_a_transcript_keeping_its_promise_p
         assert_keeps_its_promise(cfg, path, "deal_in_blocks")
 
 
-@pytest.mark.e2e
 def test_tables_of_two_packs_and_jokers_are_written_with_their_deck(tmp_path: Path) -> None:
     # yaniv-israel plays two packs of 54 cards from four seats.
     cfg = quick(mutant("deal_in_blocks"), tmp_path, profiles=("yaniv-israel",), games=1, seats=4)
@@ -123,7 +127,6 @@ def test_tables_of_two_packs_and_jokers_are_written_with_their_deck(tmp_path: Pa
     assert_keeps_its_promise(cfg, finding.transcript, "deal_in_blocks")
 
 
-@pytest.mark.e2e
 def test_one_run_reports_both_planted_bugs(tmp_path: Path) -> None:
     # A total exactly at the threshold and a tie-break among several lowest hands: both
     # on branches the steering aims at.
@@ -144,7 +147,6 @@ def test_one_run_reports_both_planted_bugs(tmp_path: Path) -> None:
     assert all(f.verified_ok for f in result.findings)
 
 
-@pytest.mark.e2e
 def test_a_field_neither_defined_nor_x_fails_the_schema_check(tmp_path: Path) -> None:
     cfg = quick(fake("unknown_fields"), tmp_path, profiles=("dhumbal",), games=2)
     result = fuzz(cfg)
@@ -173,7 +175,6 @@ def test_time_bounds_the_whole_run_shrinking_included(tmp_path: Path) -> None:
         assert finding.shrink_seconds <= finding.find_seconds + cfg.shrink_grace + 2.0
 
 
-@pytest.mark.e2e
 def test_a_known_divergence_is_counted_and_the_run_goes_on(tmp_path: Path) -> None:
     from conformance.fuzz.writer import KnownDivergence
 
@@ -195,7 +196,6 @@ def test_a_known_divergence_is_counted_and_the_run_goes_on(tmp_path: Path) -> No
     assert result.games == 40
 
 
-@pytest.mark.e2e
 def test_max_findings_caps_the_run(tmp_path: Path) -> None:
     cfg = quick(mutant("deal_in_blocks"), tmp_path, max_findings=2)
     result = fuzz(cfg)
@@ -203,7 +203,6 @@ def test_max_findings_caps_the_run(tmp_path: Path) -> None:
     assert len(list(tmp_path.glob("*.yaml"))) == 2
 
 
-@pytest.mark.e2e
 def test_coverage_counts_only_what_a_game_reached_before_it_diverged(tmp_path: Path) -> None:
     result = fuzz(quick(mutant("deal_in_blocks"), tmp_path, profiles=("dhumbal",), games=3))
     # Every game diverges at its first deal: nothing after it is counted.
@@ -228,7 +227,6 @@ def test_steering_reaches_the_rare_counters(profile: str) -> None:
     assert rare and all(coverage[c] for c in rare)
 
 
-@pytest.mark.e2e
 def test_rerun_and_replay_commands_carry_engine_env(tmp_path: Path) -> None:
     cfg = quick(
         mutant("deal_in_blocks"),

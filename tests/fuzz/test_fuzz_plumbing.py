@@ -87,7 +87,7 @@ def _declining_engine(tmp_path: Path) -> str:
     return f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
 
 
-@pytest.mark.e2e
+@pytest.mark.usefixtures("fuzz_engines")  # the engine in this process
 def test_a_declined_option_is_skipped_not_a_divergence(tmp_path: Path) -> None:
     cfg = config(_declining_engine(tmp_path), profiles=("bga-yaniv",), games=16, out=tmp_path)
     result = fuzz(cfg)

@@ -335,7 +335,7 @@ def _comparable(report: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-@pytest.mark.e2e
+@pytest.mark.usefixtures("fuzz_engines")  # the engines in this process
 def test_four_fuzz_shards_merged_are_the_run(tmp_path: Path) -> None:
     # Without steering every game is fixed by the seed and its index alone. The mutant
     # diverges in some games only: findings, repeats and coverage all merge.
