@@ -456,7 +456,7 @@ class EngineClient:
 
     def _check_no_extra_line(self, seq: int) -> None:
         """Fail if the engine wrote a line nobody asked for since its last response."""
-        self._stdout.pump(0.0)
+        self._pump(0.0)
         while True:
             if not self._lines:
                 return
@@ -496,7 +496,7 @@ class EngineClient:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     break
-                self._stdout.pump(min(remaining, _WATCH_INTERVAL))
+                self._pump(min(remaining, _WATCH_INTERVAL))
                 self._notice_exit()
             if not self._lines:
                 self._fail(
