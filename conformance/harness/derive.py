@@ -779,9 +779,16 @@ def _to_json(found: Classification) -> dict[str, Json]:
 
 
 def _from_json(transcript: Transcript, hit: Mapping[str, Json]) -> Classification:
+    mode = Mode(hit["mode"])
+    found = transcript
+    # A case played as the transcript stands (as written, or not applicable) has the file's
+    # own data: the transcript itself, not one built again step by step.
+    same = not mode.derived and hit["value"] == transcript.raw
+    if not same or hit["lines"] != [step.line for step in transcript.steps]:
+        found = rebuild(transcript, hit["value"], hit["lines"])
     return Classification(
-        Mode(hit["mode"]),
-        rebuild(transcript, hit["value"], hit["lines"]),
+        mode,
+        found,
         dict(hit["options"]),
         str(hit["reason"]),
         hit["base"],
