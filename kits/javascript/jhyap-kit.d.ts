@@ -147,7 +147,8 @@ export interface ResolvedProfile extends JsonObject {
 /** The canonical form of an option value (decimals as text with two decimals or more), or Refused. */
 export declare function normalizeOption(spec: OptionSpec, value: unknown): Scalar;
 export declare function decimalText(text: string): string;
-/** `document` with `options` applied (start.options win; the others take their defaults). */
+/** `document` with `options` applied (start.options win; the others take their defaults): its
+ * rules and options copied, every other value the document's own. */
 export declare function resolveProfile(
   document: JsonObject,
   options?: { [name: string]: Scalar },

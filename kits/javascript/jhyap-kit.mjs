@@ -87,9 +87,24 @@ export const canonical = (cards) => [...cards].sort((a, b) => SORT_KEY.get(a) - 
 /** Every card of a table: `packs` packs of 52 less the ranks left out (rank letters, e.g.
  * `['K']`: all four suits), each with `jokersPerPack` jokers. */
 export function fullDeck(packs = 1, jokersPerPack = 0, ranksLeftOut = []) {
-  const pack = [...SORT_KEY.keys()].filter((c) => c !== JOKER && !ranksLeftOut.includes(c[0]));
-  const one = [...pack, ...Array(jokersPerPack).fill(JOKER)];
-  return Array.from({ length: packs }, () => one).flat();
+  return [...tableDeck(packs, jokersPerPack, ranksLeftOut)];
+}
+
+// The decks made so far, by their makeup: every start checks each seat count's deck and
+// every deal its own, and a run plays the same few tables again and again.
+const DECKS = new Map();
+
+/** fullDeck's cards, frozen and shared: for the kit's own reading, never handed out. */
+function tableDeck(packs, jokersPerPack, ranksLeftOut) {
+  const key = JSON.stringify([packs, jokersPerPack, ranksLeftOut]);
+  let deck = DECKS.get(key);
+  if (deck === undefined) {
+    const pack = [...SORT_KEY.keys()].filter((c) => c !== JOKER && !ranksLeftOut.includes(c[0]));
+    const one = [...pack, ...Array(jokersPerPack).fill(JOKER)];
+    deck = Object.freeze(Array.from({ length: packs }, () => one).flat());
+    DECKS.set(key, deck);
+  }
+  return deck;
 }
 
 function counts(cards) {
@@ -250,7 +265,9 @@ function parameterValues(spec, value) {
   return mapped;
 }
 
-const copyJson = (v) => (v === undefined ? v : JSON.parse(JSON.stringify(v)));
+// A string, a boolean, a finite number or null is its own copy (most option values are).
+const copyJson = (v) => (v === undefined || v === null || typeof v === 'string' || typeof v === 'boolean' || Number.isFinite(v)
+  ? v : JSON.parse(JSON.stringify(v)));
 
 function setPath(data, path, value) {
   const keys = path.split('.');
@@ -266,7 +283,9 @@ function setPath(data, path, value) {
 /**
  * The resolved profile: `document` with `options` applied to its rules (start.options win,
  * an option left out takes its default), and `option_values` holding every option's value.
- * `check(name)` is called for each option name after it is found, before any value.
+ * `check(name)` is called for each option name after it is found, before any value. The
+ * rules and the options are copies; every other value is the document's own (its clauses
+ * are most of a profile, and nothing that plays a table edits them), as in the Python kit.
  */
 export function resolveProfile(document, options = {}, check = () => {}) {
   const specs = optionSpecs(document);
@@ -278,7 +297,8 @@ export function resolveProfile(document, options = {}, check = () => {}) {
   }
   const chosen = {};
   for (const [name, value] of Object.entries(options)) chosen[name] = normalizeOption(specs.get(name), value);
-  const resolved = copyJson(document);
+  const resolved = { ...document };
+  for (const key of ['rules', 'options']) if (key in resolved) resolved[key] = copyJson(resolved[key]);
   const values = {};
   for (const [name, spec] of specs) {
     const value = name in chosen ? chosen[name] : normalizeOption(spec, spec.default);
@@ -427,21 +447,49 @@ export const RULE_PARAMETERS = Object.freeze(new Set([
 const isKnownParameter = (path) => RULE_PARAMETERS.has(path)
   || [...RULE_PARAMETERS].some((known) => known.startsWith(`${path}.`)); // an empty or null section
 
+/** The sections above a dotted path, outermost first (`a`, `a.b` for `a.b.c`). */
+function sectionsAbove(path) {
+  const found = [];
+  for (let i = path.indexOf('.'); i >= 0; i = path.indexOf('.', i + 1)) found.push(path.slice(0, i));
+  return found;
+}
+
+/** The paths of `leaves(rules)`, in its order. */
+function leafPaths(rules, prefix = '', found = []) {
+  for (const key of Object.keys(rules)) {
+    const value = rules[key];
+    if (isObject(value) && Object.keys(value).length) leafPaths(value, `${prefix}${key}.`, found);
+    else found.push(prefix + key);
+  }
+  return found;
+}
+
+/** sameJson, at once where both are strings, booleans or finite numbers (most values). */
+function sameValue(a, b) {
+  const plain = (v) => typeof v === 'string' || typeof v === 'boolean' || Number.isFinite(v);
+  return plain(a) && plain(b) ? a === b : sameJson(a, b);
+}
+
 /** The message naming the first parameter of `rules` that `support` does not cover (or
  * that the profile format does not know), or null; parameters under a path of `skip` are
  * left out. */
 export function unsupported(rules, support, skip = []) {
-  const declared = Object.keys(support).sort((a, b) => b.length - a.length);
-  const skipped = (path) => skip.some((s) => path === s || path.startsWith(`${s}.`) || s.startsWith(`${path}.`));
-  for (const [path] of leaves(rules)) {
+  // A path is skipped where one of `skip` holds it or lies under it: the paths of `skip`
+  // and every section above them, looked up by each dotted part of the path.
+  const skips = new Set(skip);
+  const above = new Set(skip.flatMap(sectionsAbove));
+  const skipped = (path) => above.has(path) || [path, ...sectionsAbove(path)].some((p) => skips.has(p));
+  const declared = new Set(Object.keys(support));
+  for (const path of leafPaths(rules)) {
     if (skipped(path)) continue;
     if (!isKnownParameter(path)) return `rules.${path}: this engine does not implement this rule parameter`;
-    const owner = declared.find((d) => path === d || path.startsWith(`${d}.`));
+    // The longest declared path that is the path or a section above it.
+    const owner = [path, ...sectionsAbove(path).reverse()].find((p) => declared.has(p));
     if (owner === undefined) return `rules.${path}: this engine does not implement this rule parameter`;
     const allowed = support[owner];
     if (allowed === ANY) continue;
     const held = at(rules, owner);
-    const ok = typeof allowed === 'function' ? allowed(held) : allowed.some((v) => sameJson(v, held));
+    const ok = typeof allowed === 'function' ? allowed(held) : allowed.some((v) => sameValue(v, held));
     if (!ok) {
       const shown = typeof allowed === 'function' ? 'other values' : allowed.map((v) => JSON.stringify(v)).join(', ');
       return `rules.${owner}: ${JSON.stringify(held)} is not implemented by this engine (it plays ${shown})`;
@@ -1158,7 +1206,7 @@ export class TrackedEngine {
       refuse(ErrorCode.INVALID_SEATS, `seats must be ${rules.seatsMin} to ${rules.seatsMax}, not ${seats}`);
     }
     for (let n = rules.seatsMin; n <= rules.seatsMax; n += 1) {
-      if (n * rules.handSize + 2 > fullDeck(packsFor(rules, n), rules.jokersPerPack, rules.ranksLeftOut).length) {
+      if (n * rules.handSize + 2 > tableDeck(packsFor(rules, n), rules.jokersPerPack, rules.ranksLeftOut).length) {
         refuse(ErrorCode.INVALID_PROFILE, `rules.hand_size: ${n} hands and a turned-up card need more cards than the deck holds`);
       }
     }
@@ -1228,7 +1276,7 @@ export class TrackedEngine {
     const kit = this.kitRules;
     if (!BETWEEN_HANDS.includes(t.phase)) refuse(ErrorCode.WRONG_PHASE, `cannot deal in phase ${t.phase}`);
     const packs = packsFor(kit, t.seats);
-    const full = fullDeck(packs, kit.jokersPerPack, kit.ranksLeftOut);
+    const full = tableDeck(packs, kit.jokersPerPack, kit.ranksLeftOut);
     if (!sameCards(deck, full)) {
       refuse(ErrorCode.INVALID_DECK, full.length === 52 ? 'deal needs each of the 52 cards exactly once'
         : `deal needs the table's ${full.length} cards: ${packs} pack(s) of ${52 - 4 * kit.ranksLeftOut.length} with ${kit.jokersPerPack} joker(s) each`);
@@ -1918,6 +1966,19 @@ export function requestSeq(request) {
   return Number.isInteger(seq) && seq >= 0 && seq <= MAX_SEQ ? seq : null;
 }
 
+/** Where the JSON string opened at `start` closes: the next quote that no backslash escapes
+ * (one after an even run of them), else the end of the text. */
+function stringEnd(text, start) {
+  let end = text.indexOf('"', start + 1);
+  while (end >= 0) {
+    let slashes = 0;
+    while (text[end - 1 - slashes] === '\\') slashes += 1;
+    if (slashes % 2 === 0) return end;
+    end = text.indexOf('"', end + 1);
+  }
+  return text.length;
+}
+
 /**
  * The text of the number that the top-level key "seq" of the JSON object `text` holds
  * (its last, as JSON.parse keeps the last of repeated keys), else null: a scan of the
@@ -1929,8 +1990,7 @@ function topLevelSeqNumber(text) {
   for (let i = 0; i < text.length; i += 1) {
     const ch = text[i];
     if (ch === '"') {
-      let end = i + 1;
-      while (end < text.length && text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      const end = stringEnd(text, i);
       if (depth === 1) {
         let after = end + 1;
         while (/\s/.test(text[after] ?? '')) after += 1;
@@ -1956,6 +2016,23 @@ function topLevelSeqNumber(text) {
     }
   }
   return found;
+}
+
+const SEQ_NUMBER = /\s*:\s*(-?[0-9][0-9.eE+-]*)/y;
+
+/**
+ * topLevelSeqNumber(text), read at once where the line can say it only one way: with no
+ * backslash every key is written as it reads, so a line that holds `"seq"` once holds the
+ * top-level key there (the request has one); else the whole scan.
+ */
+function seqNumberText(text) {
+  const at = text.indexOf('"seq"');
+  if (at >= 0 && text.indexOf('"seq"', at + 5) < 0 && !text.includes('\\')) {
+    SEQ_NUMBER.lastIndex = at + 5;
+    const found = SEQ_NUMBER.exec(text);
+    if (found !== null) return found[1];
+  }
+  return topLevelSeqNumber(text);
 }
 
 export function errorResponse(seq, code, message) {
@@ -2102,7 +2179,7 @@ export function decodeRequest(bytes) {
   } catch (err) {
     return refuse(ErrorCode.BAD_REQUEST, clipWords(`not JSON: ${err.message}`));
   }
-  if (isObject(request) && typeof request.seq === 'number' && /[.eE]/.test(topLevelSeqNumber(text) ?? '')) {
+  if (isObject(request) && typeof request.seq === 'number' && /[.eE]/.test(seqNumberText(text) ?? '')) {
     seqWrittenAsFraction.add(request);
   }
   return request;

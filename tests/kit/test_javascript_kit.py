@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -35,7 +36,7 @@ def _jhyap(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess[s
 
 @pytest.mark.e2e
 @needs_node
-def test_node_kit_tests_pass() -> None:
+def test_node_kit_tests_pass(tmp_path: Path) -> None:
     assert NODE is not None
     done = subprocess.run(
         [NODE, "--test", "kits/javascript/test/"],
@@ -44,9 +45,12 @@ def test_node_kit_tests_pass() -> None:
         text=True,
         timeout=300,
         check=False,
+        # What the node tests write goes in this test's folder (os.tmpdir() reads TMPDIR).
+        env={**os.environ, "TMPDIR": str(tmp_path)},
     )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "# fail 0" in done.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # each removed what it made
 
 
 @pytest.mark.e2e

@@ -6,7 +6,7 @@
 // event loop).
 import { readFileSync } from 'node:fs';
 import {
-  ANY, KIT_RULES, TrackedEngine, classifyThrow, main, nextActive, profileHandValue, readRules,
+  ANY, KIT_RULES, TrackedEngine, classifyThrow, main, nextActive, profileHandValue,
   jokerAloneRefused, outOfOrder, singleRefused, turnOrderFrom,
 } from '../jhyap-kit.mjs';
 
@@ -40,10 +40,6 @@ export class ProfileEngine extends TrackedEngine {
     this.hands.push(deal);
   }
 
-  #rules() {
-    return readRules(this.rules);
-  }
-
   /** The call limit at this table (call.limit_by_seats steps it by seat count). */
   #callLimit() {
     let { limit } = this.rules.call;
@@ -67,7 +63,7 @@ export class ProfileEngine extends TrackedEngine {
       return within ? null : 'call_over_limit';
     }
     if (action.type === 'throw') {
-      const rules = this.#rules();
+      const rules = this.kitRules;
       if (!classifyThrow(action.cards, rules)) return 'illegal_throw';
       if (outOfOrder(action.cards, rules)) return 'illegal_throw';
       if (jokerAloneRefused(action.cards, this.table.hands[seat], rules)) return 'illegal_throw';
@@ -81,7 +77,7 @@ export class ProfileEngine extends TrackedEngine {
   }
 
   onThrow(seat, cards) {
-    return classifyThrow(cards, this.#rules());
+    return classifyThrow(cards, this.kitRules);
   }
 
   handValue(cards) {
@@ -89,8 +85,7 @@ export class ProfileEngine extends TrackedEngine {
   }
 
   #value(cards) {
-    const rules = this.#rules();
-    return profileHandValue(rules, cards);
+    return profileHandValue(this.kitRules, cards);
   }
 
   /** The showdown after a call (`caller`), or the deck run out (`caller` null), then the

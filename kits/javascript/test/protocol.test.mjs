@@ -28,6 +28,10 @@ test('seq written as no JSON integer (1e-400, 1.0, 1e2) is null, as in the Pytho
   assert.equal(seq('{"seq":7}'), 7);
   assert.equal(seq('{"x":{"seq":1.5},"a":"\\"seq\\":1.0","seq":3}'), 3);
   assert.equal(seq('{"seq":1.0,"seq":5}'), 5);
+  // Where "seq" is written once, but not as the top-level key (escapes spell that one).
+  assert.equal(seq('{"s\\u0065q":1.0,"a\\"seq":2}'), null);
+  assert.equal(seq('{"x":{"seq":1.0},"s\\u0065q":4}'), 4);
+  assert.equal(seq('{"x":"\\\\","seq":2.5,"t":"\\u091d"}'), null);
 });
 
 test('the line: not an object, no seq, no cmd, an unknown command', async () => {

@@ -1,7 +1,7 @@
 // The README's 30-line binding runs: a hand over the protocol through a child process.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -16,7 +16,10 @@ test('the README binding serves a hand', () => {
   const code = block
     .replace("'./jhyap-kit.mjs'", JSON.stringify(new URL('jhyap-kit.mjs', here).href))
     .replace("'../../examples/javascript-object/yaniv.mjs'", JSON.stringify(new URL('../../examples/javascript-object/yaniv.mjs', here).href));
-  const file = join(mkdtempSync(join(tmpdir(), 'jhyap-kit-')), 'binding.mjs');
+  // Its own temporary folder (under TMPDIR: the Python test that runs these points it at
+  // its own), removed once the binding has served.
+  const folder = mkdtempSync(join(tmpdir(), 'jhyap-kit-'));
+  const file = join(folder, 'binding.mjs');
   writeFileSync(file, code);
   const profile = fixture('bga-yaniv');
   Object.assign(profile.rules.reshuffle, { moment: 'when_draw_finds_deck_empty', kept_aside: 'offer_and_throw' });
@@ -32,7 +35,12 @@ test('the README binding serves a hand', () => {
     { seq: 7, cmd: 'act', seat: 1, action: { type: 'call' } },
     { seq: 8, cmd: 'stop' },
   ];
-  const done = spawnSync(process.execPath, [file], { input: requests.map((r) => JSON.stringify(r)).join('\n') + '\n', encoding: 'utf8' });
+  let done;
+  try {
+    done = spawnSync(process.execPath, [file], { input: requests.map((r) => JSON.stringify(r)).join('\n') + '\n', encoding: 'utf8' });
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
   assert.equal(done.status, 0, done.stderr);
   const answers = done.stdout.trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(answers[0].engine.name, 'yaniv-sketch');
