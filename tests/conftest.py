@@ -272,7 +272,7 @@ def shared_browser(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return _BROWSER.get(tmp_path_factory)
 
 
-def _descendants(root: int) -> list[int]:
+def descendants(root: int) -> list[int]:
     """The processes under ``root`` (children, their children, ...), from /proc."""
     children: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
@@ -294,7 +294,7 @@ def _quit_and_reap(driver: Any, service_pid: int) -> None:
     ends: those that chromedriver leaves behind would go to init, their CPU never counted,
     and some kept running. Each is waited for (killed after ten seconds)."""
     libc = ctypes.CDLL(None, use_errno=True)
-    tree = _descendants(service_pid)
+    tree = descendants(service_pid)
     libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     try:
         driver.quit()

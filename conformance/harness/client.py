@@ -145,21 +145,7 @@ class EngineClient:
         cwd: str | None = None,
         limits: EngineLimits | None = None,
     ) -> None:
-        self.command = command
-        self.limits = limits
-        self.argv = split_command(command)
-        self.timeout = timeout
-        self._seq = 0
-        self._broken: str | None = None
-        self._closed = False
-        self._close_lock = threading.Lock()
-        self._stderr = StderrTail()
-        # Requests sent ahead (conformance.harness.ahead): written, their answers unread.
-        self._flight: deque[tuple[int, Mapping[str, Any]]] = deque()
-        self._upcoming: Iterator[Mapping[str, Any]] | None = None
-        self._peeked: Mapping[str, Any] | None = None  # taken from _upcoming, not written
-        self._window = 1
-        self._cases_begun = False
+        self._begin(command, timeout, limits)
         become_subreaper()
         self.engine_id = f"{os.getpid()}-{next(ENGINE_IDS)}"
         base = dict(env) if env is not None else dict(os.environ)
@@ -212,6 +198,25 @@ class EngineClient:
             name=f"engine-{self.pid}-stderr",
         )
         self._stderr_thread.start()
+
+    def _begin(self, command: str, timeout: float, limits: EngineLimits | None) -> None:
+        """The client's bookkeeping before any engine is started (an engine answering in
+        the caller's process, as the tests' fuzz engines do, starts with it too)."""
+        self.command = command
+        self.limits = limits
+        self.argv = split_command(command)
+        self.timeout = timeout
+        self._seq = 0
+        self._broken: str | None = None
+        self._closed = False
+        self._close_lock = threading.Lock()
+        self._stderr = StderrTail()
+        # Requests sent ahead (conformance.harness.ahead): written, their answers unread.
+        self._flight: deque[tuple[int, Mapping[str, Any]]] = deque()
+        self._upcoming: Iterator[Mapping[str, Any]] | None = None
+        self._peeked: Mapping[str, Any] | None = None  # taken from _upcoming, not written
+        self._window = 1
+        self._cases_begun = False
 
     # -- context manager ------------------------------------------------------------
 

@@ -40,7 +40,7 @@ from conformance.harness import runner
 from conformance.harness.client import EngineCrashed, EngineUnusable, split_command
 from conformance.harness.sandbox import EngineLimits
 from conformance.harness.settings import DEFAULT_TIMEOUT
-from conformance.harness.transport import EOF, StderrTail
+from conformance.harness.transport import EOF
 from tests.conftest import ROOT
 
 FAKE = ROOT / "tests" / "fake_engines"
@@ -181,20 +181,7 @@ class InProcessEngine(PipelinedClient):
         limits: EngineLimits | None = None,
     ) -> None:
         # What EngineClient.__init__ sets, but a process and its pipes.
-        self.command = command
-        self.limits = limits
-        self.argv = split_command(command)
-        self.timeout = timeout
-        self._seq = 0
-        self._broken: str | None = None
-        self._closed = False
-        self._close_lock = threading.Lock()
-        self._stderr = StderrTail()
-        self._flight: deque[tuple[int, Mapping[str, Any]]] = deque()
-        self._upcoming: Iterator[Mapping[str, Any]] | None = None
-        self._peeked: Mapping[str, Any] | None = None
-        self._window = 1
-        self._cases_begun = False
+        self._begin(command, timeout, limits)
         self.engine_id = "in-process"
         self.pid = 0
         self._lines: deque[object] = deque()

@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from tests.conftest import descendants
+
 pytestmark = [
     pytest.mark.e2e,
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc"),
@@ -33,26 +35,10 @@ def _stat(pid: int) -> list[str]:
         return stat.read().rsplit(")", 1)[1].split()
 
 
-def _descendants(root: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                children.setdefault(int(_stat(int(entry))[1]), []).append(int(entry))
-            except (OSError, IndexError):
-                continue
-    found, todo = [], [root]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
 def _workers(root: int) -> list[int]:
     """The Dask workers under ``root`` that are up: they ignore SIGINT once started."""
     workers = []
-    for pid in _descendants(root):
+    for pid in descendants(root):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
                 if b"spawn_main" not in cmdline.read():
@@ -87,7 +73,7 @@ def _started(argv: list[str]) -> tuple[subprocess.Popen[str], list[int]]:
         time.sleep(0.2)
     assert len(_workers(leader.pid)) >= 2
     time.sleep(3)  # the workers are playing
-    return leader, _descendants(leader.pid)
+    return leader, descendants(leader.pid)
 
 
 def _stopped(leader: subprocess.Popen[str], signum: int, group: bool) -> tuple[int, str, float]:
