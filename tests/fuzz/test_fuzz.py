@@ -56,7 +56,7 @@ from conformance.spec.transcript_profiles import shipped_documents, with_profile
 from reference_engine.rules import ReshuffleMoment
 from reference_engine.server import Session
 from tests.cli_helpers import jhyap as jhyap_here
-from tests.conftest import ROOT
+from tests.conftest import ENGINE_ENV, ROOT
 
 MUTANT_ENGINE = ROOT / "tests" / "mutants" / "engine.py"
 FUZZ_REPORT_SCHEMA = ROOT / "schema" / "fuzz-report.schema.json"
@@ -94,13 +94,15 @@ def config(engine: str, **changes: object) -> FuzzConfig:
 
 
 def jhyap(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    # $JHYAP_ENGINE_ENV passed on: the command's own engines then get what the run lists
+    # (PYTHONPYCACHEPREFIX: their compiled modules in the run's folder, not the checkout).
     return subprocess.run(
         [sys.executable, "-m", "conformance", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
         timeout=300,
-        env=default_engine_env(),
+        env=default_engine_env([ENGINE_ENV]),
     )
 
 

@@ -162,13 +162,15 @@ def test_an_engine_name_cannot_forge_a_summary_line(
 
 @pytest.mark.e2e
 def test_a_refusal_quoted_by_fuzz_cannot_forge_a_line(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     # bench/probes.py: fuzz's "checked: against the engine: ..." line quoted the engine's
     # refusal raw, so its newline printed a forged summary line (and its OSC codes).
     monkeypatch.setenv("NO_COLOR", "1")
     engine = fake("forged_text", "all", "error")
-    code, out, _ = jhyap(capsys, "fuzz", "--profile", "dashain", "--games", "1", "--engine", engine)
+    found = str(tmp_path / "found")  # the finding's transcript: never under the checkout
+    args = ["fuzz", "--profile", "dashain", "--games", "1", "--engine", engine, "--out", found]
+    code, out, _ = jhyap(capsys, *args)
     assert code == 1
     assert [line for line in out.splitlines() if FORGED in line and line.startswith("==")] == []
     assert [c for c in ("\x1b", "\r", "\u2028", "\u0085", "\u202e") if c in out] == []
