@@ -355,8 +355,66 @@ LONG_TESTS_FIRST: tuple[str, ...] = (
 )
 
 
-def pytest_sessionfinish() -> None:
+def pytest_sessionfinish(session: pytest.Session) -> None:
     _BROWSER.close()  # a run stopped early (-x, a keyboard interrupt) quits it too
+    _check_checkout_untouched(session)
+
+
+# -- no test writes into the checkout ----------------------------------------------------------
+
+
+def checkout_entries(root: Path) -> frozenset[str] | None:
+    """What of ``root`` git does not hold as committed: its untracked and ignored files (an
+    untracked folder as one entry) and its changed tracked files; None outside a git
+    checkout. Compiled-module folders are left out: where PYTHONDONTWRITEBYTECODE is unset,
+    Python writes them for the modules pytest itself imports before any test runs."""
+    listings = (
+        ["git", "ls-files", "--others", "--directory", "-z"],
+        ["git", "diff", "--name-only", "-z"],
+    )
+    found: set[str] = set()
+    for args in listings:
+        try:
+            done = subprocess.run(args, cwd=root, capture_output=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        if done.returncode != 0:
+            return None
+        found.update(name.decode() for name in done.stdout.split(b"\0") if name)
+    return frozenset(n for n in found if "__pycache__" not in n.rstrip("/").split("/"))
+
+
+_CHECKOUT_BEFORE = pytest.StashKey[frozenset[str] | None]()
+_WRITTEN_INTO_CHECKOUT = pytest.StashKey[list[str]]()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The run's first process notes what the checkout (pytest's root folder) holds."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        session.config.stash[_CHECKOUT_BEFORE] = checkout_entries(session.config.rootpath)
+
+
+def _check_checkout_untouched(session: pytest.Session) -> None:
+    """Fails the run when it left something new in the checkout (a file or folder a test or
+    a process it started wrote there), whatever the tests' own outcomes."""
+    before = session.config.stash.get(_CHECKOUT_BEFORE, None)
+    after = checkout_entries(session.config.rootpath) if before is not None else None
+    if before is None or after is None:
+        return
+    written = sorted(after - before)
+    session.config.stash[_WRITTEN_INTO_CHECKOUT] = written
+    if written:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    written = config.stash.get(_WRITTEN_INTO_CHECKOUT, [])
+    if written:
+        terminalreporter.write_line(
+            f"the tests wrote into the checkout {config.rootpath} (a test may write only in "
+            f"its temporary folders): {', '.join(written)}",
+            red=True,
+        )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -1,7 +1,8 @@
 """The suite keeps to itself: the jhyap cache it uses is in the run's pytest temporary folder
-(never the user's), for this process and every process a test starts; and a test not marked
-e2e that starts a process fails (tests/conftest.py); a rule mutant answering in the test's
-process leaves the reference engine as it was (tests/cli_helpers.py)."""
+(never the user's), for this process and every process a test starts; and a test not marked e2e
+that starts a process fails (tests/conftest.py), and so does a run that leaves anything new in
+the checkout; a rule mutant answering in the test's process leaves the reference engine as it
+was (tests/cli_helpers.py)."""
 
 from __future__ import annotations
 
@@ -106,6 +107,61 @@ from tests.conftest import pytest_runtest_call, pytest_runtest_setup, pytest_run
 def pytest_configure(config):
     config.addinivalue_line("markers", "e2e: starts a process")
 """
+
+
+# A run in a checkout of its own, with the suite's guard: one test writes beside its
+# temporary folder, into the checkout.
+WRITER = """
+from pathlib import Path
+
+
+def test_writes_into_the_checkout(request):
+    (request.config.rootpath / "found").mkdir()
+    (request.config.rootpath / "found" / "finding.yaml").write_text("x")
+    (request.config.rootpath / "kept.txt").write_text("changed")
+
+
+def test_writes_in_its_own_folder(tmp_path):
+    (tmp_path / "finding.yaml").write_text("x")
+"""
+
+CHECKOUT_GUARD = """
+from tests.conftest import pytest_sessionfinish, pytest_sessionstart, pytest_terminal_summary
+"""
+
+
+def _git(folder: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=folder, check=True, capture_output=True)
+
+
+@pytest.mark.e2e  # git
+def test_a_run_that_writes_into_the_checkout_fails(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CHECKOUT_GUARD)
+    pytester.makepyfile(test_writer=WRITER)
+    pytester.makefile(".txt", kept="as committed")
+    pytester.makefile(".yaml", untracked_before="x")  # there before the run: not the run's
+    _git(pytester.path, "init", "-q")
+    _git(pytester.path, "add", "kept.txt", "conftest.py", "test_writer.py")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            f"the tests wrote into the checkout {pytester.path} (a test may write only in its "
+            "temporary folders): found/, kept.txt"
+        ]
+    )
+
+
+@pytest.mark.e2e  # git
+def test_a_run_that_writes_only_in_its_folders_passes(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CHECKOUT_GUARD)
+    pytester.makepyfile(test_writer=WRITER.replace("def test_writes_into", "def _writes_into"))
+    _git(pytester.path, "init", "-q")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.OK
+    assert "wrote into the checkout" not in result.stdout.str()
 
 
 @pytest.mark.e2e  # its own marked test starts a process, in this process
