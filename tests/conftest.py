@@ -366,8 +366,9 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 def checkout_entries(root: Path) -> frozenset[str] | None:
     """What of ``root`` git does not hold as committed: its untracked and ignored files (an
     untracked folder as one entry) and its changed tracked files; None outside a git
-    checkout. Compiled-module folders are left out: where PYTHONDONTWRITEBYTECODE is unset,
-    Python writes them for the modules pytest itself imports before any test runs."""
+    checkout. (Where PYTHONDONTWRITEBYTECODE is unset, the modules pytest imports before the
+    run's compiled-module folder is set are compiled beside their sources: before the first
+    listing, which therefore holds them.)"""
     listings = (
         ["git", "ls-files", "--others", "--directory", "-z"],
         ["git", "diff", "--name-only", "-z"],
@@ -381,7 +382,7 @@ def checkout_entries(root: Path) -> frozenset[str] | None:
         if done.returncode != 0:
             return None
         found.update(name.decode() for name in done.stdout.split(b"\0") if name)
-    return frozenset(n for n in found if "__pycache__" not in n.rstrip("/").split("/"))
+    return frozenset(found)
 
 
 _CHECKOUT_BEFORE = pytest.StashKey[frozenset[str] | None]()

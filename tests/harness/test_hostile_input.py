@@ -765,6 +765,9 @@ def test_engines_get_a_minimal_environment(
         fake("hog", "env", str(dump)),
         "--engine-env",
         "WANTED",
+        # the run's compiled-module folder: without it the engine wrote into the checkout
+        "--engine-env",
+        "PYTHONPYCACHEPREFIX",
         "--engine-env",
         "EXTRA=1",
         "--engine-env",
@@ -778,7 +781,13 @@ def test_engines_get_a_minimal_environment(
     env = json.loads(dump.read_text())
     assert "SECRET_TOKEN" not in env
     assert (env["WANTED"], env["EXTRA"], env["PATH"]) == ("yes", "1", "/usr/bin:/bin")
-    assert set(env) <= {*BASE_VARIABLES, "WANTED", "EXTRA", "JHYAP_ENGINE_ID"}
+    assert set(env) <= {
+        *BASE_VARIABLES,
+        "WANTED",
+        "EXTRA",
+        "JHYAP_ENGINE_ID",
+        "PYTHONPYCACHEPREFIX",
+    }
     code, _, err = jhyap(capsys, "run", "--engine-env", "BAD NAME", "-k", PASSING)
     assert (code, err) == (
         2,
