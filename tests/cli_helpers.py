@@ -79,10 +79,18 @@ def run_reference_quietly(args: Sequence[str]) -> tuple[int, str]:
     the reference engine in this process (an ``--engine`` given is only the command a report
     names): for tests that need a run's report, not the pipe. (exit status, stdout); what it
     prints on stderr is dropped."""
+    return run_quietly(args, reference_in_process=True)
+
+
+def run_quietly(args: Sequence[str], *, reference_in_process: bool = False) -> tuple[int, str]:
+    """``jhyap ARGS`` in this process, from the repository's root, its engines over their
+    pipes (for tests of an engine, not of the command's start; each command keeps tests of
+    its own process): (exit status, stdout); what it prints on stderr is dropped."""
     out = io.StringIO()
     quiet = contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO())
     with pytest.MonkeyPatch.context() as patch, quiet[0], quiet[1]:
-        patch.setattr(runner, "EngineClient", InProcessReference)
+        if reference_in_process:
+            patch.setattr(runner, "EngineClient", InProcessReference)
         patch.chdir(ROOT)
         code = cli.main(list(args))
     return code, out.getvalue()

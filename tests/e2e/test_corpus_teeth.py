@@ -1,12 +1,16 @@
 """The corpus has teeth: every deliberately broken engine fails it, the correct one passes.
 
-Each mutant in tests/mutants/engine.py breaks one rule family; it runs as a real
-subprocess over the protocol, exactly as a third-party engine would. The run of a mutant
-stops once an oracle has caught it: what the test asserts is then settled.
+Each mutant in tests/mutants/engine.py breaks one rule family. The mutants of the protocol
+layer, and one of the rules, run as real subprocesses over the protocol, exactly as a
+third-party engine would; the other rule mutants answer in this process (tests/fuzz/engines.py:
+the same script and serving loop, spoken to by the harness's own client with the pipe taken
+out), since what those tests assert is the corpus's judgement, not the pipe. The run of a
+mutant stops once an oracle has caught it: what the test asserts is then settled.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 import subprocess
@@ -25,11 +29,17 @@ from conformance.harness.runner import (
 )
 from conformance.harness.sandbox import engine_environment
 from tests.conftest import ROOT
+from tests.fuzz.engines import in_process
 from tests.mutants.engine import MUTANTS
 
 pytestmark = pytest.mark.e2e
 
 MUTANT_ENGINE = ROOT / "tests" / "mutants" / "engine.py"
+# The mutants run over real pipes: those of the protocol layer (what the pipe carries is
+# what they break) and one of the rules.
+OVER_PIPES = frozenset(
+    {"non_json_seq_zero", "string_seq_echoed", "unknown_command_bad_request", "tie_to_caller"}
+)
 
 
 def run_corpus(engine: str, report: Path) -> tuple[int, dict[str, object]]:
@@ -96,9 +106,14 @@ def run_corpus_until_caught(engine: str, cases: list[Case]) -> tuple[int, list[O
 @pytest.mark.parametrize("mutant", sorted(MUTANTS))
 def test_every_broken_engine_is_caught(mutant: str, corpus_cases: list[Case]) -> None:
     engine = f"{shlex.quote(sys.executable)} {shlex.quote(str(MUTANT_ENGINE))} {mutant}"
-    status, outcomes = run_corpus_until_caught(engine, corpus_cases)
+    with contextlib.nullcontext() if mutant in OVER_PIPES else in_process(engine):
+        status, outcomes = run_corpus_until_caught(engine, corpus_cases)
     caught = [o.transcript_id for o in outcomes if o.status == CaseStatus.FAILED]
     assert status == 1
     # The recorded regression games do not count: an oracle, written from the rules, must.
     oracles = [i for i in caught if not i.startswith("regression-")]
     assert oracles, f"no oracle transcript catches the {mutant} mutant (caught by: {caught})"
+
+
+def test_the_mutants_over_pipes_are_mutants() -> None:
+    assert OVER_PIPES.issubset(MUTANTS)

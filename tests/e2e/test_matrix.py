@@ -5,6 +5,8 @@ test and tests/e2e/test_corpus_teeth.py); the other engines' over their pipes.""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -15,6 +17,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from conformance import cli
 from conformance.site.matrix_pages import BUNDLED_DATA, BUNDLED_RUNS, BundledRun
 from scripts import bundled_matrix, run_action_locally
 from tests.cli_helpers import ROOT, fake, reference_report
@@ -34,6 +37,17 @@ def jhyap(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "conformance", *args], capture_output=True, text=True, cwd=ROOT
     )
+
+
+def jhyap_here(*args: str) -> subprocess.CompletedProcess[str]:
+    """``jhyap ARGS`` in this process, from the repository's root, its engines over their
+    pipes (the command's own process is run by the matrix's test): as ``jhyap`` gives it."""
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(ROOT)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = cli.main(list(args))
+    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture(scope="module")
@@ -60,15 +74,26 @@ def reports(
         made.append(path)
     for name, profile in (("bugs-dhumbal", "dhumbal"), ("bugs-yaniv", "bga-yaniv")):
         path = folder / f"{name}.json"
-        done = jhyap("run", "-q", "--engine", BUGS, "--profile", profile, "--json", str(path))
+        done = jhyap_here("run", "-q", "--engine", BUGS, "--profile", profile, "--json", str(path))
         assert done.returncode == 1, done.stderr
         made.append(path)
     return made
 
 
-def test_the_matrix_of_two_engines_under_two_rulesets(reports: list[Path], tmp_path: Path) -> None:
-    out = tmp_path / "site"
-    done = jhyap("matrix", *map(str, reports), "-o", str(out))
+@pytest.fixture(scope="module")
+def matrix(
+    reports: list[Path], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """``jhyap matrix`` of the four reports, as a command, and the folder it wrote (once a
+    module: the matrix's test and the browser's share it)."""
+    out = tmp_path_factory.mktemp("matrix") / "site"
+    return jhyap("matrix", *map(str, reports), "-o", str(out)), out
+
+
+def test_the_matrix_of_two_engines_under_two_rulesets(
+    reports: list[Path], matrix: tuple[subprocess.CompletedProcess[str], Path]
+) -> None:
+    done, out = matrix
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout == (
         f"wrote {out / 'index.html'}: 2 engines by 2 rulesets, 4 cells, 2 with failures; 9 files\n"
@@ -165,9 +190,9 @@ def test_the_action_runs_as_a_runner_would(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def site(reports: list[Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("matrix") / "site"
-    assert jhyap("matrix", *map(str, reports), "-o", str(out)).returncode == 0
+def site(matrix: tuple[subprocess.CompletedProcess[str], Path]) -> Path:
+    done, out = matrix
+    assert done.returncode == 0
     return out
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from conformance.spec.profiles import resolved_profile
+from tests.cli_helpers import run_quietly
 from tests.conftest import _running, deck_from_hands, made_once
 
 pytestmark = pytest.mark.e2e
@@ -29,12 +30,15 @@ PYTHON_SERVER = [sys.executable, str(ROOT / "tests" / "kit_engines" / "hook_serv
 
 
 def outcomes(profile: str, engine: list[str] | None) -> dict[str, str]:
-    """Each case's outcome under ``profile`` against ``engine`` (None: the reference),
-    given after ``--`` as a user does."""
-    command = [sys.executable, "-m", "conformance", "run", "--profile", profile]
-    command += ["--jobs", "1", "--json", "-", "-q"] + (["--", *engine] if engine else [])
-    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=600)
-    report = json.loads(done.stdout)
+    """Each case's outcome under ``profile`` against ``engine``, given after ``--`` as a user
+    does, by ``jhyap run`` in this process (the rules server is what a test runs over its
+    pipes); None: the reference, in this process too."""
+    command = ["run", "--profile", profile, "--jobs", "1", "--json", "-", "-q"]
+    if engine is None:
+        stdout = run_quietly(command, reference_in_process=True)[1]
+    else:
+        stdout = run_quietly([*command, "--", *engine])[1]
+    report = json.loads(stdout)
     return {c["id"]: c["outcome"] for c in report["results"]}
 
 

@@ -15,6 +15,7 @@ import pytest
 from conformance import cli
 from conformance.commands.run import default_engine, default_engine_env
 from conformance.harness import smoke
+from conformance.harness.inprocess import ReferenceClient
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKES = ROOT / "tests" / "fake_engines"
@@ -45,6 +46,32 @@ ALL_CHECKS = [
     "schema",
     "stdout",
 ]
+
+
+class InProcessSmokeEngine(ReferenceClient):
+    """The reference engine in this process, standing in for smoke's engine client: for
+    tests of the smoke hand smoke plans and plays under a ruleset, not of the pipe
+    (test_reference_engine_passes and the fake engines' tests keep it). It exits, with
+    status 0 and nothing left running, once it has answered stop, as the server does."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__()
+
+    @property
+    def returncode(self) -> int | None:
+        return 0 if self._session.stopped else None
+
+    def leftover_processes(self) -> list[int]:
+        return []
+
+    def close(self, *, graceful: bool = True) -> None:
+        pass
+
+
+@pytest.fixture
+def smoke_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every engine smoke starts is the reference engine in this process."""
+    monkeypatch.setattr(smoke, "EngineClient", InProcessSmokeEngine)
 
 
 def fake(name: str, *args: str) -> str:
@@ -134,7 +161,7 @@ def test_reference_engine_passes(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize("profile", smoke.PROFILES)
-@pytest.mark.e2e
+@pytest.mark.usefixtures("smoke_in_process")
 def test_the_smoke_hand_plays_under_every_shipped_profile(
     monkeypatch: pytest.MonkeyPatch, profile: str
 ) -> None:
@@ -314,7 +341,7 @@ def test_an_engine_of_its_own_rules_gets_a_green_smoke_with_profile(
 @pytest.mark.parametrize(
     "variant", sorted((ROOT / "tests" / "data" / "variants").glob("*.yaml")), ids=lambda p: p.stem
 )
-@pytest.mark.e2e
+@pytest.mark.usefixtures("smoke_in_process")
 def test_the_smoke_hand_plays_under_every_variant(variant: Path) -> None:
     from conformance.spec.profiles import load_profile
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import shlex
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -16,7 +15,7 @@ import pytest
 
 from jhyap_kit import ANY, KIT_RULES
 from jhyap_kit.support import unsupported
-from tests.cli_helpers import run_reference_quietly
+from tests.cli_helpers import run_quietly
 
 ROOT = Path(__file__).resolve().parents[2]
 VARIANTS = ROOT / "tests" / "data" / "variants"
@@ -38,20 +37,11 @@ def outcomes(
 
 
 def run_json(command: list[str]) -> str:
-    """The JSON report of ``jhyap COMMAND --jobs 1 --json - -q``: with an ``--engine``, as a
-    command over its pipe; without, the reference in this process (the kit engine is the one
-    a test runs over a pipe)."""
+    """The JSON report of ``jhyap COMMAND --jobs 1 --json - -q``, run in this process: with
+    an ``--engine``, that engine over its pipe; without, the reference in this process (the
+    kit engine is the one a test runs over a pipe)."""
     command = [*command, "--jobs", "1", "--json", "-", "-q"]
-    if "--engine" not in command:
-        return run_reference_quietly(command)[1]
-    done = subprocess.run(
-        [sys.executable, "-m", "conformance", *command],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-    )
-    return done.stdout
+    return run_quietly(command, reference_in_process="--engine" not in command)[1]
 
 
 def kit_outcomes_match_the_reference(profile: Path, folder: Path, *more: Path) -> dict[str, str]:
