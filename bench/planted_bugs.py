@@ -1,7 +1,8 @@
 """A measure of the suite itself: bugs planted in the example engines bound with the kits.
 
-Run: python bench/planted_bugs.py [--quick] [--fuzz-seconds S] [--seed N] [--jobs J]
-     [--shapes NAME,...] [--engines NAME,...] [--cases PATTERN,...] [--fuzz-all] [--json FILE]
+Run: python bench/planted_bugs.py [--quick] [--fuzz-seconds S | --fuzz-games N] [--seed N]
+     [--jobs J] [--shapes NAME,...] [--engines NAME,...] [--cases PATTERN,...] [--fuzz-all]
+     [--json FILE]
 
 Each bug *shape* (issue 37's and those of tests/mutants/) is planted as a small override of
 one function, method or hook of an example engine: examples/python-loop (a console game
@@ -19,8 +20,11 @@ ones, bench/planted_bugs.mjs for the JavaScript one) and judged:
 
 The table gives each shape and engine: ``corpus`` (the case ids), ``fuzz`` (the classes),
 ``nothing``, or ``n/a`` when the shape cannot be planted in that engine (the reason says
-what owns it). The totals count the planted rows. ``--quick`` fuzzes 5 s a run; ``--cases``
-replays only the corpus cases whose ids match (``jhyap run -k``), as the tests do.
+what owns it). The totals count the planted rows. ``--quick`` fuzzes 5 s a run;
+``--fuzz-games N`` bounds each fuzz run by its games instead (``jhyap fuzz --games N``: the
+same classes whatever the machine's load, as the tests use it; nothing shrunk, which would
+change no class); ``--cases`` replays only the
+corpus cases whose ids match (``jhyap run -k``), as the tests do.
 """
 
 from __future__ import annotations
@@ -885,13 +889,20 @@ def fuzz_findings(
     seed: int,
     known: Sequence[str],
     folder: Path,
+    games: int | None = None,
 ) -> list[dict[str, Any]]:
-    """The divergences of one seeded ``jhyap fuzz`` run of ``seconds`` (``known``
-    signatures listed as known divergences)."""
+    """The divergences of one seeded ``jhyap fuzz`` run of ``seconds``, or of ``games``
+    games when given (``known`` signatures listed as known divergences)."""
     found = ENGINES[engine]
     tag = f"{engine}-{shape or 'none'}-{Path(profile).stem}"
     report = folder / f"fuzz-{tag}.json"
-    args = ["fuzz", "--engine", shlex.join(found.command(shape)), "--time", f"{seconds:g}"]
+    # A run of so many games finds the same classes whether or not it shrinks them (its games
+    # do not depend on the shrinks, as a timed run's number of games does): the table reads
+    # only the classes, so nothing is shrunk.
+    bound = ["--time", f"{seconds:g}"]
+    if games is not None:
+        bound = ["--games", str(games), "--shrink-budget", "0"]
+    args = ["fuzz", "--engine", shlex.join(found.command(shape)), *bound]
     args += ["--seed", str(seed), "--json", str(report), "--out", str(folder / f"out-{tag}")]
     args += ["--profile", profile]
     if known:
@@ -919,6 +930,12 @@ class Settings:
     fuzz_all: bool
     folder: Path
     cases: tuple[str, ...] = ()  # id patterns of the corpus cases replayed (none: every case)
+    fuzz_games: int | None = None  # each fuzz run bounded by its games, not by fuzz_seconds
+
+    def fuzz_bound(self) -> str:
+        if self.fuzz_games is not None:
+            return f"{self.fuzz_games} game{'s' if self.fuzz_games != 1 else ''}"
+        return f"{self.fuzz_seconds:g} s"
 
 
 def judge(
@@ -949,6 +966,7 @@ def judge(
                 settings.seed,
                 known(engine, profile),
                 settings.folder,
+                settings.fuzz_games,
             )
         except FuzzUnusable as exc:
             return replace(row, note=str(exc), seconds=time.monotonic() - began)
@@ -962,7 +980,7 @@ def judge(
 
 class _Baselines:
     """The fuzz divergences of each unplanted engine under each profile, found once (the
-    same seed and time as the planted runs): they are not the plants'."""
+    same seed and time, or games, as the planted runs): they are not the plants'."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -974,7 +992,7 @@ class _Baselines:
             if (engine, profile) not in self.found:
                 s = self.settings
                 findings = fuzz_findings(
-                    engine, None, profile, s.fuzz_seconds, s.seed, (), s.folder
+                    engine, None, profile, s.fuzz_seconds, s.seed, (), s.folder, s.fuzz_games
                 )
                 self.found[(engine, profile)] = [f["signature"] for f in findings]
             return self.found[(engine, profile)]
@@ -1024,7 +1042,7 @@ def _caught_by(row: Row) -> str:
 
 def table_text(rows: Sequence[Row], settings: Settings) -> str:
     lines = [
-        f"planted bugs: corpus, then one `jhyap fuzz` run of {settings.fuzz_seconds:g} s "
+        f"planted bugs: corpus, then one `jhyap fuzz` run of {settings.fuzz_bound()} "
         f"(seed {settings.seed}) where the corpus catches nothing",
         f"{'shape':<34} {'engine':<18} caught by",
     ]
@@ -1043,6 +1061,7 @@ def table_text(rows: Sequence[Row], settings: Settings) -> str:
 def report_json(rows: Sequence[Row], settings: Settings) -> dict[str, Any]:
     return {
         "fuzz_seconds": settings.fuzz_seconds,
+        "fuzz_games": settings.fuzz_games,
         "seed": settings.seed,
         "fuzz_all": settings.fuzz_all,
         "shapes": {name: {"what": s.what, "source": s.source} for name, s in SHAPES.items()},
@@ -1065,7 +1084,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--serve", nargs=2, metavar=("ENGINE", "SHAPE"), help=argparse.SUPPRESS)
     parser.add_argument("--quick", action="store_true", help=f"fuzz {QUICK_FUZZ_SECONDS:g} s a run")
-    parser.add_argument("--fuzz-seconds", type=float, help=f"default {FULL_FUZZ_SECONDS:g}")
+    bound = parser.add_mutually_exclusive_group()
+    bound.add_argument("--fuzz-seconds", type=float, help=f"default {FULL_FUZZ_SECONDS:g}")
+    bound.add_argument(
+        "--fuzz-games", type=int, metavar="N", help="fuzz N games a run instead of a time"
+    )
     parser.add_argument("--seed", type=int, default=0, help="the fuzz seed (default 0)")
     parser.add_argument("--jobs", type=int, default=2, help="plants judged at once (default 2)")
     parser.add_argument("--shapes", help="comma-separated shapes (default: all)")
@@ -1080,12 +1103,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.serve:
         return serve(*args.serve)
+    if args.fuzz_games is not None and args.fuzz_games < 1:
+        parser.error("--fuzz-games must be 1 or more")
     seconds = args.fuzz_seconds or (QUICK_FUZZ_SECONDS if args.quick else FULL_FUZZ_SECONDS)
     shapes = _names(args.shapes, SHAPES, "shapes")
     engines = _names(args.engines, ENGINES, "engines")
     with tempfile.TemporaryDirectory(prefix="planted-") as folder:
         cases = tuple(c.strip() for c in (args.cases or "").split(",") if c.strip())
-        settings = Settings(seconds, args.seed, args.fuzz_all, Path(folder), cases)
+        settings = Settings(seconds, args.seed, args.fuzz_all, Path(folder), cases, args.fuzz_games)
         rows = measure(shapes, engines, settings, max(1, args.jobs))
     text = table_text(rows, settings)
     if args.json == "-":

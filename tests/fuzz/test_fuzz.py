@@ -422,7 +422,16 @@ def test_a_declared_reading_is_fuzzed_as_its_own_profile(tmp_path: Path) -> None
 def test_a_broken_engine_is_caught_and_shrunk_to_a_failing_transcript(
     name: str, signature: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    cfg = config(mutant(name), games=40, out=tmp_path, shrink_budget=8000, shrink_grace=UNHURRIED)
+    # The run stops once that class is filed (it is the run's first): the classes after it
+    # are not looked at.
+    cfg = config(
+        mutant(name),
+        games=40,
+        out=tmp_path,
+        shrink_budget=8000,
+        shrink_grace=UNHURRIED,
+        max_findings=1,
+    )
     result = fuzz(cfg)
     finding = next(f for f in result.findings if signature in f.found.signature)
     assert finding.transcript is not None
@@ -438,10 +447,11 @@ def test_a_broken_engine_is_caught_and_shrunk_to_a_failing_transcript(
 
 
 @pytest.mark.parametrize(
-    ("name", "game", "index", "signature", "kind", "step"),
+    ("name", "place", "game", "index", "signature", "kind", "step"),
     [
         (
             "non_json_seq_zero",
+            1,
             0,
             67,
             "dashain raw truncated-json: seq expected null, got 0",
@@ -453,6 +463,7 @@ def test_a_broken_engine_is_caught_and_shrunk_to_a_failing_transcript(
         ),
         (
             "unknown_command_bad_request",
+            3,
             5,
             12,
             "everestbuzz raw cmd-wrong-case: expected unknown_command, got bad_request",
@@ -461,6 +472,7 @@ def test_a_broken_engine_is_caught_and_shrunk_to_a_failing_transcript(
         ),
         pytest.param(
             "string_seq_echoed",
+            2,
             11,
             828,
             'everestbuzz raw seq-string: seq expected null, got "7"',
@@ -475,6 +487,7 @@ def test_a_broken_engine_is_caught_and_shrunk_to_a_failing_transcript(
 )
 def test_an_engine_mishandling_raw_lines_is_caught_with_a_raw_step_transcript(
     name: str,
+    place: int,
     game: int,
     index: int,
     signature: str,
@@ -483,9 +496,13 @@ def test_an_engine_mishandling_raw_lines_is_caught_with_a_raw_step_transcript(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    result = fuzz(config(mutant(name), games=40, out=tmp_path, shrink_grace=UNHURRIED))
+    # The run stops once the class is filed (the ``place``-th of the run): the classes
+    # after it are not looked at.
+    cfg = config(mutant(name), games=40, out=tmp_path, shrink_grace=UNHURRIED, max_findings=place)
+    result = fuzz(cfg)
     # Each profile's answer to the line is its own class: the one of this profile.
     finding = next(f for f in result.findings if f.found.signature == signature)
+    assert result.findings.index(finding) == place - 1
     assert finding.transcript is not None
     assert (finding.game, finding.found.index) == (game, index)
     assert (finding.found.signature, finding.found.kind) == (signature, kind)
@@ -511,6 +528,7 @@ def test_shrinking_is_deterministic_for_a_seed(tmp_path: Path) -> None:
             out=tmp_path / attempt,
             shrink_budget=800,
             shrink_grace=UNHURRIED,
+            max_findings=1,  # the run stops once its first class is filed
         )
         result = fuzz(cfg)
         assert result.finding is not None and result.finding.transcript is not None

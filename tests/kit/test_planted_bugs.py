@@ -320,7 +320,9 @@ def test_a_selection_of_the_bench_runs_end_to_end_and_prints_its_table() -> None
     shapes = ["wrong_next_starter", "run_lowest_suit_unchecked"]
     command = [sys.executable, str(ROOT / "bench" / "planted_bugs.py"), "--shapes"]
     command += [",".join(shapes), "--cases", ",".join(CASES)]
-    command += ["--fuzz-all", "--fuzz-seconds", "2", "--json", "-"]
+    # Fuzz bounded by its games, not by the clock: the same classes on any machine, and a
+    # run that ends when its game is played.
+    command += ["--fuzz-all", "--fuzz-games", "1", "--json", "-"]
     done = subprocess.run(
         command, capture_output=True, text=True, cwd=ROOT, timeout=900, check=True
     )
@@ -340,6 +342,17 @@ def test_a_selection_of_the_bench_runs_end_to_end_and_prints_its_table() -> None
         assert row["fuzzed"] and row["note"] == "", row
         assert (row["verdict"] == "corpus") == bool(row["cases"]), row
         assert (row["verdict"] == "fuzz") <= bool(row["fuzz_classes"]), row
+    # The one game fuzz plays (seed 0) meets the wrong starter in both Python engines, in
+    # what each reports at the deal; the off-suit run it never throws.
+    assert {key: row["fuzz_signatures"] for key, row in by.items() if row["fuzzed"]} == {
+        ("wrong_next_starter", "python-loop"): ["kitchen-dhumbal deal: dealer differs"],
+        ("wrong_next_starter", "object-api"): ["dhumbal deal: starter differs"],
+        ("run_lowest_suit_unchecked", "python-loop"): [],
+        ("run_lowest_suit_unchecked", "object-api"): [],
+        ("run_lowest_suit_unchecked", "javascript-object"): [],
+    }
+    assert by[("wrong_next_starter", "python-loop")]["fuzz_classes"] == ["events"]
+    assert by[("wrong_next_starter", "object-api")]["fuzz_classes"] == ["events"]
     # A wrong next starter shows in every game of more than one hand.
     assert by[("wrong_next_starter", "python-loop")]["verdict"] == "corpus"
     assert by[("wrong_next_starter", "object-api")]["verdict"] == "corpus"
@@ -375,3 +388,4 @@ def test_a_selection_of_the_bench_runs_end_to_end_and_prints_its_table() -> None
     table = done.stderr.splitlines()
     assert table[1].split() == ["shape", "engine", "caught", "by"]
     assert len(table) == 2 + len(rows) + 1 and table[-1].startswith("== 5 planted: ")
+    assert "one `jhyap fuzz` run of 1 game (seed 0)" in table[0]
