@@ -28,7 +28,7 @@ import subprocess
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import IO, Any, Final, NoReturn
 
 from jhyap_core.vocabulary import PROTOCOL_VERSION, Command
@@ -79,9 +79,47 @@ _READ_ONLY: Final = ("state", "legal")  # requests that change no game
 _ENCODER: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
+def _c_encoder() -> Callable[[Any, int], Sequence[str]] | None:
+    """What ``_ENCODER.encode`` runs for a value that is no string (its circular check
+    included), made once: ``encode`` makes it again for every value, and that cost more
+    than encoding a request. None where :mod:`json` has no C encoder."""
+    make = json.encoder.c_make_encoder  # type: ignore[attr-defined]
+    if make is None:
+        return None
+    e = _ENCODER
+    encoder: Callable[[Any, int], Sequence[str]] = make(
+        {},
+        e.default,
+        json.encoder.encode_basestring,
+        e.indent,
+        e.key_separator,
+        e.item_separator,
+        e.sort_keys,
+        e.skipkeys,
+        e.allow_nan,
+    )
+    return encoder
+
+
+_C_ENCODER = _c_encoder()
+
+
+def _json(value: Any) -> str:
+    """``_ENCODER.encode(value)``, the same text or the same error."""
+    global _C_ENCODER
+    if _C_ENCODER is None or isinstance(value, str):
+        return _ENCODER.encode(value)
+    try:
+        return "".join(_C_ENCODER(value, 0))
+    except BaseException:
+        # A value that failed half-way may leave its marks in the circular check's memo.
+        _C_ENCODER = _c_encoder()
+        raise
+
+
 def _encode(request: Mapping[str, Any]) -> str:
     """A request line: compact JSON, not ASCII-escaped."""
-    return _ENCODER.encode(request) + "\n"
+    return _json(request) + "\n"
 
 
 def _request_line(seq: int, message: Mapping[str, Any]) -> str:
@@ -91,13 +129,11 @@ def _request_line(seq: int, message: Mapping[str, Any]) -> str:
         return _encode({"seq": seq, **message})
     if message.get("profile").__class__ is dict and all(k.__class__ is str for k in message):
         fields = ",".join(
-            _ENCODER.encode(key)
-            + ":"
-            + (_profile_text(value) if key == "profile" else _ENCODER.encode(value))
+            _json(key) + ":" + (_profile_text(value) if key == "profile" else _json(value))
             for key, value in message.items()
         )
         return f'{{"seq":{seq},{fields}}}\n'
-    return f'{{"seq":{seq},{_ENCODER.encode(message)[1:]}\n'
+    return f'{{"seq":{seq},{_json(message)[1:]}\n'
 
 
 @memo.by_identity(64)
@@ -105,7 +141,7 @@ def _profile_text(profile: Mapping[str, Any]) -> str:
     """A start's profile as JSON, remembered by identity: the same object for every case
     of a profile (ahead.start_message), tens of kilobytes each time. A profile mapping is
     not changed once sent (a changed one is a new mapping, as everywhere in the harness)."""
-    return _ENCODER.encode(profile)
+    return _json(profile)
 
 
 def split_command(command: str) -> list[str]:
@@ -217,6 +253,8 @@ class EngineClient:
         self._peeked: Mapping[str, Any] | None = None  # taken from _upcoming, not written
         self._window = 1
         self._cases_begun = False
+        # The last answer read with the seq asked for, and its line after that seq.
+        self._answered: tuple[dict[str, Any], bytes] | None = None
 
     # -- context manager ------------------------------------------------------------
 
@@ -311,6 +349,13 @@ class EngineClient:
         self._settle_stderr()
         tail = self._stderr.lines(since)
         return tail if lines is None else tail[-lines:]
+
+    def answer_text(self, response: Mapping[str, Any]) -> bytes | None:
+        """The line ``response`` was read from after its ``{"seq":N,``, when it is the last
+        answer read and began so with the seq asked for (None otherwise): answers alike but
+        for their seq have the same text."""
+        answered = self._answered
+        return answered[1] if answered is not None and answered[0] is response else None
 
     # -- requests ------------------------------------------------------------------
 
@@ -519,7 +564,12 @@ class EngineClient:
                 )
             assert isinstance(item, bytes)
             if item.strip():
-                return self._decode(item, seq, check_seq=check_seq)
+                response = self._decode(item, seq, check_seq=check_seq)
+                if check_seq:
+                    head = b'{"seq":%d,' % seq
+                    if item.startswith(head):
+                        self._answered = (response, item[len(head) :])
+                return response
             # Blank lines carry nothing; the protocol ignores them in both directions.
 
     def _decode(self, raw: bytes, seq: int, *, check_seq: bool = True) -> dict[str, Any]:

@@ -4,7 +4,6 @@ every response line passes (UTF-8, bounded JSON, an object, ``ok``/``error``, it
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -113,7 +112,7 @@ def decode_response(raw: bytes, seq: int, *, check_seq: bool = True) -> dict[str
         shown = shorten(raw.decode("utf-8", "replace"))
         raise ProtocolViolation(f"response is not UTF-8 ({exc.reason})", shown) from None
     try:
-        response: object = _loads(text)
+        response: object = _loads(text, raw)
     except bounded_json.JsonTooDeep as exc:
         raise ProtocolViolation(f"response {exc}", shorten(text)) from None
     except ValueError:
@@ -141,14 +140,21 @@ def decode_response(raw: bytes, seq: int, *, check_seq: bool = True) -> dict[str
 
 
 # 19 digits in a row may be an integer beyond 64 bits, which orjson reads as a float.
-_LONG_DIGITS: Final = re.compile(r"[0-9]{19}")
+# Looked for in the UTF-8 bytes, each ASCII digit made "0" and every other byte " " (a
+# byte of a character beyond ASCII is never one of a digit): a few times faster than a
+# regular expression over the text.
+_LONG_DIGITS: Final = b"0" * 19
+_DIGITS_ONLY: Final = bytes(48 if 48 <= byte <= 57 else 32 for byte in range(256))
 
 
-def _loads(text: str) -> Any:
+def _loads(text: str, raw: bytes | None = None) -> Any:
     """``bounded_json.loads(text)``, found by orjson (a few times faster) where it reads
     the text as :mod:`json` does: what orjson refuses (NaN, a lone surrogate, ...) and
-    what it would read otherwise (an integer beyond 64 bits) is :mod:`json`'s to decide."""
-    if _LONG_DIGITS.search(text) is not None:
+    what it would read otherwise (an integer beyond 64 bits) is :mod:`json`'s to decide.
+    ``raw``: the text's UTF-8 bytes, when at hand."""
+    if raw is None:
+        raw = text.encode("utf-8", "surrogatepass")
+    if _LONG_DIGITS in raw.translate(_DIGITS_ONLY):
         return bounded_json.loads(text)
     try:
         value = orjson.loads(text)

@@ -81,7 +81,9 @@ def raw_line(spec: Mapping[str, Any], seq: int) -> tuple[bytes, int | None]:
         return str(spec["text"]).encode("utf-8"), None
     if "oversize" in spec:
         head = json.dumps({"seq": seq, "cmd": Command.STATE}, separators=(",", ":"))
-        return (head[:-1] + " " * (int(spec["oversize"]) - len(head)) + "}").encode(), seq
+        # Made as bytes: the line is over a megabyte, and the head is ASCII.
+        padding = b" " * (int(spec["oversize"]) - len(head))
+        return head[:-1].encode() + padding + b"}", seq
     value = spec["json"]
     if isinstance(value, dict) and "seq" not in value and spec.get("add_seq", True):
         value = {"seq": seq, **value}
