@@ -239,20 +239,33 @@ def build_cases(
     return [builder._case_under(t, pid) for pid in builder.profiles for t in items]
 
 
+# Under several rulesets each transcript is asked for once per ruleset, the whole corpus in
+# turn: the transcripts first read are held for the run up to this many bytes of their files
+# (about 15 bytes of memory a byte of file), so that most are built once, not once a ruleset.
+HOLD_BYTES = 2 * 1024 * 1024
+
+
 class _Corpus:
     """The selected transcript files, read again one at a time when asked for: a few stay
-    in memory (the cache makes reading one again cheap); without a cache, all of them."""
+    in memory (the cache makes reading one again cheap), and those read first up to
+    ``hold`` bytes of files; without a cache, all of them."""
 
     _RECENT = 8  # transcripts kept: the workers of a run ask for neighbouring cases
 
     def __init__(
-        self, documents: Mapping[str, Mapping[str, Any]] | None, context: str | None, keep: bool
+        self,
+        documents: Mapping[str, Mapping[str, Any]] | None,
+        context: str | None,
+        keep: bool,
+        hold: int = 0,
     ) -> None:
         self.paths: list[Path] = []
         self._documents = documents
         self._context = context
         self._kept: dict[int, Transcript] | None = {} if keep else None
         self._recent: dict[int, Transcript] = {}
+        self._held: dict[int, Transcript] = {}
+        self._hold = hold  # bytes of files still to hold
         self._lock = threading.Lock()
 
     def add(self, path: Path, transcript: Transcript) -> None:
@@ -264,7 +277,9 @@ class _Corpus:
         if self._kept is not None:
             return self._kept[index]
         with self._lock:
-            found = self._recent.get(index)
+            found = self._held.get(index)
+            if found is None:
+                found = self._recent.get(index)
         if found is not None:
             return found
         path = self.paths[index]
@@ -274,11 +289,22 @@ class _Corpus:
                 [str(p) for p in problems] or [f"{path}: cannot be read again"],
                 f"{path} changed during the run",
             )
+        size = _file_size(path) if self._hold > 0 else None
         with self._lock:
+            if size is not None and size <= self._hold:
+                self._hold -= size
+                self._held[index] = transcript
             self._recent[index] = transcript
             while len(self._recent) > self._RECENT:
                 del self._recent[next(iter(self._recent))]
         return transcript
+
+
+def _file_size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None
 
 
 class LazyTranscripts(Sequence[Transcript]):
@@ -383,7 +409,9 @@ def load_selection(
     corpus_ids = tuple(dict.fromkeys(path.stem for path in files))
     # A transcript's id is its file name: -k reads and checks only the files it names.
     only = id_selector(corpus_ids, ids) if ids else None
-    corpus = _Corpus(documents, documents_context(documents), filecache.cache_dir() is None)
+    # Each transcript is asked for once per ruleset: held when there are several.
+    hold = HOLD_BYTES if len(set(chosen_profiles)) > 1 else 0
+    corpus = _Corpus(documents, documents_context(documents), filecache.cache_dir() is None, hold)
     problems: list[str] = []
     builder: CaseBuilder | None = None
     refused: InputError | None = None  # an unknown profile: said after the files' problems

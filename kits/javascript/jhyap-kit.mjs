@@ -943,6 +943,43 @@ export function dealLayout(request) {
 
 // -- the tracked engine ----------------------------------------------------------------
 
+// The starts whose profile-wide checks passed, by the binding's support declaration (its
+// RULES object, declared once as a static field is): a few kept, each a startKey().
+const PASSED_STARTS = new WeakMap();
+const PASSED_KEPT = 64;
+
+function passedStarts(support) {
+  if (support === null || typeof support !== 'object') return new Set(); // kept by none
+  let keys = PASSED_STARTS.get(support);
+  if (keys === undefined || keys.size >= PASSED_KEPT) {
+    keys = new Set();
+    PASSED_STARTS.set(support, keys);
+  }
+  return keys;
+}
+
+/** What a start's profile-wide checks read (the rules, the option list and the options
+ * given), as JSON text; null when any of it is not plain JSON data (a caller's object
+ * holding undefined, a function, NaN, a class instance or a cycle would read as other data). */
+function startKey(document, options) {
+  let plain = true;
+  function only(key, value) {
+    if (this[key] !== value) plain = false; // a toJSON() answered for it
+    if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+    if (typeof value === 'number' && Number.isFinite(value)) return value;
+    // An array or a plain object: its members are each asked about in turn (undefined too).
+    if (typeof value === 'object' && (Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype)) return value;
+    plain = false;
+    return null;
+  }
+  try {
+    const text = JSON.stringify([document.rules, document.options ?? null, options], only);
+    return plain ? text : null;
+  } catch {
+    return null;
+  }
+}
+
 export const Phase = Object.freeze({
   AWAITING_DEAL: 'awaiting_deal',
   CALL_OR_THROW: 'call_or_throw',
@@ -954,8 +991,22 @@ export const Phase = Object.freeze({
 const BETWEEN_HANDS = [Phase.AWAITING_DEAL, Phase.ROUND_OVER];
 const IN_TURN = [Phase.CALL_OR_THROW, Phase.PICK];
 
-/** A copy of the kit's record of a table (restored when a request fails half-way). */
-const snapshot = (table) => structuredClone(table);
+// The table's fields that a request changes in place, by how a snapshot copies them (as the
+// Python kit's jhyap_core.table): every other field is a number, a string, null or a value
+// replaced whole (lastRound and result are built anew, never edited), so a snapshot shares it.
+const FLAT_LISTS = Object.freeze(['scores', 'active', 'deck', 'offer', 'thrown', 'outOfPlay']); // of seats or cards
+const NESTED_LISTS = Object.freeze(['hands']); // lists of lists of cards
+const MAPS_AND_SETS = Object.freeze(['outInRound', 'multiThrowers']); // of seats
+
+/** A copy of the kit's record of a table (restored when a request fails half-way), with a
+ * copy of each container a request edits in place. */
+const snapshot = (table) => {
+  const saved = { ...table };
+  for (const name of FLAT_LISTS) saved[name] = [...saved[name]];
+  for (const name of NESTED_LISTS) saved[name] = saved[name].map((inner) => [...inner]);
+  for (const name of MAPS_AND_SETS) saved[name] = new saved[name].constructor(saved[name]);
+  return saved;
+};
 
 /** Whether `value` is a promise (or any thenable): a hook's answer the kit awaits. */
 export const isThenable = (value) => value !== null
@@ -1189,18 +1240,25 @@ export class TrackedEngine {
 
   * #start(document, options, seats) {
     const support = this.constructor.RULES;
+    const allowed = this.constructor.OPTIONS;
     // The order of checks for start: the profile, then the option names, then the values,
     // then the seat count. The parameters options set are checked once resolved.
     if (!isObject(document.rules)) refuse(ErrorCode.INVALID_PROFILE, 'the profile has no rules');
-    readRules(document.rules);
-    const targets = [...optionSpecs(document).values()].flatMap((s) => s.targets);
-    const fixed = unsupported(document.rules, support, targets) ?? kitUnplayed(document.rules, targets);
-    if (fixed !== null) refuse(ErrorCode.UNSUPPORTED_PROFILE, fixed);
-    const allowed = this.constructor.OPTIONS;
+    // A harness starts the same profile for every case of a ruleset: the checks of a profile
+    // and options that passed once are passed again at once (a refusal is always made anew).
+    const passed = passedStarts(support);
+    const key = startKey(document, options);
+    const known = key !== null && passed.has(key);
+    if (!known) {
+      readRules(document.rules);
+      const targets = [...optionSpecs(document).values()].flatMap((s) => s.targets);
+      const fixed = unsupported(document.rules, support, targets) ?? kitUnplayed(document.rules, targets);
+      if (fixed !== null) refuse(ErrorCode.UNSUPPORTED_PROFILE, fixed);
+    }
     const { profile, specs } = resolveProfile(document, options, (name) => {
       if (allowed != null && !allowed.includes(name)) refuse(ErrorCode.UNSUPPORTED_OPTION, `this engine has no option ${name}`);
     });
-    refuseUnsupported(profile.rules, specs, support);
+    if (!known) refuseUnsupported(profile.rules, specs, support);
     const rules = readRules(profile.rules);
     if (!Number.isInteger(seats) || seats < rules.seatsMin || seats > rules.seatsMax) {
       refuse(ErrorCode.INVALID_SEATS, `seats must be ${rules.seatsMin} to ${rules.seatsMax}, not ${seats}`);
@@ -1211,6 +1269,7 @@ export class TrackedEngine {
       }
     }
     if (rules.gameEnd === 'fixed_rounds' && !rules.rounds) refuse(ErrorCode.INVALID_PROFILE, 'rules.game_end.rounds: fixed_rounds needs a number of rounds');
+    if (!known && key !== null) passed.add(key);
     const previous = [this.table, this.rules, this.kitRules, this.document, this.specs, this.profile];
     this.document = document;
     this.specs = specs;
@@ -2022,12 +2081,13 @@ const SEQ_NUMBER = /\s*:\s*(-?[0-9][0-9.eE+-]*)/y;
 
 /**
  * topLevelSeqNumber(text), read at once where the line can say it only one way: with no
- * backslash every key is written as it reads, so a line that holds `"seq"` once holds the
- * top-level key there (the request has one); else the whole scan.
+ * `\u` escape the letters of a key are written as they read, so a line that holds `"seq"`
+ * once holds the top-level key there (the request has one: an escaped quote before `seq`
+ * would make a second); else the whole scan.
  */
 function seqNumberText(text) {
   const at = text.indexOf('"seq"');
-  if (at >= 0 && text.indexOf('"seq"', at + 5) < 0 && !text.includes('\\')) {
+  if (at >= 0 && text.indexOf('"seq"', at + 5) < 0 && !text.includes('\\u')) {
     SEQ_NUMBER.lastIndex = at + 5;
     const found = SEQ_NUMBER.exec(text);
     if (found !== null) return found[1];
@@ -2185,6 +2245,11 @@ export function decodeRequest(bytes) {
   return request;
 }
 
+// The bytes that String.prototype.trim() removes from a line read as latin1.
+const BLANK_BYTES = new Set([0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0xa0]);
+/** Whether a line holds only blanks: `!line.toString('latin1').trim()`, without the text. */
+const blank = (line) => line.every((byte) => BLANK_BYTES.has(byte));
+
 /**
  * The responses to a stream of request bytes, line by line, in order: calls `write(line)`
  * with each encoded response (newline included). Returns {push(chunk), end()}; `onStop`
@@ -2240,7 +2305,7 @@ export function lineServer(session, write, onStop = () => {}) {
       return;
     }
     const body = line.at(-1) === 0x0d ? line.subarray(0, -1) : line;
-    if (!body.toString('latin1').trim()) return;
+    if (blank(body)) return;
     waiting.push(body);
   };
   return {

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from conformance.cli import main
+from conformance.harness import cases as cases_module
 from conformance.harness.runner import load_selection
 from conformance.spec import filecache, yamlsafe
 from conformance.spec import transcript as transcript_module
@@ -201,6 +202,44 @@ def test_k_reads_only_the_transcript_it_names(
     assert [t.id for t in selection.transcripts] == [ONE]
     assert selection.corpus_ids == ("broken", ONE, "shared-not-your-turn")
     assert {c.transcript.id for c in selection.cases} == {ONE}
+
+
+def _count_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the transcript files a selection's cases read from now on, in order."""
+    read: list[str] = []
+    real = transcript_module.load_checked
+
+    def spy(path: Path, *args: Any) -> Any:
+        read.append(path.name)
+        return real(path, *args)
+
+    monkeypatch.setattr(cases_module, "load_checked", spy)
+    return read
+
+
+def test_a_run_under_several_rulesets_reads_each_transcript_once(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "t"
+    names = [ONE, "shared-not-your-turn"]
+    paths = [_copy(name, folder) for name in names]
+    monkeypatch.setattr(cases_module._Corpus, "_RECENT", 0)  # none kept but those held
+    profiles = ["dhumbal", "bga-yaniv", "yaniv-israel"]
+    read = _count_reads(monkeypatch)
+    held = [(c.profile, c.transcript) for c in load_selection(str(folder), profiles).cases]
+    assert read == [f"{name}.yaml" for name in names]
+    assert [(p, t.id) for p, t in held] == [(p, name) for p in profiles for name in names]
+    # The transcripts are held up to HOLD_BYTES of their files: with room for the first
+    # only, the second is read again under each ruleset, into the same cases.
+    monkeypatch.setattr(cases_module, "HOLD_BYTES", paths[0].stat().st_size)
+    read.clear()
+    again = [(c.profile, c.transcript) for c in load_selection(str(folder), profiles).cases]
+    assert read == [f"{ONE}.yaml"] + ["shared-not-your-turn.yaml"] * len(profiles)
+    assert again == held
+    # Under one ruleset each transcript is asked for once: none is held.
+    read.clear()
+    assert len(load_selection(str(folder), profiles[:1]).cases[:]) == len(names)
+    assert read == [f"{name}.yaml" for name in names]
 
 
 def test_the_whole_corpus_still_reports_every_broken_file(

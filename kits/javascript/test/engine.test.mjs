@@ -331,6 +331,49 @@ test('a refused action changes nothing, even when a hook fails half-way', async 
   assert.deepEqual(t.send({ cmd: 'state' }).state, before);
 });
 
+test('start: the checks a profile passed are made again for one that JSON would write the same', async () => {
+  const { send } = await table('dashain', 3);
+  const strange = fixture('dashain');
+  strange.rules.slapdown = undefined; // left out of JSON text, not out of the rules
+  assert.deepEqual(send({ cmd: 'start', profile: strange, seats: 3 }).error, {
+    code: 'unsupported_profile', message: 'rules.slapdown: this engine does not implement this rule parameter',
+  });
+  strange.rules.slapdown = Number.NaN; // null in JSON text
+  assert.equal(send({ cmd: 'start', profile: strange, seats: 3 }).error.code, 'unsupported_profile');
+  delete strange.rules.slapdown;
+  assert.deepEqual(send({ cmd: 'start', profile: strange, seats: 3 }), { seq: 3, ok: true, events: [] });
+});
+
+test('a hook failing after the kit edited its lists in place leaves the table as it was', async () => {
+  // The deck's last draw ends the hand (round_ends_hands_score): the kit has put the card in
+  // the hand and the offer out of play when it asks for the hand values.
+  class FailsAtTheEnd extends ProfileEngine {
+    handValue(cards) {
+      if (this.failing) throw new Error('lost count');
+      return super.handValue(cards);
+    }
+  }
+  const doc = fixture('bga-yaniv');
+  doc.rules.deck_runs_out = 'round_ends_hands_score';
+  const t = await session(FailsAtTheEnd);
+  t.send({ cmd: 'start', profile: doc, seats: 2 });
+  t.send({ cmd: 'deal', deck: deckFor(HANDS, '5h') });
+  for (let turn = 0; turn < 42; turn += 1) {
+    const seat = turn % 2;
+    t.send({ cmd: 'act', seat, action: { type: 'throw', cards: [t.send({ cmd: 'state' }).state.hands[seat][0]] } });
+    events(t.send({ cmd: 'act', seat, action: { type: 'pick', from: 'deck' } }));
+  }
+  t.send({ cmd: 'act', seat: 0, action: { type: 'throw', cards: [t.send({ cmd: 'state' }).state.hands[0][0]] } });
+  const before = t.send({ cmd: 'state' }).state;
+  assert.deepEqual([before.deck_size, before.out_of_play.length, before.hands[0].length], [1, 42, 4]);
+  t.session.backend.failing = true; // its state asks for the hand values too: not until after
+  assert.equal(code(t.send({ cmd: 'act', seat: 0, action: { type: 'pick', from: 'deck' } })), 'internal_error');
+  t.session.backend.failing = false;
+  assert.deepEqual(t.send({ cmd: 'state' }).state, before);
+  const ended = events(t.send({ cmd: 'act', seat: 0, action: { type: 'pick', from: 'deck' } }));
+  assert.deepEqual(ended.map((e) => e.type), ['picked', 'out_of_play', 'round_ended']);
+});
+
 test('an option value setting a parameter inside a declared subtree is named too', async () => {
   class SetsOfFour extends ProfileEngine {
     static RULES = { ...ProfileEngine.RULES, throws: [{ set: { min: 2, max: 4, jokers_alone: false }, run: { min: 3, ace: 'low' }, order_matters: false, slapdown: 'none' }] };
