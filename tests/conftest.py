@@ -419,11 +419,19 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    def rank(item: pytest.Item) -> int:
-        path = item.nodeid.split("::", 1)[0]
-        return LONG_TESTS_FIRST.index(path) if path in LONG_TESTS_FIRST else len(LONG_TESTS_FIRST)
+    files: dict[str, int] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::", 1)[0], len(files))
 
-    items.sort(key=rank)  # stable: the collected order within each rank
+    def rank(item: pytest.Item) -> tuple[int, int, bool]:
+        path = item.nodeid.split("::", 1)[0]
+        first = LONG_TESTS_FIRST.index(path) if path in LONG_TESTS_FIRST else len(LONG_TESTS_FIRST)
+        # a file's browser tests together, after its others: the browser is quit when the
+        # next test does not use it, and each start cost more than most of the tests (five
+        # starts a run of tests/site/test_docs.py, where its browser tests were in groups)
+        return first, files[path], "shared_browser" in getattr(item, "fixturenames", ())
+
+    items.sort(key=rank)  # stable: the collected order within each file's two groups
 
 
 # -- the run's own cache: the user's jhyap cache is never read or written ---------------------
