@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
 from typing import Any, Final
 
 from reference_engine.parameters import (
@@ -303,14 +304,22 @@ def _cites(param: str, prefix: str) -> bool:
     return param == prefix or param.startswith(prefix + ".") or prefix.startswith(param + ".")
 
 
+@cache
 def _families(prefix: str) -> frozenset[str]:
     """The spellings of a parameter's rule family in clause ids (``dhumbal.pick.x``) and in
-    their ``family`` fields (``picking``): the registry's family of it, else its first part."""
+    their ``family`` fields (``picking``): the registry's family of it, else its first part.
+    Worked out once a prefix (the registry is read once): a failure's credit asks it of
+    every clause it ranks."""
     family = registry().family_of(prefix)
     if family is not None:
-        return registry().spellings(family)
+        return _spellings(family)
     first = prefix.split(".")[0]
     return frozenset({first, first.replace("_", "-")})
+
+
+@cache
+def _spellings(family: Family) -> frozenset[str]:
+    return registry().spellings(family)
 
 
 def focused(
@@ -329,7 +338,7 @@ def focused(
     if not paths:
         return tuple(clauses), 0
 
-    hinted = registry().spellings(hint) if hint else frozenset()
+    hinted = _spellings(hint) if hint else frozenset()
 
     def rank(clause: str) -> tuple[int, int, int, int]:
         params = cited.get(clause, frozenset())

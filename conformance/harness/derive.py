@@ -30,7 +30,6 @@ file, the ruleset and this code (:mod:`conformance.spec.filecache`).
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import re
@@ -451,7 +450,9 @@ def _message(transcript: Transcript, resolved: Mapping[str, Json], step: Step) -
     """The request a step sends (a start step's, with its replacement options and seats)."""
     if step.kind != "start":
         assert step.request is not None
-        return copy.deepcopy(dict(step.request))
+        # A copy of the top level, which the caller changes (a reshuffle's order); nothing
+        # below it is changed, and the client sends a copy of the whole.
+        return dict(step.request)
     message = start_message(transcript, resolved)
     if step.start_options is not None:
         message["options"] = dict(step.start_options)
@@ -595,12 +596,12 @@ def _nearest_base(
     """The profile the transcript was written for whose rules differ least from ``rules``."""
 
     best: tuple[int, str, list[str]] | None = None
-    new = _rule_leaves(rules)
+    new = _leaves_of(rules)
     for pid in profiles_for(transcript, written_for):
         base = _base_rules(written_for[pid], transcript.options)
         if base is None:
             continue
-        changes = _changes(base[1], new)
+        changes = _changes_between(base[1], new)
         if best is None or len(changes) < best[0]:
             best = (len(changes), pid, changes)
     return (best[1], best[2]) if best else (None, [])
@@ -625,6 +626,45 @@ def _base_rules(document: Mapping[str, Json], options: Mapping[str, Json]) -> _B
     except JhyapError:
         found = None
     _BASE_RULES.put(entry, (document, found))
+    return found
+
+
+@memo.by_identity()
+def _leaves_of(rules: Mapping[str, Json]) -> dict[str, Json]:
+    """``_rule_leaves`` of a ruleset's rules (resolved once per options: ``_resolved``)."""
+    return _rule_leaves(rules)
+
+
+_CHANGES: Kept[tuple[Mapping[str, Json], Mapping[str, Json], list[str]]] = Kept(256)
+
+
+def _changes_between(old: Mapping[str, Json], new: Mapping[str, Json]) -> list[str]:
+    """``_changes`` from the leaves of a base's rules to a ruleset's, worked out once per
+    pair (both kept by ``_base_rules`` and ``_leaves_of``, never changed): every transcript
+    of a run written for the same profile compares the same two."""
+    entry = (id(old), id(new))
+    hit = _CHANGES.get(entry)
+    if hit is not None and hit[0] is old and hit[1] is new:
+        return list(hit[2])
+    found = _changes(old, new)
+    _CHANGES.put(entry, (old, new, found))
+    return list(found)
+
+
+_RESOLVED: Kept[tuple[Mapping[str, Json], dict[str, Json]]] = Kept(64)
+
+
+def _resolved(document: Mapping[str, Json], options: Mapping[str, Json]) -> dict[str, Json]:
+    """The ruleset resolved with a transcript's options, once per document and options: a
+    run classifies every transcript under the same ruleset, most with the same options. The
+    same object each time, as a run's cases share theirs (never changed), so that what is
+    made of it (the profile a start sends, its in-process copy) is made once too."""
+    entry = (id(document), json.dumps(options, sort_keys=True))
+    hit = _RESOLVED.get(entry)
+    if hit is not None and hit[0] is document:
+        return hit[1]
+    found = resolve(document, options)
+    _RESOLVED.put(entry, (document, found))
     return found
 
 
@@ -685,7 +725,7 @@ def _classify(
     written_for: Mapping[str, Mapping[str, Json]],
 ) -> Classification:
     options, dropped = _accepted_options(document, transcript.options)
-    resolved = resolve(document, options)
+    resolved = _resolved(document, options)
     rules = resolved["rules"]
     base, changed = _nearest_base(transcript, rules, written_for)
 

@@ -26,7 +26,9 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 def _plain(value: Any) -> Any:
     """``value`` as JSON would read it back after writing it: dicts with text keys, lists
-    (a tuple becomes one) and scalars are copied in a walk; anything else raises."""
+    (a tuple becomes one) and scalars are copied in a walk, text of a str subclass (the
+    vocabulary's StrEnum words: most requests name their command by one) as the plain text
+    JSON writes of it; anything else raises."""
     cls = value.__class__
     if cls in _SCALARS:
         return value
@@ -34,11 +36,15 @@ def _plain(value: Any) -> Any:
         copied = {}
         for key, item in value.items():
             if key.__class__ is not str:
-                raise NotPlain
+                if not isinstance(key, str):
+                    raise NotPlain
+                key = str.__str__(key)  # its characters, whatever its own __str__ says
             copied[key] = _plain(item)
         return copied
     if cls is list or cls is tuple:
         return [_plain(item) for item in value]
+    if isinstance(value, str):
+        return str.__str__(value)
     raise NotPlain
 
 

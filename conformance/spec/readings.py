@@ -13,6 +13,7 @@ import copy
 from collections.abc import Iterable, Mapping
 
 from jhyap_core.profile import OptionSpec, get_path, set_path
+from reference_engine.kept import Kept
 from reference_engine.parameters import registry
 
 from . import memo
@@ -131,10 +132,27 @@ def with_alternatives(documents: Mapping[str, Mapping[str, Json]]) -> dict[str, 
     for document in documents.values():
         if document.get("derived_from"):
             continue
-        for reading, choice in alternatives(document):
-            alt = declared(document, reading, choice)
+        for alt in _declared_alternatives(document):
             result.setdefault(alt["id"], alt)
     return result
+
+
+# The declared-readings profiles of each profile, by the id of the document, with a copy of
+# the document they were made from: each mapping of profiles a run gives (the shipped ones
+# and a variant) holds the same shipped documents, and their alternatives, each a deep copy,
+# were most of the cost of this function. Reused only for the same document, still equal to
+# the copy (a comparison in C). Shared, like the mapping made of them: not to be changed.
+_ALTERNATIVES: Kept[tuple[Mapping[str, Json], dict[str, Json], tuple[dict[str, Json], ...]]]
+_ALTERNATIVES = Kept(64)
+
+
+def _declared_alternatives(document: Mapping[str, Json]) -> tuple[dict[str, Json], ...]:
+    hit = _ALTERNATIVES.get(id(document))
+    if hit is not None and hit[0] is document and hit[1] == document:
+        return hit[2]
+    made = tuple(declared(document, reading, choice) for reading, choice in alternatives(document))
+    _ALTERNATIVES.put(id(document), (document, copy.deepcopy(dict(document)), made))
+    return made
 
 
 def base_id(document: Mapping[str, Json]) -> str:

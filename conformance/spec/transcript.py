@@ -19,7 +19,7 @@ from .deal_layout import with_deal_layouts
 from .decks import Deck, left_out_symbols
 from .profiles import Problem, stringify_keys
 from .steps import Transcript, build_step
-from .transcript_checks import semantic_problems
+from .transcript_checks import StepProblems, semantic_problems, step_problems
 from .transcript_profiles import Documents, shipped_documents
 
 if TYPE_CHECKING:  # imported when a transcript is checked, not to read a cached one
@@ -206,6 +206,7 @@ class _Known:
     transcript: Transcript
     step_lines: list[int]
     clean: set[str] = field(default_factory=set)
+    steps_found: StepProblems | None = None  # transcript_checks.step_problems, once found
 
 
 class _Memo:
@@ -271,7 +272,12 @@ def _check_known(
     if context is not None and context in known.clean:
         return [], known.transcript
     assert known.doc is not None
-    problems = semantic_problems(known.doc, known.value, known.transcript, documents)
+    if known.steps_found is None:
+        # They read no profile: found once, however many rulesets the file is checked under.
+        known.steps_found = step_problems(known.value, known.transcript)
+    problems = semantic_problems(
+        known.doc, known.value, known.transcript, documents, known.steps_found
+    )
     if problems:
         return problems, None
     if context is not None:

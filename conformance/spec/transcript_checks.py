@@ -23,7 +23,11 @@ def semantic_problems(
     value: Mapping[str, Any],
     transcript: Transcript,
     given: Documents | None = None,
+    steps_found: StepProblems | None = None,
 ) -> list[Problem]:
+    """The problems of a schema-valid transcript beyond its schema, under the profiles
+    ``given`` (the shipped ones by default); ``steps_found``: its ``step_problems``, when
+    known already (they read no profile)."""
     problems: list[Problem] = []
 
     def add(path: Sequence[str | int], message: str) -> None:
@@ -112,8 +116,21 @@ def semantic_problems(
                     ["steps", step.index, "clauses", j],
                     f"clause {clause!r} is not among the transcript's clauses",
                 )
-    _check_steps(value.get("steps") or [], transcript, add)
+    found = steps_found if steps_found is not None else step_problems(value, transcript)
+    for path, message in found:
+        add(path, message)
     return problems
+
+
+StepProblems = list[tuple[list[str | int], str]]
+
+
+def step_problems(value: Mapping[str, Any], transcript: Transcript) -> StepProblems:
+    """What the transcript's steps break of their order and their deals, each by its path
+    (the checks of ``semantic_problems`` that read no profile)."""
+    found: StepProblems = []
+    _check_steps(value.get("steps") or [], transcript, lambda p, m: found.append((p, m)))
+    return found
 
 
 # State fields no rule gives a meaning once the game is over; engines report them differently.
