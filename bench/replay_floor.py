@@ -49,17 +49,8 @@ from typing import Any
 import jsonschema
 import referencing
 import referencing.jsonschema
+from checkout import ROOT  # first: it puts the measured checkout on the import path
 
-
-def _root() -> Path:
-    for i, arg in enumerate(sys.argv):
-        if arg == "--root" and i + 1 < len(sys.argv):
-            return Path(sys.argv[i + 1]).resolve()
-    return Path(__file__).resolve().parent.parent
-
-
-ROOT = _root()
-sys.path.insert(0, str(ROOT))
 HERE = Path(__file__).resolve().parent
 
 from conformance.harness import client as client_module  # noqa: E402

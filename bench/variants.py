@@ -20,22 +20,12 @@ import dataclasses
 import hashlib
 import json
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-
-def _root() -> Path:
-    for i, arg in enumerate(sys.argv):
-        if arg == "--root" and i + 1 < len(sys.argv):
-            return Path(sys.argv[i + 1]).resolve()
-    return Path(__file__).resolve().parent.parent
-
-
-ROOT = _root()
-sys.path.insert(0, str(ROOT))
+from checkout import ROOT  # first: it puts the measured checkout on the import path
 
 
 def _cpu() -> float:
@@ -65,23 +55,17 @@ def main() -> None:
 def run(count: int | None, with_readings: bool) -> None:
     from conformance.commands.run import default_engine, default_engine_env
     from conformance.harness import runner
-    from conformance.harness.inprocess import ReferenceClient
+
+    try:
+        from conformance.harness.inprocess import ReferenceStandIn
+    except ImportError:  # a checkout from before it (--root): the tests' own stand-in
+        from tests.cli_helpers import InProcessReference as ReferenceStandIn
     from conformance.harness.runner import RunConfig, build_cases
     from conformance.spec import readings, transcript
     from conformance.spec.transcript import load_corpus
     from conformance.spec.transcript_profiles import shipped_documents, with_profile_files
 
-    class InProcess(ReferenceClient):
-        broken = None
-        alive = True
-
-        def __init__(self, *args: object, **kwargs: object) -> None:
-            super().__init__()
-
-        def close(self, *, graceful: bool = True) -> None:
-            pass
-
-    setattr(runner, "EngineClient", InProcess)  # noqa: B010 (the tests' in-process stand-in)
+    setattr(runner, "EngineClient", ReferenceStandIn)  # noqa: B010 (as the tests do)
     transcript.keep_parsed(4 * 1024 * 1024)  # as tests/conftest.py does
     rulesets: list[tuple[str, dict[str, Any]]] = []
     files = sorted((ROOT / "tests" / "data" / "variants").glob("*.yaml"))[:count]

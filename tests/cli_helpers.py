@@ -17,7 +17,7 @@ import pytest
 
 from conformance import cli
 from conformance.harness import runner
-from conformance.harness.inprocess import ReferenceClient
+from conformance.harness.inprocess import ReferenceStandIn
 from conformance.harness.runner import Case, RunConfig, RunResult
 from tests.mutants.engine import MUTANTS
 
@@ -44,20 +44,10 @@ def run_args(engine: str, *more: str) -> tuple[str, ...]:
     return ("run", "--engine", engine, "--transcripts", str(DATA), "-k", PASSING, *more)
 
 
-class InProcessReference(ReferenceClient):
-    """The reference engine in this process, standing in for the runner's engine client:
-    for tests about what the reference answers under a ruleset, not about the pipe (the
-    answers still go through JSON, as over it; tests/e2e/test_corpus_teeth.py runs the real
-    server)."""
-
-    broken = None
-    alive = True
-
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__()
-
-    def close(self, *, graceful: bool = True) -> None:
-        pass
+# The reference engine in this process, standing in for the runner's engine client: for
+# tests about what the reference answers under a ruleset, not about the pipe (the answers
+# still go through JSON, as over it; tests/e2e/test_corpus_teeth.py runs the real server).
+InProcessReference = ReferenceStandIn
 
 
 def run_reference_in_process(cases: Sequence[Case], config: RunConfig) -> RunResult:

@@ -170,4 +170,19 @@ class ReferenceClient:
         return []
 
 
-__all__ = ["ReferenceClient"]
+class ReferenceStandIn(ReferenceClient):
+    """A :class:`ReferenceClient` made as an :class:`.EngineClient` is (its command and
+    settings ignored), alive until closed: what a test or a benchmark puts in the runner's
+    place of the engine client where the pipe is not what it checks or measures."""
+
+    broken = None
+    alive = True
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__()
+
+    def close(self, *, graceful: bool = True) -> None:
+        pass
+
+
+__all__ = ["ReferenceClient", "ReferenceStandIn"]

@@ -15,7 +15,7 @@ import pytest
 from conformance import cli
 from conformance.commands.run import default_engine, default_engine_env
 from conformance.harness import smoke
-from conformance.harness.inprocess import ReferenceClient
+from conformance.harness.inprocess import ReferenceStandIn
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKES = ROOT / "tests" / "fake_engines"
@@ -48,14 +48,11 @@ ALL_CHECKS = [
 ]
 
 
-class InProcessSmokeEngine(ReferenceClient):
+class InProcessSmokeEngine(ReferenceStandIn):
     """The reference engine in this process, standing in for smoke's engine client: for
     tests of the smoke hand smoke plans and plays under a ruleset, not of the pipe
     (test_reference_engine_passes and the fake engines' tests keep it). It exits, with
     status 0 and nothing left running, once it has answered stop, as the server does."""
-
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__()
 
     @property
     def returncode(self) -> int | None:
@@ -63,9 +60,6 @@ class InProcessSmokeEngine(ReferenceClient):
 
     def leftover_processes(self) -> list[int]:
         return []
-
-    def close(self, *, graceful: bool = True) -> None:
-        pass
 
 
 @pytest.fixture
