@@ -55,14 +55,23 @@ def children_cpu() -> float:
 
 
 def phase(name: str, args: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, str]:
-    """Runs one phase; returns its wall seconds, CPU seconds and last line of output."""
+    """Runs one phase; returns its wall seconds, CPU seconds and last line of output (for a
+    failed pytest, with its FAILED and ERROR lines and what it says it wrote where it must
+    not before it: the run's figures stand, and what failed is named)."""
     cpu, began = children_cpu(), time.perf_counter()
     result = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True)
     wall, used = time.perf_counter() - began, children_cpu() - cpu
     lines = (result.stdout + result.stderr).strip().splitlines() or [""]
     if result.returncode != 0 and name != "pytest":
         sys.exit(f"bench/test_command.py: {name} failed (exit {result.returncode}): {lines[-1]}")
-    return wall, used, lines[-1] if result.returncode == 0 else f"FAILED: {lines[-1]}"
+    if result.returncode == 0:
+        return wall, used, lines[-1]
+    named = [
+        line
+        for line in lines[:-1]
+        if line.startswith(("FAILED ", "ERROR ", "the tests wrote into the checkout"))
+    ]
+    return wall, used, "\n".join([f"FAILED: {lines[-1]}", *named])
 
 
 def print_by_file(rows: Path, top: int) -> None:
