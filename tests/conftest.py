@@ -391,8 +391,9 @@ _WRITTEN_INTO_CHECKOUT = pytest.StashKey[list[str]]()
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """The run's first process notes what the checkout (pytest's root folder) holds."""
-    if not os.environ.get("PYTEST_XDIST_WORKER"):
+    """The run's first process notes what the checkout (pytest's root folder) holds. (Not
+    told apart by $PYTEST_XDIST_WORKER: a run a test starts in its own process inherits it.)"""
+    if not hasattr(session.config, "workerinput"):  # what xdist gives its workers
         session.config.stash[_CHECKOUT_BEFORE] = checkout_entries(session.config.rootpath)
 
 
