@@ -211,6 +211,7 @@ CHROMIUM_FLAGS = (
     "--disable-dev-shm-usage",
 )
 _PR_SET_CHILD_SUBREAPER = 36  # prctl(2)
+_PR_GET_CHILD_SUBREAPER = 37
 
 
 def browser_tools() -> tuple[str, str] | str:
@@ -296,6 +297,11 @@ def _quit_and_reap(driver: Any, service_pid: int) -> None:
     and some kept running. Each is waited for (killed after ten seconds)."""
     libc = ctypes.CDLL(None, use_errno=True)
     tree = descendants(service_pid)
+    # As it was before, after: the harness makes a test process a subreaper for good, to find
+    # an engine's helpers (conformance/harness/processes.py), and a browser quit in between
+    # turned that off, so those tests later in the same process found none.
+    was = ctypes.c_int(0)
+    libc.prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(was), 0, 0, 0)
     libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     try:
         driver.quit()
@@ -318,7 +324,7 @@ def _quit_and_reap(driver: Any, service_pid: int) -> None:
             if tree:
                 time.sleep(0.02)
     finally:
-        libc.prctl(_PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1 if was.value else 0, 0, 0, 0)
 
 
 # -- made once per run, shared by the xdist workers -------------------------------------------

@@ -6,6 +6,7 @@ was (tests/cli_helpers.py)."""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import subprocess
 import sys
@@ -13,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from conformance.harness.processes import become_subreaper
 from conformance.harness.sandbox import engine_environment
 from conformance.spec import filecache
 from tests import cli_helpers
-from tests.conftest import PRIVATE_HOME, ROOT
+from tests.conftest import PRIVATE_HOME, ROOT, _quit_and_reap
 from tests.mutants.engine import MUTANTS
 
 pytest_plugins = ["pytester"]
@@ -193,3 +195,19 @@ def test_a_mutant_in_process_leaves_the_reference_as_it_was(name: str) -> None:
         assert [dict(vars(owner)) for owner in cli_helpers._patchable()] == before
     else:
         assert name in {"non_json_seq_zero", "unknown_command_bad_request", "string_seq_echoed"}
+
+
+def test_a_browser_quit_leaves_the_process_a_subreaper_as_it_was() -> None:
+    """The harness makes a test process the subreaper of its engines' helpers for good; the
+    browser's quit (which adopts the browser's leftovers while it ends) once turned that off,
+    and the helper tests later in that process then found no helper."""
+
+    class Driver:
+        def quit(self) -> None:
+            pass
+
+    assert become_subreaper()
+    _quit_and_reap(Driver(), 4_194_304 + 1)  # above any pid_max: a driver with no processes
+    state = ctypes.c_int(0)
+    ctypes.CDLL(None, use_errno=True).prctl(37, ctypes.byref(state), 0, 0, 0)  # GET_SUBREAPER
+    assert state.value == 1
