@@ -635,20 +635,17 @@ def _leaves_of(rules: Mapping[str, Json]) -> dict[str, Json]:
     return _rule_leaves(rules)
 
 
-_CHANGES: Kept[tuple[Mapping[str, Json], Mapping[str, Json], list[str]]] = Kept(256)
-
-
 def _changes_between(old: Mapping[str, Json], new: Mapping[str, Json]) -> list[str]:
-    """``_changes`` from the leaves of a base's rules to a ruleset's, worked out once per
-    pair (both kept by ``_base_rules`` and ``_leaves_of``, never changed): every transcript
-    of a run written for the same profile compares the same two."""
-    entry = (id(old), id(new))
-    hit = _CHANGES.get(entry)
-    if hit is not None and hit[0] is old and hit[1] is new:
-        return list(hit[2])
-    found = _changes(old, new)
-    _CHANGES.put(entry, (old, new, found))
-    return list(found)
+    """``_changes`` from the leaves of a base's rules to a ruleset's (a list the caller
+    owns), worked out once per pair: every transcript of a run written for the same profile
+    compares the same two."""
+    return list(_pair_changes(old, new))
+
+
+@memo.by_identities(256)
+def _pair_changes(old: Mapping[str, Json], new: Mapping[str, Json]) -> tuple[str, ...]:
+    # both kept by _base_rules and _leaves_of, never changed: their identity is their value
+    return tuple(_changes(old, new))
 
 
 _RESOLVED: Kept[tuple[Mapping[str, Json], dict[str, Json]]] = Kept(64)

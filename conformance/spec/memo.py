@@ -35,4 +35,33 @@ def by_identity(size: int = 8) -> Callable[[Callable[[_Arg], _Result]], Callable
     return decorate
 
 
-__all__ = ["by_identity"]
+_First = TypeVar("_First")
+_Second = TypeVar("_Second")
+
+
+def by_identities(
+    size: int = 8,
+) -> Callable[[Callable[[_First, _Second], _Result]], Callable[[_First, _Second], _Result]]:
+    """:func:`by_identity` for a function of two arguments: its result remembered for the
+    last ``size`` pairs given, by the identity of both."""
+
+    def decorate(
+        function: Callable[[_First, _Second], _Result],
+    ) -> Callable[[_First, _Second], _Result]:
+        remembered: Kept[tuple[_First, _Second, _Result]] = Kept(size)
+
+        @functools.wraps(function)
+        def remembering(first: _First, second: _Second) -> _Result:
+            hit = remembered.get((id(first), id(second)))
+            if hit is not None and hit[0] is first and hit[1] is second:
+                return hit[2]
+            result = function(first, second)
+            remembered.put((id(first), id(second)), (first, second, result))
+            return result
+
+        return remembering
+
+    return decorate
+
+
+__all__ = ["by_identities", "by_identity"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.spec.memo import by_identity
+from conformance.spec.memo import by_identities, by_identity
 
 
 def test_a_result_is_remembered_for_the_same_object_only() -> None:
@@ -21,4 +21,21 @@ def test_a_result_is_remembered_for_the_same_object_only() -> None:
     assert [c is first for c in calls] == [True, False]
     keys(third)  # a third object past the size: the remembered ones are dropped
     keys(first)
+    assert len(calls) == 4
+
+
+def test_a_result_of_two_arguments_is_remembered_for_the_same_pair_only() -> None:
+    calls: list[tuple[dict[str, Any], dict[str, Any]]] = []
+
+    @by_identities(size=2)
+    def merged(first: dict[str, Any], second: dict[str, Any]) -> list[str]:
+        calls.append((first, second))
+        return sorted({**first, **second})
+
+    a, b, equal_b = {"a": 1}, {"b": 2}, {"b": 2}
+    assert merged(a, b) is merged(a, b)
+    assert merged(a, equal_b) == ["a", "b"]  # an equal second object: asked again
+    assert merged(b, a) == ["a", "b"]  # the same objects the other way round: asked again
+    assert len(calls) == 3
+    merged(a, b)  # past the size: the first pair was dropped
     assert len(calls) == 4
