@@ -16,15 +16,24 @@ With ``--by-file K``, pytest also loads bench/test_cpu.py, which records every t
 (its process's own and its reaped children's), and the K test files that cost the most CPU
 are printed after the phases, with the tests' total and the fast tier's share (the tests not
 marked e2e, which ``-m "not e2e"`` runs). The plugin's bookkeeping is a JSON line a test.
+
+On Linux the bench makes itself a child subreaper, so a process a phase leaves behind (an
+older tree's browser, which its tests did not wait for) becomes the bench's child; each phase
+reaps those before its CPU is read, so their CPU counts where it was spent, and says how many
+there were.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import ctypes
+import ctypes.util
 import json
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -49,6 +58,39 @@ def ci_python() -> str:
     return "python3"
 
 
+_PR_SET_CHILD_SUBREAPER = 36  # prctl(2)
+
+
+def become_subreaper() -> bool:
+    """Makes this process the one that adopts what its phases leave running (Linux)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+    return int(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
+
+
+def reap_adopted(wait: float = 60.0) -> int:
+    """Waits for the processes a phase left behind (adopted, being a subreaper) to end,
+    up to ``wait`` seconds, then kills those still running; returns how many there were."""
+    reaped, deadline = 0, time.monotonic() + wait
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return reaped
+        if pid:
+            reaped += 1
+        elif time.monotonic() < deadline:
+            time.sleep(0.05)
+        else:
+            for line in Path("/proc").glob("[0-9]*/stat"):
+                with contextlib.suppress(OSError, ValueError, IndexError):
+                    fields = line.read_text(errors="replace").rsplit(")", 1)[-1].split()
+                    if int(fields[1]) == os.getpid():  # the parent's pid: one we adopted
+                        os.kill(int(line.parent.name), signal.SIGKILL)
+            deadline = float("inf")
+
+
 def children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -60,7 +102,11 @@ def phase(name: str, args: list[str], cwd: Path, env: dict[str, str]) -> tuple[f
     not before it: the run's figures stand, and what failed is named)."""
     cpu, began = children_cpu(), time.perf_counter()
     result = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True)
-    wall, used = time.perf_counter() - began, children_cpu() - cpu
+    wall = time.perf_counter() - began
+    left = reap_adopted()
+    used = children_cpu() - cpu
+    if left:
+        print(f"{name}: {left} process(es) it left running were reaped and counted")
     lines = (result.stdout + result.stderr).strip().splitlines() or [""]
     if result.returncode != 0 and name != "pytest":
         sys.exit(f"bench/test_command.py: {name} failed (exit {result.returncode}): {lines[-1]}")
@@ -109,6 +155,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     python = args.python or ci_python()
+    become_subreaper()
     work = Path(tempfile.mkdtemp(prefix="jhyap-test-command-"))
     clone, cache, venv = work / "clone", work / "cache", work / "venv"
     cache.mkdir()
