@@ -18,8 +18,9 @@ whatever was written after it. To any other engine such a request is written onl
 every answer before it has been judged: had that answer failed the case, the engine would
 have gone on to a step the transcript never reached, which its report (standard error, a
 crash) could show. A declaring engine takes that on: a failing case's standard-error
-tail may show what it wrote for the requests written after the failing one, and the seqs
-of later cases count those requests too; verdicts, steps and messages are the same.
+tail may show what it wrote for the requests written after the failing one, the seqs of
+later cases count those requests too, and an engine that crashes on one of them is
+restarted for the next case; verdicts, steps and messages are the same.
 
 The protocol allows this: an engine reads its requests as lines and answers them in
 order (docs/protocol.md); ``--window 1`` sends each request only once the one before
