@@ -37,6 +37,7 @@ from harness import (  # noqa: E402  (bench/harness.py)
     start_table,
 )
 
+from conformance.harness.ahead import changes_nothing  # noqa: E402
 from conformance.harness.client import EngineClient  # noqa: E402
 from conformance.harness.runner import RunConfig, run_cases  # noqa: E402
 from conformance.harness.settings import DEFAULT_WINDOW  # noqa: E402
@@ -68,7 +69,7 @@ def state_loop(count: int, window: int) -> float:
 
         client.request("state")
         start = time.perf_counter()
-        client.plan(upcoming(), window)
+        client.plan(upcoming(), window, changes_nothing)
         for _ in range(count):
             client.send(message)
         return (time.perf_counter() - start) / count

@@ -17,7 +17,11 @@ Each round measures, one right after the other (so that they see the same machin
    starts and finds the engine's caches warm from the replays: each engine of the replay
    warms its own;
 3. requests per second of the replay at window 1 and at the default window, against the
-   echo bound of the round (bare round trips per second, one at a time).
+   echo bound of the round (bare round trips per second, one at a time). What goes ahead
+   at the default window depends on the engine's hello: every planned request when it
+   declares ``supports.requests_ahead`` (protocol 1.2, printed in the first line), else
+   ``state`` and ``legal`` only; a checkout that has the declaration is also measured
+   with it ignored ("changes held back": the 1.1 behaviour, in the same minutes).
 
 Printed: medians over the rounds; the CPU per step of the corpus (steps of the cases
 replayed) against the JSON-Schema-Test-Suite anchor: the CPU of a suite test, measured in
@@ -54,6 +58,7 @@ from checkout import ROOT  # first: it puts the measured checkout on the import 
 HERE = Path(__file__).resolve().parent
 
 from conformance.harness import client as client_module  # noqa: E402
+from conformance.harness import replay as replay_module  # noqa: E402
 from conformance.harness.runner import Case, RunConfig, build_cases, run_cases  # noqa: E402
 from conformance.harness.settings import DEFAULT_WINDOW  # noqa: E402
 from conformance.spec.transcript import load_corpus, shipped_documents  # noqa: E402
@@ -82,11 +87,30 @@ def shipped_cases() -> list[Case]:
     return build_cases(transcripts, shipped_documents())
 
 
-def replay(cases: list[Case], window: int) -> tuple[float, float, float, int]:
-    """CPU seconds (all, the engines'), wall seconds, cases passed of one replay."""
-    wall, used, engines = time.perf_counter(), cpu(), children_cpu()
-    result = run_cases(cases, RunConfig(engine=REFERENCE, jobs=1, window=window))
-    used, wall, engines = cpu() - used, time.perf_counter() - wall, children_cpu() - engines
+# What the harness sends ahead to an engine whose hello answered ``supports`` (a checkout
+# before protocol 1.2 has no such choice: None).
+GOES_AHEAD = getattr(replay_module, "goes_ahead", None)
+DECLARED: list[bool] = []  # whether the engine's hello declared requests_ahead, per replay
+
+
+def replay(
+    cases: list[Case], window: int, *, hold_back: bool = False
+) -> tuple[float, float, float, int]:
+    """CPU seconds (all, the engines'), wall seconds, cases passed of one replay;
+    ``hold_back``: requests that change the game wait for their turn, whatever the engine
+    declared."""
+    if hold_back:
+        from conformance.harness.ahead import changes_nothing
+
+        replay_module.goes_ahead = lambda supports: changes_nothing  # type: ignore[attr-defined]
+    try:
+        wall, used, engines = time.perf_counter(), cpu(), children_cpu()
+        result = run_cases(cases, RunConfig(engine=REFERENCE, jobs=1, window=window))
+        used, wall, engines = cpu() - used, time.perf_counter() - wall, children_cpu() - engines
+    finally:
+        if hold_back:
+            replay_module.goes_ahead = GOES_AHEAD  # type: ignore[attr-defined]
+    DECLARED.append(result.info.supports.get("requests_ahead") is True)
     return used, engines, wall, sum(1 for o in result.outcomes if o.status == "passed")
 
 
@@ -231,6 +255,7 @@ def main() -> int:
     for _ in range(args.rounds):
         used, engines, wall_default, passed = replay(cases, DEFAULT_WINDOW)
         _, _, wall_one, _ = replay(cases, 1)
+        held = replay(cases, DEFAULT_WINDOW, hold_back=True) if GOES_AHEAD is not None else None
         answering = engines_from_files(paths)
         engine = in_process(streams)
         bare, _ = echo_cpu(0)
@@ -262,6 +287,11 @@ def main() -> int:
             f"window {DEFAULT_WINDOW} share of echo bound": requests / wall_default / bound,
         }.items():
             rows.setdefault(name, []).append(value)
+        if held is not None:
+            rows.setdefault("replay CPU s, changes held back", []).append(held[0])
+            rows.setdefault(f"window {DEFAULT_WINDOW} requests/s, changes held back", []).append(
+                requests / held[2]
+            )
         if anchor is not None:
             rows.setdefault("anchor CPU ms a suite test", []).append(anchor)
         assert passed == len(cases), f"{passed} of {len(cases)} passed"
@@ -271,6 +301,11 @@ def main() -> int:
     print(
         f"root {ROOT}; python {sys.version.split()[0]}; {len(cases)} cases, {steps} steps, "
         f"{requests} requests to {len(streams)} engines; medians of {args.rounds} rounds"
+    )
+    ahead = "every planned request" if DECLARED[0] else "state and legal only"
+    print(
+        f"the engine's hello {'declares' if DECLARED[0] else 'does not declare'} "
+        f"requests_ahead: at window {DEFAULT_WINDOW}, {ahead} goes ahead"
     )
     for name, values in rows.items():
         value = statistics.median(values)

@@ -135,6 +135,10 @@ class EngineInfo:
     ``state_fields`` (protocol 1.1) lists the state fields the engine reports; None means all.
     ``kit_kept_fields`` (protocol 1.1) lists those of them an adapter kit keeps by its own
     table procedure rather than reading from the engine; None means none.
+    ``requests_ahead`` (protocol 1.2): the engine answers each line in order whatever was
+    written after it, so the harness may write requests that change the game before it has
+    judged the answers before them. The serving loop (:func:`jhyap_core.serving.serve`)
+    does; an engine that serves a session otherwise and cannot says False.
     """
 
     name: str
@@ -144,6 +148,7 @@ class EngineInfo:
     actions: tuple[str, ...] = ACTIONS
     state_fields: tuple[str, ...] | None = None
     kit_kept_fields: tuple[str, ...] | None = None
+    requests_ahead: bool = True
 
     def supports(self) -> dict[str, Any]:
         body: dict[str, Any] = {"commands": list(self.commands), "actions": list(self.actions)}
@@ -151,4 +156,6 @@ class EngineInfo:
             body["state_fields"] = list(self.state_fields)
         if self.kit_kept_fields is not None:
             body["kit_kept_fields"] = list(self.kit_kept_fields)
+        if self.requests_ahead:
+            body["requests_ahead"] = True
         return body

@@ -11,7 +11,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Final
 
-PROTOCOL_VERSION: Final = "1.1"
+PROTOCOL_VERSION: Final = "1.2"
 
 
 class Command(StrEnum):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 # The jhyap-kit distribution's version (kits/python): the protocol's major.minor, then the
 # kit's own revision.
-__version__ = "1.1.0"
+__version__ = "1.2.0"
 
 from jhyap_core.messages import (
     Action,

@@ -10,6 +10,18 @@ written after it are answered and their answers dropped (``settle``) before the 
 case, which starts a new table: nothing they did survives. A raw step's line carries the
 seq it is sent with, so the plan stops before it and starts again after it.
 
+What may go out before the answers before it have been judged (:func:`goes_ahead`):
+a request that changes no game (``state``, ``legal``) always; one that may change it
+(``start``, ``deal``, ``act``, ...) only to an engine that declared
+``hello.supports.requests_ahead`` (protocol 1.2): that it answers each line in order,
+whatever was written after it. To any other engine such a request is written only once
+every answer before it has been judged: had that answer failed the case, the engine would
+have gone on to a step the transcript never reached, which its report (standard error, a
+crash) could show. A declaring engine takes that on: a failing case's standard-error
+tail may show what it wrote for the requests written after the failing one, the seqs of
+later cases count those requests too, and an engine that crashes on one of them is
+restarted for the next case; verdicts, steps and messages are the same.
+
 The protocol allows this: an engine reads its requests as lines and answers them in
 order (docs/protocol.md); ``--window 1`` sends each request only once the one before
 was answered.
@@ -17,7 +29,7 @@ was answered.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from jhyap_core.vocabulary import Command
@@ -32,6 +44,35 @@ _sent_profile = memo.by_identity(64)(sent_profile)
 
 STATE: Final[Mapping[str, Any]] = {"cmd": Command.STATE}
 LEGAL: Final[Mapping[str, Any]] = {"cmd": Command.LEGAL}
+
+# What a planned request is asked before it is written ahead (EngineClient.plan): whether it
+# may go out before the answers before it have been judged.
+GoesAhead = Callable[[Mapping[str, Any]], bool]
+READ_ONLY: Final = frozenset({Command.STATE, Command.LEGAL})  # requests that change no game
+# The hello.supports member by which an engine takes every request ahead (protocol 1.2).
+DECLARATION: Final = "requests_ahead"
+
+
+def changes_nothing(request: Mapping[str, Any]) -> bool:
+    """A request that changes no game (``state``, ``legal``): it may go ahead to any engine."""
+    return request.get("cmd") in READ_ONLY
+
+
+def anything(request: Mapping[str, Any]) -> bool:
+    """Every request may go ahead (to an engine that :func:`declared` it)."""
+    return True
+
+
+def declared(supports: Mapping[str, Any]) -> bool:
+    """Whether a hello's ``supports`` says the engine takes requests that change the game
+    ahead: ``requests_ahead`` is ``true`` (anything else, or nothing, says no)."""
+    return supports.get(DECLARATION) is True
+
+
+def goes_ahead(supports: Mapping[str, Any]) -> GoesAhead:
+    """What may be written ahead to an engine whose hello answered ``supports``: any
+    request when it :func:`declared` so, else only those that change nothing."""
+    return anything if declared(supports) else changes_nothing
 
 
 def start_message(transcript: Transcript, resolved: Mapping[str, Any]) -> dict[str, Any]:
@@ -95,4 +136,17 @@ def planned_requests(
         yield from requests
 
 
-__all__ = ["LEGAL", "STATE", "planned_requests", "start_message", "step_requests"]
+__all__ = [
+    "DECLARATION",
+    "LEGAL",
+    "READ_ONLY",
+    "STATE",
+    "GoesAhead",
+    "anything",
+    "changes_nothing",
+    "declared",
+    "goes_ahead",
+    "planned_requests",
+    "start_message",
+    "step_requests",
+]

@@ -73,9 +73,6 @@ _WATCH_INTERVAL: Final = 0.1
 _StderrTail = StderrTail  # the name tests and older imports use
 
 
-_READ_ONLY: Final = ("state", "legal")  # requests that change no game
-
-
 _ENCODER: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
@@ -153,6 +150,11 @@ def split_command(command: str) -> list[str]:
     if not argv:
         raise EngineUnusable("the engine command is empty")
     return argv
+
+
+def _never(request: Mapping[str, Any]) -> bool:
+    """No request goes ahead (no plan made yet)."""
+    return False
 
 
 @atexit.register
@@ -252,6 +254,7 @@ class EngineClient:
         self._upcoming: Iterator[Mapping[str, Any]] | None = None
         self._peeked: Mapping[str, Any] | None = None  # taken from _upcoming, not written
         self._window = 1
+        self._goes_ahead: Callable[[Mapping[str, Any]], bool] = _never
         self._cases_begun = False
         # The last answer read with the seq asked for, and its line after that seq.
         self._answered: tuple[dict[str, Any], bytes] | None = None
@@ -391,13 +394,19 @@ class EngineClient:
 
     # -- requests sent ahead ----------------------------------------------------------
 
-    def plan(self, upcoming: Iterator[Mapping[str, Any]], window: int) -> None:
+    def plan(
+        self,
+        upcoming: Iterator[Mapping[str, Any]],
+        window: int,
+        goes_ahead: Callable[[Mapping[str, Any]], bool],
+    ) -> None:
         """The requests the caller will send next, in order, if all goes as planned: up to
-        ``window`` of them are written before their turn (conformance.harness.ahead). A
+        ``window`` of them are written before their turn, those ``goes_ahead`` allows even
+        before the answers before them have been judged (conformance.harness.ahead). A
         request sent that is not the next planned one ends the plan (see :meth:`settle`)."""
         self.settle()
         if window > 1:
-            self._upcoming, self._window = upcoming, window
+            self._upcoming, self._window, self._goes_ahead = upcoming, window, goes_ahead
 
     @property
     def planning(self) -> bool:
@@ -441,12 +450,11 @@ class EngineClient:
         return answer
 
     def _top_up(self, *, judged: bool) -> None:
-        """Write the next planned requests in one write, up to the window: those that
-        change nothing (``state``, ``legal``), and first the next one whatever it is when
-        every answer so far has been ``judged`` by the caller. A request that may change
-        the game waits until the answer before it has been judged: had that answer failed
-        the case, the engine would have gone on to a step the transcript never reached,
-        and its report (standard error, a crash) would show it."""
+        """Write the next planned requests in one write, up to the window: those the plan's
+        ``goes_ahead`` allows before the answers before them have been judged, and first
+        the next one whatever it is when every answer so far has been ``judged`` by the
+        caller. Any other waits until the answer before it has been judged (why:
+        conformance.harness.ahead)."""
         if self._upcoming is None or self._broken is not None:
             return
         if self._peeked is None:
@@ -454,7 +462,7 @@ class EngineClient:
             if self._peeked is None:
                 self._upcoming = None
                 return
-        if (self._flight or not judged) and self._peeked.get("cmd") not in _READ_ONLY:
+        if (self._flight or not judged) and not self._goes_ahead(self._peeked):
             return  # nothing to write now: the next request waits for its turn
         if not self._flight:
             self._check_no_extra_line(self._seq)
@@ -465,7 +473,7 @@ class EngineClient:
                 if self._peeked is None:
                     self._upcoming = None
                     break
-            if (self._flight or not judged) and self._peeked.get("cmd") not in _READ_ONLY:
+            if (self._flight or not judged) and not self._goes_ahead(self._peeked):
                 break
             message, self._peeked = self._peeked, None
             self._flight.append((self._seq, message))

@@ -11,7 +11,7 @@ nothing the engine keeps can be shared with, or changed through, an answer.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from jhyap_core.vocabulary import PROTOCOL_VERSION, Command, ErrorCode, EventType, JhyapError
@@ -153,7 +153,12 @@ class ReferenceClient:
         self._follow(answer)
         return answer
 
-    def plan(self, upcoming: Iterator[Mapping[str, Any]], window: int) -> None:
+    def plan(
+        self,
+        upcoming: Iterator[Mapping[str, Any]],
+        window: int,
+        goes_ahead: Callable[[Mapping[str, Any]], bool],
+    ) -> None:
         """In this process each request is answered at once: nothing to send ahead."""
 
     @property

@@ -23,7 +23,7 @@ from ..spec.decks import canonical
 from ..spec.protocol import is_protocol_clause
 from ..spec.steps import Step, Transcript, raw_line
 from . import state_fields as reported
-from .ahead import LEGAL, STATE, planned_requests, start_message
+from .ahead import LEGAL, STATE, GoesAhead, goes_ahead, planned_requests, start_message
 from .client import (
     EngineCrashed,
     EngineError,
@@ -87,7 +87,9 @@ class Connection(Protocol):
 
     def stderr_tail(self, lines: int | None = None, since: int = 0) -> list[str]: ...
 
-    def plan(self, upcoming: Iterator[Mapping[str, Any]], window: int) -> None: ...
+    def plan(
+        self, upcoming: Iterator[Mapping[str, Any]], window: int, goes_ahead: GoesAhead
+    ) -> None: ...
 
     @property
     def planning(self) -> bool: ...
@@ -671,7 +673,8 @@ def replay(
 
     ``owned`` are the clause ids of that profile: the outcome is credited only to those
     and to protocol clauses (None: to every clause listed). Up to ``window`` requests are
-    in flight at once (conformance.harness.ahead); 1 waits for each answer.
+    in flight at once, those that may change the game only when the engine declared
+    ``requests_ahead`` (conformance.harness.ahead); 1 waits for each answer.
     ``moves``: the lines of the moves the transcript as written expects accepted, when
     ``transcript`` was derived from it (None: ``transcript``'s own, :func:`expected_moves`).
     A case that judged none of them, or nothing at all, is ``empty``, never passed.
@@ -709,11 +712,12 @@ def replay(
     )
     # An engine process plays several cases: its report shows what this one made it write.
     stderr_since = client.stderr_mark()
+    ahead = goes_ahead(info.supports)
     index = 0
     details: dict[str, Any] = {}
     credited: tuple[str, ...] | None = None
     try:
-        client.plan(planned_requests(transcript, resolved, 0, start), window)
+        client.plan(planned_requests(transcript, resolved, 0, start), window, ahead)
         if not transcript.fresh_engine:
             response = _send(ctx, start)
             if transcript.start_error is not None:
@@ -727,7 +731,8 @@ def replay(
             # Until the step's own request goes out, a failure shows what it was to send.
             ctx.request = dict(step.request) if step.request is not None else None
             if not client.planning and step.kind != "raw":
-                client.plan(planned_requests(transcript, resolved, number - 1, start), window)
+                plan = planned_requests(transcript, resolved, number - 1, start)
+                client.plan(plan, window, ahead)
             _RUNNERS.get(step.kind, _run_action)(ctx, step)
     except _StepFailure as failure:
         status, reason, details = failure.status, failure.reason, dict(failure.details)

@@ -170,10 +170,9 @@ def _check_seq(got: object, seq: int, text: str) -> None:
     if got.__class__ is int and got == seq:
         return  # the usual answer: the seq asked for
     if isinstance(got, int) and not isinstance(got, bool) and 0 <= got < seq:
-        # An earlier request was answered already: this line is one too many.
-        raise ProtocolViolation(
-            f"unrequested extra line: a second answer to seq {got} (waiting for seq {seq})",
-            shorten(text),
-        )
+        # An earlier request was answered already: this line is one too many. Said as the
+        # client says it of a line found before it writes the next request: whether the line
+        # came before or after that request was written (sent ahead) changes nothing.
+        raise ProtocolViolation("unrequested extra line after the previous response", shorten(text))
     if got != seq or isinstance(got, bool):
         raise ProtocolViolation(f"wrong seq: expected {seq}, got {json.dumps(got)}", shorten(text))

@@ -25,6 +25,7 @@ ADDED_IN: Final[dict[int, tuple[str, ...]]] = {
         "seq outside 0 to 2^53 - 1 answered with seq null",
         "the order of start's checks and of legal throws",
     ),
+    2: ("hello.supports.requests_ahead (requests that change the game sent ahead)",),
 }
 VERSIONS_DOC: Final = "docs/versions.md"
 

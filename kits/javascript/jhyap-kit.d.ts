@@ -1,7 +1,7 @@
 // Types of jhyap-kit.mjs (hand-written; the module has no dependencies and no build step).
 // Card names are protocol names: rank A 2-9 T J Q K then suit c d h s ("Td"), "X" a joker.
 
-export declare const PROTOCOL_VERSION: '1.1';
+export declare const PROTOCOL_VERSION: '1.2';
 /** The kit's version: the protocol version it speaks, then its own revision. */
 export declare const KIT_VERSION: string;
 export declare const MAX_LINE_BYTES: 1048576;
@@ -304,6 +304,9 @@ export interface EngineInfo {
   /** Protocol 1.1: the state fields the kit keeps itself, not read from the engine
    * (`hello.supports.kit_kept_fields`); absent means none. */
   kitKeptFields?: readonly StateField[];
+  /** Protocol 1.2: the engine answers each line in order whatever was written after it
+   * (`hello.supports.requests_ahead`), as `serve` does; default true. */
+  requestsAhead?: boolean;
 }
 
 /** A field of `state`. */

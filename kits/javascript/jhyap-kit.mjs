@@ -10,10 +10,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { writeSync } from 'node:fs';
 
-// The version the kit was written for: 1.1 adds the deal's layout and hello.supports.state_fields.
-export const PROTOCOL_VERSION = '1.1';
+// The version the kit was written for: 1.1 adds the deal's layout and hello.supports.state_fields,
+// 1.2 hello.supports.requests_ahead (lineServer answers each line in order, whatever follows it).
+export const PROTOCOL_VERSION = '1.2';
 // The kit's version: the protocol version it speaks, then its own revision (package.json's).
-export const KIT_VERSION = '1.1.0';
+export const KIT_VERSION = '1.2.0';
 export const MAX_LINE_BYTES = 1 << 20;
 export const MAX_SEQ = Number.MAX_SAFE_INTEGER; // 2^53 - 1
 export const COMMANDS = Object.freeze([
@@ -2120,7 +2121,9 @@ const VERSION = /^[0-9]+\.[0-9]+$/;
 /**
  * One engine process: the handshake and at most one table. `backend` is a TrackedEngine
  * (or anything with its Backend methods); `info` is {name, version, language, commands?,
- * actions?, stateFields?, kitKeptFields?}.
+ * actions?, stateFields?, kitKeptFields?, requestsAhead?}. `requestsAhead` (default true): hello
+ * says `supports.requests_ahead`, as `serve` and `lineServer` answer each line in order
+ * whatever was written after it; false for a session served otherwise.
  */
 export class Session {
   constructor(backend, info) {
@@ -2163,10 +2166,11 @@ export class Session {
     if (wanted.split('.')[0] !== PROTOCOL_VERSION.split('.')[0]) {
       refuse(ErrorCode.UNSUPPORTED_PROTOCOL, `this engine speaks protocol ${PROTOCOL_VERSION}, not ${wanted}`);
     }
-    const { name, version, language, commands, actions, stateFields, kitKeptFields: kept } = this.info;
+    const { name, version, language, commands, actions, stateFields, kitKeptFields: kept, requestsAhead } = this.info;
     const supports = { commands: [...commands], actions: [...actions] };
     if (stateFields != null) supports.state_fields = [...stateFields];
     if (kept != null) supports.kit_kept_fields = [...kept];
+    if (requestsAhead !== false) supports.requests_ahead = true;
     return { engine: { name, version, language }, protocol: PROTOCOL_VERSION, supports };
   }
 

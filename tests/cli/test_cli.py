@@ -362,7 +362,7 @@ def test_every_option_of_every_command_has_help() -> None:
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = jhyap(capsys, "--version")
     assert (code, err) == (0, "")
-    assert out == f"jhyap {__version__} (jhyap-conformance; protocol 1.1; Python " + (
+    assert out == f"jhyap {__version__} (jhyap-conformance; protocol 1.2; Python " + (
         ".".join(map(str, sys.version_info[:3])) + ")\n"
     )
     done = subprocess.run(

@@ -86,7 +86,7 @@ def test_every_file_is_json_and_the_count_is_the_corpus(exported: Path) -> None:
     documents = {name: json.loads(text) for name, text in files.items()}
     index = documents.pop("index.json")
     assert index["format"] == "jhyap-conformance-export"
-    assert index["protocol"] == "1.1"
+    assert index["protocol"] == "1.2"
     assert [entry["file"] for entry in index["files"]] == [f"{t.id}.json" for t in corpus]
     for transcript in corpus:
         document = documents[f"{transcript.id}.json"]

@@ -67,7 +67,7 @@ def test_bad_requests_then_a_whole_game_on_the_same_process() -> None:
             assert reply["ok"] is False, raw[:60]
             assert reply["error"]["code"] == code, (raw[:60], reply)
         profile = resolved_profile("dhumbal", {})
-        assert server.ask("hello", protocol="1.0")["protocol"] == "1.1"
+        assert server.ask("hello", protocol="1.0")["protocol"] == "1.2"
         assert server.ask("start", profile=profile, options=profile["option_values"], seats=2)["ok"]
         deck = deck_from_hands(["Ac As 2c 2d 3c", "Qc Kc Kd Kh Ks"], "9h")
         dealt = server.ask("deal", deck=deck)["events"]

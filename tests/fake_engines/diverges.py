@@ -2,7 +2,8 @@
 
 events (accepted, its last event dropped), refuse (refused with illegal_throw; the
 acts after it find the table where it was and are refused in turn), crash (exits with
-status 3 after a line on stderr).
+status 3 after a line on stderr), events-then-crash (as events, then crashes as crash on
+the act after it: a request the harness wrote after the failing one, when it writes ahead).
 """
 
 import json
@@ -21,9 +22,13 @@ def hook(request: dict[str, Any], session: Session) -> str | None:
     if request.get("cmd") != "act":
         return None
     acts += 1
+    if MODE == "events-then-crash" and acts == AT + 1:
+        sys.stderr.write("fake engine: falls over on the act after\n")
+        sys.stderr.flush()
+        os._exit(3)
     if acts != AT:
         return None
-    if MODE == "events":
+    if MODE in ("events", "events-then-crash"):
         answer = json.loads(respond(session.handle(request)))
         answer["events"] = answer["events"][:-1]
         return respond(answer)

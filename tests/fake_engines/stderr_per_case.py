@@ -1,7 +1,11 @@
 """Writes "start N" to stderr at every start, and answers the second game's first act with
-internal_error: its failure must show its own stderr lines, not the first game's."""
+internal_error: its failure must show its own stderr lines, not the first game's.
+
+It does not declare hello.supports.requests_ahead: the acts after the failing one are
+never written, and the failure's tail ends at it (a declaring engine's may go on)."""
 
 import sys
+from dataclasses import replace
 from typing import Any
 
 from _common import Session, respond, serve
@@ -28,4 +32,6 @@ def hook(request: dict[str, Any], session: Session) -> str | None:
     return None
 
 
-raise SystemExit(serve(hook))
+session = Session()
+session.info = replace(session.info, requests_ahead=False)
+raise SystemExit(serve(hook, session=session))

@@ -232,7 +232,12 @@ class InProcessEngine(PipelinedClient):
         message = f"the engine exited with status {self._status} {during}"
         self._fail(EngineCrashed(message, self._status, []))
 
-    def plan(self, upcoming: Iterator[Mapping[str, Any]], window: int) -> None:
+    def plan(
+        self,
+        upcoming: Iterator[Mapping[str, Any]],
+        window: int,
+        goes_ahead: Callable[[Mapping[str, Any]], bool],
+    ) -> None:
         """Each request is answered as it is written: nothing to send ahead."""
         self.settle()
 

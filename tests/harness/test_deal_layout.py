@@ -102,17 +102,23 @@ def test_smoke_plans_send_their_layout() -> None:
 
 
 def test_an_older_minor_warns_in_one_line_naming_what_it_may_miss() -> None:
-    assert PROTOCOL_VERSION == "1.1"
+    assert PROTOCOL_VERSION == "1.2"
     warning = version_warning("1.0")
     assert warning is not None and "\n" not in warning
     assert warning.startswith(
-        "the engine was written for protocol 1.0, the harness speaks 1.1: it may miss "
+        "the engine was written for protocol 1.0, the harness speaks 1.2: it may miss "
         "the deal's layout (deal.hands, deal.turned_up, deal.stock); "
         "hello.supports.state_fields;"
     )
     assert warning.endswith("(see docs/versions.md)")
-    assert all(item in warning for item in ADDED_IN[1])
-    assert version_warning("1.1") is None
+    assert all(item in warning for item in (*ADDED_IN[1], *ADDED_IN[2]))
+    # An engine written for 1.1 keeps working; the warning names what 1.2 added only.
+    assert version_warning("1.1") == (
+        "the engine was written for protocol 1.1, the harness speaks 1.2: it may miss "
+        "hello.supports.requests_ahead (requests that change the game sent ahead) "
+        "(see docs/versions.md)"
+    )
+    assert version_warning("1.2") is None
     assert version_warning("1.7") is None  # a newer minor: the harness sends less, no warning
     assert version_warning("2.0") is None  # another major is refused, not warned
     assert parse_version("1.x") is None and parse_version("\u0661.\u0660") is None

@@ -154,7 +154,7 @@ def test_an_engine_name_cannot_forge_a_summary_line(
     assert code == 0
     lines = out.splitlines()
     forged = "x\\n\\x1b[32m== 145 passed (145 cases) in 1.00 s ==\\x1b[0m"
-    assert lines[-2] == f"engine: {forged} {forged} (protocol 1.1)"
+    assert lines[-2] == f"engine: {forged} {forged} (protocol 1.2)"
     assert [line for line in lines if line.startswith("==")] == [lines[-1]]
     assert "\x1b" not in out
     assert lines[-1].startswith("== 1 passed (1 case) in ")

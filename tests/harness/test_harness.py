@@ -141,7 +141,7 @@ def test_failing_transcript_report_line_by_line(capsys: pytest.CaptureFixture[st
         "  dashain.deal.order            0       1",
         "  dashain.pick.out-of-play      0       1",
         "",
-        "engine: jhyap-reference 0.1.0 (protocol 1.1)",
+        "engine: jhyap-reference 0.1.0 (protocol 1.2)",
         lines[-1],
     ]
     assert lines[-1].startswith("== 1 passed, 1 failed (2 cases) in ")
@@ -175,7 +175,7 @@ def test_verbose_adds_the_tables_and_quiet_keeps_one_line_per_failure(
         "  dashain.deal.order            0       1",
         "  dashain.pick.out-of-play      0       1",
         "",
-        "engine: jhyap-reference 0.1.0 (protocol 1.1)",
+        "engine: jhyap-reference 0.1.0 (protocol 1.2)",
     ]
     code, out, err = jhyap(
         capsys, "run", "--transcripts", DATA_ARG, "-k", PASSING, "-k", WRONG, "-q"
@@ -194,7 +194,7 @@ def test_a_green_run_prints_a_short_summary(capsys: pytest.CaptureFixture[str]) 
     code, out, _ = jhyap(capsys, "run", "--transcripts", DATA_ARG, "-k", PASSING)
     assert code == 0
     engine, verdict = out.splitlines()
-    assert engine == "engine: jhyap-reference 0.1.0 (protocol 1.1)"
+    assert engine == "engine: jhyap-reference 0.1.0 (protocol 1.2)"
     assert verdict.startswith("== 1 passed (1 case) in ")
 
 
@@ -415,7 +415,14 @@ def test_unrequested_extra_line(
 ) -> None:
     code, _, result = _one_result(capsys, tmp_path, fake("extra_line"))
     assert (code, result["outcome"]) == (1, "errored")
-    assert result["reason"].startswith("protocol violation: unrequested extra line")
+    assert result["reason"].startswith(
+        "protocol violation: unrequested extra line after the previous response: "
+        '{"seq":2,"ok":true,"events":[{"type":"round_started"'
+    )
+    # Found before the next request is written, or read as its answer (sent ahead): the same.
+    _, _, waiting = _one_result(capsys, tmp_path, fake("extra_line"), "--window", "1")
+    assert waiting["reason"] == result["reason"]
+    assert waiting["step"] == result["step"] and waiting["clauses"] == result["clauses"]
 
 
 @pytest.mark.e2e
@@ -478,12 +485,12 @@ def test_declined_profile_is_skipped(
         (
             fake("protocol2"),
             "jhyap run: the engine is unusable: the engine speaks protocol 2.0, the harness speaks "
-            "1.1: the major versions must match\n",
+            "1.2: the major versions must match\n",
         ),
         (
             fake("protocol2", "--refuse"),
-            "jhyap run: the engine is unusable: the engine does not speak protocol 1.1 "
-            "(the harness speaks 1.1): this engine speaks protocol 2.0, not 1.1\n",
+            "jhyap run: the engine is unusable: the engine does not speak protocol 1.2 "
+            "(the harness speaks 1.2): this engine speaks protocol 2.0, not 1.2\n",
         ),
         (
             "/nonexistent/engine --fast",
@@ -648,7 +655,7 @@ def test_client_stderr_tail_is_bounded(pids: Path) -> None:
 def test_client_close_always_reaps(pids: Path) -> None:
     client = EngineClient(fake("passthrough"))
     info = client.handshake()
-    assert info.describe() == "jhyap-reference 0.1.0 (protocol 1.1)"
+    assert info.describe() == "jhyap-reference 0.1.0 (protocol 1.2)"
     assert info.supports_command("legal") and info.supports_action("timeout")
     assert client.close() == 0
     assert client.close() == 0  # closing twice is harmless
@@ -932,7 +939,7 @@ def test_json_and_junit_reports(capsys: pytest.CaptureFixture[str], tmp_path: Pa
         "selected": 2,
     }
     assert data["engine"]["name"] == "jhyap-reference"
-    assert data["engine"]["protocol"] == "1.1"
+    assert data["engine"]["protocol"] == "1.2"
     assert data["engine"]["command"] == shlex.join(
         [sys.executable, "-m", "reference_engine.server"]
     )

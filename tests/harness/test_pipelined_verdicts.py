@@ -90,3 +90,17 @@ def test_a_crash_inside_a_window_is_reported_at_its_step_as_unpipelined() -> Non
     number, _ = _move_step()
     assert (pipelined.status, pipelined.step) == ("crashed", number)
     assert pipelined.stderr_tail == ("fake engine: falls over on this act",)
+
+
+def test_a_crash_on_a_request_written_after_the_failing_step_is_not_the_verdict() -> None:
+    # The engine declares requests_ahead: the act after the failing one was written with it
+    # and crashes the engine, which the failing step's report does not blame.
+    pipelined, _ = _replayed("events-then-crash", 8)
+    waiting, _ = _replayed("events-then-crash", 1)
+    assert replace(pipelined, stderr_tail=()) == replace(waiting, stderr_tail=())
+    number, line = _move_step()
+    assert (pipelined.status, pipelined.step, pipelined.line) == ("failed", number, line)
+    assert pipelined.reason == "the events differ from the transcript"
+    assert waiting.stderr_tail == ()
+    # Its last words came after the failing answer: the tail may show them, nothing more.
+    assert pipelined.stderr_tail == ("fake engine: falls over on the act after",)

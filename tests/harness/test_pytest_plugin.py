@@ -98,7 +98,7 @@ def test_reference_engine(pytester: pytest.Pytester, capsys: pytest.CaptureFixtu
         f"  rerun: jhyap run -k {WRONG} --profile dashain --engine {shlex.quote(REFERENCE)} "
         f"--transcripts {DATA}\n" in out
     )
-    assert "engine: jhyap-reference 0.1.0 (protocol 1.1)" in out
+    assert "engine: jhyap-reference 0.1.0 (protocol 1.2)" in out
     # What the five cases judged, added up (the failing steps included), as jhyap run says.
     judged = "judged 14 accepted actions (8 moves), 2 refusals, 6 states"
     assert judged in result.stdout.lines
@@ -288,7 +288,7 @@ def test_the_engine_summary_survives_xdist(pytester: pytest.Pytester) -> None:
     result = jhyap(pytester, REFERENCE, "-n", "2", "-p", "xdist", "-rf", "-vv")
     result.assert_outcomes(passed=3, failed=2)
     lines = result.stdout.lines
-    assert "engine: jhyap-reference 0.1.0 (protocol 1.1)" in lines
+    assert "engine: jhyap-reference 0.1.0 (protocol 1.2)" in lines
     # The workers' counts reach the controller's summary.
     assert "judged 14 accepted actions (8 moves), 2 refusals, 6 states" in lines
     assert (

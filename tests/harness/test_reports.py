@@ -76,7 +76,7 @@ def test_the_json_report_is_versioned_and_valid(
     assert report["tool"] == {
         "name": "jhyap-conformance",
         "version": __version__,
-        "protocol": "1.1",
+        "protocol": "1.2",
     }
     created = datetime.datetime.fromisoformat(report["created"])
     assert before <= created <= datetime.datetime.now(datetime.UTC)

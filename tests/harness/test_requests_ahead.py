@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from conformance.harness.ahead import planned_requests
+from conformance.harness.ahead import anything, changes_nothing, planned_requests
 from conformance.harness.client import EngineClient, _request_line
 from conformance.harness.runner import build_cases
 from conformance.spec.profiles import resolved_profile
@@ -55,7 +55,7 @@ def test_only_requests_that_change_nothing_go_ahead(window: int, batches: list[s
     planned = [STATE, LEGAL, CALL, STATE, STATE, LEGAL]
     with EngineClient(BATCHES, timeout=10) as client:
         _started(client)
-        client.plan(iter(planned), window)
+        client.plan(iter(planned), window, changes_nothing)
         answers = [client.send(message) for message in planned]
         assert not client.planning
         seqs = [answer["seq"] for answer in answers]
@@ -71,10 +71,59 @@ def test_only_requests_that_change_nothing_go_ahead(window: int, batches: list[s
 
 
 @pytest.mark.e2e
+def test_an_engine_that_takes_requests_ahead_gets_changes_ahead_too() -> None:
+    planned = [STATE, LEGAL, CALL, STATE, CALL, STATE, LEGAL]
+    with EngineClient(BATCHES, timeout=10) as client:
+        _started(client)
+        client.plan(iter(planned), 8, anything)
+        answers = [client.send(message) for message in planned]
+        assert [answer["seq"] for answer in answers] == list(range(2, 9))
+        assert [answer["ok"] for answer in answers] == [True, True, False, True, False, True, True]
+        # the whole plan fits in the window: one write, the acts in it
+        assert _batches(client)[2:] == ["batch: state legal act state act state legal"]
+
+
+def _replayed_batches(engine: str, transcript_id: str) -> tuple[str, list[list[str]]]:
+    """The outcome of one shipped case replayed against tests/fake_engines/batches.py
+    (``engine``: its command) at the default window, and the commands of each batch it read."""
+    from conformance.harness.replay import replay
+
+    transcripts, problems = load_corpus()
+    assert problems == []
+    (case,) = [
+        c
+        for c in build_cases(transcripts, shipped_documents())
+        if c.transcript.id == transcript_id and c.profile == "dhumbal"
+    ]
+    assert case.resolved is not None
+    with EngineClient(engine, timeout=10) as client:
+        info = client.handshake()
+        outcome = replay(client, info, case.transcript, case.profile, case.resolved)
+        batches = [line.split()[1:] for line in _batches(client)]
+    return outcome.status, batches
+
+
+@pytest.mark.e2e
+def test_an_engine_that_does_not_declare_it_never_gets_a_change_early() -> None:
+    # 89 moves with checks, legal steps and refusals (STATE, request, STATE) between them.
+    status, batches = _replayed_batches(f"{BATCHES} --no-ahead", "dhumbal-game-to-last-player")
+    assert status == "passed"
+    assert batches[0] == ["hello"] and batches[1][0] == "start"
+    # A request that may change the game only ever comes first in what the engine reads:
+    # the answers before it were all judged before it was written.
+    late = [batch for batch in batches if any(c not in ("state", "legal") for c in batch[1:])]
+    assert late == []
+    assert sum(map(len, batches)) > len(batches)  # state and legal still went ahead
+    status, batches = _replayed_batches(BATCHES, "dhumbal-game-to-last-player")
+    assert status == "passed"
+    assert any(batch.count("act") > 1 for batch in batches)  # declared: acts go together
+
+
+@pytest.mark.e2e
 def test_a_request_off_the_plan_ends_it_and_gets_its_own_answer() -> None:
     with EngineClient(BATCHES, timeout=10) as client:
         _started(client)
-        client.plan(iter([STATE, STATE, STATE]), 8)
+        client.plan(iter([STATE, STATE, STATE]), 8, changes_nothing)
         assert client.send(STATE)["seq"] == 2  # the three went out together
         answer = client.send(LEGAL)  # not the next planned one: the plan ends
         assert not client.planning
@@ -87,7 +136,7 @@ def test_a_request_off_the_plan_ends_it_and_gets_its_own_answer() -> None:
 def test_a_change_off_the_plan_is_never_written() -> None:
     with EngineClient(BATCHES, timeout=10) as client:
         _started(client)
-        client.plan(iter([CALL, STATE]), 8)
+        client.plan(iter([CALL, STATE]), 8, anything)
         answer = client.send(STATE)  # not the call the plan said came next
         assert not client.planning
         assert answer["seq"] == 2 and "state" in answer
@@ -106,9 +155,9 @@ def test_every_case_of_the_corpus_is_planned_as_it_is_sent() -> None:
                 sent[-1].append(dict(message))
             return super().send(message, timeout=timeout)
 
-        def plan(self, upcoming: Any, window: int) -> None:
+        def plan(self, upcoming: Any, window: int, goes_ahead: Any) -> None:
             sent.append([])
-            super().plan(upcoming, window)
+            super().plan(upcoming, window, goes_ahead)
 
     from conformance.harness.derive import Mode
     from conformance.harness.replay import replay

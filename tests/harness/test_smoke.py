@@ -121,7 +121,7 @@ def test_reference_engine_passes(capsys: pytest.CaptureFixture[str]) -> None:
     assert lines[1:] == [
         "ok   launch: the engine started",
         "ok   hello: answered hello",
-        "ok   protocol: speaks protocol 1.1 (the harness speaks 1.1)",
+        "ok   protocol: speaks protocol 1.2 (the harness speaks 1.2)",
         "ok   engine: jhyap-reference 0.1.0, written in python",
         "ok   start: accepted a 2-seat dhumbal table",
         "ok   deal: accepted the deal: round_started, dealt",
@@ -271,8 +271,8 @@ def test_protocol_major_version_mismatch(capsys: pytest.CaptureFixture[str], pid
     code, lines, _ = run_smoke(capsys, "--engine", fake("protocol2", "--refuse"))
     assert code == 1
     assert line_of(lines, "protocol") == (
-        "FAIL protocol: the engine does not speak protocol 1.1: this engine speaks protocol "
-        "2.0, not 1.1; the harness speaks 1.1 and needs an engine that speaks major version 1"
+        "FAIL protocol: the engine does not speak protocol 1.2: this engine speaks protocol "
+        "2.0, not 1.2; the harness speaks 1.2 and needs an engine that speaks major version 1"
     )
     assert line_of(lines, "deal") == "skip deal: not run: the handshake failed"
     assert line_of(lines, "exit") == "ok   exit: exited with status 0, no process left"
@@ -387,9 +387,9 @@ def test_a_stale_adapter_is_caught_point_by_point(
     )
     # It says it was written for protocol 1.0: one warning line names what it may miss.
     protocol = lines.index(line_of(lines, "protocol"))
-    assert lines[protocol] == "ok   protocol: speaks protocol 1.0 (the harness speaks 1.1)"
+    assert lines[protocol] == "ok   protocol: speaks protocol 1.0 (the harness speaks 1.2)"
     assert lines[protocol + 1].startswith(
-        "       warning: the engine was written for protocol 1.0, the harness speaks 1.1: "
+        "       warning: the engine was written for protocol 1.0, the harness speaks 1.2: "
         "it may miss the deal's layout"
     )
     assert lines[-1] == "smoke: 17 ok, 7 failed, 0 skipped; fix the failures before jhyap run"

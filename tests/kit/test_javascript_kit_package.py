@@ -54,7 +54,7 @@ def _kit_constant(name: str) -> str:
 def test_the_package_is_named_by_the_protocol_it_speaks() -> None:
     package = json.loads((KIT / "package.json").read_text("utf-8"))
     protocol = _kit_constant("PROTOCOL_VERSION")
-    assert protocol == "1.1"
+    assert protocol == "1.2"
     assert package["name"] == "jhyap-kit"
     # major.minor: the protocol version; the patch: the kit's own revision.
     assert package["version"].rsplit(".", 1)[0] == protocol
@@ -122,7 +122,7 @@ def test_packed_kit_installs_type_checks_and_passes_smoke(tmp_path: Path) -> Non
         ],
         app,
     )
-    assert imported.stdout == f"1.1 {_kit_constant('KIT_VERSION')} function\n", imported.stderr
+    assert imported.stdout == f"1.2 {_kit_constant('KIT_VERSION')} function\n", imported.stderr
     shutil.copy(KIT / "test" / "fixtures" / "typescript-binding.mts", app / "binding.mts")
     (app / "tsconfig.json").write_text(
         json.dumps(

@@ -44,7 +44,7 @@ def test_the_drawing_shows_the_commands_in_order_and_each_answer() -> None:
         for m in messages
     ]
     assert labels == [
-        ("hello, protocol 1.1", "ok: jhyap-reference 0.1.0, protocol 1.1"),
+        ("hello, protocol 1.2", "ok: jhyap-reference 0.1.0, protocol 1.2"),
         ("start dashain, 2 seats", "ok: no events"),
         ("deal 52 cards", "ok: round_started, dealt"),
         ("state", "ok: state, phase call_or_throw, to act 0"),

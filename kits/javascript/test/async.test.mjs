@@ -9,7 +9,7 @@ const HANDS = [['Ac', '2c', '3c', '4c', 'X'], ['Kh', 'Kd', 'Ks', 'Qc', 'Jh']];
 
 // A hand with refusals, a run, picks from the deck and the offer, legal, a call and state.
 const REQUESTS = [
-  { cmd: 'hello', protocol: '1.1' },
+  { cmd: 'hello', protocol: '1.2' },
   { cmd: 'start', profile: fixture('bga-yaniv'), options: {}, seats: 2 },
   { cmd: 'deal', deck: deckFor(HANDS, '5h', ['7s', '8s']) },
   { cmd: 'act', seat: 0, action: { type: 'throw', cards: ['Ac', '3c'] } },

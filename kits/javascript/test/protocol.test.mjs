@@ -74,7 +74,7 @@ test('hello: the engine, the version, what it supports', async () => {
     seq: 0,
     ok: true,
     engine: { name: 'profile-engine', version: '0.0.1', language: 'javascript' },
-    protocol: '1.1',
+    protocol: '1.2',
     supports: {
       commands: [...COMMANDS],
       actions: ['call', 'throw', 'pick', 'timeout', 'slapdown'],
@@ -82,10 +82,12 @@ test('hello: the engine, the version, what it supports', async () => {
       kit_kept_fields: ['phase', 'round', 'seats', 'active', 'eliminated', 'dealer', 'starter',
         'to_act', 'hands', 'hand_values', 'offer', 'pickable', 'thrown', 'multi_throwers', 'deck',
         'deck_size', 'out_of_play', 'turns_taken', 'options', 'last_round', 'result'],
+      // lineServer answers each line in order, whatever was written after it.
+      requests_ahead: true,
     },
   });
-  assert.equal(send({ cmd: 'hello', protocol: '1.1' }).protocol, '1.1');
-  assert.equal(send({ cmd: 'hello', protocol: '1.7' }).protocol, '1.1');
+  assert.equal(send({ cmd: 'hello', protocol: '1.1' }).protocol, '1.2');
+  assert.equal(send({ cmd: 'hello', protocol: '1.7' }).protocol, '1.2');
   assert.equal(code(send({ cmd: 'hello', protocol: '2.0' })), 'unsupported_protocol');
   assert.equal(code(send({ cmd: 'hello', protocol: 'one' })), 'bad_request');
   assert.equal(code(send({ cmd: 'hello' })), 'bad_request');
@@ -95,6 +97,13 @@ test('hello: the engine, the version, what it supports', async () => {
 test('hello lists state_fields only when the engine declares them', () => {
   const s = new Session(new ProfileEngine(), { name: 'n', version: '1', stateFields: ['phase', 'round'] });
   assert.deepEqual(s.handle({ seq: 1, cmd: 'hello', protocol: '1.0' }).supports.state_fields, ['phase', 'round']);
+});
+
+test('hello leaves requests_ahead out when the engine says it cannot take requests ahead', () => {
+  const s = new Session(new ProfileEngine(), { name: 'n', version: '1', requestsAhead: false });
+  const { supports } = s.handle({ seq: 1, cmd: 'hello', protocol: '1.2' });
+  assert.equal('requests_ahead' in supports, false);
+  assert.deepEqual(Object.keys(supports), ['commands', 'actions']);
 });
 
 test('an engine exception is internal_error, and the session keeps serving', async () => {
