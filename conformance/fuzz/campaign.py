@@ -183,6 +183,12 @@ class _Campaign:
         for profile, stats in self.result.stats.items():
             stats.applicable = self.applicable[profile]
         self.found: set[str] = set()
+        # The games handed out and not yet taken, by position (see run).
+        self.flying: dict[int, Future[GameRun]] = {}
+        # Set at the deadline, or once the run is sure to stop: games not finished then
+        # are dropped, and no engine is started for them (with many jobs on few cores, a
+        # game in flight can take many times the run's time to finish).
+        self.stopped = threading.Event()
 
     def now(self) -> float:
         return time.monotonic() - self.began
@@ -218,12 +224,9 @@ class _Campaign:
         try:
             # An unusable engine stops the run before any game.
             pool.submit(lambda pair: pair.connect(), CANDIDATE).result()
-            flying: dict[int, Future[GameRun]] = {}
+            flying = self.flying
             handed = taken = 0
-            # Set at the deadline: games not finished then are dropped, and no engine
-            # is started for them (with many jobs on few cores, a game in flight can
-            # take many times the run's time to finish).
-            stopped = threading.Event()
+            stopped = self.stopped
             while True:
                 while handed < taken + LAG and self.more_games(self.game_at(handed)):
                     game = self.game_at(handed)
@@ -294,6 +297,13 @@ class _Campaign:
                 result.repeats[signature] += 1
             elif not result.capped:
                 self.found.add(signature)
+                if len(result.findings) + 1 >= self.config.max_findings:
+                    # The run stops once this class is filed: no game after this one is
+                    # taken, so none is played on (between the shrink's batches, a pair
+                    # would start one, for nothing; one begun is dropped between windows).
+                    self.stopped.set()
+                    for future in self.flying.values():
+                        future.cancel()
                 result.findings.append(self.file(pool, game, met.plan, met.divergence))
                 if len(result.findings) >= self.config.max_findings:
                     result.capped = True

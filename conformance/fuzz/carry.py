@@ -133,7 +133,9 @@ def stopping_at_first(plan: Plan, outcome: Outcome) -> GameRun:
 def avoiding(document: Mapping[str, Json], plan: Plan, index: int) -> Plan:
     """``plan`` made again with the choice of request ``index`` avoided there."""
     key = choice_key(plan.requests[index].message)
-    return generate(document, replace(plan.spec, avoid=(*plan.spec.avoid, (index, key))))
+    # Made from where ``plan`` was made up to a few requests before ``index``: the same
+    # plan as made afresh, for a fraction of its cost.
+    return generate(document, replace(plan.spec, avoid=(*plan.spec.avoid, (index, key))), base=plan)
 
 
 def family(signature: str) -> str:

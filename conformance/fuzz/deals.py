@@ -55,7 +55,10 @@ def _deal_hands(
         # Hands of one equal value: ties with the caller and several equal lowest hands.
         # Above the lowest possible hand (one point a card), even for hands of 15 or more.
         target = rng.randint(size + 1, max(size + 1, 15))
-        value_of = {card: card_value(card) for card in copies}  # looked up for every try
+        # The pool's cards by value, in the pool's order: each try looks a value's up.
+        by_value: dict[int, list[Card]] = {}
+        for card in pool:
+            by_value.setdefault(card_value(card), []).append(card)
         for number, hand in enumerate(hands[: rng.choice((2, players, players))]):
             if number == 1 and rng.random() < 0.5:
                 # The others lower than the starter, and equal: a beaten call whose
@@ -69,11 +72,7 @@ def _deal_hands(
                 for value in parts:
                     # The first card of the pool that fits, if any: no need to list them all.
                     first = next(
-                        (
-                            c
-                            for c in pool
-                            if value_of[c] == value and c not in wanted and c not in taken
-                        ),
+                        (c for c in by_value.get(value, ()) if c not in wanted and c not in taken),
                         None,
                     )
                     if first is not None:

@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import contextlib
 import random
+from array import array
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from itertools import combinations
 from typing import Final
 
@@ -52,12 +54,27 @@ from .counters import (
 )
 from .deals import aimed_deal
 from .option_values import invalid_option_values, random_option_value
-from .plan import GameSpec, Plan, Request, choice_key, encode, request, start_request
+from .plan import GameSpec, Mark, Plan, Request, choice_key, encode, request, start_request
 from .probes import RAW_KINDS, RAW_PROBES, RawProbe, raw_request
 from .steer import random_spec
 
 BETWEEN_HANDS = (Phase.AWAITING_DEAL, Phase.ROUND_OVER)
 MAX_SKIPS = 20  # barred choices skipped in a row before a plan ends there
+# Requests between two marks of a plan (:class:`.plan.Mark`): a plan made again with one
+# more choice avoided makes at most this many requests before it again (and answers the
+# rest on the model), for a mark's few kilobytes.
+MARK_EVERY = 32
+
+
+def _rng_state(rng: random.Random) -> tuple[int, bytes, float | None]:
+    """``rng``'s state, its 625 words packed (a tenth of the tuple's memory)."""
+    version, words, gauss = rng.getstate()
+    return version, array("I", words).tobytes(), gauss
+
+
+def _set_rng_state(rng: random.Random, state: tuple[int, bytes, float | None]) -> None:
+    version, packed, gauss = state
+    rng.setstate((version, tuple(array("I", packed)), gauss))
 
 
 class _Builder:
@@ -87,6 +104,7 @@ class _Builder:
             self.avoid.setdefault(at, set()).add(key)
         self.skipped = 0
         self.exhausted = False
+        self.marks: list[Mark] = []
 
     @property
     def game(self) -> Game:
@@ -455,14 +473,18 @@ class _Builder:
         self.send({"cmd": "reshuffle", "order": names(pile)})
         self.checkpoint(0.5)
 
-    def build(self) -> Plan:
-        spec = self.spec
+    def _start(self) -> tuple[Request, dict[str, Json]]:
+        """The start request, answered on the model."""
         try:
-            resolved = resolve(self.document, spec.options)
+            resolved = resolve(self.document, self.spec.options)
         except JhyapError as exc:
             raise ValueError(f"the spec's options do not resolve: {exc.message}") from None
-        start = start_request(resolved, spec.seats)
-        response = self.session.handle({"seq": 0, **start.message})
+        start = start_request(resolved, self.spec.seats)
+        return start, self.session.handle({"seq": 0, **start.message})
+
+    def build(self) -> Plan:
+        spec = self.spec
+        start, response = self._start()
         self.requests.append(start)
         if not response["ok"]:
             self._reach(Counter({REFUSED_TABLES: 1}))
@@ -473,7 +495,60 @@ class _Builder:
                 self.coverage,
                 reached=tuple(self.reached),
             )
+        return self._steps()
+
+    def resume(self, base: Plan, mark: Mark) -> Plan | None:
+        """The plan of this spec made from ``mark`` of ``base`` on: ``base``'s requests
+        before it answered on the model (no choice made again), the generators and counts
+        as they stood there. None when ``base`` did not start as this spec does."""
+        start, response = self._start()
+        if start.body != base.requests[0].body or not response["ok"]:
+            return None
+        handle = self.session.handle
+        for item in base.requests[1 : mark.requests]:
+            if item.raw is not None:
+                line, _ = item.line(0)
+                with contextlib.suppress(JhyapError):
+                    handle(decode_request(line.encode("utf-8")))
+            elif item.cmd == "deal":  # as the model was dealt: the layout added after
+                handle({"seq": 0, "cmd": "deal", "deck": item.message["deck"]})
+            else:
+                handle({"seq": 0, **item.message})
+        self.requests = list(base.requests[: mark.requests])
+        _set_rng_state(self.rng, mark.rng)
+        _set_rng_state(self.raw_rng, mark.raw_rng)
+        self.raw_sent, self.skipped = mark.raw_sent, mark.skipped
+        self.targets, self.aim_order = dict(mark.targets), list(mark.aim_order)
+        self.coverage = Counter(mark.coverage)
+        self.reached = list(base.reached[: mark.reached])
+        self.problems = list(base.invariant_problems[: mark.problems])
+        self.marks = [m for m in base.marks if m.requests <= mark.requests]
+        return self._steps()
+
+    def _mark(self) -> None:
+        self.marks.append(
+            Mark(
+                len(self.requests),
+                _rng_state(self.rng),
+                _rng_state(self.raw_rng),
+                self.raw_sent,
+                dict(self.targets),
+                tuple(self.aim_order),
+                Counter(self.coverage),
+                len(self.reached),
+                len(self.problems),
+                self.skipped,
+            )
+        )
+
+    def _steps(self) -> Plan:
+        """The requests after the start, to the plan's end."""
+        spec = self.spec
+        marked = self.marks[-1].requests if self.marks else 1
         while len(self.requests) - self.raw_sent < spec.max_requests and not self.exhausted:
+            if len(self.requests) >= marked + MARK_EVERY:
+                self._mark()
+                marked = len(self.requests)
             if spec.raw_rate:
                 self.raw_probe()
             phase = self.game.phase
@@ -498,6 +573,7 @@ class _Builder:
             self.coverage,
             reached=tuple(self.reached),
             invariant_problems=tuple(self.problems),
+            marks=tuple(self.marks),
         )
 
 
@@ -540,17 +616,36 @@ def _near_miss(group: Sequence[Card]) -> str:
     return "other"
 
 
-def generate(document: Mapping[str, Json], spec: GameSpec) -> Plan:
-    """The plan of ``spec`` under the profile ``document``."""
+def generate(document: Mapping[str, Json], spec: GameSpec, *, base: Plan | None = None) -> Plan:
+    """The plan of ``spec`` under the profile ``document``. ``base``: a plan of that
+    profile whose spec ``spec`` is with more choices avoided, all at later requests (see
+    :mod:`.carry`); the plan is the same, made from where ``base`` was made up to there."""
     if _KEPT.size <= 0:
-        return _Builder(document, spec).build()
+        return _made(document, spec, base)
     key = (id(document), repr(spec))  # a spec always gives the same plan
     kept = _KEPT.get(key)
     if kept is not None and kept[0] is document:
         return kept[1]
-    plan = _Builder(document, spec).build()
+    plan = _made(document, spec, base)
     _KEPT.put(key, (document, plan))  # the document held: its id stays its own
     return plan
+
+
+def _made(document: Mapping[str, Json], spec: GameSpec, base: Plan | None) -> Plan:
+    """The plan of ``spec``, resumed from the last mark of ``base`` before the first choice
+    ``spec`` avoids that ``base``'s spec does not (made afresh where there is none)."""
+    if base is not None and base.marks:
+        before = base.spec.avoid
+        added = spec.avoid[len(before) :]
+        same = spec.avoid[: len(before)] == before and replace(spec, avoid=before) == base.spec
+        if same and added:
+            first = min(at for at, _ in added)
+            marks = [m for m in base.marks if m.requests < first]
+            if marks:
+                plan = _Builder(document, spec).resume(base, marks[-1])
+                if plan is not None:
+                    return plan
+    return _Builder(document, spec).build()
 
 
 # Plans this process keeps (none unless asked): a campaign makes each plan once, but the

@@ -63,6 +63,25 @@ class Request:
 
 
 @dataclass(frozen=True)
+class Mark:
+    """Where the making of a plan stood before its request ``requests`` (at the top of a
+    step): the generators' states and what had been counted, so that the plan made again
+    with a choice avoided at a later request resumes from here (see
+    :func:`.generate.generate`) instead of making every request before it again."""
+
+    requests: int
+    rng: tuple[int, bytes, float | None]  # version, the state's words, the gauss value
+    raw_rng: tuple[int, bytes, float | None]
+    raw_sent: int
+    targets: Mapping[int, int | None]
+    aim_order: tuple[int, ...]
+    coverage: Counter[str]
+    reached: int  # of the plan's ``reached``
+    problems: int  # of the plan's ``invariant_problems``
+    skipped: int
+
+
+@dataclass(frozen=True)
 class Plan:
     """A game's requests; ``requests[0]`` is the ``start``."""
 
@@ -73,6 +92,8 @@ class Plan:
     # (request index, counter) for each count: what a game reached before it diverged
     reached: tuple[tuple[int, str], ...] = ()
     invariant_problems: tuple[str, ...] = ()  # broken by the model itself: a reference bug
+    # Where its making stood every few requests: not part of the plan's value.
+    marks: tuple[Mark, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def profile(self) -> str:
@@ -85,8 +106,13 @@ class Plan:
         return Counter(name for at, name in self.reached if at <= index)
 
 
+# What json.dumps(..., separators=(",", ":"), ensure_ascii=False) builds on every call: a
+# plan encodes each of its requests, and building the encoder was a third of that.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def encode(message: Mapping[str, Json]) -> str:
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODER.encode(message)
 
 
 def choice_key(message: Mapping[str, Json]) -> str:

@@ -118,9 +118,10 @@ def _load(argv: list[str]) -> Program:
         serving: Any = importlib.import_module("jhyap_core.serving")
 
         def decode(line: bytes) -> Any:
-            # Looked up on each line, as reference_engine.server.serve does: a mutant of the
-            # protocol layer replaces it.
-            return server.decode_request(line)
+            # As reference_engine.server.serve decodes: looked up on each line (a mutant of
+            # the protocol layer replaces decode_request, which decode_kept calls), a long
+            # line decoded before (a start's profile) read back from that decoding.
+            return server.decode_kept(line)
 
         def serve_server(session: Any, lines: bytes, out: io.StringIO) -> None:
             serving.serve(session, io.BytesIO(lines), out, quiet_prints=False, decode=decode)

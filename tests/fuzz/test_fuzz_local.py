@@ -182,6 +182,26 @@ def test_steering_away_keeps_the_requests_before_the_choice() -> None:
     assert play_locally(again) is None
 
 
+@pytest.mark.usefixtures("plans_made_afresh")
+def test_a_plan_steered_away_from_is_the_plan_made_afresh() -> None:
+    # avoiding() resumes the making of the plan from the last mark before the choice it
+    # avoids (no choice made again before it): the plan must be the one its spec makes.
+    documents = shipped_documents()
+    for profile, seed in (("dhumbal", 5), ("bga-yaniv", 2), ("everestbuzz", 7)):
+        document = documents[profile]
+        plan = generate(document, replace(random_spec(documents, profile, seed), raw_rate=0.2))
+        first = len(plan.requests) // 2
+        assert any(mark.requests < first for mark in plan.marks)  # resumed, not made afresh
+        again = avoiding(document, plan, first)
+        twice = avoiding(document, again, len(again.requests) - 2)  # from a resumed plan
+        for steered in (again, twice):
+            afresh = generate(document, steered.spec)
+            assert steered is not afresh
+            assert steered == afresh
+            assert dict(steered.coverage) == dict(afresh.coverage)
+            assert steered.marks == afresh.marks
+
+
 @contextlib.contextmanager
 def _accepting(shape: str) -> Iterator[None]:
     """The engine under test accepts a run that the reference refuses: a run whose lowest
