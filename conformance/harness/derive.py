@@ -54,7 +54,7 @@ from ..spec.transcript import rebuild
 from ..spec.transcript_checks import UNCHECKABLE_AFTER_GAME
 from ..spec.transcript_profiles import profiles_for
 from .compare import checked_fields, strip_vendor
-from .inprocess import ReferenceClient
+from .inprocess import Diverged, FollowingClient, RecordingClient, ReferenceClient
 from .outcome import CaseStatus
 from .replay import replay, start_message
 
@@ -493,12 +493,27 @@ def _next_reshuffle(transcript: Transcript, index: int, moved: set[int]) -> list
 
 
 def _derive_steps(
-    transcript: Transcript, resolved: Mapping[str, Json]
+    transcript: Transcript, resolved: Mapping[str, Json], played: RecordingClient | None = None
 ) -> tuple[list[dict[str, Json]], list[int], str | None]:
     """The derived steps (transcript data), their lines, and the table's refusal code when
     the reference refuses the table the transcript expected refused. NotApplicable when it
-    refuses a table the transcript expected accepted."""
-    client = ReferenceClient()
+    refuses a table the transcript expected accepted.
+
+    ``played``: the reference engine that replayed ``transcript`` as written: the requests
+    both send are answered from its log, and it plays on from where that replay stopped
+    (the same answers a fresh engine gives: it is deterministic); where this pass sends
+    what that replay did not, a fresh engine derives the whole."""
+    if played is not None:
+        try:
+            return _derive_with(FollowingClient(played), transcript, resolved)
+        except Diverged:
+            pass
+    return _derive_with(ReferenceClient(), transcript, resolved)
+
+
+def _derive_with(
+    client: ReferenceClient, transcript: Transcript, resolved: Mapping[str, Json]
+) -> tuple[list[dict[str, Json]], list[int], str | None]:
     client.handshake()
     if not transcript.fresh_engine:
         answer = client.send(start_message(transcript, resolved))
@@ -572,10 +587,27 @@ def _derive_steps(
 # -- classification --------------------------------------------------------------------
 
 
+_ACCEPTED: Kept[tuple[Mapping[str, Json], tuple[dict[str, Json], list[str]]]] = Kept(64)
+
+
 def _accepted_options(
     document: Mapping[str, Json], options: Mapping[str, Json]
 ) -> tuple[dict[str, Json], list[str]]:
-    """The transcript's options the ruleset takes, and why each other one is left out."""
+    """The transcript's options the ruleset takes, and why each other one is left out:
+    found once per document and options (each a whole profile resolved), as ``_resolved``;
+    the caller's own copies."""
+    entry = (id(document), json.dumps(options))  # in order: each is tried after the last
+    hit = _ACCEPTED.get(entry)
+    if hit is None or hit[0] is not document:
+        hit = (document, _accept(document, options))
+        _ACCEPTED.put(entry, hit)  # the document held: its id stays its own
+    kept, dropped = hit[1]
+    return dict(kept), list(dropped)
+
+
+def _accept(
+    document: Mapping[str, Json], options: Mapping[str, Json]
+) -> tuple[dict[str, Json], list[str]]:
     kept: dict[str, Json] = {}
     dropped = []
     for name, value in options.items():
@@ -749,7 +781,7 @@ def _classify(
         laid = rebuild(laid, {**laid.raw, "options": options})
     if stood_in:
         dropped = [stood_in, *dropped]
-    client = ReferenceClient()
+    client = RecordingClient()
     info = client.handshake()
     outcome = replay(client, info, laid, profile, resolved, validate_protocol=False)
     if outcome.status == CaseStatus.PASSED and not dropped:
@@ -765,16 +797,19 @@ def _classify(
     written = _base_rules(written_for[base], transcript.options) if base is not None else None
     shift = first_starter_shift(laid, rules, written[0] if written else None)
     played = reseated(laid, shift) if shift else laid
+    replayed: RecordingClient | None = None if shift else client  # the engine that played it
     if shift and not dropped:
         # The transcript's own expectations, seats moved, may hold as they are: then they
         # are what the case judges, every step of them.
-        again = ReferenceClient()
-        moved = replay(again, again.handshake(), played, profile, resolved, validate_protocol=False)
+        replayed = RecordingClient()
+        moved = replay(
+            replayed, replayed.handshake(), played, profile, resolved, validate_protocol=False
+        )
         if moved.status == CaseStatus.PASSED:
             why = _reseated_why(rules, shift, laid.seats) + ": the transcript's own expectations"
             return Classification(Mode.RESEATED, played, options, why, base, tuple(changed), shift)
     try:
-        steps, lines, start_error = _derive_steps(played, resolved)
+        steps, lines, start_error = _derive_steps(played, resolved, replayed)
     except NotApplicable as exc:
         return na(str(exc))
     value = {**played.raw, "steps": steps}

@@ -175,6 +175,92 @@ class ReferenceClient:
         return []
 
 
+def _reads_only(sent: object) -> bool:
+    """Whether a logged request only reads the game (a state or legal request): it changes
+    nothing, so a second pass may leave it out or ask it where the first did not."""
+    return isinstance(sent, dict) and sent.get("cmd") in (Command.STATE, Command.LEGAL)
+
+
+class RecordingClient(ReferenceClient):
+    """A :class:`ReferenceClient` that keeps, in order, each request it was sent (a message
+    without its seq, or a raw line) and the answer: a second pass over the same requests
+    (:class:`FollowingClient`) is answered from them, as the engine, deterministic, would."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.log: list[tuple[Mapping[str, Any] | bytes, dict[str, Any]]] = []
+
+    def send(self, message: Mapping[str, Any], *, timeout: float | None = None) -> dict[str, Any]:
+        answer = super().send(message, timeout=timeout)
+        self.log.append((message, answer))
+        return answer
+
+    def send_raw(self, line: bytes, *, timeout: float | None = None) -> dict[str, Any]:
+        answer = super().send_raw(line, timeout=timeout)
+        self.log.append((line, answer))
+        return answer
+
+
+class Diverged(Exception):
+    """A :class:`FollowingClient` was asked what the recording cannot answer."""
+
+
+class FollowingClient(ReferenceClient):
+    """The reference engine of a :class:`RecordingClient`, asked the same requests again:
+    while they are those of the log (the recording's reads left out where it read more),
+    each is answered from it (with this client's seq); where the log ends, or has only reads
+    left, the recording's engine, in the state those requests left it, answers on. Any
+    other request raises :class:`Diverged`: the caller asks a fresh engine instead."""
+
+    def __init__(self, recording: RecordingClient) -> None:
+        self._session = recording._session
+        self._seq = 0
+        self.awaiting = []
+        self._log = recording.log
+        self._at = 0  # the next entry of the log
+        self._live = False
+
+    def _recorded(self, sent: Mapping[str, Any] | bytes) -> dict[str, Any] | None:
+        log = self._log
+        while self._at < len(log):
+            logged, answer = log[self._at]
+            self._at += 1
+            if logged == sent:
+                return answer
+            if not _reads_only(logged):
+                self._at = len(log) + 1  # a request the engine handled that this pass skips
+                return None
+        return None
+
+    def _answer_from_log(self, sent: Mapping[str, Any] | bytes) -> dict[str, Any] | None:
+        if self._live:
+            return None
+        found = self._recorded(sent)
+        if found is not None:
+            return found
+        if self._at > len(self._log):
+            raise Diverged
+        self._live = True  # every request the engine handled was this pass's own
+        return None
+
+    def send(self, message: Mapping[str, Any], *, timeout: float | None = None) -> dict[str, Any]:
+        found = self._answer_from_log(message)
+        if found is None:
+            return super().send(message, timeout=timeout)
+        answer = {**found, "seq": self._seq}
+        self._seq += 1
+        self._follow(answer)
+        return answer
+
+    def send_raw(self, line: bytes, *, timeout: float | None = None) -> dict[str, Any]:
+        found = self._answer_from_log(line)
+        if found is None:
+            return super().send_raw(line, timeout=timeout)
+        self._seq += 1
+        self._follow(found)  # the answer to a raw line is the line's own: its seq too
+        return dict(found)
+
+
 class ReferenceStandIn(ReferenceClient):
     """A :class:`ReferenceClient` made as an :class:`.EngineClient` is (its command and
     settings ignored), alive until closed: what a test or a benchmark puts in the runner's
@@ -190,4 +276,4 @@ class ReferenceStandIn(ReferenceClient):
         pass
 
 
-__all__ = ["ReferenceClient", "ReferenceStandIn"]
+__all__ = ["Diverged", "FollowingClient", "RecordingClient", "ReferenceClient", "ReferenceStandIn"]

@@ -205,12 +205,28 @@ def get(name: str, source: bytes | None = None) -> Any:
 def put(name: str, value: Any, source: bytes | None = None) -> None:
     """Keep ``value`` (JSON data) as the entry ``name``, made from the file bytes
     ``source``; nothing happens if that fails."""
+    if cache_dir() is None:
+        return
+    try:
+        payload = encode(value)
+    except (ValueError, TypeError):
+        return
+    put_encoded(name, payload, source)
+
+
+def encode(value: Any) -> bytes:
+    """``value`` (JSON data) as ``put`` keeps it: for a caller that keeps one value under
+    several entries, to encode it once (``put_encoded``)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def put_encoded(name: str, payload: bytes, source: bytes | None = None) -> None:
+    """``put`` of a value already encoded by ``encode``; nothing happens if that fails."""
     folder = cache_dir()
     if folder is None:
         return
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        payload = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
         text = _header(name, source, payload) + payload
         if len(text) > MAX_ENTRY_BYTES:
             return

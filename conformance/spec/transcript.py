@@ -207,6 +207,7 @@ class _Known:
     step_lines: list[int]
     clean: set[str] = field(default_factory=set)
     steps_found: StepProblems | None = None  # transcript_checks.step_problems, once found
+    payload: bytes | None = None  # its cache entry's value (filecache.encode), once encoded
 
 
 class _Memo:
@@ -283,8 +284,15 @@ def _check_known(
     if context is not None:
         known.clean.add(context)
         if entry is not None:
-            value = {"value": known.value, "line": known.transcript.line, "steps": known.step_lines}
-            filecache.put(entry, value, known.content)
+            if known.payload is None:
+                # The same under every context it checks clean in: encoded once.
+                value = {
+                    "value": known.value,
+                    "line": known.transcript.line,
+                    "steps": known.step_lines,
+                }
+                known.payload = filecache.encode(value)
+            filecache.put_encoded(entry, known.payload, known.content)
     return [], known.transcript
 
 

@@ -6,10 +6,17 @@ import enum
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.harness.inprocess import ReferenceClient, _copy
+from conformance.harness.inprocess import (
+    Diverged,
+    FollowingClient,
+    RecordingClient,
+    ReferenceClient,
+    _copy,
+)
 from conformance.spec.transcript_profiles import shipped_documents
 from jhyap_core.profile import resolve
 from reference_engine.server import GameBackend
@@ -104,3 +111,47 @@ def test_starts_of_one_profile_share_its_copy_until_it_changes() -> None:
     assert _engine_profile(third)["rules"]["seats"]["max"] == 3
     assert given_first["rules"]["seats"]["max"] != 3
     assert first.send({"cmd": "state"})["state"]["seats"] == 2
+
+
+def _dhumbal_requests() -> list[dict[str, Any]]:
+    profile = resolve(shipped_documents()["dhumbal"], {})
+    return [
+        {"cmd": "start", "profile": profile, "seats": 2, "options": {}},
+        {"cmd": "deal", "deck": _DECK},
+        {"cmd": "state"},
+        {"cmd": "act", "seat": 1, "action": {"type": "call"}},  # not seat 1's turn: refused
+        {"cmd": "legal"},
+    ]
+
+
+_DECK = [f"{rank}{suit}" for suit in "cdhs" for rank in "A23456789TJQK"]
+
+
+def _answers(client: ReferenceClient, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    client.handshake()
+    return [client.send(request) for request in requests]
+
+
+def test_a_second_pass_is_answered_as_a_fresh_engine_answers_it() -> None:
+    requests = _dhumbal_requests()
+    recording = RecordingClient()
+    first = _answers(recording, requests[:2])  # stops after the deal, as a failed replay does
+    assert [m for m, _ in recording.log][1:] == requests[:2]
+    assert first == _answers(ReferenceClient(), requests[:2])
+    # The recording's reads left out, then past the end of its log: its engine plays on.
+    following = FollowingClient(recording)
+    recording.log.insert(2, ({"cmd": "state"}, {"seq": 2, "ok": True, "state": None}))
+    fresh = _answers(ReferenceClient(), [*requests, {"cmd": "state"}])
+    assert _answers(following, [*requests, {"cmd": "state"}]) == fresh
+    assert [answer["seq"] for answer in fresh] == [1, 2, 3, 4, 5, 6]
+
+
+def test_a_second_pass_that_sends_another_move_diverges() -> None:
+    requests = _dhumbal_requests()
+    recording = RecordingClient()
+    _answers(recording, requests[:2])
+    following = FollowingClient(recording)
+    following.handshake()
+    following.send(requests[0])
+    with pytest.raises(Diverged):  # the recording's engine has dealt: it cannot answer this
+        following.send({"cmd": "state"})
