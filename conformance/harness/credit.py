@@ -26,6 +26,8 @@ from reference_engine.parameters import (
     registry,
 )
 
+from ..spec import memo
+
 # Rule parameters (dotted prefixes of the profile's ``rules``) behind an event field, by
 # ``type.field``, else by ``type``, and behind a state field; the first is the likeliest.
 # The registry's (reference_engine/parameters.py), which gives each parameter its events.
@@ -278,8 +280,11 @@ def step_family(command: str | None, action: str | None) -> Family | None:
     return STEP_FAMILY.get(action or "") or STEP_FAMILY.get(command or "")
 
 
+@memo.by_identity()
 def clause_parameters(resolved: Mapping[str, Any]) -> dict[str, frozenset[str]]:
-    """Clause id → the rule paths it cites, an option standing for the rule it sets."""
+    """Clause id → the rule paths it cites, an option standing for the rule it sets: worked
+    out once per resolved profile (a run's cases share theirs, never changed; each failure
+    asks it), the result shared, not to be changed."""
     sets: dict[str, list[str]] = {}
     for option in resolved.get("options") or []:
         if isinstance(option, Mapping):

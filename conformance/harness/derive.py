@@ -35,7 +35,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from functools import cache
 from pathlib import Path
@@ -778,7 +778,8 @@ def _classify(
         except NotApplicable as exc:
             return na(str(exc))
     if options != dict(transcript.options):
-        laid = rebuild(laid, {**laid.raw, "options": options})
+        # Its steps are not of its options: the same steps, the options replaced.
+        laid = replace(laid, raw={**laid.raw, "options": options}, options=options or {})
     if stood_in:
         dropped = [stood_in, *dropped]
     client = RecordingClient()
