@@ -760,6 +760,33 @@ def test_the_overflow_check_catches_a_wide_table(served: str, sweep_browser: Any
         assert any(line.startswith("jc-compare") for line in lines), lines
 
 
+# A table too wide for the page that shows only at the width the page did not load at: the
+# sweep loads a page at one width and resizes it to the other, so it is caught only where
+# the page is laid out again for its new width (the first page loads narrow, the next wide).
+_WIDE_AFTER_RESIZE = """
+const loaded_narrow = document.documentElement.clientWidth < 1000;
+const style = document.createElement('style');
+style.textContent = 'div.jc-fault { display: none } @media ('
+  + (loaded_narrow ? 'min' : 'max') + '-width: 1000px) { div.jc-fault { display: block } }';
+document.head.appendChild(style);
+const box = document.createElement('div'); box.className = 'jc-fault';
+box.innerHTML = '<table class="jc-compare"><tr><td>'
+  + '<div style="width: 1500px">wide</div></td></tr></table>';
+document.querySelector('article').appendChild(box);
+"""
+
+
+@pytest.mark.e2e
+def test_the_sweep_catches_what_overflows_only_at_the_width_it_resizes_to(
+    served: str, sweep_browser: Any
+) -> None:
+    found = _sweep(sweep_browser, served, ["glossary/", "cli/"], prepare=_WIDE_AFTER_RESIZE)
+    # glossary/ loaded at 400 px, then widened; cli/ loaded at 1400 px, then narrowed
+    assert sorted(found) == ["cli/ at 400 px", "glossary/ at 1400 px"]
+    for lines in found.values():
+        assert any(line.startswith("jc-compare") for line in lines), lines
+
+
 def test_values_without_words_fall_back_to_the_schema(monkeypatch: pytest.MonkeyPatch) -> None:
     assert common.value_words("reshuffle.kept_aside", "current_offer") == "the cards on offer"
     monkeypatch.setitem(common.VALUE_WORDS, "reshuffle.kept_aside", {})
@@ -1091,6 +1118,7 @@ def test_axe_finds_nothing_serious(served: str, sweep_browser: Any, kind: str) -
 @pytest.mark.e2e
 def test_axe_catches_a_faint_link_and_a_skipped_heading(served: str, sweep_browser: Any) -> None:
     # as test_axe_finds_nothing_serious reads a page: loaded at the phone's width, then widened
+    # (the glossary: links in its text, and a quarter of the profile page's axe run)
     faults = (
         "const style = document.createElement('style');"
         "style.textContent = '* { transition: none !important; }"
@@ -1100,13 +1128,60 @@ def test_axe_catches_a_faint_link_and_a_skipped_heading(served: str, sweep_brows
         "document.querySelector('article h1').after(h);"
     )
     every = ("minor", "moderate", "serious", "critical")
-    url = served + PAGE_TYPES["profile"]
+    url = served + PAGE_TYPES["glossary"]
     found = _axe_at_widths(sweep_browser, url, prepare=faults, impacts=every)
     assert sorted(found) == list(AXE_WIDTHS)
     for violations in found.values():
         ids = {v[0] for v in violations}
         assert "link-in-text-block" in ids  # the link colour alone: 2.3:1 against body text
         assert "heading-order" in ids
+
+
+@pytest.mark.e2e
+def test_axe_reads_a_widened_page_as_laid_out_at_its_new_width(
+    served: str, sweep_browser: Any
+) -> None:
+    # an image without words that shows only on a wide screen: axe, reading the page as
+    # test_axe_finds_nothing_serious does (loaded at the phone's width, then widened), finds
+    # it at the desktop's width alone
+    fault = (
+        "const style = document.createElement('style');"
+        "style.textContent = 'img.jc-fault { display: none }"
+        " @media (min-width: 1000px) { img.jc-fault { display: inline } }';"
+        "document.head.appendChild(style);"
+        "const img = document.createElement('img'); img.className = 'jc-fault';"
+        "img.src = 'data:image/gif;base64,R0lGODlhAQABAAAAACw=';"
+        "img.width = 40; img.height = 40;"
+        "document.querySelector('article h1').after(img);"
+    )
+    every = ("minor", "moderate", "serious", "critical")
+    assert "transcript" not in LOADED_AT_EACH_WIDTH
+    url = served + PAGE_TYPES["transcript"]
+    found = _axe_at_widths(sweep_browser, url, prepare=fault, impacts=every)
+    assert {width: "image-alt" in {v[0] for v in found[width]} for width in AXE_WIDTHS} == {
+        390: False,
+        1440: True,
+    }
+
+
+@pytest.mark.e2e
+def test_only_a_page_laid_out_at_load_is_loaded_at_each_width(built: Path) -> None:
+    """``LOADED_AT_EACH_WIDTH`` names the kinds of page that a script of the site lays out
+    for the width it loads at: compare.js alone reads the width once (it opens the grid's row
+    keys on a wide screen), and only the pages with those keys are loaded at each width. (The
+    theme's own script and a11y.js follow a resize.)"""
+    scripts = ROOT / "docs" / "javascripts"
+    reading = sorted(p.name for p in scripts.glob("*.js") if "matchMedia" in p.read_text("utf-8"))
+    assert reading == ["compare.js"]
+    with_keys = {
+        kind
+        for kind, page in PAGE_TYPES.items()
+        if re.search(
+            r'<details class="jc-(row-key|agree)\b',
+            (built / page / "index.html").read_text("utf-8"),
+        )
+    }
+    assert with_keys == LOADED_AT_EACH_WIDTH
 
 
 def _without_tags(text: str) -> str:
