@@ -38,7 +38,7 @@ from .messages import (
     Timeout,
 )
 from .text import clip_words
-from .vocabulary import COMMANDS, PROTOCOL_VERSION, ErrorCode, JhyapError, PickSource
+from .vocabulary import COMMANDS, PROTOCOL_VERSION, READ_ONLY, ErrorCode, JhyapError, PickSource
 
 MAX_LINE_BYTES: Final = 1 << 20
 MAX_SEQ: Final = (1 << 53) - 1  # the largest integer every JSON implementation holds exactly
@@ -102,7 +102,7 @@ class Session:
     def handle(self, request: Any) -> Response:
         """The response to one decoded request line."""
         seq = request_seq(request)
-        if not isinstance(request, dict) or request.get("cmd") not in ("state", "legal"):
+        if not isinstance(request, dict) or request.get("cmd") not in READ_ONLY:
             self._read.clear()
         try:
             if not isinstance(request, dict):

@@ -29,6 +29,12 @@ class Command(StrEnum):
     STOP = "stop"
 
 
+# The requests that only read a game (its state, its legal actions): they change nothing, so
+# a server may answer them from what it read last, and a harness may send them ahead. A tuple:
+# a request's cmd may be any JSON value, a list or an object too, which a set cannot look up.
+READ_ONLY: Final = (Command.STATE, Command.LEGAL)
+
+
 class ActionType(StrEnum):
     """An ``act`` request's ``action.type``."""
 

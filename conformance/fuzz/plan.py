@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from jhyap_core.vocabulary import Command
 
+from ..harness.client import compact_json
 from ..spec.json_types import Json
 from ..spec.profile_schema import sent_profile
 from ..spec.steps import raw_line
@@ -106,13 +106,10 @@ class Plan:
         return Counter(name for at, name in self.reached if at <= index)
 
 
-# What json.dumps(..., separators=(",", ":"), ensure_ascii=False) builds on every call: a
-# plan encodes each of its requests, and building the encoder was a third of that.
-_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
-
-
 def encode(message: Mapping[str, Json]) -> str:
-    return _ENCODER.encode(message)
+    """A request as its line writes it (the harness client's encoder, made once: building
+    one on every call was a third of what encoding a plan's requests cost)."""
+    return compact_json(message)
 
 
 def choice_key(message: Mapping[str, Json]) -> str:

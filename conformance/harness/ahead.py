@@ -29,14 +29,15 @@ was answered.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
-from jhyap_core.vocabulary import Command
+from jhyap_core.vocabulary import READ_ONLY, Command
 
 from ..spec import memo
 from ..spec.profile_schema import sent_profile
 from ..spec.steps import Step, Transcript
+from .client import GoesAhead
 
 # The profile a start sends: one object for every case of one resolved profile (never to
 # be changed), which the client encodes once (client._profile_text).
@@ -45,10 +46,6 @@ _sent_profile = memo.by_identity(64)(sent_profile)
 STATE: Final[Mapping[str, Any]] = {"cmd": Command.STATE}
 LEGAL: Final[Mapping[str, Any]] = {"cmd": Command.LEGAL}
 
-# What a planned request is asked before it is written ahead (EngineClient.plan): whether it
-# may go out before the answers before it have been judged.
-GoesAhead = Callable[[Mapping[str, Any]], bool]
-READ_ONLY: Final = frozenset({Command.STATE, Command.LEGAL})  # requests that change no game
 # The hello.supports member by which an engine takes every request ahead (protocol 1.2).
 DECLARATION: Final = "requests_ahead"
 
@@ -139,9 +136,7 @@ def planned_requests(
 __all__ = [
     "DECLARATION",
     "LEGAL",
-    "READ_ONLY",
     "STATE",
-    "GoesAhead",
     "anything",
     "changes_nothing",
     "declared",

@@ -46,6 +46,8 @@ from .processes import (
     signal_name,
 )
 from .responses import (
+    EXTRA_LINE_AFTER,
+    EXTRA_LINE_BEFORE_FIRST,
     EngineCrashed,
     EngineError,
     EngineInfo,
@@ -101,8 +103,9 @@ def _c_encoder() -> Callable[[Any, int], Sequence[str]] | None:
 _C_ENCODER = _c_encoder()
 
 
-def _json(value: Any) -> str:
-    """``_ENCODER.encode(value)``, the same text or the same error."""
+def compact_json(value: Any) -> str:
+    """``_ENCODER.encode(value)``, the same text or the same error: a value as a request
+    line writes it (compact, not ASCII-escaped)."""
     global _C_ENCODER
     if _C_ENCODER is None or isinstance(value, str):
         return _ENCODER.encode(value)
@@ -116,7 +119,7 @@ def _json(value: Any) -> str:
 
 def _encode(request: Mapping[str, Any]) -> str:
     """A request line: compact JSON, not ASCII-escaped."""
-    return _json(request) + "\n"
+    return compact_json(request) + "\n"
 
 
 def _request_line(seq: int, message: Mapping[str, Any]) -> str:
@@ -126,11 +129,13 @@ def _request_line(seq: int, message: Mapping[str, Any]) -> str:
         return _encode({"seq": seq, **message})
     if message.get("profile").__class__ is dict and all(k.__class__ is str for k in message):
         fields = ",".join(
-            _json(key) + ":" + (_profile_text(value) if key == "profile" else _json(value))
+            compact_json(key)
+            + ":"
+            + (_profile_text(value) if key == "profile" else compact_json(value))
             for key, value in message.items()
         )
         return f'{{"seq":{seq},{fields}}}\n'
-    return f'{{"seq":{seq},{_json(message)[1:]}\n'
+    return f'{{"seq":{seq},{compact_json(message)[1:]}\n'
 
 
 @memo.by_identity(64)
@@ -138,7 +143,7 @@ def _profile_text(profile: Mapping[str, Any]) -> str:
     """A start's profile as JSON, remembered by identity: the same object for every case
     of a profile (ahead.start_message), tens of kilobytes each time. A profile mapping is
     not changed once sent (a changed one is a new mapping, as everywhere in the harness)."""
-    return _json(profile)
+    return compact_json(profile)
 
 
 def split_command(command: str) -> list[str]:
@@ -150,6 +155,11 @@ def split_command(command: str) -> list[str]:
     if not argv:
         raise EngineUnusable("the engine command is empty")
     return argv
+
+
+# What a planned request is asked before it is written ahead (EngineClient.plan): whether it
+# may go out before the answers before it have been judged (conformance.harness.ahead).
+GoesAhead = Callable[[Mapping[str, Any]], bool]
 
 
 def _never(request: Mapping[str, Any]) -> bool:
@@ -254,7 +264,7 @@ class EngineClient:
         self._upcoming: Iterator[Mapping[str, Any]] | None = None
         self._peeked: Mapping[str, Any] | None = None  # taken from _upcoming, not written
         self._window = 1
-        self._goes_ahead: Callable[[Mapping[str, Any]], bool] = _never
+        self._goes_ahead: GoesAhead = _never
         self._cases_begun = False
         # The last answer read with the seq asked for, and its line after that seq.
         self._answered: tuple[dict[str, Any], bytes] | None = None
@@ -395,10 +405,7 @@ class EngineClient:
     # -- requests sent ahead ----------------------------------------------------------
 
     def plan(
-        self,
-        upcoming: Iterator[Mapping[str, Any]],
-        window: int,
-        goes_ahead: Callable[[Mapping[str, Any]], bool],
+        self, upcoming: Iterator[Mapping[str, Any]], window: int, goes_ahead: GoesAhead
     ) -> None:
         """The requests the caller will send next, in order, if all goes as planned: up to
         ``window`` of them are written before their turn, those ``goes_ahead`` allows even
@@ -529,8 +536,9 @@ class EngineClient:
             if isinstance(item, bytes)
             else "(a line over 16 MiB)"
         )
-        when = "before the first request" if seq == 0 else "after the previous response"
-        self._fail(ProtocolViolation(f"unrequested extra line {when}", text))
+        self._fail(
+            ProtocolViolation(EXTRA_LINE_BEFORE_FIRST if seq == 0 else EXTRA_LINE_AFTER, text)
+        )
 
     def _write(self, data: bytes, deadline: float, limit: float, cmd: object, seq: int) -> None:
         try:
@@ -712,6 +720,8 @@ __all__ = [
     "EngineInfo",
     "EngineTimeout",
     "EngineUnusable",
+    "GoesAhead",
     "ProtocolViolation",
+    "compact_json",
     "split_command",
 ]

@@ -30,6 +30,7 @@ file, the ruleset and this code (:mod:`conformance.spec.filecache`).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -43,7 +44,6 @@ from typing import Any, Final
 
 from jhyap_core.profile import resolve
 from jhyap_core.vocabulary import JhyapError
-from reference_engine.kept import Kept
 
 from ..spec import filecache, memo, readings
 from ..spec.decks import RANK_SYMBOLS, Deck, deck_header, deck_names, deck_words, table_deck
@@ -587,24 +587,18 @@ def _derive_with(
 # -- classification --------------------------------------------------------------------
 
 
-_ACCEPTED: Kept[tuple[Mapping[str, Json], tuple[dict[str, Json], list[str]]]] = Kept(64)
-
-
 def _accepted_options(
     document: Mapping[str, Json], options: Mapping[str, Json]
 ) -> tuple[dict[str, Json], list[str]]:
     """The transcript's options the ruleset takes, and why each other one is left out:
     found once per document and options (each a whole profile resolved), as ``_resolved``;
     the caller's own copies."""
-    entry = (id(document), json.dumps(options))  # in order: each is tried after the last
-    hit = _ACCEPTED.get(entry)
-    if hit is None or hit[0] is not document:
-        hit = (document, _accept(document, options))
-        _ACCEPTED.put(entry, hit)  # the document held: its id stays its own
-    kept, dropped = hit[1]
+    kept, dropped = _accept(document, options)
     return dict(kept), list(dropped)
 
 
+# Keyed by the options in their order: each is tried after the last.
+@memo.by_identity_and_key(json.dumps, 64)
 def _accept(
     document: Mapping[str, Json], options: Mapping[str, Json]
 ) -> tuple[dict[str, Json], list[str]]:
@@ -640,25 +634,20 @@ def _nearest_base(
 
 
 _BaseRules = tuple[Mapping[str, Json], dict[str, Json]]
-_BASE_RULES: Kept[tuple[Mapping[str, Json], _BaseRules | None]] = Kept(256)
+_OPTIONS_KEY = functools.partial(json.dumps, sort_keys=True)  # options as their meaning
 
 
+@memo.by_identity_and_key(_OPTIONS_KEY, 256)
 def _base_rules(document: Mapping[str, Json], options: Mapping[str, Json]) -> _BaseRules | None:
     """The rules of a profile the corpus is written for, under a transcript's options, and
     their ``_rule_leaves`` (None when it cannot take them), resolved once per profile and
     options: the transcripts of a run share a few of them, and a whole profile is costly
     to resolve."""
-    entry = (id(document), json.dumps(options, sort_keys=True))
-    hit = _BASE_RULES.get(entry)
-    if hit is not None and hit[0] is document:
-        return hit[1]
     try:
         rules = resolve(document, options)["rules"]
-        found: _BaseRules | None = (rules, _rule_leaves(rules))
     except JhyapError:
-        found = None
-    _BASE_RULES.put(entry, (document, found))
-    return found
+        return None
+    return rules, _rule_leaves(rules)
 
 
 @memo.by_identity()
@@ -680,21 +669,13 @@ def _pair_changes(old: Mapping[str, Json], new: Mapping[str, Json]) -> tuple[str
     return tuple(_changes(old, new))
 
 
-_RESOLVED: Kept[tuple[Mapping[str, Json], dict[str, Json]]] = Kept(64)
-
-
+@memo.by_identity_and_key(_OPTIONS_KEY, 64)
 def _resolved(document: Mapping[str, Json], options: Mapping[str, Json]) -> dict[str, Json]:
     """The ruleset resolved with a transcript's options, once per document and options: a
     run classifies every transcript under the same ruleset, most with the same options. The
     same object each time, as a run's cases share theirs (never changed), so that what is
     made of it (the profile a start sends, its in-process copy) is made once too."""
-    entry = (id(document), json.dumps(options, sort_keys=True))
-    hit = _RESOLVED.get(entry)
-    if hit is not None and hit[0] is document:
-        return hit[1]
-    found = resolve(document, options)
-    _RESOLVED.put(entry, (document, found))
-    return found
+    return resolve(document, options)
 
 
 @memo.by_identity()

@@ -11,14 +11,21 @@ nothing the engine keeps can be shared with, or changed through, an answer.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from jhyap_core.vocabulary import PROTOCOL_VERSION, Command, ErrorCode, EventType, JhyapError
+from jhyap_core.vocabulary import (
+    PROTOCOL_VERSION,
+    READ_ONLY,
+    Command,
+    ErrorCode,
+    EventType,
+    JhyapError,
+)
 from reference_engine.kept import Kept, NotPlain
 from reference_engine.server import MAX_LINE_BYTES, Session, decode_request
 
-from .client import EngineInfo, EngineTimeout
+from .client import EngineInfo, EngineTimeout, GoesAhead
 
 # A float reads back as itself too: NaN and the infinities are written as JSON's extensions.
 _SCALARS = frozenset({str, int, float, bool, type(None)})
@@ -84,10 +91,11 @@ def _start_copy(message: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class ReferenceClient:
-    """A fresh reference engine, spoken to in this process."""
+    """A fresh reference engine, spoken to in this process (or ``session``'s engine, in the
+    state it is in)."""
 
-    def __init__(self) -> None:
-        self._session = Session()
+    def __init__(self, session: Session | None = None) -> None:
+        self._session = session or Session()
         self._seq = 0
         self.awaiting: list[str] = []  # the cards of a reshuffle the game waits for
 
@@ -154,10 +162,7 @@ class ReferenceClient:
         return answer
 
     def plan(
-        self,
-        upcoming: Iterator[Mapping[str, Any]],
-        window: int,
-        goes_ahead: Callable[[Mapping[str, Any]], bool],
+        self, upcoming: Iterator[Mapping[str, Any]], window: int, goes_ahead: GoesAhead
     ) -> None:
         """In this process each request is answered at once: nothing to send ahead."""
 
@@ -178,7 +183,7 @@ class ReferenceClient:
 def _reads_only(sent: object) -> bool:
     """Whether a logged request only reads the game (a state or legal request): it changes
     nothing, so a second pass may leave it out or ask it where the first did not."""
-    return isinstance(sent, dict) and sent.get("cmd") in (Command.STATE, Command.LEGAL)
+    return isinstance(sent, dict) and sent.get("cmd") in READ_ONLY
 
 
 class RecordingClient(ReferenceClient):
@@ -213,9 +218,7 @@ class FollowingClient(ReferenceClient):
     other request raises :class:`Diverged`: the caller asks a fresh engine instead."""
 
     def __init__(self, recording: RecordingClient) -> None:
-        self._session = recording._session
-        self._seq = 0
-        self.awaiting = []
+        super().__init__(recording._session)
         self._log = recording.log
         self._at = 0  # the next entry of the log
         self._live = False

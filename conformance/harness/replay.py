@@ -23,12 +23,13 @@ from ..spec.decks import canonical
 from ..spec.protocol import is_protocol_clause
 from ..spec.steps import Step, Transcript, raw_line
 from . import state_fields as reported
-from .ahead import LEGAL, STATE, GoesAhead, goes_ahead, planned_requests, start_message
+from .ahead import LEGAL, STATE, goes_ahead, planned_requests, start_message
 from .client import (
     EngineCrashed,
     EngineError,
     EngineInfo,
     EngineTimeout,
+    GoesAhead,
     ProtocolViolation,
 )
 from .compare import (

@@ -99,6 +99,12 @@ def engine_info(response: Mapping[str, Any], protocol: str) -> EngineInfo:
     )
 
 
+# What a line the engine wrote unasked is reported as, whoever finds it: the client before it
+# writes the next request, or the decoding of an answer that repeats an earlier seq.
+EXTRA_LINE_BEFORE_FIRST: Final = "unrequested extra line before the first request"
+EXTRA_LINE_AFTER: Final = "unrequested extra line after the previous response"
+
+
 def shorten(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
 
@@ -173,6 +179,6 @@ def _check_seq(got: object, seq: int, text: str) -> None:
         # An earlier request was answered already: this line is one too many. Said as the
         # client says it of a line found before it writes the next request: whether the line
         # came before or after that request was written (sent ahead) changes nothing.
-        raise ProtocolViolation("unrequested extra line after the previous response", shorten(text))
+        raise ProtocolViolation(EXTRA_LINE_AFTER, shorten(text))
     if got != seq or isinstance(got, bool):
         raise ProtocolViolation(f"wrong seq: expected {seq}, got {json.dumps(got)}", shorten(text))

@@ -4,7 +4,7 @@ mapping (its profiles, its ruleset) once per transcript."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import TypeVar
 
 from reference_engine.kept import Kept
@@ -64,4 +64,31 @@ def by_identities(
     return decorate
 
 
-__all__ = ["by_identities", "by_identity"]
+def by_identity_and_key(
+    key: Callable[[_Second], Hashable], size: int = 8
+) -> Callable[[Callable[[_First, _Second], _Result]], Callable[[_First, _Second], _Result]]:
+    """:func:`by_identity` for a function of an object and a value: its result remembered
+    for the last ``size`` pairs given, by the identity of the object and ``key`` of the
+    value (what the value means to the function: its JSON text, say)."""
+
+    def decorate(
+        function: Callable[[_First, _Second], _Result],
+    ) -> Callable[[_First, _Second], _Result]:
+        remembered: Kept[tuple[_First, _Result]] = Kept(size)
+
+        @functools.wraps(function)
+        def remembering(first: _First, second: _Second) -> _Result:
+            entry = (id(first), key(second))
+            hit = remembered.get(entry)
+            if hit is not None and hit[0] is first:
+                return hit[1]
+            result = function(first, second)
+            remembered.put(entry, (first, result))
+            return result
+
+        return remembering
+
+    return decorate
+
+
+__all__ = ["by_identities", "by_identity", "by_identity_and_key"]

@@ -37,7 +37,7 @@ from conformance.fuzz.campaign import FuzzResult, Progress, fuzz
 from conformance.fuzz.config import FuzzConfig
 from conformance.fuzz.driver import PipelinedClient
 from conformance.harness import runner
-from conformance.harness.client import EngineCrashed, EngineUnusable, split_command
+from conformance.harness.client import EngineCrashed, EngineUnusable, GoesAhead, split_command
 from conformance.harness.sandbox import EngineLimits
 from conformance.harness.settings import DEFAULT_TIMEOUT
 from conformance.harness.transport import EOF
@@ -234,10 +234,7 @@ class InProcessEngine(PipelinedClient):
         self._fail(EngineCrashed(message, self._status, []))
 
     def plan(
-        self,
-        upcoming: Iterator[Mapping[str, Any]],
-        window: int,
-        goes_ahead: Callable[[Mapping[str, Any]], bool],
+        self, upcoming: Iterator[Mapping[str, Any]], window: int, goes_ahead: GoesAhead
     ) -> None:
         """Each request is answered as it is written: nothing to send ahead."""
         self.settle()

@@ -135,7 +135,7 @@ _json_values = st.recursive(
 
 @given(_json_values)
 def test_a_request_is_encoded_as_the_json_encoder_encodes_it(value: Any) -> None:
-    assert client_module._json(value) == client_module._ENCODER.encode(value)
+    assert client_module.compact_json(value) == client_module._ENCODER.encode(value)
 
 
 def test_a_value_that_fails_to_encode_fails_alike_and_leaves_no_mark() -> None:
@@ -145,8 +145,8 @@ def test_a_value_that_fails_to_encode_fails_alike_and_leaves_no_mark() -> None:
         with pytest.raises((ValueError, TypeError)) as want:
             client_module._ENCODER.encode(bad)
         with pytest.raises(type(want.value)) as got:
-            client_module._json(bad)
+            client_module.compact_json(bad)
         assert str(got.value) == str(want.value)
     # The failed value, mended, is encoded: no mark of the failure is left to call it circular.
     del bad["b"]
-    assert client_module._json(bad) == '{"a":[1]}'
+    assert client_module.compact_json(bad) == '{"a":[1]}'
