@@ -2346,13 +2346,15 @@ export function lineServer(session, write, onStop = () => {}) {
 /**
  * Serve `session` on standard input and output until `stop` or end of input, then exit 0.
  * Standard output carries responses only: with `quietPrints` (the default) console.log and
- * friends write to standard error, so an engine that logs can be served as it is.
+ * friends write to standard error, so an engine that logs can be served as it is. The
+ * answers to lines that arrived together (a harness pipelines its requests) are written
+ * together.
  */
 export function serve(session, { quietPrints = true } = {}) {
   if (quietPrints) {
     for (const name of ['log', 'info', 'debug', 'dir', 'table']) console[name] = (...args) => console.error(...args);
   }
-  const write = (text) => {
+  const send = (text) => {
     const data = Buffer.from(text);
     let off = 0;
     while (off < data.length) {
@@ -2365,8 +2367,31 @@ export function serve(session, { quietPrints = true } = {}) {
       }
     }
   };
-  const server = lineServer(session, write, () => process.exit(0));
-  process.stdin.on('data', (chunk) => server.push(chunk));
+  // One write a chunk read, not one a response: each write wakes the harness, and cost the
+  // kit a third of its CPU when the harness sent its requests ahead.
+  let pending = [];
+  let pushing = false;
+  const flush = () => {
+    if (pending.length) {
+      const text = pending.join('');
+      pending = [];
+      send(text);
+    }
+  };
+  const write = (line) => {
+    pending.push(line);
+    if (!pushing) flush(); // an async hook's answer, settled after its chunk was answered
+  };
+  const server = lineServer(session, write, () => { flush(); process.exit(0); });
+  process.stdin.on('data', (chunk) => {
+    pushing = true;
+    try {
+      server.push(chunk);
+    } finally {
+      pushing = false;
+    }
+    flush();
+  });
   process.stdin.on('end', () => { server.end().then(() => process.exit(0)); });
 }
 
