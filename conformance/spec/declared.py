@@ -379,6 +379,13 @@ def _source_path(merged: Mapping[str, Json], moved: Mapping[str, DataPath]) -> S
     return source
 
 
+def base_file(declared_file: str | Path, base_name: str) -> Path:
+    """The file of the profile a declared file ``extends``: a profile file next to it (a
+    .yaml/.yml name), else a shipped profile's id. data.ProfileNotFound when there is none."""
+    is_file = base_name.endswith((".yaml", ".yml"))
+    return data.find_profile(Path(declared_file).parent / base_name if is_file else base_name)
+
+
 # How a whole profile is checked (conformance.spec.profiles.whole_profile_problems, which
 # hands declared files here): given, not imported, so that neither module imports the other.
 WholeProfileCheck = Callable[[yamlsafe.YamlDocument, SourcePath | None], list[Problem]]
@@ -398,8 +405,7 @@ def resolve_declared(
         return None, report.problems
     base_name = value["extends"]
     try:
-        is_file = base_name.endswith((".yaml", ".yml"))
-        base_path = data.find_profile(Path(doc.file).parent / base_name if is_file else base_name)
+        base_path = base_file(doc.file, base_name)
         base_doc = yamlsafe.load(base_path)
     except (data.ProfileNotFound, yamlsafe.YamlProblem) as exc:
         report.add(("extends",), str(exc))

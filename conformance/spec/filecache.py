@@ -73,7 +73,8 @@ def size_limit() -> int:
 
 def code_fingerprint() -> str:
     """A hash of the code a check result depends on: the loaders and checkers, the
-    engine's profile resolution, and the schemas."""
+    reference engine and the base package it plays by (profile resolution, the table
+    procedure), and the schemas."""
     try:
         schemas: Path | None = data.schema_dir()
     except data.DataNotFound:
@@ -81,16 +82,23 @@ def code_fingerprint() -> str:
     return _fingerprint(schemas)
 
 
-@cache
-def _fingerprint(schemas: Path | None) -> str:
-    digest = hashlib.sha256()
+def code_files(schemas: Path | None) -> list[Path]:
+    """The files ``code_fingerprint`` hashes."""
     package = Path(__file__).resolve().parent.parent
     engine = package.parent / "reference_engine"
+    core = package.parent / "jhyap_core"
     files = sorted((package / "spec").glob("*.py")) + sorted(engine.glob("*.py"))
+    files += sorted(core.glob("*.py"))
     files.append(package / "commands" / "validate.py")
     if schemas is not None:
         files += sorted(schemas.glob("*.json"))
-    for path in files:
+    return files
+
+
+@cache
+def _fingerprint(schemas: Path | None) -> str:
+    digest = hashlib.sha256()
+    for path in code_files(schemas):
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()

@@ -19,6 +19,7 @@ re-exported.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -432,16 +433,25 @@ def load_profile(name_or_path: str | os.PathLike[str]) -> dict[str, Json]:
         hit = filecache.get(entry, content)
         if isinstance(hit, dict):
             return hit
+    whole = _declared_key(path, content)
+    if whole is not None:
+        kept = _kept_declared(path, whole, content)
+        if kept is not None:
+            return kept
     try:
         doc = yamlsafe.load(path)
     except yamlsafe.YamlProblem as exc:
         field = yamlsafe.format_path(exc.path or ()) or "(file)"
         raise ProfileFileError([Problem(exc.file, exc.line, field, exc.message)]) from None
     if isinstance(doc.data, dict) and "extends" in doc.data:
+        base = _base_bytes(path, doc.data["extends"])
         merged, problems = declared.resolve_declared(doc, whole_profile_problems)
         if problems or merged is None:
             raise ProfileFileError(problems)
         _refuse_a_shipped_id(path, merged, content)
+        if whole is not None and base is not None and base == _base_bytes(path, base[0]):
+            kept_base = {"extends": base[0], "sha256": hashlib.sha256(base[1]).hexdigest()}
+            filecache.put(whole, {"base": kept_base, "profile": merged}, content)
         return merged
     problems = check_profile_document(doc, require_coverage=False)
     if problems:
@@ -450,6 +460,46 @@ def load_profile(name_or_path: str | os.PathLike[str]) -> dict[str, Json]:
     if entry is not None:
         filecache.put(entry, document, content)
     return document
+
+
+# A declared file's whole profile is kept too, with the bytes of the file it extends: the
+# same two files (and code) resolve to the same profile. Resolving one read and checked its
+# base and the merged profile afresh each time, twice the cost of a whole profile's check.
+def _declared_key(path: Path, content: bytes | None) -> str | None:
+    """The cache entry of ``path`` as a declared file (its folder and the shipped ids are
+    what its base is found by), or None when it cannot be cached."""
+    if content is None or b"extends" not in content:
+        return None
+    where = os.path.abspath(path)
+    return filecache.key("profile-declared", content, where, ",".join(data.shipped_profile_ids()))
+
+
+def _base_bytes(path: Path, extends: object) -> tuple[str, bytes] | None:
+    """What a declared file extends and the bytes of that file now, or None."""
+    if not isinstance(extends, str):
+        return None
+    try:
+        base = declared.base_file(path, extends)
+    except data.ProfileNotFound:
+        return None
+    content = filecache.read_file(base)
+    return None if content is None else (extends, content)
+
+
+def _kept_declared(path: Path, entry: str, content: bytes | None) -> dict[str, Json] | None:
+    """The whole profile of declared file ``path`` as kept, if the file it extends has not
+    changed since."""
+    hit = filecache.get(entry, content)
+    if not isinstance(hit, dict):
+        return None
+    try:
+        kept_base, profile = hit["base"], hit["profile"]
+        now = _base_bytes(path, kept_base["extends"])
+    except (KeyError, TypeError):
+        return None
+    if now is None or hashlib.sha256(now[1]).hexdigest() != kept_base["sha256"]:
+        return None
+    return profile if isinstance(profile, dict) else None
 
 
 def _refuse_a_shipped_id(path: Path, document: Mapping[str, Json], content: bytes | None) -> None:

@@ -13,7 +13,8 @@ import pytest
 
 from conformance.cli import main
 from conformance.harness.runner import load_selection
-from conformance.spec import filecache, yamlsafe
+from conformance.spec import declared, filecache, yamlsafe
+from conformance.spec.profiles import ProfileFileError, load_profile
 from conformance.spec.transcript import load_transcript
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -184,3 +185,61 @@ def test_the_size_knob(monkeypatch: pytest.MonkeyPatch, text: str | None, size: 
     else:
         monkeypatch.setenv("JHYAP_CACHE_SIZE", text)
     assert filecache.size_limit() == size
+
+
+def test_the_code_fingerprint_covers_the_code_a_check_or_a_classification_runs() -> None:
+    # The reference engine plays by the base package's table procedure: an entry kept
+    # before that code changed must not be read after (a derived case's expectations).
+    hashed = {p.relative_to(ROOT).as_posix() for p in filecache.code_files(ROOT / "schema")}
+    for folder in ("jhyap_core", "reference_engine", "conformance/spec"):
+        modules = {p.relative_to(ROOT).as_posix() for p in (ROOT / folder).glob("*.py")}
+        assert modules and modules <= hashed, folder
+    assert "schema/profile.schema.json" in hashed
+
+
+VARIANT = "variant.yaml"
+BASE_TEXT = (ROOT / "specs" / "dhumbal.yaml").read_text("utf-8")
+
+
+def _declared_pair(folder: Path) -> Path:
+    """A declared file extending a profile file next to it (a copy of dhumbal: a copy may
+    keep a shipped id)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "base.yaml").write_text(BASE_TEXT, "utf-8")
+    variant = folder / VARIANT
+    variant.write_text(
+        "profile_format: 1\nid: my-variant\nextends: base.yaml\n"
+        "rules:\n  scoring:\n    beaten_penalty: 30\n",
+        "utf-8",
+    )
+    return variant
+
+
+def test_a_declared_profile_is_kept_whole_and_read_back_without_resolving(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    variant = _declared_pair(tmp_path / "profiles")
+    first = load_profile(variant)
+    assert first["rules"]["scoring"]["beaten_penalty"] == 30
+    assert len(list(cache.glob("profile-declared-*.json"))) == 1
+
+    def unexpected(*args: object) -> None:
+        raise AssertionError("resolved again")
+
+    monkeypatch.setattr(declared, "resolve_declared", unexpected)
+    assert load_profile(variant) == first
+
+
+def test_a_declared_profile_whose_base_changed_is_resolved_again(
+    cache: Path, tmp_path: Path
+) -> None:
+    variant = _declared_pair(tmp_path / "profiles")
+    assert load_profile(variant)["name"].startswith("Dhumbal")
+    base = tmp_path / "profiles" / "base.yaml"
+    renamed = base.read_text("utf-8").replace("name: Dhumbal table", "name: Renamed table")
+    base.write_text(renamed, "utf-8")
+    assert load_profile(variant)["name"].startswith("Renamed")
+    # and a base that is no longer valid is reported, not read from the entry
+    base.write_text("id: my-base\n", "utf-8")
+    with pytest.raises(ProfileFileError):
+        load_profile(variant)
