@@ -2367,8 +2367,8 @@ export function serve(session, { quietPrints = true } = {}) {
       }
     }
   };
-  // One write a chunk read, not one a response: each write wakes the harness, and cost the
-  // kit a third of its CPU when the harness sent its requests ahead.
+  // One write a chunk read, not one a response: each write is a system call that wakes the
+  // harness (a quarter as many over the corpus when the harness sends its requests ahead).
   let pending = [];
   let pushing = false;
   const flush = () => {
