@@ -74,7 +74,8 @@ const SORT_KEY = new Map();
 for (let r = 0; r < 13; r += 1) {
   for (let s = 0; s < 4; s += 1) SORT_KEY.set(RANKS[r] + SUITS[s], (r + 1) * 4 + s);
 }
-SORT_KEY.set(JOKER, 14 * 4);
+const JOKER_KEY = 14 * 4;
+SORT_KEY.set(JOKER, JOKER_KEY);
 
 /** Whether `name` is a protocol card name (`Ah`, `Td`, `X`). */
 export const isCard = (name) => typeof name === 'string' && SORT_KEY.has(name);
@@ -117,6 +118,23 @@ function counts(cards) {
 /** Whether two lists hold the same cards, each as often. */
 export function sameCards(a, b) {
   if (a.length !== b.length) return false;
+  // Card names are counted by their sort keys (4 to 56) in an array, not a Map: every deal
+  // compares the deck it is given with the table's.
+  const tally = new Int32Array(JOKER_KEY + 1);
+  let named = true;
+  for (let i = 0; i < a.length && named; i += 1) {
+    const key = SORT_KEY.get(a[i]);
+    if (key === undefined) named = false;
+    else tally[key] += 1;
+  }
+  if (named) {
+    for (let i = 0; i < b.length; i += 1) {
+      const key = SORT_KEY.get(b[i]);
+      if (key === undefined || tally[key] === 0) return false;
+      tally[key] -= 1;
+    }
+    return true;
+  }
   const m = counts(a);
   for (const c of b) {
     const n = m.get(c);
@@ -410,9 +428,18 @@ export function* leaves(rules, prefix = '') {
   }
 }
 
+// Each dotted path's keys, split once: readRules reads some fifty a start.
+const PATH_KEYS = new Map();
+const PATH_KEYS_KEPT = 1024;
+
 function at(rules, path) {
+  let keys = PATH_KEYS.get(path);
+  if (keys === undefined) {
+    keys = path.split('.');
+    if (PATH_KEYS.size < PATH_KEYS_KEPT) PATH_KEYS.set(path, keys);
+  }
   let node = rules;
-  for (const key of path.split('.')) node = node?.[key];
+  for (let i = 0; i < keys.length; i += 1) node = node?.[keys[i]];
   return node;
 }
 
@@ -945,37 +972,48 @@ export function dealLayout(request) {
 // -- the tracked engine ----------------------------------------------------------------
 
 // The starts whose profile-wide checks passed, by the binding's support declaration (its
-// RULES object, declared once as a static field is): a few kept, each a startKey().
+// RULES object, declared once as a static field is): a few kept, each a startKey() with
+// what the start resolved from it (see #start).
 const PASSED_STARTS = new WeakMap();
 const PASSED_KEPT = 64;
 
 function passedStarts(support) {
-  if (support === null || typeof support !== 'object') return new Set(); // kept by none
+  if (support === null || typeof support !== 'object') return new Map(); // kept by none
   let keys = PASSED_STARTS.get(support);
   if (keys === undefined || keys.size >= PASSED_KEPT) {
-    keys = new Set();
+    keys = new Map();
     PASSED_STARTS.set(support, keys);
   }
   return keys;
+}
+
+// Deeper than this, a value is not taken for plain JSON data (a cycle never ends).
+const PLAIN_DEPTH = 256;
+
+/** Whether `value` is plain JSON data, written by JSON.stringify as it reads: null, a string,
+ * a boolean, a finite number, or an array or a plain object (no toJSON) holding only those. */
+function plainJson(value, depth = 0) {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (typeof value !== 'object' || depth > PLAIN_DEPTH || typeof value.toJSON === 'function') return false;
+  if (Array.isArray(value)) {
+    // Every index, a hole too (undefined: not plain).
+    for (let i = 0; i < value.length; i += 1) if (!plainJson(value[i], depth + 1)) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  for (const key of Object.keys(value)) if (!plainJson(value[key], depth + 1)) return false;
+  return true;
 }
 
 /** What a start's profile-wide checks read (the rules, the option list and the options
  * given), as JSON text; null when any of it is not plain JSON data (a caller's object
  * holding undefined, a function, NaN, a class instance or a cycle would read as other data). */
 function startKey(document, options) {
-  let plain = true;
-  function only(key, value) {
-    if (this[key] !== value) plain = false; // a toJSON() answered for it
-    if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
-    if (typeof value === 'number' && Number.isFinite(value)) return value;
-    // An array or a plain object: its members are each asked about in turn (undefined too).
-    if (typeof value === 'object' && (Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype)) return value;
-    plain = false;
-    return null;
-  }
+  const list = document.options ?? null;
   try {
-    const text = JSON.stringify([document.rules, document.options ?? null, options], only);
-    return plain ? text : null;
+    if (!plainJson(document.rules) || !plainJson(list) || !plainJson(options)) return null;
+    return JSON.stringify([document.rules, list, options]);
   } catch {
     return null;
   }
@@ -992,20 +1030,20 @@ export const Phase = Object.freeze({
 const BETWEEN_HANDS = [Phase.AWAITING_DEAL, Phase.ROUND_OVER];
 const IN_TURN = [Phase.CALL_OR_THROW, Phase.PICK];
 
-// The table's fields that a request changes in place, by how a snapshot copies them (as the
-// Python kit's jhyap_core.table): every other field is a number, a string, null or a value
-// replaced whole (lastRound and result are built anew, never edited), so a snapshot shares it.
-const FLAT_LISTS = Object.freeze(['scores', 'active', 'deck', 'offer', 'thrown', 'outOfPlay']); // of seats or cards
-const NESTED_LISTS = Object.freeze(['hands']); // lists of lists of cards
-const MAPS_AND_SETS = Object.freeze(['outInRound', 'multiThrowers']); // of seats
+// The table's fields that a request changes in place: the hands (a seat's list and the list
+// of them), the cards out of play (pushed to), the seats out and the multi-throwers. Every
+// other field is a number, a string, null or a value replaced whole, never edited (scores,
+// active, deck, offer and thrown are assigned new lists; lastRound and result are built
+// anew), so a snapshot shares it instead of copying the deck and four lists every act.
 
 /** A copy of the kit's record of a table (restored when a request fails half-way), with a
  * copy of each container a request edits in place. */
 const snapshot = (table) => {
   const saved = { ...table };
-  for (const name of FLAT_LISTS) saved[name] = [...saved[name]];
-  for (const name of NESTED_LISTS) saved[name] = saved[name].map((inner) => [...inner]);
-  for (const name of MAPS_AND_SETS) saved[name] = new saved[name].constructor(saved[name]);
+  saved.hands = table.hands.map((inner) => [...inner]);
+  saved.outOfPlay = [...table.outOfPlay];
+  saved.outInRound = new Map(table.outInRound);
+  saved.multiThrowers = new Set(table.multiThrowers);
   return saved;
 };
 
@@ -1135,6 +1173,10 @@ export class TrackedEngine {
   // The options the engine lets a host set; null: every option of the profile.
   static OPTIONS = null;
 
+  // The observation hooks this binding implements, read at their first use (as `hello`'s
+  // kit_kept_fields are, once a session): each request asks about several.
+  #observed = null;
+
   constructor() {
     this.table = null;
     this.rules = {}; // the resolved rules of this (or the next) hand
@@ -1153,7 +1195,8 @@ export class TrackedEngine {
   }
 
   #observes(name) {
-    return this.constructor.observedHooks().includes(name);
+    if (this.#observed === null) this.#observed = new Set(this.constructor.observedHooks());
+    return this.#observed.has(name);
   }
 
   // -- hooks a binding implements -------------------------------------------------------
@@ -1249,28 +1292,52 @@ export class TrackedEngine {
     // and options that passed once are passed again at once (a refusal is always made anew).
     const passed = passedStarts(support);
     const key = startKey(document, options);
-    const known = key !== null && passed.has(key);
-    if (!known) {
+    const known = key === null ? undefined : passed.get(key);
+    const check = (name) => {
+      if (allowed != null && !allowed.includes(name)) refuse(ErrorCode.UNSUPPORTED_OPTION, `this engine has no option ${name}`);
+    };
+    let profile;
+    let specs;
+    if (known === undefined) {
       readRules(document.rules);
       const targets = [...optionSpecs(document).values()].flatMap((s) => s.targets);
       const fixed = unsupported(document.rules, support, targets) ?? kitUnplayed(document.rules, targets);
       if (fixed !== null) refuse(ErrorCode.UNSUPPORTED_PROFILE, fixed);
+      ({ profile, specs } = resolveProfile(document, options, check));
+      refuseUnsupported(profile.rules, specs, support);
+    } else {
+      // The same rules, option list and options resolved before: every option name is the
+      // profile's and every value allowed, so only the engine's own option list is asked
+      // about; the rules and the option list are new copies, as resolveProfile makes.
+      for (const name of Object.keys(options)) check(name);
+      ({ specs } = known);
+      profile = { ...document };
+      if ('rules' in profile) profile.rules = JSON.parse(known.rules);
+      // (null and undefined are their own copies, and read alike in the key.)
+      if ('options' in profile) profile.options = document.options == null ? document.options : JSON.parse(known.options);
+      profile.option_values = { ...known.values };
     }
-    const { profile, specs } = resolveProfile(document, options, (name) => {
-      if (allowed != null && !allowed.includes(name)) refuse(ErrorCode.UNSUPPORTED_OPTION, `this engine has no option ${name}`);
-    });
-    if (!known) refuseUnsupported(profile.rules, specs, support);
     const rules = readRules(profile.rules);
     if (!Number.isInteger(seats) || seats < rules.seatsMin || seats > rules.seatsMax) {
       refuse(ErrorCode.INVALID_SEATS, `seats must be ${rules.seatsMin} to ${rules.seatsMax}, not ${seats}`);
     }
-    for (let n = rules.seatsMin; n <= rules.seatsMax; n += 1) {
-      if (n * rules.handSize + 2 > tableDeck(packsFor(rules, n), rules.jokersPerPack, rules.ranksLeftOut).length) {
-        refuse(ErrorCode.INVALID_PROFILE, `rules.hand_size: ${n} hands and a turned-up card need more cards than the deck holds`);
+    if (known === undefined) {
+      // Checks of the resolved rules alone: passed once, passed again.
+      for (let n = rules.seatsMin; n <= rules.seatsMax; n += 1) {
+        if (n * rules.handSize + 2 > tableDeck(packsFor(rules, n), rules.jokersPerPack, rules.ranksLeftOut).length) {
+          refuse(ErrorCode.INVALID_PROFILE, `rules.hand_size: ${n} hands and a turned-up card need more cards than the deck holds`);
+        }
+      }
+      if (rules.gameEnd === 'fixed_rounds' && !rules.rounds) refuse(ErrorCode.INVALID_PROFILE, 'rules.game_end.rounds: fixed_rounds needs a number of rounds');
+      if (key !== null) {
+        passed.set(key, {
+          specs,
+          rules: JSON.stringify(profile.rules),
+          options: JSON.stringify(profile.options ?? null),
+          values: { ...profile.option_values },
+        });
       }
     }
-    if (rules.gameEnd === 'fixed_rounds' && !rules.rounds) refuse(ErrorCode.INVALID_PROFILE, 'rules.game_end.rounds: fixed_rounds needs a number of rounds');
-    if (!known && key !== null) passed.add(key);
     const previous = [this.table, this.rules, this.kitRules, this.document, this.specs, this.profile];
     this.document = document;
     this.specs = specs;
@@ -2079,6 +2146,7 @@ function topLevelSeqNumber(text) {
 }
 
 const SEQ_NUMBER = /\s*:\s*(-?[0-9][0-9.eE+-]*)/y;
+const SEQ_OR_ESCAPE = /"seq"|\\u/g;
 
 /**
  * topLevelSeqNumber(text), read at once where the line can say it only one way: with no
@@ -2087,11 +2155,17 @@ const SEQ_NUMBER = /\s*:\s*(-?[0-9][0-9.eE+-]*)/y;
  * would make a second); else the whole scan.
  */
 function seqNumberText(text) {
-  const at = text.indexOf('"seq"');
-  if (at >= 0 && text.indexOf('"seq"', at + 5) < 0 && !text.includes('\\u')) {
-    SEQ_NUMBER.lastIndex = at + 5;
-    const found = SEQ_NUMBER.exec(text);
-    if (found !== null) return found[1];
+  // One pass over the line (a start's is some 35 kB) for both: the first of "seq" and \u is
+  // "seq", and neither comes after it.
+  SEQ_OR_ESCAPE.lastIndex = 0;
+  const first = SEQ_OR_ESCAPE.exec(text);
+  if (first !== null && first[0] === '"seq"') {
+    const after = SEQ_OR_ESCAPE.lastIndex;
+    if (SEQ_OR_ESCAPE.exec(text) === null) {
+      SEQ_NUMBER.lastIndex = after;
+      const found = SEQ_NUMBER.exec(text);
+      if (found !== null) return found[1];
+    }
   }
   return topLevelSeqNumber(text);
 }
@@ -2300,7 +2374,10 @@ export function lineServer(session, write, onStop = () => {}) {
     if (busy === null && drained !== null) drained();
   };
   const finishLine = () => {
-    const line = Buffer.concat(parts);
+    // A line read whole from one chunk is answered before push() returns when nothing waits
+    // (pump runs at once): it is read where it lies; a line that waits is copied, as the
+    // caller may reuse the chunk.
+    const line = parts.length === 1 && busy === null && !waiting.length ? parts[0] : Buffer.concat(parts);
     parts = [];
     size = 0;
     if (tooLong) {
