@@ -449,6 +449,8 @@ def load_profile(name_or_path: str | os.PathLike[str]) -> dict[str, Json]:
         if problems or merged is None:
             raise ProfileFileError(problems)
         _refuse_a_shipped_id(path, merged, content)
+        # kept only if the base read before resolving is the base still: one changed while
+        # it was resolved would be kept under bytes the profile was not made from
         if whole is not None and base is not None and base == _base_bytes(path, base[0]):
             kept_base = {"extends": base[0], "sha256": hashlib.sha256(base[1]).hexdigest()}
             filecache.put(whole, {"base": kept_base, "profile": merged}, content)
